@@ -1,0 +1,264 @@
+"""One typed configuration tree.
+
+Layers, later wins: built-in defaults -> TOML file -> ``REMEM_*`` environment -> explicit
+overrides (CLI flags, ``Memory(config=...)``). The loader remembers where every value came
+from so ``remem config show`` can say it.
+
+The TOML file is ``$REMEM_CONFIG`` if set, else ``<user config dir>/remem/config.toml`` when it
+exists. Environment variables are ``REMEM_<SECTION>__<KEY>`` (for example
+``REMEM_EMBED__PROVIDER=openai``), plus the shortcut ``REMEM_DB`` for ``store.path``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ValidationError as PydanticValidationError
+
+from remem.errors import ConfigError
+
+APP_NAME = "remem"
+
+
+class _Section(BaseModel):
+    # A typo in a config key must be an error, not a silently ignored setting.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class StoreConfig(_Section):
+    path: Path | None = Field(
+        default=None,
+        description="SQLite database file; default <user data dir>/remem/remem.db",
+    )
+    busy_timeout_ms: int = Field(default=10_000, ge=0, description="wait this long for a lock")
+
+    def resolved_path(self) -> Path:
+        if self.path is not None:
+            return Path(self.path).expanduser()
+        return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / "remem.db"
+
+
+class EmbedConfig(_Section):
+    provider: Literal["local", "openai", "none"] = Field(
+        default="local",
+        description="local = a bundled offline model; openai = any OpenAI-compatible "
+        "/v1/embeddings endpoint; none = lexical search only",
+    )
+    model: str = Field(
+        default="multilingual-e5-small",
+        description="local: multilingual-e5-small | use-multilingual-v3; openai: the model name",
+    )
+    base_url: str | None = Field(default=None, description="e.g. http://127.0.0.1:11434/v1")
+    api_key: str | None = Field(default=None, description="one key (or use api_keys)")
+    api_keys: list[str] = Field(default_factory=list, description="keys rotated on HTTP 429")
+    dimensions: int | None = Field(default=None, gt=0, description="ask for this many dims")
+    batch_size: int = Field(default=64, gt=0, le=4096)
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_attempts: int = Field(default=5, ge=1, le=20, description="tries on 429 / 5xx")
+    backoff_s: float = Field(default=0.5, ge=0, description="first retry delay, doubling")
+    chunk_chars: int | None = Field(
+        default=None,
+        ge=0,
+        description="texts longer than this are split and their vectors averaged; "
+        "None = the provider's default, 0 = never split (provider must handle length)",
+    )
+    chunk_overlap: int = Field(default=100, ge=0)
+    threads: int = Field(default=2, gt=0, description="CPU threads for the local model")
+    query_prefix: str = Field(default="", description="openai: prepended to queries")
+    passage_prefix: str = Field(default="", description="openai: prepended to passages")
+    query_task: str | None = Field(
+        default=None, description="openai: sent as 'task' with queries (Jina: retrieval.query)"
+    )
+    passage_task: str | None = Field(
+        default=None, description="openai: sent as 'task' with passages (retrieval.passage)"
+    )
+    # Messages are embedded with their speaker label ("Alice: ..."), which measured better on
+    # conversational data; memories are embedded as they are.
+    with_speaker: bool = True
+
+    def all_keys(self) -> list[str]:
+        keys = list(self.api_keys)
+        if self.api_key and self.api_key not in keys:
+            keys.insert(0, self.api_key)
+        return keys
+
+
+class SearchConfig(_Section):
+    fusion: Literal["rrf", "weighted"] = "rrf"
+    rrf_k: int = Field(default=60, gt=0)
+    vector_weight: float = Field(default=0.7, ge=0)
+    lexical_weight: float = Field(default=0.3, ge=0)
+    candidate_pool: int = Field(default=50, gt=0, description="floor of each channel's top-N")
+    candidate_factor: int = Field(default=4, gt=0, description="each channel fetches k x this")
+    max_k: int = Field(default=1000, gt=0, description="largest k a caller may ask for")
+
+
+class TextConfig(_Section):
+    cjk_mode: Literal["bigram", "words", "both"] = Field(
+        default="both", description="how runs of Chinese characters become lexical tokens"
+    )
+    stem_english: bool = True
+    drop_stopwords: bool = True
+    traditional_to_simplified: bool = True
+
+
+class Config(_Section):
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    embed: EmbedConfig = Field(default_factory=EmbedConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    text: TextConfig = Field(default_factory=TextConfig)
+
+    # Where each dotted key's value came from: "default", a file path, "env:NAME", "override".
+    # Kept outside the model fields so it never appears in dumps.
+    _sources: dict[str, str] = {}
+
+    @field_validator("store", "embed", "search", "text", mode="before")
+    @classmethod
+    def _none_is_default(cls, value: Any) -> Any:
+        return {} if value is None else value
+
+    @classmethod
+    def load(
+        cls,
+        file: str | Path | None = None,
+        *,
+        env: dict[str, str] | None = None,
+        overrides: dict[str, Any] | None = None,
+    ) -> Config:
+        """Build the effective config from all layers. Raises ConfigError with one clear line."""
+        env = dict(os.environ) if env is None else env
+        data: dict[str, dict[str, Any]] = {}
+        sources: dict[str, str] = {}
+
+        path = _config_file(file, env)
+        if path is not None:
+            for section, key, value in _flatten(_read_toml(path)):
+                data.setdefault(section, {})[key] = value
+                sources[f"{section}.{key}"] = str(path)
+
+        for section, key, value, name in _env_values(env):
+            data.setdefault(section, {})[key] = value
+            sources[f"{section}.{key}"] = f"env:{name}"
+
+        for dotted, value in (overrides or {}).items():
+            if value is None:
+                continue
+            section, _, key = dotted.partition(".")
+            if not key:
+                raise ConfigError(f"override {dotted!r} must be written as section.key")
+            data.setdefault(section, {})[key] = value
+            sources[dotted] = "override"
+
+        try:
+            config = cls.model_validate(data)
+        except PydanticValidationError as exc:
+            raise ConfigError(_explain(exc, sources)) from None
+        config._sources = sources
+        return config
+
+    def source_of(self, dotted: str) -> str:
+        return self._sources.get(dotted, "default")
+
+    def effective(self) -> list[tuple[str, Any, str]]:
+        """(dotted key, value, source) for every setting; secrets masked."""
+        rows = []
+        for section_name in type(self).model_fields:
+            section = getattr(self, section_name)
+            for key in type(section).model_fields:
+                dotted = f"{section_name}.{key}"
+                value = getattr(section, key)
+                if key in ("api_key", "api_keys") and value:
+                    value = "***" if isinstance(value, str) else ["***"] * len(value)
+                rows.append((dotted, value, self.source_of(dotted)))
+        return rows
+
+
+def _config_file(file: str | Path | None, env: dict[str, str]) -> Path | None:
+    if file is not None:
+        path = Path(file).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"config file {str(path)!r} does not exist; check the path")
+        return path
+    if env.get("REMEM_CONFIG"):
+        path = Path(env["REMEM_CONFIG"]).expanduser()
+        if not path.is_file():
+            raise ConfigError(
+                f"REMEM_CONFIG points to {str(path)!r}, which does not exist; "
+                "fix the path or unset REMEM_CONFIG"
+            )
+        return path
+    default = Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+    return default if default.is_file() else None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {str(path)!r}: {exc.strerror}") from None
+
+
+def _flatten(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    out = []
+    for section, table in doc.items():
+        if not isinstance(table, dict):
+            raise ConfigError(
+                f"config key {section!r} must be a [section] table "
+                f"(sections: {', '.join(Config.model_fields)})"
+            )
+        for key, value in table.items():
+            out.append((section, key, value))
+    return out
+
+
+def _env_values(env: dict[str, str]) -> list[tuple[str, str, Any, str]]:
+    out: list[tuple[str, str, Any, str]] = []
+    if env.get("REMEM_DB"):
+        out.append(("store", "path", env["REMEM_DB"], "REMEM_DB"))
+    for name, raw in env.items():
+        if not name.startswith("REMEM_") or "__" not in name:
+            continue
+        section, _, key = name[len("REMEM_") :].lower().partition("__")
+        out.append((section, key, _parse_env(raw), name))
+    return out
+
+
+def _parse_env(raw: str) -> Any:
+    # Lists (api_keys) may be given as JSON or comma separated; scalars are left as strings
+    # for pydantic to coerce, so "0.5" and "true" work.
+    text = raw.strip()
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    return raw
+
+
+def _explain(exc: PydanticValidationError, sources: dict[str, str]) -> str:
+    parts = []
+    for err in exc.errors():
+        dotted = ".".join(str(p) for p in err["loc"])
+        where = sources.get(dotted)
+        value = err.get("input")
+        origin = f" (from {where})" if where else ""
+        if err["type"] == "extra_forbidden":
+            section = str(err["loc"][0])
+            known = (
+                ", ".join(type(getattr(Config(), section)).model_fields)
+                if section in Config.model_fields
+                else ", ".join(Config.model_fields)
+            )
+            parts.append(f"unknown setting {dotted!r}{origin}; known keys: {known}")
+        else:
+            parts.append(f"setting {dotted}={value!r}{origin}: {err['msg']}")
+    return "; ".join(parts)

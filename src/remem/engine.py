@@ -1,0 +1,409 @@
+"""The facade: wires store + embedder + tokenizer + search. No retrieval logic of its own.
+
+Write path: validate -> commit (text and lexical index, one transaction: once ``ingest``
+returns, the record survives a crash) -> embed -> write the vector. If embedding fails the
+record stays ``pending`` and is still found by lexical search; ``embed_pending`` (``remem
+embed``) fills the gap later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from remem.config import Config
+from remem.embed.base import Embedder, embed_with_chunks
+from remem.embed.factory import make_embedder
+from remem.errors import RememError, ValidationError
+from remem.retrieve.search import Searcher
+from remem.schemas import RecordIn, parse_time, validate_record, validate_scope
+from remem.store.sqlite import SQLiteStore
+from remem.text.tokenize import Tokenizer
+from remem.types import KINDS, ROLES, Filters, Record, SearchResult
+
+log = logging.getLogger("remem")
+
+Progress = Callable[[int], None]
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Memory:
+    """Long-term memory over one store.
+
+    >>> mem = Memory("/tmp/demo.db")
+    >>> mem.ingest({"text": "I moved to Berlin", "speaker": "Alice", "session": "s1"})
+    >>> mem.search("where does Alice live?", k=3)
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        config: Config | None = None,
+        *,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.config = config or Config.load()
+        db_path = path if path is not None else self.config.store.resolved_path()
+        self.store = SQLiteStore(db_path, busy_timeout_ms=self.config.store.busy_timeout_ms)
+        self.tokenizer = Tokenizer.from_config(self.config.text)
+        self._embedder: Embedder | None = embedder
+        self._embedder_loaded = embedder is not None
+        self._embedder_lock = threading.Lock()
+        self.searcher = Searcher(
+            self.store, self.tokenizer, self.config.search, self.config.embed, self.get_embedder
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        self.store.close()
+        closer = getattr(self._embedder, "close", None)
+        if callable(closer):
+            closer()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> Path:
+        return self.store.path
+
+    def get_embedder(self) -> Embedder | None:
+        """The configured embedder, loaded on first use (listing never loads a model)."""
+        if not self._embedder_loaded:
+            with self._embedder_lock:
+                if not self._embedder_loaded:
+                    self._embedder = make_embedder(self.config.embed)
+                    self._embedder_loaded = True
+        return self._embedder
+
+    # ------------------------------------------------------------------ writes
+    def _prepare(self, item: RecordIn) -> tuple[dict[str, Any], str]:
+        fields = item.model_dump()
+        try:
+            json.dumps(fields["metadata"])
+        except (TypeError, ValueError):
+            raise ValidationError(
+                "metadata", fields["metadata"], "use JSON-serialisable values only"
+            ) from None
+        fields["id"] = item.id or uuid.uuid4().hex
+        now = time.time()
+        if fields["created_at"] is None:
+            fields["created_at"] = now
+        if item.kind == "memory" and fields["valid_from"] is None:
+            fields["valid_from"] = fields["created_at"]
+        fields["content_hash"] = content_hash(item.text)
+        fields["index_status"] = "pending"
+        tokens = self.tokenizer.index_string(_lexical_text(item))
+        return fields, tokens
+
+    def ingest(self, message: dict[str, Any] | RecordIn, *, embed: bool = True) -> Record:
+        """Store one chat message. Returns once it is durably committed (and embedded,
+        unless ``embed=False`` or embedding failed, in which case it is ``pending``)."""
+        return self.ingest_many([message], embed=embed)[0]
+
+    def add(self, text: str, *, embed: bool = True, **fields: Any) -> Record:
+        """Store one curated memory (a fact, preference, decision or entity)."""
+        data = {"text": text, **fields, "kind": "memory"}
+        return self.ingest_many([data], embed=embed)[0]
+
+    def ingest_many(
+        self,
+        items: Iterable[dict[str, Any] | RecordIn],
+        *,
+        embed: bool = True,
+        on_conflict: str = "error",
+        progress: Progress | None = None,
+    ) -> list[Record]:
+        """Validate all, commit all in one transaction, then embed in batches.
+
+        A bad item raises ValidationError naming its position and field; nothing is written.
+        """
+        prepared: list[tuple[dict[str, Any], str]] = []
+        for position, item in enumerate(items):
+            try:
+                record_in = validate_record(item)
+                prepared.append(self._prepare(record_in))
+            except ValidationError as exc:
+                if position == 0 and not prepared and _single(items):
+                    raise
+                raise ValidationError(
+                    f"item {position + 1}: {exc.field}", exc.value, exc.fix
+                ) from None
+        if not prepared:
+            return []
+        rowids = self.store.insert_records(prepared, on_conflict=on_conflict)
+        stored = [
+            (rowid, fields)
+            for rowid, (fields, _tokens) in zip(rowids, prepared, strict=True)
+            if rowid is not None
+        ]
+        records = list(self.store.get_by_rowids([r for r, _ in stored]).values())
+        records.sort(key=lambda r: r.rowid or 0)
+        if embed and records:
+            self._embed_records(records, progress=progress)
+            fresh = self.store.get_by_rowids([r.rowid for r in records if r.rowid])
+            records = [fresh.get(r.rowid, r) for r in records]
+        elif progress:
+            progress(len(records))
+        return records
+
+    def _embed_records(
+        self, records: Sequence[Record], *, progress: Progress | None = None
+    ) -> tuple[int, int]:
+        """Embed and store vectors; returns (embedded, failed). Failures leave records
+        pending with the error noted, for ``embed_pending`` to retry."""
+        try:
+            embedder = self.get_embedder()
+        except RememError as exc:
+            self.store.mark_index_status([r.rowid for r in records if r.rowid], "pending", str(exc))
+            log.warning(
+                "embedding model unavailable (%s); %d records left pending", exc, len(records)
+            )
+            return 0, len(records)
+        if embedder is None:
+            if progress:
+                progress(len(records))
+            return 0, 0
+        cfg = self.config.embed
+        max_chars = embedder.default_chunk_chars if cfg.chunk_chars is None else cfg.chunk_chars
+        done = failed = 0
+        for start in range(0, len(records), cfg.batch_size):
+            batch = records[start : start + cfg.batch_size]
+            texts = [r.embed_text(cfg.with_speaker) for r in batch]
+            rowids = [r.rowid for r in batch if r.rowid is not None]
+            try:
+                vectors = embed_with_chunks(
+                    embedder,
+                    texts,
+                    is_query=False,
+                    max_chars=max_chars,
+                    overlap=cfg.chunk_overlap,
+                    batch_size=cfg.batch_size,
+                )
+            except RememError as exc:
+                self.store.mark_index_status(rowids, "pending", str(exc))
+                log.warning("embedding failed (%s); %d records left pending", exc, len(batch))
+                failed += len(batch)
+            else:
+                self.store.put_vectors(
+                    embedder.model_id,
+                    embedder.provider,
+                    embedder.model,
+                    list(zip(rowids, vectors, strict=True)),
+                )
+                done += len(batch)
+            if progress:
+                progress(len(batch))
+        return done, failed
+
+    def embed_pending(
+        self, *, batch_size: int | None = None, progress: Progress | None = None
+    ) -> dict[str, int]:
+        """Embed every record that has no vector for the configured model (backfill).
+
+        Resumable: work is committed batch by batch, and a rerun picks up where it stopped.
+        """
+        embedder = self.get_embedder()
+        if embedder is None:
+            return {"embedded": 0, "failed": 0, "remaining": 0}
+        size = batch_size or self.config.embed.batch_size
+        after = 0
+        embedded = failed = 0
+        while True:
+            batch = self.store.records_missing_vectors(
+                embedder.model_id, limit=size, after_rowid=after
+            )
+            if not batch:
+                break
+            after = batch[-1].rowid or after
+            ok, bad = self._embed_records(batch, progress=progress)
+            embedded += ok
+            failed += bad
+        remaining = self.store.count_missing_vectors(embedder.model_id)
+        return {"embedded": embedded, "failed": failed, "remaining": remaining}
+
+    def delete(self, ids: str | Sequence[str]) -> int:
+        """Delete records by id; returns how many existed."""
+        if isinstance(ids, str):
+            ids = [ids]
+        return self.store.delete(list(ids))
+
+    # ------------------------------------------------------------------ reads
+    def get(self, record_id: str) -> Record | None:
+        return self.store.get(record_id)
+
+    def list(
+        self,
+        filters: Filters | dict[str, Any] | None = None,
+        *,
+        limit: int | None = 50,
+        offset: int = 0,
+    ) -> list[Record]:
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise ValidationError("limit", limit, "use a whole number >= 0")
+        if not isinstance(offset, int) or offset < 0:
+            raise ValidationError("offset", offset, "use a whole number >= 0")
+        return self.store.list_records(make_filters(filters), limit=limit, offset=offset)
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        filters: Filters | dict[str, Any] | None = None,
+        now: float | None = None,
+        **kwargs: Any,
+    ) -> SearchResult:
+        """Hybrid search. ``now`` evaluates as of that moment (replays, benchmarks)."""
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query", query, "give a non-empty query")
+        max_k = self.config.search.max_k
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
+            raise ValidationError("k", k, f"use a whole number from 1 to {max_k}")
+        when = time.time() if now is None else parse_time(now)
+        return self.searcher.search(query, k, make_filters(filters), when, **kwargs)
+
+    def stats(self) -> dict[str, Any]:
+        data = self.store.stats()
+        data["embedder"] = {
+            "provider": self.config.embed.provider,
+            "model": self.config.embed.model,
+        }
+        return data
+
+
+def _single(items: Any) -> bool:
+    return isinstance(items, list) and len(items) == 1
+
+
+def _lexical_text(item: RecordIn) -> str:
+    # The speaker's name is searchable too ("what did Caroline say about ...").
+    if item.speaker_label and item.kind == "message":
+        return f"{item.speaker_label} {item.text}"
+    return item.text
+
+
+def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:
+    """Filters from a Filters, a plain dict (API/CLI) or None; validates values."""
+    if filters is None or isinstance(filters, Filters):
+        return filters
+    if not isinstance(filters, dict):
+        raise ValidationError("filters", filters, "pass a dict such as {'kind': 'message'}")
+    data = dict(filters)
+    out = Filters()
+
+    def as_list(name: str, value: Any) -> list[str]:
+        values = [value] if isinstance(value, str) else list(value)
+        if not values or not all(isinstance(v, str) and v for v in values):
+            raise ValidationError(name, value, "give a non-empty string or list of strings")
+        return values
+
+    for key, value in data.items():
+        if value is None:
+            continue
+        if key in ("kind", "kinds"):
+            out.kinds = as_list(key, value)
+            bad = [v for v in out.kinds if v not in KINDS]
+            if bad:
+                raise ValidationError(key, bad[0], f"use one of {', '.join(KINDS)}")
+        elif key in ("scope", "scopes"):
+            out.scopes = [validate_scope(s, key) for s in as_list(key, value)]
+        elif key in ("session", "sessions"):
+            out.sessions = as_list(key, value)
+        elif key in ("role", "roles"):
+            out.roles = as_list(key, value)
+            bad = [v for v in out.roles if v not in ROLES]
+            if bad:
+                raise ValidationError(key, bad[0], f"use one of {', '.join(ROLES)}")
+        elif key in ("since", "until"):
+            try:
+                setattr(out, key, parse_time(value))
+            except ValueError:
+                raise ValidationError(key, value, "use Unix seconds or an ISO-8601 date") from None
+        elif key == "platform":
+            out.platform = str(value)
+        elif key == "category":
+            out.category = str(value)
+        elif key == "include_superseded":
+            out.include_superseded = bool(value)
+        elif key == "ids":
+            out.ids = as_list(key, value)
+        else:
+            raise ValidationError(
+                "filters",
+                key,
+                "unknown filter; use kind, scope, session, role, since, until, platform, "
+                "category, ids",
+            )
+    if out.since is not None and out.until is not None and out.since > out.until:
+        raise ValidationError("since", out.since, "since must not be later than until")
+    return out
+
+
+class AsyncMemory:
+    """The same API for asyncio code: every call runs in a worker thread, so a slow
+    embedding never blocks the event loop."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        config: Config | None = None,
+        *,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self._sync = Memory(path, config, embedder=embedder)
+
+    @property
+    def sync(self) -> Memory:
+        return self._sync
+
+    async def ingest(self, message: dict[str, Any] | RecordIn, **kw: Any) -> Record:
+        return await asyncio.to_thread(self._sync.ingest, message, **kw)
+
+    async def ingest_many(self, items: Iterable[dict[str, Any]], **kw: Any) -> list[Record]:
+        return await asyncio.to_thread(self._sync.ingest_many, list(items), **kw)
+
+    async def add(self, text: str, **kw: Any) -> Record:
+        return await asyncio.to_thread(self._sync.add, text, **kw)
+
+    async def search(
+        self, query: str, k: int = 10, filters: Any = None, now: Any = None, **kw: Any
+    ) -> SearchResult:
+        return await asyncio.to_thread(self._sync.search, query, k, filters, now, **kw)
+
+    async def get(self, record_id: str) -> Record | None:
+        return await asyncio.to_thread(self._sync.get, record_id)
+
+    async def delete(self, ids: str | Sequence[str]) -> int:
+        return await asyncio.to_thread(self._sync.delete, ids)
+
+    async def list(self, filters: Any = None, **kw: Any) -> list[Record]:
+        return await asyncio.to_thread(self._sync.list, filters, **kw)
+
+    async def stats(self) -> dict[str, Any]:
+        return await asyncio.to_thread(self._sync.stats)
+
+    async def embed_pending(self, **kw: Any) -> dict[str, int]:
+        return await asyncio.to_thread(self._sync.embed_pending, **kw)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._sync.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

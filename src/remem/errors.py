@@ -1,0 +1,51 @@
+"""The exceptions remem raises.
+
+Every error a user can cause carries one sentence that names the problem and how to fix it,
+so the CLI can print it as a single line and an API can return it as a 4xx body.
+"""
+
+from __future__ import annotations
+
+
+class RememError(Exception):
+    """Base class: a problem the user can act on. ``str(err)`` is the one-line message."""
+
+
+class ValidationError(RememError, ValueError):
+    """Bad input at an edge: names the field, the bad value and the fix."""
+
+    def __init__(self, field: str, value: object, fix: str) -> None:
+        self.field = field
+        self.value = value
+        self.fix = fix
+        shown = repr(value)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        super().__init__(f"invalid {field}: {shown}; {fix}")
+
+
+class ConfigError(RememError):
+    """The configuration file, environment or arguments hold a value remem cannot use."""
+
+
+class StorePathError(RememError):
+    """The database path cannot be used (unwritable, a directory, a broken symlink ...)."""
+
+
+class StoreError(RememError):
+    """The database cannot be opened or is in a state remem cannot work with."""
+
+
+class NotFoundError(RememError, KeyError):
+    """No record with that id."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "not found"
+
+
+class EmbeddingError(RememError):
+    """The embedding provider failed or answered with something unusable."""
+
+
+class ModelIntegrityError(EmbeddingError):
+    """A bundled model's weight file does not match its recorded checksum."""

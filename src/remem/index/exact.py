@@ -1,0 +1,187 @@
+"""Exact vector search over one model's vectors, held in memory as a float32 matrix.
+
+The matrix is derived from the store and rebuilt or caught up from it at any time; it is
+never the only copy. It follows writes made by this process and by others: each search first
+checks the store's change token (``PRAGMA data_version`` plus local commits) and, when it
+moved, reads only what changed (vectors by sequence number, filter columns by revision). A
+delete anywhere triggers a full reload, which is cheap next to how rare deletes are.
+
+Filter columns (kind, scope, session, role, time ...) are kept beside the matrix as small
+integer-coded arrays so a filtered search stays a single matrix-vector product. The store
+re-checks every returned hit against the filters, so a stale column can cost a hit but can
+never leak one.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from remem.types import Filters
+
+_CODED = ("kind", "scope", "session", "role", "platform", "category")
+
+
+@dataclass
+class _Codes:
+    """String <-> small int per filter column; code 0 means NULL."""
+
+    maps: dict[str, dict[str | None, int]] = field(
+        default_factory=lambda: {c: {None: 0} for c in _CODED}
+    )
+
+    def code(self, column: str, value: str | None) -> int:
+        table = self.maps[column]
+        found = table.get(value)
+        if found is None:
+            found = table[value] = len(table)
+        return found
+
+    def lookup(self, column: str, values: list[str]) -> np.ndarray:
+        table = self.maps[column]
+        return np.array([table[v] for v in values if v in table], dtype=np.int32)
+
+
+class ExactIndex:
+    """Brute-force cosine search (vectors are unit length, so a dot product)."""
+
+    def __init__(self, store, model_id: str, dim: int) -> None:
+        self.store = store
+        self.model_id = model_id
+        self.dim = dim
+        self._lock = threading.Lock()
+        self._token: tuple[int, int] | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.size = 0
+        self._matrix = np.empty((0, self.dim), np.float32)
+        self._rowids = np.empty(0, np.int64)
+        self._pos: dict[int, int] = {}
+        self._codes = _Codes()
+        self._cols = {c: np.empty(0, np.int32) for c in _CODED}
+        self._created = np.empty(0, np.float64)
+        self._valid_to = np.empty(0, np.float64)
+        self._seq = 0
+        self._rev = 0
+        self._deletes: int | None = None
+
+    # ------------------------------------------------------------------ sync
+    def sync(self) -> None:
+        """Catch up with the store if anything was written since the last look."""
+        token = self.store.change_token()
+        if token == self._token:
+            return
+        with self._lock:
+            vectors, meta, rev, deletes = self.store.index_delta(
+                self.model_id, self.dim, self._seq, self._rev
+            )
+            if self._deletes is not None and deletes != self._deletes:
+                self._reset()
+                vectors, meta, rev, deletes = self.store.index_delta(self.model_id, self.dim, 0, 0)
+            self._apply(vectors, meta)
+            self._rev = rev
+            self._deletes = deletes
+            self._token = token
+
+    def _grow(self, need: int) -> None:
+        capacity = self._matrix.shape[0]
+        if need <= capacity:
+            return
+        new_cap = max(need, int(capacity * 1.5) + 1024)
+
+        def grown(arr: np.ndarray, fill: float | int = 0) -> np.ndarray:
+            shape = (new_cap, *arr.shape[1:])
+            out = np.full(shape, fill, dtype=arr.dtype)
+            out[: self.size] = arr[: self.size]
+            return out
+
+        self._matrix = grown(self._matrix)
+        self._rowids = grown(self._rowids, -1)
+        self._cols = {c: grown(a) for c, a in self._cols.items()}
+        self._created = grown(self._created)
+        self._valid_to = grown(self._valid_to, math.inf)
+
+    def _apply(self, vectors, meta) -> None:
+        if len(vectors.rowids):
+            new = [r for r in vectors.rowids.tolist() if r not in self._pos]
+            self._grow(self.size + len(new))
+            for i, rowid in enumerate(vectors.rowids.tolist()):
+                pos = self._pos.get(rowid)
+                if pos is None:
+                    pos = self._pos[rowid] = self.size
+                    self._rowids[pos] = rowid
+                    self.size += 1
+                self._matrix[pos] = vectors.matrix[i]
+            self._seq = vectors.max_seq
+        for row in meta:
+            pos = self._pos.get(row[0])
+            if pos is None:
+                continue
+            for j, column in enumerate(_CODED[:4]):
+                self._cols[column][pos] = self._codes.code(column, row[1 + j])
+            self._created[pos] = row[5]
+            self._cols["platform"][pos] = self._codes.code("platform", row[6])
+            self._cols["category"][pos] = self._codes.code("category", row[7])
+            self._valid_to[pos] = math.inf if row[8] is None else row[8]
+
+    # ------------------------------------------------------------------ search
+    def _mask(self, filters: Filters | None, now: float | None) -> np.ndarray | None:
+        if filters is None or filters.is_empty():
+            return None
+        n = self.size
+        mask = np.ones(n, dtype=bool)
+        for column, values in (
+            ("kind", filters.kinds),
+            ("scope", filters.scopes),
+            ("session", filters.sessions),
+            ("role", filters.roles),
+            ("platform", [filters.platform] if filters.platform is not None else None),
+            ("category", [filters.category] if filters.category is not None else None),
+        ):
+            if values is not None:
+                mask &= np.isin(self._cols[column][:n], self._codes.lookup(column, values))
+        if filters.since is not None:
+            mask &= self._created[:n] >= filters.since
+        if filters.until is not None:
+            mask &= self._created[:n] <= filters.until
+        if not filters.include_superseded and now is not None:
+            mask &= self._valid_to[:n] > now
+        # ids filters are rare (tool calls on a known set): the store applies them.
+        return mask
+
+    def search(
+        self, query: np.ndarray, n: int, filters: Filters | None = None, now: float | None = None
+    ) -> list[tuple[int, float]]:
+        """(rowid, cosine) of the n best vectors passing the filters, best first."""
+        self.sync()
+        with self._lock:
+            size = self.size
+            if size == 0 or n <= 0:
+                return []
+            mask = self._mask(filters, now)
+            # One BLAS thread: on 2 cores a second thread only helps an idle machine and
+            # doubles latency under load.
+            with threadpool_limits(limits=1, user_api="blas"):
+                scores = self._matrix[:size] @ np.asarray(query, np.float32)
+            if mask is not None:
+                scores = np.where(mask, scores, -np.inf)
+                available = int(mask.sum())
+            else:
+                available = size
+            n = min(n, available)
+            if n <= 0:
+                return []
+            top = np.argpartition(-scores, n - 1)[:n] if n < size else np.arange(size)
+            top = top[np.argsort(-scores[top], kind="stable")]
+            rowids = self._rowids[top]
+            return [(int(r), float(scores[i])) for r, i in zip(rowids, top, strict=True)]
+
+    def vectors_for(self, rowids: list[int]) -> dict[int, np.ndarray]:
+        """Stored vectors of these records (for diversity and neighbour stages)."""
+        with self._lock:
+            return {r: self._matrix[self._pos[r]].copy() for r in rowids if r in self._pos}

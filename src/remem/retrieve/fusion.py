@@ -1,0 +1,94 @@
+"""Fusing the vector and lexical candidate lists into one ranking.
+
+- ``rrf``: reciprocal rank fusion, score = sum over channels of w / (rrf_k + rank). Rank based,
+  so it needs no calibration between cosine and BM25.
+- ``weighted``: each channel's scores min-max normalised over its candidate pool, then
+  combined as vector_weight x v + lexical_weight x l. Keeps "how much better" information that
+  ranks throw away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Candidate:
+    rowid: int
+    vector_rank: int | None = None  # 1-based
+    vector_score: float | None = None
+    lexical_rank: int | None = None
+    lexical_score: float | None = None
+    fused: float = 0.0
+    stages: list[tuple[str, float]] = field(default_factory=list)
+
+
+def _merge(
+    vector: list[tuple[int, float]], lexical: list[tuple[int, float]]
+) -> dict[int, Candidate]:
+    pool: dict[int, Candidate] = {}
+    for rank, (rowid, score) in enumerate(vector, start=1):
+        pool[rowid] = Candidate(rowid, vector_rank=rank, vector_score=score)
+    for rank, (rowid, score) in enumerate(lexical, start=1):
+        cand = pool.get(rowid)
+        if cand is None:
+            cand = pool[rowid] = Candidate(rowid)
+        cand.lexical_rank = rank
+        cand.lexical_score = score
+    return pool
+
+
+def rrf_fuse(
+    vector: list[tuple[int, float]],
+    lexical: list[tuple[int, float]],
+    *,
+    k: int = 60,
+    vector_weight: float = 1.0,
+    lexical_weight: float = 1.0,
+) -> list[Candidate]:
+    pool = _merge(vector, lexical)
+    for cand in pool.values():
+        score = 0.0
+        if cand.vector_rank is not None:
+            score += vector_weight / (k + cand.vector_rank)
+        if cand.lexical_rank is not None:
+            score += lexical_weight / (k + cand.lexical_rank)
+        cand.fused = score
+    return _sorted(pool)
+
+
+def _minmax(values: list[float]) -> tuple[float, float]:
+    lo, hi = min(values), max(values)
+    return lo, (hi - lo) if hi > lo else 0.0
+
+
+def weighted_fuse(
+    vector: list[tuple[int, float]],
+    lexical: list[tuple[int, float]],
+    *,
+    vector_weight: float = 0.7,
+    lexical_weight: float = 0.3,
+) -> list[Candidate]:
+    pool = _merge(vector, lexical)
+    v_lo, v_span = _minmax([s for _, s in vector]) if vector else (0.0, 0.0)
+    # BM25 is normalised by the best lexical score only (not min-max) so that the weakest
+    # lexical candidate still counts for something when it is the only lexical match.
+    l_hi = max((s for _, s in lexical), default=0.0)
+    for cand in pool.values():
+        score = 0.0
+        if cand.vector_score is not None:
+            v = (cand.vector_score - v_lo) / v_span if v_span else 1.0
+            score += vector_weight * v
+        if cand.lexical_score is not None and l_hi > 0:
+            score += lexical_weight * (cand.lexical_score / l_hi)
+        cand.fused = score
+    return _sorted(pool)
+
+
+def _sorted(pool: dict[int, Candidate]) -> list[Candidate]:
+    # Ties broken by best single-channel rank, then rowid, so results are deterministic.
+    def key(c: Candidate) -> tuple[float, int, int]:
+        best = min(r for r in (c.vector_rank, c.lexical_rank, 10**9) if r is not None)
+        return (-c.fused, best, c.rowid)
+
+    return sorted(pool.values(), key=key)

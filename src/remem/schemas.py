@@ -1,0 +1,191 @@
+"""Validation of everything that enters remem from outside (API calls, JSONL lines, CLI).
+
+Pydantic does the checking; :func:`validate_record` turns its report into one
+:class:`remem.errors.ValidationError` that names the field, the bad value and the fix.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ValidationError as PydanticValidationError
+
+from remem.errors import ValidationError
+from remem.types import KINDS, ROLES
+
+SCOPE_RE = re.compile(r"^(global|(agent|user|project|session|custom):[^\s:][^\s]{0,199})$")
+ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
+MAX_TEXT_CHARS = 1_000_000
+
+_FIXES = {
+    "id": "use 1-200 printable characters, or leave it out to get a generated id",
+    "kind": f"use one of {', '.join(KINDS)}",
+    "text": "give non-empty text (at most 1,000,000 characters)",
+    "role": f"use one of {', '.join(ROLES)}",
+    "scope": "use global, agent:<id>, user:<id>, project:<id>, session:<id> or custom:<name>",
+    "importance": "use a number from 0 to 1",
+    "created_at": "use Unix seconds or an ISO-8601 date such as 2026-05-01T12:00:00Z",
+    "event_time": "use Unix seconds or an ISO-8601 date",
+    "valid_from": "use Unix seconds or an ISO-8601 date",
+    "valid_to": "use Unix seconds or an ISO-8601 date",
+    "mentions": "use a list of speaker ids",
+    "source_ids": "use a list of record ids",
+    "metadata": "use a JSON object",
+    "k": "use a whole number from 1 to search.max_k",
+}
+
+
+def parse_time(value: Any) -> float | None:
+    """Unix seconds from a number, a numeric string, an ISO-8601 string or a datetime."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a time")
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, datetime):
+        number = (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            number = float(text)
+        except ValueError:
+            try:
+                parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                raise ValueError("not a time") from None
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=UTC)
+            number = parsed.timestamp()
+    else:
+        raise ValueError("not a time")
+    if not math.isfinite(number) or number < 0 or number > 32503680000:  # year 3000
+        raise ValueError("out of range")
+    return number
+
+
+class RecordIn(BaseModel):
+    """A message or memory as a caller hands it in."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+    id: str | None = None
+    kind: str = "message"
+    text: str
+    role: str | None = None
+    scope: str = "global"
+    session: str | None = None
+    platform: str | None = None
+    group_id: str | None = None
+    group_name: str | None = None
+    speaker_id: str | None = None
+    speaker_label: str | None = None
+    mentions: list[str] = Field(default_factory=list)
+    category: str | None = None
+    importance: float = 0.5
+    created_at: float | None = None
+    event_time: float | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    source_ids: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    source: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        # The bench corpus and most chat exports say "timestamp" and "speaker"/"conversation".
+        if isinstance(data, dict):
+            data = dict(data)
+            if "timestamp" in data and "created_at" not in data:
+                data["created_at"] = data.pop("timestamp")
+            if "speaker" in data and "speaker_label" not in data:
+                data["speaker_label"] = data.pop("speaker")
+            if "conversation" in data:
+                data.setdefault("metadata", {})
+                if isinstance(data["metadata"], dict):
+                    data["metadata"] = {
+                        **data["metadata"],
+                        "conversation": data.pop("conversation"),
+                    }
+        return data
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str | None) -> str | None:
+        if value is not None and not ID_RE.match(value):
+            raise ValueError("bad id")
+        return value
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        if value not in KINDS:
+            raise ValueError("bad kind")
+        return value
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        if not value or not value.strip() or len(value) > MAX_TEXT_CHARS:
+            raise ValueError("empty or too long")
+        return value
+
+    @field_validator("role")
+    @classmethod
+    def _role(cls, value: str | None) -> str | None:
+        if value is not None and value not in ROLES:
+            raise ValueError("bad role")
+        return value
+
+    @field_validator("scope")
+    @classmethod
+    def _scope(cls, value: str) -> str:
+        if not SCOPE_RE.match(value):
+            raise ValueError("bad scope")
+        return value
+
+    @field_validator("importance")
+    @classmethod
+    def _importance(cls, value: float) -> float:
+        if not (0.0 <= value <= 1.0) or math.isnan(value):
+            raise ValueError("out of range")
+        return value
+
+    @field_validator("created_at", "event_time", "valid_from", "valid_to", mode="before")
+    @classmethod
+    def _times(cls, value: Any) -> float | None:
+        return parse_time(value)
+
+
+def validate_record(data: Any, **defaults: Any) -> RecordIn:
+    """Validate one incoming record; raise remem's ValidationError naming the first bad field."""
+    if isinstance(data, RecordIn):
+        return data
+    if not isinstance(data, dict):
+        raise ValidationError("record", data, "pass a JSON object / dict with at least 'text'")
+    merged = {**defaults, **{k: v for k, v in data.items()}}
+    try:
+        return RecordIn.model_validate(merged)
+    except PydanticValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]) if err["loc"] else "record"
+        if err["type"] == "extra_forbidden":
+            known = ", ".join(RecordIn.model_fields)
+            raise ValidationError(
+                field, err.get("input"), f"unknown field; known: {known}"
+            ) from None
+        if err["type"] == "missing":
+            raise ValidationError(field, None, f"{field} is required") from None
+        value = merged.get(field, err.get("input"))
+        raise ValidationError(field, value, _FIXES.get(field, err["msg"])) from None
+
+
+def validate_scope(scope: str, field: str = "scope") -> str:
+    if not isinstance(scope, str) or not SCOPE_RE.match(scope):
+        raise ValidationError(field, scope, _FIXES["scope"])
+    return scope

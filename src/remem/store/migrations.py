@@ -1,0 +1,90 @@
+"""Versioned schema migrations for the SQLite store.
+
+``PRAGMA user_version`` holds the schema version. Each migration is applied inside the same
+``BEGIN IMMEDIATE`` transaction that reads the version, so two processes opening a new file at
+once cannot both apply it, and a failure leaves the file at the previous version.
+Add new migrations at the end; never edit a published one.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (
+        1,
+        "records, full-text index, vectors, metadata",
+        """
+        CREATE TABLE meta (
+            namespace TEXT NOT NULL,
+            key       TEXT NOT NULL,
+            value     TEXT,
+            PRIMARY KEY (namespace, key)
+        );
+
+        -- Both kinds of record (message, memory) share this table.
+        CREATE TABLE records (
+            rowid         INTEGER PRIMARY KEY,
+            id            TEXT NOT NULL UNIQUE,
+            kind          TEXT NOT NULL CHECK (kind IN ('message', 'memory')),
+            text          TEXT NOT NULL,
+            role          TEXT,
+            scope         TEXT NOT NULL DEFAULT 'global',
+            session       TEXT,
+            platform      TEXT,
+            group_id      TEXT,
+            group_name    TEXT,
+            speaker_id    TEXT,
+            speaker_label TEXT,
+            mentions      TEXT NOT NULL DEFAULT '[]',
+            category      TEXT,
+            importance    REAL NOT NULL DEFAULT 0.5,
+            created_at    REAL NOT NULL,
+            event_time    REAL,
+            valid_from    REAL,
+            valid_to      REAL,
+            access_count  INTEGER NOT NULL DEFAULT 0,
+            last_access   REAL,
+            source_ids    TEXT NOT NULL DEFAULT '[]',
+            content_hash  TEXT NOT NULL,
+            metadata      TEXT NOT NULL DEFAULT '{}',
+            source        TEXT,
+            index_status  TEXT NOT NULL DEFAULT 'pending'
+                          CHECK (index_status IN ('pending', 'indexed', 'failed')),
+            index_error   TEXT,
+            rev           INTEGER NOT NULL DEFAULT 0,
+            updated_at    REAL NOT NULL
+        );
+        CREATE INDEX records_scope_kind ON records (scope, kind);
+        CREATE INDEX records_session_time ON records (session, created_at);
+        CREATE INDEX records_hash ON records (content_hash);
+        CREATE INDEX records_status ON records (index_status);
+        CREATE INDEX records_rev ON records (rev);
+
+        -- Lexical index: rowid = records.rowid; 'tokens' is remem's own segmentation
+        -- (stemmed English, CJK bigrams/words), so unicode61 only splits on spaces here.
+        CREATE VIRTUAL TABLE records_fts USING fts5(
+            tokens, tokenize = 'unicode61 remove_diacritics 0'
+        );
+
+        -- One row per (record, model): several models may coexist during a re-embed.
+        CREATE TABLE vectors (
+            seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+            record_rowid INTEGER NOT NULL REFERENCES records (rowid) ON DELETE CASCADE,
+            model_id     TEXT NOT NULL,
+            provider     TEXT NOT NULL,
+            model        TEXT NOT NULL,
+            dim          INTEGER NOT NULL,
+            vec          BLOB NOT NULL,
+            created_at   REAL NOT NULL,
+            UNIQUE (record_rowid, model_id)
+        );
+        CREATE INDEX vectors_model_seq ON vectors (model_id, seq);
+
+        -- A global write counter: every write bumps it and stamps records.rev, so a reader can
+        -- ask "what changed since rev N" cheaply.
+        CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        INSERT INTO counters (name, value) VALUES ('rev', 0), ('deletes', 0);
+        """,
+    ),
+]
+
+LATEST_VERSION = MIGRATIONS[-1][0]

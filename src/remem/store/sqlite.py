@@ -1,0 +1,582 @@
+"""The SQLite store: the source of truth of the embedded default.
+
+One file, WAL mode, ``synchronous=FULL`` (a committed write survives power loss), a busy
+timeout so several processes can share the file. Every write is one ``BEGIN IMMEDIATE``
+transaction: either all of it lands or none of it does.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from remem.errors import StoreError
+from remem.store.migrations import LATEST_VERSION, MIGRATIONS
+from remem.store.paths import prepare_db_path
+from remem.types import Filters, Record
+
+RECORD_COLUMNS = (
+    "rowid, id, kind, text, role, scope, session, platform, group_id, group_name, speaker_id, "
+    "speaker_label, mentions, category, importance, created_at, event_time, valid_from, "
+    "valid_to, access_count, last_access, source_ids, content_hash, metadata, source, "
+    "index_status, index_error"
+)
+# The columns an in-memory vector index keeps to apply filters without asking SQLite.
+INDEX_META_COLUMNS = "rowid, kind, scope, session, role, created_at, platform, category, valid_to"
+_INSERT_COLUMNS = (
+    "id", "kind", "text", "role", "scope", "session", "platform", "group_id", "group_name",
+    "speaker_id", "speaker_label", "mentions", "category", "importance", "created_at",
+    "event_time", "valid_from", "valid_to", "source_ids", "content_hash", "metadata", "source",
+    "index_status",
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class VectorRows:
+    """Vectors of one model read from the store, for building the in-memory index."""
+
+    rowids: np.ndarray  # int64, records.rowid
+    matrix: np.ndarray  # float32 (n, dim)
+    max_seq: int
+
+
+def _row_to_record(row: Sequence[Any]) -> Record:
+    return Record(
+        rowid=row[0],
+        id=row[1],
+        kind=row[2],
+        text=row[3],
+        role=row[4],
+        scope=row[5],
+        session=row[6],
+        platform=row[7],
+        group_id=row[8],
+        group_name=row[9],
+        speaker_id=row[10],
+        speaker_label=row[11],
+        mentions=json.loads(row[12]),
+        category=row[13],
+        importance=row[14],
+        created_at=row[15],
+        event_time=row[16],
+        valid_from=row[17],
+        valid_to=row[18],
+        access_count=row[19],
+        last_access=row[20],
+        source_ids=json.loads(row[21]),
+        content_hash=row[22],
+        metadata=json.loads(row[23]),
+        source=row[24],
+        index_status=row[25],
+        index_error=row[26],
+    )
+
+
+def filters_sql(
+    filters: Filters | None, alias: str = "r", now: float | None = None
+) -> tuple[str, list[Any]]:
+    """A WHERE fragment (starting with ' AND', or empty) and its parameters."""
+    if filters is None:
+        return "", []
+    parts: list[str] = []
+    params: list[Any] = []
+
+    def _in(column: str, values: list[str]) -> None:
+        parts.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
+        params.extend(values)
+
+    if filters.kinds is not None:
+        _in("kind", filters.kinds)
+    if filters.scopes is not None:
+        _in("scope", filters.scopes)
+    if filters.sessions is not None:
+        _in("session", filters.sessions)
+    if filters.roles is not None:
+        _in("role", filters.roles)
+    if filters.ids is not None:
+        _in("id", filters.ids)
+    if filters.since is not None:
+        parts.append(f"{alias}.created_at >= ?")
+        params.append(filters.since)
+    if filters.until is not None:
+        parts.append(f"{alias}.created_at <= ?")
+        params.append(filters.until)
+    if filters.platform is not None:
+        parts.append(f"{alias}.platform = ?")
+        params.append(filters.platform)
+    if filters.category is not None:
+        parts.append(f"{alias}.category = ?")
+        params.append(filters.category)
+    if not filters.include_superseded:
+        parts.append(f"({alias}.valid_to IS NULL OR {alias}.valid_to > ?)")
+        params.append(time.time() if now is None else now)
+    if not parts:
+        return "", []
+    return " AND " + " AND ".join(parts), params
+
+
+class SQLiteStore:
+    """Records, their lexical index and their vectors in one SQLite file."""
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000) -> None:
+        self.path = prepare_db_path(path)
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path),
+                timeout=busy_timeout_ms / 1000,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+                check_same_thread=False,  # guarded by self._lock
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open database {str(self.path)!r}: {exc}") from None
+        self.local_writes = 0  # bumped on every commit of this connection
+        try:
+            self._configure(busy_timeout_ms)
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise StoreError(
+                f"cannot use {str(self.path)!r} as a remem database: {exc}; is it another "
+                "program's file? choose another --db path"
+            ) from None
+
+    # ---------------------------------------------------------------- connection
+    def _configure(self, busy_timeout_ms: int) -> None:
+        c = self._conn
+        c.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        mode = c.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(
+                f"{str(self.path)!r} cannot use WAL journaling (got {mode!r}); put the database "
+                "on a local file system"
+            )
+        c.execute("PRAGMA synchronous = FULL")
+        c.execute("PRAGMA foreign_keys = ON")
+
+    def _migrate(self) -> None:
+        with self.write() as c:
+            version = c.execute("PRAGMA user_version").fetchone()[0]
+            if version > LATEST_VERSION:
+                raise StoreError(
+                    f"{str(self.path)!r} has schema version {version}, newer than this remem "
+                    f"understands ({LATEST_VERSION}); upgrade remem"
+                )
+            for number, _title, script in MIGRATIONS:
+                if number <= version:
+                    continue
+                for statement in _split_sql(script):
+                    c.execute(statement)
+                c.execute(f"PRAGMA user_version = {number}")
+
+    def schema_version(self) -> int:
+        with self._lock:
+            return self._conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock, suppress(sqlite3.Error):
+            self._conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction; rolled back entirely if the body raises."""
+        with self._lock:
+            c = self._conn
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                yield c
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            else:
+                c.execute("COMMIT")
+                self.local_writes += 1
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several SELECTs."""
+        with self._lock:
+            c = self._conn
+            c.execute("BEGIN")
+            try:
+                yield c
+            finally:
+                c.execute("COMMIT")
+
+    def change_token(self) -> tuple[int, int]:
+        """Changes whenever this or another process commits a write."""
+        with self._lock:
+            data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            return data_version, self.local_writes
+
+    @staticmethod
+    def _bump_rev(c: sqlite3.Connection) -> int:
+        c.execute("UPDATE counters SET value = value + 1 WHERE name = 'rev'")
+        return c.execute("SELECT value FROM counters WHERE name = 'rev'").fetchone()[0]
+
+    # ---------------------------------------------------------------- records
+    def insert_records(
+        self, rows: Sequence[tuple[dict[str, Any], str]], *, on_conflict: str = "error"
+    ) -> list[int | None]:
+        """Insert (record fields, lexical tokens) pairs in one transaction.
+
+        Returns the new rowids; ``None`` where ``on_conflict="skip"`` skipped an existing id.
+        With ``on_conflict="error"`` an existing id aborts the whole batch (nothing written).
+        """
+        out: list[int | None] = []
+        now = time.time()
+        placeholders = ",".join("?" * (len(_INSERT_COLUMNS) + 2))
+        sql = (
+            f"INSERT INTO records ({','.join(_INSERT_COLUMNS)}, rev, updated_at) "
+            f"VALUES ({placeholders})"
+        )
+        with self.write() as c:
+            rev = self._bump_rev(c)
+            for fields, tokens in rows:
+                values = [_column_value(fields, col) for col in _INSERT_COLUMNS]
+                try:
+                    cur = c.execute(sql, [*values, rev, now])
+                except sqlite3.IntegrityError as exc:
+                    if "UNIQUE" in str(exc) and "records.id" in str(exc):
+                        if on_conflict == "skip":
+                            out.append(None)
+                            continue
+                        from remem.errors import ValidationError
+
+                        raise ValidationError(
+                            "id",
+                            fields["id"],
+                            "a record with this id exists; choose another id "
+                            "or delete the old record first",
+                        ) from None
+                    raise
+                rowid = cur.lastrowid
+                c.execute("INSERT INTO records_fts (rowid, tokens) VALUES (?, ?)", (rowid, tokens))
+                out.append(rowid)
+        return out
+
+    def get(self, record_id: str) -> Record | None:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {RECORD_COLUMNS} FROM records WHERE id = ?", (record_id,)
+            ).fetchone()
+        return _row_to_record(row) if row else None
+
+    def ids_with_prefix(self, prefix: str, limit: int = 20) -> list[str]:
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id FROM records WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
+                (escaped + "%", limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def get_by_rowids(
+        self, rowids: Iterable[int], filters: Filters | None = None, now: float | None = None
+    ) -> dict[int, Record]:
+        """Records by rowid that still exist *and* still pass the filters (the authority)."""
+        ids = list(dict.fromkeys(int(r) for r in rowids))
+        if not ids:
+            return {}
+        where, params = filters_sql(filters, now=now)
+        out: dict[int, Record] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                sql = (
+                    f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.rowid IN "
+                    f"({','.join('?' * len(chunk))}){where}"
+                )
+                for row in self._conn.execute(sql, [*chunk, *params]):
+                    out[row[0]] = _row_to_record(row)
+        return out
+
+    def list_records(
+        self,
+        filters: Filters | None = None,
+        *,
+        limit: int | None = 50,
+        offset: int = 0,
+        newest_first: bool = True,
+    ) -> list[Record]:
+        where, params = filters_sql(filters)
+        order = "DESC" if newest_first else "ASC"
+        sql = f"SELECT {RECORD_COLUMNS} FROM records r WHERE 1=1{where} "
+        sql += f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT ? OFFSET ?"
+        with self._lock:
+            rows = self._conn.execute(sql, [*params, -1 if limit is None else limit, offset])
+            return [_row_to_record(r) for r in rows.fetchall()]
+
+    def count(self, filters: Filters | None = None) -> int:
+        where, params = filters_sql(filters)
+        with self._lock:
+            return self._conn.execute(
+                f"SELECT count(*) FROM records r WHERE 1=1{where}", params
+            ).fetchone()[0]
+
+    def delete(self, record_ids: Sequence[str]) -> int:
+        """Delete records (and their vectors and lexical rows). Returns how many existed."""
+        if not record_ids:
+            return 0
+        deleted = 0
+        with self.write() as c:
+            for start in range(0, len(record_ids), 500):
+                chunk = list(record_ids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                rowids = [
+                    r[0]
+                    for r in c.execute(f"SELECT rowid FROM records WHERE id IN ({marks})", chunk)
+                ]
+                if not rowids:
+                    continue
+                rmarks = ",".join("?" * len(rowids))
+                c.execute(f"DELETE FROM records_fts WHERE rowid IN ({rmarks})", rowids)
+                c.execute(f"DELETE FROM vectors WHERE record_rowid IN ({rmarks})", rowids)
+                c.execute(f"DELETE FROM records WHERE rowid IN ({rmarks})", rowids)
+                deleted += len(rowids)
+            if deleted:
+                c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
+        return deleted
+
+    def deletes_counter(self) -> int:
+        with self._lock:
+            return self._conn.execute(
+                "SELECT value FROM counters WHERE name = 'deletes'"
+            ).fetchone()[0]
+
+    # ---------------------------------------------------------------- lexical
+    def lexical_search(
+        self, match: str, filters: Filters | None, limit: int, now: float | None = None
+    ) -> list[tuple[int, float]]:
+        """(rowid, bm25 score) best first; scores are positive, higher is better."""
+        if not match:
+            return []
+        where, params = filters_sql(filters, now=now)
+        if where:
+            sql = (
+                "SELECT f.rowid, -bm25(records_fts) AS s FROM records_fts f "
+                "JOIN records r ON r.rowid = f.rowid "
+                f"WHERE records_fts MATCH ?{where} ORDER BY s DESC LIMIT ?"
+            )
+        else:
+            sql = (
+                "SELECT rowid, -bm25(records_fts) AS s FROM records_fts "
+                "WHERE records_fts MATCH ? ORDER BY s DESC LIMIT ?"
+            )
+        with self._lock:
+            rows = self._conn.execute(sql, [match, *params, limit]).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    # ---------------------------------------------------------------- vectors
+    def put_vectors(
+        self,
+        model_id: str,
+        provider: str,
+        model: str,
+        items: Sequence[tuple[int, np.ndarray]],
+        *,
+        mark_indexed: bool = True,
+    ) -> int:
+        """Write one vector per record rowid for this model (replacing an older one).
+
+        Records deleted meanwhile are skipped. Returns how many vectors were written.
+        """
+        if not items:
+            return 0
+        now = time.time()
+        written = 0
+        with self.write() as c:
+            rev = self._bump_rev(c)
+            for rowid, vec in items:
+                vec = np.asarray(vec, dtype=np.float32)
+                exists = c.execute("SELECT 1 FROM records WHERE rowid = ?", (rowid,)).fetchone()
+                if not exists:
+                    continue
+                c.execute(
+                    "DELETE FROM vectors WHERE record_rowid = ? AND model_id = ?", (rowid, model_id)
+                )
+                c.execute(
+                    "INSERT INTO vectors (record_rowid, model_id, provider, model, dim, vec, "
+                    "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (rowid, model_id, provider, model, int(vec.shape[0]), vec.tobytes(), now),
+                )
+                if mark_indexed:
+                    c.execute(
+                        "UPDATE records SET index_status = 'indexed', index_error = NULL, rev = ?, "
+                        "updated_at = ? WHERE rowid = ?",
+                        (rev, now, rowid),
+                    )
+                else:  # still bump rev so in-memory indexes pick up the new vector's record
+                    c.execute("UPDATE records SET rev = ? WHERE rowid = ?", (rev, rowid))
+                written += 1
+        return written
+
+    def mark_index_status(
+        self, rowids: Sequence[int], status: str, error: str | None = None
+    ) -> None:
+        if not rowids:
+            return
+        now = time.time()
+        with self.write() as c:
+            rev = self._bump_rev(c)
+            for start in range(0, len(rowids), 500):
+                chunk = list(rowids[start : start + 500])
+                c.execute(
+                    f"UPDATE records SET index_status = ?, index_error = ?, rev = ?, updated_at = ? "
+                    f"WHERE rowid IN ({','.join('?' * len(chunk))})",
+                    [status, error, rev, now, *chunk],
+                )
+
+    def records_missing_vectors(
+        self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
+    ) -> list[Record]:
+        """Records without a vector of this model, in rowid order (resumable by rowid)."""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.rowid > ? AND NOT EXISTS "
+                "(SELECT 1 FROM vectors v WHERE v.record_rowid = r.rowid AND v.model_id = ?) "
+                "ORDER BY r.rowid LIMIT ?",
+                (after_rowid, model_id, limit),
+            ).fetchall()
+        return [_row_to_record(r) for r in rows]
+
+    def count_missing_vectors(self, model_id: str) -> int:
+        with self._lock:
+            return self._conn.execute(
+                "SELECT count(*) FROM records r WHERE NOT EXISTS (SELECT 1 FROM vectors v "
+                "WHERE v.record_rowid = r.rowid AND v.model_id = ?)",
+                (model_id,),
+            ).fetchone()[0]
+
+    def vector_stats(self) -> list[tuple[str, int, int]]:
+        """(model_id, dim, count) for every model that has vectors."""
+        with self._lock:
+            return [
+                (r[0], r[1], r[2])
+                for r in self._conn.execute(
+                    "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim "
+                    "ORDER BY count(*) DESC"
+                )
+            ]
+
+    def vector_count(self, model_id: str) -> int:
+        with self._lock:
+            return self._conn.execute(
+                "SELECT count(*) FROM vectors WHERE model_id = ?", (model_id,)
+            ).fetchone()[0]
+
+    def load_vectors(self, model_id: str, dim: int, after_seq: int = 0) -> VectorRows:
+        """Vectors of one model with seq > after_seq (all of them by default)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, record_rowid, vec FROM vectors WHERE model_id = ? AND seq > ? "
+                "AND dim = ? ORDER BY seq",
+                (model_id, after_seq, dim),
+            ).fetchall()
+        if not rows:
+            return VectorRows(np.empty(0, np.int64), np.empty((0, dim), np.float32), after_seq)
+        rowids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
+        return VectorRows(rowids, matrix, int(rows[-1][0]))
+
+    def index_delta(
+        self, model_id: str, dim: int, after_seq: int, after_rev: int
+    ) -> tuple[VectorRows, list[tuple], int, int]:
+        """Everything an in-memory index needs to catch up, read in one snapshot:
+        new vectors, the filter columns of records changed since ``after_rev``, the current rev
+        and the delete counter (a changed counter means: reload from scratch)."""
+        with self.read() as c:
+            rev = c.execute("SELECT value FROM counters WHERE name = 'rev'").fetchone()[0]
+            deletes = c.execute("SELECT value FROM counters WHERE name = 'deletes'").fetchone()[0]
+            vectors = self.load_vectors(model_id, dim, after_seq)
+            meta = c.execute(
+                f"SELECT {INDEX_META_COLUMNS} FROM records WHERE rev > ?", (after_rev,)
+            ).fetchall()
+        return vectors, meta, rev, deletes
+
+    # ---------------------------------------------------------------- metadata
+    def meta_get(self, namespace: str, key: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE namespace = ? AND key = ?", (namespace, key)
+            ).fetchone()
+        return row[0] if row else None
+
+    def meta_set(self, namespace: str, key: str, value: str | None) -> None:
+        with self.write() as c:
+            if value is None:
+                c.execute("DELETE FROM meta WHERE namespace = ? AND key = ?", (namespace, key))
+            else:
+                c.execute(
+                    "INSERT INTO meta (namespace, key, value) VALUES (?, ?, ?) "
+                    "ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value",
+                    (namespace, key, value),
+                )
+
+    # ---------------------------------------------------------------- stats
+    def stats(self) -> dict[str, Any]:
+        with self.read() as c:
+            total = c.execute("SELECT count(*) FROM records").fetchone()[0]
+
+            def group(column: str) -> dict[str, int]:
+                return {
+                    (k if k is not None else "(none)"): n
+                    for k, n in c.execute(
+                        f"SELECT {column}, count(*) FROM records GROUP BY {column} "
+                        "ORDER BY count(*) DESC"
+                    )
+                }
+
+            data = {
+                "records": total,
+                "by_kind": group("kind"),
+                "by_scope": group("scope"),
+                "by_role": group("role"),
+                "by_category": group("category"),
+                "index_status": group("index_status"),
+                "vectors": [
+                    {"model_id": m, "dim": d, "count": n}
+                    for m, d, n in c.execute(
+                        "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim"
+                    )
+                ],
+                "sessions": c.execute(
+                    "SELECT count(DISTINCT session) FROM records WHERE session IS NOT NULL"
+                ).fetchone()[0],
+                "schema_version": c.execute("PRAGMA user_version").fetchone()[0],
+            }
+        size = 0
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(str(self.path) + suffix)
+            if p.exists():
+                size += p.stat().st_size
+        data["file_bytes"] = size
+        data["path"] = str(self.path)
+        return data
+
+
+def _column_value(fields: dict[str, Any], column: str) -> Any:
+    value = fields.get(column)
+    if column in ("mentions", "source_ids"):
+        return json.dumps(list(value or []), ensure_ascii=False)
+    if column == "metadata":
+        return json.dumps(value or {}, ensure_ascii=False)
+    if column == "index_status":
+        return value or "pending"
+    return value
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration script into statements: drop ``--`` comment lines, then split on
+    semicolons (our migrations keep semicolons out of string literals)."""
+    lines = [line for line in script.splitlines() if not line.strip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

@@ -1,0 +1,291 @@
+"""The one tokenizer for lexical search, used the same way at index and at query time.
+
+- Latin and other space-delimited scripts: words, lower-cased, English stop words dropped,
+  Snowball-stemmed ("moved", "moving" -> "move").
+- Chinese (runs of Han characters): never one token per run. Depending on ``cjk_mode``:
+  character bigrams ("我搬到柏林" -> 我搬 搬到 到柏 柏林), jieba words (rjieba, falling back to
+  jieba) or both. Documents also get single characters so that a one-character query
+  ("猫") can match; queries use unigrams only for one-character runs.
+- Japanese (Han + kana runs) and Korean (Hangul runs): character bigrams, plus the single
+  character of one-character runs.
+- Traditional Chinese is converted to Simplified first, so "記憶" finds "记忆".
+
+Tokens contain only letters and digits so FTS5's ``unicode61`` tokenizer keeps each intact.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from typing import Literal
+
+from remem.text.normalize import normalize_text
+
+CjkMode = Literal["bigram", "words", "both"]
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
+_KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
+_HANGUL = "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+_TOKEN_RE = re.compile(
+    rf"(?P<cjk>[{_HAN}{_KANA}]+)|(?P<hangul>[{_HANGUL}]+)|(?P<word>[^\W_{_HAN}{_KANA}{_HANGUL}]+)"
+)
+_KANA_RE = re.compile(rf"[{_KANA}]")
+
+# Short, conservative list: words that carry no topic in chat. BM25's IDF would discount them
+# anyway; dropping them keeps OR-queries over big stores fast.
+ENGLISH_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "at",
+        "by",
+        "for",
+        "with",
+        "about",
+        "to",
+        "from",
+        "in",
+        "on",
+        "into",
+        "over",
+        "under",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "have",
+        "has",
+        "had",
+        "having",
+        "i",
+        "me",
+        "my",
+        "myself",
+        "we",
+        "our",
+        "ours",
+        "you",
+        "your",
+        "yours",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "hers",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "no",
+        "nor",
+        "not",
+        "only",
+        "own",
+        "same",
+        "so",
+        "than",
+        "too",
+        "very",
+        "s",
+        "t",
+        "can",
+        "will",
+        "just",
+        "don",
+        "should",
+        "now",
+        "ll",
+        "re",
+        "ve",
+        "d",
+        "m",
+        "o",
+        "y",
+        "would",
+        "could",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "let",
+        "lets",
+        "i'm",
+        "it's",
+    ]
+)
+
+_MAX_TOKEN_LEN = 64
+
+
+class _Segmenter:
+    """Chinese word segmentation: rjieba (Rust) when installed, else jieba, else none."""
+
+    def __init__(self) -> None:
+        self._cut = None
+        self._lock = threading.Lock()
+        self.backend = "none"
+
+    def cut(self, text: str) -> list[str]:
+        if self._cut is None:
+            with self._lock:
+                if self._cut is None:
+                    self._cut = self._load()
+        return self._cut(text)
+
+    def _load(self):
+        try:
+            import rjieba
+
+            self.backend = "rjieba"
+            return lambda text: rjieba.cut(text, hmm=True)
+        except ImportError:
+            pass
+        try:
+            import jieba
+
+            jieba.setLogLevel(60)
+            self.backend = "jieba"
+            return lambda text: jieba.lcut(text, HMM=True)
+        except ImportError:
+            self.backend = "none"
+            return lambda text: [text]
+
+
+_segmenter = _Segmenter()
+
+
+class Tokenizer:
+    """Turns text into lexical tokens; one instance per config, safe to share across threads."""
+
+    def __init__(
+        self,
+        cjk_mode: CjkMode = "both",
+        *,
+        stem_english: bool = True,
+        drop_stopwords: bool = True,
+        traditional_to_simplified: bool = True,
+    ) -> None:
+        if cjk_mode not in ("bigram", "words", "both"):
+            raise ValueError(f"cjk_mode must be bigram, words or both, not {cjk_mode!r}")
+        self.cjk_mode = cjk_mode
+        self.stem_english = stem_english
+        self.drop_stopwords = drop_stopwords
+        self.simplify = traditional_to_simplified
+        self._local = threading.local()  # PyStemmer objects are not thread safe
+
+    @classmethod
+    def from_config(cls, text_config) -> Tokenizer:
+        return cls(
+            text_config.cjk_mode,
+            stem_english=text_config.stem_english,
+            drop_stopwords=text_config.drop_stopwords,
+            traditional_to_simplified=text_config.traditional_to_simplified,
+        )
+
+    def _stem(self, words: list[str]) -> list[str]:
+        if not self.stem_english or not words:
+            return words
+        stemmer = getattr(self._local, "stemmer", None)
+        if stemmer is None:
+            import Stemmer
+
+            stemmer = self._local.stemmer = Stemmer.Stemmer("english")
+        return stemmer.stemWords(words)
+
+    def _tokens(self, text: str, *, for_query: bool) -> list[str]:
+        text = normalize_text(text, simplify=self.simplify)
+        out: list[str] = []
+        words: list[str] = []
+        for match in _TOKEN_RE.finditer(text):
+            kind = match.lastgroup
+            run = match.group()
+            if kind == "word":
+                if self.drop_stopwords and run in ENGLISH_STOPWORDS:
+                    continue
+                if len(run) <= _MAX_TOKEN_LEN:
+                    words.append(run)
+            elif kind == "cjk" and not _KANA_RE.search(run):
+                out.extend(self._chinese(run, for_query=for_query))
+            else:  # Japanese (has kana) or Korean
+                out.extend(_ngrams(run, for_query=for_query))
+        out.extend(self._stem(words))
+        return out
+
+    def _chinese(self, run: str, *, for_query: bool) -> Iterable[str]:
+        if self.cjk_mode in ("bigram", "both"):
+            yield from _ngrams(run, for_query=for_query)
+        if self.cjk_mode in ("words", "both"):
+            for word in _segmenter.cut(run):
+                if self.cjk_mode == "both" and len(word) < 3:
+                    # Bigrams and unigrams already cover words of one or two characters.
+                    continue
+                if not for_query or len(word) > 1 or len(run) == 1:
+                    yield word
+
+    def index_tokens(self, text: str) -> list[str]:
+        """Tokens to store for a document (duplicates kept: they are term frequency)."""
+        return self._tokens(text, for_query=False)
+
+    def query_tokens(self, text: str) -> list[str]:
+        """Distinct tokens of a query, in first-seen order."""
+        return list(dict.fromkeys(self._tokens(text, for_query=True)))
+
+    def index_string(self, text: str) -> str:
+        return " ".join(self.index_tokens(text))
+
+
+def _ngrams(run: str, *, for_query: bool) -> Iterable[str]:
+    if len(run) == 1:
+        yield run
+        return
+    if not for_query:
+        yield from run  # unigrams at index time let one-character queries match
+    for i in range(len(run) - 1):
+        yield run[i : i + 2]
+
+
+def fts_match_expression(tokens: Iterable[str]) -> str:
+    """An FTS5 MATCH expression that ORs the tokens; quoting stops any FTS syntax in text."""
+    quoted = ['"' + t.replace('"', '""') + '"' for t in tokens if t]
+    return " OR ".join(quoted)

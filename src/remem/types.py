@@ -1,0 +1,173 @@
+"""The plain data types every layer shares: records, hits, explain traces."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["message", "memory"]
+Role = Literal["user", "assistant", "notice", "tool", "system"]
+IndexStatus = Literal["pending", "indexed", "failed"]
+
+KINDS: tuple[str, ...] = ("message", "memory")
+ROLES: tuple[str, ...] = ("user", "assistant", "notice", "tool", "system")
+INDEX_STATUSES: tuple[str, ...] = ("pending", "indexed", "failed")
+
+
+@dataclass(slots=True)
+class Record:
+    """One stored message or memory, as the store returns it."""
+
+    id: str
+    kind: str
+    text: str
+    role: str | None = None
+    scope: str = "global"
+    session: str | None = None
+    platform: str | None = None
+    group_id: str | None = None
+    group_name: str | None = None
+    speaker_id: str | None = None
+    speaker_label: str | None = None
+    mentions: list[str] = field(default_factory=list)
+    category: str | None = None
+    importance: float = 0.5
+    created_at: float = 0.0
+    event_time: float | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    access_count: int = 0
+    last_access: float | None = None
+    source_ids: list[str] = field(default_factory=list)
+    content_hash: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    index_status: str = "pending"
+    index_error: str | None = None
+    model_id: str | None = None
+    rowid: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("rowid", None)
+        return data
+
+    def embed_text(self, with_speaker: bool) -> str:
+        """The text handed to the embedding model.
+
+        Messages carry their speaker's label ("Alice: I moved ..."): who said a line is part
+        of what it means, and it lets "what did Alice say about ..." match.
+        """
+        if with_speaker and self.kind == "message" and self.speaker_label:
+            return f"{self.speaker_label}: {self.text}"
+        return self.text
+
+
+@dataclass(slots=True)
+class Explain:
+    """Why a hit was returned: the score after every stage that touched it."""
+
+    vector_rank: int | None = None
+    vector_score: float | None = None
+    lexical_rank: int | None = None
+    lexical_score: float | None = None
+    fused_score: float = 0.0
+    fusion: str = "rrf"
+    # Ordered (stage name, score after that stage); later stages append to it.
+    stages: list[tuple[str, float]] = field(default_factory=list)
+    # True when the vector channel could not run (embedding failed or no vectors yet).
+    degraded: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def one_line(self) -> str:
+        parts = []
+        if self.vector_rank is not None:
+            parts.append(f"vec #{self.vector_rank} ({self.vector_score:.3f})")
+        else:
+            parts.append("vec -")
+        if self.lexical_rank is not None:
+            parts.append(f"bm25 #{self.lexical_rank} ({self.lexical_score:.2f})")
+        else:
+            parts.append("bm25 -")
+        parts.append(f"{self.fusion} {self.fused_score:.4f}")
+        if self.degraded:
+            parts.append("DEGRADED: lexical only")
+        return " | ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["stages"] = [{"stage": s, "score": v} for s, v in self.stages]
+        return data
+
+
+@dataclass(slots=True)
+class Hit:
+    record: Record
+    score: float
+    explain: Explain
+
+    def to_dict(self, explain: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {"score": self.score, "record": self.record.to_dict()}
+        if explain:
+            data["explain"] = self.explain.to_dict()
+        return data
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """The hits of one search plus anything the caller should know about how it ran."""
+
+    query: str
+    hits: list[Hit] = field(default_factory=list)
+    degraded: bool = False
+    warnings: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, index: int) -> Hit:
+        return self.hits[index]
+
+    def to_dict(self, explain: bool = True) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "degraded": self.degraded,
+            "warnings": list(self.warnings),
+            "timings_ms": dict(self.timings_ms),
+            "hits": [h.to_dict(explain=explain) for h in self.hits],
+        }
+
+
+@dataclass(slots=True)
+class Filters:
+    """Which records a search or listing may return. ``None`` means "any"."""
+
+    kinds: list[str] | None = None
+    scopes: list[str] | None = None
+    sessions: list[str] | None = None
+    roles: list[str] | None = None
+    since: float | None = None  # created_at >= since
+    until: float | None = None  # created_at <= until
+    platform: str | None = None
+    category: str | None = None
+    # Superseded memories (valid_to in the past) are hidden unless asked for.
+    include_superseded: bool = True
+    ids: list[str] | None = None
+
+    def is_empty(self) -> bool:
+        return (
+            not self.kinds
+            and not self.scopes
+            and not self.sessions
+            and not self.roles
+            and self.since is None
+            and self.until is None
+            and self.platform is None
+            and self.category is None
+            and self.include_superseded
+            and self.ids is None
+        )
