@@ -90,10 +90,12 @@ class EmbedConfig(_Section):
 
 
 class SearchConfig(_Section):
-    fusion: Literal["rrf", "weighted"] = "rrf"
+    fusion: Literal["rrf", "weighted"] = "weighted"
     rrf_k: int = Field(default=60, gt=0)
-    vector_weight: float = Field(default=0.7, ge=0)
-    lexical_weight: float = Field(default=0.3, ge=0)
+    rrf_vector_weight: float = Field(default=1.0, ge=0, description="vector channel in RRF")
+    rrf_lexical_weight: float = Field(default=1.0, ge=0, description="lexical channel in RRF")
+    vector_weight: float = Field(default=0.4, ge=0)
+    lexical_weight: float = Field(default=0.6, ge=0)
     candidate_pool: int = Field(default=50, gt=0, description="floor of each channel's top-N")
     candidate_factor: int = Field(default=4, gt=0, description="each channel fetches k x this")
     max_k: int = Field(default=1000, gt=0, description="largest k a caller may ask for")
@@ -101,7 +103,7 @@ class SearchConfig(_Section):
 
 class TextConfig(_Section):
     cjk_mode: Literal["bigram", "words", "both"] = Field(
-        default="both", description="how runs of Chinese characters become lexical tokens"
+        default="bigram", description="how runs of Chinese characters become lexical tokens"
     )
     stem_english: bool = True
     drop_stopwords: bool = True

@@ -1,7 +1,8 @@
 """Fusing the vector and lexical candidate lists into one ranking.
 
-- ``rrf``: reciprocal rank fusion, score = sum over channels of w / (rrf_k + rank). Rank based,
-  so it needs no calibration between cosine and BM25.
+- ``rrf``: reciprocal rank fusion, score = sum over channels of w / (rrf_k + rank), with the
+  channel weights normalised to sum to 2 (so equal weights give classic RRF). Rank based, so it
+  needs no calibration between cosine and BM25.
 - ``weighted``: each channel's scores min-max normalised over its candidate pool, then
   combined as vector_weight x v + lexical_weight x l. Keeps "how much better" information that
   ranks throw away.
@@ -47,6 +48,9 @@ def rrf_fuse(
     lexical_weight: float = 1.0,
 ) -> list[Candidate]:
     pool = _merge(vector, lexical)
+    total = vector_weight + lexical_weight
+    if total > 0:
+        vector_weight, lexical_weight = 2 * vector_weight / total, 2 * lexical_weight / total
     for cand in pool.values():
         score = 0.0
         if cand.vector_rank is not None:

@@ -83,7 +83,13 @@ class Searcher:
         t2 = time.perf_counter()
 
         if cfg.fusion == "rrf":
-            fused = rrf_fuse(vector, lexical, k=cfg.rrf_k)
+            fused = rrf_fuse(
+                vector,
+                lexical,
+                k=cfg.rrf_k,
+                vector_weight=cfg.rrf_vector_weight,
+                lexical_weight=cfg.rrf_lexical_weight,
+            )
         else:
             fused = weighted_fuse(
                 vector, lexical, vector_weight=cfg.vector_weight, lexical_weight=cfg.lexical_weight

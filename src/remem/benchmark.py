@@ -1,0 +1,233 @@
+"""Retrieval benchmark over the ../shared/bench format (LoCoMo, LongMemEval ...).
+
+For each conversation: a fresh store, its turns ingested as messages (timestamps, speakers,
+sessions kept), then each of its queries searched with ``now`` = the query's time. Scores:
+recall@5, recall@10, hit@10, session_recall@10 and MRR (first gold turn within the top 10),
+overall and per category, plus search latency with and without the query embedding and
+ingest throughput.
+
+Several *variants* (channels and search settings) can be scored over the same ingested
+stores, which is how the README's comparison and ablation tables are produced cheaply.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from remem.config import Config
+from remem.embed.base import Embedder
+from remem.errors import RememError
+
+METRICS = ("recall@5", "recall@10", "hit@10", "session_recall@10", "mrr")
+
+
+@dataclass
+class Variant:
+    name: str
+    channels: tuple[str, ...] = ("vector", "lexical")
+    search: dict[str, Any] = field(default_factory=dict)  # SearchConfig overrides
+
+
+@dataclass
+class _Scores:
+    per_query: list[dict[str, float]] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    latency: list[float] = field(default_factory=list)
+    latency_embed: list[float] = field(default_factory=list)
+
+
+def load_dataset(path: Path) -> tuple[list[dict], list[dict]]:
+    corpus_file, queries_file = path / "corpus.jsonl", path / "queries.jsonl"
+    for f in (corpus_file, queries_file):
+        if not f.is_file():
+            raise RememError(
+                f"{str(f)!r} not found; DATASET_DIR must hold corpus.jsonl and queries.jsonl "
+                "(the ../shared/bench format)"
+            )
+    corpus = [json.loads(line) for line in corpus_file.read_text().splitlines() if line.strip()]
+    queries = [json.loads(line) for line in queries_file.read_text().splitlines() if line.strip()]
+    return corpus, queries
+
+
+def score_query(
+    ranked_ids: list[str], ranked_sessions: list[str], gold: list[str], gold_sessions: list[str]
+) -> dict[str, float]:
+    gold_set = set(gold)
+    top5, top10 = ranked_ids[:5], ranked_ids[:10]
+    out = {
+        "recall@5": len(gold_set & set(top5)) / len(gold_set) if gold_set else 0.0,
+        "recall@10": len(gold_set & set(top10)) / len(gold_set) if gold_set else 0.0,
+        "hit@10": 1.0 if gold_set & set(top10) else 0.0,
+    }
+    gs = set(gold_sessions)
+    out["session_recall@10"] = len(gs & set(ranked_sessions[:10])) / len(gs) if gs else 0.0
+    mrr = 0.0
+    for rank, rid in enumerate(top10, start=1):
+        if rid in gold_set:
+            mrr = 1.0 / rank
+            break
+    out["mrr"] = mrr
+    return out
+
+
+def _aggregate(scores: _Scores) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    def mean(rows: list[dict[str, float]]) -> dict[str, float]:
+        return {m: round(statistics.fmean(r[m] for r in rows), 4) if rows else 0.0 for m in METRICS}
+
+    by_cat: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for cat, row in zip(scores.categories, scores.per_query, strict=True):
+        by_cat[cat].append(row)
+    return mean(scores.per_query), {c: {**mean(r), "n": len(r)} for c, r in sorted(by_cat.items())}
+
+
+def _percentile(values: list[float], pct: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))
+    return round(ordered[index], 3)
+
+
+def run_benchmark(
+    dataset_dir: str | Path,
+    *,
+    config: Config | None = None,
+    k: int = 10,
+    variants: list[Variant] | None = None,
+    embedder: Embedder | None = None,
+    limit_conversations: int | None = None,
+    limit_queries: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    workdir: str | Path | None = None,
+    reuse_dir: str | Path | None = None,
+) -> dict[str, Any]:
+    """Run the benchmark; returns one result dict per variant under ``variants``."""
+    from remem.engine import Memory
+
+    dataset = Path(dataset_dir)
+    corpus, queries = load_dataset(dataset)
+    config = config or Config.load(env={})
+    variants = variants or [Variant("hybrid")]
+    depth = max(k, 10)
+
+    by_conv: dict[str, list[dict]] = defaultdict(list)
+    for turn in corpus:
+        by_conv[turn["conversation"]].append(turn)
+    q_by_conv: dict[str, list[dict]] = defaultdict(list)
+    for q in queries:
+        q_by_conv[q["conversation"]].append(q)
+    conversations = [c for c in by_conv if q_by_conv.get(c)]
+    if limit_conversations:
+        conversations = conversations[:limit_conversations]
+    total_queries = sum(len(q_by_conv[c]) for c in conversations)
+    if limit_queries:
+        total_queries = min(total_queries, limit_queries)
+
+    scores = {v.name: _Scores() for v in variants}
+    ingest_seconds = 0.0
+    ingested = 0
+    done_queries = 0
+    shared_embedder = embedder
+    with tempfile.TemporaryDirectory(dir=workdir, prefix="remem-bench-") as tmp:
+        for ci, conv in enumerate(conversations):
+            if limit_queries and done_queries >= limit_queries:
+                break
+            # reuse_dir keeps ingested stores between runs (for tuning search settings only:
+            # anything that changes indexing needs a fresh directory).
+            base = Path(reuse_dir) if reuse_dir else Path(tmp)
+            base.mkdir(parents=True, exist_ok=True)
+            db = base / f"conv-{ci}.db"
+            reuse = reuse_dir is not None and db.exists()
+            mem = Memory(db, config, embedder=shared_embedder)
+            if shared_embedder is None:
+                shared_embedder = mem.get_embedder()
+            turns = [
+                {
+                    "id": t["id"],
+                    "text": t["text"],
+                    "session": t["session"],
+                    "timestamp": t["timestamp"],
+                    "speaker": t.get("speaker"),
+                    "role": t.get("role"),
+                }
+                for t in by_conv[conv]
+            ]
+            if not reuse or mem.store.count() != len(turns):
+                start = time.perf_counter()
+                mem.ingest_many(turns, on_conflict="skip")
+                mem.embed_pending()
+                ingest_seconds += time.perf_counter() - start
+                ingested += len(turns)
+            session_of = {t["id"]: t["session"] for t in turns}
+            for q in q_by_conv[conv]:
+                if limit_queries and done_queries >= limit_queries:
+                    break
+                t0 = time.perf_counter()
+                qvec = None
+                if shared_embedder is not None:
+                    qvec = mem.searcher.embed_query(shared_embedder, q["query"])
+                t_embed = time.perf_counter() - t0
+                for variant in variants:
+                    saved = {key: getattr(mem.config.search, key) for key in variant.search}
+                    for key, value in variant.search.items():
+                        setattr(mem.config.search, key, value)
+                    t1 = time.perf_counter()
+                    result = mem.search(
+                        q["query"],
+                        k=depth,
+                        now=q["timestamp"],
+                        query_vector=qvec,
+                        channels=variant.channels,
+                    )
+                    elapsed = time.perf_counter() - t1
+                    ids = [h.record.id for h in result.hits]
+                    row = score_query(
+                        ids,
+                        [session_of.get(i, "") for i in ids],
+                        q["gold"],
+                        q.get("gold_sessions", []),
+                    )
+                    s = scores[variant.name]
+                    s.per_query.append(row)
+                    s.categories.append(q.get("category", "all"))
+                    s.latency.append(elapsed * 1000)
+                    uses_vector = "vector" in variant.channels and qvec is not None
+                    s.latency_embed.append((elapsed + (t_embed if uses_vector else 0)) * 1000)
+                    # restore defaults so variants don't leak into each other
+                    for key, value in saved.items():
+                        setattr(mem.config.search, key, value)
+                done_queries += 1
+                if progress:
+                    progress("query", done_queries, total_queries)
+            mem.close()
+
+    results = {}
+    for variant in variants:
+        overall, by_category = _aggregate(scores[variant.name])
+        s = scores[variant.name]
+        results[variant.name] = {
+            "dataset": dataset.name,
+            "variant": variant.name,
+            "channels": list(variant.channels),
+            "n_queries": len(s.per_query),
+            "k": k,
+            "overall": overall,
+            "by_category": by_category,
+            "latency_ms": {
+                "search_p50": _percentile(s.latency, 50),
+                "search_p95": _percentile(s.latency, 95),
+                "search_embed_p50": _percentile(s.latency_embed, 50),
+                "search_embed_p95": _percentile(s.latency_embed, 95),
+            },
+            "ingest_per_s": round(ingested / ingest_seconds, 1) if ingest_seconds else 0.0,
+            "embed_model": shared_embedder.model_id if shared_embedder else None,
+        }
+    return {"variants": results}

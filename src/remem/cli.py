@@ -1,0 +1,576 @@
+"""The ``remem`` command.
+
+Every error is one line on stderr that names the problem and the fix, with exit code 2 for
+bad input and 1 for "not found"; every command that prints a table also takes ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from remem.config import Config
+from remem.errors import NotFoundError, RememError, ValidationError
+
+app = typer.Typer(
+    name="remem",
+    help="Long-term memory for LLM agents and chat bots (local-first, SQLite).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+class _State:
+    db: Path | None = None
+    config_file: Path | None = None
+
+
+state = _State()
+
+DbOption = Annotated[
+    Path | None, typer.Option("--db", help="database file (default: $REMEM_DB or the data dir)")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
+
+
+@app.callback()
+def _main(
+    db: DbOption = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="TOML config file (default: $REMEM_CONFIG)")
+    ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="log details")] = False,
+) -> None:
+    state.db = db
+    state.config_file = config
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="remem: %(levelname)s: %(message)s",
+    )
+
+
+def load_config(**overrides: Any) -> Config:
+    if state.db is not None:
+        overrides["store.path"] = str(state.db)
+    return Config.load(state.config_file, overrides=overrides)
+
+
+def open_memory(**overrides: Any):
+    from remem.engine import Memory
+
+    return Memory(config=load_config(**overrides))
+
+
+def emit_json(data: Any) -> None:
+    out.print_json(json.dumps(data, ensure_ascii=False, default=str), ensure_ascii=False)
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"error: {message}", markup=False, highlight=False)
+    raise typer.Exit(code)
+
+
+def fmt_time(ts: float | None) -> str:
+    if ts is None:
+        return "-"
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _short(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _filters(kind, scope, session, role, since, until) -> dict[str, Any]:
+    return {
+        "kind": kind, "scope": scope, "session": session, "role": role,
+        "since": since, "until": until,
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------------- add / ingest
+@app.command()
+def add(
+    text: Annotated[str, typer.Argument(help="the memory, e.g. 'Alice prefers tea'")],
+    scope: Annotated[str, typer.Option(help="global, user:<id>, agent:<id> ...")] = "global",
+    category: Annotated[str | None, typer.Option(help="preference, fact, decision ...")] = None,
+    importance: Annotated[float, typer.Option(help="0 to 1")] = 0.5,
+    record_id: Annotated[str | None, typer.Option("--id", help="your own id")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Store one curated memory."""
+    with open_memory() as mem:
+        fields: dict[str, Any] = {"scope": scope, "category": category, "importance": importance}
+        if record_id:
+            fields["id"] = record_id
+        record = mem.add(text, **fields)
+    if as_json:
+        emit_json(record.to_dict())
+    else:
+        out.print(f"added {record.id} ({record.index_status})", markup=False)
+
+
+def _read_jsonl(path: str) -> list[dict[str, Any]]:
+    if path == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        file = Path(path)
+        if not file.exists():
+            fail(f"{path!r} does not exist; give a JSONL file (one JSON object per line)")
+        if file.is_dir():
+            fail(f"{path!r} is a directory; give a JSONL file")
+        try:
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            fail(f"{path!r} is not UTF-8 text; give a JSONL file")
+    items = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            fail(f"{path}:{number}: not valid JSON ({exc.msg}); nothing was ingested")
+        if not isinstance(item, dict):
+            fail(f"{path}:{number}: expected a JSON object per line; nothing was ingested")
+        item["_line"] = number
+        items.append(item)
+    return items
+
+
+@app.command()
+def ingest(
+    file: Annotated[str, typer.Argument(help="JSONL file of messages ('-' = stdin)")],
+    kind: Annotated[str, typer.Option(help="message or memory")] = "message",
+    skip_existing: Annotated[
+        bool, typer.Option("--skip-existing", help="skip lines whose id is already stored")
+    ] = False,
+    no_embed: Annotated[
+        bool, typer.Option("--no-embed", help="store now, embed later with `remem embed`")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Ingest messages from a JSONL file (the ../shared/bench corpus format works as is).
+
+    Each line: {"text": ..., "id"?, "session"?, "timestamp"?, "speaker"?, "role"?, ...}.
+    All lines are validated first: one bad line stops the run and nothing is written.
+    """
+    from remem.schemas import validate_record
+
+    items = _read_jsonl(file)
+    if not items:
+        fail(f"{file!r} has no records; give one JSON object per line")
+    validated = []
+    for item in items:
+        line = item.pop("_line")
+        item.setdefault("kind", kind)
+        try:
+            validated.append(validate_record(item))
+        except ValidationError as exc:
+            fail(f"{file}:{line}: {exc}; nothing was ingested")
+    with open_memory() as mem:
+        started = time.perf_counter()
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )  # fmt: skip
+
+        with Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TimeRemainingColumn(), console=err, disable=as_json or not err.is_terminal,
+        ) as bar:  # fmt: skip
+            task = bar.add_task("embedding" if not no_embed else "storing", total=len(validated))
+            records = mem.ingest_many(
+                validated,
+                embed=not no_embed,
+                on_conflict="skip" if skip_existing else "error",
+                progress=lambda n: bar.advance(task, n),
+            )
+        elapsed = time.perf_counter() - started
+        pending = sum(1 for r in records if r.index_status != "indexed")
+    summary = {
+        "ingested": len(records),
+        "skipped": len(validated) - len(records),
+        "pending_embedding": pending,
+        "seconds": round(elapsed, 2),
+        "per_second": round(len(records) / elapsed, 1) if elapsed else None,
+    }
+    if as_json:
+        emit_json(summary)
+    else:
+        out.print(
+            f"ingested {summary['ingested']} records ({summary['skipped']} skipped, "
+            f"{pending} waiting for embedding) in {elapsed:.1f}s",
+            markup=False,
+        )
+        if pending and not no_embed:
+            err.print(
+                "warning: some records were not embedded; run `remem embed` later", markup=False
+            )
+
+
+# ---------------------------------------------------------------------- search
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="what to look for")],
+    k: Annotated[int, typer.Option("-k", "--k", help="number of hits")] = 10,
+    kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
+    scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
+    session: Annotated[str | None, typer.Option(help="only this session")] = None,
+    role: Annotated[str | None, typer.Option(help="only this role")] = None,
+    since: Annotated[str | None, typer.Option(help="created at or after (ISO date)")] = None,
+    until: Annotated[str | None, typer.Option(help="created at or before (ISO date)")] = None,
+    now: Annotated[str | None, typer.Option(help="evaluate as of this time")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="show why each hit ranks")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Hybrid (vector + BM25) search."""
+    with open_memory() as mem:
+        result = mem.search(
+            query, k=k, filters=_filters(kind, scope, session, role, since, until), now=now
+        )
+    if as_json:
+        emit_json(result.to_dict(explain=explain))
+        return
+    for warning in result.warnings:
+        err.print(f"warning: {warning}", markup=False)
+    if not result.hits:
+        out.print("no hits", markup=False)
+        return
+    table = Table(show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("when")
+    table.add_column("who")
+    table.add_column("text", overflow="fold")
+    if explain:
+        table.add_column("explain")
+    for i, hit in enumerate(result.hits, start=1):
+        r = hit.record
+        row = [str(i), f"{hit.score:.4f}", fmt_time(r.created_at), r.speaker_label or r.kind,
+               _short(r.text, 200)]  # fmt: skip
+        if explain:
+            row.append(hit.explain.one_line())
+        table.add_row(*row)
+    out.print(table)
+
+
+# ---------------------------------------------------------------------- list / get / delete
+@app.command("list")
+def list_(
+    kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
+    scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
+    session: Annotated[str | None, typer.Option(help="only this session")] = None,
+    role: Annotated[str | None, typer.Option(help="only this role")] = None,
+    limit: Annotated[int, typer.Option(help="at most this many (0 = all)")] = 20,
+    offset: Annotated[int, typer.Option(help="skip this many")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """List records, newest first."""
+    if limit < 0:
+        fail(f"invalid --limit {limit}; use 0 (all) or a positive number")
+    if offset < 0:
+        fail(f"invalid --offset {offset}; use 0 or a positive number")
+    with open_memory() as mem:
+        records = mem.list(
+            _filters(kind, scope, session, role, None, None), limit=limit or None, offset=offset
+        )
+    if as_json:
+        emit_json([r.to_dict() for r in records])
+        return
+    table = Table()
+    for col in ("id", "kind", "when", "who", "scope", "status", "text"):
+        table.add_column(col, overflow="fold" if col == "text" else "ellipsis")
+    for r in records:
+        table.add_row(r.id, r.kind, fmt_time(r.created_at), r.speaker_label or "-", r.scope,
+                      r.index_status, _short(r.text, 80))  # fmt: skip
+    out.print(table)
+    out.print(f"{len(records)} shown", markup=False)
+
+
+def _resolve_id(mem, record_id: str) -> str:
+    """Exact id, or a unique prefix of at least 8 characters."""
+    if mem.get(record_id) is not None:
+        return record_id
+    if len(record_id) >= 8:
+        matches = mem.store.ids_with_prefix(record_id, limit=11)
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            shown = ", ".join(matches[:10]) + (" ..." if len(matches) > 10 else "")
+            fail(f"id prefix {record_id!r} is ambiguous ({shown}); give more characters")
+    raise NotFoundError(f"no record with id {record_id!r}; `remem list` shows the ids")
+
+
+@app.command()
+def get(
+    record_id: Annotated[str, typer.Argument(help="record id (or a unique prefix, 8+ chars)")],
+    as_json: JsonOption = False,
+) -> None:
+    """Show one record."""
+    with open_memory() as mem:
+        record = mem.get(_resolve_id(mem, record_id))
+    assert record is not None
+    if as_json:
+        emit_json(record.to_dict())
+        return
+    table = Table(show_header=False)
+    table.add_column("field")
+    table.add_column("value", overflow="fold")
+    for key, value in record.to_dict().items():
+        if key in ("created_at", "event_time", "valid_from", "valid_to", "last_access"):
+            value = f"{fmt_time(value)} ({value})" if value else "-"
+        table.add_row(key, str(value))
+    out.print(table)
+
+
+@app.command()
+def delete(
+    record_id: Annotated[str, typer.Argument(help="record id (or a unique prefix, 8+ chars)")],
+    as_json: JsonOption = False,
+) -> None:
+    """Delete one record (its vectors and index entries go with it)."""
+    with open_memory() as mem:
+        full = _resolve_id(mem, record_id)
+        n = mem.delete(full)
+    if as_json:
+        emit_json({"deleted": n, "id": full})
+    else:
+        out.print(f"deleted {full}", markup=False)
+
+
+# ---------------------------------------------------------------------- stats / embed
+@app.command()
+def stats(as_json: JsonOption = False) -> None:
+    """Counts by kind, scope, role, index status and embedding model; file size."""
+    with open_memory() as mem:
+        data = mem.stats()
+        data["missing_vectors"] = None
+        emb_cfg = mem.config.embed
+        if emb_cfg.provider == "local":
+            model_id = f"local:{emb_cfg.model}"
+            data["missing_vectors"] = mem.store.count_missing_vectors(model_id)
+    if as_json:
+        emit_json(data)
+        return
+    table = Table(show_header=False)
+    table.add_column("what")
+    table.add_column("value", overflow="fold")
+    table.add_row("file", f"{data['path']} ({data['file_bytes'] / 1e6:.1f} MB)")
+    table.add_row("records", str(data["records"]))
+    for key in ("by_kind", "by_scope", "by_role", "by_category", "index_status"):
+        table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
+    vectors = ", ".join(f"{v['model_id']} ({v['dim']}d): {v['count']}" for v in data["vectors"])
+    table.add_row("vectors", vectors or "none")
+    if data["missing_vectors"] is not None:
+        table.add_row("missing vectors", str(data["missing_vectors"]))
+    table.add_row("sessions", str(data["sessions"]))
+    table.add_row("schema version", str(data["schema_version"]))
+    out.print(table)
+
+
+@app.command()
+def embed(
+    batch_size: Annotated[int | None, typer.Option(help="texts per embedding call")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Embed every record that has no vector for the configured model (backfill).
+
+    Safe to interrupt: finished batches are committed and a rerun continues from there.
+    """
+    if batch_size is not None and batch_size <= 0:
+        fail(f"invalid --batch-size {batch_size}; use a positive number")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with open_memory() as mem:
+        embedder = mem.get_embedder()
+        if embedder is None:
+            fail("embed.provider is 'none': nothing to embed; configure a provider first")
+        total = mem.store.count_missing_vectors(embedder.model_id)
+        with Progress(
+            TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), console=err,
+            disable=as_json or not err.is_terminal,
+        ) as bar:  # fmt: skip
+            task = bar.add_task("embed", total=total)
+            result = mem.embed_pending(
+                batch_size=batch_size, progress=lambda n: bar.advance(task, n)
+            )
+    if as_json:
+        emit_json(result)
+    else:
+        out.print(
+            f"embedded {result['embedded']}, failed {result['failed']}, "
+            f"still missing {result['remaining']}",
+            markup=False,
+        )
+    if result["failed"]:
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------------- bench
+@app.command()
+def bench(
+    dataset_dir: Annotated[Path, typer.Argument(help="folder with corpus.jsonl, queries.jsonl")],
+    k: Annotated[int, typer.Option("--k", "-k", help="hits per query (>= 10 is scored)")] = 10,
+    channels: Annotated[str, typer.Option(help="hybrid, vector or lexical")] = "hybrid",
+    limit_conversations: Annotated[
+        int | None, typer.Option(help="only the first N conversations")
+    ] = None,
+    limit_queries: Annotated[int | None, typer.Option(help="only the first N queries")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Score retrieval on a benchmark dataset (../shared/bench format)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from remem.benchmark import Variant, run_benchmark
+
+    chosen = {"hybrid": ("vector", "lexical"), "vector": ("vector",), "lexical": ("lexical",)}
+    if channels not in chosen:
+        fail(f"invalid --channels {channels!r}; use hybrid, vector or lexical")
+    if k < 1:
+        fail(f"invalid --k {k}; use a positive number")
+    if not dataset_dir.is_dir():
+        fail(
+            f"{str(dataset_dir)!r} is not a folder; give a folder with corpus.jsonl and "
+            "queries.jsonl"
+        )
+    config = load_config()
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err,
+        disable=as_json or not err.is_terminal,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("queries", total=None)
+
+        def progress(_stage: str, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = run_benchmark(
+            dataset_dir, config=config, k=k, variants=[Variant(channels, chosen[channels])],
+            limit_conversations=limit_conversations, limit_queries=limit_queries,
+            progress=progress,
+        )  # fmt: skip
+    res = result["variants"][channels]
+    if as_json:
+        emit_json({key: res[key] for key in (
+            "dataset", "n_queries", "overall", "by_category", "latency_ms", "ingest_per_s",
+            "channels", "embed_model", "k")})  # fmt: skip
+        return
+    table = Table(title=f"{res['dataset']} ({res['n_queries']} queries, {channels})")
+    table.add_column("category")
+    table.add_column("n", justify="right")
+    for m in ("recall@5", "recall@10", "hit@10", "session_recall@10", "mrr"):
+        table.add_column(m, justify="right")
+    rows = [("overall", res["overall"], res["n_queries"])]
+    rows += [(c, v, v["n"]) for c, v in res["by_category"].items()]
+    for name, v, n in rows:
+        table.add_row(name, str(n), *(f"{v[m]:.3f}" for m in (
+            "recall@5", "recall@10", "hit@10", "session_recall@10", "mrr")))  # fmt: skip
+    out.print(table)
+    lat = res["latency_ms"]
+    out.print(
+        f"search p50 {lat['search_p50']} ms, p95 {lat['search_p95']} ms; with query embedding "
+        f"p50 {lat['search_embed_p50']} ms, p95 {lat['search_embed_p95']} ms; "
+        f"ingest {res['ingest_per_s']} messages/s",
+        markup=False,
+    )
+
+
+DEMO_QUERIES = [
+    "Who has a food allergy?",
+    "Where does Alice work now?",
+    "小明什么时候有空？",
+    "哪个山间小屋已经订好了？",
+    "What should we remember about Xiaoming's diet?",
+]
+
+
+@app.command()
+def demo(
+    db: Annotated[
+        Path | None, typer.Option("--db", help="store to use (default: a fresh temporary one)")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ingest the bundled sample conversation, recall in English and Chinese, show the block
+    that would be injected into the prompt."""
+    import tempfile
+    from importlib.resources import files
+
+    from remem.conversation import render_block
+    from remem.engine import Memory
+
+    sample = files("remem") / "data" / "sample_conversation.jsonl"
+    turns = [json.loads(line) for line in sample.read_text("utf-8").splitlines() if line.strip()]
+    with tempfile.TemporaryDirectory(prefix="remem-demo-") as tmp:
+        path = db or state.db or Path(tmp) / "demo.db"
+        config = load_config(**{"store.path": str(path)})
+        with Memory(config=config) as mem:
+            started = time.perf_counter()
+            stored = mem.ingest_many(turns, on_conflict="skip")
+            took = time.perf_counter() - started
+            report: dict[str, Any] = {"db": str(path), "ingested": len(stored), "recalls": []}
+            if not as_json:
+                sessions = len({t["session"] for t in turns})
+                out.print(
+                    f"Ingested {len(stored)} messages ({len(turns)} in the sample, {sessions} "
+                    f"sessions, 3 speakers, English and Chinese) into {path} in {took:.1f}s\n",
+                    markup=False,
+                )
+            last_hits = None
+            for query in DEMO_QUERIES:
+                result = mem.search(query, k=3)
+                last_hits = result.hits if result.hits else last_hits
+                report["recalls"].append(result.to_dict(explain=True))
+                if as_json:
+                    continue
+                out.print(f"[bold]recall:[/bold] {query}  ({result.timings_ms['total']:.0f} ms)")
+                for hit in result.hits:
+                    r = hit.record
+                    out.print(
+                        f"  {hit.score:.4f}  [{r.speaker_label}] {_short(r.text, 100)}",
+                        markup=False,
+                    )
+                    out.print(f"          {hit.explain.one_line()}", markup=False, style="dim")
+                out.print()
+            block = render_block(mem.search(DEMO_QUERIES[-1], k=3).hits)
+            report["injected_block"] = block
+    if as_json:
+        emit_json(report)
+        return
+    out.print(f"[bold]Injected into the prompt for:[/bold] {DEMO_QUERIES[-1]}")
+    out.print(block, markup=False, highlight=False)
+
+
+def main() -> None:
+    try:
+        app()
+    except RememError as exc:
+        code = 1 if isinstance(exc, NotFoundError) else 2
+        err.print(f"error: {exc}", markup=False, highlight=False)
+        sys.exit(code)
+    except KeyboardInterrupt:
+        err.print("interrupted", markup=False)
+        sys.exit(130)
+    except BrokenPipeError:
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+from remem.text import Tokenizer, normalize_text, to_simplified
+from remem.text.tokenize import fts_match_expression
+
+
+def test_english_is_stemmed_and_stopwords_dropped():
+    tok = Tokenizer()
+    assert tok.query_tokens("I moved to Berlin") == ["move", "berlin"]
+    assert tok.index_tokens("moving") == tok.index_tokens("moves") == ["move"]
+
+
+def test_chinese_run_is_never_one_token():
+    tok = Tokenizer("bigram")
+    tokens = tok.index_tokens("我搬到柏林")
+    assert "我搬到柏林" not in tokens
+    assert {"我搬", "搬到", "到柏", "柏林"} <= set(tokens)
+    # documents carry unigrams so a one-character query can match
+    assert "猫" in tok.index_tokens("我的猫很可爱")
+    assert tok.query_tokens("猫") == ["猫"]
+    # longer queries use bigrams only
+    assert tok.query_tokens("柏林") == ["柏林"]
+
+
+def test_words_mode_uses_segmentation():
+    tok = Tokenizer("words")
+    tokens = tok.query_tokens("我喜欢机器学习")
+    assert "机器" in tokens or "机器学习" in tokens
+    assert "我喜欢机器学习" not in tokens
+
+
+def test_both_mode_adds_long_words_to_bigrams():
+    tok = Tokenizer("both")
+    tokens = tok.index_tokens("我明天去图书馆看书")
+    assert "图书" in tokens and "书馆" in tokens  # bigrams
+    assert "图书馆" in tokens  # a segmented word of 3 characters
+
+
+def test_traditional_and_simplified_meet():
+    tok = Tokenizer()
+    assert tok.query_tokens("記憶體") == tok.query_tokens("记忆体")
+    assert to_simplified("臺灣") == "台湾"
+    assert set(tok.query_tokens("後來")) & set(tok.index_tokens("后来他搬家了"))
+
+
+def test_japanese_and_korean_get_bigrams():
+    tok = Tokenizer()
+    ja = tok.index_tokens("東京に住んでいます")
+    assert "东京" in ja and "住ん" in ja
+    ko = tok.index_tokens("서울에 살아요")
+    assert "서울" in ko and "살아" in ko
+    assert set(tok.query_tokens("서울")) <= set(ko)
+
+
+def test_mixed_script_and_fullwidth():
+    tok = Tokenizer()
+    tokens = tok.index_tokens("ＧＰＴ４模型很好用")
+    assert "gpt4" in tokens
+    assert "模型" in tokens
+    assert normalize_text("ＡＢＣ") == "abc"
+
+
+def test_fts_expression_quotes_every_token():
+    expr = fts_match_expression(['a"b', "NEAR", "x"])
+    assert expr == '"a""b" OR "NEAR" OR "x"'
+    assert fts_match_expression([]) == ""
+
+
+def test_only_letters_and_digits_survive():
+    tok = Tokenizer()
+    for token in tok.index_tokens("hello, world! (test) -- e-mail: a@b.c 你好！"):
+        assert token.isalnum(), token
