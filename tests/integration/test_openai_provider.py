@@ -43,7 +43,7 @@ class FakeOpenAI:
                 step = server.script.pop(0) if server.script else {}
                 status = step.get("status", 200)
                 if self.path != "/v1/embeddings":
-                    status, step = 404, {"error": "Invalid URL (POST %s)" % self.path}
+                    status, step = 404, {"error": f"Invalid URL (POST {self.path})"}
                 if status == 200 and "raw" not in step:
                     dim = step.get("dim", body.get("dimensions", server.dim))
                     payload = {

@@ -128,10 +128,10 @@ def test_unwritable_directory(tmp_path):
     if os.geteuid() == 0:
         # root ignores permission bits; a read-only file system still says no
         target = "/proc/remem-test/remem.db"
-        with pytest.raises(StorePathError, match="cannot create directory|not writable"):
+        with pytest.raises(StorePathError, match=r"cannot create directory|not writable"):
             prepare_db_path(target)
         ro = "/proc/self/remem.db"
-        with pytest.raises(StorePathError, match="not writable|not a regular"):
+        with pytest.raises(StorePathError, match=r"not writable|not a regular"):
             prepare_db_path(ro)
         return
     locked = tmp_path / "locked"
