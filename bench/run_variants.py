@@ -13,42 +13,115 @@ import time
 from remem.benchmark import Variant, run_benchmark
 from remem.config import Config
 
+H = ("vector", "lexical")
+# Ablation: every stage off (one at a time) against the defaults, plus seed settings.
 VARIANTS = {
-    "w-28": Variant(
-        "w-28",
-        ("vector", "lexical"),
-        {"fusion": "weighted", "vector_weight": 0.2, "lexical_weight": 0.8},
-    ),
-    "w-46": Variant(
-        "w-46",
-        ("vector", "lexical"),
-        {"fusion": "weighted", "vector_weight": 0.4, "lexical_weight": 0.6},
-    ),
-    "rrf-l3-k10": Variant(
-        "rrf-l3-k10", ("vector", "lexical"), {"rrf_lexical_weight": 3.0, "rrf_k": 10}
-    ),
-    "rrf-l2-k5": Variant(
-        "rrf-l2-k5", ("vector", "lexical"), {"rrf_lexical_weight": 2.0, "rrf_k": 5}
-    ),
-    "rrf-l2": Variant("rrf-l2", ("vector", "lexical"), {"rrf_lexical_weight": 2.0}),
-    "rrf-l3": Variant("rrf-l3", ("vector", "lexical"), {"rrf_lexical_weight": 3.0}),
-    "rrf-l2-k20": Variant(
-        "rrf-l2-k20", ("vector", "lexical"), {"rrf_lexical_weight": 2.0, "rrf_k": 20}
-    ),
-    "w-55": Variant(
-        "w-55",
-        ("vector", "lexical"),
-        {"fusion": "weighted", "vector_weight": 0.5, "lexical_weight": 0.5},
-    ),
-    "w-37": Variant(
-        "w-37",
-        ("vector", "lexical"),
-        {"fusion": "weighted", "vector_weight": 0.3, "lexical_weight": 0.7},
-    ),
-    "hybrid-rrf": Variant("hybrid-rrf", ("vector", "lexical"), {"fusion": "rrf"}),
-    "hybrid-weighted": Variant("hybrid-weighted", ("vector", "lexical"), {"fusion": "weighted"}),
+    "default": Variant("default"),
     "vector": Variant("vector", ("vector",)),
     "lexical": Variant("lexical", ("lexical",)),
+    "rrf": Variant("rrf", H, {"search.fusion": "rrf"}),
+    "weighted-0.7/0.3": Variant(
+        "weighted-0.7/0.3", H, {"search.vector_weight": 0.7, "search.lexical_weight": 0.3}
+    ),
+    "all-stages-off": Variant(
+        "all-stages-off",
+        H,
+        {"search.context_weight": 0.0},
+        disable=(
+            "min_semantic",
+            "noise",
+            "rerank",
+            "recency",
+            "importance",
+            "length",
+            "decay",
+            "time_weight",
+            "same_user",
+            "time_intent",
+            "session_lift",
+            "neighbour_lift",
+            "min_score",
+            "diversity",
+        ),
+    ),
+    **{
+        f"no-{s}": Variant(f"no-{s}", H, disable=(s,))
+        for s in (
+            "noise",
+            "recency",
+            "importance",
+            "length",
+            "decay",
+            "time_intent",
+            "session_lift",
+            "neighbour_lift",
+            "diversity",
+        )
+    },
+    "no-context": Variant("no-context", H, {"search.context_weight": 0.0}),
+    "recency-0.1": Variant("recency-0.1", H, {"scoring.recency_weight": 0.1}),
+    "decay-on": Variant("decay-on", H, {"scoring.decay": True}),
+    "time-weight-0.3": Variant("time-weight-0.3", H, {"scoring.time_weight": 0.3}),
+    "session-lift-0.1": Variant("session-lift-0.1", H, {"scoring.session_lift": 0.1}),
+    "session-lift-0.2": Variant("session-lift-0.2", H, {"scoring.session_lift": 0.2}),
+    "mmr": Variant("mmr", H, {"diversity.mode": "mmr"}),
+    "time-filter": Variant("time-filter", H, {"time_intent.mode": "filter"}),
+    "time-boost-0.1": Variant("time-boost-0.1", H, {"time_intent.boost": 0.1}),
+    **{
+        f"demote-{t}": Variant(f"demote-{t}", H, {"diversity.threshold": t})
+        for t in (0.9, 0.93, 0.97)
+    },
+    **{
+        f"time-boost-{b}": Variant(f"time-boost-{b}", H, {"time_intent.boost": b})
+        for b in (0.05, 0.2, 0.5, 1.0)
+    },
+    "session-lift-0.05": Variant("session-lift-0.05", H, {"scoring.session_lift": 0.05}),
+    "recency-0.05": Variant("recency-0.05", H, {"scoring.recency_weight": 0.05}),
+    "recency-0.02": Variant("recency-0.02", H, {"scoring.recency_weight": 0.02}),
+    **{
+        f"nb-{v}": Variant(f"nb-{v}", H, {"scoring.neighbour_lift": v})
+        for v in (0.1, 0.2, 0.3, 0.5)
+    },
+    "nb-0.3-w2": Variant(
+        "nb-0.3-w2", H, {"scoring.neighbour_lift": 0.3, "scoring.neighbour_window": 2}
+    ),
+    "sl-0.2": Variant("sl-0.2", H, {"scoring.session_lift": 0.2}),
+    "sl-0.3": Variant("sl-0.3", H, {"scoring.session_lift": 0.3}),
+    "sl-0": Variant("sl-0", H, {"scoring.session_lift": 0.0}),
+    **{
+        f"g-nb{nb}-sl{sl}-w{w}": Variant(
+            f"g-nb{nb}-sl{sl}-w{w}",
+            H,
+            {
+                "scoring.neighbour_lift": nb,
+                "scoring.session_lift": sl,
+                "scoring.neighbour_window": w,
+            },
+        )
+        for nb in (0.5, 0.7)
+        for sl in (0.1, 0.2)
+        for w in (1, 2)
+    },
+    "g-nb0.5-sl0.2-w1-top40": Variant(
+        "g-nb0.5-sl0.2-w1-top40",
+        H,
+        {"scoring.neighbour_lift": 0.5, "scoring.session_lift": 0.2, "scoring.neighbour_top": 40},
+    ),
+    **{
+        f"ctx-{w}": Variant(
+            f"ctx-{w}",
+            H,
+            {
+                "search.context_weight": w,
+                "scoring.neighbour_lift": 0.5,
+                "scoring.neighbour_window": 2,
+            },
+        )
+        for w in (0.0, 0.1, 0.2, 0.4)
+    },
+    "pool-30": Variant("pool-30", H, {"search.candidate_pool": 30}),
+    "pool-20": Variant("pool-20", H, {"search.candidate_pool": 20}),
+    "pool-100": Variant("pool-100", H, {"search.candidate_pool": 100}),
 }
 
 
@@ -62,7 +135,7 @@ def main() -> None:
     ap.add_argument("--out")
     ap.add_argument("--reuse-dir", help="keep ingested stores here between runs")
     args = ap.parse_args()
-    overrides = {"embed.model": args.model}
+    overrides: dict = {"embed.model": args.model}
     for item in args.set:
         key, _, value = item.partition("=")
         overrides[key] = json.loads(value) if value[:1] in "[{0123456789-tf" else value

@@ -33,7 +33,9 @@ METRICS = ("recall@5", "recall@10", "hit@10", "session_recall@10", "mrr")
 class Variant:
     name: str
     channels: tuple[str, ...] = ("vector", "lexical")
-    search: dict[str, Any] = field(default_factory=dict)  # SearchConfig overrides
+    # "section.key" -> value, e.g. {"search.fusion": "rrf", "scoring.recency_weight": 0}
+    overrides: dict[str, Any] = field(default_factory=dict)
+    disable: tuple[str, ...] = ()  # pipeline stages to skip, e.g. ("decay", "diversity")
 
 
 @dataclass
@@ -42,6 +44,17 @@ class _Scores:
     categories: list[str] = field(default_factory=list)
     latency: list[float] = field(default_factory=list)
     latency_embed: list[float] = field(default_factory=list)
+
+
+def _apply(config: Config, overrides: dict[str, Any]) -> dict[str, Any]:
+    """Set dotted settings on a live config; returns the previous values (to restore)."""
+    previous = {}
+    for dotted, value in overrides.items():
+        section_name, _, key = dotted.partition(".")
+        section = getattr(config, section_name)
+        previous[dotted] = getattr(section, key)
+        setattr(section, key, value)
+    return previous
 
 
 def load_dataset(path: Path) -> tuple[list[dict], list[dict]]:
@@ -176,9 +189,7 @@ def run_benchmark(
                     qvec = mem.searcher.embed_query(shared_embedder, q["query"])
                 t_embed = time.perf_counter() - t0
                 for variant in variants:
-                    saved = {key: getattr(mem.config.search, key) for key in variant.search}
-                    for key, value in variant.search.items():
-                        setattr(mem.config.search, key, value)
+                    saved = _apply(mem.config, variant.overrides)
                     t1 = time.perf_counter()
                     result = mem.search(
                         q["query"],
@@ -186,6 +197,7 @@ def run_benchmark(
                         now=q["timestamp"],
                         query_vector=qvec,
                         channels=variant.channels,
+                        disable=variant.disable,
                     )
                     elapsed = time.perf_counter() - t1
                     ids = [h.record.id for h in result.hits]
@@ -202,8 +214,7 @@ def run_benchmark(
                     uses_vector = "vector" in variant.channels and qvec is not None
                     s.latency_embed.append((elapsed + (t_embed if uses_vector else 0)) * 1000)
                     # restore defaults so variants don't leak into each other
-                    for key, value in saved.items():
-                        setattr(mem.config.search, key, value)
+                    _apply(mem.config, saved)
                 done_queries += 1
                 if progress:
                     progress("query", done_queries, total_queries)

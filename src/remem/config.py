@@ -99,11 +99,94 @@ class SearchConfig(_Section):
     candidate_pool: int = Field(default=50, gt=0, description="floor of each channel's top-N")
     candidate_factor: int = Field(default=4, gt=0, description="each channel fetches k x this")
     max_k: int = Field(default=1000, gt=0, description="largest k a caller may ask for")
+    role_filter_factor: int = Field(
+        default=8, gt=0, description="k x this per channel when a role filter will drop hits"
+    )
+    context_weight: float = Field(
+        default=0.2, ge=0, description="BM25 weight of the context column (0 = own text only)"
+    )
+    min_semantic: float = Field(
+        default=0.0, ge=0, le=1, description="drop vector hits whose cosine is below (0 = off)"
+    )
+    min_score: float = Field(
+        default=0.0, ge=0, description="drop hits whose final score is below (0 = off)"
+    )
+
+
+class RerankConfig(_Section):
+    provider: Literal["none", "jina", "cohere", "siliconflow", "voyage", "local"] = Field(
+        default="none", description="a cross-encoder reranker; none by default"
+    )
+    base_url: str | None = Field(default=None, description="the rerank API root")
+    model: str | None = None
+    api_key: str | None = None
+    local_path: Path | None = Field(
+        default=None, description="local: a cross-encoder directory (sentence-transformers)"
+    )
+    timeout_s: float = Field(default=5.0, gt=0)
+    weight: float = Field(default=0.6, ge=0, le=1, description="final = w x rerank + (1-w) x fused")
+    top_n: int = Field(default=30, gt=0, description="rerank this many of the best candidates")
+
+
+class ScoringConfig(_Section):
+    recency_weight: float = Field(default=0.0, ge=0, description="additive boost for new records")
+    recency_half_life_days: float = Field(default=14.0, gt=0)
+    importance: bool = Field(default=True, description="x (0.7 + 0.3 x importance)")
+    length_anchor: int = Field(
+        default=500, ge=0, description="texts longer than this are damped (0 = off)"
+    )
+    decay: bool = Field(default=False, description="x (0.5 + 0.5 x exp(-age / half-life))")
+    decay_half_life_days: float = Field(default=60.0, gt=0)
+    reinforcement_factor: float = Field(
+        default=0.5, ge=0, description="each explicit recall stretches the half-life by this"
+    )
+    reinforcement_cap: float = Field(default=3.0, ge=1, description="at most this x half-life")
+    time_weight: float = Field(
+        default=0.0, ge=0, le=1, description="(1-w) x score + w x exp(-0.1 x days); 0 = off"
+    )
+    same_user_boost: float = Field(
+        default=2.0, ge=1, description="x when the asking user wrote or is mentioned in it"
+    )
+    session_lift: float = Field(
+        default=0.0, ge=0, le=1, description="share of a session's best score lent to its turns"
+    )
+    neighbour_lift: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="share of a hit's score given to the turns next to it in its session",
+    )
+    neighbour_window: int = Field(default=2, ge=0, le=5, description="turns each side")
+    neighbour_top: int = Field(default=20, ge=0, description="lift the neighbours of this many")
+
+
+class TimeIntentConfig(_Section):
+    enabled: bool = True
+    mode: Literal["boost", "filter"] = "boost"
+    boost: float = Field(default=0.3, ge=0, description="added to hits inside the window")
+
+
+class DiversityConfig(_Section):
+    mode: Literal["off", "demote", "mmr"] = "demote"
+    threshold: float = Field(default=0.95, gt=0, le=1, description="demote: cosine to a better hit")
+    mmr_lambda: float = Field(default=0.7, ge=0, le=1, description="mmr: relevance vs novelty")
+
+
+class NoiseConfig(_Section):
+    enabled: bool = Field(
+        default=True, description="drop greetings, refusals, heartbeats and memory meta-talk"
+    )
 
 
 class TextConfig(_Section):
     cjk_mode: Literal["bigram", "words", "both"] = Field(
         default="bigram", description="how runs of Chinese characters become lexical tokens"
+    )
+    context_turns: int = Field(
+        default=1,
+        ge=0,
+        le=5,
+        description="index each message with the tokens of this many turns before it",
     )
     stem_english: bool = True
     drop_stopwords: bool = True
@@ -115,12 +198,28 @@ class Config(_Section):
     embed: EmbedConfig = Field(default_factory=EmbedConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     text: TextConfig = Field(default_factory=TextConfig)
+    rerank: RerankConfig = Field(default_factory=RerankConfig)
+    scoring: ScoringConfig = Field(default_factory=ScoringConfig)
+    time_intent: TimeIntentConfig = Field(default_factory=TimeIntentConfig)
+    diversity: DiversityConfig = Field(default_factory=DiversityConfig)
+    noise: NoiseConfig = Field(default_factory=NoiseConfig)
 
     # Where each dotted key's value came from: "default", a file path, "env:NAME", "override".
     # Kept outside the model fields so it never appears in dumps.
     _sources: dict[str, str] = {}
 
-    @field_validator("store", "embed", "search", "text", mode="before")
+    @field_validator(
+        "store",
+        "embed",
+        "search",
+        "text",
+        "rerank",
+        "scoring",
+        "time_intent",
+        "diversity",
+        "noise",
+        mode="before",
+    )
     @classmethod
     def _none_is_default(cls, value: Any) -> Any:
         return {} if value is None else value
@@ -175,7 +274,7 @@ class Config(_Section):
             for key in type(section).model_fields:
                 dotted = f"{section_name}.{key}"
                 value = getattr(section, key)
-                if key in ("api_key", "api_keys") and value:
+                if key in ("api_key", "api_keys") and value:  # masked in every section
                     value = "***" if isinstance(value, str) else ["***"] * len(value)
                 rows.append((dotted, value, self.source_of(dotted)))
         return rows

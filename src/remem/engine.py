@@ -60,9 +60,7 @@ class Memory:
         self._embedder: Embedder | None = embedder
         self._embedder_loaded = embedder is not None
         self._embedder_lock = threading.Lock()
-        self.searcher = Searcher(
-            self.store, self.tokenizer, self.config.search, self.config.embed, self.get_embedder
-        )
+        self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -145,7 +143,8 @@ class Memory:
                 ) from None
         if not prepared:
             return []
-        rowids = self.store.insert_records(prepared, on_conflict=on_conflict)
+        rows = self._with_context(prepared)
+        rowids = self.store.insert_records(rows, on_conflict=on_conflict)
         stored = [
             (rowid, fields)
             for rowid, (fields, _tokens) in zip(rowids, prepared, strict=True)
@@ -160,6 +159,30 @@ class Memory:
         elif progress:
             progress(len(records))
         return records
+
+    def _with_context(
+        self, prepared: list[tuple[dict[str, Any], str]]
+    ) -> list[tuple[dict[str, Any], str, str]]:
+        """Add each message's context tokens: the lexical text of the ``text.context_turns``
+        turns before it in its session (from this batch, else from the store)."""
+        n = self.config.text.context_turns
+        if n <= 0:
+            return [(f, t, "") for f, t in prepared]
+        by_session: dict[str, list[dict[str, Any]]] = {}
+        for fields, _ in prepared:
+            if fields["kind"] == "message" and fields.get("session"):
+                by_session.setdefault(fields["session"], []).append(fields)
+        context: dict[int, str] = {}
+        for session, items in by_session.items():
+            items.sort(key=lambda f: f["created_at"])
+            earlier = [
+                _lexical_fields(r.speaker_label, r.text)
+                for r in self.store.previous_texts(session, items[0]["created_at"], n)
+            ]
+            for fields in items:
+                context[id(fields)] = self.tokenizer.index_string(" ".join(earlier[-n:]))
+                earlier.append(_lexical_fields(fields.get("speaker_label"), fields["text"]))
+        return [(f, t, context.get(id(f), "")) for f, t in prepared]
 
     def _embed_records(
         self, records: Sequence[Record], *, progress: Progress | None = None
@@ -291,9 +314,13 @@ def _single(items: Any) -> bool:
 
 def _lexical_text(item: RecordIn) -> str:
     # The speaker's name is searchable too ("what did Caroline say about ...").
-    if item.speaker_label and item.kind == "message":
-        return f"{item.speaker_label} {item.text}"
+    if item.kind == "message":
+        return _lexical_fields(item.speaker_label, item.text)
     return item.text
+
+
+def _lexical_fields(speaker: str | None, text: str) -> str:
+    return f"{speaker} {text}" if speaker else text
 
 
 def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:

@@ -90,6 +90,9 @@ class Explain:
         else:
             parts.append("bm25 -")
         parts.append(f"{self.fusion} {self.fused_score:.4f}")
+        changed = [(name, v) for name, v in self.stages[1:]]
+        if changed:
+            parts.append(" ".join(f"{name.split(' ')[0]} {v:.3f}" for name, v in changed))
         if self.degraded:
             parts.append("DEGRADED: lexical only")
         return " | ".join(parts)
@@ -122,6 +125,9 @@ class SearchResult:
     degraded: bool = False
     warnings: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # Candidates a gate removed: {"id", "stage", "reason", "score"}.
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def __iter__(self):
         return iter(self.hits)
@@ -138,7 +144,9 @@ class SearchResult:
             "degraded": self.degraded,
             "warnings": list(self.warnings),
             "timings_ms": dict(self.timings_ms),
+            "notes": list(self.notes),
             "hits": [h.to_dict(explain=explain) for h in self.hits],
+            **({"dropped": list(self.dropped)} if explain else {}),
         }
 
 

@@ -76,7 +76,8 @@ def test_hits_carry_explain(chat):
     ex = hit.explain
     assert ex.vector_rank == 1 and ex.lexical_rank == 1
     assert ex.vector_score > 0 and ex.lexical_score > 0
-    assert ex.fused_score == hit.score
+    assert ex.stages[0] == ("fusion (weighted)", ex.fused_score)
+    assert ex.stages[-1][1] == hit.score  # the trace ends at the final score
     assert not ex.degraded
     assert "vec #1" in ex.one_line() and "bm25 #1" in ex.one_line()
     json.dumps(hit.to_dict())

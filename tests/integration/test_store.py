@@ -47,16 +47,17 @@ def test_a_failing_migration_changes_nothing(db_path, monkeypatch):
     store = SQLiteStore(db_path)
     store.insert_records([(_fields(1), "text 1")])
     store.close()
+    latest = migrations.LATEST_VERSION
     broken = [
         *migrations.MIGRATIONS,
-        (2, "broken", "ALTER TABLE records ADD COLUMN extra TEXT; SELECT * FROM nope"),
+        (latest + 1, "broken", "ALTER TABLE records ADD COLUMN extra TEXT; SELECT * FROM nope"),
     ]
     monkeypatch.setattr("remem.store.sqlite.MIGRATIONS", broken)
-    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", 2)
+    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", latest + 1)
     with pytest.raises(StoreError):
         SQLiteStore(db_path)
     c = sqlite3.connect(db_path)
-    assert c.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert c.execute("PRAGMA user_version").fetchone()[0] == latest
     columns = [r[1] for r in c.execute("PRAGMA table_info(records)")]
     assert "extra" not in columns  # the half-applied ALTER was rolled back
 
@@ -74,6 +75,29 @@ def test_a_migration_adds_to_an_existing_file(db_path, monkeypatch):
     store = SQLiteStore(db_path)
     assert store.schema_version() == 2
     assert store.get("r1").text == "text 1"
+
+
+def test_a_version_1_file_is_migrated_with_its_data(db_path, monkeypatch):
+    # build a file at schema 1 (as the first release wrote it), then open with the current code
+    monkeypatch.setattr("remem.store.sqlite.MIGRATIONS", migrations.MIGRATIONS[:1])
+    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", 1)
+    old = SQLiteStore(db_path)
+    old._conn.execute("BEGIN")
+    old._conn.execute(
+        "INSERT INTO records (id, kind, text, created_at, content_hash, updated_at) "
+        "VALUES ('old', 'message', 'kept across migrations', 1, 'h', 1)"
+    )
+    rowid = old._conn.execute("SELECT rowid FROM records WHERE id='old'").fetchone()[0]
+    old._conn.execute("INSERT INTO records_fts (rowid, tokens) VALUES (?, 'kept across')", (rowid,))
+    old._conn.execute("COMMIT")
+    old.close()
+    monkeypatch.undo()
+    store = SQLiteStore(db_path)
+    assert store.schema_version() == migrations.LATEST_VERSION
+    assert store.get("old").text == "kept across migrations"
+    assert [r for r, _ in store.lexical_search('"kept"', None, 5)] == [rowid]
+    cols = [r[1] for r in store._conn.execute("PRAGMA table_info(records_fts)")]
+    assert cols == ["tokens", "context"]
 
 
 def test_newer_schema_is_refused(db_path):

@@ -6,7 +6,9 @@ def test_rrf_rewards_agreement():
     assert fused[0].rowid == 2
     c2 = fused[0]
     assert c2.vector_rank == 2 and c2.lexical_rank == 1
-    assert abs(c2.fused - (1 / 62 + 1 / 61)) < 1e-12
+    # normalised by the best attainable (rank 1 in both channels)
+    assert abs(c2.fused - (1 / 62 + 1 / 61) / (2 / 61)) < 1e-12
+    assert 0 < fused[-1].fused < c2.fused <= 1
 
 
 def test_rrf_weights_shift_the_balance():
@@ -20,9 +22,12 @@ def test_weighted_normalises_channels():
         [(1, 0.9), (2, 0.5)], [(2, 10.0), (3, 1.0)], vector_weight=0.7, lexical_weight=0.3
     )
     scores = {c.rowid: c.fused for c in fused}
+    # divided by the weights' sum (1.0 here)
     assert abs(scores[1] - 0.7) < 1e-9
     assert abs(scores[2] - 0.3) < 1e-9  # worst vector (0) + best lexical (1 x 0.3)
     assert abs(scores[3] - 0.03) < 1e-9
+    halves = weighted_fuse([(1, 0.9)], [(1, 3.0)], vector_weight=0.5, lexical_weight=1.5)
+    assert halves[0].fused == 1.0  # best in both channels = 1 whatever the weights
 
 
 def test_fusion_is_deterministic_on_ties():

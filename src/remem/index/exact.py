@@ -19,9 +19,23 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from remem.types import Filters
+
+# Scanning the loaded BLAS libraries costs ~1 ms; do it once, not per search.
+_controller: ThreadpoolController | None = None
+_controller_lock = threading.Lock()
+
+
+def blas_one_thread():
+    global _controller
+    if _controller is None:
+        with _controller_lock:
+            if _controller is None:
+                _controller = ThreadpoolController()
+    return _controller.limit(limits=1, user_api="blas")
+
 
 _CODED = ("kind", "scope", "session", "role", "platform", "category")
 
@@ -166,7 +180,7 @@ class ExactIndex:
             mask = self._mask(filters, now)
             # One BLAS thread: on 2 cores a second thread only helps an idle machine and
             # doubles latency under load.
-            with threadpool_limits(limits=1, user_api="blas"):
+            with blas_one_thread():
                 scores = self._matrix[:size] @ np.asarray(query, np.float32)
             if mask is not None:
                 scores = np.where(mask, scores, -np.inf)

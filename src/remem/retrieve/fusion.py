@@ -1,27 +1,19 @@
 """Fusing the vector and lexical candidate lists into one ranking.
 
-- ``rrf``: reciprocal rank fusion, score = sum over channels of w / (rrf_k + rank), with the
-  channel weights normalised to sum to 2 (so equal weights give classic RRF). Rank based, so it
-  needs no calibration between cosine and BM25.
+- ``rrf``: reciprocal rank fusion, sum over channels of w / (rrf_k + rank), divided by the
+  best score attainable so it lies in [0, 1]. Rank based, so it needs no calibration between
+  cosine and BM25.
 - ``weighted``: each channel's scores min-max normalised over its candidate pool, then
-  combined as vector_weight x v + lexical_weight x l. Keeps "how much better" information that
-  ranks throw away.
+  combined as vector_weight x v + lexical_weight x l and divided by the weights' sum, so it lies
+  in [0, 1]. Keeps "how much better" information that ranks throw away.
+
+Both leave the fused score in ``Candidate.fused`` and ``Candidate.score`` so the scoring stages
+that follow work on one scale.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-
-@dataclass(slots=True)
-class Candidate:
-    rowid: int
-    vector_rank: int | None = None  # 1-based
-    vector_score: float | None = None
-    lexical_rank: int | None = None
-    lexical_score: float | None = None
-    fused: float = 0.0
-    stages: list[tuple[str, float]] = field(default_factory=list)
+from remem.retrieve.candidates import Candidate
 
 
 def _merge(
@@ -48,16 +40,15 @@ def rrf_fuse(
     lexical_weight: float = 1.0,
 ) -> list[Candidate]:
     pool = _merge(vector, lexical)
-    total = vector_weight + lexical_weight
-    if total > 0:
-        vector_weight, lexical_weight = 2 * vector_weight / total, 2 * lexical_weight / total
+    best = (vector_weight if vector else 0.0) + (lexical_weight if lexical else 0.0)
+    best = best / (k + 1) if best > 0 else 1.0
     for cand in pool.values():
         score = 0.0
         if cand.vector_rank is not None:
             score += vector_weight / (k + cand.vector_rank)
         if cand.lexical_rank is not None:
             score += lexical_weight / (k + cand.lexical_rank)
-        cand.fused = score
+        cand.fused = cand.score = score / best
     return _sorted(pool)
 
 
@@ -85,7 +76,8 @@ def weighted_fuse(
             score += vector_weight * v
         if cand.lexical_score is not None and l_hi > 0:
             score += lexical_weight * (cand.lexical_score / l_hi)
-        cand.fused = score
+        total = (vector_weight if vector else 0.0) + (lexical_weight if lexical else 0.0)
+        cand.fused = cand.score = score / total if total > 0 else 0.0
     return _sorted(pool)
 
 

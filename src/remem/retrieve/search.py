@@ -1,4 +1,14 @@
-"""Hybrid search: vector top-N + BM25 top-N -> fusion -> authoritative fetch -> hits."""
+"""The read pipeline.
+
+candidates (vector top-N, lexical top-N) -> fusion -> authoritative fetch (the store applies
+the filters again; deleted records vanish here) -> gates (semantic floor, noise) -> rerank ->
+scoring (recency, importance, length, decay, time weighting, same user, time intent, session
+lift) -> final-score floor -> diversity -> top k.
+
+Every stage is a small function over the candidate list (see the modules next to this one);
+each writes its score into the candidate's trace, and every candidate a gate removes is
+reported with the gate's name, so a search can always answer "why this?" and "why nothing?".
+"""
 
 from __future__ import annotations
 
@@ -8,15 +18,43 @@ from collections.abc import Callable
 
 import numpy as np
 
-from remem.config import EmbedConfig, SearchConfig
+from remem.config import Config
 from remem.embed.base import Embedder, embed_with_chunks
 from remem.errors import RememError
 from remem.index.exact import ExactIndex
-from remem.retrieve.fusion import Candidate, rrf_fuse, weighted_fuse
+from remem.retrieve import diversity as diversity_stage
+from remem.retrieve import filters as gates
+from remem.retrieve import scoring
+from remem.retrieve.candidates import Candidate, pool_size
+from remem.retrieve.context import StageContext
+from remem.retrieve.fusion import rrf_fuse, weighted_fuse
+from remem.retrieve.rerank import Reranker, make_reranker, rerank
+from remem.retrieve.time_intent import time_intent
+from remem.text.timeexpr import find_time_window
 from remem.text.tokenize import Tokenizer, fts_match_expression
 from remem.types import Explain, Filters, Hit, SearchResult
 
 log = logging.getLogger("remem.search")
+
+Stage = Callable[[list[Candidate], StageContext], list[Candidate]]
+
+# (name, function) in pipeline order; names are what `disable=` and the explain trace use.
+SCORE_STAGES: list[tuple[str, Stage]] = [
+    ("min_semantic", gates.min_semantic),
+    ("noise", gates.noise),
+    ("rerank", lambda c, ctx: c),  # replaced per searcher (needs the reranker)
+    ("recency", scoring.recency),
+    ("importance", scoring.importance),
+    ("length", scoring.length_norm),
+    ("decay", scoring.decay),
+    ("time_weight", scoring.time_weighting),
+    ("same_user", scoring.same_user),
+    ("time_intent", time_intent),
+    ("session_lift", scoring.session_lift),
+    ("neighbour_lift", lambda c, ctx: c),  # replaced per search (needs the store)
+    ("min_score", gates.min_score),
+]
+STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity"]
 
 
 class Searcher:
@@ -24,17 +62,19 @@ class Searcher:
         self,
         store,
         tokenizer: Tokenizer,
-        config: SearchConfig,
-        embed_config: EmbedConfig,
+        config: Config,
         embedder_factory: Callable[[], Embedder | None],
     ) -> None:
         self.store = store
         self.tokenizer = tokenizer
         self.config = config
-        self.embed_config = embed_config
         self._embedder_factory = embedder_factory
         self._indexes: dict[str, ExactIndex] = {}
+        self._reranker: Reranker | None = None
+        self._reranker_loaded = False
+        self._model_checked: set[str] = set()
 
+    # ------------------------------------------------------------------ helpers
     def index_for(self, embedder: Embedder) -> ExactIndex:
         index = self._indexes.get(embedder.model_id)
         if index is None:
@@ -44,104 +84,179 @@ class Searcher:
         return index
 
     def embed_query(self, embedder: Embedder, query: str) -> np.ndarray:
-        chunk = self.embed_config.chunk_chars
+        cfg = self.config.embed
+        chunk = cfg.chunk_chars
         return embed_with_chunks(
             embedder,
             [query],
             is_query=True,
             max_chars=embedder.default_chunk_chars if chunk is None else chunk,
-            overlap=self.embed_config.chunk_overlap,
-            batch_size=self.embed_config.batch_size,
+            overlap=cfg.chunk_overlap,
+            batch_size=cfg.batch_size,
         )[0]
 
+    def reranker(self) -> Reranker | None:
+        if not self._reranker_loaded:
+            self._reranker = make_reranker(self.config.rerank)
+            self._reranker_loaded = True
+        return self._reranker
+
+    # ------------------------------------------------------------------ search
     def search(
         self,
         query: str,
         k: int,
         filters: Filters | None,
-        now: float | None,
+        now: float,
         *,
         query_vector: np.ndarray | None = None,
         channels: tuple[str, ...] = ("vector", "lexical"),
+        asker: str | None = None,
+        same_user_boost: bool = False,
+        disable: tuple[str, ...] | frozenset[str] = (),
+        explicit: bool = False,
     ) -> SearchResult:
         cfg = self.config
         result = SearchResult(query=query)
-        pool = max(cfg.candidate_pool, k * cfg.candidate_factor)
+        ctx = StageContext(query=query, now=now, k=k, config=cfg, asker=asker,
+                           same_user_boost=same_user_boost, explicit=explicit)  # fmt: skip
+        role_filter = filters is not None and filters.roles is not None
+        pool = pool_size(k, floor=cfg.search.candidate_pool, factor=cfg.search.candidate_factor,
+                         role_factor=cfg.search.role_filter_factor, role_filter=role_filter)  # fmt: skip
         t0 = time.perf_counter()
 
         lexical: list[tuple[int, float]] = []
         if "lexical" in channels:
             match = fts_match_expression(self.tokenizer.query_tokens(query))
-            lexical = self.store.lexical_search(match, filters, pool, now)
+            lexical = self.store.lexical_search(
+                match, filters, pool, now, context_weight=cfg.search.context_weight
+            )
         t1 = time.perf_counter()
 
         vector: list[tuple[int, float]] = []
+        index: ExactIndex | None = None
         t_embed = 0.0
         if "vector" in channels:
-            vector = self._vector_channel(query, query_vector, pool, filters, now, result)
-            t_embed = result.timings_ms.pop("_embed", 0.0)
+            vector, index, query_vector, t_embed = self._vector_channel(
+                query, query_vector, pool, filters, now, result
+            )
+        ctx.query_vector = query_vector
         t2 = time.perf_counter()
 
-        if cfg.fusion == "rrf":
-            fused = rrf_fuse(
-                vector,
-                lexical,
-                k=cfg.rrf_k,
-                vector_weight=cfg.rrf_vector_weight,
-                lexical_weight=cfg.rrf_lexical_weight,
-            )
+        if cfg.search.fusion == "rrf":
+            fused = rrf_fuse(vector, lexical, k=cfg.search.rrf_k,
+                             vector_weight=cfg.search.rrf_vector_weight,
+                             lexical_weight=cfg.search.rrf_lexical_weight)  # fmt: skip
         else:
-            fused = weighted_fuse(
-                vector, lexical, vector_weight=cfg.vector_weight, lexical_weight=cfg.lexical_weight
-            )
-        result.hits = self._materialise(fused, k, filters, now, result.degraded, cfg.fusion)
+            fused = weighted_fuse(vector, lexical, vector_weight=cfg.search.vector_weight,
+                                  lexical_weight=cfg.search.lexical_weight)  # fmt: skip
+        for c in fused:
+            c.stages.append((f"fusion ({cfg.search.fusion})", c.fused))
+
+        cands = self._fetch(fused, filters, now, ctx)
+        if index is not None and cands:
+            ctx.vectors = index.vectors_for([c.rowid for c in cands])
+        if cfg.time_intent.enabled and "time_intent" not in disable:
+            ctx.time_window = find_time_window(query, now)
+            if ctx.time_window is not None:
+                ctx.notes.append(f"time intent: '{ctx.time_window.expression}'")
         t3 = time.perf_counter()
-        result.timings_ms.update(
-            {
-                "lexical": (t1 - t0) * 1000,
-                "embed": t_embed,
-                "vector": (t2 - t1) * 1000 - t_embed,
-                "fuse_fetch": (t3 - t2) * 1000,
-                "total": (t3 - t0) * 1000,
-            }
-        )
+
+        for name, stage in SCORE_STAGES:
+            if name in disable or not cands:
+                continue
+            if name == "rerank":
+                cands = rerank(cands, ctx, self.reranker())
+            elif name == "neighbour_lift":
+                cands = scoring.neighbour_lift(cands, ctx, self.store, filters, now)
+            else:
+                cands = stage(cands, ctx)
+        cands.sort(key=lambda c: (-c.score, c.rowid))
+        if "diversity" not in disable:
+            cands = diversity_stage.diversity(cands, ctx)
+        t4 = time.perf_counter()
+
+        result.hits = [self._hit(c, result.degraded) for c in cands[:k]]
+        result.dropped = [d.to_dict() for d in ctx.dropped]
+        result.notes = list(ctx.notes)
+        for w in ctx.warnings:
+            if w not in result.warnings:
+                result.warnings.append(w)
+        result.timings_ms.update({
+            "lexical": (t1 - t0) * 1000, "embed": t_embed,
+            "vector": (t2 - t1) * 1000 - t_embed, "fuse_fetch": (t3 - t2) * 1000,
+            "stages": (t4 - t3) * 1000, "total": (t4 - t0) * 1000,
+        })  # fmt: skip
         return result
 
+    def _fetch(self, fused: list[Candidate], filters: Filters | None, now: float,
+               ctx: StageContext) -> list[Candidate]:  # fmt: skip
+        """Attach records; the store re-applies the filters and skips deleted records, so a
+        lexical-only or cached vector hit is confirmed to still exist before it is used."""
+        records = self.store.get_by_rowids([c.rowid for c in fused], filters, now)
+        out = []
+        for c in fused:
+            c.record = records.get(c.rowid)
+            if c.record is None:
+                ctx.drop(c, "fetch", "deleted meanwhile or outside the filters")
+            else:
+                out.append(c)
+        return out
+
+    def _hit(self, c: Candidate, degraded: bool) -> Hit:
+        assert c.record is not None
+        explain = Explain(
+            vector_rank=c.vector_rank, vector_score=c.vector_score,
+            lexical_rank=c.lexical_rank, lexical_score=c.lexical_score, fused_score=c.fused,
+            fusion=self.config.search.fusion,
+            stages=list(c.stages), degraded=degraded, notes=list(c.notes),
+        )  # fmt: skip
+        return Hit(record=c.record, score=c.score, explain=explain)
+
     def _vector_channel(
-        self,
-        query: str,
-        query_vector: np.ndarray | None,
-        pool: int,
-        filters: Filters | None,
-        now: float | None,
-        result: SearchResult,
-    ) -> list[tuple[int, float]]:
+        self, query: str, query_vector: np.ndarray | None, pool: int, filters: Filters | None,
+        now: float, result: SearchResult,
+    ) -> tuple[list[tuple[int, float]], ExactIndex | None, np.ndarray | None, float]:  # fmt: skip
         try:
             embedder = self._embedder_factory()
         except RememError as exc:
             self._degrade(result, f"embedding model unavailable ({exc})")
-            return []
+            return [], None, None, 0.0
         if embedder is None:
-            result.degraded = True  # lexical-only by configuration: flag it, no warning
-            return []
+            result.degraded = True  # lexical-only by configuration: flagged, no warning
+            return [], None, None, 0.0
+        t_embed = 0.0
         if query_vector is None:
             start = time.perf_counter()
             try:
                 query_vector = self.embed_query(embedder, query)
             except RememError as exc:
                 self._degrade(result, f"query embedding failed ({exc})")
-                return []
-            finally:
-                result.timings_ms["_embed"] = (time.perf_counter() - start) * 1000
+                return [], None, None, (time.perf_counter() - start) * 1000
+            t_embed = (time.perf_counter() - start) * 1000
         index = self.index_for(embedder)
         hits = index.search(query_vector, pool, filters, now)
         if index.size == 0 and self.store.count() > 0:
-            self._degrade(
-                result,
-                f"no records have vectors for {embedder.model_id} yet; run `remem embed` "
-                "(answered from the lexical index only)",
-            )
-        return hits
+            self._degrade(result, f"no records have vectors for {embedder.model_id} yet; run "
+                                  "`remem embed`")  # fmt: skip
+        else:
+            self._check_models(embedder, index, result)
+        return hits, index, query_vector, t_embed
+
+    def _check_models(self, embedder: Embedder, index: ExactIndex, result: SearchResult) -> None:
+        """Vectors of other models are never compared; say how many records that leaves
+        without a vector for the query's model, once per model per process."""
+        if embedder.model_id in self._model_checked:
+            return
+        self._model_checked.add(embedder.model_id)
+        missing = self.store.count() - index.size
+        others = [(m, n) for m, _d, n in self.store.vector_stats() if m != embedder.model_id]
+        if missing > 0 and others:
+            names = ", ".join(f"{m} ({n})" for m, n in others)
+            message = (f"{missing} records have no {embedder.model_id} vector (other models: "
+                       f"{names}); they are found by lexical search only until `remem embed`")  # fmt: skip
+            result.warnings.append(message)
+            log.warning(message)
 
     @staticmethod
     def _degrade(result: SearchResult, why: str) -> None:
@@ -150,39 +265,3 @@ class Searcher:
         if message not in result.warnings:
             result.warnings.append(message)
             log.warning(message)
-
-    def _materialise(
-        self,
-        fused: list[Candidate],
-        k: int,
-        filters: Filters | None,
-        now: float | None,
-        degraded: bool,
-        fusion: str,
-    ) -> list[Hit]:
-        """Fetch records for the best candidates; the store re-applies the filters, and a
-        candidate whose record vanished meanwhile is skipped, not returned."""
-        hits: list[Hit] = []
-        start = 0
-        while len(hits) < k and start < len(fused):
-            batch = fused[start : start + max(k * 2, 20)]
-            start += len(batch)
-            records = self.store.get_by_rowids([c.rowid for c in batch], filters, now)
-            for cand in batch:
-                record = records.get(cand.rowid)
-                if record is None:
-                    continue
-                explain = Explain(
-                    vector_rank=cand.vector_rank,
-                    vector_score=cand.vector_score,
-                    lexical_rank=cand.lexical_rank,
-                    lexical_score=cand.lexical_score,
-                    fused_score=cand.fused,
-                    fusion=fusion,
-                    stages=[("fusion", cand.fused)],
-                    degraded=degraded,
-                )
-                hits.append(Hit(record=record, score=cand.fused, explain=explain))
-                if len(hits) >= k:
-                    break
-        return hits

@@ -85,6 +85,19 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         INSERT INTO counters (name, value) VALUES ('rev', 0), ('deletes', 0);
         """,
     ),
+    (
+        2,
+        "lexical index gets a context column (the turns before a message)",
+        """
+        CREATE VIRTUAL TABLE records_fts_v2 USING fts5(
+            tokens, context, tokenize = 'unicode61 remove_diacritics 0'
+        );
+        INSERT INTO records_fts_v2 (rowid, tokens, context)
+            SELECT rowid, tokens, '' FROM records_fts;
+        DROP TABLE records_fts;
+        ALTER TABLE records_fts_v2 RENAME TO records_fts
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

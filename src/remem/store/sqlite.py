@@ -49,6 +49,11 @@ class VectorRows:
     max_seq: int
 
 
+def _json(text: str, empty: Any) -> Any:
+    # Most records carry no mentions, sources or metadata: skip the parser for those.
+    return empty.copy() if text in ("[]", "{}") else json.loads(text)
+
+
 def _row_to_record(row: Sequence[Any]) -> Record:
     return Record(
         rowid=row[0],
@@ -63,7 +68,7 @@ def _row_to_record(row: Sequence[Any]) -> Record:
         group_name=row[9],
         speaker_id=row[10],
         speaker_label=row[11],
-        mentions=json.loads(row[12]),
+        mentions=_json(row[12], []),
         category=row[13],
         importance=row[14],
         created_at=row[15],
@@ -72,9 +77,9 @@ def _row_to_record(row: Sequence[Any]) -> Record:
         valid_to=row[18],
         access_count=row[19],
         last_access=row[20],
-        source_ids=json.loads(row[21]),
+        source_ids=_json(row[21], []),
         content_hash=row[22],
-        metadata=json.loads(row[23]),
+        metadata=_json(row[23], {}),
         source=row[24],
         index_status=row[25],
         index_error=row[26],
@@ -225,9 +230,10 @@ class SQLiteStore:
 
     # ---------------------------------------------------------------- records
     def insert_records(
-        self, rows: Sequence[tuple[dict[str, Any], str]], *, on_conflict: str = "error"
-    ) -> list[int | None]:
-        """Insert (record fields, lexical tokens) pairs in one transaction.
+        self, rows: Sequence[tuple[dict[str, Any], str] | tuple[dict[str, Any], str, str]],
+        *, on_conflict: str = "error",
+    ) -> list[int | None]:  # fmt: skip
+        """Insert (record fields, lexical tokens[, context tokens]) in one transaction.
 
         Returns the new rowids; ``None`` where ``on_conflict="skip"`` skipped an existing id.
         With ``on_conflict="error"`` an existing id aborts the whole batch (nothing written).
@@ -241,7 +247,9 @@ class SQLiteStore:
         )
         with self.write() as c:
             rev = self._bump_rev(c)
-            for fields, tokens in rows:
+            for row in rows:
+                fields, tokens = row[0], row[1]
+                context = row[2] if len(row) > 2 else ""
                 values = [_column_value(fields, col) for col in _INSERT_COLUMNS]
                 try:
                     cur = c.execute(sql, [*values, rev, now])
@@ -260,7 +268,10 @@ class SQLiteStore:
                         ) from None
                     raise
                 rowid = cur.lastrowid
-                c.execute("INSERT INTO records_fts (rowid, tokens) VALUES (?, ?)", (rowid, tokens))
+                c.execute(
+                    "INSERT INTO records_fts (rowid, tokens, context) VALUES (?, ?, ?)",
+                    (rowid, tokens, context),
+                )
                 out.append(rowid)
         return out
 
@@ -299,6 +310,44 @@ class SQLiteStore:
                 for row in self._conn.execute(sql, [*chunk, *params]):
                     out[row[0]] = _row_to_record(row)
         return out
+
+    def neighbours(
+        self, records: Sequence[Record], before: int, after: int,
+        filters: Filters | None = None, now: float | None = None,
+    ) -> dict[int, list[Record]]:  # fmt: skip
+        """For each record (by rowid): up to ``before`` earlier and ``after`` later records of
+        its session, nearest first, passing the filters. Records without a session have none."""
+        where, params = filters_sql(filters, now=now)
+        out: dict[int, list[Record]] = {}
+        with self._lock:
+            for rec in records:
+                if not rec.session or rec.rowid is None:
+                    continue
+                found: list[Record] = []
+                for op, order, limit in (("<", "DESC", before), (">", "ASC", after)):
+                    if limit <= 0:
+                        continue
+                    sql = (
+                        f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.session = ? AND "
+                        f"(r.created_at, r.rowid) {op} (?, ?){where} "
+                        f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT ?"
+                    )
+                    rows = self._conn.execute(
+                        sql, [rec.session, rec.created_at, rec.rowid, *params, limit]
+                    )
+                    found.extend(_row_to_record(r) for r in rows)
+                out[rec.rowid] = found
+        return out
+
+    def previous_texts(self, session: str, before: float, limit: int) -> list[Record]:
+        """The last ``limit`` records of a session created before ``before``, oldest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.session = ? AND r.created_at < ? "
+                "ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?",
+                (session, before, limit),
+            ).fetchall()
+        return [_row_to_record(r) for r in reversed(rows)]
 
     def list_records(
         self,
@@ -355,21 +404,27 @@ class SQLiteStore:
 
     # ---------------------------------------------------------------- lexical
     def lexical_search(
-        self, match: str, filters: Filters | None, limit: int, now: float | None = None
-    ) -> list[tuple[int, float]]:
-        """(rowid, bm25 score) best first; scores are positive, higher is better."""
+        self, match: str, filters: Filters | None, limit: int, now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> list[tuple[int, float]]:  # fmt: skip
+        """(rowid, bm25 score) best first; scores are positive, higher is better.
+        ``context_weight`` > 0 also matches the context column (the turns before a message)
+        with that BM25 column weight; 0 searches the message's own tokens only."""
         if not match:
             return []
+        if context_weight <= 0:
+            match = "{tokens} : (" + match + ")"
+        rank = f"-bm25(records_fts, 1.0, {float(context_weight)!r})"
         where, params = filters_sql(filters, now=now)
         if where:
             sql = (
-                "SELECT f.rowid, -bm25(records_fts) AS s FROM records_fts f "
+                f"SELECT f.rowid, {rank} AS s FROM records_fts f "
                 "JOIN records r ON r.rowid = f.rowid "
                 f"WHERE records_fts MATCH ?{where} ORDER BY s DESC LIMIT ?"
             )
         else:
             sql = (
-                "SELECT rowid, -bm25(records_fts) AS s FROM records_fts "
+                f"SELECT rowid, {rank} AS s FROM records_fts "
                 "WHERE records_fts MATCH ? ORDER BY s DESC LIMIT ?"
             )
         with self._lock:

@@ -1,0 +1,33 @@
+"""The unit every pipeline stage works on, and how many candidates each channel fetches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from remem.types import Record
+
+
+@dataclass(slots=True)
+class Candidate:
+    rowid: int
+    vector_rank: int | None = None  # 1-based
+    vector_score: float | None = None  # cosine
+    lexical_rank: int | None = None
+    lexical_score: float | None = None  # BM25, higher is better
+    fused: float = 0.0
+    score: float = 0.0  # the current score, updated by every stage
+    record: Record | None = None
+    stages: list[tuple[str, float]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def set(self, stage: str, score: float) -> None:
+        """Record a stage's effect (only when it changed the score, to keep traces short)."""
+        if score != self.score or not self.stages:
+            self.score = score
+            self.stages.append((stage, score))
+
+
+def pool_size(k: int, *, floor: int, factor: int, role_factor: int, role_filter: bool) -> int:
+    """Each channel's top-N: k x factor (k x role_factor when a role filter will drop hits),
+    never below ``floor``."""
+    return max(floor, k * (role_factor if role_filter else factor))

@@ -1,0 +1,47 @@
+"""What every stage may read: the query, the clock, the settings, and where to report drops."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from remem.config import Config
+from remem.retrieve.candidates import Candidate
+from remem.text.timeexpr import TimeWindow
+
+
+@dataclass(slots=True)
+class Dropped:
+    """A candidate a stage removed, and why (the answer to "why was nothing recalled?")."""
+
+    record_id: str | None
+    rowid: int
+    stage: str
+    reason: str
+    score: float
+
+    def to_dict(self) -> dict:
+        return {"id": self.record_id, "stage": self.stage, "reason": self.reason,
+                "score": self.score}  # fmt: skip
+
+
+@dataclass
+class StageContext:
+    query: str
+    now: float
+    k: int
+    config: Config
+    query_vector: np.ndarray | None = None
+    vectors: dict[int, np.ndarray] = field(default_factory=dict)  # rowid -> stored vector
+    asker: str | None = None  # the user asking, for the same-user boost
+    same_user_boost: bool = False
+    time_window: TimeWindow | None = None
+    dropped: list[Dropped] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    explicit: bool = False  # an explicit recall (counts as access), not an automatic one
+
+    def drop(self, cand: Candidate, stage: str, reason: str) -> None:
+        rid = cand.record.id if cand.record else None
+        self.dropped.append(Dropped(rid, cand.rowid, stage, reason, cand.score))

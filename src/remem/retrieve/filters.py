@@ -1,0 +1,53 @@
+"""Gates that remove candidates: semantic floor, noise, final-score floor.
+
+Each returns the survivors and reports every removal to the context, so the explain trace
+can say which gate stopped which candidate.
+"""
+
+from __future__ import annotations
+
+from remem.retrieve.candidates import Candidate
+from remem.retrieve.context import StageContext
+from remem.text.noise import is_noise
+
+
+def min_semantic(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """Drop candidates whose cosine to the query is below ``search.min_semantic``.
+    Lexical-only candidates (no vector score) pass: they matched on words."""
+    floor = ctx.config.search.min_semantic
+    if floor <= 0:
+        return cands
+    kept = []
+    for c in cands:
+        if c.vector_score is not None and c.vector_score < floor and c.lexical_rank is None:
+            ctx.drop(c, "min_semantic", f"cosine {c.vector_score:.3f} < {floor}")
+        else:
+            kept.append(c)
+    return kept
+
+
+def noise(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """Drop greetings, refusals, heartbeats and meta-talk about memory."""
+    if not ctx.config.noise.enabled:
+        return cands
+    kept = []
+    for c in cands:
+        if c.record is not None and is_noise(c.record.text):
+            ctx.drop(c, "noise", "greeting, refusal, heartbeat or memory meta-talk")
+        else:
+            kept.append(c)
+    return kept
+
+
+def min_score(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """Drop candidates whose final score is below ``search.min_score`` (abstention)."""
+    floor = ctx.config.search.min_score
+    if floor <= 0:
+        return cands
+    kept = []
+    for c in cands:
+        if c.score < floor:
+            ctx.drop(c, "min_score", f"score {c.score:.4f} < {floor}")
+        else:
+            kept.append(c)
+    return kept

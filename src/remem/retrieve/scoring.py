@@ -1,0 +1,141 @@
+"""Score stages: each multiplies or adds to a candidate's score from one signal.
+
+All are pure functions of (candidate, record, clock, settings); each can be switched off by
+its setting, and each writes its result into the candidate's trace.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from remem.retrieve.candidates import Candidate
+from remem.retrieve.context import StageContext
+
+DAY = 86400.0
+
+
+def _age_days(cand: Candidate, now: float) -> float:
+    assert cand.record is not None
+    return max(0.0, (now - cand.record.created_at) / DAY)
+
+
+def recency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """score += weight x exp(-age / half-life): a small edge for recent records."""
+    cfg = ctx.config.scoring
+    if cfg.recency_weight <= 0:
+        return cands
+    for c in cands:
+        boost = cfg.recency_weight * math.exp(-_age_days(c, ctx.now) / cfg.recency_half_life_days)
+        c.set("recency", c.score + boost)
+    return cands
+
+
+def importance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """score x (0.7 + 0.3 x importance): importance in [0, 1], 0.5 when never set."""
+    if not ctx.config.scoring.importance:
+        return cands
+    for c in cands:
+        assert c.record is not None
+        c.set("importance", c.score * (0.7 + 0.3 * c.record.importance))
+    return cands
+
+
+def length_norm(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """Long texts match many queries a little; damp them beyond the anchor length:
+    score x 1 / (1 + 0.5 x log2(length / anchor))."""
+    anchor = ctx.config.scoring.length_anchor
+    if anchor <= 0:
+        return cands
+    for c in cands:
+        assert c.record is not None
+        n = len(c.record.text)
+        if n > anchor:
+            c.set("length", c.score / (1 + 0.5 * math.log2(n / anchor)))
+    return cands
+
+
+def decay(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """score x (0.5 + 0.5 x exp(-age / half-life)); each explicit recall of a record stretches
+    its half-life by ``reinforcement_factor`` (at most ``reinforcement_cap`` x)."""
+    cfg = ctx.config.scoring
+    if not cfg.decay:
+        return cands
+    for c in cands:
+        assert c.record is not None
+        stretch = min(cfg.reinforcement_cap, 1 + cfg.reinforcement_factor * c.record.access_count)
+        half_life = cfg.decay_half_life_days * stretch
+        c.set("decay", c.score * (0.5 + 0.5 * math.exp(-_age_days(c, ctx.now) / half_life)))
+    return cands
+
+
+def time_weighting(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """final = (1 - w) x score + w x exp(-0.1 x days)."""
+    w = ctx.config.scoring.time_weight
+    if w <= 0:
+        return cands
+    for c in cands:
+        c.set("time_weight", (1 - w) * c.score + w * math.exp(-0.1 * _age_days(c, ctx.now)))
+    return cands
+
+
+def same_user(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """x boost when the asking user wrote the record or was mentioned in it (only where the
+    caller turned it on: the `user` cross-session mode)."""
+    boost = ctx.config.scoring.same_user_boost
+    if not ctx.same_user_boost or not ctx.asker or boost == 1:
+        return cands
+    for c in cands:
+        assert c.record is not None
+        if c.record.speaker_id == ctx.asker or ctx.asker in c.record.mentions:
+            c.set("same_user", c.score * boost)
+    return cands
+
+
+def session_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """Evidence clusters by session: every other candidate of a session gains
+    ``session_lift`` x that session's best score."""
+    lift = ctx.config.scoring.session_lift
+    if lift <= 0:
+        return cands
+    best: dict[str, tuple[float, int]] = defaultdict(lambda: (0.0, -1))
+    for c in cands:
+        assert c.record is not None
+        if c.record.session and c.score > best[c.record.session][0]:
+            best[c.record.session] = (c.score, c.rowid)
+    for c in cands:
+        s = c.record.session if c.record else None
+        if s and best[s][1] != c.rowid:
+            c.set("session_lift", c.score + lift * best[s][0])
+    return cands
+
+
+def neighbour_lift(cands: list[Candidate], ctx: StageContext, store, filters, now
+                   ) -> list[Candidate]:  # fmt: skip
+    """What a turn means often lives in the turns around it: the answer follows the question
+    that matched. The turns next to each of the best candidates get ``neighbour_lift`` x its
+    score (joining the candidates if they were not among them)."""
+    cfg = ctx.config.scoring
+    if cfg.neighbour_lift <= 0 or cfg.neighbour_window <= 0 or not cands:
+        return cands
+    top = sorted(cands, key=lambda c: -c.score)[: cfg.neighbour_top]
+    by_rowid = {c.rowid: c for c in cands}
+    found = store.neighbours([c.record for c in top], cfg.neighbour_window,
+                             cfg.neighbour_window, filters, now)  # fmt: skip
+    gains: dict[int, float] = {}
+    records = {}
+    for c in top:
+        for rec in found.get(c.rowid, []):
+            gain = cfg.neighbour_lift * c.score
+            if gain > gains.get(rec.rowid, 0.0):
+                gains[rec.rowid] = gain
+                records[rec.rowid] = rec
+    for rowid, gain in gains.items():
+        cand = by_rowid.get(rowid)
+        if cand is None:
+            cand = Candidate(rowid, record=records[rowid])
+            cand.stages.append(("neighbour", 0.0))
+            by_rowid[rowid] = cand
+            cands.append(cand)
+        cand.set("neighbour_lift", cand.score + gain)
+    return cands

@@ -1,0 +1,306 @@
+"""Time expressions in queries, English and Chinese, resolved without an LLM.
+
+``find_time_window("what did we do last week?", now)`` returns the half-open window
+[start, end) in Unix seconds that the expression names, resolved against ``now`` (UTC
+calendar). Supported: yesterday / today / the day before yesterday, N days / weeks / months /
+years ago, last / this week / month / year, last / this <season>, last <weekday>, in <month>
+[<year>], <month> <year>, <year>; 昨天 / 今天 / 前天 / 大前天, N天前 / N周前 / N个月前 / N年前,
+上周 / 本周 / 上个月 / 这个月 / 去年 / 今年 / 前年, 去年夏天 / 今年春天, 上周一, [YYYY年]M月,
+YYYY年. An ambiguous month without a year means its most recent occurrence up to ``now``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+DAY = 86400
+
+
+@dataclass(frozen=True, slots=True)
+class TimeWindow:
+    start: float
+    end: float
+    expression: str
+
+    def contains(self, ts: float) -> bool:
+        return self.start <= ts < self.end
+
+    def distance_days(self, ts: float) -> float:
+        """0 inside the window, else days to its nearest edge."""
+        if ts < self.start:
+            return (self.start - ts) / DAY
+        if ts >= self.end:
+            return (ts - self.end) / DAY
+        return 0.0
+
+
+_MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]  # fmt: skip
+    )
+    for name in names
+}
+_WEEKDAYS = {
+    d: i
+    for i, d in enumerate(
+        ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    )
+}
+_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3),
+            "winter": (12, 3)}  # fmt: skip
+_ZH_SEASONS = {"春": "spring", "夏": "summer", "秋": "autumn", "冬": "winter"}
+_EN_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2,
+    "couple of": 2, "a few": 3, "few": 3, "several": 3,
+}  # fmt: skip
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+              "八": 8, "九": 9}  # fmt: skip
+
+
+def zh_number(text: str) -> int | None:
+    """Chinese or Arabic numeral up to 99 ("十二", "两", "3") -> int."""
+    if text.isdigit():
+        return int(text)
+    if text in ("几", "幾"):
+        return 3
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        t = _ZH_DIGITS.get(tens, 1) if tens else 1
+        o = _ZH_DIGITS.get(ones, 0) if ones else 0
+        return t * 10 + o
+    if len(text) == 1 and text in _ZH_DIGITS:
+        return _ZH_DIGITS[text]
+    return None
+
+
+def _day_start(dt: datetime) -> datetime:
+    return dt.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _month_start(year: int, month: int) -> datetime:
+    while month > 12:
+        year, month = year + 1, month - 12
+    while month < 1:
+        year, month = year - 1, month + 12
+    return datetime(year, month, 1, tzinfo=UTC)
+
+
+def _window(start: datetime, end: datetime, expr: str) -> TimeWindow:
+    return TimeWindow(start.timestamp(), end.timestamp(), expr)
+
+
+def _week_start(dt: datetime) -> datetime:
+    return _day_start(dt) - timedelta(days=dt.weekday())
+
+
+def _season(year: int, season: str, expr: str) -> TimeWindow:
+    month, length = _SEASONS[season]
+    return _window(_month_start(year, month), _month_start(year, month + length), expr)
+
+
+def _last_season(now: datetime, season: str, expr: str, *, this: bool = False) -> TimeWindow:
+    month, _ = _SEASONS[season]
+    year = now.year
+    # "last summer" = the most recent summer that has started before now's season began
+    start = _month_start(year, month)
+    if this:
+        if start > now:
+            year -= 1
+        return _season(year, season, expr)
+    if start + timedelta(days=92) > now:
+        year -= 1
+    return _season(year, season, expr)
+
+
+def _month_window(now: datetime, month: int, year: int | None, expr: str) -> TimeWindow:
+    if year is None:
+        year = now.year if _month_start(now.year, month) <= now else now.year - 1
+    return _window(_month_start(year, month), _month_start(year, month + 1), expr)
+
+
+_NUM_EN = r"(\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_ZH_NUM = r"([0-9]+|[零一二两三四五六七八九十几幾]+)"
+
+_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bday before yesterday\b"), "day_before_yesterday"),
+    (re.compile(r"\byesterday\b"), "yesterday"),
+    (re.compile(r"\btoday\b|\btonight\b|\bthis morning\b"), "today"),
+    (re.compile(rf"\b{_NUM_EN}\s+(day|week|month|year)s?\s+ago\b"), "ago"),
+    (re.compile(r"\b(last|past|this|previous)\s+(week|month|year|weekend)\b"), "relative_unit"),
+    (re.compile(r"\b(last|this|past)\s+(spring|summer|autumn|fall|winter)\b"), "relative_season"),
+    (
+        re.compile(
+            r"\b(last|this|past|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+        ),
+        "weekday",
+    ),  # fmt: skip
+    (
+        re.compile(r"\b(spring|summer|autumn|fall|winter)\s+(?:of\s+)?((?:19|20)\d\d)\b"),
+        "season_year",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s*(?:of\s+)?,?\s*((?:19|20)\d\d)\b"
+        ),
+        "month_year",
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"\bin\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b"
+        ),
+        "month",
+    ),  # fmt: skip
+    (re.compile(r"\bin\s+((?:19|20)\d\d)\b"), "year"),
+    # Chinese
+    (re.compile(r"大前天"), "zh_3days"),
+    (re.compile(r"前天"), "day_before_yesterday"),
+    (re.compile(r"昨天|昨晚|昨日"), "yesterday"),
+    (re.compile(r"今天|今晚|今早|今日"), "today"),
+    (re.compile(rf"{_ZH_NUM}\s*(天|日|周|星期|个?礼拜|个?月|年)(?:以)?前"), "zh_ago"),
+    (re.compile(r"(上上|上|这|本|下)(?:个)?(周|星期|礼拜)([一二三四五六日天])"), "zh_weekday"),
+    (re.compile(r"(上上|上|这|本)(?:个)?(周|星期|礼拜|月)"), "zh_relative"),
+    (re.compile(r"(去年|今年|前年)(?:的)?([春夏秋冬])(?:天|季)"), "zh_year_season"),
+    (re.compile(r"(去年|今年|前年)"), "zh_year"),
+    (
+        re.compile(r"((?:19|20)\d\d)\s*年\s*([0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*月"),
+        "zh_year_month",
+    ),  # fmt: skip
+    (re.compile(r"((?:19|20)\d\d)\s*年"), "year"),
+    (
+        re.compile(
+            r"(?<![0-9年])([0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*月(?!份?\s*[0-9]+\s*[日号])"
+        ),
+        "zh_month",
+    ),  # fmt: skip
+]
+
+
+def find_time_window(query: str, now: float) -> TimeWindow | None:
+    """The first time expression in the query as a window, or None."""
+    text = query.lower()
+    current = datetime.fromtimestamp(now, UTC)
+    today = _day_start(current)
+    for pattern, kind in _PATTERNS:
+        m = pattern.search(text)
+        if not m:
+            continue
+        expr = m.group(0)
+        window = _resolve(kind, m, current, today, expr)
+        if window is not None:
+            return window
+    return None
+
+
+def _resolve(kind: str, m: re.Match[str], now: datetime, today: datetime, expr: str
+             ) -> TimeWindow | None:  # fmt: skip
+    if kind == "yesterday":
+        return _window(today - timedelta(days=1), today, expr)
+    if kind == "day_before_yesterday":
+        return _window(today - timedelta(days=2), today - timedelta(days=1), expr)
+    if kind == "zh_3days":
+        return _window(today - timedelta(days=3), today - timedelta(days=2), expr)
+    if kind == "today":
+        return _window(today, today + timedelta(days=1), expr)
+    if kind == "ago":
+        n = _EN_NUMBERS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 1)
+        return _ago(n, m.group(2), today, expr)
+    if kind == "zh_ago":
+        n = zh_number(m.group(1))
+        if n is None:
+            return None
+        unit = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week",
+                "个礼拜": "week", "月": "month", "个月": "month", "年": "year"}[m.group(2)]  # fmt: skip
+        return _ago(n, unit, today, expr)
+    if kind == "relative_unit":
+        which, unit = m.group(1), m.group(2)
+        offset = 0 if which == "this" else -1
+        return _relative(unit, offset, now, today, expr)
+    if kind == "zh_relative":
+        which, unit = m.group(1), m.group(2)
+        offset = {"上上": -2, "上": -1, "这": 0, "本": 0}[which]
+        return _relative("month" if unit == "月" else "week", offset, now, today, expr)
+    if kind == "relative_season":
+        return _last_season(now, "autumn" if m.group(2) == "fall" else m.group(2), expr,
+                            this=m.group(1) == "this")  # fmt: skip
+    if kind == "weekday":
+        target = _WEEKDAYS[m.group(2)]
+        days_back = (today.weekday() - target) % 7 or 7
+        day = today - timedelta(days=days_back)
+        return _window(day, day + timedelta(days=1), expr)
+    if kind == "zh_weekday":
+        offset = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1}[m.group(1)]
+        day = _week_start(today) + timedelta(weeks=offset, days=_ZH_WEEKDAYS[m.group(3)])
+        return _window(day, day + timedelta(days=1), expr)
+    if kind == "season_year":
+        season = "autumn" if m.group(1) == "fall" else m.group(1)
+        return _season(int(m.group(2)), season, expr)
+    if kind == "month_year":
+        return _month_window(now, _MONTHS[m.group(1)], int(m.group(2)), expr)
+    if kind == "month":
+        return _month_window(now, _MONTHS[m.group(1)], None, expr)
+    if kind == "year":
+        year = int(m.group(1))
+        return _window(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC),
+                       expr)  # fmt: skip
+    if kind == "zh_year":
+        year = now.year + {"去年": -1, "今年": 0, "前年": -2}[m.group(1)]
+        return _window(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC),
+                       expr)  # fmt: skip
+    if kind == "zh_year_season":
+        year = now.year + {"去年": -1, "今年": 0, "前年": -2}[m.group(1)]
+        return _season(year, _ZH_SEASONS[m.group(2)], expr)
+    if kind == "zh_year_month":
+        month = zh_number(m.group(2))
+        if not month or not 1 <= month <= 12:
+            return None
+        return _month_window(now, month, int(m.group(1)), expr)
+    if kind == "zh_month":
+        month = zh_number(m.group(1))
+        if not month or not 1 <= month <= 12:
+            return None
+        return _month_window(now, month, None, expr)
+    return None
+
+
+def _ago(n: int, unit: str, today: datetime, expr: str) -> TimeWindow:
+    # "two weeks ago" is fuzzy: a window one unit wide centred on the point, at day resolution.
+    span = {"day": 1, "week": 7, "month": 30, "year": 365}[unit]
+    point = today - timedelta(days=n * span)
+    if unit == "day":
+        return _window(point, point + timedelta(days=1), expr)
+    half = timedelta(days=max(1, span // 2))
+    return _window(point - half, point + half + timedelta(days=1), expr)
+
+
+def _relative(unit: str, offset: int, now: datetime, today: datetime, expr: str
+              ) -> TimeWindow:  # fmt: skip
+    if unit == "week":
+        start = _week_start(today) + timedelta(weeks=offset)
+        return _window(start, start + timedelta(weeks=1), expr)
+    if unit == "weekend":
+        this_saturday = _week_start(today) + timedelta(days=5)
+        saturday = this_saturday if offset == 0 else this_saturday - timedelta(weeks=1)
+        return _window(saturday, saturday + timedelta(days=2), expr)
+    if unit == "month":
+        start = _month_start(now.year, now.month + offset)
+        return _window(start, _month_start(start.year, start.month + 1), expr)
+    year = now.year + offset
+    return _window(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), expr)

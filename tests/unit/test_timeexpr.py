@@ -1,0 +1,78 @@
+from datetime import UTC, datetime
+
+import pytest
+
+from remem.text.timeexpr import find_time_window, zh_number
+
+# Wednesday 2026-11-18 15:00 UTC
+NOW = datetime(2026, 11, 18, 15, 0, tzinfo=UTC).timestamp()
+
+
+def d(*args):
+    return datetime(*args, tzinfo=UTC).timestamp()
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [
+        ("what did I say yesterday?", d(2026, 11, 17), d(2026, 11, 18)),
+        ("anything from today", d(2026, 11, 18), d(2026, 11, 19)),
+        ("the day before yesterday", d(2026, 11, 16), d(2026, 11, 17)),
+        ("what happened last week", d(2026, 11, 9), d(2026, 11, 16)),
+        ("this week", d(2026, 11, 16), d(2026, 11, 23)),
+        ("last month's trip", d(2026, 10, 1), d(2026, 11, 1)),
+        ("last year", d(2025, 1, 1), d(2026, 1, 1)),
+        ("in May 2023", d(2023, 5, 1), d(2023, 6, 1)),
+        ("what did we plan in May", d(2026, 5, 1), d(2026, 6, 1)),
+        ("in December", d(2025, 12, 1), d(2026, 1, 1)),  # most recent December
+        ("3 days ago", d(2026, 11, 15), d(2026, 11, 16)),
+        ("last summer", d(2026, 6, 1), d(2026, 9, 1)),
+        ("last Monday", d(2026, 11, 16), d(2026, 11, 17)),
+        ("last Wednesday", d(2026, 11, 11), d(2026, 11, 12)),
+        ("in 2024", d(2024, 1, 1), d(2025, 1, 1)),
+        ("summer of 2023", d(2023, 6, 1), d(2023, 9, 1)),
+        ("昨天说了什么", d(2026, 11, 17), d(2026, 11, 18)),
+        ("前天", d(2026, 11, 16), d(2026, 11, 17)),
+        ("上周我们聊了什么", d(2026, 11, 9), d(2026, 11, 16)),
+        ("上个月", d(2026, 10, 1), d(2026, 11, 1)),
+        ("去年", d(2025, 1, 1), d(2026, 1, 1)),
+        ("去年夏天去了哪里", d(2025, 6, 1), d(2025, 9, 1)),
+        ("5月的计划", d(2026, 5, 1), d(2026, 6, 1)),
+        ("十二月", d(2025, 12, 1), d(2026, 1, 1)),
+        ("2023年5月", d(2023, 5, 1), d(2023, 6, 1)),
+        ("三天前", d(2026, 11, 15), d(2026, 11, 16)),
+        ("上周一开会", d(2026, 11, 9), d(2026, 11, 10)),
+    ],
+)
+def test_windows(query, start, end):
+    w = find_time_window(query, NOW)
+    assert w is not None, query
+    assert (w.start, w.end) == (start, end), (query, w)
+
+
+def test_fuzzy_units_cover_the_point():
+    w = find_time_window("two weeks ago", NOW)
+    assert w.contains(d(2026, 11, 4, 12))
+    w = find_time_window("两周前", NOW)
+    assert w.contains(d(2026, 11, 4, 12))
+    w = find_time_window("a month ago", NOW)
+    assert w.contains(d(2026, 10, 19, 12))
+
+
+def test_no_time_expression():
+    for q in ("where does Alice live", "我喜欢吃苹果", "the May queen", "maybe later"):
+        assert find_time_window(q, NOW) is None, q
+
+
+def test_distance():
+    w = find_time_window("yesterday", NOW)
+    assert w.distance_days(d(2026, 11, 17, 12)) == 0
+    assert w.distance_days(d(2026, 11, 15)) == 2
+    assert w.distance_days(d(2026, 11, 20)) == 2
+
+
+def test_zh_numbers():
+    assert zh_number("十二") == 12
+    assert zh_number("两") == 2
+    assert zh_number("二十") == 20
+    assert zh_number("15") == 15
