@@ -52,7 +52,7 @@ _MONTHS = {
             ("october", "oct"),
             ("november", "nov"),
             ("december", "dec"),
-        ]  # fmt: skip
+        ]
     )
     for name in names
 }
@@ -151,23 +151,23 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
             r"\b(last|this|past|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
         ),
         "weekday",
-    ),  # fmt: skip
+    ),
     (
         re.compile(r"\b(spring|summer|autumn|fall|winter)\s+(?:of\s+)?((?:19|20)\d\d)\b"),
         "season_year",
-    ),  # fmt: skip
+    ),
     (
         re.compile(
             r"\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s*(?:of\s+)?,?\s*((?:19|20)\d\d)\b"
         ),
         "month_year",
-    ),  # fmt: skip
+    ),
     (
         re.compile(
             r"\bin\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b"
         ),
         "month",
-    ),  # fmt: skip
+    ),
     (re.compile(r"\bin\s+((?:19|20)\d\d)\b"), "year"),
     # Chinese
     (re.compile(r"大前天"), "zh_3days"),
@@ -182,14 +182,14 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(r"((?:19|20)\d\d)\s*年\s*([0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*月"),
         "zh_year_month",
-    ),  # fmt: skip
+    ),
     (re.compile(r"((?:19|20)\d\d)\s*年"), "year"),
     (
         re.compile(
             r"(?<![0-9年])([0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*月(?!份?\s*[0-9]+\s*[日号])"
         ),
         "zh_month",
-    ),  # fmt: skip
+    ),
 ]
 
 
