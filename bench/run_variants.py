@@ -119,6 +119,10 @@ VARIANTS = {
         )
         for w in (0.0, 0.1, 0.2, 0.4)
     },
+    **{
+        f"span-{v}": Variant(f"span-{v}", H, {"search.min_vector_span": v})
+        for v in (0.05, 0.1, 0.15, 0.2)
+    },
     "pool-30": Variant("pool-30", H, {"search.candidate_pool": 30}),
     "pool-20": Variant("pool-20", H, {"search.candidate_pool": 20}),
     "pool-100": Variant("pool-100", H, {"search.candidate_pool": 100}),

@@ -96,6 +96,12 @@ class SearchConfig(_Section):
     rrf_lexical_weight: float = Field(default=1.0, ge=0, description="lexical channel in RRF")
     vector_weight: float = Field(default=0.4, ge=0)
     lexical_weight: float = Field(default=0.6, ge=0)
+    min_vector_span: float = Field(
+        default=0.05,
+        ge=0,
+        le=2,
+        description="weighted fusion: cosine gaps are scaled by at least this span",
+    )
     candidate_pool: int = Field(default=50, gt=0, description="floor of each channel's top-N")
     candidate_factor: int = Field(default=4, gt=0, description="each channel fetches k x this")
     max_k: int = Field(default=1000, gt=0, description="largest k a caller may ask for")
@@ -141,6 +147,9 @@ class ScoringConfig(_Section):
         default=0.5, ge=0, description="each explicit recall stretches the half-life by this"
     )
     reinforcement_cap: float = Field(default=3.0, ge=1, description="at most this x half-life")
+    access_debounce_s: float = Field(
+        default=30.0, ge=0, description="explicit recalls are written at most this often"
+    )
     time_weight: float = Field(
         default=0.0, ge=0, le=1, description="(1-w) x score + w x exp(-0.1 x days); 0 = off"
     )
@@ -163,7 +172,7 @@ class ScoringConfig(_Section):
 class TimeIntentConfig(_Section):
     enabled: bool = True
     mode: Literal["boost", "filter"] = "boost"
-    boost: float = Field(default=0.3, ge=0, description="added to hits inside the window")
+    boost: float = Field(default=0.5, ge=0, description="added to hits inside the window")
 
 
 class DiversityConfig(_Section):

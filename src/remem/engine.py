@@ -23,7 +23,8 @@ from remem.config import Config
 from remem.embed.base import Embedder, embed_with_chunks
 from remem.embed.factory import make_embedder
 from remem.errors import RememError, ValidationError
-from remem.retrieve.search import Searcher
+from remem.retrieve.access import AccessRecorder
+from remem.retrieve.search import STAGE_NAMES, Searcher
 from remem.schemas import RecordIn, parse_time, validate_record, validate_scope
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
@@ -61,9 +62,14 @@ class Memory:
         self._embedder_loaded = embedder is not None
         self._embedder_lock = threading.Lock()
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
+        self.access = AccessRecorder(self.store, self.config.scoring.access_debounce_s)
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
+        try:
+            self.access.flush()
+        except RememError as exc:  # never lose the close over access statistics
+            log.warning("could not write access counts: %s", exc)
         self.store.close()
         closer = getattr(self._embedder, "close", None)
         if callable(closer):
@@ -287,17 +293,49 @@ class Memory:
         query: str,
         k: int = 10,
         filters: Filters | dict[str, Any] | None = None,
-        now: float | None = None,
-        **kwargs: Any,
+        now: float | str | None = None,
+        *,
+        asker: str | None = None,
+        same_user_boost: bool = False,
+        explicit: bool = False,
+        disable: tuple[str, ...] | frozenset[str] = (),
+        channels: tuple[str, ...] = ("vector", "lexical"),
+        query_vector: Any = None,
     ) -> SearchResult:
-        """Hybrid search. ``now`` evaluates as of that moment (replays, benchmarks)."""
+        """Hybrid search through the whole read pipeline.
+
+        ``now`` evaluates as of that moment (replays, benchmarks). ``asker`` is the user
+        asking (for the same-user boost, applied only with ``same_user_boost=True``).
+        ``explicit=True`` marks a deliberate recall (the recall tool): returned records' access
+        counts grow, which slows their decay; automatic recalls leave them alone.
+        ``disable`` switches pipeline stages off by name (see ``STAGE_NAMES``).
+        """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query", query, "give a non-empty query")
         max_k = self.config.search.max_k
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
             raise ValidationError("k", k, f"use a whole number from 1 to {max_k}")
-        when = time.time() if now is None else parse_time(now)
-        return self.searcher.search(query, k, make_filters(filters), when, **kwargs)
+        unknown = set(disable) - set(STAGE_NAMES)
+        if unknown:
+            raise ValidationError(
+                "disable", sorted(unknown), f"stage names are {', '.join(STAGE_NAMES)}"
+            )
+        bad_channels = set(channels) - {"vector", "lexical"}
+        if not channels or bad_channels:
+            raise ValidationError("channels", channels, "use 'vector' and/or 'lexical'")
+        try:
+            when = time.time() if now is None else parse_time(now)
+        except ValueError:
+            raise ValidationError("now", now, "use Unix seconds or an ISO-8601 date") from None
+        result = self.searcher.search(
+            query, k, make_filters(filters), when, query_vector=query_vector,
+            channels=tuple(channels), asker=asker, same_user_boost=same_user_boost,
+            disable=frozenset(disable), explicit=explicit,
+        )  # fmt: skip
+        if explicit and result.hits:
+            # Explicit recalls reinforce (debounced); automatic ones never do.
+            self.access.touch([h.record.rowid for h in result.hits if h.record.rowid], when)
+        return result
 
     def stats(self) -> dict[str, Any]:
         data = self.store.stats()

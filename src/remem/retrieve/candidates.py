@@ -20,9 +20,10 @@ class Candidate:
     stages: list[tuple[str, float]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def set(self, stage: str, score: float) -> None:
-        """Record a stage's effect (only when it changed the score, to keep traces short)."""
-        if score != self.score or not self.stages:
+    def set(self, stage: str, score: float, *, always: bool = False) -> None:
+        """Record a stage's effect (only when it changed the score, to keep traces short,
+        unless ``always``)."""
+        if always or score != self.score or not self.stages:
             self.score = score
             self.stages.append((stage, score))
 

@@ -63,9 +63,16 @@ def weighted_fuse(
     *,
     vector_weight: float = 0.7,
     lexical_weight: float = 0.3,
+    min_vector_span: float = 0.0,
 ) -> list[Candidate]:
     pool = _merge(vector, lexical)
     v_lo, v_span = _minmax([s for _, s in vector]) if vector else (0.0, 0.0)
+    # Min-max over a small pool turns a cosine gap of 0.03 into "best vs worthless"; a floor
+    # on the span keeps small gaps small (the top still maps to 1 when the span is wide).
+    if vector and min_vector_span > v_span:
+        v_hi = v_lo + v_span
+        v_span = min_vector_span
+        v_lo = v_hi - v_span
     # BM25 is normalised by the best lexical score only (not min-max) so that the weakest
     # lexical candidate still counts for something when it is the only lexical match.
     l_hi = max((s for _, s in lexical), default=0.0)

@@ -155,7 +155,7 @@ def rerank(cands: list[Candidate], ctx: StageContext, reranker: Reranker | None
             c.notes.append(message)
     w = cfg.weight
     for c, s in zip(head, _normalise(scores), strict=True):
-        c.set(label, w * s + (1 - w) * c.score)
+        c.set(label, w * s + (1 - w) * c.score, always=True)
     return head + tail
 
 

@@ -11,6 +11,7 @@ from collections import defaultdict
 
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
+from remem.text.noise import is_noise
 
 DAY = 86400.0
 
@@ -120,12 +121,17 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext, store, filters, no
         return cands
     top = sorted(cands, key=lambda c: -c.score)[: cfg.neighbour_top]
     by_rowid = {c.rowid: c for c in cands}
+    # A neighbour that an earlier gate removed (or that is noise) does not come back this way.
+    excluded = {d.rowid for d in ctx.dropped}
+    check_noise = ctx.config.noise.enabled
     found = store.neighbours([c.record for c in top], cfg.neighbour_window,
                              cfg.neighbour_window, filters, now)  # fmt: skip
     gains: dict[int, float] = {}
     records = {}
     for c in top:
         for rec in found.get(c.rowid, []):
+            if rec.rowid in excluded or (check_noise and is_noise(rec.text)):
+                continue
             gain = cfg.neighbour_lift * c.score
             if gain > gains.get(rec.rowid, 0.0):
                 gains[rec.rowid] = gain

@@ -49,9 +49,9 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("decay", scoring.decay),
     ("time_weight", scoring.time_weighting),
     ("same_user", scoring.same_user),
-    ("time_intent", time_intent),
     ("session_lift", scoring.session_lift),
     ("neighbour_lift", lambda c, ctx: c),  # replaced per search (needs the store)
+    ("time_intent", time_intent),
     ("min_score", gates.min_score),
 ]
 STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity"]
@@ -149,7 +149,8 @@ class Searcher:
                              lexical_weight=cfg.search.rrf_lexical_weight)  # fmt: skip
         else:
             fused = weighted_fuse(vector, lexical, vector_weight=cfg.search.vector_weight,
-                                  lexical_weight=cfg.search.lexical_weight)  # fmt: skip
+                                  lexical_weight=cfg.search.lexical_weight,
+                                  min_vector_span=cfg.search.min_vector_span)  # fmt: skip
         for c in fused:
             c.stages.append((f"fusion ({cfg.search.fusion})", c.fused))
 

@@ -475,6 +475,15 @@ class SQLiteStore:
                 written += 1
         return written
 
+    def record_access(self, items: Sequence[tuple[int, int, float]]) -> None:
+        """Add (rowid, count, last access time) to records' access statistics."""
+        with self.write() as c:
+            c.executemany(
+                "UPDATE records SET access_count = access_count + ?, "
+                "last_access = max(coalesce(last_access, 0), ?) WHERE rowid = ?",
+                [(count, when, rowid) for rowid, count, when in items],
+            )
+
     def mark_index_status(
         self, rowids: Sequence[int], status: str, error: str | None = None
     ) -> None:

@@ -1,0 +1,252 @@
+"""The read pipeline end to end: explain traces, abstention, neighbour lift, time intent,
+access reinforcement, and rerank against a local server speaking the real rerank protocols."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from remem import Config, Memory
+from remem.errors import ValidationError
+
+DAY = 86400.0
+NOW = 1_800_000_000.0
+
+
+def conversation(mem):
+    turns = [
+        ("t1", "s1", "Dana", "What did you end up doing on Saturday?", NOW - 10 * DAY),
+        (
+            "t2",
+            "s1",
+            "Eli",
+            "We drove to the coast and watched the seals at Point Reyes.",
+            NOW - 10 * DAY + 60,
+        ),
+        ("t3", "s1", "Dana", "hi Eli!", NOW - 10 * DAY + 120),
+        ("t4", "s2", "Eli", "My sister got a job at the aquarium in Monterey.", NOW - 2 * DAY),
+        ("t5", "s2", "Dana", "Congrats to her! Is she moving there?", NOW - 2 * DAY + 60),
+        ("t6", "s3", "Dana", "I booked flights to Lisbon for the conference.", NOW - 40 * DAY),
+    ]
+    mem.ingest_many(
+        [
+            {"id": i, "session": s, "speaker": sp, "text": t, "timestamp": ts, "role": "user"}
+            for i, s, sp, t, ts in turns
+        ]
+    )
+
+
+@pytest.fixture
+def convo(memory):
+    conversation(memory)
+    return memory
+
+
+def test_explain_trace_lists_every_stage_that_moved_a_score(convo):
+    result = convo.search("What did Eli do on Saturday?", k=3, now=NOW)
+    assert result.hits[0].record.id in {"t1", "t2"}
+    names = [s for s, _ in result.hits[0].explain.stages]
+    assert names[0] == "fusion (weighted)"
+    assert all(isinstance(v, float) for _, v in result.hits[0].explain.stages)
+    data = result.to_dict(explain=True)
+    json.dumps(data)
+    assert "dropped" in data
+
+
+def test_neighbour_lift_brings_the_answer_after_the_question(convo):
+    # The question turn (t1) matches the words; the answer (t2) sits right after it.
+    on = [h.record.id for h in convo.search("What did you end up doing on Saturday?", k=3, now=NOW)]
+    assert "t2" in on
+    t2 = next(
+        h
+        for h in convo.search("What did you end up doing on Saturday?", k=5, now=NOW)
+        if h.record.id == "t2"
+    )
+    assert any(name == "neighbour_lift" for name, _ in t2.explain.stages)
+
+
+def test_noise_is_dropped_and_reported(convo):
+    result = convo.search("hi Eli", k=5, now=NOW)
+    assert "t3" not in [h.record.id for h in result]
+    assert any(d["id"] == "t3" and d["stage"] == "noise" for d in result.dropped)
+
+
+def test_abstention_says_which_gate_stopped_each_candidate(db_path, e5):
+    config = Config.load(env={}, overrides={"search.min_score": 0.99, "search.min_semantic": 0.95})
+    with Memory(db_path, config, embedder=e5) as mem:
+        conversation(mem)
+        result = mem.search("quantum chromodynamics lecture notes", k=3, now=NOW)
+        assert result.hits == []
+        stages = {d["stage"] for d in result.dropped}
+        assert stages <= {"min_semantic", "min_score", "noise"} and stages
+        assert {d["id"] for d in result.dropped} >= {"t1", "t2", "t4", "t5", "t6"}
+
+
+def test_time_intent_prefers_the_named_window(convo):
+    result = convo.search("what happened two days ago", k=6, now=NOW)
+    assert any("time intent" in n for n in result.notes)
+    plain = convo.search("what happened two days ago", k=6, now=NOW, disable=("time_intent",))
+
+    def rank(res, rid):
+        return [h.record.id for h in res].index(rid)
+
+    for rid in ("t4", "t5"):  # both records from two days ago move up
+        assert rank(result, rid) < rank(plain, rid)
+        hit = result.hits[rank(result, rid)]
+        assert hit.explain.stages[-1][0] == "time_intent"
+    assert {h.record.id for h in result.hits[:3]} >= {"t4", "t5"}
+    filtered = convo.search("flights last week", k=5, now=NOW, disable=("time_intent",))
+    assert "t6" in [h.record.id for h in filtered]
+
+
+def test_time_intent_filter_mode(db_path, e5):
+    config = Config.load(env={}, overrides={"time_intent.mode": "filter"})
+    with Memory(db_path, config, embedder=e5) as mem:
+        conversation(mem)
+        ids = [
+            h.record.id
+            for h in mem.search("what did Eli say yesterday or 2 days ago", k=5, now=NOW)
+        ]
+        assert set(ids) <= {"t4", "t5"}
+
+
+def test_every_stage_can_be_switched_off(convo):
+    from remem.retrieve.search import STAGE_NAMES
+
+    result = convo.search("seals", k=3, now=NOW, disable=tuple(STAGE_NAMES))
+    assert [s for s, _ in result.hits[0].explain.stages] == ["fusion (weighted)"]
+    with pytest.raises(ValidationError, match="stage names"):
+        convo.search("seals", disable=("magic",))
+
+
+def test_explicit_recalls_reinforce_automatic_ones_do_not(db_path, e5):
+    config = Config.load(env={}, overrides={"scoring.access_debounce_s": 3600})
+    with Memory(db_path, config, embedder=e5) as mem:
+        conversation(mem)
+        mem.search("seals at Point Reyes", k=1, now=NOW)  # automatic
+        mem.search("seals at Point Reyes", k=1, now=NOW, explicit=True)
+        mem.search("seals at Point Reyes", k=1, now=NOW, explicit=True)
+        assert mem.get("t2").access_count == 0  # debounced: nothing written yet
+        assert mem.access.pending() == 1
+    with Memory(db_path, config, embedder=e5) as mem:  # close() flushed
+        rec = mem.get("t2")
+        assert rec.access_count == 2 and rec.last_access == NOW
+
+
+def test_same_user_boost(convo):
+    plain = convo.search("family news", k=6, now=NOW)
+    boosted = convo.search("family news", k=6, now=NOW, asker="eli", same_user_boost=True)
+    assert [h.record.id for h in plain] and [h.record.id for h in boosted]
+
+
+# ----------------------------------------------------------------- rerank over HTTP
+class FakeRerank:
+    """Speaks Jina/SiliconFlow/Cohere (`results`) and Voyage (`data`) rerank protocols and
+    scores by how many query words a document contains."""
+
+    def __init__(self) -> None:
+        self.fail = False
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(
+                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                )
+                if outer.fail:
+                    data, status = b'{"detail": "overloaded"}', 503
+                else:
+                    words = set(body["query"].lower().split())
+                    scored = [
+                        {"index": i, "relevance_score": len(words & set(d.lower().split())) / 10}
+                        for i, d in enumerate(body["documents"])
+                    ]
+                    scored.sort(key=lambda r: -r["relevance_score"])
+                    key = "data" if "top_k" in body else "results"
+                    data, status = json.dumps({key: scored, "model": body["model"]}).encode(), 200
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def rerank_server():
+    s = FakeRerank()
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("provider", ["jina", "cohere", "siliconflow", "voyage"])
+def test_http_rerank_protocols(rerank_server, db_path, e5, provider):
+    config = Config.load(
+        env={},
+        overrides={
+            "rerank.provider": provider,
+            "rerank.base_url": rerank_server.url,
+            "rerank.api_key": "secret",
+            "rerank.model": "rr-1",
+        },
+    )
+    with Memory(db_path, config, embedder=e5) as mem:
+        conversation(mem)
+        result = mem.search("sister job aquarium Monterey", k=3, now=NOW)
+        assert result.hits[0].record.id == "t4"
+        req = rerank_server.requests[-1]
+        assert req["path"] == "/v1/rerank" and req["auth"] == "Bearer secret"
+        assert req["body"]["model"] == "rr-1"
+        assert ("top_k" if provider == "voyage" else "top_n") in req["body"]
+        stage = [s for s, _ in result.hits[0].explain.stages if s.startswith("rerank")]
+        assert stage == [f"rerank ({provider}:rr-1)"]
+        assert not result.warnings
+
+
+def test_rerank_failure_falls_back_to_cosine_and_says_so(rerank_server, db_path, e5):
+    rerank_server.fail = True
+    config = Config.load(
+        env={},
+        overrides={
+            "rerank.provider": "jina",
+            "rerank.base_url": rerank_server.url,
+        },
+    )
+    with Memory(db_path, config, embedder=e5) as mem:
+        conversation(mem)
+        result = mem.search("sister job aquarium", k=3, now=NOW)
+        assert result.hits  # the search itself never fails
+        assert any("cosine" in w and "503" in w for w in result.warnings)
+        names = [s for s, _ in result.hits[0].explain.stages]
+        assert "rerank (cosine fallback)" in names
+        assert any("failed" in n for n in result.hits[0].explain.notes)
+
+
+def test_local_reranker_needs_its_path_and_library(tmp_path, db_path):
+    from remem.errors import ConfigError
+    from remem.retrieve.rerank import make_reranker
+
+    with pytest.raises(ConfigError, match="local_path"):
+        make_reranker(Config.load(env={}, overrides={"rerank.provider": "local"}).rerank)
+    with pytest.raises(ConfigError, match="not a directory"):
+        make_reranker(
+            Config.load(
+                env={},
+                overrides={"rerank.provider": "local", "rerank.local_path": str(tmp_path / "none")},
+            ).rerank
+        )

@@ -1,0 +1,206 @@
+"""Each pipeline stage alone, on hand-made candidates with a fixed clock."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from remem.config import Config
+from remem.retrieve import diversity, filters, scoring
+from remem.retrieve.candidates import Candidate, pool_size
+from remem.retrieve.context import StageContext
+from remem.retrieve.time_intent import time_intent
+from remem.text.timeexpr import TimeWindow
+from remem.types import Record
+
+NOW = 1_800_000_000.0
+DAY = 86400.0
+
+
+def cfg(**overrides) -> Config:
+    return Config.load(env={}, overrides=overrides)
+
+
+def ctx(config=None, **kw) -> StageContext:
+    return StageContext(query="q", now=NOW, k=10, config=config or cfg(), **kw)
+
+
+def cand(
+    rowid,
+    score=0.5,
+    text="some text",
+    age_days=0.0,
+    vector_score=None,
+    lexical=False,
+    **record_fields,
+) -> Candidate:
+    rec = Record(
+        id=f"r{rowid}",
+        kind="message",
+        text=text,
+        created_at=NOW - age_days * DAY,
+        rowid=rowid,
+        **record_fields,
+    )
+    c = Candidate(
+        rowid,
+        vector_score=vector_score,
+        vector_rank=1 if vector_score else None,
+        lexical_rank=1 if lexical else None,
+        record=rec,
+    )
+    c.score = c.fused = score
+    return c
+
+
+def test_pool_size():
+    assert pool_size(3, floor=20, factor=4, role_factor=8, role_filter=False) == 20
+    assert pool_size(10, floor=20, factor=4, role_factor=8, role_filter=False) == 40
+    assert pool_size(10, floor=20, factor=4, role_factor=8, role_filter=True) == 80
+
+
+def test_min_semantic_drops_weak_vector_only_hits_and_says_so():
+    c = ctx(cfg(**{"search.min_semantic": 0.8}))
+    out = filters.min_semantic(
+        [
+            cand(1, vector_score=0.9),
+            cand(2, vector_score=0.5),
+            cand(3, vector_score=0.5, lexical=True),
+        ],
+        c,
+    )
+    assert [x.rowid for x in out] == [1, 3]  # lexical matches pass
+    assert c.dropped[0].stage == "min_semantic" and c.dropped[0].record_id == "r2"
+    assert filters.min_semantic([cand(4, vector_score=0.1)], ctx()) != []  # 0 = off
+
+
+def test_noise_gate():
+    c = ctx()
+    out = filters.noise(
+        [
+            cand(1, text="hi Bob!"),
+            cand(2, text="I moved to Berlin"),
+            cand(3, text="你怎么又忘了"),
+            cand(4, text="HEARTBEAT_OK"),
+        ],
+        c,
+    )
+    assert [x.rowid for x in out] == [2]
+    assert {d.stage for d in c.dropped} == {"noise"}
+    assert len(filters.noise([cand(1, text="hi")], ctx(cfg(**{"noise.enabled": False})))) == 1
+
+
+def test_min_score_abstains_and_explains():
+    c = ctx(cfg(**{"search.min_score": 0.6}))
+    assert filters.min_score([cand(1, score=0.5), cand(2, score=0.3)], c) == []
+    assert [d.reason for d in c.dropped] == ["score 0.5000 < 0.6", "score 0.3000 < 0.6"]
+
+
+def test_recency_is_bounded_and_monotone():
+    c = ctx(cfg(**{"scoring.recency_weight": 0.1}))
+    new, old = cand(1, age_days=0), cand(2, age_days=60)
+    scoring.recency([new, old], c)
+    assert new.score == pytest.approx(0.6)
+    assert 0.5 < old.score < new.score
+    off = cand(3)
+    scoring.recency([off], ctx(cfg(**{"scoring.recency_weight": 0})))
+    assert off.score == 0.5
+
+
+def test_importance_factor():
+    lo, hi = cand(1, importance=0.0), cand(2, importance=1.0)
+    scoring.importance([lo, hi], ctx())
+    assert lo.score == pytest.approx(0.35) and hi.score == pytest.approx(0.5)
+
+
+def test_length_norm_only_damps_long_texts():
+    short, long, longer = (
+        cand(1, text="x" * 100),
+        cand(2, text="x" * 1000),
+        cand(3, text="x" * 4000),
+    )
+    scoring.length_norm([short, long, longer], ctx())
+    assert short.score == 0.5
+    assert long.score == pytest.approx(0.5 / 1.5)
+    assert longer.score < long.score
+
+
+def test_decay_bounds_and_reinforcement():
+    c = ctx(cfg(**{"scoring.decay": True}))
+    fresh, old, recalled = cand(1, age_days=0), cand(2, age_days=120), cand(3, age_days=120)
+    recalled.record.access_count = 2
+    capped = cand(4, age_days=120)
+    capped.record.access_count = 100
+    scoring.decay([fresh, old, recalled, capped], c)
+    assert fresh.score == pytest.approx(0.5)
+    assert 0.25 <= old.score < recalled.score < capped.score < fresh.score
+    # stretch capped at 3x the half-life
+    assert capped.score == pytest.approx(0.5 * (0.5 + 0.5 * np.exp(-120 / 180)))
+
+
+def test_time_weighting_formula():
+    c = ctx(cfg(**{"scoring.time_weight": 0.3}))
+    x = cand(1, age_days=10, score=0.8)
+    scoring.time_weighting([x], c)
+    assert x.score == pytest.approx(0.7 * 0.8 + 0.3 * np.exp(-1.0))
+
+
+def test_same_user_boost_only_when_enabled():
+    own, mention, other = (
+        cand(1, speaker_id="u1"),
+        cand(2, mentions=["u1"]),
+        cand(3, speaker_id="u2"),
+    )
+    scoring.same_user([own, mention, other], ctx(asker="u1", same_user_boost=True))
+    assert (own.score, mention.score, other.score) == (1.0, 1.0, 0.5)
+    x = cand(4, speaker_id="u1")
+    scoring.same_user([x], ctx(asker="u1", same_user_boost=False))
+    assert x.score == 0.5
+
+
+def test_session_lift():
+    c = ctx(cfg(**{"scoring.session_lift": 0.2}))
+    best, mate, alone = (
+        cand(1, score=0.9, session="a"),
+        cand(2, score=0.3, session="a"),
+        cand(3, score=0.3, session="b"),
+    )
+    scoring.session_lift([best, mate, alone], c)
+    assert best.score == 0.9 and mate.score == pytest.approx(0.48) and alone.score == 0.3
+
+
+def test_time_intent_boost_and_filter():
+    window = TimeWindow(NOW - 7 * DAY, NOW, "last week")
+    inside, outside = cand(1, age_days=3), cand(2, age_days=30)
+    time_intent([inside, outside], ctx(time_window=window))
+    assert inside.score == pytest.approx(1.0) and outside.score == 0.5  # + boost 0.5
+    c = ctx(cfg(**{"time_intent.mode": "filter"}), time_window=window)
+    assert [x.rowid for x in time_intent([cand(1, age_days=3), cand(2, age_days=30)], c)] == [1]
+    assert c.dropped[0].stage == "time_intent" and "last week" in c.dropped[0].reason
+
+
+def _vecs(*rows):
+    return {i + 1: np.asarray(r, np.float32) / np.linalg.norm(r) for i, r in enumerate(rows)}
+
+
+def test_demote_moves_near_duplicates_down_but_keeps_them():
+    vectors = _vecs([1, 0, 0], [1, 0.01, 0], [0, 1, 0])
+    c = ctx(vectors=vectors)
+    out = diversity.diversity([cand(1, 0.9), cand(2, 0.8), cand(3, 0.7)], c)
+    assert [x.rowid for x in out] == [1, 3, 2]
+    assert "near-duplicate" in out[-1].notes[0]
+    c_off = ctx(cfg(**{"diversity.mode": "off"}), vectors=vectors)
+    assert [x.rowid for x in diversity.diversity([cand(1, 0.9), cand(2, 0.8)], c_off)] == [1, 2]
+
+
+def test_mmr_prefers_novelty():
+    vectors = _vecs([1, 0, 0], [1, 0.05, 0], [0, 1, 0])
+    c = ctx(cfg(**{"diversity.mode": "mmr", "diversity.mmr_lambda": 0.5}), vectors=vectors)
+    out = diversity.diversity([cand(1, 0.9), cand(2, 0.85), cand(3, 0.6)], c)
+    assert [x.rowid for x in out][:2] == [1, 3]
+
+
+def test_candidates_without_vectors_are_never_duplicates():
+    c = ctx(vectors=_vecs([1, 0, 0]))
+    out = diversity.diversity([cand(1, 0.9), cand(2, 0.8)], c)
+    assert [x.rowid for x in out] == [1, 2]
