@@ -102,12 +102,22 @@ def main() -> None:
     load_ms = (time.perf_counter() - t) * 1000
 
     report = {"records": mem.store.count(), "queries": len(qs), "index_load_ms": round(load_ms)}
-    for label, filters in (("unfiltered", None), ("scope filter", {"scope": "user:7"})):
+    from remem.retrieve.search import STAGE_NAMES
+
+    runs = [
+        ("v1 unfiltered", None, tuple(STAGE_NAMES), 0.0),
+        ("pipeline unfiltered", None, (), None),
+        ("v1 scope filter", {"scope": "user:7"}, tuple(STAGE_NAMES), 0.0),
+        ("pipeline scope filter", {"scope": "user:7"}, (), None),
+    ]
+    default_ctx = mem.config.search.context_weight
+    for label, filters, disable, ctx_weight in runs:
+        mem.config.search.context_weight = default_ctx if ctx_weight is None else ctx_weight
         totals: list[float] = []
         stages: dict[str, list[float]] = {}
         for q, v in zip(qs, qvecs, strict=True):
             t = time.perf_counter()
-            result = mem.search(q, k=10, filters=filters, query_vector=v)
+            result = mem.search(q, k=10, filters=filters, query_vector=v, disable=disable)
             totals.append((time.perf_counter() - t) * 1000)
             for stage, ms in result.timings_ms.items():
                 stages.setdefault(stage, []).append(ms)

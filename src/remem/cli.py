@@ -251,8 +251,13 @@ def search(
         return
     for warning in result.warnings:
         err.print(f"warning: {warning}", markup=False)
+    if explain:
+        for note in result.notes:
+            out.print(f"note: {note}", markup=False)
     if not result.hits:
         out.print("no hits", markup=False)
+        if explain and result.dropped:
+            _print_dropped(result.dropped)
         return
     table = Table(show_lines=False)
     table.add_column("#", justify="right")
@@ -270,6 +275,19 @@ def search(
             row.append(hit.explain.one_line())
         table.add_row(*row)
     out.print(table)
+    if explain and result.dropped:
+        _print_dropped(result.dropped)
+
+
+def _print_dropped(dropped: list[dict[str, Any]]) -> None:
+    table = Table(title="candidates removed by a gate")
+    for col in ("id", "stage", "reason", "score"):
+        table.add_column(col)
+    for d in dropped[:30]:
+        table.add_row(str(d["id"]), d["stage"], d["reason"], f"{d['score']:.4f}")
+    out.print(table)
+    if len(dropped) > 30:
+        out.print(f"... and {len(dropped) - 30} more (--json shows all)", markup=False)
 
 
 # ---------------------------------------------------------------------- list / get / delete

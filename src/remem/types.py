@@ -92,7 +92,7 @@ class Explain:
         parts.append(f"{self.fusion} {self.fused_score:.4f}")
         changed = [(name, v) for name, v in self.stages[1:]]
         if changed:
-            parts.append(" ".join(f"{name.split(' ')[0]} {v:.3f}" for name, v in changed))
+            parts.append(" -> ".join(f"{name.split(' ')[0]} {v:.3f}" for name, v in changed))
         if self.degraded:
             parts.append("DEGRADED: lexical only")
         return " | ".join(parts)
