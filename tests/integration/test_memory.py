@@ -245,3 +245,18 @@ def test_async_api(db_path, config, e5):
 def test_query_vector_matches_model(chat, e5):
     vec = chat.searcher.embed_query(e5, "Berlin")
     assert vec.shape == (384,) and np.isclose(np.linalg.norm(vec), 1.0, atol=1e-3)
+
+
+def test_other_models_are_counted_and_warned_once(db_path, config, e5, caplog):
+    with Memory(db_path, config, embedder=HashEmbedder()) as mem:
+        mem.ingest_many([{"id": f"h{i}", "text": f"old note {i}"} for i in range(3)])
+    with Memory(db_path, config, embedder=e5) as mem:
+        mem.ingest({"id": "e", "text": "a new note"})
+        first = mem.search("note", k=5)
+        assert any(
+            "3 records have no local:multilingual-e5-small vector" in w and "test:hash64 (3)" in w
+            for w in first.warnings
+        )
+        second = mem.search("note", k=5)
+        assert not any("other models" in w for w in second.warnings)  # once per model
+        assert len(second.hits) == 4  # still found, by the lexical channel
