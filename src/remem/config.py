@@ -111,6 +111,15 @@ class SearchConfig(_Section):
     context_weight: float = Field(
         default=0.2, ge=0, description="BM25 weight of the context column (0 = own text only)"
     )
+    lexical_max_df: float = Field(
+        default=0.05,
+        gt=0,
+        le=1,
+        description="in big stores, skip query words found in more than this share of records",
+    )
+    lexical_prune_min_docs: int = Field(
+        default=20_000, ge=0, description="...only once the store holds this many records"
+    )
     min_semantic: float = Field(
         default=0.0, ge=0, le=1, description="drop vector hits whose cosine is below (0 = off)"
     )

@@ -66,14 +66,15 @@ def test_a_migration_adds_to_an_existing_file(db_path, monkeypatch):
     store = SQLiteStore(db_path)
     store.insert_records([(_fields(1), "text 1")])
     store.close()
+    latest = migrations.LATEST_VERSION
     extended = [
         *migrations.MIGRATIONS,
-        (2, "add column", "ALTER TABLE records ADD COLUMN extra TEXT"),
+        (latest + 1, "add column", "ALTER TABLE records ADD COLUMN extra TEXT"),
     ]
     monkeypatch.setattr("remem.store.sqlite.MIGRATIONS", extended)
-    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", 2)
+    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", latest + 1)
     store = SQLiteStore(db_path)
-    assert store.schema_version() == 2
+    assert store.schema_version() == latest + 1
     assert store.get("r1").text == "text 1"
 
 
@@ -95,9 +96,23 @@ def test_a_version_1_file_is_migrated_with_its_data(db_path, monkeypatch):
     store = SQLiteStore(db_path)
     assert store.schema_version() == migrations.LATEST_VERSION
     assert store.get("old").text == "kept across migrations"
-    assert [r for r, _ in store.lexical_search('"kept"', None, 5)] == [rowid]
+    assert [r for r, _ in store.lexical_search(["kept"], None, 5)] == [rowid]
     cols = [r[1] for r in store._conn.execute("PRAGMA table_info(records_fts)")]
     assert cols == ["tokens", "context"]
+    vocab = dict(store._conn.execute("SELECT term, doc FROM records_vocab").fetchall())
+    assert vocab["kept"] == 1  # the document-frequency view sees migrated rows too
+
+
+def test_common_words_are_skipped_only_in_big_stores(db_path):
+    store = SQLiteStore(db_path)
+    rows = [(_fields(i), "common" + (" rare" if i == 7 else "")) for i in range(40)]
+    store.insert_records(rows)
+    everything = store.lexical_search(["common", "rare"], None, 100)
+    assert len(everything) == 40  # small store: nothing pruned
+    pruned = store.lexical_search(["common", "rare"], None, 100, max_df=0.5, prune_min_docs=10)
+    assert [r for r, _ in pruned] == [8]  # "common" is in every record: skipped
+    only_common = store.lexical_search(["common"], None, 100, max_df=0.5, prune_min_docs=10)
+    assert len(only_common) == 40  # all tokens common: the rarest is kept
 
 
 def test_newer_schema_is_refused(db_path):
@@ -190,11 +205,11 @@ def test_delete_removes_lexical_rows_and_vectors(db_path):
     store = SQLiteStore(db_path)
     rowids = store.insert_records([(_fields(1), "apple"), (_fields(2), "banana")])
     store.put_vectors("m:x", "m", "x", [(rowids[0], np.ones(4, np.float32) / 2)])
-    assert store.lexical_search('"apple"', None, 10) == [
-        (rowids[0], pytest.approx(store.lexical_search('"apple"', None, 10)[0][1]))
+    assert store.lexical_search(["apple"], None, 10) == [
+        (rowids[0], pytest.approx(store.lexical_search(["apple"], None, 10)[0][1]))
     ]
     assert store.delete(["r1", "missing"]) == 1
-    assert store.lexical_search('"apple"', None, 10) == []
+    assert store.lexical_search(["apple"], None, 10) == []
     assert store.vector_count("m:x") == 0
     assert store._conn.execute("SELECT count(*) FROM records_fts").fetchone()[0] == 1
 

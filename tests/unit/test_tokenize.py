@@ -1,5 +1,5 @@
+from remem.store.sqlite import fts_match_expression
 from remem.text import Tokenizer, normalize_text, to_simplified
-from remem.text.tokenize import fts_match_expression
 
 
 def test_english_is_stemmed_and_stopwords_dropped():

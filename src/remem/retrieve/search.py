@@ -31,7 +31,7 @@ from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
 from remem.text.timeexpr import find_time_window
-from remem.text.tokenize import Tokenizer, fts_match_expression
+from remem.text.tokenize import Tokenizer
 from remem.types import Explain, Filters, Hit, SearchResult
 
 log = logging.getLogger("remem.search")
@@ -127,10 +127,11 @@ class Searcher:
 
         lexical: list[tuple[int, float]] = []
         if "lexical" in channels:
-            match = fts_match_expression(self.tokenizer.query_tokens(query))
             lexical = self.store.lexical_search(
-                match, filters, pool, now, context_weight=cfg.search.context_weight
-            )
+                self.tokenizer.query_tokens(query), filters, pool, now,
+                context_weight=cfg.search.context_weight, max_df=cfg.search.lexical_max_df,
+                prune_min_docs=cfg.search.lexical_prune_min_docs,
+            )  # fmt: skip
         t1 = time.perf_counter()
 
         vector: list[tuple[int, float]] = []

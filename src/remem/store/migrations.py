@@ -98,6 +98,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE records_fts_v2 RENAME TO records_fts
         """,
     ),
+    (
+        3,
+        "document frequencies of lexical tokens (to skip very common query words at scale)",
+        """
+        CREATE VIRTUAL TABLE records_vocab USING fts5vocab(records_fts, 'row')
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -49,6 +49,12 @@ class VectorRows:
     max_seq: int
 
 
+def fts_match_expression(tokens: Iterable[str]) -> str:
+    """An FTS5 MATCH expression that ORs the tokens; quoting stops any FTS syntax in text."""
+    quoted = ['"' + t.replace('"', '""') + '"' for t in tokens if t]
+    return " OR ".join(quoted)
+
+
 def _json(text: str, empty: Any) -> Any:
     # Most records carry no mentions, sources or metadata: skip the parser for those.
     return empty.copy() if text in ("[]", "{}") else json.loads(text)
@@ -145,6 +151,7 @@ class SQLiteStore:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open database {str(self.path)!r}: {exc}") from None
         self.local_writes = 0  # bumped on every commit of this connection
+        self._doc_count: tuple[tuple[int, int], int] | None = None
         try:
             self._configure(busy_timeout_ms)
             self._migrate()
@@ -404,14 +411,23 @@ class SQLiteStore:
 
     # ---------------------------------------------------------------- lexical
     def lexical_search(
-        self, match: str, filters: Filters | None, limit: int, now: float | None = None,
-        context_weight: float = 0.0,
+        self, tokens: Sequence[str], filters: Filters | None, limit: int,
+        now: float | None = None, context_weight: float = 0.0,
+        max_df: float = 1.0, prune_min_docs: int = 0,
     ) -> list[tuple[int, float]]:  # fmt: skip
         """(rowid, bm25 score) best first; scores are positive, higher is better.
+
         ``context_weight`` > 0 also matches the context column (the turns before a message)
-        with that BM25 column weight; 0 searches the message's own tokens only."""
-        if not match:
+        with that BM25 column weight; 0 searches the message's own tokens only. In a store of
+        at least ``prune_min_docs`` records, query tokens found in more than ``max_df`` of
+        them are left out: they add almost nothing to BM25 but make it visit most rows.
+        """
+        tokens = list(tokens)
+        if not tokens:
             return []
+        if max_df < 1.0 and prune_min_docs > 0:
+            tokens = self._prune_common(tokens, max_df, prune_min_docs)
+        match = fts_match_expression(tokens)
         if context_weight <= 0:
             match = "{tokens} : (" + match + ")"
         rank = f"-bm25(records_fts, 1.0, {float(context_weight)!r})"
@@ -430,6 +446,26 @@ class SQLiteStore:
         with self._lock:
             rows = self._conn.execute(sql, [match, *params, limit]).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def _prune_common(self, tokens: list[str], max_df: float, min_docs: int) -> list[str]:
+        with self._lock:
+            token = self.change_token()
+            if self._doc_count is None or self._doc_count[0] != token:
+                n = self._conn.execute("SELECT count(*) FROM records").fetchone()[0]
+                self._doc_count = (token, n)
+            n = self._doc_count[1]
+            if n < min_docs:
+                return tokens
+            marks = ",".join("?" * len(tokens))
+            df = dict(
+                self._conn.execute(
+                    f"SELECT term, doc FROM records_vocab WHERE term IN ({marks})", tokens
+                ).fetchall()
+            )
+        kept = [t for t in tokens if df.get(t, 0) <= max_df * n]
+        if not kept:  # every token is common: keep the rarest
+            kept = [min(tokens, key=lambda t: df.get(t, 0))]
+        return kept
 
     # ---------------------------------------------------------------- vectors
     def put_vectors(

@@ -283,9 +283,3 @@ def _ngrams(run: str, *, for_query: bool) -> Iterable[str]:
         yield from run  # unigrams at index time let one-character queries match
     for i in range(len(run) - 1):
         yield run[i : i + 2]
-
-
-def fts_match_expression(tokens: Iterable[str]) -> str:
-    """An FTS5 MATCH expression that ORs the tokens; quoting stops any FTS syntax in text."""
-    quoted = ['"' + t.replace('"', '""') + '"' for t in tokens if t]
-    return " OR ".join(quoted)
