@@ -39,3 +39,47 @@ class HashEmbedder:
         if self.fail:
             raise EmbeddingError("test embedder is down")
         return np.stack([self._vec(t) for t in texts]) if texts else np.empty((0, self.dim))
+
+
+class LocalJSONServer:
+    """A real HTTP server on 127.0.0.1 for protocol tests. Subclasses implement
+    ``respond(path, body, headers) -> (status, body bytes, extra headers)``; every request is
+    recorded in ``requests``."""
+
+    def __init__(self) -> None:
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(
+                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                )
+                status, data, extra = outer.respond(self.path, body, self.headers)
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                for name, value in extra.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def respond(self, path: str, body: dict, headers) -> tuple[int, bytes, dict[str, str]]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

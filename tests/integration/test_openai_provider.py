@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
 
+from helpers import LocalJSONServer
 from remem import Config, Memory
 from remem.embed.openai_http import OpenAIEmbedder
 from remem.errors import EmbeddingError
@@ -22,71 +21,41 @@ def _vector(text: str, dim: int) -> list[float]:
     return (v / np.linalg.norm(v)).tolist()
 
 
-class FakeOpenAI:
+class FakeOpenAI(LocalJSONServer):
     """Scripted server: each request pops the next behaviour (default: answer normally)."""
 
     def __init__(self, dim: int = 8) -> None:
         self.dim = dim
         self.script: list[dict] = []
-        self.requests: list[dict] = []
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(
-                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
-                )
-                step = server.script.pop(0) if server.script else {}
-                status = step.get("status", 200)
-                if self.path != "/v1/embeddings":
-                    status, step = 404, {"error": f"Invalid URL (POST {self.path})"}
-                if status == 200 and "raw" not in step:
-                    dim = step.get("dim", body.get("dimensions", server.dim))
-                    payload = {
-                        "object": "list",
-                        "data": [
-                            {"object": "embedding", "index": i, "embedding": _vector(t, dim)}
-                            for i, t in enumerate(body["input"])
-                        ][::-1],  # out of order on purpose: clients must sort by index
-                        "model": body["model"],
-                        "usage": {"prompt_tokens": 3, "total_tokens": 3},
-                    }
-                    if step.get("drop_one"):
-                        payload["data"].pop()
-                    data = json.dumps(payload).encode()
-                elif "raw" in step:
-                    data = step["raw"].encode()
-                else:
-                    data = json.dumps(
-                        {
-                            "error": {
-                                "message": step.get("error", "boom"),
-                                "type": "invalid_request_error",
-                                "param": None,
-                                "code": None,
-                            }
-                        }
-                    ).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                if "retry_after" in step:
-                    self.send_header("Retry-After", str(step["retry_after"]))
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def respond(self, path, body, headers):
+        step = self.script.pop(0) if self.script else {}
+        status = step.get("status", 200)
+        if path != "/v1/embeddings":
+            status, step = 404, {"error": f"Invalid URL (POST {path})"}
+        if status == 200 and "raw" not in step:
+            dim = step.get("dim", body.get("dimensions", self.dim))
+            payload = {
+                "object": "list",
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": _vector(t, dim)}
+                    for i, t in enumerate(body["input"])
+                ][::-1],  # out of order on purpose: clients must sort by index
+                "model": body["model"],
+                "usage": {"prompt_tokens": 3, "total_tokens": 3},
+            }
+            if step.get("drop_one"):
+                payload["data"].pop()
+            data = json.dumps(payload).encode()
+        elif "raw" in step:
+            data = step["raw"].encode()
+        else:
+            error = {"message": step.get("error", "boom"), "type": "invalid_request_error",
+                     "param": None, "code": None}  # fmt: skip
+            data = json.dumps({"error": error}).encode()
+        extra = {"Retry-After": str(step["retry_after"])} if "retry_after" in step else {}
+        return status, data, extra
 
 
 @pytest.fixture

@@ -4,11 +4,10 @@ access reinforcement, and rerank against a local server speaking the real rerank
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from helpers import LocalJSONServer
 from remem import Config, Memory
 from remem.errors import ValidationError
 
@@ -143,48 +142,25 @@ def test_same_user_boost(convo):
 
 
 # ----------------------------------------------------------------- rerank over HTTP
-class FakeRerank:
+class FakeRerank(LocalJSONServer):
     """Speaks Jina/SiliconFlow/Cohere (`results`) and Voyage (`data`) rerank protocols and
     scores by how many query words a document contains."""
 
     def __init__(self) -> None:
         self.fail = False
-        self.requests: list[dict] = []
-        outer = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append(
-                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
-                )
-                if outer.fail:
-                    data, status = b'{"detail": "overloaded"}', 503
-                else:
-                    words = set(body["query"].lower().split())
-                    scored = [
-                        {"index": i, "relevance_score": len(words & set(d.lower().split())) / 10}
-                        for i, d in enumerate(body["documents"])
-                    ]
-                    scored.sort(key=lambda r: -r["relevance_score"])
-                    key = "data" if "top_k" in body else "results"
-                    data, status = json.dumps({key: scored, "model": body["model"]}).encode(), 200
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def respond(self, path, body, headers):
+        if self.fail:
+            return 503, b'{"detail": "overloaded"}', {}
+        words = set(body["query"].lower().split())
+        scored = [
+            {"index": i, "relevance_score": len(words & set(d.lower().split())) / 10}
+            for i, d in enumerate(body["documents"])
+        ]
+        scored.sort(key=lambda r: -r["relevance_score"])
+        key = "data" if "top_k" in body else "results"
+        return 200, json.dumps({key: scored, "model": body["model"]}).encode(), {}
 
 
 @pytest.fixture

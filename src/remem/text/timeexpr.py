@@ -107,6 +107,10 @@ def _window(start: datetime, end: datetime, expr: str) -> TimeWindow:
     return TimeWindow(start.timestamp(), end.timestamp(), expr)
 
 
+def _year(year: int, expr: str) -> TimeWindow:
+    return _window(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), expr)
+
+
 def _week_start(dt: datetime) -> datetime:
     return _day_start(dt) - timedelta(days=dt.weekday())
 
@@ -258,12 +262,10 @@ def _resolve(kind: str, m: re.Match[str], now: datetime, today: datetime, expr: 
         return _month_window(now, _MONTHS[m.group(1)], None, expr)
     if kind == "year":
         year = int(m.group(1))
-        return _window(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC),
-                       expr)  # fmt: skip
+        return _year(year, expr)
     if kind == "zh_year":
         year = now.year + {"去年": -1, "今年": 0, "前年": -2}[m.group(1)]
-        return _window(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC),
-                       expr)  # fmt: skip
+        return _year(year, expr)
     if kind == "zh_year_season":
         year = now.year + {"去年": -1, "今年": 0, "前年": -2}[m.group(1)]
         return _season(year, _ZH_SEASONS[m.group(2)], expr)
@@ -303,4 +305,4 @@ def _relative(unit: str, offset: int, now: datetime, today: datetime, expr: str
         start = _month_start(now.year, now.month + offset)
         return _window(start, _month_start(start.year, start.month + 1), expr)
     year = now.year + offset
-    return _window(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), expr)
+    return _year(year, expr)
