@@ -117,12 +117,12 @@ class Memory:
     def ingest(self, message: dict[str, Any] | RecordIn, *, embed: bool = True) -> Record:
         """Store one chat message. Returns once it is durably committed (and embedded,
         unless ``embed=False`` or embedding failed, in which case it is ``pending``)."""
-        return self.ingest_many([message], embed=embed)[0]
+        return self._store_all([message], embed=embed, numbered=False)[0]
 
     def add(self, text: str, *, embed: bool = True, **fields: Any) -> Record:
         """Store one curated memory (a fact, preference, decision or entity)."""
         data = {"text": text, **fields, "kind": "memory"}
-        return self.ingest_many([data], embed=embed)[0]
+        return self._store_all([data], embed=embed, numbered=False)[0]
 
     def ingest_many(
         self,
@@ -136,13 +136,23 @@ class Memory:
 
         A bad item raises ValidationError naming its position and field; nothing is written.
         """
+        return self._store_all(items, embed=embed, on_conflict=on_conflict, progress=progress)
+
+    def _store_all(
+        self,
+        items: Iterable[dict[str, Any] | RecordIn],
+        *,
+        embed: bool,
+        on_conflict: str = "error",
+        progress: Progress | None = None,
+        numbered: bool = True,
+    ) -> list[Record]:
         prepared: list[tuple[dict[str, Any], str]] = []
         for position, item in enumerate(items):
             try:
-                record_in = validate_record(item)
-                prepared.append(self._prepare(record_in))
+                prepared.append(self._prepare(validate_record(item)))
             except ValidationError as exc:
-                if position == 0 and not prepared and _single(items):
+                if not numbered:
                     raise
                 raise ValidationError(
                     f"item {position + 1}: {exc.field}", exc.value, exc.fix
@@ -344,10 +354,6 @@ class Memory:
             "model": self.config.embed.model,
         }
         return data
-
-
-def _single(items: Any) -> bool:
-    return isinstance(items, list) and len(items) == 1
 
 
 def _lexical_text(item: RecordIn) -> str:
