@@ -27,7 +27,7 @@ def e5() -> E5Embedder:
 
 @pytest.fixture
 def config() -> Config:
-    return Config.load(env={})
+    return Config.load(env={}, overrides={"indexing.mode": "sync"})
 
 
 @pytest.fixture

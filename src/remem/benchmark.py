@@ -175,7 +175,7 @@ def run_benchmark(
             ]
             if not reuse or mem.store.count() != len(turns):
                 start = time.perf_counter()
-                mem.ingest_many(turns, on_conflict="skip")
+                mem.ingest_many(turns, on_conflict="skip", wait=True)
                 mem.embed_pending()
                 ingest_seconds += time.perf_counter() - start
                 ingested += len(turns)

@@ -117,7 +117,7 @@ def add(
         fields: dict[str, Any] = {"scope": scope, "category": category, "importance": importance}
         if record_id:
             fields["id"] = record_id
-        record = mem.add(text, **fields)
+        record = mem.add(text, wait=True, **fields)
     if as_json:
         emit_json(record.to_dict())
     else:
@@ -200,6 +200,7 @@ def ingest(
             records = mem.ingest_many(
                 validated,
                 embed=not no_embed,
+                wait=True,  # a batch import shows its embedding progress and finishes it
                 on_conflict="skip" if skip_existing else "error",
                 progress=lambda n: bar.advance(task, n),
             )
@@ -399,6 +400,8 @@ def stats(as_json: JsonOption = False) -> None:
     table.add_row("vectors", vectors or "none")
     if data["missing_vectors"] is not None:
         table.add_row("missing vectors", str(data["missing_vectors"]))
+    table.add_row("index errors", str(data["index_errors"]))
+    table.add_row("dropped from the indexing queue", str(data["queue_dropped_total"]))
     table.add_row("sessions", str(data["sessions"]))
     table.add_row("schema version", str(data["schema_version"]))
     out.print(table)
@@ -541,7 +544,7 @@ def demo(
         config = load_config(**{"store.path": str(path)})
         with Memory(config=config) as mem:
             started = time.perf_counter()
-            stored = mem.ingest_many(turns, on_conflict="skip")
+            stored = mem.ingest_many(turns, on_conflict="skip", wait=True)
             took = time.perf_counter() - started
             report: dict[str, Any] = {"db": str(path), "ingested": len(stored), "recalls": []}
             if not as_json:

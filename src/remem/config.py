@@ -128,6 +128,22 @@ class SearchConfig(_Section):
     )
 
 
+class IndexingConfig(_Section):
+    mode: Literal["async", "sync"] = Field(
+        default="async",
+        description="async: ingest returns after the commit and a background queue embeds; "
+        "sync: ingest also waits for the embedding",
+    )
+    concurrency: int = Field(default=10, description="queue workers (0 or less = unlimited)")
+    max_queue: int = Field(
+        default=500, description="pending items before the oldest is dropped (0 or less = no limit)"
+    )
+    batch_size: int = Field(default=32, gt=0, description="records per embedding batch")
+    drain_timeout_s: float = Field(
+        default=30.0, ge=0, description="on close, wait this long for queued embeddings"
+    )
+
+
 class RerankConfig(_Section):
     provider: Literal["none", "jina", "cohere", "siliconflow", "voyage", "local"] = Field(
         default="none", description="a cross-encoder reranker; none by default"
@@ -216,6 +232,7 @@ class Config(_Section):
     embed: EmbedConfig = Field(default_factory=EmbedConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     text: TextConfig = Field(default_factory=TextConfig)
+    indexing: IndexingConfig = Field(default_factory=IndexingConfig)
     rerank: RerankConfig = Field(default_factory=RerankConfig)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     time_intent: TimeIntentConfig = Field(default_factory=TimeIntentConfig)
@@ -231,6 +248,7 @@ class Config(_Section):
         "embed",
         "search",
         "text",
+        "indexing",
         "rerank",
         "scoring",
         "time_intent",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from remem.config import Config
+from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_with_chunks
 from remem.embed.factory import make_embedder
 from remem.errors import RememError, ValidationError
@@ -60,12 +61,16 @@ class Memory:
         self.tokenizer = Tokenizer.from_config(self.config.text)
         self._embedder: Embedder | None = embedder
         self._embedder_loaded = embedder is not None
-        self._embedder_lock = threading.Lock()
+        self._embedder_lock = threading.RLock()
+        self._queue: IndexQueue | None = None
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
         self.access = AccessRecorder(self.store, self.config.scoring.access_debounce_s)
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
+        if self._queue is not None:
+            # Whatever is still queued after the timeout stays pending for `remem embed`.
+            self._queue.close(drain=True, timeout=self.config.indexing.drain_timeout_s)
         try:
             self.access.flush()
         except RememError as exc:  # never lose the close over access statistics
@@ -114,35 +119,49 @@ class Memory:
         tokens = self.tokenizer.index_string(_lexical_text(item))
         return fields, tokens
 
-    def ingest(self, message: dict[str, Any] | RecordIn, *, embed: bool = True) -> Record:
-        """Store one chat message. Returns once it is durably committed (and embedded,
-        unless ``embed=False`` or embedding failed, in which case it is ``pending``)."""
-        return self._store_all([message], embed=embed, numbered=False)[0]
+    def ingest(
+        self, message: dict[str, Any] | RecordIn, *, embed: bool = True, wait: bool | None = None
+    ) -> Record:
+        """Store one chat message. Returns once it is durably committed.
 
-    def add(self, text: str, *, embed: bool = True, **fields: Any) -> Record:
+        Embedding follows ``indexing.mode``: ``async`` (default) hands it to the background
+        queue and returns at once (the record is ``pending`` and lexically searchable until
+        its vector lands); ``sync`` or ``wait=True`` embeds before returning. ``embed=False``
+        leaves it for ``embed_pending`` / ``remem embed``.
+        """
+        return self._store_all([message], embed=embed, wait=wait, numbered=False)[0]
+
+    def add(
+        self, text: str, *, embed: bool = True, wait: bool | None = None, **fields: Any
+    ) -> Record:
         """Store one curated memory (a fact, preference, decision or entity)."""
         data = {"text": text, **fields, "kind": "memory"}
-        return self._store_all([data], embed=embed, numbered=False)[0]
+        return self._store_all([data], embed=embed, wait=wait, numbered=False)[0]
 
     def ingest_many(
         self,
         items: Iterable[dict[str, Any] | RecordIn],
         *,
         embed: bool = True,
+        wait: bool | None = None,
         on_conflict: str = "error",
         progress: Progress | None = None,
     ) -> list[Record]:
-        """Validate all, commit all in one transaction, then embed in batches.
+        """Validate all, commit all in one transaction, then embed in batches (now with
+        ``wait=True`` or ``indexing.mode = "sync"``, else through the background queue).
 
         A bad item raises ValidationError naming its position and field; nothing is written.
         """
-        return self._store_all(items, embed=embed, on_conflict=on_conflict, progress=progress)
+        return self._store_all(
+            items, embed=embed, wait=wait, on_conflict=on_conflict, progress=progress
+        )
 
     def _store_all(
         self,
         items: Iterable[dict[str, Any] | RecordIn],
         *,
         embed: bool,
+        wait: bool | None = None,
         on_conflict: str = "error",
         progress: Progress | None = None,
         numbered: bool = True,
@@ -168,13 +187,51 @@ class Memory:
         ]
         records = list(self.store.get_by_rowids([r for r, _ in stored]).values())
         records.sort(key=lambda r: r.rowid or 0)
-        if embed and records:
+        if wait is None:
+            wait = self.config.indexing.mode == "sync"
+        if embed and records and wait:
             self._embed_records(records, progress=progress)
             fresh = self.store.get_by_rowids([r.rowid for r in records if r.rowid])
             records = [fresh.get(r.rowid, r) for r in records]
-        elif progress:
-            progress(len(records))
+        else:
+            if embed and records:
+                self.queue.submit([r.rowid for r in records if r.rowid is not None])
+            if progress:
+                progress(len(records))
         return records
+
+    # ------------------------------------------------------------------ indexing queue
+    @property
+    def queue(self) -> IndexQueue:
+        """The background indexing queue (started on first use)."""
+        if self._queue is None:
+            with self._embedder_lock:
+                if self._queue is None:
+                    cfg = self.config.indexing
+                    self._queue = IndexQueue(
+                        self._embed_rowids, concurrency=cfg.concurrency,
+                        max_queue=cfg.max_queue, batch_size=cfg.batch_size,
+                        on_drop=self._count_dropped,
+                    )  # fmt: skip
+        return self._queue
+
+    def _count_dropped(self, n: int) -> None:
+        # Kept in the file so `remem stats` in another process still sees it.
+        try:
+            self.store.meta_add("indexing", "dropped", n)
+        except RememError as exc:
+            log.warning("could not record dropped queue items: %s", exc)
+
+    def _embed_rowids(self, rowids: Sequence[int]) -> tuple[int, int]:
+        # Records deleted since they were queued simply are not there any more.
+        records = sorted(self.store.get_by_rowids(rowids).values(), key=lambda r: r.rowid or 0)
+        if not records:
+            return 0, 0
+        return self._embed_records(records)
+
+    def wait_indexed(self, timeout: float | None = None) -> bool:
+        """Block until the background queue has embedded everything handed to it."""
+        return True if self._queue is None else self._queue.wait_idle(timeout)
 
     def _with_context(
         self, prepared: list[tuple[dict[str, Any], str]]
@@ -349,6 +406,11 @@ class Memory:
 
     def stats(self) -> dict[str, Any]:
         data = self.store.stats()
+        data["queue"] = (
+            self._queue.stats() if self._queue is not None
+            else {"queued": 0, "in_flight_batches": 0, "embedded": 0, "failed": 0,
+                  "dropped": 0, "workers": 0}
+        )  # fmt: skip
         data["embedder"] = {
             "provider": self.config.embed.provider,
             "model": self.config.embed.model,

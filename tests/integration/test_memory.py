@@ -62,7 +62,9 @@ def test_recall_english_chinese_and_across_languages(chat):
 
 
 def test_alternative_model_use_crosses_languages(tmp_path):
-    config = Config.load(env={}, overrides={"embed.model": "use-multilingual-v3"})
+    config = Config.load(
+        env={}, overrides={"indexing.mode": "sync", "embed.model": "use-multilingual-v3"}
+    )
     with Memory(tmp_path / "use.db", config) as mem:
         _ingest_chat(mem)
         assert mem.get_embedder().model_id == "local:use-multilingual-v3"
@@ -207,7 +209,7 @@ def test_index_follows_writes_from_another_connection(db_path, config, e5):
 
 
 def test_long_text_is_chunked_not_truncated(db_path):
-    config = Config.load(env={}, overrides={"embed.chunk_chars": 200})
+    config = Config.load(env={}, overrides={"indexing.mode": "sync", "embed.chunk_chars": 200})
     emb = HashEmbedder()
     with Memory(db_path, config, embedder=emb) as mem:
         long = " ".join(["filler"] * 300) + " unicorn"
@@ -220,7 +222,7 @@ def test_long_text_is_chunked_not_truncated(db_path):
 
 
 def test_lexical_only_provider(db_path):
-    config = Config.load(env={}, overrides={"embed.provider": "none"})
+    config = Config.load(env={}, overrides={"indexing.mode": "sync", "embed.provider": "none"})
     with Memory(db_path, config) as mem:
         mem.ingest({"text": "我们周末去爬山吧"})
         result = mem.search("爬山")

@@ -9,7 +9,7 @@ WRITER = textwrap.dedent(
     import sys
     from remem import Config, Memory
     path, worker, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    config = Config.load(env={}, overrides={"embed.provider": "none"})
+    config = Config.load(env={}, overrides={"indexing.mode": "sync", "embed.provider": "none"})
     with Memory(path, config) as mem:
         for i in range(n):
             mem.ingest({"id": f"w{worker}-{i}", "text": f"worker {worker} note {i} zebra",
@@ -24,7 +24,7 @@ READER = textwrap.dedent(
     import sys
     from remem import Config, Memory
     path, rounds = sys.argv[1], int(sys.argv[2])
-    config = Config.load(env={}, overrides={"embed.provider": "none"})
+    config = Config.load(env={}, overrides={"indexing.mode": "sync", "embed.provider": "none"})
     seen = 0
     with Memory(path, config) as mem:
         for _ in range(rounds):
@@ -58,7 +58,9 @@ def test_concurrent_processes_lose_nothing(tmp_path):
 
     from remem import Config, Memory
 
-    with Memory(db, Config.load(env={}, overrides={"embed.provider": "none"})) as mem:
+    with Memory(
+        db, Config.load(env={}, overrides={"indexing.mode": "sync", "embed.provider": "none"})
+    ) as mem:
         assert mem.store.count() == 180
         ids = {r.id for r in mem.list(limit=None)}
         assert ids == {f"w{w}-{i}" for w in range(3) for i in range(60)}

@@ -163,6 +163,7 @@ def test_wrong_dimension_writes_nothing(server, tmp_path):
     config = Config.load(
         env={},
         overrides={
+            "indexing.mode": "sync",
             "embed.provider": "openai",
             "embed.model": "text-embedding-3-small",
             "embed.base_url": server.url,
@@ -190,6 +191,7 @@ def test_memory_with_openai_provider_end_to_end(server, tmp_path):
     config = Config.load(
         env={},
         overrides={
+            "indexing.mode": "sync",
             "embed.provider": "openai",
             "embed.model": "m",
             "embed.base_url": server.url,

@@ -74,7 +74,10 @@ def test_noise_is_dropped_and_reported(convo):
 
 
 def test_abstention_says_which_gate_stopped_each_candidate(db_path, e5):
-    config = Config.load(env={}, overrides={"search.min_score": 0.99, "search.min_semantic": 0.95})
+    config = Config.load(
+        env={},
+        overrides={"indexing.mode": "sync", "search.min_score": 0.99, "search.min_semantic": 0.95},
+    )
     with Memory(db_path, config, embedder=e5) as mem:
         conversation(mem)
         result = mem.search("quantum chromodynamics lecture notes", k=3, now=NOW)
@@ -102,7 +105,7 @@ def test_time_intent_prefers_the_named_window(convo):
 
 
 def test_time_intent_filter_mode(db_path, e5):
-    config = Config.load(env={}, overrides={"time_intent.mode": "filter"})
+    config = Config.load(env={}, overrides={"indexing.mode": "sync", "time_intent.mode": "filter"})
     with Memory(db_path, config, embedder=e5) as mem:
         conversation(mem)
         ids = [
@@ -122,7 +125,9 @@ def test_every_stage_can_be_switched_off(convo):
 
 
 def test_explicit_recalls_reinforce_automatic_ones_do_not(db_path, e5):
-    config = Config.load(env={}, overrides={"scoring.access_debounce_s": 3600})
+    config = Config.load(
+        env={}, overrides={"indexing.mode": "sync", "scoring.access_debounce_s": 3600}
+    )
     with Memory(db_path, config, embedder=e5) as mem:
         conversation(mem)
         mem.search("seals at Point Reyes", k=1, now=NOW)  # automatic
@@ -175,6 +180,7 @@ def test_http_rerank_protocols(rerank_server, db_path, e5, provider):
     config = Config.load(
         env={},
         overrides={
+            "indexing.mode": "sync",
             "rerank.provider": provider,
             "rerank.base_url": rerank_server.url,
             "rerank.api_key": "secret",
@@ -199,6 +205,7 @@ def test_rerank_failure_falls_back_to_cosine_and_says_so(rerank_server, db_path,
     config = Config.load(
         env={},
         overrides={
+            "indexing.mode": "sync",
             "rerank.provider": "jina",
             "rerank.base_url": rerank_server.url,
         },
@@ -218,11 +225,19 @@ def test_local_reranker_needs_its_path_and_library(tmp_path, db_path):
     from remem.retrieve.rerank import make_reranker
 
     with pytest.raises(ConfigError, match="local_path"):
-        make_reranker(Config.load(env={}, overrides={"rerank.provider": "local"}).rerank)
+        make_reranker(
+            Config.load(
+                env={}, overrides={"indexing.mode": "sync", "rerank.provider": "local"}
+            ).rerank
+        )
     with pytest.raises(ConfigError, match="not a directory"):
         make_reranker(
             Config.load(
                 env={},
-                overrides={"rerank.provider": "local", "rerank.local_path": str(tmp_path / "none")},
+                overrides={
+                    "indexing.mode": "sync",
+                    "rerank.provider": "local",
+                    "rerank.local_path": str(tmp_path / "none"),
+                },
             ).rerank
         )

@@ -25,7 +25,7 @@ def test_locomo_first_conversation_floor(e5, tmp_path):
     # plain hybrid (every stage off, no context column) scores recall@10 ~0.70 here.
     result = run_benchmark(
         BENCH / "locomo",
-        config=Config.load(env={}),
+        config=Config.load(env={}, overrides={"indexing.mode": "sync"}),
         embedder=e5,
         limit_conversations=1,
         variants=[
@@ -46,7 +46,7 @@ def test_locomo_first_conversation_floor(e5, tmp_path):
 def test_chinese_fixture_floor(e5, tmp_path):
     result = run_benchmark(
         REPO / "tests" / "data" / "zh_chat",
-        config=Config.load(env={}),
+        config=Config.load(env={}, overrides={"indexing.mode": "sync"}),
         embedder=e5,
         workdir=tmp_path,
     )["variants"]["hybrid"]

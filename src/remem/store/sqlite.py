@@ -622,6 +622,17 @@ class SQLiteStore:
                     (namespace, key, value),
                 )
 
+    def meta_add(self, namespace: str, key: str, amount: int) -> int:
+        """Add to an integer counter kept in the meta table; returns the new value."""
+        with self.write() as c:
+            c.execute(
+                "INSERT INTO meta (namespace, key, value) VALUES (?, ?, ?) "
+                "ON CONFLICT (namespace, key) DO UPDATE SET value = CAST(value AS INTEGER) + ?",
+                (namespace, key, str(amount), amount),
+            )
+            return int(c.execute("SELECT value FROM meta WHERE namespace = ? AND key = ?",
+                                 (namespace, key)).fetchone()[0])  # fmt: skip
+
     # ---------------------------------------------------------------- stats
     def stats(self) -> dict[str, Any]:
         with self.read() as c:
@@ -649,6 +660,18 @@ class SQLiteStore:
                         "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim"
                     )
                 ],
+                "index_errors": c.execute(
+                    "SELECT count(*) FROM records WHERE index_error IS NOT NULL"
+                ).fetchone()[0],
+                "queue_dropped_total": int(
+                    (
+                        c.execute(
+                            "SELECT value FROM meta WHERE namespace = 'indexing' AND "
+                            "key = 'dropped'"
+                        ).fetchone()
+                        or ["0"]
+                    )[0]
+                ),
                 "sessions": c.execute(
                     "SELECT count(DISTINCT session) FROM records WHERE session IS NOT NULL"
                 ).fetchone()[0],

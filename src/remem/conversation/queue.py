@@ -1,0 +1,150 @@
+"""The indexing queue: embedding happens after the commit, off the caller's thread.
+
+``ingest`` commits the message (it is durable and lexically searchable at once) and hands its
+rowid to this queue; worker threads embed in batches and write the vectors. Search never waits
+for the queue. The queue is bounded: when it is full the *oldest* pending item is dropped,
+counted and warned about; the record stays ``pending`` in the store, so ``remem embed``
+(backfill) still finds it. Nothing here is the only copy of anything.
+
+Settings: ``indexing.concurrency`` workers (0 or negative = one per pending batch, unbounded),
+``indexing.max_queue`` items (0 or negative = unbounded).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+
+log = logging.getLogger("remem.queue")
+
+# (rowids) -> (embedded, failed); must never raise for per-record failures
+EmbedBatch = Callable[[Sequence[int]], tuple[int, int]]
+
+
+class IndexQueue:
+    def __init__(
+        self,
+        embed_batch: EmbedBatch,
+        *,
+        concurrency: int = 10,
+        max_queue: int = 500,
+        batch_size: int = 32,
+        on_drop: Callable[[int], None] | None = None,
+    ) -> None:
+        self._embed_batch = embed_batch
+        self._on_drop = on_drop
+        self.concurrency = concurrency if concurrency > 0 else None
+        self.max_queue = max_queue if max_queue > 0 else None
+        self.batch_size = max(1, batch_size)
+        self._pending: deque[int] = deque()
+        self._queued: set[int] = set()
+        self._cond = threading.Condition()
+        self._workers: list[threading.Thread] = []
+        self._busy = 0
+        self._closed = False
+        self.dropped = 0
+        self.failed = 0
+        self.embedded = 0
+
+    # ------------------------------------------------------------------ producer side
+    def submit(self, rowids: Sequence[int]) -> None:
+        """Queue records for embedding; never blocks. Full queue: the oldest item is dropped."""
+        dropped_before = self.dropped
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the indexing queue is closed")
+            for rowid in rowids:
+                if rowid in self._queued:
+                    continue
+                if self.max_queue is not None and len(self._pending) >= self.max_queue:
+                    old = self._pending.popleft()
+                    self._queued.discard(old)
+                    self.dropped += 1
+                    if self.dropped == 1 or self.dropped % 100 == 0:
+                        log.warning(
+                            "indexing queue full (%d): dropping the oldest pending items; they "
+                            "stay pending in the store for `remem embed`; raise "
+                            "indexing.max_queue or indexing.concurrency (%d dropped so far)",
+                            self.max_queue, self.dropped,
+                        )  # fmt: skip
+                self._pending.append(rowid)
+                self._queued.add(rowid)
+            self._ensure_workers()
+            self._cond.notify_all()
+            newly_dropped = self.dropped - dropped_before
+        if newly_dropped and self._on_drop is not None:
+            self._on_drop(newly_dropped)
+
+    def _ensure_workers(self) -> None:
+        alive = [w for w in self._workers if w.is_alive()]
+        self._workers = alive
+        wanted = -(-len(self._pending) // self.batch_size)  # batches waiting
+        limit = self.concurrency if self.concurrency is not None else wanted
+        while len(self._workers) < min(limit, max(wanted, 1)):
+            worker = threading.Thread(target=self._run, name="remem-index", daemon=True)
+            self._workers.append(worker)
+            worker.start()
+
+    # ------------------------------------------------------------------ worker side
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._closed:
+                    # idle workers exit after a while; submit() starts new ones
+                    if not self._cond.wait(timeout=5.0) and not self._pending:
+                        self._workers = [w for w in self._workers
+                                         if w is not threading.current_thread()]  # fmt: skip
+                        return
+                if not self._pending:
+                    return  # closed and drained
+                batch = [self._pending.popleft() for _ in range(min(self.batch_size,
+                                                                     len(self._pending)))]  # fmt: skip
+                for rowid in batch:
+                    self._queued.discard(rowid)
+                self._busy += 1
+            try:
+                ok, bad = self._embed_batch(batch)
+            except Exception:  # a bug, not a provider failure: keep the worker alive
+                log.exception("indexing batch failed unexpectedly; records stay pending")
+                ok, bad = 0, len(batch)
+            with self._cond:
+                self._busy -= 1
+                self.embedded += ok
+                self.failed += bad
+                self._cond.notify_all()
+
+    # ------------------------------------------------------------------ control
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._pending)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until nothing is queued or in flight (tests, benchmarks, shutdown)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._pending and self._busy == 0, timeout)
+
+    def stats(self) -> dict[str, int]:
+        with self._cond:
+            return {
+                "queued": len(self._pending),
+                "in_flight_batches": self._busy,
+                "embedded": self.embedded,
+                "failed": self.failed,
+                "dropped": self.dropped,
+                "workers": len([w for w in self._workers if w.is_alive()]),
+            }
+
+    def close(self, *, drain: bool = True, timeout: float | None = 30.0) -> None:
+        """Stop accepting work; with ``drain`` finish what is queued (up to ``timeout``)."""
+        if drain:
+            self.wait_idle(timeout)
+        with self._cond:
+            self._closed = True
+            if not drain:
+                self._pending.clear()
+                self._queued.clear()
+            self._cond.notify_all()
+        for worker in list(self._workers):
+            worker.join(timeout=timeout)
