@@ -191,7 +191,7 @@ class ScoringConfig(_Section):
         description="share of a hit's score given to the turns next to it in its session",
     )
     neighbour_window: int = Field(default=2, ge=0, le=5, description="turns each side")
-    neighbour_top: int = Field(default=20, ge=0, description="lift the neighbours of this many")
+    neighbour_top: int = Field(default=10, ge=0, description="lift the neighbours of this many")
 
 
 class TimeIntentConfig(_Section):

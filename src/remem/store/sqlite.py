@@ -325,25 +325,27 @@ class SQLiteStore:
         """For each record (by rowid): up to ``before`` earlier and ``after`` later records of
         its session, nearest first, passing the filters. Records without a session have none."""
         where, params = filters_sql(filters, now=now)
-        out: dict[int, list[Record]] = {}
-        with self._lock:
-            for rec in records:
-                if not rec.session or rec.rowid is None:
+        # One compound statement (two index-ordered, LIMITed lookups per record) instead of
+        # two round trips per record: the statement count, not the lookups, was the cost.
+        parts: list[str] = []
+        args: list[Any] = []
+        anchors = [r for r in records if r.session and r.rowid is not None]
+        for rec in anchors[:200]:  # stays under SQLite's 500-term compound limit
+            for op, order, limit in (("<", "DESC", before), (">", "ASC", after)):
+                if limit <= 0:
                     continue
-                found: list[Record] = []
-                for op, order, limit in (("<", "DESC", before), (">", "ASC", after)):
-                    if limit <= 0:
-                        continue
-                    sql = (
-                        f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.session = ? AND "
-                        f"(r.created_at, r.rowid) {op} (?, ?){where} "
-                        f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT ?"
-                    )
-                    rows = self._conn.execute(
-                        sql, [rec.session, rec.created_at, rec.rowid, *params, limit]
-                    )
-                    found.extend(_row_to_record(r) for r in rows)
-                out[rec.rowid] = found
+                parts.append(
+                    f"SELECT * FROM (SELECT ? AS anchor, {RECORD_COLUMNS} FROM records r "
+                    f"WHERE r.session = ? AND (r.created_at, r.rowid) {op} (?, ?){where} "
+                    f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT ?)"
+                )
+                args += [rec.rowid, rec.session, rec.created_at, rec.rowid, *params, limit]
+        out: dict[int, list[Record]] = {r.rowid: [] for r in anchors if r.rowid is not None}
+        if not parts:
+            return out
+        with self._lock:
+            for row in self._conn.execute(" UNION ALL ".join(parts), args):
+                out[row[0]].append(_row_to_record(row[1:]))
         return out
 
     def previous_texts(self, session: str, before: float, limit: int) -> list[Record]:
