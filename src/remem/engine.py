@@ -23,7 +23,7 @@ from remem.config import Config
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_with_chunks
 from remem.embed.factory import make_embedder
-from remem.errors import RememError, ValidationError
+from remem.errors import NotFoundError, RememError, ValidationError
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
 from remem.schemas import RecordIn, parse_time, validate_record, validate_scope
@@ -291,8 +291,16 @@ class Memory:
                     batch_size=cfg.batch_size,
                 )
             except RememError as exc:
-                self.store.mark_index_status(rowids, "pending", str(exc))
-                log.warning("embedding failed (%s); %d records left pending", exc, len(batch))
+                # Never-embedded records stay pending (backfill retries them); records that
+                # already have a vector (a rewrite) keep it and say the refresh failed.
+                fresh = [r.rowid for r in batch if r.rowid and r.index_status != "indexed"]
+                stale = [r.rowid for r in batch if r.rowid and r.index_status == "indexed"]
+                self.store.mark_index_status(fresh, "pending", str(exc))
+                self.store.mark_index_status(
+                    stale, "indexed", f"re-embedding failed, previous vector kept: {exc}"
+                )
+                log.warning("embedding failed (%s); %d records left pending, %d keep their "
+                            "previous vector", exc, len(fresh), len(stale))  # fmt: skip
                 failed += len(batch)
             else:
                 self.store.put_vectors(
@@ -331,6 +339,43 @@ class Memory:
             failed += bad
         remaining = self.store.count_missing_vectors(embedder.model_id)
         return {"embedded": embedded, "failed": failed, "remaining": remaining}
+
+    def rewrite(self, session: str, timestamp: float | str, new_text: str) -> Record:
+        """Replace the text of the message a session holds at ``timestamp`` (an edited chat
+        message). Lexical search sees the new text at once; the vector is re-made through the
+        indexing queue, in arrival order, and the old vector stays until the new one exists
+        (if embedding fails it stays, with a warning). A message that was never embedded is not
+        embedded because of a rewrite."""
+        if not isinstance(new_text, str) or not new_text.strip():
+            raise ValidationError("new_text", new_text, "give the message's new, non-empty text")
+        try:
+            when = parse_time(timestamp)
+        except ValueError:
+            raise ValidationError("timestamp", timestamp, "use the message's Unix time") from None
+        record = self.store.find_message(session, when) if when is not None else None
+        if record is None or record.rowid is None:
+            raise NotFoundError(f"no message in session {session!r} at {timestamp!r}")
+        tokens = self.tokenizer.index_string(_lexical_fields(record.speaker_label, new_text)
+                                             if record.kind == "message" else new_text)  # fmt: skip
+        self.store.update_text(record.rowid, new_text, content_hash(new_text), tokens)
+        if record.index_status == "indexed":
+            if self.config.indexing.mode == "sync":
+                self._embed_rowids([record.rowid])
+            else:
+                self.queue.submit([record.rowid])
+        updated = self.store.get(record.id)
+        assert updated is not None
+        return updated
+
+    def rollback(self, session: str, after: float | str) -> int:
+        """Delete a session's records created after ``after`` (a checkpoint rollback)."""
+        try:
+            when = parse_time(after)
+        except ValueError:
+            raise ValidationError("after", after, "use Unix seconds or an ISO-8601 date") from None
+        if when is None:
+            raise ValidationError("after", after, "give the checkpoint time")
+        return len(self.store.delete_session_after(session, when))
 
     def delete(self, ids: str | Sequence[str]) -> int:
         """Delete records by id; returns how many existed."""

@@ -40,6 +40,9 @@ class IndexQueue:
         self.batch_size = max(1, batch_size)
         self._pending: deque[int] = deque()
         self._queued: set[int] = set()
+        # Records being embedded right now: a record is never in two batches at once, so a
+        # rewrite queued during an in-flight embedding is embedded after it, in order.
+        self._in_flight: set[int] = set()
         self._cond = threading.Condition()
         self._workers: list[threading.Thread] = []
         self._busy = 0
@@ -91,18 +94,18 @@ class IndexQueue:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._pending and not self._closed:
+                while not self._ready() and not self._closed:
                     # idle workers exit after a while; submit() starts new ones
                     if not self._cond.wait(timeout=5.0) and not self._pending:
                         self._workers = [w for w in self._workers
                                          if w is not threading.current_thread()]  # fmt: skip
                         return
-                if not self._pending:
-                    return  # closed and drained
-                batch = [self._pending.popleft() for _ in range(min(self.batch_size,
-                                                                     len(self._pending)))]  # fmt: skip
-                for rowid in batch:
-                    self._queued.discard(rowid)
+                if not self._ready():
+                    if self._closed and not self._pending:
+                        return  # closed and drained
+                    self._cond.wait(timeout=0.05)
+                    continue
+                batch = self._take_batch()
                 self._busy += 1
             try:
                 ok, bad = self._embed_batch(batch)
@@ -111,9 +114,28 @@ class IndexQueue:
                 ok, bad = 0, len(batch)
             with self._cond:
                 self._busy -= 1
+                self._in_flight.difference_update(batch)
                 self.embedded += ok
                 self.failed += bad
                 self._cond.notify_all()
+
+    def _ready(self) -> bool:
+        return any(r not in self._in_flight for r in self._pending)
+
+    def _take_batch(self) -> list[int]:
+        """Up to batch_size queued records that are not in flight, oldest first."""
+        batch: list[int] = []
+        keep: deque[int] = deque()
+        while self._pending and len(batch) < self.batch_size:
+            rowid = self._pending.popleft()
+            if rowid in self._in_flight:
+                keep.append(rowid)
+            else:
+                batch.append(rowid)
+                self._queued.discard(rowid)
+                self._in_flight.add(rowid)
+        self._pending.extendleft(reversed(keep))
+        return batch
 
     # ------------------------------------------------------------------ control
     def pending(self) -> int:

@@ -405,6 +405,41 @@ class SQLiteStore:
                 c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
         return deleted
 
+    def find_message(self, session: str, created_at: float) -> Record | None:
+        """The message of a session at exactly this time (the newest if several)."""
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.session = ? AND "
+                "r.created_at = ? ORDER BY r.rowid DESC LIMIT 1",
+                (session, created_at),
+            ).fetchone()
+        return _row_to_record(row) if row else None
+
+    def update_text(self, rowid: int, text: str, content_hash: str, tokens: str) -> None:
+        """Replace a record's text and its own lexical tokens (the vector is left alone:
+        the old one stays until a new one is written)."""
+        now = time.time()
+        with self.write() as c:
+            rev = self._bump_rev(c)
+            c.execute(
+                "UPDATE records SET text = ?, content_hash = ?, rev = ?, updated_at = ? "
+                "WHERE rowid = ?",
+                (text, content_hash, rev, now, rowid),
+            )
+            c.execute("UPDATE records_fts SET tokens = ? WHERE rowid = ?", (tokens, rowid))
+
+    def delete_session_after(self, session: str, after: float) -> list[str]:
+        """Delete a session's records created after ``after``; returns their ids."""
+        with self._lock:
+            ids = [
+                r[0]
+                for r in self._conn.execute(
+                    "SELECT id FROM records WHERE session = ? AND created_at > ?", (session, after)
+                )
+            ]
+        self.delete(ids)
+        return ids
+
     def deletes_counter(self) -> int:
         with self._lock:
             return self._conn.execute(
