@@ -124,6 +124,7 @@ VARIANTS = {
         for v in (0.05, 0.1, 0.15, 0.2)
     },
     **{f"nbtop-{v}": Variant(f"nbtop-{v}", H, {"scoring.neighbour_top": v}) for v in (5, 10, 15)},
+    "nb-cap": Variant("nb-cap", H, {"scoring.neighbour_cap": True}),
     "pool-30": Variant("pool-30", H, {"search.candidate_pool": 30}),
     "pool-20": Variant("pool-20", H, {"search.candidate_pool": 20}),
     "pool-100": Variant("pool-100", H, {"search.candidate_pool": 100}),

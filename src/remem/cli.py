@@ -518,8 +518,9 @@ DEMO_QUERIES = [
     "Where does Alice work now?",
     "小明什么时候有空？",
     "哪个山间小屋已经订好了？",
-    "What should we remember about Xiaoming's diet?",
+    "小屋一晚多少钱？",  # asked in Chinese, answered in English
 ]
+DEMO_BLOCK_QUERY = "Where does Alice work now?"
 
 
 @app.command()
@@ -570,12 +571,12 @@ def demo(
                     )
                     out.print(f"          {hit.explain.one_line()}", markup=False, style="dim")
                 out.print()
-            block = render_block(mem.search(DEMO_QUERIES[-1], k=3).hits)
+            block = render_block(mem.search(DEMO_BLOCK_QUERY, k=3).hits)
             report["injected_block"] = block
     if as_json:
         emit_json(report)
         return
-    out.print(f"[bold]Injected into the prompt for:[/bold] {DEMO_QUERIES[-1]}")
+    out.print(f"[bold]Injected into the prompt for:[/bold] {DEMO_BLOCK_QUERY}")
     out.print(block, markup=False, highlight=False)
 
 

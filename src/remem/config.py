@@ -192,6 +192,11 @@ class ScoringConfig(_Section):
     )
     neighbour_window: int = Field(default=2, ge=0, le=5, description="turns each side")
     neighbour_top: int = Field(default=10, ge=0, description="lift the neighbours of this many")
+    neighbour_cap: bool = Field(
+        default=False,
+        description="a lifted turn never scores above the hit that lifted it, unless it is "
+        "another speaker's reply to it",
+    )
 
 
 class TimeIntentConfig(_Section):

@@ -220,11 +220,13 @@ def test_demo_recalls_the_right_turns():
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["ingested"] == 28
-    tops = [r["hits"][0]["record"]["text"] for r in data["recalls"]]
-    assert "peanuts" in tops[0]
-    assert "中旬以后都有空" in tops[2]
-    found = [h["record"]["text"] for r in data["recalls"] for h in r["hits"]]
-    assert any("Munich" in t for t in found)
+    shown = [" ".join(h["record"]["text"] for h in r["hits"]) for r in data["recalls"]]
+    assert "peanuts" in data["recalls"][0]["hits"][0]["record"]["text"]
+    assert "Munich" in shown[1]  # Where does Alice work now?
+    assert "中旬以后都有空" in shown[2]  # 小明什么时候有空？
+    assert "小屋" in shown[3]  # 哪个山间小屋已经订好了？
+    assert "65 euros" in shown[4]  # 小屋一晚多少钱？ (a Chinese question, an English answer)
+    assert "Munich" in data["injected_block"]
     block = data["injected_block"]
     assert block.startswith('<remem-memory type="untrusted-data">')
     assert block.rstrip().endswith("</remem-memory>")

@@ -123,6 +123,7 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext, store, filters, no
     by_rowid = {c.rowid: c for c in cands}
     # A neighbour that an earlier gate removed (or that is noise) does not come back this way.
     excluded = {d.rowid for d in ctx.dropped}
+    cap = cfg.neighbour_cap
     check_noise = ctx.config.noise.enabled
     found = store.neighbours([c.record for c in top], cfg.neighbour_window,
                              cfg.neighbour_window, filters, now)  # fmt: skip
@@ -133,15 +134,23 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext, store, filters, no
             if rec.rowid in excluded or (check_noise and is_noise(rec.text)):
                 continue
             gain = cfg.neighbour_lift * c.score
-            if gain > gains.get(rec.rowid, 0.0):
-                gains[rec.rowid] = gain
+            # A reply from someone else (the answer after a matching question) may outrank
+            # the turn that matched; any other neighbour can at most draw level with it.
+            assert c.record is not None
+            reply = (rec.created_at, rec.rowid) > (c.record.created_at, c.rowid) and (
+                rec.speaker_id or rec.speaker_label
+            ) != (c.record.speaker_id or c.record.speaker_label)
+            limit = math.inf if reply or not cap else c.score
+            if gain > gains.get(rec.rowid, (0.0, 0.0))[0]:
+                gains[rec.rowid] = (gain, limit)
                 records[rec.rowid] = rec
-    for rowid, gain in gains.items():
+    for rowid, (gain, limit) in gains.items():
         cand = by_rowid.get(rowid)
         if cand is None:
             cand = Candidate(rowid, record=records[rowid])
             cand.stages.append(("neighbour", 0.0))
             by_rowid[rowid] = cand
             cands.append(cand)
-        cand.set("neighbour_lift", cand.score + gain)
+        if cand.score < limit:
+            cand.set("neighbour_lift", min(cand.score + gain, limit))
     return cands
