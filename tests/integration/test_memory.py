@@ -262,3 +262,13 @@ def test_other_models_are_counted_and_warned_once(db_path, config, e5, caplog):
         second = mem.search("note", k=5)
         assert not any("other models" in w for w in second.warnings)  # once per model
         assert len(second.hits) == 4  # still found, by the lexical channel
+
+
+def test_ids_filter_reaches_the_vector_channel(db_path, config):
+    emb = HashEmbedder()
+    with Memory(db_path, config, embedder=emb) as mem:
+        mem.ingest_many([{"id": f"n{i}", "text": f"alpha beta {i}"} for i in range(300)])
+        mem.ingest({"id": "target", "text": "completely different words"})
+        hits = mem.search("alpha beta", k=5, filters={"ids": ["target"]})
+        assert [h.record.id for h in hits] == ["target"]
+        assert hits[0].explain.vector_rank == 1  # found by its vector, not only by the store

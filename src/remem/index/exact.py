@@ -165,7 +165,10 @@ class ExactIndex:
             mask &= self._created[:n] <= filters.until
         if not filters.include_superseded and now is not None:
             mask &= self._valid_to[:n] > now
-        # ids filters are rare (tool calls on a known set): the store applies them.
+        if filters.ids is not None:
+            # rare (a tool call on a known set of records): resolve the ids once per search
+            rowids = self.store.rowids_for_ids(filters.ids)
+            mask &= np.isin(self._rowids[:n], np.asarray(rowids, dtype=np.int64))
         return mask
 
     def search(

@@ -289,6 +289,20 @@ class SQLiteStore:
             ).fetchone()
         return _row_to_record(row) if row else None
 
+    def rowids_for_ids(self, ids: Sequence[str]) -> list[int]:
+        out: list[int] = []
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                out += [
+                    r[0]
+                    for r in self._conn.execute(
+                        f"SELECT rowid FROM records WHERE id IN ({','.join('?' * len(chunk))})",
+                        chunk,
+                    )
+                ]
+        return out
+
     def ids_with_prefix(self, prefix: str, limit: int = 20) -> list[str]:
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         with self._lock:
