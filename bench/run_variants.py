@@ -125,6 +125,19 @@ VARIANTS = {
     },
     **{f"nbtop-{v}": Variant(f"nbtop-{v}", H, {"scoring.neighbour_top": v}) for v in (5, 10, 15)},
     "nb-cap": Variant("nb-cap", H, {"scoring.neighbour_cap": True}),
+    "nb-0.3": Variant("nb-0.3", H, {"scoring.neighbour_lift": 0.3}),
+    "nb-w1": Variant("nb-w1", H, {"scoring.neighbour_window": 1}),
+    "no-nb-no-length": Variant("no-nb-no-length", H, disable=("neighbour_lift", "length")),
+    "no-length": Variant("no-length", H, disable=("length",)),
+    "no-noise-imp-len": Variant("no-noise-imp-len", H, disable=("noise", "importance", "length")),
+    **{
+        f"quota-{q}": Variant(f"quota-{q}", H, {"diversity.max_per_session": q})
+        for q in (2, 3, 4, 5)
+    },
+    **{
+        f"cover-{q}": Variant(f"cover-{q}", H, {"diversity.session_coverage": q})
+        for q in (0.3, 0.5, 0.7)
+    },
     "pool-30": Variant("pool-30", H, {"search.candidate_pool": 30}),
     "pool-20": Variant("pool-20", H, {"search.candidate_pool": 20}),
     "pool-100": Variant("pool-100", H, {"search.candidate_pool": 100}),

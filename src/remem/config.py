@@ -209,6 +209,16 @@ class DiversityConfig(_Section):
     mode: Literal["off", "demote", "mmr"] = "demote"
     threshold: float = Field(default=0.95, gt=0, le=1, description="demote: cosine to a better hit")
     mmr_lambda: float = Field(default=0.7, ge=0, le=1, description="mmr: relevance vs novelty")
+    session_coverage: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="a session missing from the top k gets a place for its best hit if it "
+        "scores at least this share of the top score (0 = off)",
+    )
+    max_per_session: int = Field(
+        default=0, ge=0, description="hits of one session beyond this move down (0 = off)"
+    )
 
 
 class NoiseConfig(_Section):

@@ -18,9 +18,15 @@ from remem.retrieve.context import StageContext
 
 def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     cfg = ctx.config.diversity
-    if cfg.mode == "off" or len(cands) < 2 or not ctx.vectors:
+    if cfg.mode == "off" or len(cands) < 2:
         return cands
     ordered = sorted(cands, key=lambda c: -c.score)
+    if cfg.max_per_session > 0:
+        ordered = session_quota(ordered, cfg.max_per_session)
+    if cfg.session_coverage > 0:
+        ordered = session_coverage(ordered, ctx.k, cfg.session_coverage)
+    if not ctx.vectors:
+        return ordered
     if cfg.mode == "mmr":
         return _mmr(ordered, ctx, cfg.mmr_lambda)
     # One matrix of pairwise cosines, and a running "closest kept hit" per candidate.
@@ -46,6 +52,63 @@ def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     for c in demoted:
         c.stages.append(("diversity", c.score))
     return kept + demoted
+
+
+def session_quota(ordered: list[Candidate], quota: int) -> list[Candidate]:
+    """Beyond ``quota`` hits from one session, further hits of that session move below the
+    rest (kept, not dropped), so one long session cannot fill the whole top k."""
+    seen: dict[str, int] = {}
+    head: list[Candidate] = []
+    tail: list[Candidate] = []
+    for c in ordered:
+        session = c.record.session if c.record else None
+        if session:
+            seen[session] = seen.get(session, 0) + 1
+            if seen[session] > quota:
+                c.notes.append(f"more than {quota} hits from session {session}: moved down")
+                tail.append(c)
+                continue
+        head.append(c)
+    return head + tail
+
+
+def session_coverage(ordered: list[Candidate], k: int, ratio: float) -> list[Candidate]:
+    """Give sessions missing from the top k a seat: the best hit of each such session that
+    scores at least ``ratio`` x the top score takes the place of the lowest-ranked hit of a
+    session that holds several places. Evidence often spans sessions; one long session should
+    not hide the others."""
+    if len(ordered) <= k or not ordered:
+        return ordered
+    top, rest = list(ordered[:k]), list(ordered[k:])
+
+    def session(c: Candidate) -> str | None:
+        return c.record.session if c.record else None
+
+    counts: dict[str | None, int] = {}
+    for c in top:
+        counts[session(c)] = counts.get(session(c), 0) + 1
+    floor = ratio * top[0].score
+    seen: set[str | None] = set(counts)
+    promote: list[Candidate] = []
+    for c in rest:
+        s = session(c)
+        if s is not None and s not in seen and c.score >= floor:
+            seen.add(s)
+            promote.append(c)
+    for newcomer in promote:
+        victim_index = next((i for i in range(len(top) - 1, 0, -1)
+                             if session(top[i]) is not None and counts[session(top[i])] > 1),
+                            None)  # fmt: skip
+        if victim_index is None:
+            break
+        victim = top.pop(victim_index)
+        counts[session(victim)] -= 1
+        counts[session(newcomer)] = 1
+        rest.remove(newcomer)
+        rest.insert(0, victim)
+        newcomer.notes.append("best hit of a session missing from the top: given a place")
+        top.append(newcomer)
+    return top + rest
 
 
 def _mmr(ordered: list[Candidate], ctx: StageContext, lam: float) -> list[Candidate]:
