@@ -513,6 +513,113 @@ def bench(
     )
 
 
+# ---------------------------------------------------------------------- export / import
+@app.command("export")
+def export_(
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="file to write (default: stdout)")
+    ] = None,
+    scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
+    kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
+    with_vectors: Annotated[
+        bool, typer.Option("--with-vectors", help="include vectors (base64 float32)")
+    ] = False,
+) -> None:
+    """Write every record as JSONL (no limit). Re-import with `remem import`."""
+    from remem.engine import make_filters
+    from remem.transfer import export_records
+
+    with open_memory() as mem:
+        filters = make_filters({"scope": scope, "kind": kind})
+        if output is None:
+            n = export_records(mem, sys.stdout, filters=filters, with_vectors=with_vectors)
+        else:
+            if output.is_dir():
+                fail(f"--output {str(output)!r} is a directory; give a file path")
+            tmp = output.with_name(output.name + ".partial")
+            try:
+                with tmp.open("w", encoding="utf-8") as fh:
+                    n = export_records(mem, fh, filters=filters, with_vectors=with_vectors)
+                tmp.replace(output)  # a crash mid-export never leaves a truncated file
+            except OSError as exc:
+                tmp.unlink(missing_ok=True)
+                fail(f"cannot write {str(output)!r}: {exc.strerror}")
+    err.print(f"exported {n} records", markup=False)
+
+
+@app.command("import")
+def import_(
+    file: Annotated[str, typer.Argument(help="JSONL from `remem export` ('-' = stdin)")],
+    scope: Annotated[str | None, typer.Option(help="put every record in this scope")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="only report")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Import records; records whose text is already stored are skipped, invalid lines are
+    reported with their numbers and change nothing."""
+    from remem.schemas import validate_scope
+    from remem.transfer import import_records
+
+    if scope is not None:
+        validate_scope(scope, "--scope")
+    if file == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        path = Path(file)
+        if not path.is_file():
+            fail(f"{file!r} is not a file; give a JSONL file from `remem export`")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            fail(f"{file!r} is not UTF-8 text")
+    with open_memory() as mem:
+        report = import_records(mem, lines, scope=scope, dry_run=dry_run)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        verb = "would add" if dry_run else "added"
+        out.print(f"{verb} {report.added}, skipped {report.skipped} already stored, "
+                  f"{len(report.invalid)} invalid, {report.vectors} vectors reused",
+                  markup=False)  # fmt: skip
+        for number, error in report.invalid[:20]:
+            err.print(f"{file}:{number}: {error}", markup=False)
+    if report.invalid:
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------------- config
+config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+
+@config_app.command("show")
+def config_show(as_json: JsonOption = False) -> None:
+    """The effective settings and where each came from (default, file, env, flag)."""
+    config = load_config()
+    rows = config.effective()
+    if as_json:
+        emit_json({k: {"value": v, "source": src} for k, v, src in rows})
+        return
+    table = Table()
+    for col in ("setting", "value", "source"):
+        table.add_column(col)
+    for key, value, source in rows:
+        table.add_row(key, json.dumps(value, ensure_ascii=False, default=str), source)
+    out.print(table)
+
+
+@config_app.command("validate")
+def config_validate(
+    file: Annotated[Path, typer.Argument(help="a TOML config file")],
+    as_json: JsonOption = False,
+) -> None:
+    """Check a config file on its own (environment ignored); one line per verdict."""
+    Config.load(file, env={})  # raises ConfigError with the key, value and fix
+    if as_json:
+        emit_json({"file": str(file), "valid": True})
+    else:
+        out.print(f"{file}: valid", markup=False)
+
+
 DEMO_QUERIES = [
     "Who has a food allergy?",
     "Where does Alice work now?",

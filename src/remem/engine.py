@@ -257,6 +257,12 @@ class Memory:
                 earlier.append(_lexical_fields(fields.get("speaker_label"), fields["text"]))
         return [(f, t, context.get(id(f), "")) for f, t in prepared]
 
+    def embed_records(
+        self, records: Sequence[Record], *, progress: Progress | None = None
+    ) -> tuple[int, int]:
+        """Embed these records now and store their vectors; returns (embedded, failed)."""
+        return self._embed_records(records, progress=progress)
+
     def _embed_records(
         self, records: Sequence[Record], *, progress: Progress | None = None
     ) -> tuple[int, int]:

@@ -388,6 +388,51 @@ class SQLiteStore:
             rows = self._conn.execute(sql, [*params, -1 if limit is None else limit, offset])
             return [_row_to_record(r) for r in rows.fetchall()]
 
+    def iter_records(self, filters: Filters | None = None, batch: int = 1000):
+        """Every record passing the filters, in rowid order, read page by page."""
+        where, params = filters_sql(filters)
+        after = 0
+        while True:
+            with self._lock:
+                rows = self._conn.execute(
+                    f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.rowid > ?{where} "
+                    "ORDER BY r.rowid LIMIT ?",
+                    [after, *params, batch],
+                ).fetchall()
+            if not rows:
+                return
+            yield from (_row_to_record(r) for r in rows)
+            after = rows[-1][0]
+
+    def vectors_of(self, rowids: Sequence[int]) -> dict[int, list[tuple[str, str, str, bytes]]]:
+        """(model_id, provider, model, float32 bytes) per record."""
+        out: dict[int, list[tuple[str, str, str, bytes]]] = {}
+        with self._lock:
+            for start in range(0, len(rowids), 500):
+                chunk = list(rowids[start : start + 500])
+                for r in self._conn.execute(
+                    "SELECT record_rowid, model_id, provider, model, vec FROM vectors WHERE "
+                    f"record_rowid IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ):
+                    out.setdefault(r[0], []).append((r[1], r[2], r[3], r[4]))
+        return out
+
+    def existing_hashes(self, hashes: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        with self._lock:
+            for start in range(0, len(hashes), 500):
+                chunk = list(hashes[start : start + 500])
+                found.update(
+                    r[0]
+                    for r in self._conn.execute(
+                        "SELECT content_hash FROM records WHERE content_hash IN "
+                        f"({','.join('?' * len(chunk))})",
+                        chunk,
+                    )
+                )
+        return found
+
     def count(self, filters: Filters | None = None) -> int:
         where, params = filters_sql(filters)
         with self._lock:

@@ -1,0 +1,156 @@
+"""Export and import: a store as JSONL, one record a line, and back.
+
+Export writes every row that passes the filters (no silent limit), optionally with its
+vectors (base64 float32, with the model that made them). Import is idempotent by content
+hash: a line whose text is already stored is skipped; invalid lines are reported with their
+line numbers and change nothing; vectors in the file are kept when they fit the model.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import numpy as np
+
+from remem.errors import ValidationError
+from remem.schemas import RecordIn, validate_record
+from remem.types import Filters
+
+# Fields the store manages itself; they are exported for the record but not imported.
+_STORE_ONLY = ("index_status", "index_error", "model_id", "content_hash", "access_count",
+               "last_access")  # fmt: skip
+
+
+def export_records(mem, out: IO[str], *, filters: Filters | None = None,
+                   with_vectors: bool = False, progress: Callable[[int], None] | None = None
+                   ) -> int:  # fmt: skip
+    count = 0
+    batch: list = []
+
+    def flush() -> None:
+        nonlocal count
+        vectors = mem.store.vectors_of([r.rowid for r in batch]) if with_vectors else {}
+        for rec in batch:
+            data = rec.to_dict()
+            if with_vectors:
+                data["vectors"] = [
+                    {"model_id": m, "provider": p, "model": name,
+                     "vector": base64.b64encode(blob).decode("ascii")}
+                    for m, p, name, blob in vectors.get(rec.rowid, [])
+                ]  # fmt: skip
+            out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        count += len(batch)
+        if progress:
+            progress(len(batch))
+        batch.clear()
+
+    for rec in mem.store.iter_records(filters):
+        batch.append(rec)
+        if len(batch) >= 500:
+            flush()
+    if batch:
+        flush()
+    return count
+
+
+@dataclass
+class ImportReport:
+    added: int = 0
+    skipped: int = 0  # already stored (same content hash)
+    invalid: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
+    vectors: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"added": self.added, "skipped": self.skipped, "vectors": self.vectors,
+                "invalid": [{"line": n, "error": e} for n, e in self.invalid]}  # fmt: skip
+
+
+def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield number, None, f"not valid JSON ({exc.msg})"
+            continue
+        if not isinstance(item, dict):
+            yield number, None, "not a JSON object"
+            continue
+        yield number, item, ""
+
+
+def import_records(mem, lines: Iterable[str], *, scope: str | None = None,
+                   dry_run: bool = False) -> ImportReport:  # fmt: skip
+    from remem.engine import content_hash
+
+    report = ImportReport()
+    valid: list[tuple[int, RecordIn, list[dict]]] = []
+    for number, item, error in parse_lines(lines):
+        if item is None:
+            report.invalid.append((number, error))
+            continue
+        vectors = item.pop("vectors", None) or []
+        for key in _STORE_ONLY:
+            item.pop(key, None)
+        if scope is not None:
+            item["scope"] = scope
+        try:
+            valid.append((number, validate_record(item), vectors))
+        except ValidationError as exc:
+            report.invalid.append((number, str(exc)))
+    hashes = [content_hash(r.text) for _, r, _ in valid]
+    known = mem.store.existing_hashes(hashes)
+    seen: set[str] = set()
+    fresh: list[tuple[RecordIn, list[dict]]] = []
+    for (_n, rec, vecs), h in zip(valid, hashes, strict=True):
+        if h in known or h in seen:
+            report.skipped += 1
+            continue
+        seen.add(h)
+        fresh.append((rec, vecs))
+    if dry_run or not fresh:
+        report.added = len(fresh)
+        return report
+    for rec, _ in fresh:  # ids decided here so vectors in the file can follow their record
+        rec.id = rec.id or uuid.uuid4().hex
+    stored = {r.id: r for r in mem.ingest_many([r for r, _ in fresh], embed=False,
+                                               on_conflict="skip")}  # fmt: skip
+    report.added = len(stored)
+    embedder = mem.get_embedder()
+    to_embed = []
+    for rec_in, vecs in fresh:
+        record = stored.get(rec_in.id)
+        if record is None or record.rowid is None:
+            continue  # the id exists already with other text: skipped by the store
+        vec = _usable_vector(vecs, embedder)
+        if vec is not None:
+            mem.store.put_vectors(embedder.model_id, embedder.provider, embedder.model,
+                                  [(record.rowid, vec)])  # fmt: skip
+            report.vectors += 1
+        else:
+            to_embed.append(record)
+    report.skipped += len(fresh) - len(stored)
+    if to_embed:
+        mem.embed_records(to_embed)
+    return report
+
+
+def _usable_vector(vecs: list[dict], embedder) -> np.ndarray | None:
+    if embedder is None:
+        return None
+    for v in vecs:
+        if v.get("model_id") != embedder.model_id:
+            continue
+        try:
+            vec = np.frombuffer(base64.b64decode(v["vector"]), dtype=np.float32)
+        except (KeyError, ValueError, TypeError):
+            return None
+        if vec.shape[0] == embedder.dim and np.all(np.isfinite(vec)):
+            return vec
+    return None

@@ -1,0 +1,100 @@
+"""export / import round trips, idempotence, invalid lines; config show / validate."""
+
+from __future__ import annotations
+
+import json
+
+from test_cli import one_error_line, run
+
+from helpers import HashEmbedder
+from remem import Config, Memory
+from remem.transfer import export_records, import_records
+
+
+def cfg():
+    return Config.load(env={}, overrides={"indexing.mode": "sync"})
+
+
+def test_round_trip_with_vectors_is_idempotent(tmp_path):
+    emb = HashEmbedder()
+    src = tmp_path / "src.db"
+    with Memory(src, cfg(), embedder=emb) as mem:
+        mem.ingest_many(
+            [
+                {
+                    "id": f"m{i}",
+                    "text": f"note number {i}",
+                    "session": "s",
+                    "speaker": "Ann",
+                    "timestamp": 1_700_000_000 + i,
+                }
+                for i in range(1203)
+            ]
+        )
+        mem.add("Ann likes tea", scope="user:ann", category="preference", importance=0.9)
+        out = tmp_path / "dump.jsonl"
+        with out.open("w") as fh:
+            assert export_records(mem, fh, with_vectors=True) == 1204  # past any page size
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1204 and all(json.loads(line)["vectors"] for line in lines)
+    with Memory(tmp_path / "dst.db", cfg(), embedder=emb) as mem:
+        calls = emb.calls
+        report = import_records(mem, lines)
+        assert (report.added, report.skipped, report.vectors, report.invalid) == (1204, 0, 1204, [])
+        assert emb.calls == calls  # vectors were reused, nothing re-embedded
+        tea = mem.get(next(json.loads(x)["id"] for x in lines if "tea" in x))
+        assert (tea.scope, tea.category, tea.importance) == ("user:ann", "preference", 0.9)
+        again = import_records(mem, lines)
+        assert (again.added, again.skipped) == (0, 1204)
+        assert mem.stats()["records"] == 1204
+
+
+def test_invalid_lines_are_reported_and_change_nothing(tmp_path):
+    lines = [
+        '{"text": "good one"}',
+        "not json",
+        '{"text": ""}',
+        '["x"]',
+        '{"text": "good two", "role": "boss"}',
+        '{"text": "good three"}',
+    ]
+    with Memory(tmp_path / "d.db", cfg(), embedder=HashEmbedder()) as mem:
+        report = import_records(mem, lines, scope="project:x")
+        assert report.added == 2
+        assert [n for n, _ in report.invalid] == [2, 3, 4, 5]
+        assert {r.scope for r in mem.list(limit=None)} == {"project:x"}
+        dry = import_records(mem, ['{"text": "new"}'], dry_run=True)
+        assert dry.added == 1 and mem.stats()["records"] == 2
+
+
+def test_cli_export_import_and_config(tmp_path):
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    f = tmp_path / "in.jsonl"
+    f.write_text(
+        '{"id": "x1", "text": "hello there", "scope": "user:1"}\n'
+        '{"id": "x2", "text": "bye now", "scope": "user:2"}\n'
+    )
+    assert run(["ingest", str(f)], a, lexical=True).returncode == 0
+    dump = tmp_path / "dump.jsonl"
+    proc = run(["export", "--scope", "user:1", "-o", str(dump)], a, lexical=True)
+    assert proc.returncode == 0 and "exported 1 records" in proc.stderr
+    assert [json.loads(x)["id"] for x in dump.read_text().splitlines()] == ["x1"]
+    report = json.loads(run(["import", str(dump), "--json"], b, lexical=True).stdout)
+    assert report["added"] == 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "ok"}\nnope\n')
+    proc = run(["import", str(bad)], b, lexical=True)
+    assert proc.returncode == 1 and "bad.jsonl:2: not valid JSON" in proc.stderr
+    assert "is not a file" in one_error_line(run(["import", str(tmp_path / "x")], b, lexical=True))
+    assert "invalid --scope" in one_error_line(
+        run(["import", str(dump), "--scope", "bad"], b, lexical=True)
+    )
+    shown = json.loads(run(["config", "show", "--json"], b, lexical=True).stdout)
+    assert shown["store.path"]["source"] == "env:REMEM_DB"
+    assert shown["embed.provider"] == {"value": "none", "source": "env:REMEM_EMBED__PROVIDER"}
+    good = tmp_path / "good.toml"
+    good.write_text('[search]\nfusion = "rrf"\n')
+    assert "valid" in run(["config", "validate", str(good)]).stdout
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[search]\nfusion = 'magic'\n")
+    assert "search.fusion" in one_error_line(run(["config", "validate", str(broken)]))
