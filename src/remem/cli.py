@@ -298,6 +298,7 @@ def list_(
     scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
     session: Annotated[str | None, typer.Option(help="only this session")] = None,
     role: Annotated[str | None, typer.Option(help="only this role")] = None,
+    category: Annotated[str | None, typer.Option(help="only this category")] = None,
     limit: Annotated[int, typer.Option(help="at most this many (0 = all)")] = 20,
     offset: Annotated[int, typer.Option(help="skip this many")] = 0,
     as_json: JsonOption = False,
@@ -309,8 +310,9 @@ def list_(
         fail(f"invalid --offset {offset}; use 0 or a positive number")
     with open_memory() as mem:
         records = mem.list(
-            _filters(kind, scope, session, role, None, None), limit=limit or None, offset=offset
-        )
+            {**_filters(kind, scope, session, role, None, None), "category": category},
+            limit=limit or None, offset=offset,
+        )  # fmt: skip
     if as_json:
         emit_json([r.to_dict() for r in records])
         return
@@ -375,6 +377,64 @@ def delete(
         out.print(f"deleted {full}", markup=False)
 
 
+@app.command("delete-bulk")
+def delete_bulk(
+    scope: Annotated[str | None, typer.Option(help="records of this scope")] = None,
+    before: Annotated[str | None, typer.Option(help="created before this date")] = None,
+    category: Annotated[str | None, typer.Option(help="of this category")] = None,
+    kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
+    session: Annotated[str | None, typer.Option(help="of this session")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="only count")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete every record matching the filters (at least one is required)."""
+    from remem.engine import make_filters
+
+    if not any((scope, before, category, kind, session)):
+        fail("delete-bulk needs at least one filter (--scope, --before, --category, --kind, "
+             "--session); it never deletes everything")  # fmt: skip
+    filters = {"scope": scope, "until": before, "category": category, "kind": kind,
+               "session": session}  # fmt: skip
+    with open_memory() as mem:
+        made = make_filters(filters)
+        n = mem.store.count(made) if dry_run else mem.delete_where(made)
+    if as_json:
+        emit_json({"deleted" if not dry_run else "would_delete": n})
+    else:
+        out.print(f"{'would delete' if dry_run else 'deleted'} {n} records", markup=False)
+
+
+@app.command()
+def clear(
+    target: Annotated[str, typer.Option("-t", "--target", help="vector, context or all")],
+    scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Clear vectors (records stay, pending), context (chat messages) or all records."""
+    if target not in ("vector", "context", "all"):
+        fail(f"invalid -t {target!r}; use vector, context or all")
+    where = f" in scope {scope}" if scope else ""
+    what = {"vector": "all vectors", "context": "all chat messages", "all": "all records"}[target]
+    if not yes:
+        if not sys.stdin.isatty():
+            fail(f"refusing to clear {what}{where} without confirmation; add --yes")
+        if not typer.confirm(f"Clear {what}{where}?", default=False):
+            fail("cancelled; nothing was cleared", code=1)
+    with open_memory() as mem:
+        base = {"scope": scope} if scope else {}
+        if target == "vector":
+            n = mem.clear_vectors(base or None)
+        elif target == "context":
+            n = mem.delete_where({**base, "kind": "message"})
+        else:
+            n = mem.delete_where(base) if base else mem.delete(mem.store.ids_where(None))
+    if as_json:
+        emit_json({"target": target, "cleared": n})
+    else:
+        out.print(f"cleared {n} {'vectors' if target == 'vector' else 'records'}", markup=False)
+
+
 # ---------------------------------------------------------------------- stats / embed
 @app.command()
 def stats(as_json: JsonOption = False) -> None:
@@ -410,6 +470,8 @@ def stats(as_json: JsonOption = False) -> None:
 @app.command()
 def embed(
     batch_size: Annotated[int | None, typer.Option(help="texts per embedding call")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="only count")] = False,
+    force: Annotated[bool, typer.Option("--force", help="re-embed every record")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Embed every record that has no vector for the configured model (backfill).
@@ -424,14 +486,21 @@ def embed(
         embedder = mem.get_embedder()
         if embedder is None:
             fail("embed.provider is 'none': nothing to embed; configure a provider first")
-        total = mem.store.count_missing_vectors(embedder.model_id)
+        total = mem.store.count() if force else mem.store.count_missing_vectors(embedder.model_id)
+        if dry_run:
+            report = {"model_id": embedder.model_id, "would_embed": total}
+            if as_json:
+                emit_json(report)
+            else:
+                out.print(f"would embed {total} records with {embedder.model_id}", markup=False)
+            return
         with Progress(
             TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), console=err,
             disable=as_json or not err.is_terminal,
         ) as bar:  # fmt: skip
             task = bar.add_task("embed", total=total)
             result = mem.embed_pending(
-                batch_size=batch_size, progress=lambda n: bar.advance(task, n)
+                batch_size=batch_size, force=force, progress=lambda n: bar.advance(task, n)
             )
     if as_json:
         emit_json(result)

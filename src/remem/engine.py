@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import json
 import logging
 import threading
@@ -321,30 +322,53 @@ class Memory:
         return done, failed
 
     def embed_pending(
-        self, *, batch_size: int | None = None, progress: Progress | None = None
-    ) -> dict[str, int]:
-        """Embed every record that has no vector for the configured model (backfill).
+        self, *, batch_size: int | None = None, progress: Progress | None = None,
+        force: bool = False,
+    ) -> dict[str, int]:  # fmt: skip
+        """Embed every record that has no vector for the configured model (backfill); with
+        ``force``, re-embed every record.
 
-        Resumable: work is committed batch by batch, and a rerun picks up where it stopped.
+        Resumable: work is committed batch by batch, and a rerun picks up where it stopped
+        (for ``force``, the last finished record is kept in the store until the run ends).
         """
         embedder = self.get_embedder()
         if embedder is None:
             return {"embedded": 0, "failed": 0, "remaining": 0}
         size = batch_size or self.config.embed.batch_size
-        after = 0
+        marker = f"force:{embedder.model_id}"
+        after = int(self.store.meta_get("embed", marker) or 0) if force else 0
         embedded = failed = 0
         while True:
-            batch = self.store.records_missing_vectors(
-                embedder.model_id, limit=size, after_rowid=after
-            )
+            if force:
+                batch = list(itertools.islice(self.store.iter_records(batch=size, after=after),
+                                              size))  # fmt: skip
+            else:
+                batch = self.store.records_missing_vectors(
+                    embedder.model_id, limit=size, after_rowid=after
+                )
             if not batch:
                 break
             after = batch[-1].rowid or after
             ok, bad = self._embed_records(batch, progress=progress)
             embedded += ok
             failed += bad
+            if force:
+                self.store.meta_set("embed", marker, str(after))
+        if force:
+            self.store.meta_set("embed", marker, None)
         remaining = self.store.count_missing_vectors(embedder.model_id)
         return {"embedded": embedded, "failed": failed, "remaining": remaining}
+
+    def delete_where(self, filters: Filters | dict[str, Any]) -> int:
+        """Delete every record passing the filters (at least one filter is required)."""
+        made = make_filters(filters)
+        if made is None or made.is_empty():
+            raise ValidationError("filters", filters, "give at least one filter")
+        return self.store.delete(self.store.ids_where(made))
+
+    def clear_vectors(self, filters: Filters | dict[str, Any] | None = None) -> int:
+        """Drop stored vectors (the records stay, pending, for `remem embed`)."""
+        return self.store.clear_vectors(make_filters(filters))
 
     def rewrite(self, session: str, timestamp: float | str, new_text: str) -> Record:
         """Replace the text of the message a session holds at ``timestamp`` (an edited chat

@@ -388,10 +388,9 @@ class SQLiteStore:
             rows = self._conn.execute(sql, [*params, -1 if limit is None else limit, offset])
             return [_row_to_record(r) for r in rows.fetchall()]
 
-    def iter_records(self, filters: Filters | None = None, batch: int = 1000):
-        """Every record passing the filters, in rowid order, read page by page."""
+    def iter_records(self, filters: Filters | None = None, batch: int = 1000, after: int = 0):
+        """Every record passing the filters with rowid > after, in rowid order, page by page."""
         where, params = filters_sql(filters)
-        after = 0
         while True:
             with self._lock:
                 rows = self._conn.execute(
@@ -498,6 +497,34 @@ class SQLiteStore:
             ]
         self.delete(ids)
         return ids
+
+    def ids_where(self, filters: Filters | None) -> list[str]:
+        where, params = filters_sql(filters)
+        with self._lock:
+            return [r[0] for r in self._conn.execute(
+                f"SELECT r.id FROM records r WHERE 1=1{where}", params)]  # fmt: skip
+
+    def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int:
+        """Delete vectors (of one model, or all) of the records passing the filters; those
+        records become pending again. Returns how many vectors were deleted."""
+        where, params = filters_sql(filters)
+        model_sql = " AND v.model_id = ?" if model_id else ""
+        model_args = [model_id] if model_id else []
+        now = time.time()
+        with self.write() as c:
+            rowids = [r[0] for r in c.execute(
+                f"SELECT v.record_rowid FROM vectors v JOIN records r ON r.rowid = v.record_rowid "
+                f"WHERE 1=1{model_sql}{where}", [*model_args, *params])]  # fmt: skip
+            for start in range(0, len(rowids), 500):
+                chunk = rowids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                c.execute(f"DELETE FROM vectors WHERE record_rowid IN ({marks}){model_sql.replace('v.', '')}",
+                          [*chunk, *model_args])  # fmt: skip
+                c.execute(f"UPDATE records SET index_status = 'pending', updated_at = ? "
+                          f"WHERE rowid IN ({marks})", [now, *chunk])  # fmt: skip
+            if rowids:
+                c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
+        return len(rowids)
 
     def deletes_counter(self) -> int:
         with self._lock:
