@@ -582,6 +582,90 @@ def bench(
     )
 
 
+@app.command()
+def doctor(
+    fix: Annotated[bool, typer.Option("--fix", help="repair what is safe to repair")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Check the store: integrity, schema, lexical index, vectors, models."""
+    from remem.doctor import run_doctor
+
+    with open_memory() as mem:
+        findings = run_doctor(mem, fix=fix)
+    if as_json:
+        emit_json([f.to_dict() for f in findings])
+    else:
+        table = Table()
+        for col in ("check", "status", "detail", "fixed"):
+            table.add_column(col, overflow="fold" if col == "detail" else "ellipsis")
+        for f in findings:
+            table.add_row(f.check, f.status, f.detail, "yes" if f.fixed else "")
+        out.print(table)
+    if any(f.status == "error" and not f.fixed for f in findings):
+        raise typer.Exit(1)
+
+
+@app.command()
+def reembed(
+    model: Annotated[str, typer.Option("--model", help="the model to switch to")],
+    provider: Annotated[
+        str | None, typer.Option(help="its provider (default: the current)")
+    ] = None,
+    drop_old: Annotated[
+        bool, typer.Option("--drop-old", help="when complete, delete other models' vectors")
+    ] = False,
+    batch_size: Annotated[int | None, typer.Option(help="texts per embedding call")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Switch embedding model online: new vectors are written beside the old ones while
+    search keeps using the configured model; when every record has one, set embed.model to
+    the new model (and optionally drop the old vectors). Resumable."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from remem.engine import Memory
+
+    base = load_config()
+    overrides = {"embed.model": model}
+    if provider:
+        overrides["embed.provider"] = provider
+    target = Config.load(state.config_file, overrides={
+        **overrides, "store.path": str(base.store.resolved_path())})  # fmt: skip
+    with Memory(config=target) as mem:
+        embedder = mem.get_embedder()
+        if embedder is None:
+            fail("reembed needs a real model; embed.provider 'none' has none")
+        total = mem.store.count_missing_vectors(embedder.model_id)
+        with Progress(TextColumn(f"embedding with {embedder.model_id}"), BarColumn(),
+                      MofNCompleteColumn(), console=err,
+                      disable=as_json or not err.is_terminal) as bar:  # fmt: skip
+            task = bar.add_task("reembed", total=total)
+            report = mem.embed_pending(batch_size=batch_size,
+                                       progress=lambda n: bar.advance(task, n))  # fmt: skip
+        complete = report["remaining"] == 0
+        dropped = 0
+        if complete:
+            mem.store.meta_set("embed", "active-model", embedder.model_id)
+            if drop_old:
+                for other, _dim, _n in mem.store.vector_stats():
+                    if other != embedder.model_id:
+                        dropped += mem.store.clear_vectors(model_id=other)
+                mem.store.clear_vectors_status_fix(embedder.model_id)
+    result = {"model_id": embedder.model_id, **report, "complete": complete,
+              "dropped_old_vectors": dropped}  # fmt: skip
+    if as_json:
+        emit_json(result)
+    else:
+        out.print(f"{embedder.model_id}: embedded {report['embedded']}, still missing "
+                  f"{report['remaining']}", markup=False)  # fmt: skip
+        if complete:
+            out.print(f"coverage complete: set embed.model = {model!r} in your config (or "
+                      f"REMEM_EMBED__MODEL={model}) to search with it", markup=False)  # fmt: skip
+        else:
+            out.print("not complete yet: rerun `remem reembed` to continue", markup=False)
+    if not complete:
+        raise typer.Exit(1)
+
+
 # ---------------------------------------------------------------------- export / import
 @app.command("export")
 def export_(

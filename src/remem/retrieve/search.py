@@ -256,7 +256,8 @@ class Searcher:
         if missing > 0 and others:
             names = ", ".join(f"{m} ({n})" for m, n in others)
             message = (f"{missing} records have no {embedder.model_id} vector (other models: "
-                       f"{names}); they are found by lexical search only until `remem embed`")  # fmt: skip
+                       f"{names}); they are found by lexical search only until `remem embed` "
+                       "(or `remem reembed --model M` to switch models)")  # fmt: skip
             result.warnings.append(message)
             log.warning(message)
 

@@ -526,6 +526,16 @@ class SQLiteStore:
                 c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
         return len(rowids)
 
+    def clear_vectors_status_fix(self, model_id: str) -> None:
+        """After old vectors are dropped, records holding a vector of ``model_id`` are
+        indexed again (clear_vectors marked them pending)."""
+        with self.write() as c:
+            c.execute(
+                "UPDATE records SET index_status = 'indexed' WHERE rowid IN "
+                "(SELECT record_rowid FROM vectors WHERE model_id = ?)",
+                (model_id,),
+            )
+
     def deletes_counter(self) -> int:
         with self._lock:
             return self._conn.execute(
