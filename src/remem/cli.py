@@ -666,6 +666,50 @@ def reembed(
         raise typer.Exit(1)
 
 
+@app.command()
+def migrate(
+    action: Annotated[str, typer.Argument(help="check, run or verify")],
+    source: Annotated[Path, typer.Option("--source", help="the LanceDB directory")],
+    table: Annotated[str | None, typer.Option(help="table name (default: memories)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="run: only report")] = False,
+    skip_existing: Annotated[
+        bool, typer.Option("--skip-existing", help="run: skip ids already in remem")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Import a memory-lancedb / memory-lancedb-pro table (needs the lancedb extra)."""
+    from remem import migrate as m
+
+    if action not in ("check", "run", "verify"):
+        fail(f"invalid action {action!r}; use check, run or verify")
+    if action == "check":
+        report = m.check(source, table)
+    else:
+        with open_memory() as mem:
+            if action == "run":
+                report = m.run(mem, source, table=table, dry_run=dry_run,
+                               skip_existing=skip_existing)  # fmt: skip
+            else:
+                report = m.verify(mem, source, table=table)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        out.print(f"table {report.table}: {report.rows} rows", markup=False)
+        if report.missing_columns:
+            out.print(f"missing optional columns: {', '.join(report.missing_columns)}",
+                      markup=False)  # fmt: skip
+        if action == "run":
+            verb = "would import" if dry_run else "imported"
+            out.print(f"{verb} {report.added}, skipped {report.skipped}, "
+                      f"invalid {len(report.invalid)}", markup=False)  # fmt: skip
+        if action == "verify":
+            out.print(f"in remem: {report.added} of {report.rows}; sample of "
+                      f"{report.sample_checked}: {len(report.sample_mismatches)} mismatches",
+                      markup=False)  # fmt: skip
+    if action == "verify" and (report.sample_mismatches or report.skipped):
+        raise typer.Exit(1)
+
+
 # ---------------------------------------------------------------------- export / import
 @app.command("export")
 def export_(
