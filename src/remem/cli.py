@@ -318,7 +318,7 @@ def list_(
         return
     table = Table()
     for col in ("id", "kind", "when", "who", "scope", "status", "text"):
-        table.add_column(col, overflow="fold" if col == "text" else "ellipsis")
+        table.add_column(col, overflow="fold" if col in ("id", "text") else "ellipsis")
     for r in records:
         table.add_row(r.id, r.kind, fmt_time(r.created_at), r.speaker_label or "-", r.scope,
                       r.index_status, _short(r.text, 80))  # fmt: skip
