@@ -37,6 +37,15 @@ log = logging.getLogger("remem")
 Progress = Callable[[int], None]
 
 
+def expected_model_id(cfg) -> str | None:
+    """The model id the configured embedder will report, without loading it."""
+    if cfg.provider == "local":
+        return f"local:{cfg.model}"
+    if cfg.provider == "openai":
+        return f"openai:{cfg.model}" + (f"@{cfg.dimensions}" if cfg.dimensions else "")
+    return None
+
+
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -60,12 +69,41 @@ class Memory:
         db_path = path if path is not None else self.config.store.resolved_path()
         self.store = SQLiteStore(db_path, busy_timeout_ms=self.config.store.busy_timeout_ms)
         self.tokenizer = Tokenizer.from_config(self.config.text)
+        if embedder is None:
+            self._follow_model_switch()
         self._embedder: Embedder | None = embedder
         self._embedder_loaded = embedder is not None
         self._embedder_lock = threading.RLock()
         self._queue: IndexQueue | None = None
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
         self.access = AccessRecorder(self.store, self.config.scoring.access_debounce_s)
+
+    def _follow_model_switch(self) -> None:
+        """Cut over after `remem reembed`: when the store records a completed switch to another
+        bundled model and embed.model was not set explicitly, use the switched-to model. Then
+        report, once, a configured model that has no vectors while others do."""
+        cfg = self.config.embed
+        active = self.store.meta_get("embed", "active-model")
+        if (
+            active
+            and active.startswith("local:")
+            and cfg.provider == "local"
+            and self.config.source_of("embed.model") == "default"
+            and active != f"local:{cfg.model}"
+        ):
+            cfg.model = active.split(":", 1)[1]
+            log.info("using %s: the store was switched to it with `remem reembed`", active)
+        expected = expected_model_id(cfg)
+        if expected is None:
+            return
+        stats = self.store.vector_stats()
+        if stats and all(model != expected for model, _dim, _n in stats):
+            others = ", ".join(f"{m} ({n})" for m, _d, n in stats)
+            log.warning(
+                "this store's vectors were made by %s, not the configured %s: vector search "
+                "finds nothing until `remem reembed --model %s` (or set embed.model back)",
+                others, expected, cfg.model,
+            )  # fmt: skip
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:

@@ -43,6 +43,14 @@ def test_doctor_finds_and_fixes(db_path):
         assert mem.search("row 1", k=1, channels=("lexical",)).hits[0].record.id == "r1"
 
 
+def test_a_model_without_vectors_is_reported_on_open(db_path, caplog):
+    with Memory(db_path, cfg(), embedder=HashEmbedder()) as mem:
+        mem.ingest({"text": "x"})
+    with Memory(db_path, cfg()):
+        pass
+    assert any("test:hash64" in r.message and "remem reembed" in r.message for r in caplog.records)
+
+
 def test_doctor_cli(tmp_path):
     db = tmp_path / "d.db"
     f = tmp_path / "in.jsonl"
