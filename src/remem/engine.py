@@ -579,10 +579,10 @@ def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:
                 setattr(out, key, parse_time(value))
             except ValueError:
                 raise ValidationError(key, value, "use Unix seconds or an ISO-8601 date") from None
-        elif key == "platform":
-            out.platform = str(value)
-        elif key == "category":
-            out.category = str(value)
+        elif key in ("platform", "category"):
+            if not isinstance(value, str) or not value.strip():
+                raise ValidationError(key, value, "give a non-empty string")
+            setattr(out, key, value)
         elif key == "include_superseded":
             out.include_superseded = bool(value)
         elif key == "ids":

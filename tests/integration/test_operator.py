@@ -119,3 +119,20 @@ def test_interrupted_embed_resumes_without_redoing_work(tmp_path, force):
         assert report == {"embedded": 30, "failed": 0, "remaining": 0}  # 20 were done before
         assert resumed.calls == 3
         assert mem.store.meta_get("embed", f"force:{resumed.model_id}") is None
+
+
+def test_bad_input_on_operator_commands(store, tmp_path):
+    cases = [
+        (["export", "-o", str(tmp_path)], "is a directory"),
+        (["export", "--scope", "nope"], "invalid scope"),
+        (["delete-bulk", "--before", "someday"], "invalid until"),
+        (["clear", "-t", "vector", "--scope", "bad", "--yes"], "invalid scope"),
+        (["config", "validate", str(tmp_path / "missing.toml")], "does not exist"),
+        (["list", "--category", ""], "category"),
+    ]
+    for args, expect in cases:
+        line = one_error_line(run(args, store, lexical=True))
+        assert expect in line, (args, line)
+    line = one_error_line(run(["reembed", "--model", "gpt-7"], store))
+    assert "not a bundled model" in line
+    assert count(store) == 9  # nothing changed
