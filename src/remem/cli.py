@@ -124,29 +124,28 @@ def add(
         out.print(f"added {record.id} ({record.index_status})", markup=False)
 
 
-def _read_jsonl(path: str) -> list[dict[str, Any]]:
+def _read_lines(path: str, what: str = "a JSONL file (one JSON object per line)") -> list[str]:
     if path == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        file = Path(path)
-        if not file.exists():
-            fail(f"{path!r} does not exist; give a JSONL file (one JSON object per line)")
-        if file.is_dir():
-            fail(f"{path!r} is a directory; give a JSONL file")
-        try:
-            lines = file.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError:
-            fail(f"{path!r} is not UTF-8 text; give a JSONL file")
+        return sys.stdin.read().splitlines()
+    file = Path(path)
+    if not file.exists():
+        fail(f"{path!r} does not exist; give {what}")
+    if not file.is_file():
+        fail(f"{path!r} is a directory; give {what}")
+    try:
+        return file.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        fail(f"{path!r} is not UTF-8 text; give {what}")
+    return []  # unreachable: fail() exits
+
+
+def _read_jsonl(path: str) -> list[dict[str, Any]]:
+    from remem.transfer import parse_lines
+
     items = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            fail(f"{path}:{number}: not valid JSON ({exc.msg}); nothing was ingested")
-        if not isinstance(item, dict):
-            fail(f"{path}:{number}: expected a JSON object per line; nothing was ingested")
+    for number, item, error in parse_lines(_read_lines(path)):
+        if item is None:
+            fail(f"{path}:{number}: {error}; nothing was ingested")
         item["_line"] = number
         items.append(item)
     return items
@@ -758,16 +757,7 @@ def import_(
 
     if scope is not None:
         validate_scope(scope, "--scope")
-    if file == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        path = Path(file)
-        if not path.is_file():
-            fail(f"{file!r} is not a file; give a JSONL file from `remem export`")
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError:
-            fail(f"{file!r} is not UTF-8 text")
+    lines = _read_lines(file, "a JSONL file from `remem export`")
     with open_memory() as mem:
         report = import_records(mem, lines, scope=scope, dry_run=dry_run)
     if as_json:

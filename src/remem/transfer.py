@@ -80,7 +80,7 @@ def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | No
             yield number, None, f"not valid JSON ({exc.msg})"
             continue
         if not isinstance(item, dict):
-            yield number, None, "not a JSON object"
+            yield number, None, "expected a JSON object per line"
             continue
         yield number, item, ""
 
