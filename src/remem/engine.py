@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from remem.config import Config
+from remem.conversation.ingest import index_reason
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_with_chunks
 from remem.embed.factory import make_embedder
@@ -154,6 +155,12 @@ class Memory:
         if item.kind == "memory" and fields["valid_from"] is None:
             fields["valid_from"] = fields["created_at"]
         fields["content_hash"] = content_hash(item.text)
+        reason = index_reason(item)
+        if reason is not None:
+            # Stored for context, never a hit: no lexical tokens, no vector.
+            fields["index_status"] = "skipped"
+            fields["index_error"] = f"not indexed: {reason}"
+            return fields, ""
         fields["index_status"] = "pending"
         tokens = self.tokenizer.index_string(_lexical_text(item))
         return fields, tokens
@@ -228,6 +235,8 @@ class Memory:
         records.sort(key=lambda r: r.rowid or 0)
         if wait is None:
             wait = self.config.indexing.mode == "sync"
+        skipped = [r for r in records if r.index_status == "skipped"]
+        records = [r for r in records if r.index_status != "skipped"]
         if embed and records and wait:
             self._embed_records(records, progress=progress)
             fresh = self.store.get_by_rowids([r.rowid for r in records if r.rowid])
@@ -237,7 +246,7 @@ class Memory:
                 self.queue.submit([r.rowid for r in records if r.rowid is not None])
             if progress:
                 progress(len(records))
-        return records
+        return sorted(records + skipped, key=lambda r: r.rowid or 0)
 
     # ------------------------------------------------------------------ indexing queue
     @property
@@ -282,18 +291,20 @@ class Memory:
             return [(f, t, "") for f, t in prepared]
         by_session: dict[str, list[dict[str, Any]]] = {}
         for fields, _ in prepared:
-            if fields["kind"] == "message" and fields.get("session"):
+            if (fields["kind"] == "message" and fields.get("session")
+                    and fields["index_status"] != "skipped"):  # fmt: skip
                 by_session.setdefault(fields["session"], []).append(fields)
         context: dict[int, str] = {}
         for session, items in by_session.items():
             items.sort(key=lambda f: f["created_at"])
             earlier = [
-                _lexical_fields(r.speaker_label, r.text)
+                _lexical_fields(r.speaker_label, r.shown_text)
                 for r in self.store.previous_texts(session, items[0]["created_at"], n)
             ]
             for fields in items:
                 context[id(fields)] = self.tokenizer.index_string(" ".join(earlier[-n:]))
-                earlier.append(_lexical_fields(fields.get("speaker_label"), fields["text"]))
+                earlier.append(_lexical_fields(fields.get("speaker_label"),
+                                               fields.get("visible_text") or fields["text"]))  # fmt: skip
         return [(f, t, context.get(id(f), "")) for f, t in prepared]
 
     def embed_records(
@@ -423,8 +434,12 @@ class Memory:
         record = self.store.find_message(session, when) if when is not None else None
         if record is None or record.rowid is None:
             raise NotFoundError(f"no message in session {session!r} at {timestamp!r}")
-        tokens = self.tokenizer.index_string(_lexical_fields(record.speaker_label, new_text)
-                                             if record.kind == "message" else new_text)  # fmt: skip
+        tokens = (
+            "" if record.index_status == "skipped"
+            else self.tokenizer.index_string(
+                _lexical_fields(record.speaker_label, new_text) if record.kind == "message"
+                else new_text)
+        )  # fmt: skip
         self.store.update_text(record.rowid, new_text, content_hash(new_text), tokens)
         if record.index_status == "indexed":
             if self.config.indexing.mode == "sync":
@@ -534,7 +549,7 @@ class Memory:
 def _lexical_text(item: RecordIn) -> str:
     # The speaker's name is searchable too ("what did Caroline say about ...").
     if item.kind == "message":
-        return _lexical_fields(item.speaker_label, item.text)
+        return _lexical_fields(item.speaker_label, item.visible_text or item.text)
     return item.text
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic import ValidationError as PydanticValidationError
 
 from remem.errors import ValidationError
-from remem.types import KINDS, ROLES
+from remem.types import KINDS, MESSAGE_KINDS, ROLES
 
 SCOPE_RE = re.compile(r"^(global|(agent|user|project|session|custom):[^\s:][^\s]{0,199})$")
 ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
@@ -36,6 +36,7 @@ _FIXES = {
     "source_ids": "use a list of record ids",
     "metadata": "use a JSON object",
     "k": "use a whole number from 1 to search.max_k",
+    "message_kind": f"use one of {', '.join(MESSAGE_KINDS)}",
 }
 
 
@@ -94,6 +95,17 @@ class RecordIn(BaseModel):
     source_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     source: str | None = None
+    visible_text: str | None = None
+    session_type: str | None = None
+    session_label: str | None = None
+    message_kind: str = "chat"
+
+    @field_validator("message_kind")
+    @classmethod
+    def _message_kind(cls, value: str) -> str:
+        if value not in MESSAGE_KINDS:
+            raise ValueError("bad message kind")
+        return value
 
     @model_validator(mode="before")
     @classmethod

@@ -11,7 +11,10 @@ IndexStatus = Literal["pending", "indexed", "failed"]
 
 KINDS: tuple[str, ...] = ("message", "memory")
 ROLES: tuple[str, ...] = ("user", "assistant", "notice", "tool", "system")
-INDEX_STATUSES: tuple[str, ...] = ("pending", "indexed", "failed")
+INDEX_STATUSES: tuple[str, ...] = ("pending", "indexed", "failed", "skipped")
+# chat: somebody talking; media: media the bot sent; control: compaction separators, command
+# replies; directive: instructions to the bot. Only chat messages become hits.
+MESSAGE_KINDS: tuple[str, ...] = ("chat", "media", "control", "directive")
 
 
 @dataclass(slots=True)
@@ -45,7 +48,16 @@ class Record:
     index_status: str = "pending"
     index_error: str | None = None
     model_id: str | None = None
+    visible_text: str | None = None  # what a person saw, when `text` is a structured envelope
+    session_type: str | None = None  # "group", "private", "thread" ...
+    session_label: str | None = None  # the session type's display label ("私聊", "DM" ...)
+    message_kind: str = "chat"
     rowid: int | None = None
+
+    @property
+    def shown_text(self) -> str:
+        """The text to embed, search and show: the visible content when there is one."""
+        return self.visible_text or self.text
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -59,8 +71,8 @@ class Record:
         of what it means, and it lets "what did Alice say about ..." match.
         """
         if with_speaker and self.kind == "message" and self.speaker_label:
-            return f"{self.speaker_label}: {self.text}"
-        return self.text
+            return f"{self.speaker_label}: {self.shown_text}"
+        return self.shown_text
 
 
 @dataclass(slots=True)

@@ -31,3 +31,15 @@ def test_truncation_marker_and_empty():
     assert "…[truncated, 40 more characters]" in block
     assert render_block([]) == ""
     assert escape("a & b") == "a &amp; b"
+
+
+def test_location_falls_back_to_the_session_label_and_visible_text_is_shown():
+    r = rec(
+        '{"card": 1}',
+        platform="qq",
+        session_label="私聊",
+        speaker_label="小明",
+        visible_text="明天见",
+    )
+    line = render_block([r]).splitlines()[2]
+    assert line.startswith("[qq/私聊/小明 @ ") and line.endswith("] 明天见")

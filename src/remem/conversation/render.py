@@ -40,7 +40,9 @@ def label(record: Record, language: str = "en") -> str:
         speaker = _SELF.get(language, _SELF["en"])
     else:
         speaker = record.speaker_label or record.speaker_id or (record.role or "user")
-    parts = [p for p in (record.platform, record.group_name, speaker) if p]
+    # location: the group's name, else the session type's display label, else nothing
+    location = record.group_name or record.session_label
+    parts = [p for p in (record.platform, location, speaker) if p]
     when = datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%d %H:%M")
     return escape("[" + "/".join(parts) + f" @ {when}]")
 
@@ -54,7 +56,7 @@ def render_block(
         return ""
     lines = [f'<{TAG} type="untrusted-data">', _INTRO.get(language, _INTRO["en"])]
     for record in records:
-        text = record.text
+        text = record.shown_text
         if max_chars_per_item and len(text) > max_chars_per_item:
             cut = len(text) - max_chars_per_item
             text = text[:max_chars_per_item] + f"…[truncated, {cut} more characters]"

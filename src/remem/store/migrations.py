@@ -105,6 +105,63 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE VIRTUAL TABLE records_vocab USING fts5vocab(records_fts, 'row')
         """,
     ),
+    (
+        4,
+        "chat message fields (visible text, session type and label, message kind) and the "
+        "'skipped' index status for messages that are stored but never indexed",
+        """
+        CREATE TABLE records_v4 (
+            rowid         INTEGER PRIMARY KEY,
+            id            TEXT NOT NULL UNIQUE,
+            kind          TEXT NOT NULL CHECK (kind IN ('message', 'memory')),
+            text          TEXT NOT NULL,
+            role          TEXT,
+            scope         TEXT NOT NULL DEFAULT 'global',
+            session       TEXT,
+            platform      TEXT,
+            group_id      TEXT,
+            group_name    TEXT,
+            speaker_id    TEXT,
+            speaker_label TEXT,
+            mentions      TEXT NOT NULL DEFAULT '[]',
+            category      TEXT,
+            importance    REAL NOT NULL DEFAULT 0.5,
+            created_at    REAL NOT NULL,
+            event_time    REAL,
+            valid_from    REAL,
+            valid_to      REAL,
+            access_count  INTEGER NOT NULL DEFAULT 0,
+            last_access   REAL,
+            source_ids    TEXT NOT NULL DEFAULT '[]',
+            content_hash  TEXT NOT NULL,
+            metadata      TEXT NOT NULL DEFAULT '{}',
+            source        TEXT,
+            index_status  TEXT NOT NULL DEFAULT 'pending'
+                          CHECK (index_status IN ('pending', 'indexed', 'failed', 'skipped')),
+            index_error   TEXT,
+            rev           INTEGER NOT NULL DEFAULT 0,
+            updated_at    REAL NOT NULL,
+            visible_text  TEXT,
+            session_type  TEXT,
+            session_label TEXT,
+            message_kind  TEXT NOT NULL DEFAULT 'chat'
+                          CHECK (message_kind IN ('chat', 'media', 'control', 'directive'))
+        );
+        INSERT INTO records_v4 (COLS) SELECT COLS FROM records;
+        DROP TABLE records;
+        ALTER TABLE records_v4 RENAME TO records;
+        CREATE INDEX records_scope_kind ON records (scope, kind);
+        CREATE INDEX records_session_time ON records (session, created_at);
+        CREATE INDEX records_hash ON records (content_hash);
+        CREATE INDEX records_status ON records (index_status);
+        CREATE INDEX records_rev ON records (rev)
+        """.replace(
+            "COLS",
+            "rowid, id, kind, text, role, scope, session, platform, group_id, group_name, speaker_id, speaker_label, mentions, category, importance, created_at, event_time, valid_from, valid_to, access_count, last_access, source_ids, content_hash, metadata, source, index_status, index_error, rev, updated_at",
+        ),
+    ),
 ]
+# The runner applies migrations with foreign keys off (SQLite's procedure for rebuilding a
+# table that others reference, as 4 does) and checks foreign_key_check before committing.
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -28,7 +28,7 @@ RECORD_COLUMNS = (
     "rowid, id, kind, text, role, scope, session, platform, group_id, group_name, speaker_id, "
     "speaker_label, mentions, category, importance, created_at, event_time, valid_from, "
     "valid_to, access_count, last_access, source_ids, content_hash, metadata, source, "
-    "index_status, index_error"
+    "index_status, index_error, visible_text, session_type, session_label, message_kind"
 )
 # The columns an in-memory vector index keeps to apply filters without asking SQLite.
 INDEX_META_COLUMNS = "rowid, kind, scope, session, role, created_at, platform, category, valid_to"
@@ -36,7 +36,8 @@ _INSERT_COLUMNS = (
     "id", "kind", "text", "role", "scope", "session", "platform", "group_id", "group_name",
     "speaker_id", "speaker_label", "mentions", "category", "importance", "created_at",
     "event_time", "valid_from", "valid_to", "source_ids", "content_hash", "metadata", "source",
-    "index_status",
+    "index_status", "index_error", "visible_text", "session_type", "session_label",
+    "message_kind",
 )  # fmt: skip
 
 
@@ -89,6 +90,10 @@ def _row_to_record(row: Sequence[Any]) -> Record:
         source=row[24],
         index_status=row[25],
         index_error=row[26],
+        visible_text=row[27],
+        session_type=row[28],
+        session_label=row[29],
+        message_kind=row[30],
     )
 
 
@@ -176,19 +181,30 @@ class SQLiteStore:
         c.execute("PRAGMA foreign_keys = ON")
 
     def _migrate(self) -> None:
-        with self.write() as c:
-            version = c.execute("PRAGMA user_version").fetchone()[0]
-            if version > LATEST_VERSION:
-                raise StoreError(
-                    f"{str(self.path)!r} has schema version {version}, newer than this remem "
-                    f"understands ({LATEST_VERSION}); upgrade remem"
-                )
-            for number, _title, script in MIGRATIONS:
-                if number <= version:
-                    continue
-                for statement in _split_sql(script):
-                    c.execute(statement)
-                c.execute(f"PRAGMA user_version = {number}")
+        # foreign_keys can only change outside a transaction; a table rebuild needs it off
+        self._conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with self.write() as c:
+                version = c.execute("PRAGMA user_version").fetchone()[0]
+                if version > LATEST_VERSION:
+                    raise StoreError(
+                        f"{str(self.path)!r} has schema version {version}, newer than this "
+                        f"remem understands ({LATEST_VERSION}); upgrade remem"
+                    )
+                for number, _title, script in MIGRATIONS:
+                    if number <= version:
+                        continue
+                    for statement in _split_sql(script):
+                        c.execute(statement)
+                    c.execute(f"PRAGMA user_version = {number}")
+                broken = c.execute("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise StoreError(
+                        f"migrating {str(self.path)!r} left {len(broken)} broken references; "
+                        "nothing was changed (run `remem doctor`)"
+                    )
+        finally:
+            self._conn.execute("PRAGMA foreign_keys = ON")
 
     def schema_version(self) -> int:
         with self._lock:
@@ -337,7 +353,8 @@ class SQLiteStore:
         filters: Filters | None = None, now: float | None = None,
     ) -> dict[int, list[Record]]:  # fmt: skip
         """For each record (by rowid): up to ``before`` earlier and ``after`` later records of
-        its session, nearest first, passing the filters. Records without a session have none."""
+        its session, nearest first, passing the filters; records stored but never indexed
+        (notices, control messages ...) are not counted. Records without a session have none."""
         where, params = filters_sql(filters, now=now)
         # One compound statement (two index-ordered, LIMITed lookups per record) instead of
         # two round trips per record: the statement count, not the lookups, was the cost.
@@ -350,7 +367,8 @@ class SQLiteStore:
                     continue
                 parts.append(
                     f"SELECT * FROM (SELECT ? AS anchor, {RECORD_COLUMNS} FROM records r "
-                    f"WHERE r.session = ? AND (r.created_at, r.rowid) {op} (?, ?){where} "
+                    f"WHERE r.session = ? AND (r.created_at, r.rowid) {op} (?, ?) "
+                    f"AND r.index_status != 'skipped'{where} "
                     f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT ?)"
                 )
                 args += [rec.rowid, rec.session, rec.created_at, rec.rowid, *params, limit]
@@ -367,6 +385,7 @@ class SQLiteStore:
         with self._lock:
             rows = self._conn.execute(
                 f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.session = ? AND r.created_at < ? "
+                "AND r.index_status != 'skipped' "
                 "ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?",
                 (session, before, limit),
             ).fetchall()
@@ -675,7 +694,8 @@ class SQLiteStore:
         """Records without a vector of this model, in rowid order (resumable by rowid)."""
         with self._lock:
             rows = self._conn.execute(
-                f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.rowid > ? AND NOT EXISTS "
+                f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.rowid > ? "
+                "AND r.index_status != 'skipped' AND NOT EXISTS "
                 "(SELECT 1 FROM vectors v WHERE v.record_rowid = r.rowid AND v.model_id = ?) "
                 "ORDER BY r.rowid LIMIT ?",
                 (after_rowid, model_id, limit),
@@ -685,8 +705,8 @@ class SQLiteStore:
     def count_missing_vectors(self, model_id: str) -> int:
         with self._lock:
             return self._conn.execute(
-                "SELECT count(*) FROM records r WHERE NOT EXISTS (SELECT 1 FROM vectors v "
-                "WHERE v.record_rowid = r.rowid AND v.model_id = ?)",
+                "SELECT count(*) FROM records r WHERE r.index_status != 'skipped' AND NOT EXISTS "
+                "(SELECT 1 FROM vectors v WHERE v.record_rowid = r.rowid AND v.model_id = ?)",
                 (model_id,),
             ).fetchone()[0]
 
@@ -794,7 +814,8 @@ class SQLiteStore:
                     )
                 ],
                 "index_errors": c.execute(
-                    "SELECT count(*) FROM records WHERE index_error IS NOT NULL"
+                    "SELECT count(*) FROM records WHERE index_error IS NOT NULL "
+                    "AND index_status != 'skipped'"
                 ).fetchone()[0],
                 "queue_dropped_total": int(
                     (
@@ -828,6 +849,8 @@ def _column_value(fields: dict[str, Any], column: str) -> Any:
         return json.dumps(value or {}, ensure_ascii=False)
     if column == "index_status":
         return value or "pending"
+    if column == "message_kind":
+        return value or "chat"
     return value
 
 
