@@ -144,6 +144,25 @@ class IndexingConfig(_Section):
     )
 
 
+class ConversationConfig(_Section):
+    cross_session: Literal["isolated", "user", "platform", "all"] = Field(
+        default="isolated",
+        description="whose past a turn may recall: this session only, every session (with "
+        "the same-user boost), the same platform, or everything",
+    )
+    recall_roles: Literal["all", "others-only"] = Field(
+        default="all", description="others-only: the bot's own replies are never hits"
+    )
+    recall_k: int = Field(default=5, gt=0, le=100, description="hits per turn")
+    max_query_chars: int = Field(default=4000, gt=0, description="longer: earliest inputs go")
+    window: int = Field(default=2, ge=0, le=50, description="messages each side of a hit")
+    expand_into_other_hits: bool = Field(
+        default=True, description="a hit's window may include other hits' messages"
+    )
+    language: Literal["en", "zh"] = Field(default="en", description="rendering language")
+    max_chars_per_item: int = Field(default=0, ge=0, description="0 = no limit")
+
+
 class RerankConfig(_Section):
     provider: Literal["none", "jina", "cohere", "siliconflow", "voyage", "local"] = Field(
         default="none", description="a cross-encoder reranker; none by default"
@@ -248,6 +267,7 @@ class Config(_Section):
     search: SearchConfig = Field(default_factory=SearchConfig)
     text: TextConfig = Field(default_factory=TextConfig)
     indexing: IndexingConfig = Field(default_factory=IndexingConfig)
+    conversation: ConversationConfig = Field(default_factory=ConversationConfig)
     rerank: RerankConfig = Field(default_factory=RerankConfig)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     time_intent: TimeIntentConfig = Field(default_factory=TimeIntentConfig)
@@ -264,6 +284,7 @@ class Config(_Section):
         "search",
         "text",
         "indexing",
+        "conversation",
         "rerank",
         "scoring",
         "time_intent",

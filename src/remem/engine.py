@@ -460,6 +460,13 @@ class Memory:
             raise ValidationError("after", after, "give the checkpoint time")
         return len(self.store.delete_session_after(session, when))
 
+    def recall_for_turn(self, turn) -> Any:
+        """Before an LLM call: recall for this turn's archived inputs and render the block to
+        inject (see ``remem.conversation.recall``)."""
+        from remem.conversation.recall import recall_for_turn
+
+        return recall_for_turn(self, turn)
+
     def delete(self, ids: str | Sequence[str]) -> int:
         """Delete records by id; returns how many existed."""
         if isinstance(ids, str):

@@ -170,6 +170,10 @@ class Filters:
     scopes: list[str] | None = None
     sessions: list[str] | None = None
     roles: list[str] | None = None
+    # Roles to leave out; records without a role are kept (old records count as the other
+    # party).
+    exclude_roles: list[str] | None = None
+    exclude_ids: list[str] | None = None
     since: float | None = None  # created_at >= since
     until: float | None = None  # created_at <= until
     platform: str | None = None
@@ -184,6 +188,8 @@ class Filters:
             and not self.scopes
             and not self.sessions
             and not self.roles
+            and not self.exclude_roles
+            and not self.exclude_ids
             and self.since is None
             and self.until is None
             and self.platform is None

@@ -92,6 +92,8 @@ def test_only_people_talking_become_hits(db_path):
         assert mem.embed_pending() == {"embedded": 0, "failed": 0, "remaining": 0}
         stats = mem.stats()
         assert stats["index_status"]["skipped"] == 5 and stats["index_errors"] == 0
+        sys_msg = mem.ingest({"text": "system: session resumed", "role": "system"})
+        assert sys_msg.index_status == "skipped"
 
 
 def test_visible_text_is_embedded_searched_and_shown(db_path):

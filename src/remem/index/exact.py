@@ -159,6 +159,12 @@ class ExactIndex:
         ):
             if values is not None:
                 mask &= np.isin(self._cols[column][:n], self._codes.lookup(column, values))
+        if filters.exclude_roles:
+            mask &= ~np.isin(self._cols["role"][:n],
+                             self._codes.lookup("role", filters.exclude_roles))  # fmt: skip
+        if filters.exclude_ids:
+            rowids = self.store.rowids_for_ids(filters.exclude_ids)
+            mask &= ~np.isin(self._rowids[:n], np.asarray(rowids, dtype=np.int64))
         if filters.since is not None:
             mask &= self._created[:n] >= filters.since
         if filters.until is not None:

@@ -120,7 +120,9 @@ class Searcher:
         result = SearchResult(query=query)
         ctx = StageContext(query=query, now=now, k=k, config=cfg, asker=asker,
                            same_user_boost=same_user_boost, explicit=explicit)  # fmt: skip
-        role_filter = filters is not None and filters.roles is not None
+        role_filter = filters is not None and (
+            filters.roles is not None or bool(filters.exclude_roles)
+        )
         pool = pool_size(k, floor=cfg.search.candidate_pool, factor=cfg.search.candidate_factor,
                          role_factor=cfg.search.role_filter_factor, role_filter=role_filter)  # fmt: skip
         t0 = time.perf_counter()

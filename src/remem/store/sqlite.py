@@ -118,6 +118,13 @@ def filters_sql(
         _in("session", filters.sessions)
     if filters.roles is not None:
         _in("role", filters.roles)
+    if filters.exclude_roles:
+        marks = ",".join("?" * len(filters.exclude_roles))
+        parts.append(f"({alias}.role IS NULL OR {alias}.role NOT IN ({marks}))")
+        params.extend(filters.exclude_roles)
+    if filters.exclude_ids:
+        parts.append(f"{alias}.id NOT IN ({','.join('?' * len(filters.exclude_ids))})")
+        params.extend(filters.exclude_ids)
     if filters.ids is not None:
         _in("id", filters.ids)
     if filters.since is not None:

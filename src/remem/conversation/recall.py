@@ -1,0 +1,90 @@
+"""Recall before an LLM call: from this turn's archived inputs to a block to inject.
+
+The query is the archived text of the turn's inputs, in order, joined (earliest inputs are
+dropped past ``conversation.max_query_chars``); a turn none of whose inputs was archived does
+not recall. Which sessions may be recalled is the cross-session mode; with ``others-only``
+the bot's own replies are never hits (they still show as neighbours, labelled as its own).
+Each hit brings the messages around it in its session (``window`` each side; messages stored
+but never indexed, and system messages, are skipped and do not use up the window); messages
+already in the current conversation are not repeated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from remem.conversation.render import render_block
+from remem.types import Filters, Hit, Record
+
+
+@dataclass
+class Turn:
+    session: str
+    inputs: list[str]  # ids of this turn's archived input messages, in order
+    user_id: str | None = None  # who is asking (same-user boost in `user` mode)
+    platform: str | None = None
+    current_ids: list[str] = field(default_factory=list)  # already in the prompt
+    now: float | None = None
+
+
+@dataclass
+class TurnRecall:
+    query: str = ""
+    hits: list[Hit] = field(default_factory=list)
+    context: list[Record] = field(default_factory=list)  # hits and their windows, in order
+    block: str = ""
+    skipped_reason: str | None = None
+
+
+def build_query(records: list[Record], max_chars: int) -> str:
+    texts = [r.shown_text for r in records]
+    while len(texts) > 1 and len("\n".join(texts)) > max_chars:
+        texts.pop(0)  # drop the earliest inputs first
+    query = "\n".join(texts)
+    return query[-max_chars:] if len(query) > max_chars else query
+
+
+def recall_for_turn(mem, turn: Turn) -> TurnRecall:
+    cfg = mem.config.conversation
+    archived = [mem.get(i) for i in turn.inputs]
+    inputs = [r for r in archived if r is not None]
+    if not inputs:
+        return TurnRecall(skipped_reason="none of this turn's inputs was archived")
+    query = build_query(inputs, cfg.max_query_chars)
+    filters = Filters(kinds=["message"], exclude_ids=[*turn.inputs, *turn.current_ids])
+    if cfg.cross_session == "isolated":
+        filters.sessions = [turn.session]
+    elif cfg.cross_session == "platform" and turn.platform:
+        filters.platform = turn.platform
+    if cfg.recall_roles == "others-only":
+        filters.exclude_roles = ["assistant"]
+    result = mem.search(
+        query, k=cfg.recall_k, filters=filters, now=turn.now, asker=turn.user_id,
+        same_user_boost=cfg.cross_session == "user",
+    )  # fmt: skip
+    out = TurnRecall(query=query, hits=list(result.hits))
+    out.context = expand(mem, out.hits, turn, filters)
+    out.block = render_block(out.context, language=cfg.language,
+                             max_chars_per_item=cfg.max_chars_per_item)  # fmt: skip
+    return out
+
+
+def expand(mem, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
+    cfg = mem.config.conversation
+    records = [h.record for h in hits]
+    seen = {r.id for r in records}
+    skip = set(turn.inputs) | set(turn.current_ids)
+    window_filters = Filters(exclude_roles=["system"], exclude_ids=sorted(skip) or None)
+    around = mem.store.neighbours(records, cfg.window, cfg.window, window_filters) \
+        if cfg.window > 0 else {}  # fmt: skip
+    hit_ids = {r.id for r in records}
+    out: dict[str, Record] = {r.id: r for r in records}
+    for rec in records:
+        for neighbour in around.get(rec.rowid, []):
+            if neighbour.id in seen:
+                continue
+            if not cfg.expand_into_other_hits and neighbour.id in hit_ids:
+                continue
+            out[neighbour.id] = neighbour
+            seen.add(neighbour.id)
+    return sorted(out.values(), key=lambda r: (r.session or "", r.created_at, r.rowid or 0))
