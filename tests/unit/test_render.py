@@ -43,3 +43,15 @@ def test_location_falls_back_to_the_session_label_and_visible_text_is_shown():
     )
     line = render_block([r]).splitlines()[2]
     assert line.startswith("[qq/私聊/小明 @ ") and line.endswith("] 明天见")
+
+
+def test_speaker_prefix_is_stripped_but_bracketed_text_kept():
+    from remem.conversation.render import strip_speaker_prefix
+
+    assert strip_speaker_prefix("Alice: I moved", "Alice") == "I moved"
+    assert strip_speaker_prefix("小明：我到了", "小明") == "我到了"
+    assert strip_speaker_prefix("[Alice]: quoted", "Alice") == "[Alice]: quoted"
+    assert strip_speaker_prefix("Bob: hi", "Alice") == "Bob: hi"
+    assert strip_speaker_prefix("Alice:", "Alice") == "Alice:"
+    block = render_block([rec("Eve: hello there", speaker_label="Eve")])
+    assert block.splitlines()[2].endswith("] hello there")

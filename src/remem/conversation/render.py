@@ -47,6 +47,18 @@ def label(record: Record, language: str = "en") -> str:
     return escape("[" + "/".join(parts) + f" @ {when}]")
 
 
+def strip_speaker_prefix(text: str, speaker: str | None) -> str:
+    """Drop a leading "Speaker: " (or "Speaker：") that repeats the recorded label; text that
+    starts with a bracketed "[..]:" is someone's own formatting and is kept as is."""
+    if not speaker or text.startswith("["):
+        return text
+    for sep in (": ", "：", ":"):
+        prefix = f"{speaker}{sep}"
+        if text.startswith(prefix) and text[len(prefix) :].strip():
+            return text[len(prefix) :].lstrip()
+    return text
+
+
 def render_block(
     items: Sequence[Hit | Record], *, language: str = "en", max_chars_per_item: int = 0
 ) -> str:
@@ -56,7 +68,7 @@ def render_block(
         return ""
     lines = [f'<{TAG} type="untrusted-data">', _INTRO.get(language, _INTRO["en"])]
     for record in records:
-        text = record.shown_text
+        text = strip_speaker_prefix(record.shown_text, record.speaker_label)
         if max_chars_per_item and len(text) > max_chars_per_item:
             cut = len(text) - max_chars_per_item
             text = text[:max_chars_per_item] + f"…[truncated, {cut} more characters]"
