@@ -150,6 +150,11 @@ class ConversationConfig(_Section):
         description="whose past a turn may recall: this session only, every session (with "
         "the same-user boost), the same platform, or everything",
     )
+    modes: dict[str, str] = Field(
+        default_factory=dict,
+        description='per-layer cross-session modes, e.g. {"group:123" = "isolated", '
+        '"platform:qq" = "platform"}; narrowest layer wins, a broken value means isolated',
+    )
     recall_roles: Literal["all", "others-only"] = Field(
         default="all", description="others-only: the bot's own replies are never hits"
     )

@@ -91,3 +91,46 @@ def test_window_must_be_a_non_negative_integer():
     for bad in (-1, "two", 1.5):
         with pytest.raises(ConfigError, match=r"conversation\.window"):
             Config.load(env={}, overrides={"conversation.window": bad})
+
+
+def test_layered_modes_narrowest_layer_wins_and_broken_means_isolated():
+    from remem.conversation.modes import narrow, resolve_mode
+
+    layers = {"platform:qq": "all", "group:g1": "platform", "session:s9": "user",
+              "group:bad": "everyone"}  # fmt: skip
+    assert resolve_mode(layers, "isolated", session="s1", platform="qq") == ("all", "platform:qq")
+    assert resolve_mode(layers, "isolated", session="s1", group="g1", platform="qq") == (
+        "platform",
+        "group:g1",
+    )
+    assert resolve_mode(layers, "isolated", session="s9", group="g1")[0] == "user"
+    mode, source = resolve_mode(layers, "all", session="s1", group="bad", platform="qq")
+    assert mode == "isolated" and "invalid" in source  # never the wider platform layer
+    assert resolve_mode({}, "user", session="s1") == ("user", "default")
+    assert narrow("user", "isolated") == "isolated"
+    assert narrow("isolated", "all") == "isolated"  # a request can only narrow
+    assert narrow("platform", "magic") == "isolated"
+
+
+def test_turn_settings_and_requested_mode(db_path):
+    with mem_with(db_path, **{"conversation.cross_session": "all"}) as mem:
+        mem.ingest(
+            {
+                "id": "q",
+                "session": "s1",
+                "platform": "qq",
+                "speaker_id": "u1",
+                "role": "user",
+                "text": "mango?",
+                "timestamp": T + 100,
+            }
+        )
+        narrowed = mem.recall_for_turn(Turn(session="s1", inputs=["q"], platform="qq",
+                                            requested_mode="isolated"))  # fmt: skip
+        assert narrowed.mode == "isolated"
+        assert {h.record.session for h in narrowed.hits} <= {"s1"}
+        broken = mem.recall_for_turn(Turn(session="s1", inputs=["q"], platform="qq",
+                                          settings={"session:s1": "wide open"}))  # fmt: skip
+        assert broken.mode == "isolated" and "invalid" in broken.mode_source
+        wide = mem.recall_for_turn(Turn(session="s1", inputs=["q"], platform="qq"))
+        assert wide.mode == "all" and "b1" in [h.record.id for h in wide.hits]

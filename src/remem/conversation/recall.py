@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from remem.conversation.modes import narrow, resolve_mode
 from remem.conversation.render import render_block
 from remem.types import Filters, Hit, Record
 
@@ -25,6 +26,12 @@ class Turn:
     platform: str | None = None
     current_ids: list[str] = field(default_factory=list)  # already in the prompt
     now: float | None = None
+    group_id: str | None = None
+    platform_type: str | None = None
+    # runtime per-session settings from the host (same keys as conversation.modes); they may
+    # hold anything: a broken value means the narrowest mode
+    settings: dict[str, str] = field(default_factory=dict)
+    requested_mode: str | None = None  # e.g. the recall tool's scope: can only narrow
 
 
 @dataclass
@@ -34,6 +41,8 @@ class TurnRecall:
     context: list[Record] = field(default_factory=list)  # hits and their windows, in order
     block: str = ""
     skipped_reason: str | None = None
+    mode: str = ""
+    mode_source: str = ""
 
 
 def build_query(records: list[Record], max_chars: int) -> str:
@@ -52,17 +61,22 @@ def recall_for_turn(mem, turn: Turn) -> TurnRecall:
         return TurnRecall(skipped_reason="none of this turn's inputs was archived")
     query = build_query(inputs, cfg.max_query_chars)
     filters = Filters(kinds=["message"], exclude_ids=[*turn.inputs, *turn.current_ids])
-    if cfg.cross_session == "isolated":
-        filters.sessions = [turn.session]
-    elif cfg.cross_session == "platform" and turn.platform:
+    mode, source = resolve_mode(
+        {**cfg.modes, **turn.settings}, cfg.cross_session, session=turn.session,
+        group=turn.group_id, platform_type=turn.platform_type, platform=turn.platform,
+    )  # fmt: skip
+    mode = narrow(mode, turn.requested_mode)
+    if mode == "isolated" or (mode == "platform" and not turn.platform):
+        filters.sessions = [turn.session]  # no platform known: the narrowest safe choice
+    elif mode == "platform":
         filters.platform = turn.platform
     if cfg.recall_roles == "others-only":
         filters.exclude_roles = ["assistant"]
     result = mem.search(
         query, k=cfg.recall_k, filters=filters, now=turn.now, asker=turn.user_id,
-        same_user_boost=cfg.cross_session == "user",
+        same_user_boost=mode == "user",  # the boost only where the effective mode is user
     )  # fmt: skip
-    out = TurnRecall(query=query, hits=list(result.hits))
+    out = TurnRecall(query=query, hits=list(result.hits), mode=mode, mode_source=source)
     out.context = expand(mem, out.hits, turn, filters)
     out.block = render_block(out.context, language=cfg.language,
                              max_chars_per_item=cfg.max_chars_per_item)  # fmt: skip
