@@ -20,6 +20,7 @@ class HashEmbedder:
     def __init__(self) -> None:
         self.calls = 0
         self.fail = False
+        self.seen: list[str] = []  # every text embedded, in order
 
     def _vec(self, text: str) -> np.ndarray:
         v = np.zeros(self.dim, np.float32)
@@ -36,6 +37,7 @@ class HashEmbedder:
         from remem.errors import EmbeddingError
 
         self.calls += 1
+        self.seen.extend(texts)
         if self.fail:
             raise EmbeddingError("test embedder is down")
         return np.stack([self._vec(t) for t in texts]) if texts else np.empty((0, self.dim))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from remem.engine import lexical_text
 from remem.store.migrations import LATEST_VERSION
 
 
@@ -61,10 +62,11 @@ def run_doctor(mem, *, fix: bool = False) -> list[Finding]:
             for rowid in orphans:
                 w.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             for rowid, rec in records.items():
-                text = f"{rec.speaker_label} {rec.text}" if (
-                    rec.kind == "message" and rec.speaker_label) else rec.text  # fmt: skip
+                # the same text ingest indexes; skipped records get their empty row back
+                text = "" if rec.index_status == "skipped" else mem.tokenizer.index_string(
+                    lexical_text(rec.kind, rec.speaker_label, rec.shown_text))  # fmt: skip
                 w.execute("INSERT INTO records_fts (rowid, tokens, context) VALUES (?, ?, '')",
-                          (rowid, mem.tokenizer.index_string(text)))  # fmt: skip
+                          (rowid, text))  # fmt: skip
         finding.fixed = True
     out.append(finding)
 

@@ -23,7 +23,7 @@ from typing import Any
 from remem.config import Config
 from remem.conversation.ingest import index_reason
 from remem.conversation.queue import IndexQueue
-from remem.embed.base import Embedder, embed_with_chunks
+from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.factory import make_embedder
 from remem.errors import NotFoundError, RememError, ValidationError
 from remem.retrieve.access import AccessRecorder
@@ -162,7 +162,9 @@ class Memory:
             fields["index_error"] = f"not indexed: {reason}"
             return fields, ""
         fields["index_status"] = "pending"
-        tokens = self.tokenizer.index_string(_lexical_text(item))
+        tokens = self.tokenizer.index_string(
+            lexical_text(item.kind, item.speaker_label, item.visible_text or item.text)
+        )
         return fields, tokens
 
     def ingest(
@@ -298,12 +300,12 @@ class Memory:
         for session, items in by_session.items():
             items.sort(key=lambda f: f["created_at"])
             earlier = [
-                _lexical_fields(r.speaker_label, r.shown_text)
+                lexical_text("message", r.speaker_label, r.shown_text)
                 for r in self.store.previous_texts(session, items[0]["created_at"], n)
             ]
             for fields in items:
                 context[id(fields)] = self.tokenizer.index_string(" ".join(earlier[-n:]))
-                earlier.append(_lexical_fields(fields.get("speaker_label"),
+                earlier.append(lexical_text("message", fields.get("speaker_label"),
                                                fields.get("visible_text") or fields["text"]))  # fmt: skip
         return [(f, t, context.get(id(f), "")) for f, t in prepared]
 
@@ -331,7 +333,7 @@ class Memory:
                 progress(len(records))
             return 0, 0
         cfg = self.config.embed
-        max_chars = embedder.default_chunk_chars if cfg.chunk_chars is None else cfg.chunk_chars
+        max_chars = chunk_limit(embedder, cfg)
         done = failed = 0
         for start in range(0, len(records), cfg.batch_size):
             batch = records[start : start + cfg.batch_size]
@@ -437,8 +439,7 @@ class Memory:
         tokens = (
             "" if record.index_status == "skipped"
             else self.tokenizer.index_string(
-                _lexical_fields(record.speaker_label, new_text) if record.kind == "message"
-                else new_text)
+                lexical_text(record.kind, record.speaker_label, new_text))
         )  # fmt: skip
         self.store.update_text(record.rowid, new_text, content_hash(new_text), tokens)
         if record.index_status == "indexed":
@@ -532,7 +533,7 @@ class Memory:
         result = self.searcher.search(
             query, k, make_filters(filters), when, query_vector=query_vector,
             channels=tuple(channels), asker=asker, same_user_boost=same_user_boost,
-            disable=frozenset(disable), explicit=explicit,
+            disable=frozenset(disable),
         )  # fmt: skip
         if explicit and result.hits:
             # Explicit recalls reinforce (debounced); automatic ones never do.
@@ -553,15 +554,10 @@ class Memory:
         return data
 
 
-def _lexical_text(item: RecordIn) -> str:
-    # The speaker's name is searchable too ("what did Caroline say about ...").
-    if item.kind == "message":
-        return _lexical_fields(item.speaker_label, item.visible_text or item.text)
-    return item.text
-
-
-def _lexical_fields(speaker: str | None, text: str) -> str:
-    return f"{speaker} {text}" if speaker else text
+def lexical_text(kind: str, speaker: str | None, text: str) -> str:
+    """What the lexical index holds for a record: a message's speaker name is searchable too
+    ("what did Caroline say about ..."); a memory is its text."""
+    return f"{speaker} {text}" if kind == "message" and speaker else text
 
 
 def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
 from test_cli import run
 
 from helpers import HashEmbedder
@@ -120,4 +119,4 @@ def test_online_reembed_while_another_process_searches(tmp_path):
         stats = m.stats()
         assert [v["model_id"] for v in stats["vectors"]] == ["local:use-multilingual-v3"]
         assert stats["index_status"] == {"indexed": 400}
-        assert np.isfinite(stats["file_bytes"])
+        assert stats["file_bytes"] > 0

@@ -159,18 +159,15 @@ def test_connection_refused_and_bad_url():
         OpenAIEmbedder("m", base_url="ftp://x")
 
 
+def openai_config(server, **settings) -> Config:
+    return Config.load(env={}, overrides={
+        "indexing.mode": "sync", "embed.provider": "openai", "embed.base_url": server.url,
+        "embed.backoff_s": 0.01, **{f"embed.{k}": v for k, v in settings.items()},
+    })  # fmt: skip
+
+
 def test_wrong_dimension_writes_nothing(server, tmp_path):
-    config = Config.load(
-        env={},
-        overrides={
-            "indexing.mode": "sync",
-            "embed.provider": "openai",
-            "embed.model": "text-embedding-3-small",
-            "embed.base_url": server.url,
-            "embed.dimensions": 8,
-            "embed.backoff_s": 0.01,
-        },
-    )
+    config = openai_config(server, model="text-embedding-3-small", dimensions=8)
     with Memory(tmp_path / "x.db", config) as mem:
         mem.ingest({"id": "ok", "text": "first message"})
         server.script = [{"dim": 4}]
@@ -188,18 +185,7 @@ def test_wrong_dimension_writes_nothing(server, tmp_path):
 
 
 def test_memory_with_openai_provider_end_to_end(server, tmp_path):
-    config = Config.load(
-        env={},
-        overrides={
-            "indexing.mode": "sync",
-            "embed.provider": "openai",
-            "embed.model": "m",
-            "embed.base_url": server.url,
-            "embed.api_keys": ["a", "b"],
-            "embed.batch_size": 2,
-            "embed.backoff_s": 0.01,
-        },
-    )
+    config = openai_config(server, model="m", api_keys=["a", "b"], batch_size=2)
     with Memory(tmp_path / "x.db", config) as mem:
         mem.ingest_many([{"text": f"note {i}"} for i in range(5)])
         batches = [len(r["body"]["input"]) for r in server.requests]

@@ -14,13 +14,12 @@ T = 1_800_000_000.0
 
 
 class SlowEmbedder(HashEmbedder):
-    """Records the order of texts embedded; holds the first call until released."""
+    """Holds the first embedding call until released (texts are recorded in ``seen``)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.release = threading.Event()
         self.entered = threading.Event()
-        self.seen: list[str] = []
         self.first = True
 
     def embed_passages(self, texts):
@@ -28,7 +27,6 @@ class SlowEmbedder(HashEmbedder):
             self.first = False
             self.entered.set()
             assert self.release.wait(10)
-        self.seen.extend(texts)
         return super().embed_passages(texts)
 
 

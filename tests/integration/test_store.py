@@ -43,17 +43,22 @@ def test_new_file_is_wal_full_sync_latest_schema(db_path):
     assert store.get("r1").text == "text 1"
 
 
-def test_a_failing_migration_changes_nothing(db_path, monkeypatch):
+def _file_then_next_migration(db_path, monkeypatch, script: str) -> int:
+    """A store at the current schema holding one record, and a next migration queued."""
     store = SQLiteStore(db_path)
     store.insert_records([(_fields(1), "text 1")])
     store.close()
     latest = migrations.LATEST_VERSION
-    broken = [
-        *migrations.MIGRATIONS,
-        (latest + 1, "broken", "ALTER TABLE records ADD COLUMN extra TEXT; SELECT * FROM nope"),
-    ]
-    monkeypatch.setattr("remem.store.sqlite.MIGRATIONS", broken)
+    monkeypatch.setattr("remem.store.sqlite.MIGRATIONS",
+                        [*migrations.MIGRATIONS, (latest + 1, "next", script)])  # fmt: skip
     monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", latest + 1)
+    return latest
+
+
+def test_a_failing_migration_changes_nothing(db_path, monkeypatch):
+    latest = _file_then_next_migration(
+        db_path, monkeypatch, "ALTER TABLE records ADD COLUMN extra TEXT; SELECT * FROM nope"
+    )
     with pytest.raises(StoreError):
         SQLiteStore(db_path)
     c = sqlite3.connect(db_path)
@@ -63,16 +68,9 @@ def test_a_failing_migration_changes_nothing(db_path, monkeypatch):
 
 
 def test_a_migration_adds_to_an_existing_file(db_path, monkeypatch):
-    store = SQLiteStore(db_path)
-    store.insert_records([(_fields(1), "text 1")])
-    store.close()
-    latest = migrations.LATEST_VERSION
-    extended = [
-        *migrations.MIGRATIONS,
-        (latest + 1, "add column", "ALTER TABLE records ADD COLUMN extra TEXT"),
-    ]
-    monkeypatch.setattr("remem.store.sqlite.MIGRATIONS", extended)
-    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", latest + 1)
+    latest = _file_then_next_migration(
+        db_path, monkeypatch, "ALTER TABLE records ADD COLUMN extra TEXT"
+    )
     store = SQLiteStore(db_path)
     assert store.schema_version() == latest + 1
     assert store.get("r1").text == "text 1"

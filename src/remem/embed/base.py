@@ -29,6 +29,11 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+def chunk_limit(embedder: Embedder, config) -> int:
+    """Characters per piece: ``embed.chunk_chars`` if set, else the provider's own default."""
+    return embedder.default_chunk_chars if config.chunk_chars is None else config.chunk_chars
+
+
 _BREAK_RE = re.compile(r"(?<=[.!?。！？；;\n])\s*|\s+")
 
 

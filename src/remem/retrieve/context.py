@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from remem.config import Config
 from remem.retrieve.candidates import Candidate
 from remem.text.timeexpr import TimeWindow
+from remem.types import Filters
 
 
 @dataclass(slots=True)
@@ -40,7 +42,10 @@ class StageContext:
     dropped: list[Dropped] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    explicit: bool = False  # an explicit recall (counts as access), not an automatic one
+    # What the stages that look beyond the candidate list need (neighbour lift, rerank).
+    store: Any = None
+    filters: Filters | None = None
+    reranker: Any = None
 
     def drop(self, cand: Candidate, stage: str, reason: str) -> None:
         rid = cand.record.id if cand.record else None

@@ -134,8 +134,8 @@ def _normalise(values: list[float]) -> list[float]:
     return [(v - lo) / (hi - lo) for v in values]
 
 
-def rerank(cands: list[Candidate], ctx: StageContext, reranker: Reranker | None
-           ) -> list[Candidate]:  # fmt: skip
+def rerank(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    reranker: Reranker | None = ctx.reranker
     if reranker is None or not cands:
         return cands
     cfg = ctx.config.rerank

@@ -111,8 +111,7 @@ def session_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands
 
 
-def neighbour_lift(cands: list[Candidate], ctx: StageContext, store, filters, now
-                   ) -> list[Candidate]:  # fmt: skip
+def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """What a turn means often lives in the turns around it: the answer follows the question
     that matched. The turns next to each of the best candidates get ``neighbour_lift`` x its
     score (joining the candidates if they were not among them)."""
@@ -125,8 +124,8 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext, store, filters, no
     excluded = {d.rowid for d in ctx.dropped}
     cap = cfg.neighbour_cap
     check_noise = ctx.config.noise.enabled
-    found = store.neighbours([c.record for c in top], cfg.neighbour_window,
-                             cfg.neighbour_window, filters, now)  # fmt: skip
+    found = ctx.store.neighbours([c.record for c in top], cfg.neighbour_window,
+                                 cfg.neighbour_window, ctx.filters, ctx.now)  # fmt: skip
     gains: dict[int, float] = {}
     records = {}
     for c in top:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from remem.config import Config
-from remem.embed.base import Embedder, embed_with_chunks
+from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.errors import RememError
 from remem.index.exact import ExactIndex
 from remem.retrieve import diversity as diversity_stage
@@ -42,7 +42,7 @@ Stage = Callable[[list[Candidate], StageContext], list[Candidate]]
 SCORE_STAGES: list[tuple[str, Stage]] = [
     ("min_semantic", gates.min_semantic),
     ("noise", gates.noise),
-    ("rerank", lambda c, ctx: c),  # replaced per searcher (needs the reranker)
+    ("rerank", rerank),
     ("recency", scoring.recency),
     ("importance", scoring.importance),
     ("length", scoring.length_norm),
@@ -50,7 +50,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("time_weight", scoring.time_weighting),
     ("same_user", scoring.same_user),
     ("session_lift", scoring.session_lift),
-    ("neighbour_lift", lambda c, ctx: c),  # replaced per search (needs the store)
+    ("neighbour_lift", scoring.neighbour_lift),
     ("time_intent", time_intent),
     ("min_score", gates.min_score),
 ]
@@ -85,12 +85,11 @@ class Searcher:
 
     def embed_query(self, embedder: Embedder, query: str) -> np.ndarray:
         cfg = self.config.embed
-        chunk = cfg.chunk_chars
         return embed_with_chunks(
             embedder,
             [query],
             is_query=True,
-            max_chars=embedder.default_chunk_chars if chunk is None else chunk,
+            max_chars=chunk_limit(embedder, cfg),
             overlap=cfg.chunk_overlap,
             batch_size=cfg.batch_size,
         )[0]
@@ -114,12 +113,11 @@ class Searcher:
         asker: str | None = None,
         same_user_boost: bool = False,
         disable: tuple[str, ...] | frozenset[str] = (),
-        explicit: bool = False,
     ) -> SearchResult:
         cfg = self.config
         result = SearchResult(query=query)
         ctx = StageContext(query=query, now=now, k=k, config=cfg, asker=asker,
-                           same_user_boost=same_user_boost, explicit=explicit)  # fmt: skip
+                           same_user_boost=same_user_boost, store=self.store, filters=filters)  # fmt: skip
         role_filter = filters is not None and (
             filters.roles is not None or bool(filters.exclude_roles)
         )
@@ -166,14 +164,10 @@ class Searcher:
                 ctx.notes.append(f"time intent: '{ctx.time_window.expression}'")
         t3 = time.perf_counter()
 
+        if "rerank" not in disable:
+            ctx.reranker = self.reranker()
         for name, stage in SCORE_STAGES:
-            if name in disable or not cands:
-                continue
-            if name == "rerank":
-                cands = rerank(cands, ctx, self.reranker())
-            elif name == "neighbour_lift":
-                cands = scoring.neighbour_lift(cands, ctx, self.store, filters, now)
-            else:
+            if name not in disable and cands:
                 cands = stage(cands, ctx)
         cands.sort(key=lambda c: (-c.score, c.rowid))
         if "diversity" not in disable:
