@@ -176,8 +176,13 @@ class RerankConfig(_Section):
     model: str | None = None
     api_key: str | None = None
     local_path: Path | None = Field(
-        default=None, description="local: a cross-encoder directory (sentence-transformers)"
+        default=None, description="local: a cross-encoder directory (ONNX or sentence-transformers)"
     )
+    local_backend: Literal["auto", "onnx", "sentence-transformers"] = Field(
+        default="auto", description="local: onnx when model.onnx + tokenizer.json exist"
+    )
+    max_length: int = Field(default=512, gt=0, description="local: tokens per (query, text) pair")
+    threads: int = Field(default=1, gt=0, description="local onnx: intra-op threads")
     timeout_s: float = Field(default=5.0, gt=0)
     weight: float = Field(default=0.6, ge=0, le=1, description="final = w x rerank + (1-w) x fused")
     top_n: int = Field(default=30, gt=0, description="rerank this many of the best candidates")
@@ -242,6 +247,13 @@ class DiversityConfig(_Section):
     )
     max_per_session: int = Field(
         default=0, ge=0, description="hits of one session beyond this move down (0 = off)"
+    )
+    aggregate_max_per_session: int = Field(
+        default=2,
+        ge=0,
+        description="for questions that count, sum, compare or order things across occasions "
+        "('how many', 'in total', 'which first', '一共', '几次'): hits of one session beyond "
+        "this move down (0 = off)",
     )
 
 

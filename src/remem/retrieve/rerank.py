@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
 
 import httpx
@@ -28,6 +27,7 @@ from remem.config import RerankConfig
 from remem.errors import ConfigError, RememError
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
+from remem.retrieve.cross_encoder import load_cross_encoder
 
 log = logging.getLogger("remem.rerank")
 
@@ -96,33 +96,14 @@ class HTTPReranker:
         self._client.close()
 
 
-class LocalCrossEncoder:
-    """A cross-encoder from a local directory, via sentence-transformers (installed by you)."""
-
-    def __init__(self, path: Path) -> None:
-        if not Path(path).is_dir():
-            raise ConfigError(f"rerank.local_path {str(path)!r} is not a directory")
-        try:
-            from sentence_transformers import CrossEncoder  # type: ignore[import-not-found]
-        except ImportError:
-            raise ConfigError(
-                "rerank.provider=local needs sentence-transformers: pip install "
-                "sentence-transformers (or use an HTTP rerank provider)"
-            ) from None
-        self.name = f"local:{Path(path).name}"
-        self._model = CrossEncoder(str(path), local_files_only=True)
-
-    def score(self, query: str, documents: Sequence[str]) -> list[float]:
-        return [float(s) for s in self._model.predict([(query, d) for d in documents])]
-
-
 def make_reranker(config: RerankConfig) -> Reranker | None:
     if config.provider == "none":
         return None
     if config.provider == "local":
         if config.local_path is None:
             raise ConfigError("rerank.provider=local needs rerank.local_path")
-        return LocalCrossEncoder(config.local_path)
+        return load_cross_encoder(config.local_path, config.local_backend,
+                                  max_length=config.max_length, threads=config.threads)  # fmt: skip
     return HTTPReranker(config.provider, base_url=config.base_url, model=config.model,
                         api_key=config.api_key, timeout_s=config.timeout_s)  # fmt: skip
 
