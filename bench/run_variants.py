@@ -42,6 +42,7 @@ VARIANTS = {
             "neighbour_lift",
             "min_score",
             "diversity",
+            "aggregate_spread",
         ),
     ),
     **{
@@ -56,6 +57,7 @@ VARIANTS = {
             "session_lift",
             "neighbour_lift",
             "diversity",
+            "aggregate_spread",
         )
     },
     "no-context": Variant("no-context", H, {"search.context_weight": 0.0}),
@@ -137,6 +139,10 @@ VARIANTS = {
     **{
         f"cover-{q}": Variant(f"cover-{q}", H, {"diversity.session_coverage": q})
         for q in (0.3, 0.5, 0.7)
+    },
+    **{
+        f"agg-{q}": Variant(f"agg-{q}", H, {"diversity.aggregate_max_per_session": q})
+        for q in (1, 3)
     },
     "pool-30": Variant("pool-30", H, {"search.candidate_pool": 30}),
     "pool-20": Variant("pool-20", H, {"search.candidate_pool": 20}),

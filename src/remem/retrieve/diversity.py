@@ -14,6 +14,7 @@ import numpy as np
 from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
+from remem.text.intent import is_aggregate
 
 
 def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
@@ -54,6 +55,18 @@ def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return kept + demoted
 
 
+def aggregate_spread(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """A question that counts, sums, compares or orders things across occasions ("how many
+    concerts did I go to?", "我一共去了几次") needs every occasion, and each usually sits in
+    its own session; the turns around the best one are not enough. For such questions, hits of
+    one session beyond ``aggregate_max_per_session`` move below the rest."""
+    quota = ctx.config.diversity.aggregate_max_per_session
+    if quota <= 0 or len(cands) < 2 or not is_aggregate(ctx.query):
+        return cands
+    ctx.notes.append(f"aggregate question: at most {quota} hits per session on top")
+    return session_quota(cands, quota)
+
+
 def session_quota(ordered: list[Candidate], quota: int) -> list[Candidate]:
     """Beyond ``quota`` hits from one session, further hits of that session move below the
     rest (kept, not dropped), so one long session cannot fill the whole top k."""
@@ -79,34 +92,41 @@ def session_coverage(ordered: list[Candidate], k: int, ratio: float) -> list[Can
     not hide the others."""
     if len(ordered) <= k or not ordered:
         return ordered
+    floor = ratio * ordered[0].score
+    return _give_seats(ordered, k, lambda c: c.score >= floor,
+                       "best hit of a session missing from the top: given a place")  # fmt: skip
+
+
+def _session(c: Candidate) -> str | None:
+    return c.record.session if c.record else None
+
+
+def _give_seats(ordered: list[Candidate], k: int, eligible, note: str) -> list[Candidate]:
+    """The best eligible hit of each session missing from the top k replaces the lowest-ranked
+    top-k hit of a session that holds several places (while such a hit exists)."""
     top, rest = list(ordered[:k]), list(ordered[k:])
-
-    def session(c: Candidate) -> str | None:
-        return c.record.session if c.record else None
-
     counts: dict[str | None, int] = {}
     for c in top:
-        counts[session(c)] = counts.get(session(c), 0) + 1
-    floor = ratio * top[0].score
+        counts[_session(c)] = counts.get(_session(c), 0) + 1
     seen: set[str | None] = set(counts)
     promote: list[Candidate] = []
     for c in rest:
-        s = session(c)
-        if s is not None and s not in seen and c.score >= floor:
+        s = _session(c)
+        if s is not None and s not in seen and eligible(c):
             seen.add(s)
             promote.append(c)
     for newcomer in promote:
         victim_index = next((i for i in range(len(top) - 1, 0, -1)
-                             if session(top[i]) is not None and counts[session(top[i])] > 1),
+                             if _session(top[i]) is not None and counts[_session(top[i])] > 1),
                             None)  # fmt: skip
         if victim_index is None:
             break
         victim = top.pop(victim_index)
-        counts[session(victim)] -= 1
-        counts[session(newcomer)] = 1
+        counts[_session(victim)] -= 1
+        counts[_session(newcomer)] = 1
         rest.remove(newcomer)
         rest.insert(0, victim)
-        newcomer.notes.append("best hit of a session missing from the top: given a place")
+        newcomer.notes.append(note)
         top.append(newcomer)
     return top + rest
 

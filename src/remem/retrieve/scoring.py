@@ -118,7 +118,8 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
     cfg = ctx.config.scoring
     if cfg.neighbour_lift <= 0 or cfg.neighbour_window <= 0 or not cands:
         return cands
-    top = sorted(cands, key=lambda c: -c.score)[: cfg.neighbour_top]
+    ranked = sorted(cands, key=lambda c: (-c.score, c.rowid))
+    top = ranked[: cfg.neighbour_top]
     by_rowid = {c.rowid: c for c in cands}
     # A neighbour that an earlier gate removed (or that is noise) does not come back this way.
     excluded = {d.rowid for d in ctx.dropped}

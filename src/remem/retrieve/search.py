@@ -2,8 +2,8 @@
 
 candidates (vector top-N, lexical top-N) -> fusion -> authoritative fetch (the store applies
 the filters again; deleted records vanish here) -> gates (semantic floor, noise) -> rerank ->
-scoring (recency, importance, length, decay, time weighting, same user, time intent, session
-lift) -> final-score floor -> diversity -> top k.
+scoring (recency, importance, length, decay, time weighting, same user, session and neighbour
+lift, time intent) -> final-score floor -> diversity -> aggregate spread -> top k.
 
 Every stage is a small function over the candidate list (see the modules next to this one);
 each writes its score into the candidate's trace, and every candidate a gate removes is
@@ -21,7 +21,8 @@ import numpy as np
 from remem.config import Config
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.errors import RememError
-from remem.index.exact import ExactIndex
+from remem.index.exact import ExactIndex, blas_one_thread
+from remem.index.legacy import LegacyVectors
 from remem.retrieve import diversity as diversity_stage
 from remem.retrieve import filters as gates
 from remem.retrieve import scoring
@@ -54,7 +55,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("time_intent", time_intent),
     ("min_score", gates.min_score),
 ]
-STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity"]
+STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spread"]
 
 
 class Searcher:
@@ -73,6 +74,7 @@ class Searcher:
         self._reranker: Reranker | None = None
         self._reranker_loaded = False
         self._model_checked: set[str] = set()
+        self.legacy = LegacyVectors(store)
 
     # ------------------------------------------------------------------ helpers
     def index_for(self, embedder: Embedder) -> ExactIndex:
@@ -172,6 +174,8 @@ class Searcher:
         cands.sort(key=lambda c: (-c.score, c.rowid))
         if "diversity" not in disable:
             cands = diversity_stage.diversity(cands, ctx)
+        if "aggregate_spread" not in disable:
+            cands = diversity_stage.aggregate_spread(cands, ctx)
         t4 = time.perf_counter()
 
         result.hits = [self._hit(c, result.degraded) for c in cands[:k]]
@@ -233,7 +237,20 @@ class Searcher:
                 return [], None, None, (time.perf_counter() - start) * 1000
             t_embed = (time.perf_counter() - start) * 1000
         index = self.index_for(embedder)
+        legacy, warning = self.legacy.before_search(embedder.model_id, embedder.dim)
+        if warning:
+            result.warnings.append(warning)
         hits = index.search(query_vector, pool, filters, now)
+        if legacy is not None and len(legacy.rowids):
+            # This search only (the metadata failed): legacy vectors count as this model's.
+            # The fetch stage re-applies the filters to whatever they bring.
+            with blas_one_thread():
+                scores = legacy.matrix @ np.asarray(query_vector, np.float32)
+            best = np.argsort(-scores)[:pool]
+            seen = {r for r, _ in hits}
+            hits = sorted([*hits, *((int(legacy.rowids[i]), float(scores[i])) for i in best
+                                    if int(legacy.rowids[i]) not in seen)],
+                          key=lambda h: -h[1])[:pool]  # fmt: skip
         if index.size == 0 and self.store.count() > 0:
             self._degrade(result, f"no records have vectors for {embedder.model_id} yet; run "
                                   "`remem embed`")  # fmt: skip

@@ -1,0 +1,35 @@
+"""Recognising questions that gather facts from several occasions, in English and Chinese.
+
+"How many concerts did I go to?", "What is the total I spent on …?", "How much more … than …?",
+"我一共去了几次…", "两次旅行分别花了多少钱" need every occasion, each usually in its own
+session: the best session and the turns around it are not enough. The read pipeline uses this to
+keep a place for every session that matched on its own (see ``diversity.keep_seats``).
+
+Plain patterns, no LLM: a question counting, summing, comparing or listing things.
+"""
+
+from __future__ import annotations
+
+import re
+
+_EN = re.compile(
+    r"\b(how many|how much (more|less|longer|shorter|older|younger|further|farther|money|time)|"
+    r"how much (did|have|had) (I|we|you) (spen[dt]|pa(y|id)|earn(ed)?|raise[d]?|save[d]?)|total|in total|altogether|combined|sum of|"
+    r"(the )?difference (in|between)|compared (to|with)|(more|less|fewer|longer|shorter|"
+    r"older|younger) than|how often|number of|average|each of|all (the|of)|every time|"
+    r"both|(two|three|four|five|six) (different|separate)?\s?\w+s\b|which (one|of)|list|"
+    r"(in )?(the|what) order|from (the )?(earliest|first|oldest) to|first,? second|"
+    r"(which|who) [^?]{0,60}\b(first|most recently|last)\b[^?]*\bor\b)\b",
+    re.I,
+)
+_ZH = re.compile(
+    r"(多少次|多少个|多少天|几次|几个|几天|几本|几家|几场|几位|几种|几年|一共|总共|总计|合计|"
+    r"加起来|分别|"
+    r"平均|比较|相比|差多少|多了|少了|哪几|都有哪些|有哪些|所有的|每次|两次|三次|两个|三个|"
+    r"顺序|先后|哪个先|谁先|按时间)"
+)
+
+
+def is_aggregate(query: str) -> bool:
+    """True when the question counts, sums, compares or lists things across occasions."""
+    return bool(_EN.search(query) or _ZH.search(query))

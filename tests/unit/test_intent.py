@@ -1,0 +1,42 @@
+"""Questions that gather facts from several occasions (they get the aggregate spread)."""
+
+import pytest
+
+from remem.text.intent import is_aggregate
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "How many concerts did I go to this year?",
+        "What is the total I spent on bike repairs?",
+        "How much more did I raise than my goal?",
+        "Which trip did I take first, the one to Europe or the one to Thailand?",
+        "What is the order of the museums I visited, from earliest to latest?",
+        "Who became a parent first, Rachel or Alex?",
+        "How often does Melanie go to the beach?",
+        "我一共去了几次长城？",
+        "两次旅行分别花了多少钱",
+        "这三本书我读完的先后顺序是什么？",
+        "上个月我们总共聚了多少次？",
+        "比较一下我去年和今年的跑步成绩",
+    ],
+)
+def test_aggregate_questions(query):
+    assert is_aggregate(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Where does Alice work now?",
+        "How much is the hut per night?",
+        "What did Bob say about the glacier?",
+        "小屋一晚多少钱？",
+        "小明什么时候有空？",
+        "Where did Alice work first?",
+        "你还记得我上次说的出差吗？",
+    ],
+)
+def test_single_fact_questions(query):
+    assert not is_aggregate(query)
