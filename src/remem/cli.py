@@ -748,6 +748,14 @@ def import_(
     file: Annotated[str, typer.Argument(help="JSONL from `remem export` ('-' = stdin)")],
     scope: Annotated[str | None, typer.Option(help="put every record in this scope")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="only report")] = False,
+    unlabelled_vectors: Annotated[
+        bool,
+        typer.Option(
+            "--unlabelled-vectors",
+            help="keep vectors that name no model (the first search takes them as its model) "
+            "instead of re-embedding those records",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Import records; records whose text is already stored are skipped, invalid lines are
@@ -759,7 +767,8 @@ def import_(
         validate_scope(scope, "--scope")
     lines = _read_lines(file, "a JSONL file from `remem export`")
     with open_memory() as mem:
-        report = import_records(mem, lines, scope=scope, dry_run=dry_run)
+        report = import_records(mem, lines, scope=scope, dry_run=dry_run,
+                                unlabelled_vectors=unlabelled_vectors)  # fmt: skip
     if as_json:
         emit_json(report.to_dict())
     else:

@@ -26,6 +26,8 @@ from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.factory import make_embedder
 from remem.errors import NotFoundError, RememError, ValidationError
+from remem.index.legacy import KEY as LEGACY_KEY
+from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
 from remem.schemas import RecordIn, parse_time, validate_record, validate_scope
@@ -418,17 +420,31 @@ class Memory:
         return self.store.delete(self.store.ids_where(made))
 
     def clear_vectors(self, filters: Filters | dict[str, Any] | None = None) -> int:
-        """Drop stored vectors (the records stay, pending, for `remem embed`)."""
-        return self.store.clear_vectors(make_filters(filters))
+        """Drop stored vectors (the records stay, pending, for `remem embed`). The legacy-model
+        marker goes too (after any marker write in flight)."""
+        legacy = self.searcher.legacy
+        with legacy.lock:
+            cleared = self.store.clear_vectors(make_filters(filters))
+            self.store.meta_set(LEGACY_NAMESPACE, LEGACY_KEY, None)
+        return cleared
 
-    def rewrite(self, session: str, timestamp: float | str, new_text: str) -> Record:
-        """Replace the text of the message a session holds at ``timestamp`` (an edited chat
+    def rewrite(self, session: str, timestamp: float | str, new_text: str, *,
+                visible_text: str | None = None) -> Record:  # fmt: skip
+        """Replace the content of the message a session holds at ``timestamp`` (an edited chat
         message). Lexical search sees the new text at once; the vector is re-made through the
         indexing queue, in arrival order, and the old vector stays until the new one exists
         (if embedding fails it stays, with a warning). A message that was never embedded is not
-        embedded because of a rewrite."""
+        embedded because of a rewrite.
+
+        The old visible text described the old content, so it is replaced too: by
+        ``visible_text`` when the new content is again a structured envelope, else cleared
+        (the new content is what is embedded and shown)."""
         if not isinstance(new_text, str) or not new_text.strip():
             raise ValidationError("new_text", new_text, "give the message's new, non-empty text")
+        if visible_text is not None and (not isinstance(visible_text, str)
+                                         or not visible_text.strip()):  # fmt: skip
+            raise ValidationError("visible_text", visible_text,
+                                  "give the non-empty text a person sees, or leave it out")  # fmt: skip
         try:
             when = parse_time(timestamp)
         except ValueError:
@@ -439,9 +455,10 @@ class Memory:
         tokens = (
             "" if record.index_status == "skipped"
             else self.tokenizer.index_string(
-                lexical_text(record.kind, record.speaker_label, new_text))
+                lexical_text(record.kind, record.speaker_label, visible_text or new_text))
         )  # fmt: skip
-        self.store.update_text(record.rowid, new_text, content_hash(new_text), tokens)
+        self.store.update_text(record.rowid, new_text, content_hash(new_text), tokens,
+                               visible_text=visible_text)  # fmt: skip
         if record.index_status == "indexed":
             if self.config.indexing.mode == "sync":
                 self._embed_rowids([record.rowid])
@@ -450,6 +467,27 @@ class Memory:
         updated = self.store.get(record.id)
         assert updated is not None
         return updated
+
+    def set_session(self, session: str, *, origin_platform: str | None = None,
+                    parent: str | None = None) -> dict[str, Any]:  # fmt: skip
+        """Record where a session belongs: the platform of the group or private room it is
+        (whichever entry point later drives a turn in it) and, for a sub-session, its parent.
+        The ``platform`` cross-session mode uses the root session's origin platform. Messages
+        can carry the same facts (``origin_platform``, ``parent_session``)."""
+        for name, value in (("session", session), ("origin_platform", origin_platform),
+                            ("parent", parent)):  # fmt: skip
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ValidationError(name, value, "give a non-empty string (or leave it out)")
+        if origin_platform is None and parent is None:
+            raise ValidationError("origin_platform", None, "give origin_platform, parent or both")
+        self.store.set_session(session, origin_platform, parent)
+        info = self.store.session_info(session)
+        assert info is not None
+        return info
+
+    def session_info(self, session: str) -> dict[str, Any] | None:
+        """A session's origin platform, parent and effective platform (None if unknown)."""
+        return self.store.session_info(session)
 
     def rollback(self, session: str, after: float | str) -> int:
         """Delete a session's records created after ``after`` (a checkpoint rollback)."""

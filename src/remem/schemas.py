@@ -99,6 +99,11 @@ class RecordIn(BaseModel):
     session_type: str | None = None
     session_label: str | None = None
     message_kind: str = "chat"
+    # Session facts carried by a message (kept per session, not per record): the platform the
+    # session (a group or private room) belongs to, whichever entry point drove this turn,
+    # and the parent of a sub-session.
+    origin_platform: str | None = None
+    parent_session: str | None = None
 
     @field_validator("message_kind")
     @classmethod

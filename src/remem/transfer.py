@@ -86,7 +86,9 @@ def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | No
 
 
 def import_records(mem, lines: Iterable[str], *, scope: str | None = None,
-                   dry_run: bool = False) -> ImportReport:  # fmt: skip
+                   dry_run: bool = False, unlabelled_vectors: bool = False) -> ImportReport:  # fmt: skip
+    """``unlabelled_vectors``: keep vectors that name no model as legacy vectors (the first
+    search takes them as its model; see ``remem.index.legacy``) instead of re-embedding."""
     from remem.engine import content_hash
 
     report = ImportReport()
@@ -129,9 +131,13 @@ def import_records(mem, lines: Iterable[str], *, scope: str | None = None,
         if record is None or record.rowid is None:
             continue  # the id exists already with other text: skipped by the store
         vec = _usable_vector(vecs, embedder)
+        legacy = _unlabelled_vector(vecs) if unlabelled_vectors and vec is None else None
         if vec is not None:
             mem.store.put_vectors(embedder.model_id, embedder.provider, embedder.model,
                                   [(record.rowid, vec)])  # fmt: skip
+            report.vectors += 1
+        elif legacy is not None:
+            mem.store.put_vectors("", "", "", [(record.rowid, legacy)])
             report.vectors += 1
         else:
             to_embed.append(record)
@@ -139,6 +145,19 @@ def import_records(mem, lines: Iterable[str], *, scope: str | None = None,
     if to_embed:
         mem.embed_records(to_embed)
     return report
+
+
+def _unlabelled_vector(vecs: list[dict]) -> np.ndarray | None:
+    for v in vecs:
+        if v.get("model_id"):
+            continue
+        try:
+            vec = np.frombuffer(base64.b64decode(v["vector"]), dtype=np.float32)
+        except (KeyError, ValueError, TypeError):
+            return None
+        if vec.shape[0] > 0 and np.all(np.isfinite(vec)):
+            return vec
+    return None
 
 
 def _usable_vector(vecs: list[dict], embedder) -> np.ndarray | None:

@@ -177,6 +177,9 @@ class Filters:
     since: float | None = None  # created_at >= since
     until: float | None = None  # created_at <= until
     platform: str | None = None
+    # With ``platform``: a record also counts when its session's origin platform (a
+    # sub-session: its root's) is that platform, whatever entry point wrote it.
+    platform_by_session: bool = False
     category: str | None = None
     # Superseded memories (valid_to in the past) are hidden unless asked for.
     include_superseded: bool = True

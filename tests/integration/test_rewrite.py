@@ -112,3 +112,22 @@ def test_rollback_deletes_only_that_session_after_the_checkpoint(db_path):
         assert mem.search("turn 4", filters={"session": "a"}).hits[0].record.id != "a4"
         with pytest.raises(ValidationError, match="after"):
             mem.rollback("a", "whenever")
+
+
+def test_rewrite_replaces_the_visible_text_with_the_content(db_path):
+    emb = HashEmbedder()
+    envelope = '{"type": "card", "title": "harbour"}'
+    with Memory(db_path, cfg("sync"), embedder=emb) as mem:
+        mem.ingest({"id": "m", "session": "s", "timestamp": T, "text": envelope,
+                    "visible_text": "meet at the harbour"})  # fmt: skip
+        # a plain-text edit: the old visible text no longer describes the message
+        rec = mem.rewrite("s", T, "meet at the station")
+        assert rec.visible_text is None and rec.shown_text == "meet at the station"
+        assert emb.seen[-1].endswith("meet at the station")
+        assert mem.search("harbour", channels=("lexical",)).hits == []
+        # an edited envelope with its own visible text: that is what is embedded and found
+        rec = mem.rewrite("s", T, '{"type": "card", "title": "pier"}', visible_text="the pier")
+        assert rec.shown_text == "the pier" and emb.seen[-1].endswith("the pier")
+        assert [h.record.id for h in mem.search("pier", channels=("lexical",))] == ["m"]
+        with pytest.raises(ValidationError, match="visible_text"):
+            mem.rewrite("s", T, "x", visible_text="  ")

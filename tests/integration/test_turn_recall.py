@@ -134,3 +134,24 @@ def test_turn_settings_and_requested_mode(db_path):
         assert broken.mode == "isolated" and "invalid" in broken.mode_source
         wide = mem.recall_for_turn(Turn(session="s1", inputs=["q"], platform="qq"))
         assert wide.mode == "all" and "b1" in [h.record.id for h in wide.hits]
+
+
+def test_session_origin_and_roots(db_path):
+    import pytest
+
+    from remem.errors import ValidationError
+
+    with mem_with(db_path) as mem:
+        assert mem.session_info("s1") is None
+        mem.set_session("child", parent="root")
+        mem.set_session("grandchild", parent="child")
+        assert mem.session_info("grandchild")["platform"] is None  # the root's is unknown
+        mem.set_session("root", origin_platform="qq")  # later facts reach every descendant
+        assert mem.session_info("grandchild")["platform"] == "qq"
+        mem.set_session("child", origin_platform="discord")  # the root's still decides
+        assert mem.session_info("grandchild")["platform"] == "qq"
+        mem.set_session("root", parent="grandchild")  # a cycle stops where it repeats
+        assert mem.session_info("root")["platform"] in {"qq", "discord"}
+        for bad in ({"origin_platform": ""}, {"parent": 5}, {}):
+            with pytest.raises(ValidationError):
+                mem.set_session("s1", **bad)

@@ -4,9 +4,10 @@ The query is the archived text of the turn's inputs, in order, joined (earliest 
 dropped past ``conversation.max_query_chars``); a turn none of whose inputs was archived does
 not recall. Which sessions may be recalled is the cross-session mode; with ``others-only``
 the bot's own replies are never hits (they still show as neighbours, labelled as its own).
-Each hit brings the messages around it in its session (``window`` each side; messages stored
-but never indexed, and system messages, are skipped and do not use up the window); messages
-already in the current conversation are not repeated.
+Each hit brings the messages around it in its session (``window`` each side): stored-only
+messages such as notices are context and appear; control and directive messages and system
+messages are skipped and do not use up the window; messages already in the current
+conversation are not repeated.
 """
 
 from __future__ import annotations
@@ -53,6 +54,13 @@ def build_query(records: list[Record], max_chars: int) -> str:
     return query[-max_chars:] if len(query) > max_chars else query
 
 
+def current_platform(mem, turn: Turn) -> str | None:
+    """A group or private room belongs to its origin platform whichever entry point drove
+    this turn, and a sub-session to its root's; else the turn's own platform."""
+    info = mem.store.session_info(turn.session)
+    return (info or {}).get("platform") or turn.platform
+
+
 def recall_for_turn(mem, turn: Turn) -> TurnRecall:
     cfg = mem.config.conversation
     archived = [mem.get(i) for i in turn.inputs]
@@ -66,10 +74,12 @@ def recall_for_turn(mem, turn: Turn) -> TurnRecall:
         group=turn.group_id, platform_type=turn.platform_type, platform=turn.platform,
     )  # fmt: skip
     mode = narrow(mode, turn.requested_mode)
-    if mode == "isolated" or (mode == "platform" and not turn.platform):
+    platform = current_platform(mem, turn)
+    if mode == "isolated" or (mode == "platform" and not platform):
         filters.sessions = [turn.session]  # no platform known: the narrowest safe choice
     elif mode == "platform":
-        filters.platform = turn.platform
+        filters.platform = platform
+        filters.platform_by_session = True
     if cfg.recall_roles == "others-only":
         filters.exclude_roles = ["assistant"]
     result = mem.search(
@@ -89,8 +99,8 @@ def expand(mem, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
     seen = {r.id for r in records}
     skip = set(turn.inputs) | set(turn.current_ids)
     window_filters = Filters(exclude_roles=["system"], exclude_ids=sorted(skip) or None)
-    around = mem.store.neighbours(records, cfg.window, cfg.window, window_filters) \
-        if cfg.window > 0 else {}  # fmt: skip
+    around = mem.store.neighbours(records, cfg.window, cfg.window, window_filters,
+                                  context=True) if cfg.window > 0 else {}  # fmt: skip
     hit_ids = {r.id for r in records}
     out: dict[str, Record] = {r.id: r for r in records}
     for rec in records:

@@ -27,6 +27,7 @@ _INTRO = {
     ),
 }
 _SELF = {"en": "Assistant (you)", "zh": "Assistant·你自己"}
+_NOTICE = {"en": "notice", "zh": "通知"}
 
 
 def escape(text: str) -> str:
@@ -38,6 +39,8 @@ def escape(text: str) -> str:
 def label(record: Record, language: str = "en") -> str:
     if record.role == "assistant":
         speaker = _SELF.get(language, _SELF["en"])
+    elif record.role == "notice":  # media the bot itself sent
+        speaker = f"{_SELF.get(language, _SELF['en'])} · {_NOTICE.get(language, 'notice')}"
     else:
         speaker = record.speaker_label or record.speaker_id or (record.role or "user")
     # location: the group's name, else the session type's display label, else nothing

@@ -154,11 +154,26 @@ class ExactIndex:
             ("scope", filters.scopes),
             ("session", filters.sessions),
             ("role", filters.roles),
-            ("platform", [filters.platform] if filters.platform is not None else None),
+            (
+                "platform",
+                [filters.platform]
+                if filters.platform is not None and not filters.platform_by_session
+                else None,
+            ),
             ("category", [filters.category] if filters.category is not None else None),
         ):
             if values is not None:
                 mask &= np.isin(self._cols[column][:n], self._codes.lookup(column, values))
+        if filters.platform is not None and filters.platform_by_session:
+            on_platform = np.isin(
+                self._cols["platform"][:n], self._codes.lookup("platform", [filters.platform])
+            )
+            sessions = self.store.sessions_on_platform(filters.platform)
+            if sessions:
+                on_platform |= np.isin(
+                    self._cols["session"][:n], self._codes.lookup("session", sessions)
+                )
+            mask &= on_platform
         if filters.exclude_roles:
             mask &= ~np.isin(self._cols["role"][:n],
                              self._codes.lookup("role", filters.exclude_roles))  # fmt: skip

@@ -160,6 +160,22 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             "rowid, id, kind, text, role, scope, session, platform, group_id, group_name, speaker_id, speaker_label, mentions, category, importance, created_at, event_time, valid_from, valid_to, access_count, last_access, source_ids, content_hash, metadata, source, index_status, index_error, rev, updated_at",
         ),
     ),
+    (
+        5,
+        "sessions: a session's origin platform and parent (a sub-session counts as its root's "
+        "platform); 'platform' is the effective one, kept up to date on every change",
+        """
+        CREATE TABLE sessions (
+            id              TEXT PRIMARY KEY,
+            origin_platform TEXT,
+            parent          TEXT,
+            platform        TEXT,
+            updated_at      REAL NOT NULL
+        );
+        CREATE INDEX sessions_platform ON sessions (platform);
+        CREATE INDEX sessions_parent ON sessions (parent)
+        """,
+    ),
 ]
 # The runner applies migrations with foreign keys off (SQLite's procedure for rebuilding a
 # table that others reference, as 4 does) and checks foreign_key_check before committing.

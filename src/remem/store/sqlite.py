@@ -134,8 +134,14 @@ def filters_sql(
         parts.append(f"{alias}.created_at <= ?")
         params.append(filters.until)
     if filters.platform is not None:
-        parts.append(f"{alias}.platform = ?")
-        params.append(filters.platform)
+        if filters.platform_by_session:
+            # recorded on the platform, or in a session whose origin (root's) platform it is
+            parts.append(f"({alias}.platform = ? OR {alias}.session IN "
+                         "(SELECT id FROM sessions WHERE platform = ?))")  # fmt: skip
+            params += [filters.platform, filters.platform]
+        else:
+            parts.append(f"{alias}.platform = ?")
+            params.append(filters.platform)
     if filters.category is not None:
         parts.append(f"{alias}.category = ?")
         params.append(filters.category)
@@ -303,7 +309,72 @@ class SQLiteStore:
                     (rowid, tokens, context),
                 )
                 out.append(rowid)
+                if fields.get("session") and (
+                    fields.get("origin_platform") or fields.get("parent_session")
+                ):
+                    self._upsert_session(c, fields["session"], fields.get("origin_platform"),
+                                         fields.get("parent_session"))  # fmt: skip
         return out
+
+    # ---------------------------------------------------------------- sessions
+    def set_session(self, session: str, origin_platform: str | None = None,
+                    parent: str | None = None) -> None:  # fmt: skip
+        """Record a session's origin platform and/or parent (None leaves a value as it is)."""
+        with self.write() as c:
+            self._upsert_session(c, session, origin_platform, parent)
+
+    def _upsert_session(self, c: sqlite3.Connection, session: str, origin: str | None,
+                        parent: str | None) -> None:  # fmt: skip
+        if parent == session:
+            parent = None  # a session is not its own parent
+        c.execute(
+            "INSERT INTO sessions (id, origin_platform, parent, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET "
+            "origin_platform = COALESCE(excluded.origin_platform, origin_platform), "
+            "parent = COALESCE(excluded.parent, parent), updated_at = excluded.updated_at",
+            (session, origin, parent, time.time()),
+        )
+        # The effective platform of this session and every session below it.
+        below = [r[0] for r in c.execute(
+            "WITH RECURSIVE below(id) AS (SELECT ? UNION SELECT s.id FROM sessions s "
+            "JOIN below b ON s.parent = b.id) SELECT id FROM below", (session,))]  # fmt: skip
+        for sid in below:
+            c.execute("UPDATE sessions SET platform = ? WHERE id = ?",
+                      (self._root_platform(c, sid), sid))  # fmt: skip
+
+    @staticmethod
+    def _root_platform(c: sqlite3.Connection, session: str) -> str | None:
+        """The origin platform of the session's root (the nearest one up the chain that has
+        one, when the root has none); a parent cycle stops where it repeats."""
+        chain: list[str | None] = []
+        seen: set[str] = set()
+        current: str | None = session
+        while current is not None and current not in seen and len(seen) < 64:
+            seen.add(current)
+            row = c.execute("SELECT origin_platform, parent FROM sessions WHERE id = ?",
+                            (current,)).fetchone()  # fmt: skip
+            if row is None:
+                break
+            chain.append(row[0])
+            current = row[1]
+        return next((p for p in reversed(chain) if p), None)
+
+    def session_info(self, session: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT id, origin_platform, parent, platform FROM sessions WHERE id = ?",
+                (session,),
+            ).fetchone()
+        if row is None:
+            return None
+        return {"session": row[0], "origin_platform": row[1], "parent": row[2],
+                "platform": row[3]}  # fmt: skip
+
+    def sessions_on_platform(self, platform: str) -> list[str]:
+        """Sessions whose effective (root's origin) platform is ``platform``."""
+        with self._lock:
+            return [r[0] for r in self._conn.execute(
+                "SELECT id FROM sessions WHERE platform = ?", (platform,))]  # fmt: skip
 
     def get(self, record_id: str) -> Record | None:
         with self._lock:
@@ -357,12 +428,18 @@ class SQLiteStore:
 
     def neighbours(
         self, records: Sequence[Record], before: int, after: int,
-        filters: Filters | None = None, now: float | None = None,
+        filters: Filters | None = None, now: float | None = None, *, context: bool = False,
     ) -> dict[int, list[Record]]:  # fmt: skip
         """For each record (by rowid): up to ``before`` earlier and ``after`` later records of
-        its session, nearest first, passing the filters; records stored but never indexed
-        (notices, control messages ...) are not counted. Records without a session have none."""
+        its session, nearest first, passing the filters. Records without a session have none.
+
+        By default only records that can be hits count (stored-only ones are skipped). With
+        ``context`` the window is what a reader needs around a hit: stored-only messages
+        (notices, media the bot sent, host injections) are in it; control and directive
+        messages are skipped and do not use up the window."""
         where, params = filters_sql(filters, now=now)
+        keep = ("r.message_kind NOT IN ('control', 'directive')" if context
+                else "r.index_status != 'skipped'")  # fmt: skip
         # One compound statement (two index-ordered, LIMITed lookups per record) instead of
         # two round trips per record: the statement count, not the lookups, was the cost.
         parts: list[str] = []
@@ -375,7 +452,7 @@ class SQLiteStore:
                 parts.append(
                     f"SELECT * FROM (SELECT ? AS anchor, {RECORD_COLUMNS} FROM records r "
                     f"WHERE r.session = ? AND (r.created_at, r.rowid) {op} (?, ?) "
-                    f"AND r.index_status != 'skipped'{where} "
+                    f"AND {keep}{where} "
                     f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT ?)"
                 )
                 args += [rec.rowid, rec.session, rec.created_at, rec.rowid, *params, limit]
@@ -499,16 +576,17 @@ class SQLiteStore:
             ).fetchone()
         return _row_to_record(row) if row else None
 
-    def update_text(self, rowid: int, text: str, content_hash: str, tokens: str) -> None:
-        """Replace a record's text and its own lexical tokens (the vector is left alone:
-        the old one stays until a new one is written)."""
+    def update_text(self, rowid: int, text: str, content_hash: str, tokens: str, *,
+                    visible_text: str | None = None) -> None:  # fmt: skip
+        """Replace a record's text, visible text and its own lexical tokens (the vector is left
+        alone: the old one stays until a new one is written)."""
         now = time.time()
         with self.write() as c:
             rev = self._bump_rev(c)
             c.execute(
-                "UPDATE records SET text = ?, content_hash = ?, rev = ?, updated_at = ? "
-                "WHERE rowid = ?",
-                (text, content_hash, rev, now, rowid),
+                "UPDATE records SET text = ?, visible_text = ?, content_hash = ?, rev = ?, "
+                "updated_at = ? WHERE rowid = ?",
+                (text, visible_text, content_hash, rev, now, rowid),
             )
             c.execute("UPDATE records_fts SET tokens = ? WHERE rowid = ?", (tokens, rowid))
 
@@ -727,6 +805,46 @@ class SQLiteStore:
                     "ORDER BY count(*) DESC"
                 )
             ]
+
+    # Vectors written before models were recorded (imports from older tools) carry model_id ''.
+    def has_legacy_vectors(self) -> bool:
+        with self._lock:
+            return self._conn.execute(
+                "SELECT 1 FROM vectors WHERE model_id = '' LIMIT 1").fetchone() is not None  # fmt: skip
+
+    def legacy_vector_dims(self) -> set[int]:
+        with self._lock:
+            return {r[0] for r in self._conn.execute(
+                "SELECT DISTINCT dim FROM vectors WHERE model_id = ''")}  # fmt: skip
+
+    def adopt_legacy_vectors(self, model_id: str, provider: str, model: str,
+                             dim: int | None = None) -> int:  # fmt: skip
+        """Label the legacy vectors (of ``dim``, or of every dim) as ``model_id``'s; where a
+        record already has a vector of that model, that one wins and the legacy one goes.
+        Re-inserted (new seq), so in-memory indexes pick them up. Returns how many moved."""
+        dim_sql, dim_args = (" AND dim = ?", [dim]) if dim else ("", [])
+        now = time.time()
+        with self.write() as c:
+            rev = self._bump_rev(c)
+            rowids = [r[0] for r in c.execute(
+                f"SELECT record_rowid FROM vectors WHERE model_id = ''{dim_sql} AND record_rowid "
+                "NOT IN (SELECT record_rowid FROM vectors WHERE model_id = ?)",
+                [*dim_args, model_id])]  # fmt: skip
+            c.execute(
+                "INSERT INTO vectors (record_rowid, model_id, provider, model, dim, vec, "
+                "created_at) SELECT record_rowid, ?, ?, ?, dim, vec, created_at FROM vectors "
+                f"WHERE model_id = ''{dim_sql} AND record_rowid NOT IN "
+                "(SELECT record_rowid FROM vectors WHERE model_id = ?)",
+                [model_id, provider, model, *dim_args, model_id],
+            )
+            c.execute(f"DELETE FROM vectors WHERE model_id = ''{dim_sql}", dim_args)
+            for start in range(0, len(rowids), 500):
+                chunk = rowids[start : start + 500]
+                c.execute("UPDATE records SET index_status = 'indexed', index_error = NULL, "
+                          f"rev = ?, updated_at = ? WHERE index_status != 'skipped' AND rowid IN "
+                          f"({','.join('?' * len(chunk))})", [rev, now, *chunk])  # fmt: skip
+        moved = len(rowids)
+        return moved
 
     def vector_count(self, model_id: str) -> int:
         with self._lock:
