@@ -161,8 +161,10 @@ class ConversationConfig(_Section):
     recall_k: int = Field(default=5, gt=0, le=100, description="hits per turn")
     max_query_chars: int = Field(default=4000, gt=0, description="longer: earliest inputs go")
     window: int = Field(default=2, ge=0, le=50, description="messages each side of a hit")
-    expand_into_other_hits: bool = Field(
-        default=True, description="a hit's window may include other hits' messages"
+    expand_other_sessions: bool = Field(
+        default=True,
+        description="hits from other sessions bring their windows too (off: only hits from "
+        "the current session do; the others show alone)",
     )
     language: Literal["en", "zh"] = Field(default="en", description="rendering language")
     max_chars_per_item: int = Field(default=0, ge=0, description="0 = no limit")

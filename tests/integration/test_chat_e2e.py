@@ -189,6 +189,17 @@ def test_user_mode_on_discord_boosts_the_askers_own_words_across_platforms(mem):
     assert "h3" in {h.record.id for h in boosted}  # Bob mentioned Alice
 
 
+def test_other_sessions_hits_show_alone_when_their_expansion_is_off(mem):
+    out = ask(mem, "q4b", DISCORD, "discord", ALICE, "my crampons glacier", 100)
+    assert any(r.session == HIKE and r.id not in {h.record.id for h in out.hits}
+               for r in out.context)  # fmt: skip
+    mem.config.conversation.expand_other_sessions = False
+    out = ask(mem, "q4c", DISCORD, "discord", ALICE, "my crampons glacier", 101)
+    hit_ids = {h.record.id for h in out.hits}
+    assert any(h.record.session == HIKE for h in out.hits)
+    assert all(r.id in hit_ids for r in out.context if r.session != DISCORD)
+
+
 def test_no_boost_outside_user_mode_and_requests_only_narrow(mem):
     out = ask(mem, "q5", HIKE, "qq", ALICE, "my crampons glacier", 100,
               settings={"session:" + HIKE: "all"}, requested_mode="user")  # fmt: skip

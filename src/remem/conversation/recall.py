@@ -99,16 +99,13 @@ def expand(mem, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
     seen = {r.id for r in records}
     skip = set(turn.inputs) | set(turn.current_ids)
     window_filters = Filters(exclude_roles=["system"], exclude_ids=sorted(skip) or None)
-    around = mem.store.neighbours(records, cfg.window, cfg.window, window_filters,
+    anchors = [r for r in records if cfg.expand_other_sessions or r.session == turn.session]
+    around = mem.store.neighbours(anchors, cfg.window, cfg.window, window_filters,
                                   context=True) if cfg.window > 0 else {}  # fmt: skip
-    hit_ids = {r.id for r in records}
     out: dict[str, Record] = {r.id: r for r in records}
-    for rec in records:
+    for rec in anchors:
         for neighbour in around.get(rec.rowid, []):
-            if neighbour.id in seen:
-                continue
-            if not cfg.expand_into_other_hits and neighbour.id in hit_ids:
-                continue
-            out[neighbour.id] = neighbour
-            seen.add(neighbour.id)
+            if neighbour.id not in seen:
+                out[neighbour.id] = neighbour
+                seen.add(neighbour.id)
     return sorted(out.values(), key=lambda r: (r.session or "", r.created_at, r.rowid or 0))
