@@ -31,12 +31,22 @@ def export_records(mem, out: IO[str], *, filters: Filters | None = None,
                    ) -> int:  # fmt: skip
     count = 0
     batch: list = []
+    sessions: dict[str, dict | None] = {}
 
     def flush() -> None:
         nonlocal count
         vectors = mem.store.vectors_of([r.rowid for r in batch]) if with_vectors else {}
         for rec in batch:
             data = rec.to_dict()
+            if rec.session:
+                # what is known about the session travels with its records
+                if rec.session not in sessions:
+                    sessions[rec.session] = mem.store.session_info(rec.session)
+                info = sessions[rec.session]
+                if info and info["origin_platform"]:
+                    data["origin_platform"] = info["origin_platform"]
+                if info and info["parent"]:
+                    data["parent_session"] = info["parent"]
             if with_vectors:
                 data["vectors"] = [
                     {"model_id": m, "provider": p, "model": name,

@@ -32,6 +32,7 @@ def test_round_trip_with_vectors_is_idempotent(tmp_path):
             ]
         )
         mem.add("Ann likes tea", scope="user:ann", category="preference", importance=0.9)
+        mem.set_session("s", origin_platform="qq", parent="root")
         out = tmp_path / "dump.jsonl"
         with out.open("w") as fh:
             assert export_records(mem, fh, with_vectors=True) == 1204  # past any page size
@@ -44,6 +45,8 @@ def test_round_trip_with_vectors_is_idempotent(tmp_path):
         assert emb.calls == calls  # vectors were reused, nothing re-embedded
         tea = mem.get(next(json.loads(x)["id"] for x in lines if "tea" in x))
         assert (tea.scope, tea.category, tea.importance) == ("user:ann", "preference", 0.9)
+        info = mem.session_info("s")  # session facts travel with the records
+        assert (info["origin_platform"], info["parent"]) == ("qq", "root")
         again = import_records(mem, lines)
         assert (again.added, again.skipped) == (0, 1204)
         assert mem.stats()["records"] == 1204
