@@ -280,6 +280,100 @@ class TextConfig(_Section):
     traditional_to_simplified: bool = True
 
 
+class ScopesConfig(_Section):
+    mode: Literal["global", "session", "session+global"] = Field(
+        default="global",
+        description="global: an agent reads its access list; session: only the current "
+        "session's memories; session+global: both",
+    )
+    agents: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description='per-agent access lists, e.g. {bot = ["global", "agent:bot", "user:{user}"]}; '
+        "{user} and {session} are filled in per call; agents not listed get "
+        '["global", "agent:<id>"]',
+    )
+    allow_unknown_agents: bool = Field(
+        default=True, description="an agent not listed gets the default list (else: refused)"
+    )
+
+    @field_validator("agents")
+    @classmethod
+    def _lists(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        from remem.schemas import SCOPE_RE
+
+        for agent, scopes in value.items():
+            if not agent.strip():
+                raise ValueError("an agent id must not be empty")
+            for scope in scopes:
+                probe = scope.replace("{user}", "u").replace("{session}", "s")
+                if not SCOPE_RE.match(probe):
+                    raise ValueError(
+                        f"scopes.agents.{agent}: {scope!r} is not a scope (global, agent:<id>, "
+                        "user:<id>, project:<id>, session:<id>, custom:<name>; {user} and "
+                        "{session} may stand for the current ones)"
+                    )
+        return value
+
+
+class CaptureConfig(_Section):
+    enabled: bool = Field(default=True, description="capture memories after each LLM response")
+    include_assistant: bool = Field(
+        default=False, description="also consider the assistant's messages (stored as its own)"
+    )
+    max_per_turn: int = Field(default=3, ge=0, description="at most this many new memories a turn")
+    dedup_similarity: float = Field(
+        default=0.92, gt=0, le=1, description="cosine at or above which a memory is a duplicate"
+    )
+    scope: str = Field(
+        default="agent:{agent}",
+        description="where captured memories go in global mode ({agent}, {user}, {session}); "
+        "session modes use session:<id>",
+    )
+    min_chars: int = Field(default=6, ge=1, description="shorter candidates are ignored")
+    max_chars: int = Field(default=500, ge=20, description="longer sentences are not memories")
+    supersede: bool = Field(
+        default=True, description="a memory on the same subject closes the older one (valid_to)"
+    )
+    llm: bool = Field(
+        default=False, description="extract with the configured chat endpoint (llm.*) instead"
+    )
+    session_summary: bool = Field(
+        default=False, description="on a session reset, store one summary of its last messages"
+    )
+    summary_messages: int = Field(default=15, ge=1, description="messages a summary covers")
+
+
+class AutoRecallConfig(_Section):
+    enabled: bool = Field(default=True, description="inject relevant memories before each call")
+    max_items: int = Field(default=3, ge=1, le=20, description="memories injected at most")
+    min_chars_cjk: int = Field(default=6, ge=0, description="shorter CJK queries skip recall")
+    min_chars: int = Field(default=15, ge=0, description="shorter other queries skip recall")
+    min_margin: float = Field(
+        default=-0.01,
+        ge=-1,
+        le=1,
+        description="a memory without a keyword match needs a cosine to the query at least "
+        "this far above the query's cosine to neutral text",
+    )
+    dedup_turns: int = Field(
+        default=0, ge=0, description="do not inject a memory again within N turns (0 = off)"
+    )
+    dedup_seconds: float = Field(
+        default=0.0, ge=0, description="... or within this many seconds (0 = off)"
+    )
+    language: Literal["en", "zh"] = "en"
+
+
+class LLMConfig(_Section):
+    base_url: str | None = Field(
+        default=None,
+        description="an OpenAI-compatible chat API root, e.g. http://127.0.0.1:11434/v1",
+    )
+    model: str | None = None
+    api_key: str | None = None
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
 class Config(_Section):
     store: StoreConfig = Field(default_factory=StoreConfig)
     embed: EmbedConfig = Field(default_factory=EmbedConfig)
@@ -292,6 +386,10 @@ class Config(_Section):
     time_intent: TimeIntentConfig = Field(default_factory=TimeIntentConfig)
     diversity: DiversityConfig = Field(default_factory=DiversityConfig)
     noise: NoiseConfig = Field(default_factory=NoiseConfig)
+    scopes: ScopesConfig = Field(default_factory=ScopesConfig)
+    capture: CaptureConfig = Field(default_factory=CaptureConfig)
+    autorecall: AutoRecallConfig = Field(default_factory=AutoRecallConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
 
     # Where each dotted key's value came from: "default", a file path, "env:NAME", "override".
     # Kept outside the model fields so it never appears in dumps.

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from remem.capture.autorecall import InjectionLog
 from remem.config import Config
 from remem.conversation.ingest import index_reason
 from remem.conversation.queue import IndexQueue
@@ -80,6 +81,8 @@ class Memory:
         self._queue: IndexQueue | None = None
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
         self.access = AccessRecorder(self.store, self.config.scoring.access_debounce_s)
+        self.injections = InjectionLog()  # auto-recall's cross-turn dedup, per session
+        self._neutral: dict[str, Any] = {}
 
     def _follow_model_switch(self) -> None:
         """Cut over after `remem reembed`: when the store records a completed switch to another
@@ -499,6 +502,64 @@ class Memory:
             raise ValidationError("after", after, "give the checkpoint time")
         return len(self.store.delete_session_after(session, when))
 
+    # ------------------------------------------------------------------ curated memories
+    def scope_access(self, agent: str, *, session: str | None = None,
+                     user: str | None = None) -> Any:  # fmt: skip
+        """What ``agent`` may read and write in this call (the one scope resolver)."""
+        from remem.scopes import resolve
+
+        return resolve(self.config, agent, session=session, user=user)
+
+    def neutral_vectors(self, embedder: Embedder) -> Any:
+        """Vectors of a few neutral sentences for this model (the relevance baseline of
+        auto-recall), embedded once per model."""
+        from remem.capture.autorecall import NEUTRAL
+
+        cached = self._neutral.get(embedder.model_id)
+        if cached is None:
+            cached = self._neutral[embedder.model_id] = embedder.embed_passages(list(NEUTRAL))
+        return cached
+
+    def capture_after_turn(self, turn) -> Any:
+        """After an LLM response: capture this turn's memories (see ``remem.capture``)."""
+        from remem.capture.capture import capture_after_turn
+
+        return capture_after_turn(self, turn)
+
+    def recall_memories(self, query: str, *, agent: str, session: str | None = None,
+                        user: str | None = None, now: float | None = None) -> Any:  # fmt: skip
+        """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block."""
+        from remem.capture.autorecall import recall_memories
+
+        return recall_memories(self, query, agent=agent, session=session, user=user, now=now)
+
+    def tools(self, agent: str, *, session: str | None = None, user: str | None = None) -> Any:
+        """The memory tools (recall, store, forget, list, stats) bound to one agent."""
+        from remem.tools import MemoryTools
+
+        return MemoryTools(self, agent, session=session, user=user)
+
+    def history(self, memory_id: str) -> list[Record]:
+        """Every version of a memory, oldest first."""
+        from remem.capture.history import history
+
+        return history(self, memory_id)
+
+    def undo(self, memory_id: str) -> list[Record]:
+        """Undo the update that replaced (or was made by) this memory; returns the versions
+        that are current again."""
+        from remem.capture.history import undo
+
+        return undo(self, memory_id)
+
+    def session_reset(self, session: str, *, agent: str, user: str | None = None,
+                      now: float | None = None) -> Any:  # fmt: skip
+        """A session ends: store one summary memory of it when ``capture.session_summary`` is
+        on (returns the store outcome, or None)."""
+        from remem.capture.summary import summarize_session
+
+        return summarize_session(self, session, agent=agent, user=user, now=now)
+
     def recall_for_turn(self, turn) -> Any:
         """Before an LLM call: recall for this turn's archived inputs and render the block to
         inject (see ``remem.conversation.recall``)."""
@@ -700,6 +761,22 @@ class AsyncMemory:
 
     async def embed_pending(self, **kw: Any) -> dict[str, int]:
         return await asyncio.to_thread(self._sync.embed_pending, **kw)
+
+    async def capture_after_turn(self, turn: Any) -> Any:
+        return await asyncio.to_thread(self._sync.capture_after_turn, turn)
+
+    async def recall_memories(self, query: str, **kw: Any) -> Any:
+        return await asyncio.to_thread(self._sync.recall_memories, query, **kw)
+
+    async def recall_for_turn(self, turn: Any) -> Any:
+        return await asyncio.to_thread(self._sync.recall_for_turn, turn)
+
+    async def call_tool(self, agent: str, name: str, arguments: dict[str, Any] | None = None,
+                        **kw: Any) -> dict[str, Any]:  # fmt: skip
+        def run() -> dict[str, Any]:
+            return self._sync.tools(agent, **kw).call(name, arguments)
+
+        return await asyncio.to_thread(run)
 
     async def close(self) -> None:
         await asyncio.to_thread(self._sync.close)

@@ -590,6 +590,46 @@ class SQLiteStore:
             )
             c.execute("UPDATE records_fts SET tokens = ? WHERE rowid = ?", (tokens, rowid))
 
+    def set_validity(self, rowid: int, valid_to: float | None, metadata: dict[str, Any]) -> None:
+        """Close (or reopen, with None) a memory and replace its metadata, in one write."""
+        now = time.time()
+        with self.write() as c:
+            rev = self._bump_rev(c)
+            c.execute("UPDATE records SET valid_to = ?, metadata = ?, rev = ?, updated_at = ? "
+                      "WHERE rowid = ?",
+                      (valid_to, json.dumps(metadata, ensure_ascii=False), rev, now, rowid))  # fmt: skip
+
+    def memory_duplicate(self, scope: str, content_hash: str, norm_hash: str,
+                         now: float) -> tuple[Record, str] | None:  # fmt: skip
+        """A still-valid memory of ``scope`` with the same text ("exact") or the same
+        normalised text ("normalised", ``metadata.norm``), if any."""
+        with self._lock:
+            for how, sql, arg in (
+                ("exact", "r.content_hash = ?", content_hash),
+                ("normalised", "json_extract(r.metadata, '$.norm') = ?", norm_hash),
+            ):
+                row = self._conn.execute(
+                    f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.kind = 'memory' AND "
+                    f"r.scope = ? AND {sql} AND (r.valid_to IS NULL OR r.valid_to > ?) LIMIT 1",
+                    (scope, arg, now),
+                ).fetchone()
+                if row is not None:
+                    return _row_to_record(row), how
+        return None
+
+    def current_with_subject(self, scope: str, subject: str, speaker_id: str | None,
+                             now: float) -> list[Record]:  # fmt: skip
+        """Memories of one scope about ``subject`` (metadata) from the same speaker that are
+        still valid at ``now``, oldest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.kind = 'memory' AND r.scope = ? "
+                "AND json_extract(r.metadata, '$.subject') = ? AND r.speaker_id IS ? "
+                "AND (r.valid_to IS NULL OR r.valid_to > ?) ORDER BY r.created_at, r.rowid",
+                (scope, subject, speaker_id, now),
+            ).fetchall()
+        return [_row_to_record(r) for r in rows]
+
     def delete_session_after(self, session: str, after: float) -> list[str]:
         """Delete a session's records created after ``after``; returns their ids."""
         with self._lock:

@@ -1,0 +1,1 @@
+"""Curated memories: capture after a turn, recall before one, updates without loss."""

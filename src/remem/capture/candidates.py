@@ -1,0 +1,106 @@
+"""From a turn's messages to candidate memories: cleaned, split into sentences, admitted.
+
+Every rejection says why (the capture result reports it), so "why wasn't this remembered?"
+has an answer just like "why was this recalled?".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from remem.config import CaptureConfig
+from remem.text.clean import strip_wrappers
+from remem.text.noise import is_noise
+from remem.text.secrets import contains_secret
+from remem.text.triggers import Admission, admit, is_frustration, is_memory_instruction
+
+# Sentence ends: English punctuation followed by a space, CJK punctuation, line breaks.
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[。！？；])|\n+")
+_LEAD = re.compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I)
+_LEAD_ZH = re.compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*")
+# "Please remember that ..." / "记住：..." : the request is not part of the memory.
+_REMEMBER = re.compile(r"^(please |pls )?(remember|note|don'?t forget|keep in mind)( that| this)?"
+                       r"\s*[:,]?\s*", re.I)  # fmt: skip
+_REMEMBER_ZH = re.compile(
+    r"^(请|帮我)?(记住|记一下|记下来|别忘了|不要忘了|请记得|要记得)[：:，,\s]*"
+)
+
+
+@dataclass
+class Candidate:
+    text: str
+    category: str
+    importance: float
+    role: str  # who said it: "user" or "assistant"
+    source_id: str | None
+    speaker_id: str | None
+    explicit: bool = False
+    subject: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Rejected:
+    text: str
+    reason: str
+
+
+def sentences(text: str) -> list[str]:
+    parts = [p.strip() for p in _SPLIT.split(text) if p and p.strip()]
+    out = []
+    for p in parts:
+        p = _LEAD_ZH.sub("", _LEAD.sub("", p)).strip()
+        if p:
+            out.append(p)
+    return out
+
+
+def judge(sentence: str, cfg: CaptureConfig) -> tuple[Admission | None, str | None]:
+    """(admission, None) when the sentence may become a memory, else (None, why not)."""
+    if contains_secret(sentence):
+        return None, "looks like a secret (key, password, token)"
+    if is_memory_instruction(sentence):
+        return None, "an instruction about memory itself"
+    if is_noise(sentence):
+        return None, "greeting, acknowledgement, refusal or heartbeat"
+    if is_frustration(sentence):
+        return None, "frustration or a complaint"
+    if len(sentence) < cfg.min_chars:
+        return None, f"shorter than {cfg.min_chars} characters"
+    if len(sentence) > cfg.max_chars:
+        return None, f"longer than {cfg.max_chars} characters"
+    admission = admit(sentence)
+    if admission is None:
+        return None, "no trigger (preference, fact, decision, entity, 'remember')"
+    return admission, None
+
+
+def candidates_from(messages: list[dict], cfg: CaptureConfig) -> tuple[list[Candidate],
+                                                                      list[Rejected]]:  # fmt: skip
+    """``messages``: dicts with ``text``, ``role`` and optional ``id`` and ``speaker_id``."""
+    found: list[Candidate] = []
+    rejected: list[Rejected] = []
+    for m in messages:
+        role = m.get("role") or "user"
+        if role not in ("user", "assistant"):
+            continue
+        if role == "assistant" and not cfg.include_assistant:
+            continue
+        cleaned = strip_wrappers(m.get("text") or "")
+        if cleaned and is_memory_instruction(cleaned):
+            # "forget that I live in Paris" must not store "I live in Paris" either
+            rejected.append(Rejected(cleaned, "an instruction about memory itself"))
+            continue
+        for sentence in sentences(cleaned):
+            admission, why = judge(sentence, cfg)
+            if admission is None:
+                rejected.append(Rejected(sentence, why or "rejected"))
+                continue
+            text = _REMEMBER_ZH.sub("", _REMEMBER.sub("", sentence)).strip() or sentence
+            found.append(Candidate(
+                text=text, category=admission.category, importance=admission.importance,
+                role=role, source_id=m.get("id"), speaker_id=m.get("speaker_id"),
+                explicit=admission.explicit,
+            ))  # fmt: skip
+    return found, rejected

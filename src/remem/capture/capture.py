@@ -1,0 +1,154 @@
+"""Auto-capture after each LLM response: the turn's messages -> at most
+``capture.max_per_turn`` new memories, each deduplicated, scoped and linked to its sources.
+
+Candidates come from the user's messages (and the assistant's when ``capture.include_assistant``
+is on), after host metadata and injected memory blocks are stripped. Rules decide admission
+(``remem.capture.candidates``); with ``capture.llm`` on and ``llm.*`` configured, an LLM
+proposes the memories instead, and a failing LLM falls back to the rules with a warning.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+from remem.capture.candidates import Candidate, Rejected, candidates_from
+from remem.capture.llm import SYSTEM_PROMPT, ChatClient, LLMError, parse_memories, transcript
+from remem.capture.store import store_memory
+from remem.errors import ValidationError
+from remem.scopes import resolve
+from remem.text.clean import strip_wrappers
+from remem.text.secrets import contains_secret
+from remem.text.triggers import is_memory_instruction
+from remem.types import Record
+
+log = logging.getLogger("remem.capture")
+
+
+@dataclass
+class CaptureTurn:
+    agent: str
+    # this turn's messages: record ids of archived messages, or dicts with text and role
+    # (and optionally id and speaker_id)
+    messages: list[str | dict]
+    session: str | None = None
+    user: str | None = None
+    now: float | None = None
+
+
+@dataclass
+class CaptureResult:
+    stored: list[Record] = field(default_factory=list)
+    duplicates: list[dict] = field(default_factory=list)  # {"text", "existing_id", "how"}
+    superseded: list[str] = field(default_factory=list)  # ids closed by a newer memory
+    rejected: list[Rejected] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    extractor: str = "rules"
+    skipped_reason: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "stored": [r.to_dict() for r in self.stored], "duplicates": self.duplicates,
+            "superseded": self.superseded,
+            "rejected": [{"text": r.text, "reason": r.reason} for r in self.rejected],
+            "warnings": self.warnings, "extractor": self.extractor,
+            "skipped_reason": self.skipped_reason,
+        }  # fmt: skip
+
+
+def _messages(mem, turn: CaptureTurn) -> list[dict]:
+    out = []
+    for m in turn.messages:
+        if isinstance(m, str):
+            rec = mem.get(m)
+            if rec is None:
+                raise ValidationError("messages", m, "give ids of archived messages, or dicts "
+                                      "with text and role")  # fmt: skip
+            out.append({"id": rec.id, "role": rec.role or "user", "text": rec.shown_text,
+                        "speaker_id": rec.speaker_id})  # fmt: skip
+        elif isinstance(m, dict) and isinstance(m.get("text"), str):
+            out.append(m)
+        else:
+            raise ValidationError("messages", m, "each message is an id or a dict with 'text'")
+    return out
+
+
+def _llm_candidates(mem, messages: list[dict], result: CaptureResult) -> list[Candidate] | None:
+    cfg = mem.config
+    cleaned = [{**m, "text": strip_wrappers(m["text"])} for m in messages
+               if (m.get("role") or "user") in ("user", "assistant")
+               and (m.get("role") != "assistant" or cfg.capture.include_assistant)]  # fmt: skip
+    try:
+        client = ChatClient(cfg.llm)
+        try:
+            proposals = parse_memories(client.complete(SYSTEM_PROMPT, transcript(cleaned),
+                                                       json_mode=True))  # fmt: skip
+        finally:
+            client.close()
+    except LLMError as exc:
+        message = f"LLM extraction failed ({exc}); used the rule-based extractor"
+        result.warnings.append(message)
+        log.warning(message)
+        return None
+    result.extractor = "llm"
+    by_role = {m.get("role") or "user": m for m in cleaned}
+    out = []
+    for p in proposals:
+        if contains_secret(p["text"]) or is_memory_instruction(p["text"]):
+            result.rejected.append(Rejected(p["text"], "secret or memory instruction (LLM)"))
+            continue
+        if p["role"] == "assistant" and not cfg.capture.include_assistant:
+            result.rejected.append(Rejected(p["text"], "said by the assistant"))
+            continue
+        src = by_role.get(p["role"], {})
+        out.append(Candidate(text=p["text"], category=p["category"], importance=p["importance"],
+                             role=p["role"], source_id=src.get("id"),
+                             speaker_id=src.get("speaker_id"), subject=p["subject"]))  # fmt: skip
+    return out
+
+
+def capture_after_turn(mem, turn: CaptureTurn) -> CaptureResult:
+    cfg = mem.config.capture
+    access = resolve(mem.config, turn.agent, session=turn.session, user=turn.user)
+    result = CaptureResult()
+    if not cfg.enabled:
+        result.skipped_reason = "capture.enabled is off"
+        return result
+    if cfg.max_per_turn == 0:
+        result.skipped_reason = "capture.max_per_turn is 0"
+        return result
+    now = time.time() if turn.now is None else turn.now
+    messages = _messages(mem, turn)
+    candidates = None
+    if cfg.llm and mem.config.llm.base_url:
+        candidates = _llm_candidates(mem, messages, result)
+    if candidates is None:
+        candidates, rejected = candidates_from(messages, cfg)
+        result.rejected.extend(rejected)
+    # the most important first; ties keep the order they were said in
+    candidates.sort(key=lambda c: -c.importance)
+    scope = access.write_scope
+    for cand in candidates:
+        if len(result.stored) >= cfg.max_per_turn:
+            result.rejected.append(Rejected(cand.text, f"over capture.max_per_turn "
+                                                       f"({cfg.max_per_turn})"))  # fmt: skip
+            continue
+        outcome = store_memory(
+            mem, access, cand.text, scope=scope, category=cand.category,
+            importance=cand.importance, role=cand.role,
+            speaker_id=cand.speaker_id or (turn.user if cand.role == "user" else turn.agent),
+            source_ids=[cand.source_id] if cand.source_id else [], subject=cand.subject,
+            metadata={"captured_by": result.extractor, "session": turn.session,
+                      "agent": turn.agent, **({"explicit": True} if cand.explicit else {})},
+            now=now,
+        )  # fmt: skip
+        result.warnings.extend(outcome.warnings)
+        if outcome.record is None:
+            assert outcome.duplicate_of is not None
+            result.duplicates.append({"text": cand.text, "existing_id": outcome.duplicate_of.id,
+                                      "how": outcome.duplicate_how})  # fmt: skip
+            continue
+        result.stored.append(outcome.record)
+        result.superseded.extend(r.id for r in outcome.superseded)
+    return result

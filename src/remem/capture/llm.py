@@ -1,0 +1,99 @@
+"""Optional extraction by an LLM through any OpenAI-compatible chat endpoint (``llm.*``).
+
+Off by default and never required: without an endpoint, or when the call fails, capture uses
+the rule-based extractor and says so. The model proposes memories; remem still refuses secrets
+and instructions about memory, clamps importance, and checks categories itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import httpx
+
+from remem.config import LLMConfig
+from remem.errors import RememError
+from remem.text.triggers import CATEGORIES
+
+SYSTEM_PROMPT = """You extract long-term memories from a chat turn.
+Return JSON: {"memories": [{"text": str, "category": "preference"|"fact"|"decision"|"entity"|"other",
+"importance": number 0-1, "subject": str or null, "speaker": "user"|"assistant"}]}.
+Rules: only durable facts, preferences, decisions and named entities worth knowing in a later
+conversation; one short self-contained sentence each, in the language it was said; never
+secrets (passwords, keys, tokens); never instructions about memory itself; nothing the
+assistant said may be attributed to the user; "subject" names what a later statement would
+replace (e.g. "location", "employer", "favourite:food"), else null. At most 3 memories.
+Return {"memories": []} when nothing qualifies."""
+
+SUMMARY_PROMPT = """Summarise this conversation in at most 5 short sentences for long-term
+memory: decisions, facts and open items; same language as the conversation; no secrets.
+Return only the summary text."""
+
+
+class LLMError(RememError):
+    pass
+
+
+class ChatClient:
+    def __init__(self, cfg: LLMConfig, transport: httpx.BaseTransport | None = None) -> None:
+        if not cfg.base_url or not cfg.model:
+            raise LLMError("llm.base_url and llm.model must be set to use an LLM")
+        self.url = cfg.base_url.rstrip("/") + "/chat/completions"
+        self.model = cfg.model
+        headers = {"Authorization": f"Bearer {cfg.api_key}"} if cfg.api_key else {}
+        self._client = httpx.Client(timeout=cfg.timeout_s, headers=headers, transport=transport)
+
+    def complete(self, system: str, user: str, *, json_mode: bool = False) -> str:
+        body: dict = {"model": self.model, "temperature": 0,
+                      "messages": [{"role": "system", "content": system},
+                                   {"role": "user", "content": user}]}  # fmt: skip
+        if json_mode:
+            body["response_format"] = {"type": "json_object"}
+        try:
+            response = self._client.post(self.url, json=body)
+        except httpx.HTTPError as exc:
+            raise LLMError(f"{self.url}: {type(exc).__name__}: {exc}") from None
+        if response.status_code != 200:
+            raise LLMError(f"{self.url} answered HTTP {response.status_code}: "
+                           f"{response.text[:200]}")  # fmt: skip
+        try:
+            return str(response.json()["choices"][0]["message"]["content"])
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise LLMError(f"{self.url} answered 200 without a chat completion") from None
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def parse_memories(content: str) -> list[dict]:
+    """The model's proposals, validated; raises LLMError when the answer is not the format."""
+    text = content.strip()
+    fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S)
+    if fenced:
+        text = fenced.group(1)
+    try:
+        data = json.loads(text)
+        items = data["memories"] if isinstance(data, dict) else data
+        if not isinstance(items, list):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        raise LLMError(f"the model did not answer with memories JSON: {content[:120]!r}") from None
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            continue
+        category = item.get("category") if item.get("category") in CATEGORIES else "other"
+        try:
+            importance = min(1.0, max(0.0, float(item.get("importance", 0.6))))
+        except (TypeError, ValueError):
+            importance = 0.6
+        subject = item.get("subject") if isinstance(item.get("subject"), str) else None
+        speaker = "assistant" if item.get("speaker") == "assistant" else "user"
+        out.append({"text": item["text"].strip(), "category": category,
+                    "importance": importance, "subject": subject or None, "role": speaker})  # fmt: skip
+    return [o for o in out if o["text"]]
+
+
+def transcript(messages: list[dict]) -> str:
+    return "\n".join(f"{m.get('role') or 'user'}: {m.get('text', '')}" for m in messages)

@@ -1,0 +1,214 @@
+"""What is worth remembering, in English and Chinese (Traditional is folded to Simplified
+first): trigger patterns per category, memory cues, instructions about memory itself,
+frustration, and the subject a statement is about (so a newer one can supersede it).
+
+Plain patterns, no LLM. They decide *admission*: a sentence that matches none of them is not
+captured automatically (the agent can still store it with the ``memory_store`` tool).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from remem.text.normalize import to_simplified
+
+CATEGORIES = ("preference", "fact", "decision", "entity", "other")
+
+# (category, importance, English pattern, Chinese pattern); the first match decides.
+_RULES: list[tuple[str, float, re.Pattern, re.Pattern]] = [
+    (
+        "other",  # an explicit request to remember: its category comes from the rest
+        0.9,
+        re.compile(
+            r"\b(remember (that|this|:)|please remember|don'?t forget (that|:)|note (that|"
+            r"this)|keep in mind|for (the|your) record|make a note)\b",
+            re.I,
+        ),
+        re.compile(r"(记住|记一下|记下来|帮我记|别忘了|不要忘了|请记得|要记得)"),
+    ),
+    (
+        "decision",
+        0.8,
+        re.compile(
+            r"\b(i|we) (have )?(decided|chose|picked|settled on|agreed|will use|are going "
+            r"to use|'ll use|'ll go with|will go with|switched to|plan to|am going to|are "
+            r"going to)\b|\bfrom now on\b|\bgoing forward\b|\blet'?s (use|go with)\b",
+            re.I,
+        ),
+        re.compile(
+            r"(我们?|咱们)(决定|选择了|选了|定了|打算|计划|准备|改用|换成|以后用|以后都用|"
+            r"就用|同意)|从现在(开始|起)|以后(都)?(用|按)"
+        ),
+    ),
+    (
+        "preference",
+        0.7,
+        re.compile(
+            r"\bi (really |really don'?t |don'?t |do not |absolutely )?(like|love|prefer|"
+            r"enjoy|hate|dislike|can'?t stand|adore|am into|'m into|am allergic|'m allergic|"
+            r"am vegetarian|'m vegetarian|am vegan|'m vegan)\b|\bmy (favou?rite|preferred)\b|"
+            r"\bi'?d rather\b|\b(please )?(always|never) (use|reply|answer|call me|write)\b",
+            re.I,
+        ),
+        re.compile(
+            r"我(很|真的|特别|最|不|不太|超)?(喜欢|爱|讨厌|不喜欢|偏好|更喜欢|习惯|"
+            r"受不了|过敏|吃素|不吃|不喝)|我最(爱|喜欢)的|(请|以后)?(总是|始终|一律|别|不要)"
+            r"(用|叫我|回复|回答)"
+        ),
+    ),
+    (
+        "entity",
+        0.6,
+        re.compile(
+            r"\bmy (wife|husband|partner|son|daughter|kid|child|mother|mom|mum|father|dad|"
+            r"brother|sister|boss|manager|colleague|friend|dog|cat|pet|team|company|"
+            r"doctor)('s name)? (is|was|'s) \w|\b[A-Z][a-z]+ is my (wife|husband|partner|"
+            r"son|daughter|boss|manager|colleague|friend|dog|cat|brother|sister)\b"
+        ),
+        re.compile(
+            r"我(的)?(老婆|老公|妻子|丈夫|对象|儿子|女儿|孩子|妈妈|爸爸|母亲|父亲|哥哥|"
+            r"姐姐|弟弟|妹妹|老板|领导|经理|同事|朋友|狗|猫|宠物|医生)(叫|是|名叫)|"
+            r"是我(的)?(老婆|老公|同事|朋友|老板|领导|儿子|女儿)"
+        ),
+    ),
+    (
+        "fact",
+        0.7,
+        re.compile(
+            r"\b(i|we) (live|lived|moved|work|worked|study|studied|was born|grew up|am "
+            r"from|'m from|just moved|recently moved|have|own|bought|got|started|joined|"
+            r"graduated|am a|'m a|am an|'m an|am married|'m married|speak)\b|\bmy name is\b|"
+            r"\bcall me\b|\bi am \d+\b|\bi'?m \d+ (years|yrs)\b|\bmy (birthday|address|"
+            r"email|phone|job|role|title|age) is\b",
+            re.I,
+        ),
+        re.compile(
+            r"我(住在|住|搬到|搬去|搬家|在.{1,20}(工作|上班|上学|读书)|是(一名|一个|个)?|"
+            r"叫|名字是|今年|生日|老家|来自|出生|毕业|入职|加入了|买了|有(一|两|三|个)|"
+            r"养了|会说|学过|结婚)"
+        ),
+    ),
+]
+
+_MEMORY_INSTRUCTION_EN = re.compile(
+    r"\b(forget (that|this|it|what i said|everything|about)|delete (that|this|the|my|your|all)"
+    r"[^.?!]{0,30}\b(memory|memories|note|notes)|(clear|wipe|erase|reset|purge|clean up) (your |"
+    r"my |the |all )*(memory|memories|notes)|don'?t remember (that|this)|stop remembering|"
+    r"remove (that|this|it) from (your )?memory)\b",
+    re.I,
+)
+_MEMORY_INSTRUCTION_ZH = re.compile(
+    r"(忘(掉|记掉|了)(这|那|它|吧|我说的)|删(除|掉)?(这条|那条|我的|你的|所有)?(的)?记忆|清(理|空|除)"
+    r"(一下)?(你的|我的|所有)?(的)?记忆|别记(住)?(这|那|了)|不要记(住)?(这|那)|从记忆(里|中)删)"
+)
+_FRUSTRATION = re.compile(
+    r"\b(you (always|keep|never)|why (do|did|can'?t|don'?t) you|you (forgot|forget|don'?t "
+    r"remember)|useless|stupid|annoying|what the (hell|heck)|wtf)\b",
+    re.I,
+)
+_FRUSTRATION_ZH = re.compile(
+    r"(你怎么(又|老是|总是)|你(又|总是|老是)(忘|错)|烦死了|气死|没用|废物)"
+)
+
+# "remember", "last time", "之前", "上次", "记得": a short query with a cue still recalls.
+_CUE = re.compile(
+    r"\b(remember|recall|last time|previously|before|earlier|again|you said|i (said|told you|"
+    r"mentioned))\b",
+    re.I,
+)
+_CUE_ZH = re.compile(r"(之前|以前|上次|上回|记得|记不记得|说过|提过|忘了)")
+
+
+@dataclass(frozen=True)
+class Admission:
+    category: str
+    importance: float
+    explicit: bool  # the speaker asked to remember it
+
+
+def _zh(text: str) -> str:
+    return to_simplified(text)
+
+
+def admit(text: str) -> Admission | None:
+    """The category and importance of a sentence worth remembering, or None."""
+    zh = _zh(text)
+    explicit = False
+    for category, importance, en, cn in _RULES:
+        if en.search(text) or cn.search(zh):
+            if category == "other" and not explicit:
+                explicit = True  # keep looking for the real category
+                continue
+            return Admission(category, max(importance, 0.9) if explicit else importance, explicit)
+    if explicit:
+        return Admission("other", 0.9, True)
+    return None
+
+
+def is_memory_instruction(text: str) -> bool:
+    """ "Forget that", "删除记忆", "清理记忆": about memory itself, never a memory."""
+    return bool(_MEMORY_INSTRUCTION_EN.search(text) or _MEMORY_INSTRUCTION_ZH.search(_zh(text)))
+
+
+def is_frustration(text: str) -> bool:
+    return bool(_FRUSTRATION.search(text) or _FRUSTRATION_ZH.search(_zh(text)))
+
+
+def has_memory_cue(text: str) -> bool:
+    return bool(_CUE.search(text) or _CUE_ZH.search(_zh(text)))
+
+
+# The subject of a statement that a newer statement replaces (where the person lives, works,
+# is called ...). Captured values are not used; the key is.
+_SUBJECTS: list[tuple[str, re.Pattern]] = [
+    (
+        "location",
+        re.compile(
+            r"\b(i|we) (now )?(live|am living|'m living|moved|have moved|just "
+            r"moved|recently moved|relocated|am based|'m based)\b",
+            re.I,
+        ),
+    ),
+    ("location", re.compile(r"我(现在|目前|已经)?(住在|住|搬到|搬去|搬家到|定居)")),
+    (
+        "employer",
+        re.compile(
+            r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi "
+            r"(joined|started at|switched jobs to|moved to a job at)\b|\bmy "
+            r"(employer|company) is\b",
+            re.I,
+        ),
+    ),
+    ("employer", re.compile(r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到|加入了)")),
+    ("name", re.compile(r"\b(my name is|call me|i go by)\b", re.I)),
+    ("name", re.compile(r"(我叫|我的名字是|叫我)")),
+    ("age", re.compile(r"\bi am \d+\b|\bi'?m \d+ (years|yrs)\b", re.I)),
+    ("age", re.compile(r"我今年\d+岁")),
+    (
+        "diet",
+        re.compile(
+            r"\bi('?m| am) (now )?(vegetarian|vegan|pescatarian|on a diet)\b|\bi "
+            r"(stopped|started) eating\b",
+            re.I,
+        ),
+    ),
+    ("diet", re.compile(r"我(现在|开始)?(吃素|不吃肉|戒了)")),
+]
+_FAVOURITE = re.compile(r"\bmy (favou?rite|preferred) ([a-z]+( [a-z]+)?) (is|are)\b", re.I)
+_FAVOURITE_ZH = re.compile(r"我最(喜欢|爱)的(.{1,6}?)是")
+
+
+def subject_key(text: str) -> str | None:
+    """What the statement is about, when a later statement on it replaces this one."""
+    m = _FAVOURITE.search(text)
+    if m:
+        return f"favourite:{m.group(2).lower()}"
+    zh = _zh(text)
+    m = _FAVOURITE_ZH.search(zh)
+    if m:
+        return f"favourite:{m.group(2)}"
+    for key, pattern in _SUBJECTS:
+        if pattern.search(text) or pattern.search(zh):
+            return key
+    return None

@@ -1,0 +1,207 @@
+"""The agent's memory tools: recall, store, forget, list, stats.
+
+Each tool has a JSON schema (from its pydantic argument model) and a description written for an
+LLM; the MCP server and the REST API expose exactly these. A ``MemoryTools`` is bound to one
+agent identity (and optionally the current session and user) through the scope resolver: a
+``scope`` argument can only narrow what that agent may touch, never widen it. Every failure is
+a ``ToolError`` with one sentence the model can act on; results are plain JSON.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ValidationError as PydanticValidationError
+
+from remem.capture.autorecall import Relevance
+from remem.capture.store import store_memory
+from remem.errors import RememError
+from remem.scopes import Access, resolve
+from remem.text.secrets import contains_secret
+from remem.types import Filters, Record
+
+
+class ToolError(RememError):
+    """A tool call that cannot be done; the message is for the model."""
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RecallArgs(_Args):
+    query: str = Field(min_length=1, max_length=2000, description="what to look for")
+    limit: int = Field(default=5, ge=1, le=20, description="at most this many memories")
+    scope: str | None = Field(
+        default=None, description="only this scope (must be one you may read)"
+    )
+
+
+class StoreArgs(_Args):
+    text: str = Field(min_length=1, max_length=2000, description="one short, self-contained fact")
+    importance: float = Field(default=0.7, ge=0, le=1, description="0 (trivial) to 1 (vital)")
+    category: Literal["preference", "fact", "decision", "entity", "other"] = "fact"
+    scope: str | None = Field(default=None, description="where to keep it (default: your scope)")
+
+
+class ForgetArgs(_Args):
+    memory_id: str | None = Field(default=None, description="the id of the memory to forget")
+    query: str | None = Field(default=None, description="or: describe the memory to forget")
+    scope: str | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> ForgetArgs:
+        if (self.memory_id is None) == (self.query is None):
+            raise ValueError("give exactly one of memory_id or query")
+        return self
+
+
+class ListArgs(_Args):
+    scope: str | None = None
+    category: Literal["preference", "fact", "decision", "entity", "other"] | None = None
+    limit: int = Field(default=20, ge=1, le=100)
+    offset: int = Field(default=0, ge=0)
+
+
+class StatsArgs(_Args):
+    scope: str | None = None
+
+
+TOOLS: dict[str, tuple[type[_Args], str]] = {
+    "memory_recall": (RecallArgs, (
+        "Search your long-term memory for facts, preferences, decisions and people relevant to "
+        "a query. Use it when the user refers to something from an earlier conversation or "
+        "when knowing their preferences would change your answer. Returns the best matches "
+        "with ids, text, category and date; an empty list means nothing relevant is stored.")),
+    "memory_store": (StoreArgs, (
+        "Save one durable fact, preference, decision or entity for future conversations (for "
+        "example 'Bob is allergic to peanuts'). Write one short self-contained sentence. Do not "
+        "store secrets, passwords or keys, or things that only matter in this conversation. "
+        "A statement that updates an older one on the same subject replaces it; duplicates "
+        "are recognised and not stored twice.")),
+    "memory_forget": (ForgetArgs, (
+        "Forget a memory, by its id (from memory_recall or memory_list) or by describing it. "
+        "By description it forgets only when exactly one memory matches; otherwise it returns "
+        "the candidates so you can call it again with the right id.")),
+    "memory_list": (ListArgs, (
+        "List stored memories, newest first, optionally only one scope or category; page with "
+        "limit and offset.")),
+    "memory_stats": (StatsArgs, (
+        "Count your memories by category and scope.")),
+}  # fmt: skip
+
+
+def tool_specs() -> list[dict[str, Any]]:
+    """Name, description and JSON schema of every tool (MCP / OpenAI function style)."""
+    return [{"name": name, "description": desc, "input_schema": model.model_json_schema()}
+            for name, (model, desc) in TOOLS.items()]  # fmt: skip
+
+
+def _brief(rec: Record) -> dict[str, Any]:
+    return {"id": rec.id, "text": rec.text, "category": rec.category, "scope": rec.scope,
+            "importance": rec.importance, "created_at": rec.created_at,
+            "said_by": "assistant" if rec.metadata.get("said_by") == "assistant" else "user"}  # fmt: skip
+
+
+class MemoryTools:
+    def __init__(self, mem, agent: str, *, session: str | None = None,
+                 user: str | None = None) -> None:  # fmt: skip
+        self.mem = mem
+        self.access: Access = resolve(mem.config, agent, session=session, user=user)
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        if name not in TOOLS:
+            raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOLS)}")
+        model, _ = TOOLS[name]
+        try:
+            args = model.model_validate(arguments or {})
+        except PydanticValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "arguments"
+            raise ToolError(f"{name}: {where}: {first['msg']}") from None
+        try:
+            return getattr(self, name)(args)
+        except ToolError:
+            raise
+        except RememError as exc:
+            raise ToolError(f"{name}: {exc}") from None
+
+    # ------------------------------------------------------------------ tools
+    def memory_recall(self, args: RecallArgs) -> dict[str, Any]:
+        scopes = self.access.narrow(args.scope)
+        relevant = Relevance(self.mem, args.query, self.mem.config.autorecall.min_margin)
+        result = self.mem.search(
+            args.query, k=args.limit, explicit=True,  # a deliberate recall reinforces
+            filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=False),
+            query_vector=relevant.query_vector,
+        )  # fmt: skip
+        hits = [h for h in result.hits if relevant(h)]
+        return {"memories": [{**_brief(h.record), "score": round(h.score, 4)} for h in hits]}
+
+    def memory_store(self, args: StoreArgs) -> dict[str, Any]:
+        if contains_secret(args.text):
+            raise ToolError("memory_store: this looks like a secret (a key, password or token); "
+                            "secrets are never stored")  # fmt: skip
+        scope = self.access.target(args.scope)
+        outcome = store_memory(
+            self.mem, self.access, args.text.strip(), scope=scope, category=args.category,
+            importance=args.importance, role="user", speaker_id=self.access.user,
+            metadata={"captured_by": "tool", "agent": self.access.agent,
+                      "session": self.access.session},
+        )  # fmt: skip
+        if outcome.record is None:
+            assert outcome.duplicate_of is not None
+            return {"stored": False, "duplicate_of": _brief(outcome.duplicate_of),
+                    "how": outcome.duplicate_how}  # fmt: skip
+        return {"stored": True, "memory": _brief(outcome.record),
+                "replaced": [r.id for r in outcome.superseded], "warnings": outcome.warnings}  # fmt: skip
+
+    def memory_forget(self, args: ForgetArgs) -> dict[str, Any]:
+        scopes = self.access.narrow(args.scope)
+        if args.memory_id is not None:
+            rec = self.mem.get(args.memory_id)
+            if rec is None or rec.kind != "memory" or rec.scope not in scopes:
+                # the same answer whether it does not exist or is not yours: no probing
+                raise ToolError(f"memory_forget: no memory {args.memory_id!r} that you may "
+                                "forget")  # fmt: skip
+            self.mem.delete(rec.id)
+            return {"forgotten": [_brief(rec)]}
+        assert args.query is not None
+        relevant = Relevance(self.mem, args.query, self.mem.config.autorecall.min_margin)
+        result = self.mem.search(args.query, k=5, filters=Filters(
+            kinds=["memory"], scopes=scopes, include_superseded=False),
+            query_vector=relevant.query_vector)  # fmt: skip
+        matches = [h for h in result.hits if relevant(h)]
+        if len(matches) == 1:
+            self.mem.delete(matches[0].record.id)
+            return {"forgotten": [_brief(matches[0].record)]}
+        return {"forgotten": [], "candidates": [_brief(h.record) for h in matches],
+                "note": "no memory matches" if not matches else
+                        "several memories match; call again with the memory_id"}  # fmt: skip
+
+    def memory_list(self, args: ListArgs) -> dict[str, Any]:
+        scopes = self.access.narrow(args.scope)
+        filters = Filters(kinds=["memory"], scopes=scopes, category=args.category,
+                          include_superseded=False)  # fmt: skip
+        records = self.mem.store.list_records(filters, limit=args.limit, offset=args.offset)
+        total = self.mem.store.count(filters)
+        return {"memories": [_brief(r) for r in records], "total": total,
+                "offset": args.offset}  # fmt: skip
+
+    def memory_stats(self, args: StatsArgs) -> dict[str, Any]:
+        scopes = self.access.narrow(args.scope)
+        now = time.time()
+        current = Filters(kinds=["memory"], scopes=scopes, include_superseded=False)
+        by_category: dict[str, int] = {}
+        by_scope: dict[str, int] = {}
+        for rec in self.mem.store.iter_records(current):
+            if rec.valid_to is not None and rec.valid_to <= now:
+                continue
+            by_category[rec.category or "other"] = by_category.get(rec.category or "other", 0) + 1
+            by_scope[rec.scope] = by_scope.get(rec.scope, 0) + 1
+        everything = self.mem.store.count(Filters(kinds=["memory"], scopes=scopes))
+        total = sum(by_category.values())
+        return {"total": total, "superseded": everything - total, "by_category": by_category,
+                "by_scope": by_scope, "scopes": scopes}  # fmt: skip
