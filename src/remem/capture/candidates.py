@@ -16,7 +16,7 @@ from remem.text.secrets import contains_secret
 from remem.text.triggers import Admission, admit, is_frustration, is_memory_instruction
 
 # Sentence ends: English punctuation followed by a space, CJK punctuation, line breaks.
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[。！？；])|\n+")
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；])|\n+")
 _LEAD = re.compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I)
 _LEAD_ZH = re.compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*")
 # "Please remember that ..." / "记住：..." : the request is not part of the memory.

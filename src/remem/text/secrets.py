@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from remem.text.normalize import to_simplified
+
 _SHAPES = [
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
     re.compile(r"\bsk-(proj-|ant-|live-|test-)?[A-Za-z0-9_\-]{16,}"),  # OpenAI, Anthropic, Stripe
@@ -40,5 +42,5 @@ _NEAR = re.compile(rf"\b{_WORD}\b\W{{0,3}}[A-Za-z0-9+/_\-]{{20,}}", re.I)
 def contains_secret(text: str) -> bool:
     if any(p.search(text) for p in _SHAPES):
         return True
-    return bool(_GIVEN.search(text) or _MY_WORD.search(text) or _ZH.search(text)
-                or _NEAR.search(text))  # fmt: skip
+    return bool(_GIVEN.search(text) or _MY_WORD.search(text) or _NEAR.search(text)
+                or _ZH.search(to_simplified(text)))  # fmt: skip

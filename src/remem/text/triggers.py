@@ -48,7 +48,7 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern]] = [
             r"\bi (really |really don'?t |don'?t |do not |absolutely )?(like|love|prefer|"
             r"enjoy|hate|dislike|can'?t stand|adore|am into|'m into|am allergic|'m allergic|"
             r"am vegetarian|'m vegetarian|am vegan|'m vegan)\b|\bmy (favou?rite|preferred)\b|"
-            r"\bi'?d rather\b|\b(please )?(always|never) (use|reply|answer|call me|write)\b",
+            r"\bi'?d rather\b|\bi'?m (allergic|vegetarian|vegan|into)\b|\b(please )?(always|never) (use|reply|answer|call me|write)\b",
             re.I,
         ),
         re.compile(
@@ -61,9 +61,9 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern]] = [
         "entity",
         0.6,
         re.compile(
-            r"\bmy (wife|husband|partner|son|daughter|kid|child|mother|mom|mum|father|dad|"
+            r"(?i:\bmy (wife|husband|partner|son|daughter|kid|child|mother|mom|mum|father|dad|"
             r"brother|sister|boss|manager|colleague|friend|dog|cat|pet|team|company|"
-            r"doctor)('s name)? (is|was|'s) \w|\b[A-Z][a-z]+ is my (wife|husband|partner|"
+            r"doctor)('s name)? (is|was|'s) \w)|\b[A-Z][a-z]+ is my (wife|husband|partner|"
             r"son|daughter|boss|manager|colleague|friend|dog|cat|brother|sister)\b"
         ),
         re.compile(

@@ -1,0 +1,151 @@
+"""Property: no path reads or writes outside what the agent is allowed.
+
+Hypothesis generates access lists, modes, memories in every kind of scope, and calls through
+every path (auto-recall, auto-capture, each tool) as listed agents, unknown agents and agents
+with no id, with and without a session, user and requested scope. The allowed set is computed
+here independently of ``remem.scopes`` from the rules in the README.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import HashEmbedder
+from remem import Config, Memory
+from remem.capture.capture import CaptureTurn
+from remem.errors import RememError
+from remem.scopes import ScopeError
+from remem.tools import ToolError
+
+SCOPES = ["global", "agent:a1", "agent:a2", "agent:stranger", "user:u1", "user:u2",
+          "project:p1", "session:s1", "session:s2", "custom:c1"]  # fmt: skip
+LIST_ITEMS = [*SCOPES, "user:{user}", "session:{session}"]
+AGENTS = ["a1", "a2", "stranger", ""]
+
+
+def allowed(agent, lists, allow_unknown, mode, session, user) -> set[str] | None:
+    """The README's rules; None = the call must be refused."""
+    if not agent:
+        return None
+    if agent in lists:
+        items = lists[agent]
+    elif allow_unknown:
+        items = ["global", f"agent:{agent}"]
+    else:
+        return None
+    base = set()
+    for item in items:
+        if ("{user}" in item and user is None) or ("{session}" in item and session is None):
+            continue
+        base.add(item.replace("{user}", user or "").replace("{session}", session or ""))
+    if mode == "global":
+        return base or None
+    if session is None:
+        return None
+    return {f"session:{session}"} if mode == "session" else base | {f"session:{session}"}
+
+
+calls = st.fixed_dictionaries({
+    "agent": st.sampled_from(AGENTS),
+    "session": st.sampled_from([None, "s1", "s2"]),
+    "user": st.sampled_from([None, "u1", "u2"]),
+    "requested": st.sampled_from([None, *SCOPES]),
+    "victim": st.integers(0, 30),
+})  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lists=st.dictionaries(
+        st.sampled_from(["a1", "a2"]),
+        st.lists(st.sampled_from(LIST_ITEMS), min_size=1, max_size=4),
+        max_size=2,
+    ),
+    allow_unknown=st.booleans(),
+    mode=st.sampled_from(["global", "session", "session+global"]),
+    memories=st.lists(st.sampled_from(SCOPES), min_size=3, max_size=12),
+    actions=st.lists(calls, min_size=1, max_size=4),
+)
+def test_no_path_leaves_the_allowed_scopes(lists, allow_unknown, mode, memories, actions):
+    overrides = {"indexing.mode": "sync", "scopes.agents": lists, "scopes.mode": mode,
+                 "scopes.allow_unknown_agents": allow_unknown, "autorecall.min_margin": -1.0,
+                 "capture.scope": "agent:{agent}"}  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Config.load(env={}, overrides=overrides)
+        with Memory(Path(tmp) / "p.db", config, embedder=HashEmbedder()) as mem:
+            ids = [mem.add(f"zebra fact number {i}", scope=s).id for i, s in enumerate(memories)]
+            for a in actions:
+                ok = allowed(a["agent"], lists, allow_unknown, mode, a["session"], a["user"])
+                check_every_path(mem, a, ok, ids)
+
+
+def scopes_of(memories: list[dict]) -> set[str]:
+    return {m["scope"] for m in memories}
+
+
+def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
+    agent, session, user, requested = a["agent"], a["session"], a["user"], a["requested"]
+    before = {r.id: (r.scope, r.valid_to) for r in mem.list(limit=None)}
+    if ok is None:
+        with pytest.raises((ScopeError, RememError)):
+            mem.tools(agent, session=session, user=user)
+        with pytest.raises((ScopeError, RememError)):
+            mem.recall_memories("zebra facts, remember?", agent=agent, session=session, user=user)
+        with pytest.raises((ScopeError, RememError)):
+            mem.capture_after_turn(CaptureTurn(agent=agent, session=session, user=user,
+                                               messages=[{"role": "user",
+                                                          "text": "I live in Zebraland."}]))  # fmt: skip
+        assert {r.id: (r.scope, r.valid_to) for r in mem.list(limit=None)} == before
+        return
+
+    recalled = mem.recall_memories("zebra facts, remember?", agent=agent, session=session,
+                                   user=user)  # fmt: skip
+    assert {h.record.scope for h in recalled.memories} <= ok
+
+    tools = mem.tools(agent, session=session, user=user)
+    narrowing_ok = requested is None or requested in ok
+    for name, args in (("memory_recall", {"query": "zebra fact", "limit": 20}),
+                       ("memory_list", {"limit": 100}), ("memory_stats", {})):  # fmt: skip
+        if requested is not None:
+            args = {**args, "scope": requested}
+        if not narrowing_ok:
+            with pytest.raises(ToolError):
+                tools.call(name, args)
+            continue
+        out = tools.call(name, args)
+        seen = set(out["by_scope"]) if name == "memory_stats" else scopes_of(out["memories"])
+        assert seen <= ok and (requested is None or seen <= {requested})
+
+    victim = mem.get(ids[a["victim"] % len(ids)])
+    if victim is not None:
+        if victim.scope in ok and narrowing_ok and (requested is None or
+                                                    victim.scope == requested):  # fmt: skip
+            args = {"memory_id": victim.id, **({"scope": requested} if requested else {})}
+            tools.call("memory_forget", args)
+            assert mem.get(victim.id) is None
+        else:
+            with pytest.raises(ToolError):
+                tools.call("memory_forget", {"memory_id": victim.id,
+                                             **({"scope": requested} if requested else {})})  # fmt: skip
+            assert mem.get(victim.id) is not None
+
+    count = mem.stats()["records"]
+    text = f"zebra stored by {agent} {count}"
+    if narrowing_ok:
+        out = tools.call("memory_store", {"text": text, **({"scope": requested} if requested
+                                                           else {})})  # fmt: skip
+        assert out["memory"]["scope"] in ok
+    else:
+        with pytest.raises(ToolError):
+            tools.call("memory_store", {"text": text, "scope": requested})
+        assert mem.stats()["records"] == count
+
+    captured = mem.capture_after_turn(CaptureTurn(
+        agent=agent, session=session, user=user,
+        messages=[{"role": "user", "text": f"I live in Zebra City {count}."}]))  # fmt: skip
+    assert all(r.scope in ok for r in captured.stored)

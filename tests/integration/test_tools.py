@@ -1,0 +1,102 @@
+"""The memory tools: schemas, every tool, errors that come back as ToolError."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import HashEmbedder
+from remem import Config, Memory
+from remem.tools import ToolError, tool_specs
+
+
+@pytest.fixture
+def mem(db_path):
+    # the hash embedder puts unrelated texts at cosine ~0, level with the neutral baseline:
+    # a positive margin makes "no shared word" mean "not relevant" here
+    config = Config.load(env={}, overrides={"indexing.mode": "sync",
+                                            "autorecall.min_margin": 0.05, "scopes.agents": {
+        "librarian": ["global", "agent:librarian", "project:books", "user:{user}"]}})  # fmt: skip
+    with Memory(db_path, config, embedder=HashEmbedder()) as m:
+        yield m
+
+
+def test_specs_are_json_schemas_with_descriptions():
+    specs = {s["name"]: s for s in tool_specs()}
+    assert set(specs) == {"memory_recall", "memory_store", "memory_forget", "memory_list",
+                          "memory_stats"}  # fmt: skip
+    for spec in specs.values():
+        assert len(spec["description"]) > 40
+        schema = spec["input_schema"]
+        assert schema["type"] == "object" and schema.get("additionalProperties") is False
+        json.dumps(schema)
+    assert specs["memory_recall"]["input_schema"]["required"] == ["query"]
+    cats = specs["memory_store"]["input_schema"]["properties"]["category"]["enum"]
+    assert cats == ["preference", "fact", "decision", "entity", "other"]
+
+
+def test_store_recall_list_stats_forget(mem):
+    tools = mem.tools("librarian", user="ann")
+    stored = tools.call("memory_store", {"text": "Ann prefers paperbacks", "category": "preference",
+                                         "importance": 0.8})  # fmt: skip
+    assert stored["stored"] and stored["memory"]["scope"] == "agent:librarian"
+    tools.call("memory_store", {"text": "The book club meets on Tuesdays",
+                                "scope": "project:books"})  # fmt: skip
+    tools.call("memory_store", {"text": "Ann reads sci-fi paperbacks", "scope": "user:ann"})
+    again = tools.call("memory_store", {"text": "ann prefers PAPERBACKS!"})
+    assert again == {"stored": False, "duplicate_of": stored["memory"], "how": "normalised"}
+
+    found = tools.call("memory_recall", {"query": "which paperbacks does Ann like", "limit": 5})
+    texts = [m["text"] for m in found["memories"]]
+    assert "Ann prefers paperbacks" in texts and "The book club meets on Tuesdays" not in texts
+    narrowed = tools.call("memory_recall", {"query": "paperbacks", "scope": "user:ann"})
+    assert [m["scope"] for m in narrowed["memories"]] == ["user:ann"]
+
+    listed = tools.call("memory_list", {"limit": 2})
+    assert listed["total"] == 3 and len(listed["memories"]) == 2
+    assert tools.call("memory_list", {"category": "preference"})["total"] == 1
+    stats = tools.call("memory_stats", {})
+    assert stats["total"] == 3 and stats["by_scope"]["project:books"] == 1
+
+    ambiguous = tools.call("memory_forget", {"query": "paperbacks"})
+    assert ambiguous["forgotten"] == [] and len(ambiguous["candidates"]) == 2
+    single = tools.call("memory_forget", {"query": "book club Tuesdays"})
+    assert [m["text"] for m in single["forgotten"]] == ["The book club meets on Tuesdays"]
+    by_id = tools.call("memory_forget", {"memory_id": stored["memory"]["id"]})
+    assert by_id["forgotten"][0]["id"] == stored["memory"]["id"]
+    assert tools.call("memory_stats", {})["total"] == 1
+
+
+def test_errors_are_tool_errors_and_change_nothing(mem):
+    tools = mem.tools("librarian", user="ann")
+    bad = [
+        ("memory_teleport", {}, "unknown tool"),
+        ("memory_recall", {}, "query"),
+        ("memory_recall", {"query": "x", "limit": 500}, "limit"),
+        ("memory_recall", {"query": "x", "scope": "agent:other"}, "may not use scope"),
+        ("memory_recall", {"query": "x", "scope": "nonsense"}, "scope"),
+        ("memory_store", {"text": "x", "scope": "user:bob"}, "may not use scope"),
+        ("memory_store", {"text": "my api key is sk-abcdefghijklmnop12345"}, "secret"),
+        ("memory_store", {"text": "x", "category": "gossip"}, "category"),
+        ("memory_store", {"text": "x", "importance": 3}, "importance"),
+        ("memory_forget", {}, "exactly one"),
+        ("memory_forget", {"memory_id": "a", "query": "b"}, "exactly one"),
+        ("memory_forget", {"memory_id": "does-not-exist"}, "no memory"),
+        ("memory_list", {"limit": 0}, "limit"),
+        ("memory_list", {"surprise": 1}, "surprise"),
+    ]
+    for name, args, words in bad:
+        with pytest.raises(ToolError, match=words):
+            tools.call(name, args)
+    assert mem.stats()["records"] == 0
+
+
+def test_a_memory_of_another_agent_cannot_be_forgotten_or_seen(mem):
+    mine = mem.tools("librarian", user="ann").call("memory_store", {"text": "Ann likes maps"})
+    other = mem.tools("intruder")
+    with pytest.raises(ToolError, match="no memory"):
+        other.call("memory_forget", {"memory_id": mine["memory"]["id"]})
+    assert other.call("memory_recall", {"query": "Ann likes maps"})["memories"] == []
+    assert other.call("memory_list", {})["total"] == 0
+    assert mem.get(mine["memory"]["id"]) is not None
