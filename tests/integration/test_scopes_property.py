@@ -9,6 +9,7 @@ here independently of ``remem.scopes`` from the rules in the README.
 from __future__ import annotations
 
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -135,7 +136,7 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
             assert mem.get(victim.id) is not None
 
     count = mem.stats()["records"]
-    text = f"zebra stored by {agent} {count}"
+    text = f"zebra stored by {agent} {uuid.uuid4().hex}"
     if narrowing_ok:
         out = tools.call("memory_store", {"text": text, **({"scope": requested} if requested
                                                            else {})})  # fmt: skip
@@ -147,5 +148,5 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
 
     captured = mem.capture_after_turn(CaptureTurn(
         agent=agent, session=session, user=user,
-        messages=[{"role": "user", "text": f"I live in Zebra City {count}."}]))  # fmt: skip
+        messages=[{"role": "user", "text": f"I live in Zebra City {uuid.uuid4().hex}."}]))  # fmt: skip
     assert all(r.scope in ok for r in captured.stored)
