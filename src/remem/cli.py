@@ -782,6 +782,226 @@ def import_(
         raise typer.Exit(1)
 
 
+# ---------------------------------------------------------------------- memory tools
+memory_app = typer.Typer(
+    help="Curated memories as an agent sees them (through the scope resolver).",
+    no_args_is_help=True,
+)
+app.add_typer(memory_app, name="memory")
+
+AgentOption = Annotated[str | None, typer.Option(
+    "--agent", help="the agent identity (default: scopes.agent in the configuration)")]  # fmt: skip
+SessionOption = Annotated[str | None, typer.Option("--session", help="the current session")]
+UserOption = Annotated[str | None, typer.Option("--user", help="the current user")]
+ScopeOption = Annotated[str | None, typer.Option("--scope", help="narrow to one scope")]
+
+
+def _agent(mem, agent: str | None) -> str:
+    chosen = agent or mem.config.scopes.agent
+    if not chosen:
+        fail("no agent identity: pass --agent or set scopes.agent (there is no shared default)")
+    return chosen  # type: ignore[return-value]
+
+
+def _tool(name: str, args: dict[str, Any], agent: str | None, session: str | None,
+          user: str | None) -> dict[str, Any]:  # fmt: skip
+    with open_memory() as mem:
+        return mem.tools(_agent(mem, agent), session=session, user=user).call(
+            name, {k: v for k, v in args.items() if v is not None}
+        )
+
+
+def _print_memories(items: list[dict[str, Any]]) -> None:
+    table = Table()
+    for col in ("id", "category", "scope", "text", "created"):
+        table.add_column(col)
+    for m in items:
+        table.add_row(m["id"][:12], m["category"] or "-", m["scope"], _short(m["text"], 70),
+                      fmt_time(m["created_at"]))  # fmt: skip
+    out.print(table)
+
+
+@memory_app.command("recall")
+def memory_recall(
+    query: str, agent: AgentOption = None, session: SessionOption = None,
+    user: UserOption = None, scope: ScopeOption = None,
+    limit: Annotated[int, typer.Option(help="at most this many")] = 5, as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """Search memories (an explicit recall: access counts grow)."""
+    data = _tool("memory_recall", {"query": query, "limit": limit, "scope": scope}, agent,
+                 session, user)  # fmt: skip
+    if as_json:
+        emit_json(data)
+    elif not data["memories"]:
+        out.print("nothing relevant")
+    else:
+        _print_memories(data["memories"])
+
+
+@memory_app.command("store")
+def memory_store(
+    text: str, agent: AgentOption = None, session: SessionOption = None, user: UserOption = None,
+    scope: ScopeOption = None,
+    category: Annotated[str, typer.Option(help="preference|fact|decision|entity|other")] = "fact",
+    importance: Annotated[float, typer.Option(help="0-1")] = 0.7, as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """Store one memory (deduplicated; an update on the same subject replaces the older one)."""
+    data = _tool("memory_store", {"text": text, "category": category, "importance": importance,
+                                  "scope": scope}, agent, session, user)  # fmt: skip
+    if as_json:
+        emit_json(data)
+    elif data["stored"]:
+        replaced = f" (replaces {', '.join(data['replaced'])})" if data["replaced"] else ""
+        out.print(f"stored {data['memory']['id']} in {data['memory']['scope']}{replaced}",
+                  markup=False)  # fmt: skip
+    else:
+        out.print(f"already remembered as {data['duplicate_of']['id']} ({data['how']})",
+                  markup=False)  # fmt: skip
+
+
+@memory_app.command("forget")
+def memory_forget(
+    memory_id: Annotated[str | None, typer.Argument(help="the memory's id")] = None,
+    query: Annotated[str | None, typer.Option("--query", help="or describe it")] = None,
+    agent: AgentOption = None, session: SessionOption = None, user: UserOption = None,
+    scope: ScopeOption = None, as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """Forget one memory, by id or by a description that matches exactly one."""
+    data = _tool("memory_forget", {"memory_id": memory_id, "query": query, "scope": scope},
+                 agent, session, user)  # fmt: skip
+    if as_json:
+        emit_json(data)
+        return
+    if data["forgotten"]:
+        out.print(f"forgot {data['forgotten'][0]['id']}: {data['forgotten'][0]['text']}",
+                  markup=False)  # fmt: skip
+        return
+    out.print(data["note"], markup=False)
+    if data["candidates"]:
+        _print_memories(data["candidates"])
+    raise typer.Exit(1)
+
+
+@memory_app.command("list")
+def memory_list(
+    agent: AgentOption = None, session: SessionOption = None, user: UserOption = None,
+    scope: ScopeOption = None, category: Annotated[str | None, typer.Option()] = None,
+    limit: Annotated[int, typer.Option()] = 20, offset: Annotated[int, typer.Option()] = 0,
+    as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """Current memories, newest first."""
+    data = _tool("memory_list", {"scope": scope, "category": category, "limit": limit,
+                                 "offset": offset}, agent, session, user)  # fmt: skip
+    if as_json:
+        emit_json(data)
+        return
+    _print_memories(data["memories"])
+    out.print(f"{len(data['memories'])} of {data['total']}", markup=False)
+
+
+@memory_app.command("stats")
+def memory_stats(
+    agent: AgentOption = None, session: SessionOption = None, user: UserOption = None,
+    scope: ScopeOption = None, as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """Memories by category and scope."""
+    data = _tool("memory_stats", {"scope": scope}, agent, session, user)
+    if as_json:
+        emit_json(data)
+        return
+    out.print(f"{data['total']} current, {data['superseded']} superseded", markup=False)
+    for key in ("by_category", "by_scope"):
+        for name, n in sorted(data[key].items()):
+            out.print(f"  {name}: {n}", markup=False)
+
+
+@memory_app.command("inject")
+def memory_inject(
+    message: str, agent: AgentOption = None, session: SessionOption = None,
+    user: UserOption = None, as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """What auto-recall would inject before an LLM call for this user message."""
+    with open_memory() as mem:
+        result = mem.recall_memories(message, agent=_agent(mem, agent), session=session,
+                                     user=user)  # fmt: skip
+    if as_json:
+        emit_json(result.to_dict())
+    elif result.block:
+        out.print(result.block, markup=False, highlight=False)
+    else:
+        out.print(f"nothing injected: {result.skipped_reason}", markup=False)
+
+
+@memory_app.command("capture")
+def memory_capture(
+    texts: Annotated[list[str], typer.Argument(help="the turn's messages")],
+    role: Annotated[str, typer.Option(help="user or assistant")] = "user",
+    agent: AgentOption = None, session: SessionOption = None, user: UserOption = None,
+    as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """Run auto-capture over a turn's messages and report what was kept and why not."""
+    from remem.capture.capture import CaptureTurn
+
+    if role not in ("user", "assistant"):
+        fail(f"invalid --role {role!r}; use user or assistant")
+    with open_memory() as mem:
+        result = mem.capture_after_turn(CaptureTurn(
+            agent=_agent(mem, agent), session=session, user=user,
+            messages=[{"role": role, "text": t, "speaker_id": user} for t in texts]))  # fmt: skip
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    for rec in result.stored:
+        out.print(f"stored {rec.id} [{rec.category}] {rec.text}", markup=False)
+    for d in result.duplicates:
+        out.print(f"duplicate of {d['existing_id']} ({d['how']}): {d['text']}", markup=False)
+    for r in result.rejected:
+        out.print(f"not kept ({r.reason}): {r.text}", markup=False)
+    for w in result.warnings:
+        err.print(f"warning: {w}", markup=False)
+
+
+def _readable(mem, agent: str | None, session: str | None, user: str | None, memory_id: str):
+    access = mem.scope_access(_agent(mem, agent), session=session, user=user)
+    rec = mem.get(memory_id)
+    if rec is None or rec.kind != "memory" or not access.can_read(rec.scope):
+        raise NotFoundError(f"no memory {memory_id!r} that agent {access.agent!r} may see")
+    return rec
+
+
+@memory_app.command("history")
+def memory_history(
+    memory_id: str, agent: AgentOption = None, session: SessionOption = None,
+    user: UserOption = None, as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """Every version of a memory, oldest first (closed versions show when they ended)."""
+    with open_memory() as mem:
+        _readable(mem, agent, session, user, memory_id)
+        chain = mem.history(memory_id)
+    if as_json:
+        emit_json([r.to_dict() for r in chain])
+        return
+    for r in chain:
+        state = "current" if r.valid_to is None else f"until {fmt_time(r.valid_to)}"
+        out.print(f"{r.id}  {fmt_time(r.created_at)}  {state}  {r.text}", markup=False)
+
+
+@memory_app.command("undo")
+def memory_undo(
+    memory_id: str, agent: AgentOption = None, session: SessionOption = None,
+    user: UserOption = None, as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """Undo the update that replaced (or was made by) this memory."""
+    with open_memory() as mem:
+        _readable(mem, agent, session, user, memory_id)
+        restored = mem.undo(memory_id)
+    if as_json:
+        emit_json([r.to_dict() for r in restored])
+        return
+    for r in restored:
+        out.print(f"current again: {r.id} {r.text}", markup=False)
+
+
 # ---------------------------------------------------------------------- config
 config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")

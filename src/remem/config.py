@@ -281,6 +281,11 @@ class TextConfig(_Section):
 
 
 class ScopesConfig(_Section):
+    agent: str | None = Field(
+        default=None,
+        description="this process's agent identity (the MCP server, `remem memory ...`); no "
+        "default: without one, memory tools refuse",
+    )
     mode: Literal["global", "session", "session+global"] = Field(
         default="global",
         description="global: an agent reads its access list; session: only the current "

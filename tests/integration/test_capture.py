@@ -227,3 +227,24 @@ def test_abstractive_summary_with_an_llm(db_path):
             assert out.record.metadata["summarised_by"] == "llm"
     finally:
         server.close()
+
+
+def test_chinese_turns(db_path):
+    with make(db_path, **{"autorecall.dedup_turns": 1, "capture.include_assistant": True,
+                          "capture.session_summary": True,
+                          "autorecall.min_margin": 0.05}) as mem:  # fmt: skip
+        out = cap(
+            mem, "我喜欢爵士乐。我住在奥斯陆。我们决定用Rust。记住，我的柜子号是42。我的狗叫旺财。"
+        )
+        assert len(out.stored) == 3 and out.stored[0].text == "我的柜子号是42。"
+        assert out.stored[0].importance == 0.9
+        said = cap(mem, "我建议你以后都用中文回复。", role="assistant").stored[0]
+        assert said.role == "assistant" and said.metadata["said_by"] == "assistant"
+        first = mem.recall_memories("我的柜子号是多少来着？", agent="bot", session="s1")
+        assert "42" in first.block and "不可信" not in first.block  # English wrapper by default
+        assert mem.recall_memories("我的柜子号是多少来着？", agent="bot", session="s1").block == ""
+        for i, t in enumerate(["你好", "我们决定周五发布。", "好的", "我更喜欢中文的发布说明。"]):
+            mem.ingest({"id": f"z{i}", "session": "s9", "role": "user", "text": t,
+                        "timestamp": T + i})  # fmt: skip
+        summary = mem.session_reset("s9", agent="bot").record.text
+        assert "周五发布" in summary and "中文的发布说明" in summary and "你好" not in summary

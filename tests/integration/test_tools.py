@@ -100,3 +100,17 @@ def test_a_memory_of_another_agent_cannot_be_forgotten_or_seen(mem):
     assert other.call("memory_recall", {"query": "Ann likes maps"})["memories"] == []
     assert other.call("memory_list", {})["total"] == 0
     assert mem.get(mine["memory"]["id"]) is not None
+
+
+def test_chinese_memories_through_the_tools(mem):
+    tools = mem.tools("librarian", user="ann")
+    stored = tools.call("memory_store", {"text": "安喜欢平装书", "category": "preference"})
+    assert stored["stored"]
+    assert tools.call("memory_store", {"text": "安喜歡平裝書"})["how"] == "normalised"
+    found = tools.call("memory_recall", {"query": "安喜欢什么书"})
+    assert [m["id"] for m in found["memories"]] == [stored["memory"]["id"]]
+    assert (
+        tools.call("memory_forget", {"query": "平装书"})["forgotten"][0]["text"] == "安喜欢平装书"
+    )
+    with pytest.raises(ToolError, match="secret"):
+        tools.call("memory_store", {"text": "我的密码是 abc12345"})
