@@ -1002,6 +1002,41 @@ def memory_undo(
         out.print(f"current again: {r.id} {r.text}", markup=False)
 
 
+# ---------------------------------------------------------------------- servers
+def _host_port(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        fail(f"invalid address {value!r}; use HOST:PORT, e.g. 127.0.0.1:8765")
+    return host.strip("[]"), int(port)
+
+
+@app.command("mcp")
+def mcp_command(
+    http: Annotated[str | None, typer.Option(
+        "--http", help="serve streamable HTTP on HOST:PORT instead of stdio")] = None,
+    agent: AgentOption = None, session: SessionOption = None, user: UserOption = None,
+) -> None:  # fmt: skip
+    """Serve the memory tools over MCP (stdio by default)."""
+    import anyio
+
+    from remem.server.identity import check_bind
+    from remem.server.mcp_server import build_server, serve_http, serve_stdio
+
+    config = load_config()
+    if http is not None:
+        host, port = _host_port(http)
+        check_bind(config, host)
+    elif not (agent or config.scopes.agent):
+        fail("no agent identity: pass --agent or set scopes.agent")
+    with open_memory() as mem:
+        server = build_server(mem, agent=agent, session=session, user=user)
+        if http is None:
+            anyio.run(serve_stdio, server)
+        else:
+            err.print(f"remem MCP on http://{host}:{port}/mcp", markup=False)
+            anyio.run(serve_http, server, host, port)
+
+
 # ---------------------------------------------------------------------- config
 config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")

@@ -379,6 +379,37 @@ class LLMConfig(_Section):
     timeout_s: float = Field(default=30.0, gt=0)
 
 
+class ServerConfig(_Section):
+    host: str = Field(default="127.0.0.1", description="where `remem serve` / `remem proxy` listen")
+    port: int = Field(default=8765, ge=0, le=65535)
+    tokens: dict[str, str] = Field(
+        default_factory=dict,
+        description="bearer token -> agent id; with none configured the servers only listen "
+        "on loopback and act as scopes.agent",
+    )
+    max_body_bytes: int = Field(default=2_000_000, gt=0, description="larger requests get 413")
+    max_k: int = Field(default=100, gt=0, description="largest k a request may ask for")
+    upstream: str | None = Field(
+        default=None, description="proxy: the OpenAI-compatible API to forward to"
+    )
+    upstream_api_key: str | None = Field(
+        default=None,
+        description="proxy: key for the upstream (default: the client's own Authorization "
+        "header when no remem tokens are configured)",
+    )
+    upstream_timeout_s: float = Field(default=300.0, gt=0)
+
+    @field_validator("tokens")
+    @classmethod
+    def _tokens(cls, value: dict[str, str]) -> dict[str, str]:
+        for token, agent in value.items():
+            if len(token) < 16:
+                raise ValueError("server.tokens: every token needs at least 16 characters")
+            if not agent or not agent.strip():
+                raise ValueError("server.tokens: every token maps to a non-empty agent id")
+        return value
+
+
 class Config(_Section):
     store: StoreConfig = Field(default_factory=StoreConfig)
     embed: EmbedConfig = Field(default_factory=EmbedConfig)
@@ -395,6 +426,7 @@ class Config(_Section):
     capture: CaptureConfig = Field(default_factory=CaptureConfig)
     autorecall: AutoRecallConfig = Field(default_factory=AutoRecallConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
 
     # Where each dotted key's value came from: "default", a file path, "env:NAME", "override".
     # Kept outside the model fields so it never appears in dumps.
@@ -468,8 +500,10 @@ class Config(_Section):
             for key in type(section).model_fields:
                 dotted = f"{section_name}.{key}"
                 value = getattr(section, key)
-                if key in ("api_key", "api_keys") and value:  # masked in every section
+                if key in ("api_key", "api_keys", "upstream_api_key") and value:  # masked
                     value = "***" if isinstance(value, str) else ["***"] * len(value)
+                if key == "tokens" and value:  # the tokens are secrets, the agents are not
+                    value = [f"*** -> {agent}" for agent in value.values()]
                 rows.append((dotted, value, self.source_of(dotted)))
         return rows
 
