@@ -1037,6 +1037,29 @@ def mcp_command(
             anyio.run(serve_http, server, host, port)
 
 
+@app.command("serve")
+def serve_command(
+    host: Annotated[str | None, typer.Option(help="default: server.host (127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="default: server.port (8765)")] = None,
+) -> None:
+    """Serve the REST API (OpenAPI docs at /docs)."""
+    from remem.server.identity import check_bind
+
+    try:
+        import uvicorn
+
+        from remem.server.rest import create_app
+    except ImportError:
+        fail("the REST API needs its extra: pip install 'remem[server]'")
+    config = load_config()
+    host = host or config.server.host
+    port = config.server.port if port is None else port
+    check_bind(config, host)
+    with open_memory() as mem:
+        err.print(f"remem REST API on http://{host}:{port} (docs: /docs)", markup=False)
+        uvicorn.run(create_app(mem), host=host, port=port, log_level="warning")
+
+
 # ---------------------------------------------------------------------- config
 config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")

@@ -26,16 +26,16 @@ _STORE_ONLY = ("index_status", "index_error", "model_id", "content_hash", "acces
                "last_access")  # fmt: skip
 
 
-def export_records(mem, out: IO[str], *, filters: Filters | None = None,
-                   with_vectors: bool = False, progress: Callable[[int], None] | None = None
-                   ) -> int:  # fmt: skip
-    count = 0
-    batch: list = []
+def export_lines(
+    mem, *, filters: Filters | None = None, with_vectors: bool = False, page: int = 500
+) -> Iterator[list[str]]:
+    """The export, one page of JSONL lines at a time (for files and HTTP streams alike)."""
     sessions: dict[str, dict | None] = {}
+    batch: list = []
 
-    def flush() -> None:
-        nonlocal count
+    def render() -> list[str]:
         vectors = mem.store.vectors_of([r.rowid for r in batch]) if with_vectors else {}
+        lines = []
         for rec in batch:
             data = rec.to_dict()
             if rec.session:
@@ -53,18 +53,27 @@ def export_records(mem, out: IO[str], *, filters: Filters | None = None,
                      "vector": base64.b64encode(blob).decode("ascii")}
                     for m, p, name, blob in vectors.get(rec.rowid, [])
                 ]  # fmt: skip
-            out.write(json.dumps(data, ensure_ascii=False) + "\n")
-        count += len(batch)
-        if progress:
-            progress(len(batch))
+            lines.append(json.dumps(data, ensure_ascii=False) + "\n")
         batch.clear()
+        return lines
 
     for rec in mem.store.iter_records(filters):
         batch.append(rec)
-        if len(batch) >= 500:
-            flush()
+        if len(batch) >= page:
+            yield render()
     if batch:
-        flush()
+        yield render()
+
+
+def export_records(mem, out: IO[str], *, filters: Filters | None = None,
+                   with_vectors: bool = False, progress: Callable[[int], None] | None = None
+                   ) -> int:  # fmt: skip
+    count = 0
+    for lines in export_lines(mem, filters=filters, with_vectors=with_vectors):
+        out.writelines(lines)
+        count += len(lines)
+        if progress:
+            progress(len(lines))
     return count
 
 

@@ -33,6 +33,7 @@ class Turn:
     # hold anything: a broken value means the narrowest mode
     settings: dict[str, str] = field(default_factory=dict)
     requested_mode: str | None = None  # e.g. the recall tool's scope: can only narrow
+    scopes: list[str] | None = None  # the caller may only see these (servers: its access)
 
 
 @dataclass
@@ -64,11 +65,13 @@ def current_platform(mem, turn: Turn) -> str | None:
 def recall_for_turn(mem, turn: Turn) -> TurnRecall:
     cfg = mem.config.conversation
     archived = [mem.get(i) for i in turn.inputs]
-    inputs = [r for r in archived if r is not None]
+    inputs = [r for r in archived if r is not None
+              and (turn.scopes is None or r.scope in turn.scopes)]  # fmt: skip
     if not inputs:
         return TurnRecall(skipped_reason="none of this turn's inputs was archived")
     query = build_query(inputs, cfg.max_query_chars)
-    filters = Filters(kinds=["message"], exclude_ids=[*turn.inputs, *turn.current_ids])
+    filters = Filters(kinds=["message"], exclude_ids=[*turn.inputs, *turn.current_ids],
+                      scopes=list(turn.scopes) if turn.scopes is not None else None)  # fmt: skip
     mode, source = resolve_mode(
         {**cfg.modes, **turn.settings}, cfg.cross_session, session=turn.session,
         group=turn.group_id, platform_type=turn.platform_type, platform=turn.platform,
@@ -98,7 +101,8 @@ def expand(mem, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
     records = [h.record for h in hits]
     seen = {r.id for r in records}
     skip = set(turn.inputs) | set(turn.current_ids)
-    window_filters = Filters(exclude_roles=["system"], exclude_ids=sorted(skip) or None)
+    window_filters = Filters(exclude_roles=["system"], exclude_ids=sorted(skip) or None,
+                             scopes=filters.scopes)  # fmt: skip
     anchors = [r for r in records if cfg.expand_other_sessions or r.session == turn.session]
     around = mem.store.neighbours(anchors, cfg.window, cfg.window, window_filters,
                                   context=True) if cfg.window > 0 else {}  # fmt: skip
