@@ -1060,6 +1060,38 @@ def serve_command(
         uvicorn.run(create_app(mem), host=host, port=port, log_level="warning")
 
 
+@app.command("proxy")
+def proxy_command(
+    upstream: Annotated[str | None, typer.Option(
+        help="the OpenAI-compatible API to forward to (default: server.upstream)")] = None,
+    host: Annotated[str | None, typer.Option(help="default: server.host (127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="default: server.port (8765)")] = None,
+    agent: AgentOption = None,
+) -> None:  # fmt: skip
+    """Serve /v1/chat/completions and /v1/models with memory, forwarding to an upstream API."""
+    from remem.server.identity import check_bind
+
+    try:
+        import uvicorn
+
+        from remem.server.proxy import create_proxy
+    except ImportError:
+        fail("the proxy needs its extra: pip install 'remem[server]'")
+    overrides = {"scopes.agent": agent} if agent else {}
+    config = load_config(**overrides)
+    target = upstream or config.server.upstream
+    if not target or not target.startswith(("http://", "https://")):
+        fail(f"invalid --upstream {target!r}; give the API root, e.g. https://api.openai.com/v1")
+    if not config.server.tokens and not config.scopes.agent:
+        fail("no agent identity: pass --agent, set scopes.agent, or configure server.tokens")
+    host = host or config.server.host
+    port = config.server.port if port is None else port
+    check_bind(config, host)
+    with open_memory(**overrides) as mem:
+        err.print(f"remem proxy on http://{host}:{port}/v1 -> {target}", markup=False)
+        uvicorn.run(create_proxy(mem, target), host=host, port=port, log_level="warning")
+
+
 # ---------------------------------------------------------------------- config
 config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
