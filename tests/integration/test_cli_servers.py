@@ -9,9 +9,9 @@ import sys
 import time
 
 import httpx
+from test_cli import one_error_line, run
 
 from serving import free_port
-from test_cli import one_error_line, run
 
 
 def test_start_up_refusals(tmp_path):
