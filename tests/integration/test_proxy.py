@@ -105,6 +105,7 @@ def test_non_streaming_recall_inject_archive_capture(proxied):
     assert wait_for(lambda: mem.stats()["by_kind"].get("memory", 0) == 2)
     archived = mem.list({"kind": "message", "session": "proxy:ann"})
     assert sorted(r.role for r in archived) == ["assistant", "user"]
+    assert {r.scope for r in archived} == {"agent:proxy-bot"}  # the agent's, not global
 
     client.chat.completions.create(
         model="tiny-chat", extra_headers={"X-Remem-User": "ann"},

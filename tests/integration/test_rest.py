@@ -134,6 +134,8 @@ def test_tokens_map_to_agents_and_scopes(serve):
         assert a.delete(f"/v1/records/{secret_id}").status_code == 404
         export = [json.loads(x)["scope"] for x in a.get("/v1/export").text.splitlines()]
         assert export == ["global"]
+        ingested = a.post("/v1/ingest", json={"text": "A's private chat line", "session": "x"})
+        assert ingested.json()["ingested"][0]["scope"] == "agent:agent-a"  # not global
         stored = a.post("/v1/tools/memory_store", json={"arguments": {"text": "A likes tea"}})
         assert stored.json()["memory"]["scope"] == "agent:agent-a"
         assert a.get("/v1/stats").json()["memories"]["total"] == 2  # global + its own

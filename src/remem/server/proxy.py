@@ -84,11 +84,12 @@ def create_proxy(
         """Archive the exchange and capture memories (runs after the response is sent)."""
         try:
             ids = [f"proxy-{uuid.uuid4().hex}", f"proxy-{uuid.uuid4().hex}"]
+            scope = mem.scope_access(agent, session=session, user=user).write_scope
             mem.ingest_many([
                 {"id": ids[0], "session": session, "role": "user", "speaker_id": user,
-                 "text": question, "platform": "openai-proxy"},
+                 "text": question, "platform": "openai-proxy", "scope": scope},
                 {"id": ids[1], "session": session, "role": "assistant", "text": answer,
-                 "platform": "openai-proxy"},
+                 "platform": "openai-proxy", "scope": scope},
             ])  # fmt: skip
             mem.capture_after_turn(CaptureTurn(agent=agent, messages=ids, session=session,
                                                user=user))  # fmt: skip

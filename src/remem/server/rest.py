@@ -182,6 +182,9 @@ def create_app(mem) -> FastAPI:
         items = body if isinstance(body, list) else body.get("messages", [body])
         if not isinstance(items, list) or not items:
             raise ValidationError("body", body, "send a message object or a list of them")
+        if c.restricted:  # an agent's records go to its own scope unless it names another
+            default = c.access(mem).write_scope
+            items = [{"scope": default, **i} if isinstance(i, dict) else i for i in items]
         for item in items:
             c.check_write(mem, item.get("scope", "global") if isinstance(item, dict) else "global")
         records = mem.ingest_many(items)
@@ -192,6 +195,8 @@ def create_app(mem) -> FastAPI:
         """Store one curated memory as given (no dedup; the memory_store tool dedups)."""
         text = body.get("text")
         fields = {k: v for k, v in body.items() if k != "text"}
+        if c.restricted:
+            fields.setdefault("scope", c.access(mem).write_scope)
         c.check_write(mem, fields.get("scope", "global"))
         return mem.add(text, **fields).to_dict()
 
