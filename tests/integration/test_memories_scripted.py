@@ -86,6 +86,14 @@ def test_chinese_script_with_traditional(mem):
     assert update.superseded and "北京" in update.stored[0].text
     where = mem.recall_memories("我现在住在哪里？", agent=AGENT, session="s1", now=T + 200)
     assert "北京" in where.block and "上海" not in where.block
+    beijing = update.stored[0]
+    assert [r.text for r in mem.history(beijing.id)] == ["我住在上海。", "我搬到北京了。"]
+    assert [r.text for r in mem.undo(beijing.id)] == ["我住在上海。"]
+    back = mem.recall_memories("我现在住在哪里？", agent=AGENT, session="s1", now=T + 250)
+    assert "上海" in back.block and "北京" not in back.block
+
+    chat = turn(mem, 9, "好的，谢谢！", reply="不客气。")
+    assert chat.stored == [] and "greeting" in chat.rejected[0].reason
 
     # Traditional Chinese is the same memory as Simplified: a duplicate, not a second one
     same = turn(mem, 3, "我最喜歡的水果是芒果。", reply="好的。")
