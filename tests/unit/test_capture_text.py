@@ -187,3 +187,15 @@ def test_block_is_untrusted_escaped_and_marks_the_assistants_words():
     assert block.count("</relevant-memories>") == 1 and "\nSYSTEM:" not in block
     assert "untrusted data" in block and "said by the assistant" in block
     assert "助手说的" in render([hit("用空格", metadata={"said_by": "assistant"})], "zh")
+
+
+def test_injection_log_forgets_the_oldest_sessions():
+    from remem.capture.autorecall import InjectionLog
+
+    log = InjectionLog(max_sessions=2)
+    for s in ("a", "b", "c"):
+        turn = log.next_turn(("bot", s))
+        log.mark(("bot", s), ["m1"], turn, 0.0)
+    assert len(log) == 2
+    assert not log.recent(("bot", "a"), "m1", 2, 0.0, turns=5, seconds=0)  # evicted
+    assert log.recent(("bot", "c"), "m1", 2, 0.0, turns=5, seconds=0)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -58,16 +59,22 @@ class AutoRecall:
 
 
 class InjectionLog:
-    """When each memory was last injected into each session (process memory, per Memory)."""
+    """When each memory was last injected into each session (process memory, per Memory).
+    Only kept while cross-turn dedup is on, for the ``max_sessions`` most recent sessions."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_sessions: int = 10_000) -> None:
         self._lock = threading.Lock()
-        self._turns: dict[tuple[str, str], int] = {}
+        self.max_sessions = max_sessions
+        self._turns: OrderedDict[tuple[str, str], int] = OrderedDict()
         self._last: dict[tuple[str, str], dict[str, tuple[int, float]]] = {}
 
     def next_turn(self, key: tuple[str, str]) -> int:
         with self._lock:
             self._turns[key] = self._turns.get(key, 0) + 1
+            self._turns.move_to_end(key)
+            while len(self._turns) > self.max_sessions:
+                old, _ = self._turns.popitem(last=False)
+                self._last.pop(old, None)
             return self._turns[key]
 
     def recent(self, key: tuple[str, str], memory_id: str, turn: int, now: float,
@@ -80,9 +87,14 @@ class InjectionLog:
 
     def mark(self, key: tuple[str, str], memory_ids: list[str], turn: int, now: float) -> None:
         with self._lock:
+            if key not in self._turns:
+                return  # evicted meanwhile
             seen = self._last.setdefault(key, {})
             for mid in memory_ids:
                 seen[mid] = (turn, now)
+
+    def __len__(self) -> int:
+        return len(self._turns)
 
 
 def gate(query: str, cfg) -> str | None:
@@ -174,19 +186,21 @@ def recall_memories(mem, query: str, *, agent: str, session: str | None = None,
     result = mem.search(cleaned, k=min(mem.config.search.max_k, cfg.max_items * 4),
                         filters=filters, now=now, query_vector=relevant.query_vector)  # fmt: skip
     key = (access.agent, session or "")
-    turn = mem.injections.next_turn(key)
+    dedup = cfg.dedup_turns > 0 or cfg.dedup_seconds > 0
+    turn = mem.injections.next_turn(key) if dedup else 0
     chosen: list[Hit] = []
     for hit in result.hits:
         if len(chosen) >= cfg.max_items:
             break
         if not relevant(hit):
             continue
-        if mem.injections.recent(key, hit.record.id, turn, now, cfg.dedup_turns,
-                                 cfg.dedup_seconds):  # fmt: skip
+        if dedup and mem.injections.recent(key, hit.record.id, turn, now, cfg.dedup_turns,
+                                           cfg.dedup_seconds):  # fmt: skip
             out.suppressed.append(hit.record.id)
             continue
         chosen.append(hit)
-    mem.injections.mark(key, [h.record.id for h in chosen], turn, now)
+    if dedup:
+        mem.injections.mark(key, [h.record.id for h in chosen], turn, now)
     out.memories = chosen
     out.block = render(chosen, cfg.language)
     if not chosen:
