@@ -354,11 +354,14 @@ class AutoRecallConfig(_Section):
     min_chars_cjk: int = Field(default=6, ge=0, description="shorter CJK queries skip recall")
     min_chars: int = Field(default=15, ge=0, description="shorter other queries skip recall")
     min_margin: float = Field(
-        default=-0.01,
+        default=0.02,
         ge=-1,
         le=1,
         description="a memory without a keyword match needs a cosine to the query at least "
         "this far above the query's cosine to neutral text",
+    )
+    keyword_match: bool = Field(
+        default=True, description="a memory sharing a keyword with the message qualifies too"
     )
     dedup_turns: int = Field(
         default=0, ge=0, description="do not inject a memory again within N turns (0 = off)"

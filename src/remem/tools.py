@@ -131,7 +131,12 @@ class MemoryTools:
     # ------------------------------------------------------------------ tools
     def memory_recall(self, args: RecallArgs) -> dict[str, Any]:
         scopes = self.access.narrow(args.scope)
-        relevant = Relevance(self.mem, args.query, self.mem.config.autorecall.min_margin)
+        relevant = Relevance(
+            self.mem,
+            args.query,
+            self.mem.config.autorecall.min_margin,
+            self.mem.config.autorecall.keyword_match,
+        )
         result = self.mem.search(
             args.query, k=args.limit, explicit=True,  # a deliberate recall reinforces
             filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=False),
@@ -169,7 +174,12 @@ class MemoryTools:
             self.mem.delete(rec.id)
             return {"forgotten": [_brief(rec)]}
         assert args.query is not None
-        relevant = Relevance(self.mem, args.query, self.mem.config.autorecall.min_margin)
+        relevant = Relevance(
+            self.mem,
+            args.query,
+            self.mem.config.autorecall.min_margin,
+            self.mem.config.autorecall.keyword_match,
+        )
         result = self.mem.search(args.query, k=5, filters=Filters(
             kinds=["memory"], scopes=scopes, include_superseded=False),
             query_vector=relevant.query_vector)  # fmt: skip

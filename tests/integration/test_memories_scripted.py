@@ -49,7 +49,7 @@ def test_english_script(mem):
                                  session="s1", now=T + 200)  # fmt: skip
     assert "green tea" in recall.block and recall.block.startswith("<relevant-memories")
 
-    update = turn(mem, 3, "Big news: I moved to Berlin last week.")
+    update = turn(mem, 3, "Big news: I moved to Berlin, I live there now.")
     berlin = update.stored[0]
     assert paris.id in update.superseded
     where = mem.recall_memories("Where do I live now?", agent=AGENT, session="s1", now=T + 300)

@@ -140,8 +140,9 @@ NEUTRAL = (
 class Relevance:
     """Decides whether a memory hit is about the query (see the module docstring)."""
 
-    def __init__(self, mem, query: str, margin: float) -> None:
+    def __init__(self, mem, query: str, margin: float, keyword_match: bool = True) -> None:
         self.margin = margin
+        self.keyword_match = keyword_match
         self.baseline: float | None = None
         self.query_vector = None
         try:
@@ -159,7 +160,7 @@ class Relevance:
 
     def __call__(self, hit: Hit) -> bool:
         e = hit.explain
-        if e.lexical_rank is not None:
+        if e.lexical_rank is not None and (self.keyword_match or self.baseline is None):
             return True
         if e.vector_score is None or self.baseline is None:
             return False
@@ -182,7 +183,7 @@ def recall_memories(mem, query: str, *, agent: str, session: str | None = None,
         return out
     now = time.time() if now is None else now
     filters = Filters(kinds=["memory"], scopes=access.narrow(None), include_superseded=False)
-    relevant = Relevance(mem, cleaned, cfg.min_margin)
+    relevant = Relevance(mem, cleaned, cfg.min_margin, cfg.keyword_match)
     result = mem.search(cleaned, k=min(mem.config.search.max_k, cfg.max_items * 4),
                         filters=filters, now=now, query_vector=relevant.query_vector)  # fmt: skip
     key = (access.agent, session or "")
