@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from remem.capture.autorecall import Relevance
+from remem.capture.autorecall import relevant_memories
 from remem.capture.store import store_memory
 from remem.errors import RememError
 from remem.scopes import Access, resolve
@@ -130,19 +130,9 @@ class MemoryTools:
 
     # ------------------------------------------------------------------ tools
     def memory_recall(self, args: RecallArgs) -> dict[str, Any]:
-        scopes = self.access.narrow(args.scope)
-        relevant = Relevance(
-            self.mem,
-            args.query,
-            self.mem.config.autorecall.min_margin,
-            self.mem.config.autorecall.keyword_match,
-        )
-        result = self.mem.search(
-            args.query, k=args.limit, explicit=True,  # a deliberate recall reinforces
-            filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=False),
-            query_vector=relevant.query_vector,
-        )  # fmt: skip
-        hits = [h for h in result.hits if relevant(h)]
+        # a deliberate recall: the memories returned count as accessed
+        hits = relevant_memories(self.mem, args.query, self.access.narrow(args.scope),
+                                 args.limit, explicit=True)  # fmt: skip
         return {"memories": [{**_brief(h.record), "score": round(h.score, 4)} for h in hits]}
 
     def memory_store(self, args: StoreArgs) -> dict[str, Any]:
@@ -174,16 +164,7 @@ class MemoryTools:
             self.mem.delete(rec.id)
             return {"forgotten": [_brief(rec)]}
         assert args.query is not None
-        relevant = Relevance(
-            self.mem,
-            args.query,
-            self.mem.config.autorecall.min_margin,
-            self.mem.config.autorecall.keyword_match,
-        )
-        result = self.mem.search(args.query, k=5, filters=Filters(
-            kinds=["memory"], scopes=scopes, include_superseded=False),
-            query_vector=relevant.query_vector)  # fmt: skip
-        matches = [h for h in result.hits if relevant(h)]
+        matches = relevant_memories(self.mem, args.query, scopes, 5)
         if len(matches) == 1:
             self.mem.delete(matches[0].record.id)
             return {"forgotten": [_brief(matches[0].record)]}

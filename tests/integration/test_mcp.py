@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
-import threading
-import time
 
 import anyio
 import pytest
@@ -16,6 +13,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from remem.tools import tool_specs
+from serving import Served
 
 
 def call_all(session_factory):
@@ -68,39 +66,24 @@ def test_stdio_server_subprocess(tmp_path):
     check(call_all(lambda: stdio_client(params)), "claude-code")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def http_server(tmp_path):
-    import uvicorn
-
     from remem import Config, Memory
     from remem.server.mcp_server import build_server, http_app
+
+    started: list = []
 
     def start(**overrides):
         config = Config.load(env={}, overrides={"indexing.mode": "sync", "embed.provider": "none",
                                                 **overrides})  # fmt: skip
         mem = Memory(tmp_path / "http.db", config)
-        port = free_port()
-        server = uvicorn.Server(uvicorn.Config(http_app(build_server(mem), "127.0.0.1"),
-                                               host="127.0.0.1", port=port, log_level="warning"))  # fmt: skip
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.time() + 10
-        while not server.started and time.time() < deadline:
-            time.sleep(0.02)
-        started.append((server, thread, mem))
-        return f"http://127.0.0.1:{port}/mcp"
+        served = Served(http_app(build_server(mem), "127.0.0.1"))
+        started.append((served, mem))
+        return f"{served.url}/mcp"
 
-    started: list = []
     yield start
-    for server, thread, mem in started:
-        server.should_exit = True
-        thread.join(10)
+    for served, mem in started:
+        served.close()
         mem.close()
 
 

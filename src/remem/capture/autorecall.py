@@ -167,6 +167,22 @@ class Relevance:
         return e.vector_score - self.baseline >= self.margin
 
 
+def relevant_memories(mem, query: str, scopes: list[str], k: int, *, now: float | None = None,
+                      explicit: bool = False) -> list[Hit]:  # fmt: skip
+    """Current memories in ``scopes`` that pass the relevance gate, best first. ``explicit``
+    (the recall tool) counts an access for each memory returned, and only for those."""
+    cfg = mem.config.autorecall
+    relevant = Relevance(mem, query, cfg.min_margin, cfg.keyword_match)
+    result = mem.search(query, k=k, now=now, query_vector=relevant.query_vector,
+                        filters=Filters(kinds=["memory"], scopes=scopes,
+                                        include_superseded=False))  # fmt: skip
+    hits = [h for h in result.hits if relevant(h)]
+    if explicit and hits:
+        mem.access.touch([h.record.rowid for h in hits if h.record.rowid],
+                         time.time() if now is None else now)  # fmt: skip
+    return hits
+
+
 def recall_memories(mem, query: str, *, agent: str, session: str | None = None,
                     user: str | None = None, now: float | None = None,
                     access: Access | None = None) -> AutoRecall:  # fmt: skip
@@ -182,19 +198,15 @@ def recall_memories(mem, query: str, *, agent: str, session: str | None = None,
         out.skipped_reason = why
         return out
     now = time.time() if now is None else now
-    filters = Filters(kinds=["memory"], scopes=access.narrow(None), include_superseded=False)
-    relevant = Relevance(mem, cleaned, cfg.min_margin, cfg.keyword_match)
-    result = mem.search(cleaned, k=min(mem.config.search.max_k, cfg.max_items * 4),
-                        filters=filters, now=now, query_vector=relevant.query_vector)  # fmt: skip
+    hits = relevant_memories(mem, cleaned, access.narrow(None),
+                             min(mem.config.search.max_k, cfg.max_items * 4), now=now)  # fmt: skip
     key = (access.agent, session or "")
     dedup = cfg.dedup_turns > 0 or cfg.dedup_seconds > 0
     turn = mem.injections.next_turn(key) if dedup else 0
     chosen: list[Hit] = []
-    for hit in result.hits:
+    for hit in hits:
         if len(chosen) >= cfg.max_items:
             break
-        if not relevant(hit):
-            continue
         if dedup and mem.injections.recent(key, hit.record.id, turn, now, cfg.dedup_turns,
                                            cfg.dedup_seconds):  # fmt: skip
             out.suppressed.append(hit.record.id)

@@ -92,41 +92,34 @@ def session_coverage(ordered: list[Candidate], k: int, ratio: float) -> list[Can
     not hide the others."""
     if len(ordered) <= k or not ordered:
         return ordered
-    floor = ratio * ordered[0].score
-    return _give_seats(ordered, k, lambda c: c.score >= floor,
-                       "best hit of a session missing from the top: given a place")  # fmt: skip
-
-
-def _session(c: Candidate) -> str | None:
-    return c.record.session if c.record else None
-
-
-def _give_seats(ordered: list[Candidate], k: int, eligible, note: str) -> list[Candidate]:
-    """The best eligible hit of each session missing from the top k replaces the lowest-ranked
-    top-k hit of a session that holds several places (while such a hit exists)."""
     top, rest = list(ordered[:k]), list(ordered[k:])
+
+    def session(c: Candidate) -> str | None:
+        return c.record.session if c.record else None
+
     counts: dict[str | None, int] = {}
     for c in top:
-        counts[_session(c)] = counts.get(_session(c), 0) + 1
+        counts[session(c)] = counts.get(session(c), 0) + 1
+    floor = ratio * top[0].score
     seen: set[str | None] = set(counts)
     promote: list[Candidate] = []
     for c in rest:
-        s = _session(c)
-        if s is not None and s not in seen and eligible(c):
+        s = session(c)
+        if s is not None and s not in seen and c.score >= floor:
             seen.add(s)
             promote.append(c)
     for newcomer in promote:
         victim_index = next((i for i in range(len(top) - 1, 0, -1)
-                             if _session(top[i]) is not None and counts[_session(top[i])] > 1),
+                             if session(top[i]) is not None and counts[session(top[i])] > 1),
                             None)  # fmt: skip
         if victim_index is None:
             break
         victim = top.pop(victim_index)
-        counts[_session(victim)] -= 1
-        counts[_session(newcomer)] = 1
+        counts[session(victim)] -= 1
+        counts[session(newcomer)] = 1
         rest.remove(newcomer)
         rest.insert(0, victim)
-        newcomer.notes.append(note)
+        newcomer.notes.append("best hit of a session missing from the top: given a place")
         top.append(newcomer)
     return top + rest
 
