@@ -7,7 +7,7 @@ has an answer just like "why was this recalled?".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from remem.config import CaptureConfig
 from remem.text.clean import strip_wrappers
@@ -37,7 +37,6 @@ class Candidate:
     speaker_id: str | None
     explicit: bool = False
     subject: str | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
