@@ -14,6 +14,7 @@ import httpx
 
 from remem.config import LLMConfig
 from remem.errors import RememError
+from remem.net import post_json
 from remem.text.triggers import CATEGORIES
 
 SYSTEM_PROMPT = """You extract long-term memories from a chat turn.
@@ -50,16 +51,10 @@ class ChatClient:
                                    {"role": "user", "content": user}]}  # fmt: skip
         if json_mode:
             body["response_format"] = {"type": "json_object"}
+        payload = post_json(self._client, self.url, body, LLMError)
         try:
-            response = self._client.post(self.url, json=body)
-        except httpx.HTTPError as exc:
-            raise LLMError(f"{self.url}: {type(exc).__name__}: {exc}") from None
-        if response.status_code != 200:
-            raise LLMError(f"{self.url} answered HTTP {response.status_code}: "
-                           f"{response.text[:200]}")  # fmt: skip
-        try:
-            return str(response.json()["choices"][0]["message"]["content"])
-        except (ValueError, KeyError, IndexError, TypeError):
+            return str(payload["choices"][0]["message"]["content"])
+        except (KeyError, IndexError, TypeError):
             raise LLMError(f"{self.url} answered 200 without a chat completion") from None
 
     def close(self) -> None:

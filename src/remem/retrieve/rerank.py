@@ -25,6 +25,7 @@ import numpy as np
 
 from remem.config import RerankConfig
 from remem.errors import ConfigError, RememError
+from remem.net import post_json
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.cross_encoder import load_cross_encoder
@@ -73,15 +74,8 @@ class HTTPReranker:
         body: dict = {"model": self.model, "query": query, "documents": list(documents)}
         body["top_k" if self.provider == "voyage" else "top_n"] = len(documents)
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        payload = post_json(self._client, self.url, body, RerankError, headers)
         try:
-            response = self._client.post(self.url, json=body, headers=headers)
-        except httpx.HTTPError as exc:
-            raise RerankError(f"{self.url}: {type(exc).__name__}: {exc}") from None
-        if response.status_code != 200:
-            raise RerankError(f"{self.url} answered HTTP {response.status_code}: "
-                              f"{response.text[:200]}")  # fmt: skip
-        try:
-            payload = response.json()
             items = payload["data" if self.provider == "voyage" else "results"]
             scores = [math.nan] * len(documents)
             for item in items:
