@@ -9,7 +9,6 @@ a ``ToolError`` with one sentence the model can act on; results are plain JSON.
 
 from __future__ import annotations
 
-import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -183,13 +182,10 @@ class MemoryTools:
 
     def memory_stats(self, args: StatsArgs) -> dict[str, Any]:
         scopes = self.access.narrow(args.scope)
-        now = time.time()
         current = Filters(kinds=["memory"], scopes=scopes, include_superseded=False)
         by_category: dict[str, int] = {}
         by_scope: dict[str, int] = {}
-        for rec in self.mem.store.iter_records(current):
-            if rec.valid_to is not None and rec.valid_to <= now:
-                continue
+        for rec in self.mem.store.iter_records(current):  # the filter leaves out closed ones
             by_category[rec.category or "other"] = by_category.get(rec.category or "other", 0) + 1
             by_scope[rec.scope] = by_scope.get(rec.scope, 0) + 1
         everything = self.mem.store.count(Filters(kinds=["memory"], scopes=scopes))

@@ -27,7 +27,7 @@ import numpy as np
 
 from remem.conversation.render import escape
 from remem.errors import RememError
-from remem.scopes import Access, resolve
+from remem.scopes import resolve
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
 from remem.text.triggers import has_memory_cue
@@ -184,10 +184,9 @@ def relevant_memories(mem, query: str, scopes: list[str], k: int, *, now: float 
 
 
 def recall_memories(mem, query: str, *, agent: str, session: str | None = None,
-                    user: str | None = None, now: float | None = None,
-                    access: Access | None = None) -> AutoRecall:  # fmt: skip
+                    user: str | None = None, now: float | None = None) -> AutoRecall:  # fmt: skip
     cfg = mem.config.autorecall
-    access = access or resolve(mem.config, agent, session=session, user=user)
+    access = resolve(mem.config, agent, session=session, user=user)
     cleaned = strip_wrappers(query or "")
     out = AutoRecall(query=cleaned)
     if not cfg.enabled:

@@ -99,7 +99,6 @@ def recall_for_turn(mem, turn: Turn) -> TurnRecall:
 def expand(mem, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
     cfg = mem.config.conversation
     records = [h.record for h in hits]
-    seen = {r.id for r in records}
     skip = set(turn.inputs) | set(turn.current_ids)
     window_filters = Filters(exclude_roles=["system"], exclude_ids=sorted(skip) or None,
                              scopes=filters.scopes)  # fmt: skip
@@ -109,7 +108,5 @@ def expand(mem, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
     out: dict[str, Record] = {r.id: r for r in records}
     for rec in anchors:
         for neighbour in around.get(rec.rowid, []):
-            if neighbour.id not in seen:
-                out[neighbour.id] = neighbour
-                seen.add(neighbour.id)
+            out.setdefault(neighbour.id, neighbour)
     return sorted(out.values(), key=lambda r: (r.session or "", r.created_at, r.rowid or 0))

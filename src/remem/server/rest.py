@@ -83,13 +83,12 @@ class Caller:
 
     def scopes(self, mem, requested: Any = None) -> list[str] | None:
         """The scopes a read may use: None = unrestricted (local operator)."""
+        wanted = [requested] if isinstance(requested, str) else requested
         if not self.restricted:
-            return None if requested is None else [requested] if isinstance(requested, str) \
-                else list(requested)  # fmt: skip
+            return None if wanted is None else list(wanted)
         access = self.access(mem)
-        if requested is None:
+        if wanted is None:
             return access.narrow(None)
-        wanted = [requested] if isinstance(requested, str) else list(requested)
         return [s for w in wanted for s in access.narrow(w)]
 
     def check_write(self, mem, scope: str) -> None:
