@@ -648,7 +648,7 @@ def reembed(
                 for other, _dim, _n in mem.store.vector_stats():
                     if other != embedder.model_id:
                         dropped += mem.store.clear_vectors(model_id=other)
-                mem.store.clear_vectors_status_fix(embedder.model_id)
+                mem.store.mark_indexed_with(embedder.model_id)
     result = {"model_id": embedder.model_id, **report, "complete": complete,
               "dropped_old_vectors": dropped}  # fmt: skip
     if as_json:

@@ -31,68 +31,62 @@ class Finding:
 
 def run_doctor(mem, *, fix: bool = False) -> list[Finding]:
     store = mem.store
-    c = store._conn
     out: list[Finding] = []
 
-    with store._lock:
-        result = [r[0] for r in c.execute("PRAGMA integrity_check").fetchall()]
-    ok = result == ["ok"]
-    out.append(Finding("integrity", "ok" if ok else "error",
-                       "PRAGMA integrity_check: ok" if ok else "; ".join(result[:5])
-                       + " (restore from a backup or `remem export` what is readable)"))  # fmt: skip
+    problems = store.integrity_problems()
+    out.append(
+        Finding(
+            "integrity",
+            "error" if problems else "ok",
+            "; ".join(problems[:5]) + " (restore from a backup or `remem export` what is readable)"
+            if problems
+            else "PRAGMA integrity_check: ok",
+        )
+    )
 
     version = store.schema_version()
-    out.append(Finding("schema", "ok" if version == LATEST_VERSION else "error",
-                       f"schema version {version} (this remem: {LATEST_VERSION})"))  # fmt: skip
+    out.append(
+        Finding(
+            "schema",
+            "ok" if version == LATEST_VERSION else "error",
+            f"schema version {version} (this remem: {LATEST_VERSION})",
+        )
+    )
 
-    with store._lock:
-        missing = [
-            r[0]
-            for r in c.execute(
-                "SELECT rowid FROM records WHERE rowid NOT IN (SELECT rowid FROM records_fts)"
-            )
-        ]
-        orphans = [r[0] for r in c.execute(
-            "SELECT rowid FROM records_fts WHERE rowid NOT IN (SELECT rowid FROM records)")]  # fmt: skip
-    finding = Finding("lexical index", "ok" if not (missing or orphans) else "warn",
-                      f"{len(missing)} records without lexical rows, {len(orphans)} orphan rows")  # fmt: skip
+    missing, orphans = store.lexical_row_problems()
+    finding = Finding(
+        "lexical index",
+        "ok" if not (missing or orphans) else "warn",
+        f"{len(missing)} records without lexical rows, {len(orphans)} orphan rows",
+    )
     if fix and (missing or orphans):
-        records = store.get_by_rowids(missing)
-        with store.write() as w:
-            for rowid in orphans:
-                w.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
-            for rowid, rec in records.items():
-                # the same text ingest indexes; skipped records get their empty row back
-                text = "" if rec.index_status == "skipped" else mem.tokenizer.index_string(
-                    lexical_text(rec.kind, rec.speaker_label, rec.shown_text))  # fmt: skip
-                w.execute("INSERT INTO records_fts (rowid, tokens, context) VALUES (?, ?, '')",
-                          (rowid, text))  # fmt: skip
+        # the same text ingest indexes; skipped records get their empty row back
+        tokens = {
+            rowid: ""
+            if rec.index_status == "skipped"
+            else mem.tokenizer.index_string(
+                lexical_text(rec.kind, rec.speaker_label, rec.shown_text)
+            )
+            for rowid, rec in store.get_by_rowids(missing).items()
+        }
+        store.repair_lexical_rows(orphans, tokens)
         finding.fixed = True
     out.append(finding)
 
-    with store._lock:
-        bad_dim = [r[0] for r in c.execute(
-            "SELECT seq FROM vectors WHERE length(vec) != dim * 4")]  # fmt: skip
+    bad_dim = store.malformed_vectors()
     finding = Finding(
         "vector blobs",
         "ok" if not bad_dim else "error",
         f"{len(bad_dim)} vectors whose size does not match their dimension",
     )
     if fix and bad_dim:
-        with store.write() as w:
-            for seq in bad_dim:
-                w.execute("DELETE FROM vectors WHERE seq = ?", (seq,))
-            w.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
+        store.delete_vectors(bad_dim)
         finding.fixed = True
     out.append(finding)
 
     embedder = mem.get_embedder()
     if embedder is not None:
-        with store._lock:
-            stale = [r[0] for r in c.execute(
-                "SELECT r.rowid FROM records r JOIN vectors v ON v.record_rowid = r.rowid "
-                "WHERE v.model_id = ? AND v.created_at < r.updated_at - 1",
-                (embedder.model_id,))]  # fmt: skip
+        stale = store.stale_vectors(embedder.model_id)
         finding = Finding("stale vectors", "ok" if not stale else "warn",
                           f"{len(stale)} records whose text changed after their vector was made")  # fmt: skip
         if fix and stale:

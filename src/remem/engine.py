@@ -9,7 +9,6 @@ embed``) fills the gap later.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import itertools
 import json
 import logging
@@ -31,7 +30,7 @@ from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
-from remem.schemas import RecordIn, parse_time, validate_record, validate_scope
+from remem.schemas import RecordIn, content_hash, parse_time, validate_record, validate_scope
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
 from remem.types import KINDS, ROLES, Filters, Record, SearchResult
@@ -48,10 +47,6 @@ def expected_model_id(cfg) -> str | None:
     if cfg.provider == "openai":
         return f"openai:{cfg.model}" + (f"@{cfg.dimensions}" if cfg.dimensions else "")
     return None
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class Memory:

@@ -6,6 +6,7 @@ Pydantic does the checking; :func:`validate_record` turns its report into one
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from datetime import UTC, datetime
@@ -38,6 +39,11 @@ _FIXES = {
     "k": "use a whole number from 1 to search.max_k",
     "message_kind": f"use one of {', '.join(MESSAGE_KINDS)}",
 }
+
+
+def content_hash(text: str) -> str:
+    """The SHA-256 of a record's text: deduplication and import idempotency compare it."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def parse_time(value: Any) -> float | None:

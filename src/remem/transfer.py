@@ -18,7 +18,7 @@ from typing import IO, Any
 import numpy as np
 
 from remem.errors import ValidationError
-from remem.schemas import RecordIn, validate_record
+from remem.schemas import RecordIn, content_hash, validate_record
 from remem.types import Filters
 
 # Fields the store manages itself; they are exported for the record but not imported.
@@ -108,7 +108,6 @@ def import_records(mem, lines: Iterable[str], *, scope: str | None = None,
                    dry_run: bool = False, unlabelled_vectors: bool = False) -> ImportReport:  # fmt: skip
     """``unlabelled_vectors``: keep vectors that name no model as legacy vectors (the first
     search takes them as its model; see ``remem.index.legacy``) instead of re-embedding."""
-    from remem.engine import content_hash
 
     report = ImportReport()
     valid: list[tuple[int, RecordIn, list[dict]]] = []

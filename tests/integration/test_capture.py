@@ -65,10 +65,14 @@ def test_dedup_exact_normalised_and_fail_open(db_path, monkeypatch, caplog):
         assert cap(mem, "i LIVE in oslo!!").duplicates[0]["existing_id"] == first.id
         assert cap(mem, "I live in Oslo!", user="u2").duplicates  # same scope: one memory
 
-        def broken(*_a, **_k):
-            raise RememError("store busy")
+        lookup = mem.store.current_memories
 
-        monkeypatch.setattr(mem.store, "memory_duplicate", broken)
+        def broken(*args, **kwargs):  # the duplicate lookup fails, supersession still works
+            if "content_hash" in kwargs:
+                raise RememError("store busy")
+            return lookup(*args, **kwargs)
+
+        monkeypatch.setattr(mem.store, "current_memories", broken)
         out = cap(mem, "I like brown cheese.")
         assert len(out.stored) == 1 and any("duplicate check failed" in w for w in out.warnings)
 

@@ -119,8 +119,8 @@ def test_visible_text_is_embedded_searched_and_shown(db_path):
 
 
 def test_schema_4_migration_keeps_records_vectors_and_references(db_path, monkeypatch):
-    monkeypatch.setattr("remem.store.sqlite.MIGRATIONS", migrations.MIGRATIONS[:3])
-    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", 3)
+    monkeypatch.setattr("remem.store.sqlite.connection.MIGRATIONS", migrations.MIGRATIONS[:3])
+    monkeypatch.setattr("remem.store.sqlite.connection.LATEST_VERSION", 3)
     emb = HashEmbedder()
     with Memory(db_path, cfg(), embedder=emb) as mem:
         old_cols = [r[1] for r in mem.store._conn.execute("PRAGMA table_info(records)")]

@@ -6,6 +6,7 @@ import sqlite3
 import pytest
 
 from remem.errors import StoreError, StorePathError
+from remem.retrieve.lexical import lexical_candidates
 from remem.store import migrations
 from remem.store.paths import prepare_db_path
 from remem.store.sqlite import SQLiteStore
@@ -49,9 +50,9 @@ def _file_then_next_migration(db_path, monkeypatch, script: str) -> int:
     store.insert_records([(_fields(1), "text 1")])
     store.close()
     latest = migrations.LATEST_VERSION
-    monkeypatch.setattr("remem.store.sqlite.MIGRATIONS",
+    monkeypatch.setattr("remem.store.sqlite.connection.MIGRATIONS",
                         [*migrations.MIGRATIONS, (latest + 1, "next", script)])  # fmt: skip
-    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", latest + 1)
+    monkeypatch.setattr("remem.store.sqlite.connection.LATEST_VERSION", latest + 1)
     return latest
 
 
@@ -78,8 +79,8 @@ def test_a_migration_adds_to_an_existing_file(db_path, monkeypatch):
 
 def test_a_version_1_file_is_migrated_with_its_data(db_path, monkeypatch):
     # build a file at schema 1 (as the first release wrote it), then open with the current code
-    monkeypatch.setattr("remem.store.sqlite.MIGRATIONS", migrations.MIGRATIONS[:1])
-    monkeypatch.setattr("remem.store.sqlite.LATEST_VERSION", 1)
+    monkeypatch.setattr("remem.store.sqlite.connection.MIGRATIONS", migrations.MIGRATIONS[:1])
+    monkeypatch.setattr("remem.store.sqlite.connection.LATEST_VERSION", 1)
     old = SQLiteStore(db_path)
     old._conn.execute("BEGIN")
     old._conn.execute(
@@ -107,9 +108,10 @@ def test_common_words_are_skipped_only_in_big_stores(db_path):
     store.insert_records(rows)
     everything = store.lexical_search(["common", "rare"], None, 100)
     assert len(everything) == 40  # small store: nothing pruned
-    pruned = store.lexical_search(["common", "rare"], None, 100, max_df=0.5, prune_min_docs=10)
+    options = {"context_weight": 0.0, "max_df": 0.5, "prune_min_docs": 10}
+    pruned = lexical_candidates(store, ["common", "rare"], None, 100, None, **options)
     assert [r for r, _ in pruned] == [8]  # "common" is in every record: skipped
-    only_common = store.lexical_search(["common"], None, 100, max_df=0.5, prune_min_docs=10)
+    only_common = lexical_candidates(store, ["common"], None, 100, None, **options)
     assert len(only_common) == 40  # all tokens common: the rarest is kept
 
 

@@ -1,4 +1,4 @@
-from remem.store.sqlite import fts_match_expression
+from remem.store.sqlite.lexical import fts_match_expression
 from remem.text import Tokenizer, normalize_text, to_simplified
 
 

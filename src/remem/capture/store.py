@@ -21,6 +21,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from remem.errors import RememError
+from remem.schemas import content_hash
 from remem.scopes import Access
 from remem.text.normalize import to_simplified
 from remem.text.triggers import subject_key
@@ -50,11 +51,13 @@ class StoreOutcome:
 
 
 def find_duplicate(mem, text: str, scope: str, now: float) -> tuple[Record, str] | None:
-    from remem.engine import content_hash
-
-    found = mem.store.memory_duplicate(scope, content_hash(text), norm_hash(text), now)
-    if found is not None:
-        return found
+    store = mem.store
+    exact = store.current_memories(scope, now, content_hash=content_hash(text), limit=1)
+    if exact:
+        return exact[0], "exact"
+    similar = store.current_memories(scope, now, metadata_equals=("norm", norm_hash(text)), limit=1)
+    if similar:
+        return similar[0], "normalised"
     threshold = mem.config.capture.dedup_similarity
     result = mem.search(text, k=1, filters=Filters(kinds=["memory"], scopes=[scope],
                                                    include_superseded=False),
@@ -108,7 +111,9 @@ def store_memory(
         meta["said_by"] = "assistant"  # never a fact the user stated
     older = []
     if subject and mem.config.capture.supersede:
-        older = mem.store.current_with_subject(scope, subject, speaker_id, now)
+        older = mem.store.current_memories(
+            scope, now, metadata_equals=("subject", subject), speaker_id=speaker_id
+        )
         if older:
             meta["supersedes"] = [r.id for r in older]
     record = mem.add(text, scope=scope, category=category, importance=importance, role=role,

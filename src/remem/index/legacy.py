@@ -20,7 +20,7 @@ import sqlite3
 import threading
 
 from remem.errors import RememError
-from remem.store.sqlite import VectorRows
+from remem.store.base import VectorRows
 
 log = logging.getLogger("remem.index")
 

@@ -29,6 +29,7 @@ from remem.retrieve import scoring
 from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
+from remem.retrieve.lexical import lexical_candidates
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
 from remem.text.timeexpr import find_time_window
@@ -129,11 +130,16 @@ class Searcher:
 
         lexical: list[tuple[int, float]] = []
         if "lexical" in channels:
-            lexical = self.store.lexical_search(
-                self.tokenizer.query_tokens(query), filters, pool, now,
-                context_weight=cfg.search.context_weight, max_df=cfg.search.lexical_max_df,
+            lexical = lexical_candidates(
+                self.store,
+                self.tokenizer.query_tokens(query),
+                filters,
+                pool,
+                now,
+                context_weight=cfg.search.context_weight,
+                max_df=cfg.search.lexical_max_df,
                 prune_min_docs=cfg.search.lexical_prune_min_docs,
-            )  # fmt: skip
+            )
         t1 = time.perf_counter()
 
         vector: list[tuple[int, float]] = []

@@ -1,4 +1,5 @@
-"""Storage backends. SQLite is the embedded default and the source of truth."""
+"""Storage backends behind one protocol. SQLite is the embedded default and the source of
+truth; ``InMemoryStore`` is the reference implementation the conformance tests share."""
 
 from remem.store.base import Store
 from remem.store.sqlite import SQLiteStore

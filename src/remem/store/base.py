@@ -1,26 +1,66 @@
-"""The Store protocol every backend implements (SQLite now; PostgreSQL behind the same one)."""
+"""The Store protocol: everything the engine, the features and the indexes ask of a backend.
+
+A backend keeps records (messages and memories), sessions, the lexical index, vectors by
+model and a small key/value meta table, and makes every write one transaction. The SQLite
+store is the embedded default; ``InMemoryStore`` is the reference a second backend is checked
+against (``tests/store`` runs one conformance suite over every backend). Retrieval and capture
+heuristics live in their features, not here: a store answers plain questions.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from remem.types import Filters, Record
 
+# (record fields, lexical tokens) or (record fields, lexical tokens, context tokens)
+RecordRow = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, str]
+OnConflict = Literal["error", "skip"]
+# (rowid, kind, scope, session, role, created_at, platform, category, valid_to)
+IndexMetaRow = tuple[Any, ...]
+# (model_id, provider, model, float32 bytes)
+StoredVector = tuple[str, str, str, bytes]
 
-class Store(Protocol):
-    path: Path
+
+class _Any:
+    """The "match any value" marker for optional equality filters (None is a real value)."""
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY: Any = _Any()
+
+
+@dataclass(slots=True)
+class VectorRows:
+    """Vectors of one model read from the store, for building an in-memory index."""
+
+    rowids: np.ndarray  # int64, record rowids
+    matrix: np.ndarray  # float32 (n, dim)
+    max_seq: int
+
+
+@runtime_checkable
+class RecordStore(Protocol):
+    """Records: insert, read by id / rowid / filters, update, delete."""
 
     def insert_records(
-        self, rows: Sequence[tuple[dict[str, Any], str]], *, on_conflict: str = "error"
+        self, rows: Sequence[RecordRow], *, on_conflict: OnConflict = "error"
     ) -> list[int | None]: ...
     def get(self, record_id: str) -> Record | None: ...
     def get_by_rowids(
         self, rowids: Iterable[int], filters: Filters | None = None, now: float | None = None
     ) -> dict[int, Record]: ...
+    def rowids_for_ids(self, ids: Sequence[str]) -> list[int]: ...
+    def ids_with_prefix(self, prefix: str, limit: int = 20) -> list[str]: ...
+    def ids_where(self, filters: Filters | None) -> list[str]: ...
+    def existing_hashes(self, hashes: Sequence[str]) -> set[str]: ...
     def list_records(
         self,
         filters: Filters | None = None,
@@ -29,11 +69,82 @@ class Store(Protocol):
         offset: int = 0,
         newest_first: bool = True,
     ) -> list[Record]: ...
+    def iter_records(
+        self, filters: Filters | None = None, batch: int = 1000, after: int = 0
+    ) -> Iterator[Record]: ...
     def count(self, filters: Filters | None = None) -> int: ...
+    def current_memories(
+        self,
+        scope: str,
+        now: float,
+        *,
+        content_hash: str | None = None,
+        metadata_equals: tuple[str, str] | None = None,
+        speaker_id: str | None = ANY,
+        limit: int | None = None,
+    ) -> list[Record]: ...
+    def find_message(self, session: str, created_at: float) -> Record | None: ...
+    def previous_texts(self, session: str, before: float, limit: int) -> list[Record]: ...
+    def neighbours(
+        self,
+        records: Sequence[Record],
+        before: int,
+        after: int,
+        filters: Filters | None = None,
+        now: float | None = None,
+        *,
+        context: bool = False,
+    ) -> dict[int, list[Record]]: ...
+    def update_text(
+        self,
+        rowid: int,
+        text: str,
+        content_hash: str,
+        tokens: str,
+        *,
+        visible_text: str | None = None,
+    ) -> None: ...
+    def set_validity(
+        self, rowid: int, valid_to: float | None, metadata: dict[str, Any]
+    ) -> None: ...
+    def record_access(self, items: Sequence[tuple[int, int, float]]) -> None: ...
+    def mark_index_status(
+        self, rowids: Sequence[int], status: str, error: str | None = None
+    ) -> None: ...
     def delete(self, record_ids: Sequence[str]) -> int: ...
+    def delete_session_after(self, session: str, after: float) -> list[str]: ...
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Session facts: origin platform, parent, and the effective (root's) platform."""
+
+    def set_session(
+        self, session: str, origin_platform: str | None = None, parent: str | None = None
+    ) -> None: ...
+    def session_info(self, session: str) -> dict[str, Any] | None: ...
+    def sessions_on_platform(self, platform: str) -> list[str]: ...
+
+
+@runtime_checkable
+class LexicalStore(Protocol):
+    """BM25 over each record's tokens (and, weighted, the turns before a message)."""
+
     def lexical_search(
-        self, match: str, filters: Filters | None, limit: int, now: float | None = None
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        limit: int,
+        now: float | None = None,
+        context_weight: float = 0.0,
     ) -> list[tuple[int, float]]: ...
+    def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]: ...
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """Vectors by model id; an index catches up through ``index_delta``."""
+
     def put_vectors(
         self,
         model_id: str,
@@ -43,16 +154,56 @@ class Store(Protocol):
         *,
         mark_indexed: bool = True,
     ) -> int: ...
-    def mark_index_status(
-        self, rowids: Sequence[int], status: str, error: str | None = None
-    ) -> None: ...
+    def vectors_of(self, rowids: Sequence[int]) -> dict[int, list[StoredVector]]: ...
+    def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int: ...
+    def mark_indexed_with(self, model_id: str) -> None: ...
     def records_missing_vectors(
         self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
     ) -> list[Record]: ...
-    def set_session(self, session: str, origin_platform: str | None = None,
-                    parent: str | None = None) -> None: ...  # fmt: skip
-    def session_info(self, session: str) -> dict[str, Any] | None: ...
-    def sessions_on_platform(self, platform: str) -> list[str]: ...
+    def count_missing_vectors(self, model_id: str) -> int: ...
+    def vector_stats(self) -> list[tuple[str, int, int]]: ...
+    def vector_count(self, model_id: str) -> int: ...
+    def has_legacy_vectors(self) -> bool: ...
+    def legacy_vector_dims(self) -> set[int]: ...
+    def adopt_legacy_vectors(
+        self, model_id: str, provider: str, model: str, dim: int | None = None
+    ) -> int: ...
+    def load_vectors(self, model_id: str, dim: int, after_seq: int = 0) -> VectorRows: ...
+    def index_delta(
+        self, model_id: str, dim: int, after_seq: int, after_rev: int
+    ) -> tuple[VectorRows, list[IndexMetaRow], int, int]: ...
+
+
+@runtime_checkable
+class MetaStore(Protocol):
+    """A small namespaced key/value table (markers, counters) kept with the data."""
+
+    def meta_get(self, namespace: str, key: str) -> str | None: ...
+    def meta_set(self, namespace: str, key: str, value: str | None) -> None: ...
+    def meta_add(self, namespace: str, key: str, amount: int) -> int: ...
+
+
+@runtime_checkable
+class MaintainedStore(Protocol):
+    """What `remem doctor` checks and repairs."""
+
+    def integrity_problems(self) -> list[str]: ...
+    def lexical_row_problems(self) -> tuple[list[int], list[int]]: ...
+    def repair_lexical_rows(self, orphans: Sequence[int], tokens: Mapping[int, str]) -> None: ...
+    def malformed_vectors(self) -> list[int]: ...
+    def delete_vectors(self, seqs: Sequence[int]) -> None: ...
+    def stale_vectors(self, model_id: str) -> list[int]: ...
+
+
+@runtime_checkable
+class Store(
+    RecordStore, SessionStore, LexicalStore, VectorStore, MetaStore, MaintainedStore, Protocol
+):
+    """A whole backend. ``path`` is the database file (None for a server or in memory)."""
+
+    @property
+    def path(self) -> Path | None: ...
     def change_token(self) -> tuple[int, int]: ...
+    def schema_version(self) -> int: ...
     def stats(self) -> dict[str, Any]: ...
     def close(self) -> None: ...

@@ -1,0 +1,228 @@
+"""The SQLite file: opening, migrating, transactions, the meta table and statistics.
+
+One file, WAL mode, ``synchronous=FULL`` (a committed write survives power loss), a busy
+timeout so several processes can share the file. Every write is one ``BEGIN IMMEDIATE``
+transaction: either all of it lands or none of it does.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from remem.errors import StoreError
+from remem.store.migrations import LATEST_VERSION, MIGRATIONS
+from remem.store.paths import prepare_db_path
+
+
+class SQLiteConnection:
+    """The connection every part of the SQLite store shares (one lock guards it)."""
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000) -> None:
+        self._path = prepare_db_path(path)
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(
+                str(self._path),
+                timeout=busy_timeout_ms / 1000,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+                check_same_thread=False,  # guarded by self._lock
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open database {str(self._path)!r}: {exc}") from None
+        self.local_writes = 0  # bumped on every commit of this connection
+        try:
+            self._configure(busy_timeout_ms)
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise StoreError(
+                f"cannot use {str(self._path)!r} as a remem database: {exc}; is it another "
+                "program's file? choose another --db path"
+            ) from None
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def _configure(self, busy_timeout_ms: int) -> None:
+        c = self._conn
+        c.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        mode = c.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(
+                f"{str(self._path)!r} cannot use WAL journaling (got {mode!r}); put the "
+                "database on a local file system"
+            )
+        c.execute("PRAGMA synchronous = FULL")
+        c.execute("PRAGMA foreign_keys = ON")
+
+    def _migrate(self) -> None:
+        # foreign_keys can only change outside a transaction; a table rebuild needs it off
+        self._conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with self.write() as c:
+                version = c.execute("PRAGMA user_version").fetchone()[0]
+                if version > LATEST_VERSION:
+                    raise StoreError(
+                        f"{str(self._path)!r} has schema version {version}, newer than this "
+                        f"remem understands ({LATEST_VERSION}); upgrade remem"
+                    )
+                for number, _title, script in MIGRATIONS:
+                    if number <= version:
+                        continue
+                    for statement in split_sql(script):
+                        c.execute(statement)
+                    c.execute(f"PRAGMA user_version = {number}")
+                broken = c.execute("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise StoreError(
+                        f"migrating {str(self._path)!r} left {len(broken)} broken references; "
+                        "nothing was changed (run `remem doctor`)"
+                    )
+        finally:
+            self._conn.execute("PRAGMA foreign_keys = ON")
+
+    def schema_version(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock, suppress(sqlite3.Error):
+            self._conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction; rolled back entirely if the body raises."""
+        with self._lock:
+            c = self._conn
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                yield c
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            else:
+                c.execute("COMMIT")
+                self.local_writes += 1
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several SELECTs."""
+        with self._lock:
+            c = self._conn
+            c.execute("BEGIN")
+            try:
+                yield c
+            finally:
+                c.execute("COMMIT")
+
+    def query(self, sql: str, params: Any = ()) -> list[Any]:
+        """All rows of one SELECT."""
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def query_one(self, sql: str, params: Any = ()) -> Any:
+        """The first row of one SELECT (None when there is none)."""
+        with self._lock:
+            return self._conn.execute(sql, params).fetchone()
+
+    def change_token(self) -> tuple[int, int]:
+        """Changes whenever this or another process commits a write."""
+        with self._lock:
+            data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            return data_version, self.local_writes
+
+    @staticmethod
+    def _bump_rev(c: sqlite3.Connection) -> int:
+        c.execute("UPDATE counters SET value = value + 1 WHERE name = 'rev'")
+        return int(c.execute("SELECT value FROM counters WHERE name = 'rev'").fetchone()[0])
+
+    # ---------------------------------------------------------------- meta
+    def meta_get(self, namespace: str, key: str) -> str | None:
+        row = self.query_one(
+            "SELECT value FROM meta WHERE namespace = ? AND key = ?", (namespace, key)
+        )
+        return row[0] if row else None
+
+    def meta_set(self, namespace: str, key: str, value: str | None) -> None:
+        with self.write() as c:
+            if value is None:
+                c.execute("DELETE FROM meta WHERE namespace = ? AND key = ?", (namespace, key))
+            else:
+                c.execute(
+                    "INSERT INTO meta (namespace, key, value) VALUES (?, ?, ?) "
+                    "ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value",
+                    (namespace, key, value),
+                )
+
+    def meta_add(self, namespace: str, key: str, amount: int) -> int:
+        """Add to an integer counter kept in the meta table; returns the new value."""
+        with self.write() as c:
+            c.execute(
+                "INSERT INTO meta (namespace, key, value) VALUES (?, ?, ?) "
+                "ON CONFLICT (namespace, key) DO UPDATE SET value = CAST(value AS INTEGER) + ?",
+                (namespace, key, str(amount), amount),
+            )
+            row = c.execute(
+                "SELECT value FROM meta WHERE namespace = ? AND key = ?", (namespace, key)
+            ).fetchone()
+            return int(row[0])
+
+    # ---------------------------------------------------------------- stats
+    def stats(self) -> dict[str, Any]:
+        with self.read() as c:
+
+            def group(column: str) -> dict[str, int]:
+                return {
+                    (k if k is not None else "(none)"): n
+                    for k, n in c.execute(
+                        f"SELECT {column}, count(*) FROM records GROUP BY {column} "
+                        "ORDER BY count(*) DESC"
+                    )
+                }
+
+            dropped = c.execute(
+                "SELECT value FROM meta WHERE namespace = 'indexing' AND key = 'dropped'"
+            ).fetchone()
+            data: dict[str, Any] = {
+                "records": c.execute("SELECT count(*) FROM records").fetchone()[0],
+                "by_kind": group("kind"),
+                "by_scope": group("scope"),
+                "by_role": group("role"),
+                "by_category": group("category"),
+                "index_status": group("index_status"),
+                "vectors": [
+                    {"model_id": m, "dim": d, "count": n}
+                    for m, d, n in c.execute(
+                        "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim"
+                    )
+                ],
+                "index_errors": c.execute(
+                    "SELECT count(*) FROM records WHERE index_error IS NOT NULL "
+                    "AND index_status != 'skipped'"
+                ).fetchone()[0],
+                "queue_dropped_total": int(dropped[0]) if dropped else 0,
+                "sessions": c.execute(
+                    "SELECT count(DISTINCT session) FROM records WHERE session IS NOT NULL"
+                ).fetchone()[0],
+                "schema_version": c.execute("PRAGMA user_version").fetchone()[0],
+            }
+        data["file_bytes"] = sum(
+            p.stat().st_size
+            for p in (Path(str(self._path) + suffix) for suffix in ("", "-wal", "-shm"))
+            if p.exists()
+        )
+        data["path"] = str(self._path)
+        return data
+
+
+def split_sql(script: str) -> list[str]:
+    """Split a migration script into statements: drop ``--`` comment lines, then split on
+    semicolons (our migrations keep semicolons out of string literals)."""
+    lines = [line for line in script.splitlines() if not line.strip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

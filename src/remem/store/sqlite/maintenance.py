@@ -1,0 +1,53 @@
+"""What `remem doctor` asks of the SQLite file: integrity, index rows, malformed vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from remem.store.sqlite.connection import SQLiteConnection
+
+
+class MaintenanceMixin(SQLiteConnection):
+    def integrity_problems(self) -> list[str]:
+        """What ``PRAGMA integrity_check`` reports (empty when the file is sound)."""
+        result = [r[0] for r in self.query("PRAGMA integrity_check")]
+        return [] if result == ["ok"] else result
+
+    def lexical_row_problems(self) -> tuple[list[int], list[int]]:
+        """(records without a lexical row, lexical rows without a record), as rowids."""
+        missing = self.query(
+            "SELECT rowid FROM records WHERE rowid NOT IN (SELECT rowid FROM records_fts)"
+        )
+        orphans = self.query(
+            "SELECT rowid FROM records_fts WHERE rowid NOT IN (SELECT rowid FROM records)"
+        )
+        return [r[0] for r in missing], [r[0] for r in orphans]
+
+    def repair_lexical_rows(self, orphans: Sequence[int], tokens: Mapping[int, str]) -> None:
+        """Drop orphan lexical rows and write the given records' tokens (no context)."""
+        with self.write() as c:
+            for rowid in orphans:
+                c.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
+            for rowid, text in tokens.items():
+                c.execute(
+                    "INSERT INTO records_fts (rowid, tokens, context) VALUES (?, ?, '')",
+                    (rowid, text),
+                )
+
+    def malformed_vectors(self) -> list[int]:
+        """Sequence numbers of vectors whose blob does not hold ``dim`` float32 values."""
+        return [r[0] for r in self.query("SELECT seq FROM vectors WHERE length(vec) != dim * 4")]
+
+    def delete_vectors(self, seqs: Sequence[int]) -> None:
+        with self.write() as c:
+            c.executemany("DELETE FROM vectors WHERE seq = ?", [(s,) for s in seqs])
+            c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
+
+    def stale_vectors(self, model_id: str) -> list[int]:
+        """Rowids of records whose text changed after their ``model_id`` vector was made."""
+        rows = self.query(
+            "SELECT r.rowid FROM records r JOIN vectors v ON v.record_rowid = r.rowid "
+            "WHERE v.model_id = ? AND v.created_at < r.updated_at - 1",
+            (model_id,),
+        )
+        return [r[0] for r in rows]
