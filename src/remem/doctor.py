@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from remem.engine import lexical_text
+from remem.conversation.ingest import lexical_text
 from remem.store.migrations import LATEST_VERSION
 
 

@@ -9,44 +9,32 @@ embed``) fills the gap later.
 from __future__ import annotations
 
 import asyncio
-import itertools
-import json
+import functools
 import logging
-import threading
 import time
-import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from remem.capture.autorecall import InjectionLog
 from remem.config import Config
-from remem.conversation.ingest import index_reason
-from remem.conversation.queue import IndexQueue
-from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
-from remem.embed.factory import make_embedder
-from remem.errors import NotFoundError, RememError, ValidationError
+from remem.conversation.indexing import Indexer, Progress
+from remem.conversation.ingest import RecordWriter
+from remem.embed.base import Embedder
+from remem.errors import RememError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
-from remem.schemas import RecordIn, content_hash, parse_time, validate_record, validate_scope
+from remem.schemas import RecordIn, make_filters, parse_time
+from remem.store.base import OnConflict, Store
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
-from remem.types import KINDS, ROLES, Filters, Record, SearchResult
+from remem.types import Filters, Record, SearchResult
 
 log = logging.getLogger("remem")
 
-Progress = Callable[[int], None]
-
-
-def expected_model_id(cfg) -> str | None:
-    """The model id the configured embedder will report, without loading it."""
-    if cfg.provider == "local":
-        return f"local:{cfg.model}"
-    if cfg.provider == "openai":
-        return f"openai:{cfg.model}" + (f"@{cfg.dimensions}" if cfg.dimensions else "")
-    return None
+__all__ = ["AsyncMemory", "Memory", "make_filters"]
 
 
 class Memory:
@@ -63,62 +51,29 @@ class Memory:
         config: Config | None = None,
         *,
         embedder: Embedder | None = None,
+        store: Store | None = None,
     ) -> None:
         self.config = config or Config.load()
-        db_path = path if path is not None else self.config.store.resolved_path()
-        self.store = SQLiteStore(db_path, busy_timeout_ms=self.config.store.busy_timeout_ms)
+        if store is None:
+            db_path = path if path is not None else self.config.store.resolved_path()
+            store = SQLiteStore(db_path, busy_timeout_ms=self.config.store.busy_timeout_ms)
+        self.store: Store = store
         self.tokenizer = Tokenizer.from_config(self.config.text)
-        if embedder is None:
-            self._follow_model_switch()
-        self._embedder: Embedder | None = embedder
-        self._embedder_loaded = embedder is not None
-        self._embedder_lock = threading.RLock()
-        self._queue: IndexQueue | None = None
+        self.indexer = Indexer(self.store, self.config, embedder)
+        self.writer = RecordWriter(self.store, self.tokenizer, self.config, self.indexer)
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
-        self.access = AccessRecorder(self.store, self.config.scoring.access_debounce_s)
+        self.access_counts = AccessRecorder(self.store, self.config.scoring.access_debounce_s)
         self.injections = InjectionLog()  # auto-recall's cross-turn dedup, per session
         self._neutral: dict[str, Any] = {}
 
-    def _follow_model_switch(self) -> None:
-        """Cut over after `remem reembed`: when the store records a completed switch to another
-        bundled model and embed.model was not set explicitly, use the switched-to model. Then
-        report, once, a configured model that has no vectors while others do."""
-        cfg = self.config.embed
-        active = self.store.meta_get("embed", "active-model")
-        if (
-            active
-            and active.startswith("local:")
-            and cfg.provider == "local"
-            and self.config.source_of("embed.model") == "default"
-            and active != f"local:{cfg.model}"
-        ):
-            cfg.model = active.split(":", 1)[1]
-            log.info("using %s: the store was switched to it with `remem reembed`", active)
-        expected = expected_model_id(cfg)
-        if expected is None:
-            return
-        stats = self.store.vector_stats()
-        if stats and all(model != expected for model, _dim, _n in stats):
-            others = ", ".join(f"{m} ({n})" for m, _d, n in stats)
-            log.warning(
-                "this store's vectors were made by %s, not the configured %s: vector search "
-                "finds nothing until `remem reembed --model %s` (or set embed.model back)",
-                others, expected, cfg.model,
-            )  # fmt: skip
-
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        if self._queue is not None:
-            # Whatever is still queued after the timeout stays pending for `remem embed`.
-            self._queue.close(drain=True, timeout=self.config.indexing.drain_timeout_s)
+        self.indexer.close()
         try:
-            self.access.flush()
+            self.access_counts.flush()
         except RememError as exc:  # never lose the close over access statistics
             log.warning("could not write access counts: %s", exc)
         self.store.close()
-        closer = getattr(self._embedder, "close", None)
-        if callable(closer):
-            closer()
 
     def __enter__(self) -> Memory:
         return self
@@ -127,46 +82,15 @@ class Memory:
         self.close()
 
     @property
-    def path(self) -> Path:
+    def path(self) -> Path | None:
+        """The database file (None for a store that has none)."""
         return self.store.path
 
     def get_embedder(self) -> Embedder | None:
         """The configured embedder, loaded on first use (listing never loads a model)."""
-        if not self._embedder_loaded:
-            with self._embedder_lock:
-                if not self._embedder_loaded:
-                    self._embedder = make_embedder(self.config.embed)
-                    self._embedder_loaded = True
-        return self._embedder
+        return self.indexer.get_embedder()
 
     # ------------------------------------------------------------------ writes
-    def _prepare(self, item: RecordIn) -> tuple[dict[str, Any], str]:
-        fields = item.model_dump()
-        try:
-            json.dumps(fields["metadata"])
-        except (TypeError, ValueError):
-            raise ValidationError(
-                "metadata", fields["metadata"], "use JSON-serialisable values only"
-            ) from None
-        fields["id"] = item.id or uuid.uuid4().hex
-        now = time.time()
-        if fields["created_at"] is None:
-            fields["created_at"] = now
-        if item.kind == "memory" and fields["valid_from"] is None:
-            fields["valid_from"] = fields["created_at"]
-        fields["content_hash"] = content_hash(item.text)
-        reason = index_reason(item)
-        if reason is not None:
-            # Stored for context, never a hit: no lexical tokens, no vector.
-            fields["index_status"] = "skipped"
-            fields["index_error"] = f"not indexed: {reason}"
-            return fields, ""
-        fields["index_status"] = "pending"
-        tokens = self.tokenizer.index_string(
-            lexical_text(item.kind, item.speaker_label, item.visible_text or item.text)
-        )
-        return fields, tokens
-
     def ingest(
         self, message: dict[str, Any] | RecordIn, *, embed: bool = True, wait: bool | None = None
     ) -> Record:
@@ -177,14 +101,14 @@ class Memory:
         its vector lands); ``sync`` or ``wait=True`` embeds before returning. ``embed=False``
         leaves it for ``embed_pending`` / ``remem embed``.
         """
-        return self._store_all([message], embed=embed, wait=wait, numbered=False)[0]
+        return self.writer.store_all([message], embed=embed, wait=wait, numbered=False)[0]
 
     def add(
         self, text: str, *, embed: bool = True, wait: bool | None = None, **fields: Any
     ) -> Record:
         """Store one curated memory (a fact, preference, decision or entity)."""
         data = {"text": text, **fields, "kind": "memory"}
-        return self._store_all([data], embed=embed, wait=wait, numbered=False)[0]
+        return self.writer.store_all([data], embed=embed, wait=wait, numbered=False)[0]
 
     def ingest_many(
         self,
@@ -192,7 +116,7 @@ class Memory:
         *,
         embed: bool = True,
         wait: bool | None = None,
-        on_conflict: str = "error",
+        on_conflict: OnConflict = "error",
         progress: Progress | None = None,
     ) -> list[Record]:
         """Validate all, commit all in one transaction, then embed in batches (now with
@@ -200,215 +124,31 @@ class Memory:
 
         A bad item raises ValidationError naming its position and field; nothing is written.
         """
-        return self._store_all(
+        return self.writer.store_all(
             items, embed=embed, wait=wait, on_conflict=on_conflict, progress=progress
         )
 
-    def _store_all(
-        self,
-        items: Iterable[dict[str, Any] | RecordIn],
-        *,
-        embed: bool,
-        wait: bool | None = None,
-        on_conflict: str = "error",
-        progress: Progress | None = None,
-        numbered: bool = True,
-    ) -> list[Record]:
-        prepared: list[tuple[dict[str, Any], str]] = []
-        for position, item in enumerate(items):
-            try:
-                prepared.append(self._prepare(validate_record(item)))
-            except ValidationError as exc:
-                if not numbered:
-                    raise
-                raise ValidationError(
-                    f"item {position + 1}: {exc.field}", exc.value, exc.fix
-                ) from None
-        if not prepared:
-            return []
-        rows = self._with_context(prepared)
-        rowids = self.store.insert_records(rows, on_conflict=on_conflict)
-        stored = [
-            (rowid, fields)
-            for rowid, (fields, _tokens) in zip(rowids, prepared, strict=True)
-            if rowid is not None
-        ]
-        records = list(self.store.get_by_rowids([r for r, _ in stored]).values())
-        records.sort(key=lambda r: r.rowid or 0)
-        if wait is None:
-            wait = self.config.indexing.mode == "sync"
-        skipped = [r for r in records if r.index_status == "skipped"]
-        records = [r for r in records if r.index_status != "skipped"]
-        if embed and records and wait:
-            self._embed_records(records, progress=progress)
-            fresh = self.store.get_by_rowids([r.rowid for r in records if r.rowid])
-            records = [fresh.get(r.rowid, r) for r in records]
-        else:
-            if embed and records:
-                self.queue.submit([r.rowid for r in records if r.rowid is not None])
-            if progress:
-                progress(len(records))
-        return sorted(records + skipped, key=lambda r: r.rowid or 0)
-
-    # ------------------------------------------------------------------ indexing queue
-    @property
-    def queue(self) -> IndexQueue:
-        """The background indexing queue (started on first use)."""
-        if self._queue is None:
-            with self._embedder_lock:
-                if self._queue is None:
-                    cfg = self.config.indexing
-                    self._queue = IndexQueue(
-                        self._embed_rowids, concurrency=cfg.concurrency,
-                        max_queue=cfg.max_queue, batch_size=cfg.batch_size,
-                        on_drop=self._count_dropped,
-                    )  # fmt: skip
-        return self._queue
-
-    def _count_dropped(self, n: int) -> None:
-        # Kept in the file so `remem stats` in another process still sees it.
-        try:
-            self.store.meta_add("indexing", "dropped", n)
-        except RememError as exc:
-            log.warning("could not record dropped queue items: %s", exc)
-
-    def _embed_rowids(self, rowids: Sequence[int]) -> tuple[int, int]:
-        # Records deleted since they were queued simply are not there any more.
-        records = sorted(self.store.get_by_rowids(rowids).values(), key=lambda r: r.rowid or 0)
-        if not records:
-            return 0, 0
-        return self._embed_records(records)
-
+    # ------------------------------------------------------------------ indexing
     def wait_indexed(self, timeout: float | None = None) -> bool:
         """Block until the background queue has embedded everything handed to it."""
-        return True if self._queue is None else self._queue.wait_idle(timeout)
-
-    def _with_context(
-        self, prepared: list[tuple[dict[str, Any], str]]
-    ) -> list[tuple[dict[str, Any], str, str]]:
-        """Add each message's context tokens: the lexical text of the ``text.context_turns``
-        turns before it in its session (from this batch, else from the store)."""
-        n = self.config.text.context_turns
-        if n <= 0:
-            return [(f, t, "") for f, t in prepared]
-        by_session: dict[str, list[dict[str, Any]]] = {}
-        for fields, _ in prepared:
-            if (fields["kind"] == "message" and fields.get("session")
-                    and fields["index_status"] != "skipped"):  # fmt: skip
-                by_session.setdefault(fields["session"], []).append(fields)
-        context: dict[int, str] = {}
-        for session, items in by_session.items():
-            items.sort(key=lambda f: f["created_at"])
-            earlier = [
-                lexical_text("message", r.speaker_label, r.shown_text)
-                for r in self.store.previous_texts(session, items[0]["created_at"], n)
-            ]
-            for fields in items:
-                context[id(fields)] = self.tokenizer.index_string(" ".join(earlier[-n:]))
-                earlier.append(lexical_text("message", fields.get("speaker_label"),
-                                               fields.get("visible_text") or fields["text"]))  # fmt: skip
-        return [(f, t, context.get(id(f), "")) for f, t in prepared]
+        return self.indexer.wait_indexed(timeout)
 
     def embed_records(
         self, records: Sequence[Record], *, progress: Progress | None = None
     ) -> tuple[int, int]:
         """Embed these records now and store their vectors; returns (embedded, failed)."""
-        return self._embed_records(records, progress=progress)
-
-    def _embed_records(
-        self, records: Sequence[Record], *, progress: Progress | None = None
-    ) -> tuple[int, int]:
-        """Embed and store vectors; returns (embedded, failed). Failures leave records
-        pending with the error noted, for ``embed_pending`` to retry."""
-        try:
-            embedder = self.get_embedder()
-        except RememError as exc:
-            self.store.mark_index_status([r.rowid for r in records if r.rowid], "pending", str(exc))
-            log.warning(
-                "embedding model unavailable (%s); %d records left pending", exc, len(records)
-            )
-            return 0, len(records)
-        if embedder is None:
-            if progress:
-                progress(len(records))
-            return 0, 0
-        cfg = self.config.embed
-        max_chars = chunk_limit(embedder, cfg)
-        done = failed = 0
-        for start in range(0, len(records), cfg.batch_size):
-            batch = records[start : start + cfg.batch_size]
-            texts = [r.embed_text(cfg.with_speaker) for r in batch]
-            rowids = [r.rowid for r in batch if r.rowid is not None]
-            try:
-                vectors = embed_with_chunks(
-                    embedder,
-                    texts,
-                    is_query=False,
-                    max_chars=max_chars,
-                    overlap=cfg.chunk_overlap,
-                    batch_size=cfg.batch_size,
-                )
-            except RememError as exc:
-                # Never-embedded records stay pending (backfill retries them); records that
-                # already have a vector (a rewrite) keep it and say the refresh failed.
-                fresh = [r.rowid for r in batch if r.rowid and r.index_status != "indexed"]
-                stale = [r.rowid for r in batch if r.rowid and r.index_status == "indexed"]
-                self.store.mark_index_status(fresh, "pending", str(exc))
-                self.store.mark_index_status(
-                    stale, "indexed", f"re-embedding failed, previous vector kept: {exc}"
-                )
-                log.warning("embedding failed (%s); %d records left pending, %d keep their "
-                            "previous vector", exc, len(fresh), len(stale))  # fmt: skip
-                failed += len(batch)
-            else:
-                self.store.put_vectors(
-                    embedder.model_id,
-                    embedder.provider,
-                    embedder.model,
-                    list(zip(rowids, vectors, strict=True)),
-                )
-                done += len(batch)
-            if progress:
-                progress(len(batch))
-        return done, failed
+        return self.indexer.embed_records(records, progress=progress)
 
     def embed_pending(
-        self, *, batch_size: int | None = None, progress: Progress | None = None,
+        self,
+        *,
+        batch_size: int | None = None,
+        progress: Progress | None = None,
         force: bool = False,
-    ) -> dict[str, int]:  # fmt: skip
+    ) -> dict[str, int]:
         """Embed every record that has no vector for the configured model (backfill); with
-        ``force``, re-embed every record.
-
-        Resumable: work is committed batch by batch, and a rerun picks up where it stopped
-        (for ``force``, the last finished record is kept in the store until the run ends).
-        """
-        embedder = self.get_embedder()
-        if embedder is None:
-            return {"embedded": 0, "failed": 0, "remaining": 0}
-        size = batch_size or self.config.embed.batch_size
-        marker = f"force:{embedder.model_id}"
-        after = int(self.store.meta_get("embed", marker) or 0) if force else 0
-        embedded = failed = 0
-        while True:
-            if force:
-                batch = list(itertools.islice(self.store.iter_records(batch=size, after=after),
-                                              size))  # fmt: skip
-            else:
-                batch = self.store.records_missing_vectors(
-                    embedder.model_id, limit=size, after_rowid=after
-                )
-            if not batch:
-                break
-            after = batch[-1].rowid or after
-            ok, bad = self._embed_records(batch, progress=progress)
-            embedded += ok
-            failed += bad
-            if force:
-                self.store.meta_set("embed", marker, str(after))
-        if force:
-            self.store.meta_set("embed", marker, None)
-        remaining = self.store.count_missing_vectors(embedder.model_id)
-        return {"embedded": embedded, "failed": failed, "remaining": remaining}
+        ``force``, re-embed every record. Resumable: a rerun picks up where it stopped."""
+        return self.indexer.embed_pending(batch_size=batch_size, progress=progress, force=force)
 
     def delete_where(self, filters: Filters | dict[str, Any]) -> int:
         """Delete every record passing the filters (at least one filter is required)."""
@@ -426,8 +166,14 @@ class Memory:
             self.store.meta_set(LEGACY_NAMESPACE, LEGACY_KEY, None)
         return cleared
 
-    def rewrite(self, session: str, timestamp: float | str, new_text: str, *,
-                visible_text: str | None = None) -> Record:  # fmt: skip
+    def rewrite(
+        self,
+        session: str,
+        timestamp: float | str,
+        new_text: str,
+        *,
+        visible_text: str | None = None,
+    ) -> Record:
         """Replace the content of the message a session holds at ``timestamp`` (an edited chat
         message). Lexical search sees the new text at once; the vector is re-made through the
         indexing queue, in arrival order, and the old vector stays until the new one exists
@@ -437,34 +183,7 @@ class Memory:
         The old visible text described the old content, so it is replaced too: by
         ``visible_text`` when the new content is again a structured envelope, else cleared
         (the new content is what is embedded and shown)."""
-        if not isinstance(new_text, str) or not new_text.strip():
-            raise ValidationError("new_text", new_text, "give the message's new, non-empty text")
-        if visible_text is not None and (not isinstance(visible_text, str)
-                                         or not visible_text.strip()):  # fmt: skip
-            raise ValidationError("visible_text", visible_text,
-                                  "give the non-empty text a person sees, or leave it out")  # fmt: skip
-        try:
-            when = parse_time(timestamp)
-        except ValueError:
-            raise ValidationError("timestamp", timestamp, "use the message's Unix time") from None
-        record = self.store.find_message(session, when) if when is not None else None
-        if record is None or record.rowid is None:
-            raise NotFoundError(f"no message in session {session!r} at {timestamp!r}")
-        tokens = (
-            "" if record.index_status == "skipped"
-            else self.tokenizer.index_string(
-                lexical_text(record.kind, record.speaker_label, visible_text or new_text))
-        )  # fmt: skip
-        self.store.update_text(record.rowid, new_text, content_hash(new_text), tokens,
-                               visible_text=visible_text)  # fmt: skip
-        if record.index_status == "indexed":
-            if self.config.indexing.mode == "sync":
-                self._embed_rowids([record.rowid])
-            else:
-                self.queue.submit([record.rowid])
-        updated = self.store.get(record.id)
-        assert updated is not None
-        return updated
+        return self.writer.rewrite(session, timestamp, new_text, visible_text)
 
     def set_session(self, session: str, *, origin_platform: str | None = None,
                     parent: str | None = None) -> dict[str, Any]:  # fmt: skip
@@ -631,16 +350,12 @@ class Memory:
         )  # fmt: skip
         if explicit and result.hits:
             # Explicit recalls reinforce (debounced); automatic ones never do.
-            self.access.touch([h.record.rowid for h in result.hits if h.record.rowid], when)
+            self.access_counts.touch([h.record.rowid for h in result.hits if h.record.rowid], when)
         return result
 
     def stats(self) -> dict[str, Any]:
         data = self.store.stats()
-        data["queue"] = (
-            self._queue.stats() if self._queue is not None
-            else {"queued": 0, "in_flight_batches": 0, "embedded": 0, "failed": 0,
-                  "dropped": 0, "workers": 0}
-        )  # fmt: skip
+        data["queue"] = self.indexer.queue_stats()
         data["embedder"] = {
             "provider": self.config.embed.provider,
             "model": self.config.embed.model,
@@ -648,72 +363,18 @@ class Memory:
         return data
 
 
-def lexical_text(kind: str, speaker: str | None, text: str) -> str:
-    """What the lexical index holds for a record: a message's speaker name is searchable too
-    ("what did Caroline say about ..."); a memory is its text."""
-    return f"{speaker} {text}" if kind == "message" and speaker else text
-
-
-def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:
-    """Filters from a Filters, a plain dict (API/CLI) or None; validates values."""
-    if filters is None or isinstance(filters, Filters):
-        return filters
-    if not isinstance(filters, dict):
-        raise ValidationError("filters", filters, "pass a dict such as {'kind': 'message'}")
-    data = dict(filters)
-    out = Filters()
-
-    def as_list(name: str, value: Any) -> list[str]:
-        values = [value] if isinstance(value, str) else list(value)
-        if not values or not all(isinstance(v, str) and v for v in values):
-            raise ValidationError(name, value, "give a non-empty string or list of strings")
-        return values
-
-    for key, value in data.items():
-        if value is None:
-            continue
-        if key in ("kind", "kinds"):
-            out.kinds = as_list(key, value)
-            bad = [v for v in out.kinds if v not in KINDS]
-            if bad:
-                raise ValidationError(key, bad[0], f"use one of {', '.join(KINDS)}")
-        elif key in ("scope", "scopes"):
-            out.scopes = [validate_scope(s, key) for s in as_list(key, value)]
-        elif key in ("session", "sessions"):
-            out.sessions = as_list(key, value)
-        elif key in ("role", "roles"):
-            out.roles = as_list(key, value)
-            bad = [v for v in out.roles if v not in ROLES]
-            if bad:
-                raise ValidationError(key, bad[0], f"use one of {', '.join(ROLES)}")
-        elif key in ("since", "until"):
-            try:
-                setattr(out, key, parse_time(value))
-            except ValueError:
-                raise ValidationError(key, value, "use Unix seconds or an ISO-8601 date") from None
-        elif key in ("platform", "category"):
-            if not isinstance(value, str) or not value.strip():
-                raise ValidationError(key, value, "give a non-empty string")
-            setattr(out, key, value)
-        elif key == "include_superseded":
-            out.include_superseded = bool(value)
-        elif key == "ids":
-            out.ids = as_list(key, value)
-        else:
-            raise ValidationError(
-                "filters",
-                key,
-                "unknown filter; use kind, scope, session, role, since, until, platform, "
-                "category, ids",
-            )
-    if out.since is not None and out.until is not None and out.since > out.until:
-        raise ValidationError("since", out.since, "since must not be later than until")
-    return out
+# Memory's public methods that AsyncMemory offers as coroutines (one list, not copies).
+ASYNC_METHODS: tuple[str, ...] = (
+    "ingest", "ingest_many", "add", "search", "get", "list", "delete", "delete_where",
+    "stats", "rewrite", "rollback", "set_session", "session_info", "embed_pending",
+    "embed_records", "wait_indexed", "clear_vectors", "capture_after_turn", "recall_memories",
+    "recall_for_turn", "session_reset", "history", "undo",
+)  # fmt: skip
 
 
 class AsyncMemory:
-    """The same API for asyncio code: every call runs in a worker thread, so a slow
-    embedding never blocks the event loop."""
+    """The same API for asyncio code: every call of ``ASYNC_METHODS`` runs in a worker
+    thread, so a slow embedding never blocks the event loop."""
 
     def __init__(
         self,
@@ -721,53 +382,33 @@ class AsyncMemory:
         config: Config | None = None,
         *,
         embedder: Embedder | None = None,
+        store: Store | None = None,
     ) -> None:
-        self._sync = Memory(path, config, embedder=embedder)
+        self._sync = Memory(path, config, embedder=embedder, store=store)
 
     @property
     def sync(self) -> Memory:
         return self._sync
 
-    async def ingest(self, message: dict[str, Any] | RecordIn, **kw: Any) -> Record:
-        return await asyncio.to_thread(self._sync.ingest, message, **kw)
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
+        if name not in ASYNC_METHODS:
+            raise AttributeError(f"AsyncMemory has no method {name!r}")
+        method = getattr(self._sync, name)
 
-    async def ingest_many(self, items: Iterable[dict[str, Any]], **kw: Any) -> list[Record]:
-        return await asyncio.to_thread(self._sync.ingest_many, list(items), **kw)
+        @functools.wraps(method)
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            return await asyncio.to_thread(method, *args, **kwargs)
 
-    async def add(self, text: str, **kw: Any) -> Record:
-        return await asyncio.to_thread(self._sync.add, text, **kw)
+        return call
 
-    async def search(
-        self, query: str, k: int = 10, filters: Any = None, now: Any = None, **kw: Any
-    ) -> SearchResult:
-        return await asyncio.to_thread(self._sync.search, query, k, filters, now, **kw)
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *ASYNC_METHODS})
 
-    async def get(self, record_id: str) -> Record | None:
-        return await asyncio.to_thread(self._sync.get, record_id)
+    async def call_tool(
+        self, agent: str, name: str, arguments: dict[str, Any] | None = None, **kw: Any
+    ) -> dict[str, Any]:
+        """Call one memory tool as ``agent`` (see ``Memory.tools``)."""
 
-    async def delete(self, ids: str | Sequence[str]) -> int:
-        return await asyncio.to_thread(self._sync.delete, ids)
-
-    async def list(self, filters: Any = None, **kw: Any) -> list[Record]:
-        return await asyncio.to_thread(self._sync.list, filters, **kw)
-
-    async def stats(self) -> dict[str, Any]:
-        return await asyncio.to_thread(self._sync.stats)
-
-    async def embed_pending(self, **kw: Any) -> dict[str, int]:
-        return await asyncio.to_thread(self._sync.embed_pending, **kw)
-
-    async def capture_after_turn(self, turn: Any) -> Any:
-        return await asyncio.to_thread(self._sync.capture_after_turn, turn)
-
-    async def recall_memories(self, query: str, **kw: Any) -> Any:
-        return await asyncio.to_thread(self._sync.recall_memories, query, **kw)
-
-    async def recall_for_turn(self, turn: Any) -> Any:
-        return await asyncio.to_thread(self._sync.recall_for_turn, turn)
-
-    async def call_tool(self, agent: str, name: str, arguments: dict[str, Any] | None = None,
-                        **kw: Any) -> dict[str, Any]:  # fmt: skip
         def run() -> dict[str, Any]:
             return self._sync.tools(agent, **kw).call(name, arguments)
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic import ValidationError as PydanticValidationError
 
 from remem.errors import ValidationError
-from remem.types import KINDS, MESSAGE_KINDS, ROLES
+from remem.types import KINDS, MESSAGE_KINDS, ROLES, Filters
 
 SCOPE_RE = re.compile(r"^(global|(agent|user|project|session|custom):[^\s:][^\s]{0,199})$")
 ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
@@ -212,3 +212,60 @@ def validate_scope(scope: str, field: str = "scope") -> str:
     if not isinstance(scope, str) or not SCOPE_RE.match(scope):
         raise ValidationError(field, scope, _FIXES["scope"])
     return scope
+
+
+def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:
+    """Filters from a Filters, a plain dict (API/CLI) or None; validates values."""
+    if filters is None or isinstance(filters, Filters):
+        return filters
+    if not isinstance(filters, dict):
+        raise ValidationError("filters", filters, "pass a dict such as {'kind': 'message'}")
+    data = dict(filters)
+    out = Filters()
+
+    def as_list(name: str, value: Any) -> list[str]:
+        values = [value] if isinstance(value, str) else list(value)
+        if not values or not all(isinstance(v, str) and v for v in values):
+            raise ValidationError(name, value, "give a non-empty string or list of strings")
+        return values
+
+    for key, value in data.items():
+        if value is None:
+            continue
+        if key in ("kind", "kinds"):
+            out.kinds = as_list(key, value)
+            bad = [v for v in out.kinds if v not in KINDS]
+            if bad:
+                raise ValidationError(key, bad[0], f"use one of {', '.join(KINDS)}")
+        elif key in ("scope", "scopes"):
+            out.scopes = [validate_scope(s, key) for s in as_list(key, value)]
+        elif key in ("session", "sessions"):
+            out.sessions = as_list(key, value)
+        elif key in ("role", "roles"):
+            out.roles = as_list(key, value)
+            bad = [v for v in out.roles if v not in ROLES]
+            if bad:
+                raise ValidationError(key, bad[0], f"use one of {', '.join(ROLES)}")
+        elif key in ("since", "until"):
+            try:
+                setattr(out, key, parse_time(value))
+            except ValueError:
+                raise ValidationError(key, value, "use Unix seconds or an ISO-8601 date") from None
+        elif key in ("platform", "category"):
+            if not isinstance(value, str) or not value.strip():
+                raise ValidationError(key, value, "give a non-empty string")
+            setattr(out, key, value)
+        elif key == "include_superseded":
+            out.include_superseded = bool(value)
+        elif key == "ids":
+            out.ids = as_list(key, value)
+        else:
+            raise ValidationError(
+                "filters",
+                key,
+                "unknown filter; use kind, scope, session, role, since, until, platform, "
+                "category, ids",
+            )
+    if out.since is not None and out.until is not None and out.since > out.until:
+        raise ValidationError("since", out.since, "since must not be later than until")
+    return out

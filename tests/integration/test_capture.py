@@ -138,10 +138,10 @@ def test_only_explicit_recalls_count_as_accesses(db_path):
     with make(db_path, **{"scoring.access_debounce_s": 0}) as mem:
         rec = cap(mem, "I live in Oslo.").stored[0]
         mem.recall_memories("where do I live, remember?", agent="bot", session="s1")
-        mem.access.flush()
+        mem.access_counts.flush()
         assert mem.get(rec.id).access_count == 0
         mem.tools("bot", session="s1").call("memory_recall", {"query": "where do I live"})
-        mem.access.flush()
+        mem.access_counts.flush()
         assert mem.get(rec.id).access_count == 1
 
 

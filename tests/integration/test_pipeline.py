@@ -142,7 +142,7 @@ def test_explicit_recalls_reinforce_automatic_ones_do_not(db_path, e5):
         mem.search("seals at Point Reyes", k=1, now=NOW, explicit=True)
         mem.search("seals at Point Reyes", k=1, now=NOW, explicit=True)
         assert mem.get("t2").access_count == 0  # debounced: nothing written yet
-        assert mem.access.pending() == 1
+        assert mem.access_counts.pending() == 1
     with Memory(db_path, config, embedder=e5) as mem:  # close() flushed
         rec = mem.get("t2")
         assert rec.access_count == 2 and rec.last_access == NOW

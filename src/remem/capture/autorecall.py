@@ -178,7 +178,7 @@ def relevant_memories(mem, query: str, scopes: list[str], k: int, *, now: float 
                                         include_superseded=False))  # fmt: skip
     hits = [h for h in result.hits if relevant(h)]
     if explicit and hits:
-        mem.access.touch([h.record.rowid for h in hits if h.record.rowid],
+        mem.access_counts.touch([h.record.rowid for h in hits if h.record.rowid],
                          time.time() if now is None else now)  # fmt: skip
     return hits
 

@@ -1,4 +1,4 @@
-"""Which archived messages become searchable.
+"""The write path, and which archived messages become searchable.
 
 Everything is stored (it matters for context), but only somebody talking becomes a hit:
 - internal injections that carry a ``source`` (host notices, scheduled tasks, workflows,
@@ -10,7 +10,19 @@ Curated memories are always indexed.
 
 from __future__ import annotations
 
-from remem.schemas import RecordIn
+import json
+import time
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from remem.config import Config
+from remem.conversation.indexing import Indexer, Progress
+from remem.errors import NotFoundError, ValidationError
+from remem.schemas import RecordIn, content_hash, parse_time, validate_record
+from remem.store.base import OnConflict, RecordRow, Store
+from remem.text.tokenize import Tokenizer
+from remem.types import Record
 
 NOT_INDEXED_KINDS = frozenset({"media", "control", "directive"})
 
@@ -28,3 +40,154 @@ def index_reason(item: RecordIn) -> str | None:
     if item.message_kind in NOT_INDEXED_KINDS:
         return f"a {item.message_kind} message"
     return None
+
+
+def lexical_text(kind: str, speaker: str | None, text: str) -> str:
+    """What the lexical index holds for a record: a message's speaker name is searchable too
+    ("what did Caroline say about ..."); a memory is its text."""
+    return f"{speaker} {text}" if kind == "message" and speaker else text
+
+
+class RecordWriter:
+    """The write path: validate, prepare, commit (text and lexical index in one
+    transaction), then hand the records to the indexer."""
+
+    def __init__(
+        self, store: Store, tokenizer: Tokenizer, config: Config, indexer: Indexer
+    ) -> None:
+        self.store = store
+        self.tokenizer = tokenizer
+        self.config = config
+        self.indexer = indexer
+
+    def prepare(self, item: RecordIn) -> tuple[dict[str, Any], str]:
+        """The stored fields and lexical tokens of one validated record."""
+        fields = item.model_dump()
+        try:
+            json.dumps(fields["metadata"])
+        except (TypeError, ValueError):
+            raise ValidationError(
+                "metadata", fields["metadata"], "use JSON-serialisable values only"
+            ) from None
+        fields["id"] = item.id or uuid.uuid4().hex
+        if fields["created_at"] is None:
+            fields["created_at"] = time.time()
+        if item.kind == "memory" and fields["valid_from"] is None:
+            fields["valid_from"] = fields["created_at"]
+        fields["content_hash"] = content_hash(item.text)
+        reason = index_reason(item)
+        if reason is not None:
+            # Stored for context, never a hit: no lexical tokens, no vector.
+            fields["index_status"] = "skipped"
+            fields["index_error"] = f"not indexed: {reason}"
+            return fields, ""
+        fields["index_status"] = "pending"
+        text = lexical_text(item.kind, item.speaker_label, item.visible_text or item.text)
+        return fields, self.tokenizer.index_string(text)
+
+    def store_all(
+        self,
+        items: Iterable[dict[str, Any] | RecordIn],
+        *,
+        embed: bool,
+        wait: bool | None = None,
+        on_conflict: OnConflict = "error",
+        progress: Progress | None = None,
+        numbered: bool = True,
+    ) -> list[Record]:
+        """Validate every item, commit all in one transaction, then embed (now when ``wait``,
+        else through the queue). A bad item raises naming its position; nothing is written."""
+        prepared: list[tuple[dict[str, Any], str]] = []
+        for position, item in enumerate(items):
+            try:
+                prepared.append(self.prepare(validate_record(item)))
+            except ValidationError as exc:
+                if not numbered:
+                    raise
+                raise ValidationError(
+                    f"item {position + 1}: {exc.field}", exc.value, exc.fix
+                ) from None
+        if not prepared:
+            return []
+        rowids = self.store.insert_records(self.with_context(prepared), on_conflict=on_conflict)
+        records = list(self.store.get_by_rowids([r for r in rowids if r is not None]).values())
+        records.sort(key=lambda r: r.rowid or 0)
+        if wait is None:
+            wait = self.config.indexing.mode == "sync"
+        skipped = [r for r in records if r.index_status == "skipped"]
+        records = [r for r in records if r.index_status != "skipped"]
+        if embed and records and wait:
+            self.indexer.embed_records(records, progress=progress)
+            fresh = self.store.get_by_rowids([r.rowid for r in records if r.rowid])
+            records = [fresh.get(r.rowid, r) if r.rowid else r for r in records]
+        else:
+            if embed and records:
+                self.indexer.submit([r.rowid for r in records if r.rowid is not None])
+            if progress:
+                progress(len(records))
+        return sorted(records + skipped, key=lambda r: r.rowid or 0)
+
+    def with_context(self, prepared: list[tuple[dict[str, Any], str]]) -> list[RecordRow]:
+        """Add each message's context tokens: the lexical text of the ``text.context_turns``
+        turns before it in its session (from this batch, else from the store)."""
+        n = self.config.text.context_turns
+        if n <= 0:
+            return [(f, t, "") for f, t in prepared]
+        by_session: dict[str, list[dict[str, Any]]] = {}
+        for fields, _ in prepared:
+            if (
+                fields["kind"] == "message"
+                and fields.get("session")
+                and fields["index_status"] != "skipped"
+            ):
+                by_session.setdefault(fields["session"], []).append(fields)
+        context: dict[int, str] = {}
+        for session, items in by_session.items():
+            items.sort(key=lambda f: f["created_at"])
+            earlier = [
+                lexical_text("message", r.speaker_label, r.shown_text)
+                for r in self.store.previous_texts(session, items[0]["created_at"], n)
+            ]
+            for fields in items:
+                context[id(fields)] = self.tokenizer.index_string(" ".join(earlier[-n:]))
+                shown = fields.get("visible_text") or fields["text"]
+                earlier.append(lexical_text("message", fields.get("speaker_label"), shown))
+        return [(f, t, context.get(id(f), "")) for f, t in prepared]
+
+    def rewrite(
+        self, session: str, timestamp: float | str, new_text: str, visible_text: str | None
+    ) -> Record:
+        """Replace the content of the message a session holds at ``timestamp``; see
+        ``Memory.rewrite``."""
+        if not isinstance(new_text, str) or not new_text.strip():
+            raise ValidationError("new_text", new_text, "give the message's new, non-empty text")
+        if visible_text is not None and (
+            not isinstance(visible_text, str) or not visible_text.strip()
+        ):
+            raise ValidationError(
+                "visible_text",
+                visible_text,
+                "give the non-empty text a person sees, or leave it out",
+            )
+        try:
+            when = parse_time(timestamp)
+        except ValueError:
+            raise ValidationError("timestamp", timestamp, "use the message's Unix time") from None
+        record = self.store.find_message(session, when) if when is not None else None
+        if record is None or record.rowid is None:
+            raise NotFoundError(f"no message in session {session!r} at {timestamp!r}")
+        tokens = ""
+        if record.index_status != "skipped":
+            text = lexical_text(record.kind, record.speaker_label, visible_text or new_text)
+            tokens = self.tokenizer.index_string(text)
+        self.store.update_text(
+            record.rowid, new_text, content_hash(new_text), tokens, visible_text=visible_text
+        )
+        if record.index_status == "indexed":
+            if self.config.indexing.mode == "sync":
+                self.indexer.embed_rowids([record.rowid])
+            else:
+                self.indexer.submit([record.rowid])
+        updated = self.store.get(record.id)
+        assert updated is not None
+        return updated

@@ -1,0 +1,265 @@
+"""Indexing: records get vectors after they are committed, off the caller's thread.
+
+The ``Indexer`` owns the embedder (loaded on first use, so listing never loads a model), the
+background queue, backfill (``embed_pending``) and the cut-over of a model switch. A failure
+never loses a record: it stays ``pending`` (lexically searchable) with the error noted, and
+backfill picks it up later.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from remem.config import Config
+from remem.conversation.queue import IndexQueue
+from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
+from remem.embed.factory import make_embedder
+from remem.errors import RememError
+from remem.store.base import Store
+from remem.types import Record
+
+log = logging.getLogger("remem")
+
+Progress = Callable[[int], None]
+
+ACTIVE_MODEL = ("embed", "active-model")  # meta key: the model `remem reembed` switched to
+
+
+def expected_model_id(cfg: Any) -> str | None:
+    """The model id the configured embedder will report, without loading it."""
+    if cfg.provider == "local":
+        return f"local:{cfg.model}"
+    if cfg.provider == "openai":
+        return f"openai:{cfg.model}" + (f"@{cfg.dimensions}" if cfg.dimensions else "")
+    return None
+
+
+class Indexer:
+    def __init__(self, store: Store, config: Config, embedder: Embedder | None = None) -> None:
+        self.store = store
+        self.config = config
+        self._embedder = embedder
+        self._loaded = embedder is not None
+        self._lock = threading.RLock()
+        self._queue: IndexQueue | None = None
+        if embedder is None:
+            self._follow_model_switch()
+
+    # ------------------------------------------------------------------ model
+    def _follow_model_switch(self) -> None:
+        """Cut over after `remem reembed`: when the store records a completed switch to another
+        bundled model and embed.model was not set explicitly, use the switched-to model. Then
+        report, once, a configured model that has no vectors while others do."""
+        cfg = self.config.embed
+        active = self.store.meta_get(*ACTIVE_MODEL)
+        if (
+            active
+            and active.startswith("local:")
+            and cfg.provider == "local"
+            and self.config.source_of("embed.model") == "default"
+            and active != f"local:{cfg.model}"
+        ):
+            cfg.model = active.split(":", 1)[1]
+            log.info("using %s: the store was switched to it with `remem reembed`", active)
+        expected = expected_model_id(cfg)
+        if expected is None:
+            return
+        stats = self.store.vector_stats()
+        if stats and all(model != expected for model, _dim, _n in stats):
+            others = ", ".join(f"{m} ({n})" for m, _d, n in stats)
+            log.warning(
+                "this store's vectors were made by %s, not the configured %s: vector search "
+                "finds nothing until `remem reembed --model %s` (or set embed.model back)",
+                others,
+                expected,
+                cfg.model,
+            )
+
+    def get_embedder(self) -> Embedder | None:
+        """The configured embedder, loaded on first use."""
+        if not self._loaded:
+            with self._lock:
+                if not self._loaded:
+                    self._embedder = make_embedder(self.config.embed)
+                    self._loaded = True
+        return self._embedder
+
+    # ------------------------------------------------------------------ queue
+    @property
+    def queue(self) -> IndexQueue:
+        """The background indexing queue (started on first use)."""
+        if self._queue is None:
+            with self._lock:
+                if self._queue is None:
+                    cfg = self.config.indexing
+                    self._queue = IndexQueue(
+                        self.embed_rowids,
+                        concurrency=cfg.concurrency,
+                        max_queue=cfg.max_queue,
+                        batch_size=cfg.batch_size,
+                        on_drop=self._count_dropped,
+                    )
+        return self._queue
+
+    def queue_stats(self) -> dict[str, int]:
+        if self._queue is None:
+            return dict.fromkeys(
+                ("queued", "in_flight_batches", "embedded", "failed", "dropped", "workers"), 0
+            )
+        return self._queue.stats()
+
+    def _count_dropped(self, n: int) -> None:
+        # Kept in the store so `remem stats` in another process still sees it.
+        try:
+            self.store.meta_add("indexing", "dropped", n)
+        except RememError as exc:
+            log.warning("could not record dropped queue items: %s", exc)
+
+    def submit(self, rowids: Sequence[int]) -> None:
+        self.queue.submit(rowids)
+
+    def wait_indexed(self, timeout: float | None = None) -> bool:
+        """Block until the background queue has embedded everything handed to it."""
+        return True if self._queue is None else self._queue.wait_idle(timeout)
+
+    def close(self) -> None:
+        if self._queue is not None:
+            # Whatever is still queued after the timeout stays pending for `remem embed`.
+            self._queue.close(drain=True, timeout=self.config.indexing.drain_timeout_s)
+        closer = getattr(self._embedder, "close", None)
+        if callable(closer):
+            closer()
+
+    # ------------------------------------------------------------------ embedding
+    def embed_rowids(self, rowids: Sequence[int]) -> tuple[int, int]:
+        # Records deleted since they were queued simply are not there any more.
+        records = sorted(self.store.get_by_rowids(rowids).values(), key=lambda r: r.rowid or 0)
+        return self.embed_records(records) if records else (0, 0)
+
+    def embed_records(
+        self, records: Sequence[Record], *, progress: Progress | None = None
+    ) -> tuple[int, int]:
+        """Embed and store vectors; returns (embedded, failed). Failures leave records
+        pending with the error noted, for ``embed_pending`` to retry."""
+        try:
+            embedder = self.get_embedder()
+        except RememError as exc:
+            self.store.mark_index_status([r.rowid for r in records if r.rowid], "pending", str(exc))
+            log.warning(
+                "embedding model unavailable (%s); %d records left pending", exc, len(records)
+            )
+            return 0, len(records)
+        if embedder is None:
+            if progress:
+                progress(len(records))
+            return 0, 0
+        done = failed = 0
+        size = self.config.embed.batch_size
+        for start in range(0, len(records), size):
+            batch = records[start : start + size]
+            if self._embed_batch(embedder, batch):
+                done += len(batch)
+            else:
+                failed += len(batch)
+            if progress:
+                progress(len(batch))
+        return done, failed
+
+    def _embed_batch(self, embedder: Embedder, batch: Sequence[Record]) -> bool:
+        cfg = self.config.embed
+        texts = [r.embed_text(cfg.with_speaker) for r in batch]
+        try:
+            vectors = embed_with_chunks(
+                embedder,
+                texts,
+                is_query=False,
+                max_chars=chunk_limit(embedder, cfg),
+                overlap=cfg.chunk_overlap,
+                batch_size=cfg.batch_size,
+            )
+        except RememError as exc:
+            # Never-embedded records stay pending (backfill retries them); records that
+            # already have a vector (a rewrite) keep it and say the refresh failed.
+            fresh = [r.rowid for r in batch if r.rowid and r.index_status != "indexed"]
+            stale = [r.rowid for r in batch if r.rowid and r.index_status == "indexed"]
+            self.store.mark_index_status(fresh, "pending", str(exc))
+            self.store.mark_index_status(
+                stale, "indexed", f"re-embedding failed, previous vector kept: {exc}"
+            )
+            log.warning(
+                "embedding failed (%s); %d records left pending, %d keep their previous vector",
+                exc,
+                len(fresh),
+                len(stale),
+            )
+            return False
+        rowids = [r.rowid for r in batch if r.rowid is not None]
+        self.store.put_vectors(
+            embedder.model_id,
+            embedder.provider,
+            embedder.model,
+            list(zip(rowids, vectors, strict=True)),
+        )
+        return True
+
+    def embed_pending(
+        self,
+        *,
+        batch_size: int | None = None,
+        progress: Progress | None = None,
+        force: bool = False,
+    ) -> dict[str, int]:
+        """Embed every record that has no vector for the configured model (backfill); with
+        ``force``, re-embed every record.
+
+        Resumable: work is committed batch by batch, and a rerun picks up where it stopped
+        (for ``force``, the last finished record is kept in the store until the run ends).
+        """
+        embedder = self.get_embedder()
+        if embedder is None:
+            return {"embedded": 0, "failed": 0, "remaining": 0}
+        size = batch_size or self.config.embed.batch_size
+        marker = f"force:{embedder.model_id}"
+        after = int(self.store.meta_get("embed", marker) or 0) if force else 0
+        embedded = failed = 0
+        while batch := self._next_batch(embedder.model_id, size, after, force):
+            after = batch[-1].rowid or after
+            ok, bad = self.embed_records(batch, progress=progress)
+            embedded += ok
+            failed += bad
+            if force:
+                self.store.meta_set("embed", marker, str(after))
+        if force:
+            self.store.meta_set("embed", marker, None)
+        remaining = self.store.count_missing_vectors(embedder.model_id)
+        return {"embedded": embedded, "failed": failed, "remaining": remaining}
+
+    def _next_batch(self, model_id: str, size: int, after: int, force: bool) -> list[Record]:
+        if force:
+            return list(itertools.islice(self.store.iter_records(batch=size, after=after), size))
+        return self.store.records_missing_vectors(model_id, limit=size, after_rowid=after)
+
+    def missing_vectors(self) -> int:
+        """Records without a vector of the configured model (0 without a model)."""
+        embedder = self.get_embedder()
+        return 0 if embedder is None else self.store.count_missing_vectors(embedder.model_id)
+
+    def finish_switch(self, *, drop_old: bool = False) -> int:
+        """After a complete re-embed with this indexer's model: record it as the store's
+        active model and, with ``drop_old``, delete other models' vectors. Returns how many
+        vectors were dropped."""
+        embedder = self.get_embedder()
+        if embedder is None:
+            raise RememError("switching models needs a real embedding model")
+        self.store.meta_set(*ACTIVE_MODEL, embedder.model_id)
+        dropped = 0
+        if drop_old:
+            for other, _dim, _n in self.store.vector_stats():
+                if other != embedder.model_id:
+                    dropped += self.store.clear_vectors(model_id=other)
+            self.store.mark_indexed_with(embedder.model_id)
+        return dropped
