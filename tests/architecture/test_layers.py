@@ -1,0 +1,124 @@
+"""The layer rule of docs/architecture.md, checked on the source: every import (module level
+or inside a function) goes to the same layer or one below, and modules import no cycle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+# Top to bottom. A module belongs to the first layer whose prefix matches its dotted name.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("interfaces", ("remem.cli", "remem.server", "remem.benchmark", "remem.__main__")),
+    ("package", ("remem",)),  # remem/__init__.py: the public names
+    ("engine", ("remem.engine", "remem.doctor", "remem.transfer", "remem.migrate")),
+    ("features", ("remem.conversation", "remem.capture", "remem.retrieve", "remem.tools",
+                  "remem.scopes")),  # fmt: skip
+    ("building blocks", ("remem.index", "remem.embed", "remem.text", "remem.net")),
+    ("store", ("remem.store",)),
+    ("foundation", ("remem.types", "remem.errors", "remem.config", "remem.schemas")),
+]
+
+
+def layer_of(module: str) -> int:
+    best, best_len = None, -1
+    for rank, (_name, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            matches = module == prefix or module.startswith(prefix + ".")
+            if matches and len(prefix) > best_len:
+                best, best_len = rank, len(prefix)
+    if best is None:
+        raise AssertionError(f"{module} is in no layer: add it to LAYERS")
+    return best
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in SRC.rglob("*.py"):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """remem modules this module imports (absolute and relative, at any depth)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            # "from pkg import mod" imports pkg.mod when that is a module
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
+                       for a in node.names]  # fmt: skip
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target.startswith("remem") and target != name:
+                found.add(target)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    mods = modules()
+    known = set(mods)
+    return {name: imports_of(name, path, known) for name, path in mods.items()}
+
+
+def test_every_module_has_a_layer():
+    for name in modules():
+        layer_of(name)
+
+
+def test_no_module_imports_from_a_layer_above_it():
+    upward = [
+        f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+        for name, targets in import_graph().items()
+        for target in sorted(targets)
+        if layer_of(target) < layer_of(name)
+    ]
+    assert upward == []
+
+
+def test_no_import_cycles():
+    graph = import_graph()
+    # a package's __init__ re-exporting its own submodules is not a cycle of the design
+    edges = {
+        name: {t for t in targets if not (t.startswith(name + ".") or name.startswith(t + "."))}
+        for name, targets in graph.items()
+    }
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append([*stack[stack.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
+
+
+@pytest.mark.parametrize("source", ["import remem.engine", "from remem import engine"])
+def test_the_checker_sees_imports(tmp_path, source):
+    path = tmp_path / "mod.py"
+    path.write_text(f"def f():\n    {source}\n", encoding="utf-8")
+    assert imports_of("remem.store.mod", path, {"remem", "remem.engine"}) == {"remem.engine"}
