@@ -15,8 +15,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("interfaces", ("remem.cli", "remem.server", "remem.benchmark", "remem.__main__")),
     ("package", ("remem",)),  # remem/__init__.py: the public names
     ("engine", ("remem.engine", "remem.doctor", "remem.transfer", "remem.migrate")),
-    ("features", ("remem.conversation", "remem.capture", "remem.retrieve", "remem.tools",
-                  "remem.scopes")),  # fmt: skip
+    (
+        "features",
+        ("remem.conversation", "remem.capture", "remem.retrieve", "remem.tools", "remem.scopes"),
+    ),
     ("building blocks", ("remem.index", "remem.embed", "remem.text", "remem.net")),
     ("store", ("remem.store",)),
     ("foundation", ("remem.types", "remem.errors", "remem.config", "remem.schemas")),
