@@ -13,8 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from remem import Config, Memory
-from remem.capture.capture import CaptureTurn
+from remem import Config, Memory, Turn
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
 TURNS = [
@@ -67,8 +66,8 @@ def main() -> None:
                 recall_ms.append((time.perf_counter() - t0) * 1000)
                 injected += len(out.memories)
                 t1 = time.perf_counter()
-                mem.capture_after_turn(CaptureTurn(agent="bench", session=f"s{i}", user="u",
-                                                   messages=[{"role": "user", "text":
+                mem.capture_after_turn(Turn(agent="bench", session=f"s{i}", user_id="u",
+                                                   inputs=[{"role": "user", "text":
                                                               TURNS[i % len(TURNS)] + f" ({i})"}]))  # fmt: skip
                 capture_ms.append((time.perf_counter() - t1) * 1000)
     report = {

@@ -7,7 +7,7 @@ search that works for Chinese, Japanese and Korean as well as English.
 from remem.config import Config
 from remem.engine import AsyncMemory, Memory
 from remem.errors import RememError, ValidationError
-from remem.types import Explain, Filters, Hit, Record, SearchResult
+from remem.types import Explain, Filters, Hit, Record, SearchResult, Turn
 
 __version__ = "0.1.0"
 
@@ -21,6 +21,7 @@ __all__ = [
     "Record",
     "RememError",
     "SearchResult",
+    "Turn",
     "ValidationError",
     "__version__",
 ]

@@ -940,14 +940,14 @@ def memory_capture(
     as_json: JsonOption = False,
 ) -> None:  # fmt: skip
     """Run auto-capture over a turn's messages and report what was kept and why not."""
-    from remem.capture.capture import CaptureTurn
+    from remem.types import Turn
 
     if role not in ("user", "assistant"):
         fail(f"invalid --role {role!r}; use user or assistant")
     with open_memory() as mem:
-        result = mem.capture_after_turn(CaptureTurn(
-            agent=_agent(mem, agent), session=session, user=user,
-            messages=[{"role": role, "text": t, "speaker_id": user} for t in texts]))  # fmt: skip
+        result = mem.capture_after_turn(Turn(
+            agent=_agent(mem, agent), session=session, user_id=user,
+            inputs=[{"role": role, "text": t, "speaker_id": user} for t in texts]))  # fmt: skip
     if as_json:
         emit_json(result.to_dict())
         return
@@ -1148,8 +1148,8 @@ def demo(
     import tempfile
     from importlib.resources import files
 
-    from remem.conversation import render_block
     from remem.engine import Memory
+    from remem.recall import render_block
 
     sample = files("remem") / "data" / "sample_conversation.jsonl"
     turns = [json.loads(line) for line in sample.read_text("utf-8").splitlines() if line.strip()]

@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from remem.capture.autorecall import InjectionLog
 from remem.config import Config
 from remem.conversation.indexing import Indexer, Progress
 from remem.conversation.ingest import RecordWriter
@@ -24,13 +23,14 @@ from remem.embed.base import Embedder
 from remem.errors import RememError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
+from remem.recall.memories import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
 from remem.schemas import RecordIn, make_filters, parse_time
 from remem.store.base import OnConflict, Store
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
-from remem.types import Filters, Record, SearchResult
+from remem.types import Filters, Record, SearchResult, Turn
 
 log = logging.getLogger("remem")
 
@@ -227,14 +227,14 @@ class Memory:
     def neutral_vectors(self, embedder: Embedder) -> Any:
         """Vectors of a few neutral sentences for this model (the relevance baseline of
         auto-recall), embedded once per model."""
-        from remem.capture.autorecall import NEUTRAL
+        from remem.recall.memories import NEUTRAL
 
         cached = self._neutral.get(embedder.model_id)
         if cached is None:
             cached = self._neutral[embedder.model_id] = embedder.embed_passages(list(NEUTRAL))
         return cached
 
-    def capture_after_turn(self, turn) -> Any:
+    def capture_after_turn(self, turn: Turn) -> Any:
         """After an LLM response: capture this turn's memories (see ``remem.capture``)."""
         from remem.capture.capture import capture_after_turn
 
@@ -243,7 +243,7 @@ class Memory:
     def recall_memories(self, query: str, *, agent: str, session: str | None = None,
                         user: str | None = None, now: float | None = None) -> Any:  # fmt: skip
         """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block."""
-        from remem.capture.autorecall import recall_memories
+        from remem.recall.memories import recall_memories
 
         return recall_memories(self, query, agent=agent, session=session, user=user, now=now)
 
@@ -274,10 +274,10 @@ class Memory:
 
         return summarize_session(self, session, agent=agent, user=user, now=now)
 
-    def recall_for_turn(self, turn) -> Any:
+    def recall_for_turn(self, turn: Turn) -> Any:
         """Before an LLM call: recall for this turn's archived inputs and render the block to
-        inject (see ``remem.conversation.recall``)."""
-        from remem.conversation.recall import recall_for_turn
+        inject (see ``remem.recall.messages``)."""
+        from remem.recall.messages import recall_for_turn
 
         return recall_for_turn(self, turn)
 

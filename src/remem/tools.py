@@ -14,9 +14,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from remem.capture.autorecall import relevant_memories
 from remem.capture.store import store_memory
 from remem.errors import RememError
+from remem.recall.memories import relevant_memories
 from remem.scopes import Access, resolve
 from remem.text.secrets import contains_secret
 from remem.types import Filters, Record

@@ -200,3 +200,28 @@ class Filters:
             and self.include_superseded
             and self.ids is None
         )
+
+
+@dataclass
+class Turn:
+    """One turn of a conversation: what every before-the-call (recall) and after-the-call
+    (capture) entry point takes.
+
+    ``inputs`` are this turn's messages in order: ids of archived messages (recall needs those)
+    or, for capture, dicts with ``text`` and ``role`` (and optionally ``id``, ``speaker_id``).
+    """
+
+    session: str | None = None
+    inputs: list[str | dict[str, Any]] = field(default_factory=list)
+    agent: str | None = None  # the agent's identity: scopes (memories, capture)
+    user_id: str | None = None  # who is talking (same-user boost, {user} scopes)
+    platform: str | None = None
+    current_ids: list[str] = field(default_factory=list)  # already in the prompt
+    now: float | None = None
+    group_id: str | None = None
+    platform_type: str | None = None
+    # runtime per-session settings from the host (same keys as conversation.modes); they may
+    # hold anything: a broken value means the narrowest mode
+    settings: dict[str, str] = field(default_factory=dict)
+    requested_mode: str | None = None  # e.g. the recall tool's scope: can only narrow
+    scopes: list[str] | None = None  # the caller may only see these (servers: its access)

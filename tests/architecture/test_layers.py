@@ -17,7 +17,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("engine", ("remem.engine", "remem.doctor", "remem.transfer", "remem.migrate")),
     (
         "features",
-        ("remem.conversation", "remem.capture", "remem.retrieve", "remem.tools", "remem.scopes"),
+        (
+            "remem.conversation",
+            "remem.recall",
+            "remem.capture",
+            "remem.retrieve",
+            "remem.tools",
+            "remem.scopes",
+        ),
     ),
     ("building blocks", ("remem.index", "remem.embed", "remem.text", "remem.net")),
     ("store", ("remem.store",)),

@@ -8,8 +8,7 @@ import json
 import pytest
 
 from helpers import HashEmbedder, LocalJSONServer
-from remem import Config, Memory
-from remem.capture.capture import CaptureTurn
+from remem import Config, Memory, Turn
 from remem.errors import RememError
 from remem.scopes import ScopeError
 
@@ -24,8 +23,8 @@ def make(db_path, **overrides):
 def cap(mem, *texts, role="user", agent="bot", user="u1", session="s1", now=T):
     msgs = [{"id": f"m{i}", "role": role, "text": t, "speaker_id": user if role == "user" else None}
             for i, t in enumerate(texts)]  # fmt: skip
-    return mem.capture_after_turn(CaptureTurn(agent=agent, messages=msgs, session=session,
-                                              user=user, now=now))  # fmt: skip
+    return mem.capture_after_turn(Turn(agent=agent, inputs=msgs, session=session,
+                                              user_id=user, now=now))  # fmt: skip
 
 
 def test_at_most_three_per_turn_most_important_first(db_path):

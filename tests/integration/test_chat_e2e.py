@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import HashEmbedder
-from remem import Config, Memory
-from remem.conversation.recall import Turn
+from remem import Config, Memory, Turn
 
 T = 1_800_000_000.0
 HIKE = "qq:group:100"  # QQ group "Hiking Club"

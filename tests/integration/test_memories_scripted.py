@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from remem import Config, Memory
-from remem.capture.capture import CaptureTurn
+from remem import Config, Memory, Turn
 
 T = 1_800_000_000.0
 AGENT = "remy"
@@ -25,8 +24,8 @@ def turn(mem, n, user_text, reply="Noted.", *, user="u1", session="s1"):
                 "text": user_text, "timestamp": T + n * 60})  # fmt: skip
     mem.ingest({"id": f"a{n}", "session": session, "role": "assistant", "text": reply,
                 "timestamp": T + n * 60 + 1})  # fmt: skip
-    return mem.capture_after_turn(CaptureTurn(agent=AGENT, messages=[f"u{n}", f"a{n}"],
-                                              session=session, user=user, now=T + n * 60 + 2))  # fmt: skip
+    return mem.capture_after_turn(Turn(agent=AGENT, inputs=[f"u{n}", f"a{n}"],
+                                              session=session, user_id=user, now=T + n * 60 + 2))  # fmt: skip
 
 
 def test_english_script(mem):

@@ -17,8 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import HashEmbedder
-from remem import Config, Memory
-from remem.capture.capture import CaptureTurn
+from remem import Config, Memory, Turn
 from remem.errors import RememError
 from remem.scopes import ScopeError
 from remem.tools import ToolError
@@ -98,8 +97,8 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
         with pytest.raises((ScopeError, RememError)):
             mem.recall_memories("zebra facts, remember?", agent=agent, session=session, user=user)
         with pytest.raises((ScopeError, RememError)):
-            mem.capture_after_turn(CaptureTurn(agent=agent, session=session, user=user,
-                                               messages=[{"role": "user",
+            mem.capture_after_turn(Turn(agent=agent, session=session, user_id=user,
+                                               inputs=[{"role": "user",
                                                           "text": "I live in Zebraland."}]))  # fmt: skip
         assert {r.id: (r.scope, r.valid_to) for r in mem.list(limit=None)} == before
         return
@@ -146,7 +145,7 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
             tools.call("memory_store", {"text": text, "scope": requested})
         assert mem.stats()["records"] == count
 
-    captured = mem.capture_after_turn(CaptureTurn(
-        agent=agent, session=session, user=user,
-        messages=[{"role": "user", "text": f"I live in Zebra City {uuid.uuid4().hex}."}]))  # fmt: skip
+    captured = mem.capture_after_turn(Turn(
+        agent=agent, session=session, user_id=user,
+        inputs=[{"role": "user", "text": f"I live in Zebra City {uuid.uuid4().hex}."}]))  # fmt: skip
     assert all(r.scope in ok for r in captured.stored)

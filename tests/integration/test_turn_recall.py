@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from helpers import HashEmbedder
-from remem import Config, Memory
-from remem.conversation.recall import Turn, build_query
+from remem import Config, Memory, Turn
+from remem.recall.messages import build_query
 from remem.types import Record
 
 T = 1_800_000_000.0

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from remem.capture.autorecall import gate, render
 from remem.capture.candidates import candidates_from, sentences
 from remem.config import AutoRecallConfig, CaptureConfig
+from remem.recall.memories import gate
+from remem.recall.render import render_memories as render
 from remem.text.clean import strip_wrappers
 from remem.text.secrets import contains_secret
 from remem.text.triggers import admit, has_memory_cue, is_memory_instruction, subject_key
@@ -190,7 +191,7 @@ def test_block_is_untrusted_escaped_and_marks_the_assistants_words():
 
 
 def test_injection_log_forgets_the_oldest_sessions():
-    from remem.capture.autorecall import InjectionLog
+    from remem.recall.memories import InjectionLog
 
     log = InjectionLog(max_sessions=2)
     for s in ("a", "b", "c"):

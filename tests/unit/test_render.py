@@ -1,4 +1,4 @@
-from remem.conversation.render import TAG, escape, render_block
+from remem.recall.render import TAG, escape, render_block
 from remem.types import Record
 
 
@@ -46,7 +46,7 @@ def test_location_falls_back_to_the_session_label_and_visible_text_is_shown():
 
 
 def test_speaker_prefix_is_stripped_but_bracketed_text_kept():
-    from remem.conversation.render import strip_speaker_prefix
+    from remem.recall.render import strip_speaker_prefix
 
     assert strip_speaker_prefix("Alice: I moved", "Alice") == "I moved"
     assert strip_speaker_prefix("小明：我到了", "小明") == "我到了"

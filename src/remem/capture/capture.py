@@ -21,20 +21,9 @@ from remem.scopes import resolve
 from remem.text.clean import strip_wrappers
 from remem.text.secrets import contains_secret
 from remem.text.triggers import is_memory_instruction
-from remem.types import Record
+from remem.types import Record, Turn
 
 log = logging.getLogger("remem.capture")
-
-
-@dataclass
-class CaptureTurn:
-    agent: str
-    # this turn's messages: record ids of archived messages, or dicts with text and role
-    # (and optionally id and speaker_id)
-    messages: list[str | dict]
-    session: str | None = None
-    user: str | None = None
-    now: float | None = None
 
 
 @dataclass
@@ -57,9 +46,9 @@ class CaptureResult:
         }  # fmt: skip
 
 
-def _messages(mem, turn: CaptureTurn) -> list[dict]:
+def _messages(mem, turn: Turn) -> list[dict]:
     out = []
-    for m in turn.messages:
+    for m in turn.inputs:
         if isinstance(m, str):
             rec = mem.get(m)
             if rec is None:
@@ -108,9 +97,9 @@ def _llm_candidates(mem, messages: list[dict], result: CaptureResult) -> list[Ca
     return out
 
 
-def capture_after_turn(mem, turn: CaptureTurn) -> CaptureResult:
+def capture_after_turn(mem, turn: Turn) -> CaptureResult:
     cfg = mem.config.capture
-    access = resolve(mem.config, turn.agent, session=turn.session, user=turn.user)
+    access = resolve(mem.config, turn.agent, session=turn.session, user=turn.user_id)
     result = CaptureResult()
     if not cfg.enabled:
         result.skipped_reason = "capture.enabled is off"
@@ -137,7 +126,7 @@ def capture_after_turn(mem, turn: CaptureTurn) -> CaptureResult:
         outcome = store_memory(
             mem, access, cand.text, scope=scope, category=cand.category,
             importance=cand.importance, role=cand.role,
-            speaker_id=cand.speaker_id or (turn.user if cand.role == "user" else turn.agent),
+            speaker_id=cand.speaker_id or (turn.user_id if cand.role == "user" else turn.agent),
             source_ids=[cand.source_id] if cand.source_id else [], subject=cand.subject,
             metadata={"captured_by": result.extractor, "session": turn.session,
                       "agent": turn.agent, **({"explicit": True} if cand.explicit else {})},

@@ -1,5 +1,2 @@
-"""The chat-bot path: rendering recalled records into a prompt block (more to come)."""
-
-from remem.conversation.render import render_block
-
-__all__ = ["render_block"]
+"""The chat-bot write side: ingestion, indexing (queue, backfill, model switch) and the
+cross-session modes that decide which sessions a turn may recall from."""

@@ -27,9 +27,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.background import BackgroundTask
 
-from remem.capture.capture import CaptureTurn
 from remem.errors import RememError
 from remem.server.identity import AuthError, agent_for
+from remem.types import Turn
 
 log = logging.getLogger("remem.proxy")
 
@@ -91,8 +91,8 @@ def create_proxy(
                 {"id": ids[1], "session": session, "role": "assistant", "text": answer,
                  "platform": "openai-proxy", "scope": scope},
             ])  # fmt: skip
-            mem.capture_after_turn(CaptureTurn(agent=agent, messages=ids, session=session,
-                                               user=user))  # fmt: skip
+            mem.capture_after_turn(Turn(agent=agent, inputs=ids, session=session,
+                                               user_id=user))  # fmt: skip
         except Exception:  # memory work must never break the chat
             log.exception("archiving or capturing the proxied turn failed")
 

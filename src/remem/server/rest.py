@@ -245,7 +245,7 @@ def create_app(mem) -> FastAPI:
     @app.post("/v1/recall-for-turn", tags=["chat"])
     def recall_for_turn(body: TurnBody, c: Caller = Depends(caller)):
         """Before an LLM call: recall for this turn's archived inputs; returns the block."""
-        from remem.conversation.recall import Turn
+        from remem.types import Turn
 
         turn = Turn(**body.model_dump(), scopes=c.scopes(mem))
         out = mem.recall_for_turn(turn)
@@ -257,15 +257,15 @@ def create_app(mem) -> FastAPI:
     @app.post("/v1/capture-after-turn", tags=["chat"])
     def capture(body: CaptureBody, c: Caller = Depends(caller)):
         """After an LLM response: capture this turn's memories."""
-        from remem.capture.capture import CaptureTurn
+        from remem.types import Turn
 
         c.access(mem, body.session, body.user)  # identity required
         if c.restricted:  # archived messages it names must be ones it may read
             for m in body.messages:
                 if isinstance(m, str):
                     visible(c, m)
-        return mem.capture_after_turn(CaptureTurn(agent=c.agent, messages=body.messages,
-                                                  session=body.session, user=body.user,
+        return mem.capture_after_turn(Turn(agent=c.agent, inputs=body.messages,
+                                                  session=body.session, user_id=body.user,
                                                   now=body.now)).to_dict()  # fmt: skip
 
     @app.post("/v1/recall-memories", tags=["chat"])

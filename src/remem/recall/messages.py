@@ -15,25 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from remem.conversation.modes import narrow, resolve_mode
-from remem.conversation.render import render_block
-from remem.types import Filters, Hit, Record
-
-
-@dataclass
-class Turn:
-    session: str
-    inputs: list[str]  # ids of this turn's archived input messages, in order
-    user_id: str | None = None  # who is asking (same-user boost in `user` mode)
-    platform: str | None = None
-    current_ids: list[str] = field(default_factory=list)  # already in the prompt
-    now: float | None = None
-    group_id: str | None = None
-    platform_type: str | None = None
-    # runtime per-session settings from the host (same keys as conversation.modes); they may
-    # hold anything: a broken value means the narrowest mode
-    settings: dict[str, str] = field(default_factory=dict)
-    requested_mode: str | None = None  # e.g. the recall tool's scope: can only narrow
-    scopes: list[str] | None = None  # the caller may only see these (servers: its access)
+from remem.errors import ValidationError
+from remem.recall.render import render_block
+from remem.types import Filters, Hit, Record, Turn
 
 
 @dataclass
@@ -62,15 +46,24 @@ def current_platform(mem, turn: Turn) -> str | None:
     return (info or {}).get("platform") or turn.platform
 
 
+def input_ids(turn: Turn) -> list[str]:
+    """The ids of the turn's archived inputs (recall reads the archive, not loose text)."""
+    return [i if isinstance(i, str) else str(i.get("id")) for i in turn.inputs
+            if isinstance(i, str) or i.get("id")]  # fmt: skip
+
+
 def recall_for_turn(mem, turn: Turn) -> TurnRecall:
     cfg = mem.config.conversation
-    archived = [mem.get(i) for i in turn.inputs]
+    if not isinstance(turn.session, str) or not turn.session:
+        raise ValidationError("session", turn.session, "give the session this turn belongs to")
+    ids = input_ids(turn)
+    archived = [mem.get(i) for i in ids]
     inputs = [r for r in archived if r is not None
               and (turn.scopes is None or r.scope in turn.scopes)]  # fmt: skip
     if not inputs:
         return TurnRecall(skipped_reason="none of this turn's inputs was archived")
     query = build_query(inputs, cfg.max_query_chars)
-    filters = Filters(kinds=["message"], exclude_ids=[*turn.inputs, *turn.current_ids],
+    filters = Filters(kinds=["message"], exclude_ids=[*ids, *turn.current_ids],
                       scopes=list(turn.scopes) if turn.scopes is not None else None)  # fmt: skip
     mode, source = resolve_mode(
         {**cfg.modes, **turn.settings}, cfg.cross_session, session=turn.session,
@@ -99,7 +92,7 @@ def recall_for_turn(mem, turn: Turn) -> TurnRecall:
 def expand(mem, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
     cfg = mem.config.conversation
     records = [h.record for h in hits]
-    skip = set(turn.inputs) | set(turn.current_ids)
+    skip = set(input_ids(turn)) | set(turn.current_ids)
     window_filters = Filters(exclude_roles=["system"], exclude_ids=sorted(skip) or None,
                              scopes=filters.scopes)  # fmt: skip
     anchors = [r for r in records if cfg.expand_other_sessions or r.session == turn.session]
