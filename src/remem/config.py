@@ -300,6 +300,11 @@ class ScopesConfig(_Section):
     allow_unknown_agents: bool = Field(
         default=True, description="an agent not listed gets the default list (else: refused)"
     )
+    read_only: list[str] = Field(
+        default_factory=list,
+        description="scopes agents may read but never write (e.g. a global list the operator "
+        "curates); the local operator is not limited",
+    )
 
     @field_validator("agents")
     @classmethod

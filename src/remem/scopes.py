@@ -12,16 +12,25 @@ Modes (``scopes.mode``):
 - ``session+global``: the access list plus ``session:<current>``; new memories go to the session.
 
 A requested scope (a tool argument) can only narrow: it must be one the agent may read.
+Reading and writing are distinct: ``scopes.read_only`` lists scopes agents read but never
+write.
+
+``ScopeGuard`` is the one place access is enforced: every surface (REST, MCP, the web UI, the
+CLI, the agent tools, recall, capture) asks it, and only it, what a caller may see and where
+it may write. A guard without an ``Access`` is the local operator (loopback without tokens,
+the CLI without an agent), who is not limited.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from remem.config import Config
-from remem.errors import RememError, ValidationError
+from remem.errors import NotFoundError, RememError, ValidationError
 from remem.schemas import SCOPE_RE
+from remem.types import Record
 
 AGENT_RE = re.compile(r"^[A-Za-z0-9_.@\-]{1,100}$")
 _ID_RE = re.compile(r"^[^\s:][^\s]{0,180}$")
@@ -40,12 +49,13 @@ class Access:
     write_scope: str
     session: str | None = None
     user: str | None = None
+    writable: tuple[str, ...] | None = None  # None: every readable scope
 
     def can_read(self, scope: str) -> bool:
         return scope in self.readable
 
     def can_write(self, scope: str) -> bool:
-        return scope in self.readable
+        return scope in (self.readable if self.writable is None else self.writable)
 
     def narrow(self, requested: str | None) -> list[str]:
         """The scopes a read may use: all readable ones, or the one requested if allowed."""
@@ -105,12 +115,74 @@ def resolve(config: Config, agent: str | None, *, session: str | None = None,
             write = f"agent:{agent}" if f"agent:{agent}" in base else (base[0] if base else "")
         if not base:
             raise ScopeError(f"agent {agent!r} has an empty access list")
-        return Access(agent, tuple(base), write, session, user)
+        return _with_writable(Access(agent, tuple(base), write, session, user), cfg.read_only)
     if session is None:
         raise ScopeError(f"scopes.mode={cfg.mode!r} needs the current session id")
     own = f"session:{session}"
     readable = [own] if cfg.mode == "session" else [own, *[s for s in base if s != own]]
-    return Access(agent, tuple(readable), own, session, user)
+    return _with_writable(Access(agent, tuple(readable), own, session, user), cfg.read_only)
+
+
+def _with_writable(access: Access, read_only: list[str]) -> Access:
+    """The access with its writable scopes: the readable ones less ``read_only``; the default
+    write scope moves to the first writable one when it is read-only."""
+    writable = tuple(s for s in access.readable if s not in read_only)
+    if not writable:
+        raise ScopeError(f"agent {access.agent!r} may write nowhere: scopes.read_only covers "
+                         "its whole access list")  # fmt: skip
+    write = access.write_scope if access.write_scope in writable else writable[0]
+    return replace(access, writable=writable, write_scope=write)
+
+
+@dataclass(frozen=True)
+class ScopeGuard:
+    """The one scope check. ``access`` None is the local operator (unrestricted)."""
+
+    access: Access | None = None
+
+    @classmethod
+    def for_agent(
+        cls, config: Config, agent: str | None, *, session: str | None = None,
+        user: str | None = None,
+    ) -> ScopeGuard:  # fmt: skip
+        return cls(resolve(config, agent, session=session, user=user))
+
+    @property
+    def restricted(self) -> bool:
+        return self.access is not None
+
+    def read_scopes(self, requested: str | Sequence[str] | None = None) -> list[str] | None:
+        """The scopes a read may use (None: any). A request can only narrow: asking for a
+        scope the caller may not read is refused."""
+        wanted = [requested] if isinstance(requested, str) else requested
+        if self.access is None:
+            return None if wanted is None else list(wanted)
+        if wanted is None:
+            return self.access.narrow(None)
+        return [scope for w in wanted for scope in self.access.narrow(w)]
+
+    def can_see(self, record: Record | None) -> bool:
+        return record is not None and (self.access is None or self.access.can_read(record.scope))
+
+    def visible(self, record: Record | None, what: str) -> Record:
+        """The record if the caller may read it; a record it may not read answers exactly like
+        a missing one, so a caller never learns that an id it cannot read exists."""
+        if record is None or not self.can_see(record):
+            raise NotFoundError(f"no {what}")
+        return record
+
+    def check_write(self, scope: str) -> None:
+        if self.access is not None and not self.access.can_write(scope):
+            raise ScopeError(f"agent {self.access.agent!r} may not write to scope {scope!r}")
+
+    def write_target(self, requested: str | None = None) -> str | None:
+        """Where a write goes: the requested scope (checked), else the caller's default
+        (None for the operator: the record's own or the store's default)."""
+        if requested is not None:
+            self.read_scopes(requested)  # a scope it may not even read: "may not use"
+            self.check_write(requested)
+            return requested
+        return None if self.access is None else self.access.write_scope
 
 
 def _fill(template: str, agent: str, user: str | None, session: str | None) -> str | None:

@@ -17,7 +17,7 @@ from pydantic import ValidationError as PydanticValidationError
 from remem.capture.store import store_memory
 from remem.errors import RememError
 from remem.recall.memories import relevant_memories
-from remem.scopes import Access, resolve
+from remem.scopes import Access, ScopeGuard
 from remem.text.secrets import contains_secret
 from remem.types import Filters, Record
 
@@ -108,7 +108,13 @@ class MemoryTools:
     def __init__(self, mem, agent: str, *, session: str | None = None,
                  user: str | None = None) -> None:  # fmt: skip
         self.mem = mem
-        self.access: Access = resolve(mem.config, agent, session=session, user=user)
+        self.guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)
+        assert self.guard.access is not None
+        self.access: Access = self.guard.access
+
+    def _scopes(self, requested: str | None) -> list[str]:
+        """The scopes this call may read: the agent's, or the one it asked for (narrowing)."""
+        return self.guard.read_scopes(requested) or []
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         if name not in TOOLS:
@@ -130,7 +136,7 @@ class MemoryTools:
     # ------------------------------------------------------------------ tools
     def memory_recall(self, args: RecallArgs) -> dict[str, Any]:
         # a deliberate recall: the memories returned count as accessed
-        hits = relevant_memories(self.mem, args.query, self.access.narrow(args.scope),
+        hits = relevant_memories(self.mem, args.query, self._scopes(args.scope),
                                  args.limit, explicit=True)  # fmt: skip
         return {"memories": [{**_brief(h.record), "score": round(h.score, 4)} for h in hits]}
 
@@ -138,7 +144,7 @@ class MemoryTools:
         if contains_secret(args.text):
             raise ToolError("memory_store: this looks like a secret (a key, password or token); "
                             "secrets are never stored")  # fmt: skip
-        scope = self.access.target(args.scope)
+        scope = self.guard.write_target(args.scope) or self.access.write_scope
         outcome = store_memory(
             self.mem, self.access, args.text.strip(), scope=scope, category=args.category,
             importance=args.importance, role="user", speaker_id=self.access.user,
@@ -153,18 +159,20 @@ class MemoryTools:
                 "replaced": [r.id for r in outcome.superseded], "warnings": outcome.warnings}  # fmt: skip
 
     def memory_forget(self, args: ForgetArgs) -> dict[str, Any]:
-        scopes = self.access.narrow(args.scope)
+        scopes = self._scopes(args.scope)
         if args.memory_id is not None:
             rec = self.mem.get(args.memory_id)
             if rec is None or rec.kind != "memory" or rec.scope not in scopes:
                 # the same answer whether it does not exist or is not yours: no probing
                 raise ToolError(f"memory_forget: no memory {args.memory_id!r} that you may "
                                 "forget")  # fmt: skip
+            self.guard.check_write(rec.scope)
             self.mem.delete(rec.id)
             return {"forgotten": [_brief(rec)]}
         assert args.query is not None
         matches = relevant_memories(self.mem, args.query, scopes, 5)
         if len(matches) == 1:
+            self.guard.check_write(matches[0].record.scope)
             self.mem.delete(matches[0].record.id)
             return {"forgotten": [_brief(matches[0].record)]}
         return {"forgotten": [], "candidates": [_brief(h.record) for h in matches],
@@ -172,7 +180,7 @@ class MemoryTools:
                         "several memories match; call again with the memory_id"}  # fmt: skip
 
     def memory_list(self, args: ListArgs) -> dict[str, Any]:
-        scopes = self.access.narrow(args.scope)
+        scopes = self._scopes(args.scope)
         filters = Filters(kinds=["memory"], scopes=scopes, category=args.category,
                           include_superseded=False)  # fmt: skip
         records = self.mem.store.list_records(filters, limit=args.limit, offset=args.offset)
@@ -181,7 +189,7 @@ class MemoryTools:
                 "offset": args.offset}  # fmt: skip
 
     def memory_stats(self, args: StatsArgs) -> dict[str, Any]:
-        scopes = self.access.narrow(args.scope)
+        scopes = self._scopes(args.scope)
         current = Filters(kinds=["memory"], scopes=scopes, include_superseded=False)
         by_category: dict[str, int] = {}
         by_scope: dict[str, int] = {}

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from remem.errors import RememError
 from remem.schemas import content_hash
-from remem.scopes import Access
+from remem.scopes import Access, ScopeGuard
 from remem.text.normalize import to_simplified
 from remem.text.triggers import subject_key
 from remem.types import Filters, Record
@@ -88,8 +88,7 @@ def store_memory(
 ) -> StoreOutcome:
     """Dedup, store and supersede one memory in ``scope`` (which the caller has checked
     ``access`` may write)."""
-    if not access.can_write(scope):  # a second guard: callers resolve scopes already
-        raise RememError(f"agent {access.agent!r} may not write to {scope!r}")
+    ScopeGuard(access).check_write(scope)
     now = time.time() if now is None else now
     out = StoreOutcome()
     try:

@@ -26,7 +26,7 @@ import numpy as np
 
 from remem.errors import RememError
 from remem.recall.render import render_memories
-from remem.scopes import resolve
+from remem.scopes import ScopeGuard
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
 from remem.text.triggers import has_memory_cue
@@ -162,7 +162,9 @@ def relevant_memories(mem, query: str, scopes: list[str], k: int, *, now: float 
 def recall_memories(mem, query: str, *, agent: str, session: str | None = None,
                     user: str | None = None, now: float | None = None) -> AutoRecall:  # fmt: skip
     cfg = mem.config.autorecall
-    access = resolve(mem.config, agent, session=session, user=user)
+    guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)
+    assert guard.access is not None
+    access = guard.access
     cleaned = strip_wrappers(query or "")
     out = AutoRecall(query=cleaned)
     if not cfg.enabled:
@@ -173,7 +175,7 @@ def recall_memories(mem, query: str, *, agent: str, session: str | None = None,
         out.skipped_reason = why
         return out
     now = time.time() if now is None else now
-    hits = relevant_memories(mem, cleaned, access.narrow(None),
+    hits = relevant_memories(mem, cleaned, guard.read_scopes() or [],
                              min(mem.config.search.max_k, cfg.max_items * 4), now=now)  # fmt: skip
     key = (access.agent, session or "")
     dedup = cfg.dedup_turns > 0 or cfg.dedup_seconds > 0

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from remem import __version__
 from remem.errors import NotFoundError, RememError, ValidationError
-from remem.scopes import Access, ScopeError
+from remem.scopes import Access, ScopeError, ScopeGuard
 from remem.server.identity import AuthError, agent_for
 from remem.tools import TOOLS, ToolError, tool_specs
 from remem.types import Filters
@@ -81,19 +81,16 @@ class Caller:
             raise ScopeError("no agent identity: configure server.tokens or scopes.agent")
         return mem.scope_access(self.agent, session=session, user=user)
 
+    def guard(self, mem, session: str | None = None, user: str | None = None) -> ScopeGuard:
+        """The scope guard for this request (the local operator's is unrestricted)."""
+        return ScopeGuard(self.access(mem, session, user)) if self.restricted else ScopeGuard()
+
     def scopes(self, mem, requested: Any = None) -> list[str] | None:
         """The scopes a read may use: None = unrestricted (local operator)."""
-        wanted = [requested] if isinstance(requested, str) else requested
-        if not self.restricted:
-            return None if wanted is None else list(wanted)
-        access = self.access(mem)
-        if wanted is None:
-            return access.narrow(None)
-        return [s for w in wanted for s in access.narrow(w)]
+        return self.guard(mem).read_scopes(requested)
 
     def check_write(self, mem, scope: str) -> None:
-        if self.restricted and not self.access(mem).can_write(scope):
-            raise ScopeError(f"agent {self.agent!r} may not write to scope {scope!r}")
+        self.guard(mem).check_write(scope)
 
 
 _STATUS = ((AuthError, 401), (ScopeError, 403), (NotFoundError, 404), (ToolError, 400),
@@ -165,11 +162,7 @@ def create_app(mem) -> FastAPI:
             raise ValidationError("k", k, f"use at most {config.server.max_k} (server.max_k)")
 
     def visible(c: Caller, record_id: str):
-        rec = mem.get(record_id)
-        scopes = c.scopes(mem)
-        if rec is None or (scopes is not None and rec.scope not in scopes):
-            raise NotFoundError(f"no record {record_id!r}")  # the same answer either way
-        return rec
+        return c.guard(mem).visible(mem.get(record_id), f"record {record_id!r}")
 
     @app.get("/healthz", tags=["meta"])
     def health() -> dict[str, Any]:
