@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from remem.conversation.ingest import lexical_text
+from remem.ports import MemoryPort
 from remem.store.migrations import LATEST_VERSION
 
 
@@ -29,7 +30,7 @@ class Finding:
                 "fixed": self.fixed}  # fmt: skip
 
 
-def run_doctor(mem, *, fix: bool = False) -> list[Finding]:
+def run_doctor(mem: MemoryPort, *, fix: bool = False) -> list[Finding]:
     store = mem.store
     out: list[Finding] = []
 

@@ -23,7 +23,7 @@ from remem.embed.base import Embedder
 from remem.errors import RememError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
-from remem.recall.memories import InjectionLog
+from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
 from remem.schemas import RecordIn, make_filters, parse_time

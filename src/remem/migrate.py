@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from remem.errors import RememError, ValidationError
+from remem.ports import MemoryPort
 from remem.schemas import SCOPE_RE, validate_record
 
 REQUIRED = ("id", "text")
@@ -100,7 +101,7 @@ def check(source: str | Path, table: str | None = None) -> MigrationReport:
     return report
 
 
-def run(mem, source: str | Path, *, table: str | None = None, dry_run: bool = False,
+def run(mem: MemoryPort, source: str | Path, *, table: str | None = None, dry_run: bool = False,
         skip_existing: bool = False) -> MigrationReport:  # fmt: skip
     report = check(source, table)
     tbl, _ = _open(source, report.table)
@@ -130,7 +131,7 @@ def run(mem, source: str | Path, *, table: str | None = None, dry_run: bool = Fa
     return report
 
 
-def verify(mem, source: str | Path, *, table: str | None = None, sample: int = 50
+def verify(mem: MemoryPort, source: str | Path, *, table: str | None = None, sample: int = 50
            ) -> MigrationReport:  # fmt: skip
     report = check(source, table)
     tbl, _ = _open(source, report.table)

@@ -16,6 +16,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from remem.capture.store import store_memory
 from remem.errors import RememError
+from remem.ports import MemoryPort
 from remem.recall.memories import relevant_memories
 from remem.scopes import Access, ScopeGuard
 from remem.text.secrets import contains_secret
@@ -105,7 +106,7 @@ def _brief(rec: Record) -> dict[str, Any]:
 
 
 class MemoryTools:
-    def __init__(self, mem, agent: str, *, session: str | None = None,
+    def __init__(self, mem: MemoryPort, agent: str, *, session: str | None = None,
                  user: str | None = None) -> None:  # fmt: skip
         self.mem = mem
         self.guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)

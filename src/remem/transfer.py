@@ -18,6 +18,7 @@ from typing import IO, Any
 import numpy as np
 
 from remem.errors import ValidationError
+from remem.ports import MemoryPort
 from remem.schemas import RecordIn, content_hash, validate_record
 from remem.types import Filters
 
@@ -27,7 +28,7 @@ _STORE_ONLY = ("index_status", "index_error", "model_id", "content_hash", "acces
 
 
 def export_lines(
-    mem, *, filters: Filters | None = None, with_vectors: bool = False, page: int = 500
+    mem: MemoryPort, *, filters: Filters | None = None, with_vectors: bool = False, page: int = 500
 ) -> Iterator[list[str]]:
     """The export, one page of JSONL lines at a time (for files and HTTP streams alike)."""
     sessions: dict[str, dict | None] = {}
@@ -65,7 +66,7 @@ def export_lines(
         yield render()
 
 
-def export_records(mem, out: IO[str], *, filters: Filters | None = None,
+def export_records(mem: MemoryPort, out: IO[str], *, filters: Filters | None = None,
                    with_vectors: bool = False, progress: Callable[[int], None] | None = None
                    ) -> int:  # fmt: skip
     count = 0
@@ -104,7 +105,7 @@ def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | No
         yield number, item, ""
 
 
-def import_records(mem, lines: Iterable[str], *, scope: str | None = None,
+def import_records(mem: MemoryPort, lines: Iterable[str], *, scope: str | None = None,
                    dry_run: bool = False, unlabelled_vectors: bool = False) -> ImportReport:  # fmt: skip
     """``unlabelled_vectors``: keep vectors that name no model as legacy vectors (the first
     search takes them as its model; see ``remem.index.legacy``) instead of re-embedding."""

@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "remem.retrieve",
             "remem.tools",
             "remem.scopes",
+            "remem.ports",
         ),
     ),
     ("building blocks", ("remem.index", "remem.embed", "remem.text", "remem.net")),

@@ -191,7 +191,7 @@ def test_block_is_untrusted_escaped_and_marks_the_assistants_words():
 
 
 def test_injection_log_forgets_the_oldest_sessions():
-    from remem.recall.memories import InjectionLog
+    from remem.recall.injections import InjectionLog
 
     log = InjectionLog(max_sessions=2)
     for s in ("a", "b", "c"):

@@ -17,6 +17,7 @@ from remem.capture.candidates import Candidate, Rejected, candidates_from
 from remem.capture.llm import SYSTEM_PROMPT, ChatClient, LLMError, parse_memories, transcript
 from remem.capture.store import store_memory
 from remem.errors import ValidationError
+from remem.ports import MemoryPort
 from remem.scopes import resolve
 from remem.text.clean import strip_wrappers
 from remem.text.secrets import contains_secret
@@ -46,7 +47,7 @@ class CaptureResult:
         }  # fmt: skip
 
 
-def _messages(mem, turn: Turn) -> list[dict]:
+def _messages(mem: MemoryPort, turn: Turn) -> list[dict]:
     out = []
     for m in turn.inputs:
         if isinstance(m, str):
@@ -63,7 +64,9 @@ def _messages(mem, turn: Turn) -> list[dict]:
     return out
 
 
-def _llm_candidates(mem, messages: list[dict], result: CaptureResult) -> list[Candidate] | None:
+def _llm_candidates(
+    mem: MemoryPort, messages: list[dict], result: CaptureResult
+) -> list[Candidate] | None:
     cfg = mem.config
     cleaned = [{**m, "text": strip_wrappers(m["text"])} for m in messages
                if (m.get("role") or "user") in ("user", "assistant")
@@ -97,7 +100,7 @@ def _llm_candidates(mem, messages: list[dict], result: CaptureResult) -> list[Ca
     return out
 
 
-def capture_after_turn(mem, turn: Turn) -> CaptureResult:
+def capture_after_turn(mem: MemoryPort, turn: Turn) -> CaptureResult:
     cfg = mem.config.capture
     access = resolve(mem.config, turn.agent, session=turn.session, user=turn.user_id)
     result = CaptureResult()

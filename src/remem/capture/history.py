@@ -12,17 +12,18 @@ from __future__ import annotations
 import time
 
 from remem.errors import NotFoundError, ValidationError
+from remem.ports import MemoryPort
 from remem.types import Record
 
 
-def _memory(mem, memory_id: str) -> Record:
+def _memory(mem: MemoryPort, memory_id: str) -> Record:
     rec = mem.get(memory_id)
     if rec is None or rec.kind != "memory":
         raise NotFoundError(f"no memory with id {memory_id!r}")
     return rec
 
 
-def history(mem, memory_id: str) -> list[Record]:
+def history(mem: MemoryPort, memory_id: str) -> list[Record]:
     start = _memory(mem, memory_id)
     chain: dict[str, Record] = {start.id: start}
     todo = [start]
@@ -41,7 +42,7 @@ def history(mem, memory_id: str) -> list[Record]:
     return sorted(chain.values(), key=lambda r: (r.created_at, r.rowid or 0))
 
 
-def undo(mem, memory_id: str, now: float | None = None) -> list[Record]:
+def undo(mem: MemoryPort, memory_id: str, now: float | None = None) -> list[Record]:
     """Undo the update around ``memory_id``; returns the versions that are current again."""
     now = time.time() if now is None else now
     rec = _memory(mem, memory_id)

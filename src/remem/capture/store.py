@@ -21,6 +21,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from remem.errors import RememError
+from remem.ports import MemoryPort
 from remem.schemas import content_hash
 from remem.scopes import Access, ScopeGuard
 from remem.text.normalize import to_simplified
@@ -50,7 +51,7 @@ class StoreOutcome:
     warnings: list[str] = field(default_factory=list)
 
 
-def find_duplicate(mem, text: str, scope: str, now: float) -> tuple[Record, str] | None:
+def find_duplicate(mem: MemoryPort, text: str, scope: str, now: float) -> tuple[Record, str] | None:
     store = mem.store
     exact = store.current_memories(scope, now, content_hash=content_hash(text), limit=1)
     if exact:
@@ -72,7 +73,7 @@ def find_duplicate(mem, text: str, scope: str, now: float) -> tuple[Record, str]
 
 
 def store_memory(
-    mem,
+    mem: MemoryPort,
     access: Access,
     text: str,
     *,

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from remem.capture.candidates import sentences
 from remem.capture.llm import SUMMARY_PROMPT, ChatClient, LLMError, transcript
 from remem.capture.store import StoreOutcome, store_memory
+from remem.ports import MemoryPort
 from remem.scopes import resolve
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
@@ -35,7 +36,7 @@ def extractive(messages: list[dict]) -> str:
     return " / ".join(t[3] for t in best)
 
 
-def summarize_session(mem, session: str, *, agent: str, user: str | None = None,
+def summarize_session(mem: MemoryPort, session: str, *, agent: str, user: str | None = None,
                       now: float | None = None) -> StoreOutcome | None:  # fmt: skip
     """Store a summary memory of the session's last messages; None when there is nothing to
     summarise or summaries are off."""

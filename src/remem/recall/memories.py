@@ -17,14 +17,13 @@ skips memories injected into the same session within ``dedup_turns`` turns or
 from __future__ import annotations
 
 import re
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from remem.errors import RememError
+from remem.ports import MemoryPort
 from remem.recall.render import render_memories
 from remem.scopes import ScopeGuard
 from remem.text.clean import strip_wrappers
@@ -47,45 +46,6 @@ class AutoRecall:
         return {"query": self.query, "block": self.block, "skipped_reason": self.skipped_reason,
                 "memories": [h.to_dict() for h in self.memories],
                 "suppressed": self.suppressed}  # fmt: skip
-
-
-class InjectionLog:
-    """When each memory was last injected into each session (process memory, per Memory).
-    Only kept while cross-turn dedup is on, for the ``max_sessions`` most recent sessions."""
-
-    def __init__(self, max_sessions: int = 10_000) -> None:
-        self._lock = threading.Lock()
-        self.max_sessions = max_sessions
-        self._turns: OrderedDict[tuple[str, str], int] = OrderedDict()
-        self._last: dict[tuple[str, str], dict[str, tuple[int, float]]] = {}
-
-    def next_turn(self, key: tuple[str, str]) -> int:
-        with self._lock:
-            self._turns[key] = self._turns.get(key, 0) + 1
-            self._turns.move_to_end(key)
-            while len(self._turns) > self.max_sessions:
-                old, _ = self._turns.popitem(last=False)
-                self._last.pop(old, None)
-            return self._turns[key]
-
-    def recent(self, key: tuple[str, str], memory_id: str, turn: int, now: float,
-               turns: int, seconds: float) -> bool:  # fmt: skip
-        with self._lock:
-            last = self._last.get(key, {}).get(memory_id)
-        if last is None:
-            return False
-        return (turns > 0 and turn - last[0] <= turns) or (seconds > 0 and now - last[1] < seconds)
-
-    def mark(self, key: tuple[str, str], memory_ids: list[str], turn: int, now: float) -> None:
-        with self._lock:
-            if key not in self._turns:
-                return  # evicted meanwhile
-            seen = self._last.setdefault(key, {})
-            for mid in memory_ids:
-                seen[mid] = (turn, now)
-
-    def __len__(self) -> int:
-        return len(self._turns)
 
 
 def gate(query: str, cfg) -> str | None:
@@ -116,7 +76,9 @@ NEUTRAL = (
 class Relevance:
     """Decides whether a memory hit is about the query (see the module docstring)."""
 
-    def __init__(self, mem, query: str, margin: float, keyword_match: bool = True) -> None:
+    def __init__(
+        self, mem: MemoryPort, query: str, margin: float, keyword_match: bool = True
+    ) -> None:
         self.margin = margin
         self.keyword_match = keyword_match
         self.baseline: float | None = None
@@ -143,7 +105,7 @@ class Relevance:
         return e.vector_score - self.baseline >= self.margin
 
 
-def relevant_memories(mem, query: str, scopes: list[str], k: int, *, now: float | None = None,
+def relevant_memories(mem: MemoryPort, query: str, scopes: list[str], k: int, *, now: float | None = None,
                       explicit: bool = False) -> list[Hit]:  # fmt: skip
     """Current memories in ``scopes`` that pass the relevance gate, best first. ``explicit``
     (the recall tool) counts an access for each memory returned, and only for those."""
@@ -159,7 +121,7 @@ def relevant_memories(mem, query: str, scopes: list[str], k: int, *, now: float 
     return hits
 
 
-def recall_memories(mem, query: str, *, agent: str, session: str | None = None,
+def recall_memories(mem: MemoryPort, query: str, *, agent: str, session: str | None = None,
                     user: str | None = None, now: float | None = None) -> AutoRecall:  # fmt: skip
     cfg = mem.config.autorecall
     guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)

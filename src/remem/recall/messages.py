@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from remem.conversation.modes import narrow, resolve_mode
 from remem.errors import ValidationError
+from remem.ports import MemoryPort
 from remem.recall.render import render_block
 from remem.types import Filters, Hit, Record, Turn
 
@@ -39,7 +40,7 @@ def build_query(records: list[Record], max_chars: int) -> str:
     return query[-max_chars:] if len(query) > max_chars else query
 
 
-def current_platform(mem, turn: Turn) -> str | None:
+def current_platform(mem: MemoryPort, turn: Turn) -> str | None:
     """A group or private room belongs to its origin platform whichever entry point drove
     this turn, and a sub-session to its root's; else the turn's own platform."""
     info = mem.store.session_info(turn.session)
@@ -52,7 +53,7 @@ def input_ids(turn: Turn) -> list[str]:
             if isinstance(i, str) or i.get("id")]  # fmt: skip
 
 
-def recall_for_turn(mem, turn: Turn) -> TurnRecall:
+def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
     cfg = mem.config.conversation
     if not isinstance(turn.session, str) or not turn.session:
         raise ValidationError("session", turn.session, "give the session this turn belongs to")
@@ -89,7 +90,7 @@ def recall_for_turn(mem, turn: Turn) -> TurnRecall:
     return out
 
 
-def expand(mem, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
+def expand(mem: MemoryPort, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
     cfg = mem.config.conversation
     records = [h.record for h in hits]
     skip = set(input_ids(turn)) | set(turn.current_ids)

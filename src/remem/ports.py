@@ -1,0 +1,69 @@
+"""What the features (recall, capture, tools, maintenance) may ask of the engine.
+
+Features receive a ``MemoryPort``, not the ``Memory`` class: the port names the small surface
+they use (the store, the configuration, search and the write path), so they can be tested
+with any object that provides it and never reach further up. ``Memory`` satisfies it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from remem.config import Config
+from remem.embed.base import Embedder
+from remem.recall.injections import InjectionLog
+from remem.retrieve.access import AccessRecorder
+from remem.retrieve.search import Searcher
+from remem.schemas import RecordIn
+from remem.store.base import OnConflict, Store
+from remem.text.tokenize import Tokenizer
+from remem.types import Filters, Record, SearchResult
+
+
+class MemoryPort(Protocol):
+    config: Config
+    store: Store
+    tokenizer: Tokenizer
+    searcher: Searcher
+    access_counts: AccessRecorder
+    injections: InjectionLog
+
+    def get(self, record_id: str) -> Record | None: ...
+    def add(
+        self, text: str, *, embed: bool = True, wait: bool | None = None, **fields: Any
+    ) -> Record: ...
+    def ingest_many(
+        self,
+        items: Iterable[dict[str, Any] | RecordIn],
+        *,
+        embed: bool = True,
+        wait: bool | None = None,
+        on_conflict: OnConflict = "error",
+        progress: Any = None,
+    ) -> list[Record]: ...
+    def delete(self, ids: str | Sequence[str]) -> int: ...
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        filters: Filters | dict[str, Any] | None = None,
+        now: float | str | None = None,
+        *,
+        asker: str | None = None,
+        same_user_boost: bool = False,
+        explicit: bool = False,
+        disable: tuple[str, ...] | frozenset[str] = (),
+        channels: tuple[str, ...] = ("vector", "lexical"),
+        query_vector: Any = None,
+    ) -> SearchResult: ...
+    def get_embedder(self) -> Embedder | None: ...
+    def neutral_vectors(self, embedder: Embedder) -> np.ndarray: ...
+    def embed_records(
+        self, records: Sequence[Record], *, progress: Any = None
+    ) -> tuple[int, int]: ...
+    def embed_pending(
+        self, *, batch_size: int | None = None, progress: Any = None, force: bool = False
+    ) -> dict[str, int]: ...
