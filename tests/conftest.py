@@ -45,3 +45,15 @@ def memory(db_path, config, e5):
 def hash_memory(db_path, config):
     with Memory(db_path, config, embedder=HashEmbedder()) as mem:
         yield mem
+
+
+# Fixtures that load a bundled model: a test that uses one is a real-model test.
+REAL_MODEL_FIXTURES = {"e5", "memory"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark real-model tests ``slow`` (``pytest -m "not slow"`` is the quick loop; ``make
+    test`` runs everything)."""
+    for item in items:
+        if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

@@ -10,6 +10,8 @@ from remem.embed import local
 from remem.embed.factory import make_embedder
 from remem.errors import ConfigError, EmbeddingError, ModelIntegrityError
 
+pytestmark = pytest.mark.slow  # loads the bundled models
+
 
 def test_e5_embeds_with_task_prefixes(e5):
     q = e5.embed_queries(["where does Alice live"])

@@ -15,6 +15,8 @@ import pytest
 from remem import Config
 from remem.benchmark import Variant, run_benchmark
 
+pytestmark = pytest.mark.slow  # loads the bundled models
+
 REPO = Path(__file__).resolve().parents[2]
 BENCH = Path(os.environ.get("REMEM_BENCH_DIR", REPO.parent / "shared" / "bench"))
 

@@ -30,10 +30,13 @@ def test_weighted_normalises_channels():
     assert halves[0].fused == 1.0  # best in both channels = 1 whatever the weights
 
 
-def test_fusion_is_deterministic_on_ties():
-    a = rrf_fuse([(5, 0.5)], [(4, 1.0)])
-    b = rrf_fuse([(5, 0.5)], [(4, 1.0)])
-    assert [c.rowid for c in a] == [c.rowid for c in b]
+def test_fusion_breaks_ties_by_rank_then_rowid():
+    # 5 and 4 are each first in one channel: equal RRF scores, equal best rank -> lower rowid
+    tied = rrf_fuse([(5, 0.5)], [(4, 1.0)])
+    assert tied[0].fused == tied[1].fused
+    assert [c.rowid for c in tied] == [4, 5]
+    # whatever order the channels list them in
+    assert [c.rowid for c in rrf_fuse([(4, 0.5)], [(5, 1.0)])] == [4, 5]
 
 
 def test_empty_channels():
