@@ -109,6 +109,100 @@ def _percentile(values: list[float], pct: float) -> float:
     return round(ordered[index], 3)
 
 
+@dataclass
+class _Run:
+    """State of one benchmark run across its conversations."""
+
+    variants: list[Variant]
+    depth: int
+    scores: dict[str, _Scores]
+    embedder: Embedder | None
+    ingest_seconds: float = 0.0
+    ingested: int = 0
+    done_queries: int = 0
+
+
+def _by_conversation(
+    corpus: list[dict], queries: list[dict]
+) -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
+    by_conv: dict[str, list[dict]] = defaultdict(list)
+    for turn in corpus:
+        by_conv[turn["conversation"]].append(turn)
+    q_by_conv: dict[str, list[dict]] = defaultdict(list)
+    for q in queries:
+        q_by_conv[q["conversation"]].append(q)
+    return by_conv, q_by_conv
+
+
+def _ingest(mem: Any, turns: list[dict], reuse: bool, run: _Run) -> None:
+    rows = [
+        {key: t.get(key) for key in ("id", "text", "session", "timestamp", "speaker", "role")}
+        for t in turns
+    ]
+    if reuse and mem.store.count() == len(rows):
+        return
+    start = time.perf_counter()
+    mem.ingest_many(rows, on_conflict="skip", wait=True)
+    mem.embed_pending()
+    run.ingest_seconds += time.perf_counter() - start
+    run.ingested += len(rows)
+
+
+def _ask(mem: Any, q: dict, session_of: dict[str, str], run: _Run) -> None:
+    """One query through every variant, scored."""
+    t0 = time.perf_counter()
+    qvec = None
+    if run.embedder is not None:
+        qvec = mem.searcher.embed_query(run.embedder, q["query"])
+    t_embed = time.perf_counter() - t0
+    for variant in run.variants:
+        saved = _apply(mem.config, variant.overrides)
+        t1 = time.perf_counter()
+        result = mem.search(
+            q["query"],
+            k=run.depth,
+            now=q["timestamp"],
+            query_vector=qvec,
+            channels=variant.channels,
+            disable=variant.disable,
+        )
+        elapsed = time.perf_counter() - t1
+        ids = [h.record.id for h in result.hits]
+        row = score_query(
+            ids, [session_of.get(i, "") for i in ids], q["gold"], q.get("gold_sessions", [])
+        )
+        s = run.scores[variant.name]
+        s.per_query.append(row)
+        s.categories.append(q.get("category", "all"))
+        s.latency.append(elapsed * 1000)
+        uses_vector = "vector" in variant.channels and qvec is not None
+        s.latency_embed.append((elapsed + (t_embed if uses_vector else 0)) * 1000)
+        # restore defaults so variants don't leak into each other
+        _apply(mem.config, saved)
+
+
+def _summary(dataset: Path, variant: Variant, k: int, run: _Run) -> dict[str, Any]:
+    s = run.scores[variant.name]
+    overall, by_category = _aggregate(s)
+    return {
+        "dataset": dataset.name,
+        "variant": variant.name,
+        "channels": list(variant.channels),
+        "n_queries": len(s.per_query),
+        "k": k,
+        "overall": overall,
+        "by_category": by_category,
+        "latency_ms": {
+            "search_p50": _percentile(s.latency, 50),
+            "search_p95": _percentile(s.latency, 95),
+            "search_embed_p50": _percentile(s.latency_embed, 50),
+            "search_embed_p95": _percentile(s.latency_embed, 95),
+        },
+        "ingest_per_s": round(run.ingested / run.ingest_seconds, 1) if run.ingest_seconds else 0.0,
+        "embed_model": run.embedder.model_id if run.embedder else None,
+    }
+
+
 def run_benchmark(
     dataset_dir: str | Path,
     *,
@@ -122,123 +216,39 @@ def run_benchmark(
     workdir: str | Path | None = None,
     reuse_dir: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Run the benchmark; returns one result dict per variant under ``variants``."""
+    """Run the benchmark; returns one result dict per variant under ``variants``.
+
+    ``reuse_dir`` keeps ingested stores between runs (for tuning search settings only:
+    anything that changes indexing needs a fresh directory)."""
     from remem.engine import Memory
 
     dataset = Path(dataset_dir)
     corpus, queries = load_dataset(dataset)
     config = config or Config.load(env={})
     variants = variants or [Variant("hybrid")]
-    depth = max(k, 10)
-
-    by_conv: dict[str, list[dict]] = defaultdict(list)
-    for turn in corpus:
-        by_conv[turn["conversation"]].append(turn)
-    q_by_conv: dict[str, list[dict]] = defaultdict(list)
-    for q in queries:
-        q_by_conv[q["conversation"]].append(q)
-    conversations = [c for c in by_conv if q_by_conv.get(c)]
-    if limit_conversations:
-        conversations = conversations[:limit_conversations]
-    total_queries = sum(len(q_by_conv[c]) for c in conversations)
-    if limit_queries:
-        total_queries = min(total_queries, limit_queries)
-
-    scores = {v.name: _Scores() for v in variants}
-    ingest_seconds = 0.0
-    ingested = 0
-    done_queries = 0
-    shared_embedder = embedder
+    by_conv, q_by_conv = _by_conversation(corpus, queries)
+    conversations = [c for c in by_conv if q_by_conv.get(c)][:limit_conversations]
+    total = sum(len(q_by_conv[c]) for c in conversations)
+    total = min(total, limit_queries) if limit_queries else total
+    run = _Run(variants, max(k, 10), {v.name: _Scores() for v in variants}, embedder)
     with tempfile.TemporaryDirectory(dir=workdir, prefix="remem-bench-") as tmp:
+        base = Path(reuse_dir) if reuse_dir else Path(tmp)
+        base.mkdir(parents=True, exist_ok=True)
         for ci, conv in enumerate(conversations):
-            if limit_queries and done_queries >= limit_queries:
+            if limit_queries and run.done_queries >= limit_queries:
                 break
-            # reuse_dir keeps ingested stores between runs (for tuning search settings only:
-            # anything that changes indexing needs a fresh directory).
-            base = Path(reuse_dir) if reuse_dir else Path(tmp)
-            base.mkdir(parents=True, exist_ok=True)
             db = base / f"conv-{ci}.db"
             reuse = reuse_dir is not None and db.exists()
-            mem = Memory(db, config, embedder=shared_embedder)
-            if shared_embedder is None:
-                shared_embedder = mem.get_embedder()
-            turns = [
-                {
-                    "id": t["id"],
-                    "text": t["text"],
-                    "session": t["session"],
-                    "timestamp": t["timestamp"],
-                    "speaker": t.get("speaker"),
-                    "role": t.get("role"),
-                }
-                for t in by_conv[conv]
-            ]
-            if not reuse or mem.store.count() != len(turns):
-                start = time.perf_counter()
-                mem.ingest_many(turns, on_conflict="skip", wait=True)
-                mem.embed_pending()
-                ingest_seconds += time.perf_counter() - start
-                ingested += len(turns)
-            session_of = {t["id"]: t["session"] for t in turns}
-            for q in q_by_conv[conv]:
-                if limit_queries and done_queries >= limit_queries:
-                    break
-                t0 = time.perf_counter()
-                qvec = None
-                if shared_embedder is not None:
-                    qvec = mem.searcher.embed_query(shared_embedder, q["query"])
-                t_embed = time.perf_counter() - t0
-                for variant in variants:
-                    saved = _apply(mem.config, variant.overrides)
-                    t1 = time.perf_counter()
-                    result = mem.search(
-                        q["query"],
-                        k=depth,
-                        now=q["timestamp"],
-                        query_vector=qvec,
-                        channels=variant.channels,
-                        disable=variant.disable,
-                    )
-                    elapsed = time.perf_counter() - t1
-                    ids = [h.record.id for h in result.hits]
-                    row = score_query(
-                        ids,
-                        [session_of.get(i, "") for i in ids],
-                        q["gold"],
-                        q.get("gold_sessions", []),
-                    )
-                    s = scores[variant.name]
-                    s.per_query.append(row)
-                    s.categories.append(q.get("category", "all"))
-                    s.latency.append(elapsed * 1000)
-                    uses_vector = "vector" in variant.channels and qvec is not None
-                    s.latency_embed.append((elapsed + (t_embed if uses_vector else 0)) * 1000)
-                    # restore defaults so variants don't leak into each other
-                    _apply(mem.config, saved)
-                done_queries += 1
-                if progress:
-                    progress("query", done_queries, total_queries)
-            mem.close()
-
-    results = {}
-    for variant in variants:
-        overall, by_category = _aggregate(scores[variant.name])
-        s = scores[variant.name]
-        results[variant.name] = {
-            "dataset": dataset.name,
-            "variant": variant.name,
-            "channels": list(variant.channels),
-            "n_queries": len(s.per_query),
-            "k": k,
-            "overall": overall,
-            "by_category": by_category,
-            "latency_ms": {
-                "search_p50": _percentile(s.latency, 50),
-                "search_p95": _percentile(s.latency, 95),
-                "search_embed_p50": _percentile(s.latency_embed, 50),
-                "search_embed_p95": _percentile(s.latency_embed, 95),
-            },
-            "ingest_per_s": round(ingested / ingest_seconds, 1) if ingest_seconds else 0.0,
-            "embed_model": shared_embedder.model_id if shared_embedder else None,
-        }
-    return {"variants": results}
+            with Memory(db, config, embedder=run.embedder) as mem:
+                if run.embedder is None:
+                    run.embedder = mem.get_embedder()
+                _ingest(mem, by_conv[conv], reuse, run)
+                session_of = {t["id"]: t["session"] for t in by_conv[conv]}
+                for q in q_by_conv[conv]:
+                    if limit_queries and run.done_queries >= limit_queries:
+                        break
+                    _ask(mem, q, session_of, run)
+                    run.done_queries += 1
+                    if progress:
+                        progress("query", run.done_queries, total)
+    return {"variants": {v.name: _summary(dataset, v, k, run) for v in variants}}
