@@ -141,24 +141,35 @@ def parse_queries(path: Path, conv: Conversation) -> list[dict]:
 
 
 def _write_jsonl(path: Path, rows: list[dict]) -> None:
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(to_jsonl(rows), encoding="utf-8")
 
 
-def main() -> None:
+def build(source: Path = SOURCE) -> tuple[list[dict], list[dict]]:
+    """Read the hand-written sources; returns (corpus turns, questions)."""
     corpus: list[dict] = []
     queries: list[dict] = []
     for name in CONVERSATIONS:
-        chat = SOURCE / f"{name}.chat.txt"
-        if not chat.exists():
-            continue
+        chat = source / f"{name}.chat.txt"
+        if not chat.is_file():
+            raise FileNotFoundError(
+                f"{chat}: missing; every conversation in CONVERSATIONS needs one"
+            )
         conv = parse_chat(chat)
         if conv.name != name:
             raise ValueError(f"{chat}: '@conversation {conv.name}' but the file says {name}")
         corpus.extend(conv.turns)
-        qfile = SOURCE / f"{name}.queries.txt"
+        qfile = source / f"{name}.queries.txt"
         if qfile.exists():
             queries.extend(parse_queries(qfile, conv))
+    return corpus, queries
+
+
+def to_jsonl(rows: list[dict]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def main() -> None:
+    corpus, queries = build()
     _write_jsonl(HERE / "corpus.jsonl", corpus)
     _write_jsonl(HERE / "queries.jsonl", queries)
     print(f"{len(corpus)} messages, {len(queries)} questions")
