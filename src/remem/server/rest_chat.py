@@ -1,0 +1,62 @@
+"""REST routes of the chat path and the agent tools: recall before a call, capture after it,
+auto-recall of curated memories, and the memory tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends
+
+from remem.errors import NotFoundError
+from remem.server.rest_context import Caller, CaptureBody, RecallBody, Requests, ToolBody, TurnBody
+from remem.tools import TOOLS, tool_specs
+from remem.types import Turn
+
+
+def chat_routes(r: Requests) -> APIRouter:
+    api = APIRouter()
+    mem = r.mem
+    caller = Depends(r.caller)
+
+    @api.post("/v1/recall-for-turn", tags=["chat"])
+    def recall_for_turn(body: TurnBody, c: Caller = caller):
+        """Before an LLM call: recall for this turn's archived inputs; returns the block."""
+        turn = Turn(**body.model_dump(), scopes=c.scopes(mem))
+        out = mem.recall_for_turn(turn)
+        return {"query": out.query, "block": out.block, "mode": out.mode,
+                "mode_source": out.mode_source, "skipped_reason": out.skipped_reason,
+                "hits": [h.to_dict(explain=False) for h in out.hits],
+                "context": [rec.to_dict() for rec in out.context]}  # fmt: skip
+
+    @api.post("/v1/capture-after-turn", tags=["chat"])
+    def capture(body: CaptureBody, c: Caller = caller):
+        """After an LLM response: capture this turn's memories."""
+        c.access(mem, body.session, body.user)  # identity required
+        if c.restricted:  # archived messages it names must be ones it may read
+            for m in body.messages:
+                if isinstance(m, str):
+                    r.visible(c, m)
+        turn = Turn(agent=c.agent, inputs=list(body.messages), session=body.session,
+                    user_id=body.user, now=body.now)  # fmt: skip
+        return mem.capture_after_turn(turn).to_dict()
+
+    @api.post("/v1/recall-memories", tags=["chat"])
+    def recall_memories(body: RecallBody, c: Caller = caller):
+        """Before an LLM request: the relevant curated memories as a block (auto-recall)."""
+        c.access(mem, body.session, body.user)
+        return mem.recall_memories(body.query, agent=c.agent, session=body.session,
+                                   user=body.user).to_dict()  # fmt: skip
+
+    @api.get("/v1/tools", tags=["tools"])
+    def tools() -> list[dict[str, Any]]:
+        """The memory tools: names, descriptions, JSON schemas (as MCP lists them)."""
+        return tool_specs()
+
+    @api.post("/v1/tools/{name}", tags=["tools"])
+    def call_tool(name: str, body: ToolBody, c: Caller = caller):
+        if name not in TOOLS:
+            raise NotFoundError(f"no tool {name!r}; the tools are {', '.join(TOOLS)}")
+        c.access(mem, body.session, body.user)
+        return mem.tools(c.agent, session=body.session, user=body.user).call(name, body.arguments)
+
+    return api

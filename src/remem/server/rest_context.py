@@ -1,0 +1,107 @@
+"""What every REST route shares: request bodies, the caller of a request and its scope
+guard, and the common checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from remem.errors import ValidationError
+from remem.scopes import Access, ScopeError, ScopeGuard
+from remem.server.identity import agent_for
+from remem.types import Record
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchBody(_Body):
+    query: str = Field(min_length=1, max_length=10_000)
+    k: int = Field(default=10, ge=1)
+    filters: dict[str, Any] = Field(default_factory=dict)
+    explain: bool = False
+    now: float | str | None = None
+
+
+class TurnBody(_Body):
+    session: str
+    inputs: list[str]
+    user_id: str | None = None
+    platform: str | None = None
+    current_ids: list[str] = Field(default_factory=list)
+    now: float | None = None
+    group_id: str | None = None
+    platform_type: str | None = None
+    settings: dict[str, str] = Field(default_factory=dict)
+    requested_mode: str | None = None
+
+
+class CaptureBody(_Body):
+    messages: list[str | dict[str, Any]] = Field(min_length=1)
+    session: str | None = None
+    user: str | None = None
+    now: float | None = None
+
+
+class RecallBody(_Body):
+    query: str = Field(min_length=1, max_length=10_000)
+    session: str | None = None
+    user: str | None = None
+
+
+class ToolBody(_Body):
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    session: str | None = None
+    user: str | None = None
+
+
+@dataclass
+class Caller:
+    agent: str | None  # None: the local operator (no tokens configured, no scopes.agent)
+    restricted: bool  # True when the agent came from a token: the resolver limits it
+
+    def access(self, mem, session: str | None = None, user: str | None = None) -> Access:
+        if not self.agent:
+            raise ScopeError("no agent identity: configure server.tokens or scopes.agent")
+        return mem.scope_access(self.agent, session=session, user=user)
+
+    def guard(self, mem, session: str | None = None, user: str | None = None) -> ScopeGuard:
+        """The scope guard for this request (the local operator's is unrestricted)."""
+        return ScopeGuard(self.access(mem, session, user)) if self.restricted else ScopeGuard()
+
+    def scopes(self, mem, requested: Any = None) -> list[str] | None:
+        """The scopes a read may use: None = unrestricted (local operator)."""
+        return self.guard(mem).read_scopes(requested)
+
+    def check_write(self, mem, scope: str) -> None:
+        self.guard(mem).check_write(scope)
+
+
+@dataclass
+class Requests:
+    """What every route needs: the memory, the caller of a request (a FastAPI dependency)
+    and the shared checks."""
+
+    mem: Any
+
+    def caller(self, request: Request) -> Caller:
+        config = self.mem.config
+        agent = agent_for(config, request.headers.get("authorization"))
+        return Caller(agent, restricted=bool(config.server.tokens))
+
+    def check_k(self, k: int) -> None:
+        limit = self.mem.config.server.max_k
+        if k > limit:
+            raise ValidationError("k", k, f"use at most {limit} (server.max_k)")
+
+    def visible(self, c: Caller, record_id: str) -> Record:
+        return c.guard(self.mem).visible(self.mem.get(record_id), f"record {record_id!r}")
+
+    def scoped(self, c: Caller, filters: dict[str, Any], requested: Any) -> dict[str, Any]:
+        """The filters with the scopes this caller may read (a request can only narrow)."""
+        scopes = c.scopes(self.mem, requested)
+        return filters if scopes is None else {**filters, "scopes": scopes}

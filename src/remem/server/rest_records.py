@@ -1,0 +1,99 @@
+"""REST routes over records: ingest, store, search, get, list, delete, stats, export."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import StreamingResponse
+
+from remem.errors import ValidationError
+from remem.schemas import make_filters
+from remem.server.rest_context import Caller, Requests, SearchBody
+from remem.transfer import export_lines
+from remem.types import Filters
+
+
+def record_routes(r: Requests) -> APIRouter:
+    api = APIRouter()
+    mem = r.mem
+    caller = Depends(r.caller)
+
+    @api.post("/v1/ingest", tags=["write"], status_code=201)
+    def ingest(body: dict[str, Any] | list[dict[str, Any]], c: Caller = caller):
+        """Archive chat messages (one object, or a list): committed before the answer."""
+        items = body if isinstance(body, list) else body.get("messages", [body])
+        if not isinstance(items, list) or not items:
+            raise ValidationError("body", body, "send a message object or a list of them")
+        if c.restricted:  # an agent's records go to its own scope unless it names another
+            default = c.access(mem).write_scope
+            items = [{"scope": default, **i} if isinstance(i, dict) else i for i in items]
+        for item in items:
+            c.check_write(mem, item.get("scope", "global") if isinstance(item, dict) else "global")
+        records = mem.ingest_many(items)
+        return {"ingested": [rec.to_dict() for rec in records]}
+
+    @api.post("/v1/memories", tags=["write"], status_code=201)
+    def add(body: dict[str, Any], c: Caller = caller):
+        """Store one curated memory as given (no dedup; the memory_store tool dedups)."""
+        text = body.get("text")
+        fields = {k: v for k, v in body.items() if k != "text"}
+        if c.restricted:
+            fields.setdefault("scope", c.access(mem).write_scope)
+        c.check_write(mem, fields.get("scope", "global"))
+        return mem.add(text, **fields).to_dict()
+
+    @api.post("/v1/search", tags=["read"])
+    def search(body: SearchBody, c: Caller = caller):
+        """Hybrid search through the whole pipeline; ``explain`` adds every stage's score and
+        the candidates that were dropped."""
+        r.check_k(body.k)
+        filters = dict(body.filters)
+        requested = filters.pop("scope", None) or filters.pop("scopes", None)
+        result = mem.search(body.query, k=body.k, filters=r.scoped(c, filters, requested),
+                            now=body.now)  # fmt: skip
+        return result.to_dict(explain=body.explain)
+
+    @api.get("/v1/records/{record_id}", tags=["read"])
+    def get(record_id: str, c: Caller = caller):
+        return r.visible(c, record_id).to_dict()
+
+    @api.get("/v1/records", tags=["read"])
+    def list_records(kind: str | None = None, scope: str | None = None,
+                     session: str | None = None, limit: int = 50, offset: int = 0,
+                     c: Caller = caller):  # fmt: skip
+        r.check_k(limit)
+        if offset < 0:
+            raise ValidationError("offset", offset, "use 0 or more")
+        filters = r.scoped(c, {"kind": kind, "session": session}, scope)
+        return {"records": [rec.to_dict() for rec in mem.list(filters, limit=limit,
+                                                               offset=offset)]}  # fmt: skip
+
+    @api.delete("/v1/records/{record_id}", tags=["write"])
+    def delete(record_id: str, c: Caller = caller):
+        rec = r.visible(c, record_id)
+        c.check_write(mem, rec.scope)
+        return {"deleted": mem.delete(rec.id)}
+
+    @api.get("/v1/stats", tags=["read"])
+    def stats(c: Caller = caller):
+        if not c.restricted:
+            return mem.stats()
+        scopes = c.scopes(mem)
+        return {"records": mem.store.count(Filters(scopes=scopes)), "scopes": scopes,
+                "memories": mem.tools(c.agent).call("memory_stats", {})}  # fmt: skip
+
+    @api.get("/v1/export", tags=["read"])
+    def export(kind: str | None = None, scope: str | None = None, with_vectors: bool = False,
+               c: Caller = caller) -> StreamingResponse:  # fmt: skip
+        """Every visible record as JSONL (streamed; no limit)."""
+        parsed = make_filters(r.scoped(c, {"kind": kind}, scope))
+
+        def lines() -> Iterator[str]:
+            for page in export_lines(mem, filters=parsed, with_vectors=with_vectors):
+                yield "".join(page)
+
+        return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+    return api
