@@ -95,6 +95,23 @@ def test_supersession_is_per_scope_and_speaker_and_undo_restores(db_path):
             mem.undo(other.id)  # no update to undo
 
 
+def test_a_question_never_replaces_a_fact(db_path):
+    with make(db_path) as mem:
+        lisbon = cap(mem, "I moved to Lisbon last month.").stored[0]
+        for question in ["Any tips for where I live now?", "Where do I live now?",
+                         "我住在哪里？", "If I lived in Rome, I'd learn Italian."]:  # fmt: skip
+            out = cap(mem, question, now=T + 60)
+            assert out.stored == [] and out.superseded == [], question
+        # the agent storing a question on purpose keeps it, but it replaces nothing
+        tools = mem.tools("bot", session="s1", user="u1")
+        stored = tools.call("memory_store", {"text": "Any tips for where I live now?"})
+        assert stored["stored"] and stored["replaced"] == []
+        assert mem.get(lisbon.id).valid_to is None
+        # a statement about the same subject from the same speaker still does
+        porto = cap(mem, "I moved to Porto.", now=T + 120)
+        assert porto.superseded == [lisbon.id]
+
+
 def test_supersession_is_all_or_nothing(db_path, monkeypatch):
     with make(db_path) as mem:
         paris = cap(mem, "I live in Paris.").stored[0]
@@ -185,6 +202,7 @@ def test_llm_extraction_against_a_local_chat_server(db_path):
          "subject": "location", "speaker": "user"},
         {"text": "The user's password is hunter2", "category": "fact", "importance": 1},
         {"text": "用户喜欢喝茶", "category": "preference", "importance": 5},
+        {"text": "Where does the user live now?", "category": "fact", "subject": "location"},
     ]}))  # fmt: skip
     try:
         with make(db_path, **{"capture.llm": True, "llm.base_url": server.url,
@@ -195,6 +213,8 @@ def test_llm_extraction_against_a_local_chat_server(db_path):
             tea = next(r for r in out.stored if "茶" in r.text)
             assert tea.importance == 1.0 and tea.category == "preference"  # clamped
             assert any("secret" in r.reason for r in out.rejected)
+            assert {"text": "Where does the user live now?", "reason": "a question (LLM)"} in [
+                {"text": r.text, "reason": r.reason} for r in out.rejected]  # fmt: skip
             request = server.requests[0]
             assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer k1"
             assert request["body"]["response_format"] == {"type": "json_object"}

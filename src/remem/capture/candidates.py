@@ -13,6 +13,7 @@ from remem.config import CaptureConfig
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
 from remem.text.secrets import contains_secret
+from remem.text.statements import not_a_statement
 from remem.text.triggers import Admission, admit, is_frustration, is_memory_instruction
 
 # Sentence ends: English punctuation followed by a space, CJK punctuation, line breaks.
@@ -65,6 +66,9 @@ def judge(sentence: str, cfg: CaptureConfig) -> tuple[Admission | None, str | No
         return None, "greeting, acknowledgement, refusal or heartbeat"
     if is_frustration(sentence):
         return None, "frustration or a complaint"
+    why = not_a_statement(sentence)
+    if why is not None:
+        return None, why
     if len(sentence) < cfg.min_chars:
         return None, f"shorter than {cfg.min_chars} characters"
     if len(sentence) > cfg.max_chars:
@@ -86,12 +90,9 @@ def candidates_from(messages: list[dict], cfg: CaptureConfig) -> tuple[list[Cand
             continue
         if role == "assistant" and not cfg.include_assistant:
             continue
-        cleaned = strip_wrappers(m.get("text") or "")
-        if cleaned and is_memory_instruction(cleaned):
-            # "forget that I live in Paris" must not store "I live in Paris" either
-            rejected.append(Rejected(cleaned, "an instruction about memory itself"))
-            continue
-        for sentence in sentences(cleaned):
+        # judged one sentence at a time: "删除记忆。我住在北京。" drops the instruction and keeps
+        # the statement ("forget that I live in Paris" is one sentence and goes whole)
+        for sentence in sentences(strip_wrappers(m.get("text") or "")):
             admission, why = judge(sentence, cfg)
             if admission is None:
                 rejected.append(Rejected(sentence, why or "rejected"))
