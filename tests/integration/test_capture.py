@@ -112,6 +112,18 @@ def test_a_question_never_replaces_a_fact(db_path):
         assert porto.superseded == [lisbon.id]
 
 
+def test_an_assistant_refusal_is_neither_captured_nor_found(db_path):
+    refusal = "I don't have any information about where you live. Could you tell me?"
+    with make(db_path, **{"capture.include_assistant": True}) as mem:
+        out = cap(mem, refusal, role="assistant")
+        assert out.stored == [] and "refusal" in out.rejected[0].reason
+        mem.ingest({"id": "r1", "session": "s1", "role": "assistant", "text": refusal})
+        mem.ingest({"id": "r2", "session": "s1", "role": "user", "text": "I live in Lisbon"})
+        result = mem.search("where do you think I live", k=5)
+        assert [h.record.id for h in result.hits] == ["r2"]
+        assert any(d["id"] == "r1" and d["stage"] == "noise" for d in result.dropped)
+
+
 def test_supersession_is_all_or_nothing(db_path, monkeypatch):
     with make(db_path) as mem:
         paris = cap(mem, "I live in Paris.").stored[0]
