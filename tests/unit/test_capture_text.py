@@ -280,6 +280,12 @@ def test_more_preference_and_fact_triggers(text, category):
     assert admission is not None and admission.category == category, text
 
 
+def test_a_request_to_remember_is_not_a_question():
+    found, _ = candidates_from([{"role": "user", "text": "Could you remember that I'm vegan?"}],
+                               CaptureConfig())  # fmt: skip
+    assert [(c.text, c.category, c.explicit) for c in found] == [("I'm vegan", "preference", True)]
+
+
 @pytest.mark.parametrize("text", ["我一般般", "我比较忙", "私は学生です？"])
 def test_look_alike_triggers_stay_out(text):
     found, _ = candidates_from([{"role": "user", "text": text}], CaptureConfig())

@@ -21,8 +21,10 @@ _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！�
 _LEAD = re.compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I)
 _LEAD_ZH = re.compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*")
 # "Please remember that ..." / "记住：..." : the request is not part of the memory.
-_REMEMBER = re.compile(r"^(please |pls )?(remember|note|don'?t forget|keep in mind)( that| this)?"
-                       r"\s*[:,]?\s*", re.I)  # fmt: skip
+_REMEMBER = re.compile(r"^((can|could|would|will) you )?(please |pls )?(remember|note|don'?t forget|"
+                       r"keep in mind)( that| this)?\s*[:,]?\s*", re.I)  # fmt: skip
+# "Could you remember that I'm vegan?": the request's question mark is not the memory's
+_REQUEST = re.compile(r"^(can|could|would|will) you ", re.I)
 _REMEMBER_ZH = re.compile(
     r"^(请|帮我)?(记住|记一下|记下来|别忘了|不要忘了|请记得|要记得)[：:，,\s]*"
 )
@@ -98,6 +100,8 @@ def candidates_from(messages: list[dict], cfg: CaptureConfig) -> tuple[list[Cand
                 rejected.append(Rejected(sentence, why or "rejected"))
                 continue
             text = _REMEMBER_ZH.sub("", _REMEMBER.sub("", sentence)).strip() or sentence
+            if _REQUEST.match(sentence) and text != sentence:
+                text = text.rstrip("?？ ")
             found.append(Candidate(
                 text=text, category=admission.category, importance=admission.importance,
                 role=role, source_id=m.get("id"), speaker_id=m.get("speaker_id"),
