@@ -45,12 +45,14 @@ _EN_QUESTION = re.compile(
     r"|^any\s+(tips?|ideas?|suggestions?|advice|recommendations?|thoughts?|clue)\b"
     r"|^anything\s+(good|fun|interesting|nice|else|to)\b"
     # an indirect question put to the assistant: "Tell me where I live"
-    r"|^(please\s+)?(tell me|remind me|guess|let me know|do you know|any idea)\b.*?\b"
+    r"|^(please\s+)?(tell me|remind me|let me know|do you know|any idea)\b.*?\b"
     r"(where|what|who|when|why|how|which|whether|if)\b"
     r"|^(i wonder|i'?m wondering|wondering|i was wondering)\b",
     re.I,
 )
 # "Could you remember that I'm vegan?" asks for a memory to be kept: a request, not a question.
+# idioms that open like a question: "What can I say, I love turtles", "Guess what - I got …"
+_EN_IDIOM = re.compile(r"^(what can i say|guess what)\b(?![^?]*\?\s*$)", re.I)
 _EN_REQUEST = re.compile(
     r"^(can|could|would|will)\s+you\s+(please\s+)?(remember|note|keep in mind|make a note|"
     r"save|store|write down)\b",
@@ -107,7 +109,7 @@ _EN_REPORTED = re.compile(
     r"(\b(?i:he|she|they|my(\s+\w+){1,2}|someone|somebody|people|everyone)|\b[A-Z][a-z]+)\s+"
     r"(?i:said|says|told me|tells me|asked|asks|claims?|claimed|thinks|thought|believes|"
     r"mentioned|wrote|texted me)\b"
-    r"|^(?i:apparently|reportedly|according to|i heard|i'?ve heard)\b",
+    r"|^(?i:apparently|reportedly|according to|i'?ve heard that|i heard (that|there))\b",
 )
 _ZH_REPORTED = re.compile(
     # not "我跟他说…" (the speaker told someone)
@@ -118,6 +120,9 @@ _JA_REPORTED = re.compile(r"(と言って|って言って|と言った|って言
 # A quoted clause in the speaker's mouth: “I live in Paris”, 「我住在巴黎」 (a quoted word or a
 # title, "the 'dark' theme", is not a quote of someone's statement).
 _QUOTED = re.compile(r"[\"“「『]([^\"”」』]{4,})[\"”」』]")
+# a quoted title ("My Favorite Murder", "I Like to Move It") is not a quoted statement
+_TITLE_WORD = r"([A-Z0-9][\w'’-]*|a|an|the|of|to|and|in|on|for|with|at|by|or)[,:;]?"
+_TITLE = re.compile(rf"^{_TITLE_WORD}(\s+{_TITLE_WORD})*[.!?]?$")
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|my|we)\b|我|私|僕|俺|저는|나는", re.I)
 
 
@@ -145,7 +150,7 @@ def is_question(text: str) -> bool:
     stripped = text.strip()
     if not stripped:
         return False
-    if _EN_REQUEST.match(stripped):
+    if _EN_REQUEST.match(stripped) or _EN_IDIOM.match(stripped):
         return False
     if _ends_with_question_mark(stripped):
         return True
@@ -180,7 +185,10 @@ def is_quote(text: str) -> bool:
         return True
     if _JA_REPORTED.search(stripped):
         return True
-    return any(_FIRST_PERSON.search(m.group(1)) for m in _QUOTED.finditer(stripped))
+    return any(
+        _FIRST_PERSON.search(quoted) and not _TITLE.match(quoted)
+        for quoted in (m.group(1) for m in _QUOTED.finditer(stripped))
+    )
 
 
 def not_a_statement(text: str) -> str | None:
