@@ -139,6 +139,36 @@ def test_sentences_split_english_and_chinese():
 
 
 @pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # a question typed in lower case or tagged on is a sentence of its own
+        ("i moved to lisbon last month. any tips for where i live now?",
+         ["i moved to lisbon last month.", "any tips for where i live now?"]),
+        ("我最喜欢的水果是芒果，你呢？", ["我最喜欢的水果是芒果", "你呢？"]),
+        ("I live in Oslo, what about you?", ["I live in Oslo", "what about you?"]),
+        ("我住在上海?你呢", ["我住在上海?", "你呢"]),
+        ("wow! i moved to oslo", ["wow!", "i moved to oslo"]),
+        # abbreviations and numbers do not end a sentence
+        ("I like fruit, e.g. mangoes and kiwis.", ["I like fruit, e.g. mangoes and kiwis."]),
+        ("I live in St. petersburg", ["I live in St. petersburg"]),
+        ("The price is 3.5 euros", ["The price is 3.5 euros"]),
+    ],
+)  # fmt: skip
+def test_sentences_split_questions_off(text, parts):
+    assert sentences(text) == parts
+
+
+def test_a_statement_with_a_tag_question_is_kept():
+    found, rejected = candidates_from(
+        [{"role": "user", "text": "我最喜欢的水果是芒果，你呢？"},
+         {"role": "user", "text": "i moved to lisbon last month. any tips for where i live now?"}],
+        CaptureConfig(),
+    )  # fmt: skip
+    assert [c.text for c in found] == ["我最喜欢的水果是芒果", "i moved to lisbon last month."]
+    assert {r.reason for r in rejected} == {"a question"}
+
+
+@pytest.mark.parametrize(
     ("query", "why"),
     [
         ("", "empty"),

@@ -17,7 +17,17 @@ from remem.text.statements import not_a_statement
 from remem.text.triggers import Admission, admit, is_frustration, is_memory_instruction
 
 # Sentence ends: English punctuation followed by a space, CJK punctuation, line breaks.
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；])|\n+")
+_SPLIT = re.compile(
+    r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[!?])\s*(?=[a-z\u3400-\u9fff])|"
+    r"(?<=[。！？；])|\n+|"
+    # a trailing "…，你呢？" / ", and you?" is a question of its own: "我最喜欢芒果，你呢？"
+    r"[，,]\s*(?=(?:(?:你|您|你们)(?:觉得)?呢|(?i:and|what about|how about) you)[?？!！。.]*\s*$)"
+)
+# "… last month. any tips …": a period before a lower-case word ends a sentence too, unless it
+# closes an abbreviation ("e.g. mangoes", "Dr. who") or sits inside a number or a name ("3.5").
+_LOWER_START = re.compile(r"(?<=\.)\s+(?=[a-z])")
+_ABBREVIATION = re.compile(r"(\b[a-z]|\be\.g|\bi\.e|\betc|\bvs|\bmr|\bmrs|\bms|\bdr|\bst|\bno|"
+                           r"\bapprox|\bca|\bcf|\bjr|\bsr)\.$", re.I)  # fmt: skip
 _LEAD = re.compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I)
 _LEAD_ZH = re.compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*")
 # "Please remember that ..." / "记住：..." : the request is not part of the memory.
@@ -48,13 +58,23 @@ class Rejected:
     reason: str
 
 
+def _split_lower(part: str) -> list[str]:
+    pieces, start = [], 0
+    for m in _LOWER_START.finditer(part):
+        if not _ABBREVIATION.search(part[start : m.start()]):
+            pieces.append(part[start : m.start()])
+            start = m.end()
+    return [*pieces, part[start:]]
+
+
 def sentences(text: str) -> list[str]:
-    parts = [p.strip() for p in _SPLIT.split(text) if p and p.strip()]
+    parts = [p for p in _SPLIT.split(text) if isinstance(p, str) and p.strip()]
     out = []
-    for p in parts:
-        p = _LEAD_ZH.sub("", _LEAD.sub("", p)).strip()
-        if p:
-            out.append(p)
+    for part in parts:
+        for p in _split_lower(part.strip()):
+            p = _LEAD_ZH.sub("", _LEAD.sub("", p.strip())).strip()
+            if p:
+                out.append(p)
     return out
 
 
