@@ -320,3 +320,33 @@ def test_a_request_to_remember_is_not_a_question():
 def test_look_alike_triggers_stay_out(text):
     found, _ = candidates_from([{"role": "user", "text": text}], CaptureConfig())
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("I moved to Berlin", "location"),
+        ("I've just moved to Lisbon", "location"),
+        ("We recently moved back to Porto", "location"),
+        ("我搬到北京了", "location"),
+        ("我住在上海", "location"),
+        ("I joined Google last week", "employer"),
+        ("我入职了腾讯", "employer"),
+        ("Call me Ann", "name"),
+        ("叫我小王", "name"),
+        ("我叫小王", "name"),
+        # statements that mention the words but not the subject replace nothing
+        ("We moved the meeting to Friday", None),
+        ("I moved my car to the garage", None),
+        ("I lived in Paris as a student", None),
+        ("I joined a gym", None),
+        ("我住院了", None),
+        ("我住过北京", None),
+        ("我加入了一个读书会", None),
+        ("call me tomorrow", None),
+        ("我叫了外卖", None),
+        ("他叫我去吃饭", None),
+    ],
+)
+def test_subject_keys_need_the_subject_itself(text, subject):
+    assert subject_key(text) == subject, text

@@ -192,30 +192,35 @@ def has_memory_cue(text: str) -> bool:
 
 # The subject of a statement that a newer statement replaces (where the person lives, works,
 # is called ...). Captured values are not used; the key is.
+# Each pattern needs the subject itself, not its words: "I moved to Berlin" is a location, "We
+# moved the meeting to Friday" is not; "我住在上海" is, "我住院了" is not; "I joined Google" is an
+# employer, "I joined a gym" is not; "Call me Ann" is a name, "call me tomorrow" is not. A past
+# state ("I lived in Paris", "我住过北京") replaces nothing current.
 _SUBJECTS: list[tuple[str, re.Pattern]] = [
     (
         "location",
         re.compile(
-            r"\b(i|we) (now )?(live|am living|'m living|moved|have moved|just "
-            r"moved|recently moved|relocated|am based|'m based)\b",
+            r"\b(i|we)( now)? (live|am living|'m living|relocated|am based|'m based)\b|"
+            r"\b(i|we)('ve| have)? (just |recently |finally |now )?moved (back )?(to|into|abroad|"
+            r"house|home|out|away|here|there|in with|over to)\b",
             re.I,
         ),
     ),
-    ("location", re.compile(r"我(现在|目前|已经)?(住在|住|搬到|搬去|搬家到|定居)")),
+    ("location", re.compile(r"我(现在|目前|已经)?(住在|住(?![院手口了过])|搬到|搬去|搬家到|定居)")),
     ("location", re.compile(r"(に住んで|に引っ越し|에\s?살아|(으)?로\s?이사)")),
     (
         "employer",
         re.compile(
-            r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi "
-            r"(joined|started at|switched jobs to|moved to a job at)\b|\bmy "
+            r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi (just |recently )?"
+            r"(joined|started at|switched jobs to|moved to a job at) (?-i:[A-Z])|\bmy "
             r"(employer|company) is\b",
             re.I,
         ),
     ),
-    ("employer", re.compile(r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到|加入了)")),
+    ("employer", re.compile(r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到)")),
     ("employer", re.compile(r"(で働いて|에서\s?일해)")),
-    ("name", re.compile(r"\b(my name is|call me|i go by)\b", re.I)),
-    ("name", re.compile(r"(我叫|我的名字是|叫我)")),
+    ("name", re.compile(r"\b(my name is|i go by)\b|\bcall me (?-i:[A-Z])", re.I)),
+    ("name", re.compile(r"^(请)?叫我|我叫(?![了过他她你它车醒])|我的名字是")),
     ("age", re.compile(r"\bi am \d+\b|\bi'?m \d+ (years|yrs)\b", re.I)),
     ("age", re.compile(r"我今年\d+岁")),
     (
