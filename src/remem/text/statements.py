@@ -50,9 +50,9 @@ _EN_QUESTION = re.compile(
     r"|^(i wonder|i'?m wondering|wondering|i was wondering)\b",
     re.I,
 )
-# "Could you remember that I'm vegan?" asks for a memory to be kept: a request, not a question.
 # idioms that open like a question: "What can I say, I love turtles", "Guess what - I got …"
 _EN_IDIOM = re.compile(r"^(what can i say|guess what)\b(?![^?]*\?\s*$)", re.I)
+# "Could you remember that I'm vegan?" asks for a memory to be kept: a request, not a question.
 _EN_REQUEST = re.compile(
     r"^(can|could|would|will)\s+you\s+(please\s+)?(remember|note|keep in mind|make a note|"
     r"save|store|write down)\b",
