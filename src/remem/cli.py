@@ -668,15 +668,23 @@ def reembed(
 @app.command()
 def migrate(
     action: Annotated[str, typer.Argument(help="check, run or verify")],
-    source: Annotated[Path, typer.Option("--source", help="the LanceDB directory")],
+    source: Annotated[
+        Path | None,
+        typer.Option("--source", help="a LanceDB directory or a memory-lancedb-pro export "
+                     "file (default: the plugins' default directories)"),
+    ] = None,
     table: Annotated[str | None, typer.Option(help="table name (default: memories)")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="run: only report")] = False,
     skip_existing: Annotated[
         bool, typer.Option("--skip-existing", help="run: skip ids already in remem")
     ] = False,
+    default_scope: Annotated[
+        str | None, typer.Option("--default-scope", help="run: scope of rows that have none "
+                                 "(default: global)"),
+    ] = None,
     as_json: JsonOption = False,
-) -> None:
-    """Import a memory-lancedb / memory-lancedb-pro table (needs the lancedb extra)."""
+) -> None:  # fmt: skip
+    """Import memory-lancedb / memory-lancedb-pro memories (LanceDB needs the lancedb extra)."""
     from remem import migrate as m
 
     if action not in ("check", "run", "verify"):
@@ -687,13 +695,14 @@ def migrate(
         with open_memory() as mem:
             if action == "run":
                 report = m.run(mem, source, table=table, dry_run=dry_run,
-                               skip_existing=skip_existing)  # fmt: skip
+                               skip_existing=skip_existing, default_scope=default_scope)  # fmt: skip
             else:
                 report = m.verify(mem, source, table=table)
     if as_json:
         emit_json(report.to_dict())
     else:
-        out.print(f"table {report.table}: {report.rows} rows", markup=False)
+        out.print(f"{report.source} ({report.flavour}), table {report.table}: {report.rows} "
+                  "rows", markup=False)  # fmt: skip
         if report.missing_columns:
             out.print(f"missing optional columns: {', '.join(report.missing_columns)}",
                       markup=False)  # fmt: skip

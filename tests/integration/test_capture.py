@@ -98,6 +98,35 @@ def test_supersession_is_per_scope_and_speaker_and_undo_restores(db_path):
             mem.undo(other.id)  # no update to undo
 
 
+def test_a_question_never_replaces_a_fact(db_path):
+    with make(db_path) as mem:
+        lisbon = cap(mem, "I moved to Lisbon last month.").stored[0]
+        for question in ["Any tips for where I live now?", "Where do I live now?",
+                         "我住在哪里？", "If I lived in Rome, I'd learn Italian."]:  # fmt: skip
+            out = cap(mem, question, now=T + 60)
+            assert out.stored == [] and out.superseded == [], question
+        # the agent storing a question on purpose keeps it, but it replaces nothing
+        tools = mem.tools("bot", session="s1", user="u1")
+        stored = tools.call("memory_store", {"text": "Any tips for where I live now?"})
+        assert stored["stored"] and stored["replaced"] == []
+        assert mem.get(lisbon.id).valid_to is None
+        # a statement about the same subject from the same speaker still does
+        porto = cap(mem, "I moved to Porto.", now=T + 120)
+        assert porto.superseded == [lisbon.id]
+
+
+def test_an_assistant_refusal_is_neither_captured_nor_found(db_path):
+    refusal = "I don't have any information about where you live. Could you tell me?"
+    with make(db_path, **{"capture.include_assistant": True}) as mem:
+        out = cap(mem, refusal, role="assistant")
+        assert out.stored == [] and "refusal" in out.rejected[0].reason
+        mem.ingest({"id": "r1", "session": "s1", "role": "assistant", "text": refusal})
+        mem.ingest({"id": "r2", "session": "s1", "role": "user", "text": "I live in Lisbon"})
+        result = mem.search("where do you think I live", k=5)
+        assert [h.record.id for h in result.hits] == ["r2"]
+        assert any(d["id"] == "r1" and d["stage"] == "noise" for d in result.dropped)
+
+
 def test_supersession_is_all_or_nothing(db_path, monkeypatch):
     with make(db_path) as mem:
         paris = cap(mem, "I live in Paris.").stored[0]
@@ -188,6 +217,7 @@ def test_llm_extraction_against_a_local_chat_server(db_path):
          "subject": "location", "speaker": "user"},
         {"text": "The user's password is hunter2", "category": "fact", "importance": 1},
         {"text": "用户喜欢喝茶", "category": "preference", "importance": 5},
+        {"text": "Where does the user live now?", "category": "fact", "subject": "location"},
     ]}))  # fmt: skip
     try:
         with make(db_path, **{"capture.llm": True, "llm.base_url": server.url,
@@ -198,6 +228,8 @@ def test_llm_extraction_against_a_local_chat_server(db_path):
             tea = next(r for r in out.stored if "茶" in r.text)
             assert tea.importance == 1.0 and tea.category == "preference"  # clamped
             assert any("secret" in r.reason for r in out.rejected)
+            assert {"text": "Where does the user live now?", "reason": "a question (LLM)"} in [
+                {"text": r.text, "reason": r.reason} for r in out.rejected]  # fmt: skip
             request = server.requests[0]
             assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer k1"
             assert request["body"]["response_format"] == {"type": "json_object"}

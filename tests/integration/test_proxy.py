@@ -183,3 +183,48 @@ def test_tokens_name_the_agent_and_never_reach_the_upstream(tmp_path):
         proxy.close()
         upstream.close()
         mem.close()
+
+
+def test_a_question_through_the_proxy_never_replaces_the_fact(tmp_path, e5):
+    """The README's example, turn by turn, with the bundled model: the question in turn 2 is
+    not captured and does not close "I moved to Lisbon", so turn 3 still gets Lisbon."""
+    from remem.server.proxy import create_proxy
+
+    seen: list[dict] = []
+    upstream = Served(fake_upstream(seen))
+    config = Config.load(env={}, overrides={
+        "indexing.mode": "sync", "scopes.agent": "my-chat", "server.upstream_api_key": UPSTREAM_KEY,
+        # inject every turn (not only when not injected in the last turns) to see turn 3's
+        "autorecall.dedup_turns": 0, "autorecall.dedup_seconds": 0})  # fmt: skip
+    mem = Memory(tmp_path / "lisbon.db", config, embedder=e5)
+    proxy = Served(create_proxy(mem, upstream.url + "/v1"))
+    try:
+        client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-client", max_retries=0)
+
+        def archived() -> int:
+            return len(mem.list({"kind": "message", "session": "proxy:ann"}))
+
+        client.chat.completions.create(model="tiny-chat", user="ann", messages=[
+            {"role": "user", "content": "I moved to Lisbon last month."}])  # fmt: skip
+        assert wait_for(lambda: len(mem.list({"kind": "memory"})) == 1)
+        (lisbon,) = mem.list({"kind": "memory"})
+        assert lisbon.text == "I moved to Lisbon last month." and lisbon.category == "fact"
+
+        list(client.chat.completions.create(model="tiny-chat", user="ann", stream=True,
+            messages=[{"role": "user", "content": "Any tips for where I live now?"}]))  # fmt: skip
+        # capture runs right after archiving, in the same background task
+        assert wait_for(lambda: archived() == 4)
+        time.sleep(0.5)
+        assert [r.id for r in mem.list({"kind": "memory"})] == [lisbon.id]  # nothing new
+        assert mem.get(lisbon.id).valid_to is None  # still current
+
+        client.chat.completions.create(model="tiny-chat", user="ann", messages=[
+            # shares words with both the fact and the question (which, stored, was injected)
+            {"role": "user", "content": "Any café tips for Lisbon, where I live now?"}])  # fmt: skip
+        injected = seen[-1]["body"]["messages"][0]["content"]
+        assert injected.startswith("<relevant-memories")
+        assert "Lisbon" in injected and "Any tips" not in injected
+    finally:
+        proxy.close()
+        upstream.close()
+        mem.close()

@@ -111,6 +111,7 @@ def test_subjects():
     assert subject_key("My favourite fruit is mango") == "favourite:fruit"
     assert subject_key("我最喜歡的水果是芒果") == "favourite:水果"
     assert subject_key("I like tea") is None
+    assert subject_key("私は東京に住んでいます") == subject_key("저는 서울에 살아요") == "location"
 
 
 def test_candidates_skip_noise_secrets_instructions_and_assistant_by_default():
@@ -136,6 +137,36 @@ def test_candidates_skip_noise_secrets_instructions_and_assistant_by_default():
 def test_sentences_split_english_and_chinese():
     assert sentences("I live in Berlin. I like tea! 我住在上海。我喜欢茶") == [
         "I live in Berlin.", "I like tea!", "我住在上海。", "我喜欢茶"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # a question typed in lower case or tagged on is a sentence of its own
+        ("i moved to lisbon last month. any tips for where i live now?",
+         ["i moved to lisbon last month.", "any tips for where i live now?"]),
+        ("我最喜欢的水果是芒果，你呢？", ["我最喜欢的水果是芒果", "你呢？"]),
+        ("I live in Oslo, what about you?", ["I live in Oslo", "what about you?"]),
+        ("我住在上海?你呢", ["我住在上海?", "你呢"]),
+        ("wow! i moved to oslo", ["wow!", "i moved to oslo"]),
+        # abbreviations and numbers do not end a sentence
+        ("I like fruit, e.g. mangoes and kiwis.", ["I like fruit, e.g. mangoes and kiwis."]),
+        ("I live in St. petersburg", ["I live in St. petersburg"]),
+        ("The price is 3.5 euros", ["The price is 3.5 euros"]),
+    ],
+)  # fmt: skip
+def test_sentences_split_questions_off(text, parts):
+    assert sentences(text) == parts
+
+
+def test_a_statement_with_a_tag_question_is_kept():
+    found, rejected = candidates_from(
+        [{"role": "user", "text": "我最喜欢的水果是芒果，你呢？"},
+         {"role": "user", "text": "i moved to lisbon last month. any tips for where i live now?"}],
+        CaptureConfig(),
+    )  # fmt: skip
+    assert [c.text for c in found] == ["我最喜欢的水果是芒果", "i moved to lisbon last month."]
+    assert {r.reason for r in rejected} == {"a question"}
 
 
 @pytest.mark.parametrize(
@@ -200,3 +231,123 @@ def test_injection_log_forgets_the_oldest_sessions():
     assert len(log) == 2
     assert not log.recent(("bot", "a"), "m1", 2, 0.0, turns=5, seconds=0)  # evicted
     assert log.recent(("bot", "c"), "m1", 2, 0.0, turns=5, seconds=0)
+
+
+def test_a_question_is_never_a_candidate_and_a_statement_beside_it_is():
+    found, rejected = candidates_from(
+        [{"id": "m1", "role": "user",
+          "text": "I moved to Lisbon last month. Any tips for where I live now?"},
+         {"id": "m2", "role": "user", "text": "Where do I live now?"},
+         {"id": "m3", "role": "user", "text": "我住在哪里？"},
+         {"id": "m4", "role": "user", "text": "我住在上海吗"},
+         {"id": "m5", "role": "user", "text": "私はどこに住んでいますか"},
+         {"id": "m6", "role": "user", "text": "If I moved to Berlin, I'd need a visa."},
+         {"id": "m7", "role": "user", "text": "My mum says I should live in Porto."}],
+        CaptureConfig(),
+    )  # fmt: skip
+    assert [c.text for c in found] == ["I moved to Lisbon last month."]
+    reasons = {r.text: r.reason for r in rejected}
+    assert reasons["Any tips for where I live now?"] == "a question"
+    assert reasons["Where do I live now?"] == "a question"
+    assert reasons["我住在哪里？"] == reasons["我住在上海吗"] == "a question"
+    assert reasons["私はどこに住んでいますか"] == "a question"
+    assert reasons["If I moved to Berlin, I'd need a visa."] == "a hypothetical"
+    assert "quote" in reasons["My mum says I should live in Porto."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Any tips for where I live now?",
+        "Where do I live now",
+        "我住在哪里？",
+        "If I lived in Paris, I'd eat croissants",
+        "He said I live in Paris",
+        "假如我搬到北京",
+    ],
+)
+def test_questions_hypotheticals_and_quotes_have_no_subject(text):
+    # no subject key: they can never replace a memory
+    assert subject_key(text) is None
+
+
+def test_one_memory_instruction_drops_only_its_own_sentence():
+    found, rejected = candidates_from(
+        [{"id": "m1", "role": "user", "text": "删除记忆。我住在北京。"},
+         {"id": "m2", "role": "user", "text": "Forget that. I live in Oslo."},
+         {"id": "m3", "role": "user", "text": "forget that I live in Paris"},
+         {"id": "m4", "role": "user", "text": "I don't want you to remember that I live in Rome."},
+         {"id": "m5", "role": "user", "text": "别记这个。我喜欢喝绿茶。"}],
+        CaptureConfig(),
+    )  # fmt: skip
+    assert [c.text for c in found] == ["我住在北京。", "I live in Oslo.", "我喜欢喝绿茶。"]
+    reasons = {r.text: r.reason for r in rejected}
+    for text in ["删除记忆。", "Forget that.", "forget that I live in Paris",
+                 "I don't want you to remember that I live in Rome.", "别记这个。"]:  # fmt: skip
+        assert "instruction" in reasons[text], text
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("我的偏好是靠窗的座位", "preference"),
+        ("我的習慣是早上喝咖啡", "preference"),  # Traditional
+        ("我的习惯是早上喝咖啡", "preference"),
+        ("我比较喜欢绿茶", "preference"),
+        ("我一般早上跑步", "preference"),
+        ("我平时都坐地铁上班", "preference"),
+        ("我習慣早起", "preference"),  # Traditional
+        ("我更喜欢安静的餐厅", "preference"),
+        ("私はコーヒーが好きです", "preference"),
+        ("私は辛い食べ物が苦手です", "preference"),
+        ("私は東京に住んでいます", "fact"),
+        ("제 취향은 진한 커피예요", "preference"),
+        ("저는 커피를 좋아해요", "preference"),
+        ("저는 서울에 살아요", "fact"),
+    ],
+)
+def test_more_preference_and_fact_triggers(text, category):
+    admission = admit(text)
+    assert admission is not None and admission.category == category, text
+
+
+def test_a_request_to_remember_is_not_a_question():
+    found, _ = candidates_from([{"role": "user", "text": "Could you remember that I'm vegan?"}],
+                               CaptureConfig())  # fmt: skip
+    assert [(c.text, c.category, c.explicit) for c in found] == [("I'm vegan", "preference", True)]
+
+
+@pytest.mark.parametrize("text", ["我一般般", "我比较忙", "私は学生です？"])
+def test_look_alike_triggers_stay_out(text):
+    found, _ = candidates_from([{"role": "user", "text": text}], CaptureConfig())
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("I moved to Berlin", "location"),
+        ("I've just moved to Lisbon", "location"),
+        ("We recently moved back to Porto", "location"),
+        ("我搬到北京了", "location"),
+        ("我住在上海", "location"),
+        ("I joined Google last week", "employer"),
+        ("我入职了腾讯", "employer"),
+        ("Call me Ann", "name"),
+        ("叫我小王", "name"),
+        ("我叫小王", "name"),
+        # statements that mention the words but not the subject replace nothing
+        ("We moved the meeting to Friday", None),
+        ("I moved my car to the garage", None),
+        ("I lived in Paris as a student", None),
+        ("I joined a gym", None),
+        ("我住院了", None),
+        ("我住过北京", None),
+        ("我加入了一个读书会", None),
+        ("call me tomorrow", None),
+        ("我叫了外卖", None),
+        ("他叫我去吃饭", None),
+    ],
+)
+def test_subject_keys_need_the_subject_itself(text, subject):
+    assert subject_key(text) == subject, text

@@ -13,15 +13,28 @@ from remem.config import CaptureConfig
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
 from remem.text.secrets import contains_secret
+from remem.text.statements import not_a_statement
 from remem.text.triggers import Admission, admit, is_frustration, is_memory_instruction
 
 # Sentence ends: English punctuation followed by a space, CJK punctuation, line breaks.
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；])|\n+")
+_SPLIT = re.compile(
+    r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[!?])\s*(?=[a-z\u3400-\u9fff])|"
+    r"(?<=[。！？；])|\n+|"
+    # a trailing "…，你呢？" / ", and you?" is a question of its own: "我最喜欢芒果，你呢？"
+    r"[，,]\s*(?=(?:(?:你|您|你们)(?:觉得)?呢|(?i:and|what about|how about) you)[?？!！。.]*\s*$)"
+)
+# "… last month. any tips …": a period before a lower-case word ends a sentence too, unless it
+# closes an abbreviation ("e.g. mangoes", "Dr. who") or sits inside a number or a name ("3.5").
+_LOWER_START = re.compile(r"(?<=\.)\s+(?=[a-z])")
+_ABBREVIATION = re.compile(r"(\b[a-z]|\be\.g|\bi\.e|\betc|\bvs|\bmr|\bmrs|\bms|\bdr|\bst|\bno|"
+                           r"\bapprox|\bca|\bcf|\bjr|\bsr)\.$", re.I)  # fmt: skip
 _LEAD = re.compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I)
 _LEAD_ZH = re.compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*")
 # "Please remember that ..." / "记住：..." : the request is not part of the memory.
-_REMEMBER = re.compile(r"^(please |pls )?(remember|note|don'?t forget|keep in mind)( that| this)?"
-                       r"\s*[:,]?\s*", re.I)  # fmt: skip
+_REMEMBER = re.compile(r"^((can|could|would|will) you )?(please |pls )?(remember|note|don'?t forget|"
+                       r"keep in mind)( that| this)?\s*[:,]?\s*", re.I)  # fmt: skip
+# "Could you remember that I'm vegan?": the request's question mark is not the memory's
+_REQUEST = re.compile(r"^(can|could|would|will) you ", re.I)
 _REMEMBER_ZH = re.compile(
     r"^(请|帮我)?(记住|记一下|记下来|别忘了|不要忘了|请记得|要记得)[：:，,\s]*"
 )
@@ -45,13 +58,23 @@ class Rejected:
     reason: str
 
 
+def _split_lower(part: str) -> list[str]:
+    pieces, start = [], 0
+    for m in _LOWER_START.finditer(part):
+        if not _ABBREVIATION.search(part[start : m.start()]):
+            pieces.append(part[start : m.start()])
+            start = m.end()
+    return [*pieces, part[start:]]
+
+
 def sentences(text: str) -> list[str]:
-    parts = [p.strip() for p in _SPLIT.split(text) if p and p.strip()]
+    parts = [p for p in _SPLIT.split(text) if isinstance(p, str) and p.strip()]
     out = []
-    for p in parts:
-        p = _LEAD_ZH.sub("", _LEAD.sub("", p)).strip()
-        if p:
-            out.append(p)
+    for part in parts:
+        for p in _split_lower(part.strip()):
+            p = _LEAD_ZH.sub("", _LEAD.sub("", p.strip())).strip()
+            if p:
+                out.append(p)
     return out
 
 
@@ -65,6 +88,9 @@ def judge(sentence: str, cfg: CaptureConfig) -> tuple[Admission | None, str | No
         return None, "greeting, acknowledgement, refusal or heartbeat"
     if is_frustration(sentence):
         return None, "frustration or a complaint"
+    why = not_a_statement(sentence)
+    if why is not None:
+        return None, why
     if len(sentence) < cfg.min_chars:
         return None, f"shorter than {cfg.min_chars} characters"
     if len(sentence) > cfg.max_chars:
@@ -86,17 +112,16 @@ def candidates_from(messages: list[dict], cfg: CaptureConfig) -> tuple[list[Cand
             continue
         if role == "assistant" and not cfg.include_assistant:
             continue
-        cleaned = strip_wrappers(m.get("text") or "")
-        if cleaned and is_memory_instruction(cleaned):
-            # "forget that I live in Paris" must not store "I live in Paris" either
-            rejected.append(Rejected(cleaned, "an instruction about memory itself"))
-            continue
-        for sentence in sentences(cleaned):
+        # judged one sentence at a time: "删除记忆。我住在北京。" drops the instruction and keeps
+        # the statement ("forget that I live in Paris" is one sentence and goes whole)
+        for sentence in sentences(strip_wrappers(m.get("text") or "")):
             admission, why = judge(sentence, cfg)
             if admission is None:
                 rejected.append(Rejected(sentence, why or "rejected"))
                 continue
             text = _REMEMBER_ZH.sub("", _REMEMBER.sub("", sentence)).strip() or sentence
+            if _REQUEST.match(sentence) and text != sentence:
+                text = text.rstrip("?？ ")
             found.append(Candidate(
                 text=text, category=admission.category, importance=admission.importance,
                 role=role, source_id=m.get("id"), speaker_id=m.get("speaker_id"),

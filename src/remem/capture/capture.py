@@ -21,6 +21,7 @@ from remem.ports import MemoryPort
 from remem.scopes import resolve
 from remem.text.clean import strip_wrappers
 from remem.text.secrets import contains_secret
+from remem.text.statements import not_a_statement
 from remem.text.triggers import is_memory_instruction
 from remem.types import Record, Turn
 
@@ -89,6 +90,10 @@ def _llm_candidates(
     for p in proposals:
         if contains_secret(p["text"]) or is_memory_instruction(p["text"]):
             result.rejected.append(Rejected(p["text"], "secret or memory instruction (LLM)"))
+            continue
+        why = not_a_statement(p["text"])
+        if why is not None:  # a proposed question must not replace the fact it asks about
+            result.rejected.append(Rejected(p["text"], f"{why} (LLM)"))
             continue
         if p["role"] == "assistant" and not cfg.capture.include_assistant:
             result.rejected.append(Rejected(p["text"], "said by the assistant"))

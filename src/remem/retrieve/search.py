@@ -258,8 +258,13 @@ class Searcher:
                                     if int(legacy.rowids[i]) not in seen)],
                           key=lambda h: -h[1])[:pool]  # fmt: skip
         if index.size == 0 and self.store.count() > 0:
-            self._degrade(result, f"no records have vectors for {embedder.model_id} yet; run "
-                                  "`remem embed`")  # fmt: skip
+            others = [f"{m} ({n})" for m, _d, n in self.store.vector_stats()
+                      if m != embedder.model_id]  # fmt: skip
+            also = f" (other models: {', '.join(others)})" if others else ""
+            self._degrade(result, f"no records have vectors for {embedder.model_id} yet{also}; "
+                                  "run `remem embed`",
+                          log_it=embedder.model_id not in self._model_checked)  # fmt: skip
+            self._model_checked.add(embedder.model_id)  # every result says it; the log once
         else:
             self._check_models(embedder, index, result)
         return hits, index, query_vector, t_embed
@@ -281,9 +286,10 @@ class Searcher:
             log.warning(message)
 
     @staticmethod
-    def _degrade(result: SearchResult, why: str) -> None:
+    def _degrade(result: SearchResult, why: str, log_it: bool = True) -> None:
         result.degraded = True
         message = f"{why}; answered from the lexical index only"
         if message not in result.warnings:
             result.warnings.append(message)
-            log.warning(message)
+            if log_it:
+                log.warning(message)

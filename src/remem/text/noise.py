@@ -3,11 +3,16 @@ meta-talk about memory itself, in English and Chinese.
 
 Only short texts are judged (a long message that opens with "hi" still has content); the
 patterns must match the *whole* text once greetings and punctuation around it are stripped.
+An assistant's "I don't have any information about …" / "我没有相关记忆" is judged by its first
+sentence: it is noise when the rest is at most a short follow-up ("Could you tell me?"), so a
+denial that goes on to give content is kept. (memory-lancedb-pro filters the same families.)
 """
 
 from __future__ import annotations
 
 import re
+
+from remem.text.normalize import to_simplified
 
 MAX_NOISE_CHARS = 80
 
@@ -61,9 +66,53 @@ _PATTERNS = [
 ]
 
 
+# An assistant that has nothing to say: the first sentence, after an optional apology.
+_DENIAL_EN = re.compile(
+    r"^((i'?m |i am )?(so |very )?sorry|unfortunately|i apologi[sz]e|hmm+|well|oh)?[,.!\s]*"
+    r"(but )?("
+    r"i (don'?t|do not) have (any |enough )?(information|info|data|memory|memories|records?|"
+    r"details|context|knowledge|access)\b"
+    r"|i have no (memory|memories|records?|information|info|recollection)\b"
+    r"|i (don'?t|do not) (recall|remember) (you|that you|us|ever|any|anything|having)\b"
+    r"|i'?m not (sure|certain) what you('re| are)? ?(mean|referring|talking|asking)"
+    r"|it (looks|seems) like i (don'?t|do not) have\b"
+    r"|i (wasn'?t|was not|couldn'?t|could not|was unable to|am unable to|can'?t|cannot) "
+    r"(able to )?find (any|anything)\b"
+    r"|no (relevant )?(memories|memory|information|records?) (were )?(found|available)\b)",
+    re.I,
+)
+_DENIAL_ZH = re.compile(
+    r"^(很抱歉|抱歉|对不起|不好意思|嗯)?[，,\s]*(但是?)?[，,\s]*("
+    r"我(并|暂时|目前)?没有(相关|关于.{0,12}的|任何|这方面的)?(的)?(记忆|信息|记录|资料)"
+    r"|我(并)?不记得(你|您)(说过|提过|告诉过|讲过|提到)"
+    r"|我(不太|不)(清楚|确定|明白|知道)(你|您)(指的|说的|问的|的意思)"
+    r"|我(找不到|没找到|没有找到|查不到)(相关|任何)"
+    r"|没有(找到)?相关(的)?(记忆|信息|记录))"
+)
+_FIRST_SENTENCE = re.compile(r"^(.*?[.!?。！？])(\s+|$)(.*)$", re.S)
+_CONTRAST = re.compile(r"\b(but|however)\b|但是|不过|可是", re.I)
+MAX_DENIAL_CHARS = 200
+MAX_DENIAL_FOLLOW_UP = 80  # chars after the denial: "Could you tell me where you live?"
+
+
+def is_denial(text: str) -> bool:
+    """An assistant saying it has no memory or information: "I don't have any information
+    about …", "I don't recall you mentioning …", "我没有相关记忆", "我不记得你说过"."""
+    m = _FIRST_SENTENCE.match(text.strip())
+    first, rest = (m.group(1), m.group(3)) if m else (text.strip(), "")
+    if len(first) > MAX_DENIAL_CHARS or len(rest) > MAX_DENIAL_FOLLOW_UP:
+        return False  # cheap exit: this runs on every search candidate
+    first = to_simplified(first)
+    denial = _DENIAL_EN.match(first) or _DENIAL_ZH.match(first)
+    # "…, but the talk is on Friday": it goes on to say something
+    return denial is not None and not _CONTRAST.search(first[denial.end() :])
+
+
 def is_noise(text: str) -> bool:
     """True for greetings, acknowledgements, refusals, heartbeats, memory meta-talk."""
     stripped = text.strip()
+    if stripped and is_denial(stripped):
+        return True
     if not stripped or len(stripped) > MAX_NOISE_CHARS:
         return False
     # emoji and symbols only

@@ -1,6 +1,6 @@
-"""What is worth remembering, in English and Chinese (Traditional is folded to Simplified
-first): trigger patterns per category, memory cues, instructions about memory itself,
-frustration, and the subject a statement is about (so a newer one can supersede it).
+"""What is worth remembering, in English, Chinese (Traditional is folded to Simplified first),
+Japanese and Korean: trigger patterns per category, memory cues, instructions about memory
+itself, frustration, and the subject a statement is about (so a newer one can supersede it).
 
 Plain patterns, no LLM. They decide *admission*: a sentence that matches none of them is not
 captured automatically (the agent can still store it with the ``memory_store`` tool).
@@ -12,11 +12,12 @@ import re
 from dataclasses import dataclass
 
 from remem.text.normalize import to_simplified
+from remem.text.statements import not_a_statement
 
 CATEGORIES = ("preference", "fact", "decision", "entity", "other")
 
-# (category, importance, English pattern, Chinese pattern); the first match decides.
-_RULES: list[tuple[str, float, re.Pattern, re.Pattern]] = [
+# (category, importance, English, Chinese, Japanese/Korean pattern); the first match decides.
+_RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
     (
         "other",  # an explicit request to remember: its category comes from the rest
         0.9,
@@ -26,6 +27,7 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern]] = [
             re.I,
         ),
         re.compile(r"(记住|记一下|记下来|帮我记|别忘了|不要忘了|请记得|要记得)"),
+        re.compile(r"(覚えておいて|覚えといて|忘れないで|기억해\s?줘|기억해\s?주세요|잊지\s?마)"),
     ),
     (
         "decision",
@@ -40,6 +42,7 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern]] = [
             r"(我们?|咱们)(决定|选择了|选了|定了|打算|计划|准备|改用|换成|以后用|以后都用|"
             r"就用|同意)|从现在(开始|起)|以后(都)?(用|按)"
         ),
+        re.compile(r"(することにした|に決めた|にしました|로\s?했어요|기로\s?했)"),
     ),
     (
         "preference",
@@ -52,9 +55,17 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern]] = [
             re.I,
         ),
         re.compile(
-            r"我(很|真的|特别|最|不|不太|超)?(喜欢|爱|讨厌|不喜欢|偏好|更喜欢|习惯|"
-            r"受不了|过敏|吃素|不吃|不喝)|我最(爱|喜欢)的|(请|以后)?(总是|始终|一律|别|不要)"
-            r"(用|叫我|回复|回答)"
+            r"我(很|真的|特别|最|不|不太|超|比较|挺|还挺|蛮|更|一直)?(喜欢|爱|讨厌|不喜欢|偏好|"
+            r"更喜欢|习惯|受不了|过敏|吃素|不吃|不喝)|我最(爱|喜欢)的|(请|以后)?(总是|始终|一律|"
+            r"别|不要)(用|叫我|回复|回答)|我的(偏好|习惯|喜好|口味|爱好)是"
+            # habits: "我一般早上跑步", "我平时都坐地铁" (not "我一般般")
+            r"|我(平时|一般|通常|平常|每天|经常)(?!般)(都|会|是|用|喝|吃|在|去|穿|坐|开|听|看|"
+            r"不|早上|晚上|周末|\w{1,4}(喝|吃|用|坐|去|跑|看|听|穿|做))"
+        ),
+        re.compile(
+            r"(私|僕|俺)(は|って).{1,20}(が|も)(好き|大好き|嫌い|大嫌い|苦手)|"
+            r"(私|僕|俺)の(好きな|趣味|好み)|(제|내)\s?(취향|취미)은|"
+            r"(저|나)는\s?.{1,20}(을|를)\s?(좋아|싫어)"
         ),
     ),
     (
@@ -70,6 +81,10 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern]] = [
             r"我(的)?(老婆|老公|妻子|丈夫|对象|儿子|女儿|孩子|妈妈|爸爸|母亲|父亲|哥哥|"
             r"姐姐|弟弟|妹妹|老板|领导|经理|同事|朋友|狗|猫|宠物|医生)(叫|是|名叫)|"
             r"是我(的)?(老婆|老公|同事|朋友|老板|领导|儿子|女儿)"
+        ),
+        re.compile(
+            r"(私|僕|俺)の(妻|夫|息子|娘|母|父|兄|姉|弟|妹|上司|犬|猫)(は|の名前は)|"
+            r"제\s?(아내|남편|아들|딸|엄마|아빠|상사|강아지|고양이)\s?(이름은|는|은)"
         ),
     ),
     (
@@ -88,6 +103,10 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern]] = [
             r"叫|名字是|今年|生日|老家|来自|出生|毕业|入职|加入了|买了|有(一|两|三|个)|"
             r"养了|会说|学过|结婚)"
         ),
+        re.compile(
+            r"(私|僕|俺)(は|の).{0,20}(に住んで|に引っ越し|で働いて|出身|の名前は)|"
+            r"(저|나)는\s?.{0,20}(에\s?살아|에서\s?일해|출신|(으)?로\s?이사)"
+        ),
     ),
 ]
 
@@ -95,12 +114,20 @@ _MEMORY_INSTRUCTION_EN = re.compile(
     r"\b(forget (that|this|it|what i said|everything|about)|delete (that|this|the|my|your|all)"
     r"[^.?!]{0,30}\b(memory|memories|note|notes)|(clear|wipe|erase|reset|purge|clean up) (your |"
     r"my |the |all )*(memory|memories|notes)|don'?t remember (that|this)|stop remembering|"
-    r"remove (that|this|it) from (your )?memory)\b",
+    r"remove (that|this|it) from (your )?memory|"
+    # skip directives: "don't save this", "I don't want you to remember that …"
+    r"(don'?t|do not|never|no need to) (save|store|record|keep|note|write down) (that|this|it)|"
+    r"(don'?t|do not) (want|need) you to (remember|save|store|keep|note))\b",
     re.I,
 )
 _MEMORY_INSTRUCTION_ZH = re.compile(
     r"(忘(掉|记掉|了)(这|那|它|吧|我说的)|删(除|掉)?(这条|那条|我的|你的|所有)?(的)?记忆|清(理|空|除)"
-    r"(一下)?(你的|我的|所有)?(的)?记忆|别记(住)?(这|那|了)|不要记(住)?(这|那)|从记忆(里|中)删)"
+    r"(一下)?(你的|我的|所有)?(的)?记忆|别记(住)?(这|那|了)|不要记(住)?(这|那)|从记忆(里|中)删|"
+    r"不用记|别(保存|存)(这|那)|不要(保存|存)(这|那))"
+)
+_MEMORY_INSTRUCTION_JA_KO = re.compile(
+    r"(忘れて(ください|くれ)?|覚えないで|記憶を(消して|削除)|잊어\s?(줘|주세요|버려)|"
+    r"기억하지\s?마|기억을\s?(지워|삭제))"
 )
 _FRUSTRATION = re.compile(
     r"\b(you (always|keep|never)|why (do|did|can'?t|don'?t) you|you (forgot|forget|don'?t "
@@ -135,8 +162,8 @@ def admit(text: str) -> Admission | None:
     """The category and importance of a sentence worth remembering, or None."""
     zh = _zh(text)
     explicit = False
-    for category, importance, en, cn in _RULES:
-        if en.search(text) or cn.search(zh):
+    for category, importance, en, cn, ja_ko in _RULES:
+        if en.search(text) or cn.search(zh) or ja_ko.search(text):
             if category == "other" and not explicit:
                 explicit = True  # keep looking for the real category
                 continue
@@ -148,7 +175,11 @@ def admit(text: str) -> Admission | None:
 
 def is_memory_instruction(text: str) -> bool:
     """ "Forget that", "删除记忆", "清理记忆": about memory itself, never a memory."""
-    return bool(_MEMORY_INSTRUCTION_EN.search(text) or _MEMORY_INSTRUCTION_ZH.search(_zh(text)))
+    return bool(
+        _MEMORY_INSTRUCTION_EN.search(text)
+        or _MEMORY_INSTRUCTION_ZH.search(_zh(text))
+        or _MEMORY_INSTRUCTION_JA_KO.search(text)
+    )
 
 
 def is_frustration(text: str) -> bool:
@@ -161,28 +192,35 @@ def has_memory_cue(text: str) -> bool:
 
 # The subject of a statement that a newer statement replaces (where the person lives, works,
 # is called ...). Captured values are not used; the key is.
+# Each pattern needs the subject itself, not its words: "I moved to Berlin" is a location, "We
+# moved the meeting to Friday" is not; "我住在上海" is, "我住院了" is not; "I joined Google" is an
+# employer, "I joined a gym" is not; "Call me Ann" is a name, "call me tomorrow" is not. A past
+# state ("I lived in Paris", "我住过北京") replaces nothing current.
 _SUBJECTS: list[tuple[str, re.Pattern]] = [
     (
         "location",
         re.compile(
-            r"\b(i|we) (now )?(live|am living|'m living|moved|have moved|just "
-            r"moved|recently moved|relocated|am based|'m based)\b",
+            r"\b(i|we)( now)? (live|am living|'m living|relocated|am based|'m based)\b|"
+            r"\b(i|we)('ve| have)? (just |recently |finally |now )?moved (back )?(to|into|abroad|"
+            r"house|home|out|away|here|there|in with|over to)\b",
             re.I,
         ),
     ),
-    ("location", re.compile(r"我(现在|目前|已经)?(住在|住|搬到|搬去|搬家到|定居)")),
+    ("location", re.compile(r"我(现在|目前|已经)?(住在|住(?![院手口了过])|搬到|搬去|搬家到|定居)")),
+    ("location", re.compile(r"(に住んで|に引っ越し|에\s?살아|(으)?로\s?이사)")),
     (
         "employer",
         re.compile(
-            r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi "
-            r"(joined|started at|switched jobs to|moved to a job at)\b|\bmy "
+            r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi (just |recently )?"
+            r"(joined|started at|switched jobs to|moved to a job at) (?-i:[A-Z])|\bmy "
             r"(employer|company) is\b",
             re.I,
         ),
     ),
-    ("employer", re.compile(r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到|加入了)")),
-    ("name", re.compile(r"\b(my name is|call me|i go by)\b", re.I)),
-    ("name", re.compile(r"(我叫|我的名字是|叫我)")),
+    ("employer", re.compile(r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到)")),
+    ("employer", re.compile(r"(で働いて|에서\s?일해)")),
+    ("name", re.compile(r"\b(my name is|i go by)\b|\bcall me (?-i:[A-Z])", re.I)),
+    ("name", re.compile(r"^(请)?叫我|我叫(?![了过他她你它车醒])|我的名字是")),
     ("age", re.compile(r"\bi am \d+\b|\bi'?m \d+ (years|yrs)\b", re.I)),
     ("age", re.compile(r"我今年\d+岁")),
     (
@@ -200,7 +238,11 @@ _FAVOURITE_ZH = re.compile(r"我最(喜欢|爱)的(.{1,6}?)是")
 
 
 def subject_key(text: str) -> str | None:
-    """What the statement is about, when a later statement on it replaces this one."""
+    """What the statement is about, when a later statement on it replaces this one. A
+    question, a hypothetical or a quote is about nothing: it states nothing that could replace
+    a memory ("Any tips for where I live now?" mentions where the user lives)."""
+    if not_a_statement(text) is not None:
+        return None
     m = _FAVOURITE.search(text)
     if m:
         return f"favourite:{m.group(2).lower()}"
