@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from remem.store.memory.state import MemoryState
+from remem.store.memory.state import MemoryState, first
 from remem.types import Filters
 
 
@@ -32,7 +32,7 @@ class LexicalMixin(MemoryState):
                 if rowid in self._rows and passes(self._rows[rowid].values)
             ]  # fmt: skip
         found.sort(key=lambda hit: (-hit[1], hit[0]))
-        return found[: max(limit, 0)]
+        return first(found, limit)
 
     def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of records, {token: records holding it}) for these tokens (a token no

@@ -11,7 +11,7 @@ from typing import Any
 from remem.errors import ValidationError
 from remem.store.base import ANY, OnConflict, RecordRow
 from remem.store.memory.sessions import SessionsMixin
-from remem.store.memory.state import StoredRow
+from remem.store.memory.state import StoredRow, first
 from remem.store.rows import INSERT_FIELDS, STORED_FIELDS, column_value
 from remem.types import INDEX_STATUSES, KINDS, MESSAGE_KINDS, Filters, Record
 
@@ -102,7 +102,7 @@ class RecordsMixin(SessionsMixin):
         wanted = _ascii_lower(prefix)
         with self._read():
             found = sorted(i for i in self._by_id if _ascii_lower(i).startswith(wanted))
-        return found[: max(limit, 0)]
+        return first(found, limit)
 
     def ids_where(self, filters: Filters | None) -> list[str]:
         with self._read():
@@ -151,8 +151,7 @@ class RecordsMixin(SessionsMixin):
     ) -> list[Record]:
         with self._read():
             rowids = self._sorted_rowids(self._predicate(filters), newest_first)
-            end = None if limit is None or limit < 0 else offset + limit
-            return [self._record(r) for r in rowids[offset:end]]
+            return [self._record(r) for r in first(rowids, limit, offset)]
 
     def iter_records(
         self, filters: Filters | None = None, batch: int = 1000, after: int = 0
@@ -202,8 +201,7 @@ class RecordsMixin(SessionsMixin):
 
         with self._read():
             rowids = self._sorted_rowids(wanted)
-            end = None if limit is None or limit < 0 else limit
-            return [self._record(r) for r in rowids[:end]]
+            return [self._record(r) for r in first(rowids, limit)]
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from remem.errors import StoreError, ValidationError
 from remem.store.memory.filters import record_predicate
@@ -21,6 +21,13 @@ from remem.store.memory.lexical_index import Bm25Index
 from remem.store.migrations import LATEST_VERSION
 from remem.store.rows import STORED_FIELDS, row_to_record
 from remem.types import Filters, Record
+
+Item = TypeVar("Item")
+
+
+def first(items: list[Item], limit: int | None, offset: int = 0) -> list[Item]:
+    """``items[offset:offset + limit]``; None or a negative limit means all (SQL's LIMIT -1)."""
+    return items[offset:] if limit is None or limit < 0 else items[offset : offset + limit]
 
 
 @dataclass(slots=True)
@@ -191,7 +198,9 @@ class MemoryState:
                 "by_role": group("role"),
                 "by_category": group("category"),
                 "index_status": group("index_status"),
-                "vectors": [{"model_id": m, "dim": d, "count": n} for (m, d), n in dims.items()],
+                "vectors": [
+                    {"model_id": m, "dim": d, "count": n} for (m, d), n in sorted(dims.items())
+                ],
                 "index_errors": sum(1 for v in errors if v["index_status"] != "skipped"),
                 "queue_dropped_total": dropped,
                 "sessions": len({v["session"] for v in rows if v["session"] is not None}),

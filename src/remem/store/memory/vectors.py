@@ -108,7 +108,7 @@ class VectorsMixin(MemoryState):
         out: list[Record] = []
         with self._read():
             for rowid in self._rows:  # rowid order
-                if len(out) >= limit:
+                if 0 <= limit <= len(out):  # a negative limit: no limit
                     break
                 if rowid > after_rowid and self._missing(model_id, rowid):
                     out.append(self._record(rowid))
