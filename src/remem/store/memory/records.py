@@ -1,4 +1,4 @@
-"""Records in the in-memory store: insert, read, update and delete."""
+"""Records in the in-memory store: insert (checked as the SQL schema checks), and reads."""
 
 from __future__ import annotations
 
