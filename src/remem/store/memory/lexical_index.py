@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 K1 = 1.2
@@ -40,6 +41,7 @@ class Bm25Index:
     def __init__(self) -> None:
         self._docs: dict[int, tuple[list[str], list[str]]] = {}  # rowid -> (tokens, context)
         self._postings: dict[str, dict[int, list[int]]] = {}  # term -> rowid -> [tf per column]
+        self._sizes: dict[int, int] = {}  # rowid -> terms in both columns (BM25's D)
         self._total_terms = 0
 
     def __contains__(self, rowid: int) -> bool:
@@ -63,16 +65,17 @@ class Bm25Index:
     def _put_terms(self, rowid: int, columns: tuple[list[str], list[str]]) -> None:
         self.remove(rowid)
         self._docs[rowid] = columns
-        self._total_terms += len(columns[0]) + len(columns[1])
+        self._sizes[rowid] = len(columns[0]) + len(columns[1])
+        self._total_terms += self._sizes[rowid]
         for column, words in enumerate(columns):
-            for word in words:
-                self._postings.setdefault(word, {}).setdefault(rowid, [0, 0])[column] += 1
+            for word, count in Counter(words).items():
+                self._postings.setdefault(word, {}).setdefault(rowid, [0, 0])[column] = count
 
     def remove(self, rowid: int) -> None:
         columns = self._docs.pop(rowid, None)
         if columns is None:
             return
-        self._total_terms -= len(columns[0]) + len(columns[1])
+        self._total_terms -= self._sizes.pop(rowid)
         for word in set(columns[0]) | set(columns[1]):
             postings = self._postings[word]
             del postings[rowid]
@@ -118,7 +121,6 @@ class Bm25Index:
             idf = idf if idf > 0 else 1e-6
             for rowid, (in_tokens, in_context) in hits.items():
                 freq = in_tokens * weights[0] + in_context * weights[1]
-                size = len(self._docs[rowid][0]) + len(self._docs[rowid][1])
-                norm = K1 * (1 - B + B * size / avgdl)
+                norm = K1 * (1 - B + B * self._sizes[rowid] / avgdl)
                 out[rowid] = out.get(rowid, 0.0) + idf * freq * (K1 + 1) / (freq + norm)
         return out

@@ -175,6 +175,8 @@ class RecordsMixin(SessionsMixin):
 
     def count(self, filters: Filters | None = None) -> int:
         with self._read():
+            if filters is None:
+                return len(self._rows)
             return len(self._matching(self._predicate(filters)))
 
     def current_memories(
