@@ -1,4 +1,5 @@
-"""The SQLite store on real files: pragmas, migrations, paths, records and index tables."""
+"""The SQLite store on real files: pragmas, migrations, paths and refused files. What every
+backend must do is in the conformance suite, tests/store."""
 
 import os
 import sqlite3
@@ -6,7 +7,6 @@ import sqlite3
 import pytest
 
 from remem.errors import StoreError, StorePathError
-from remem.retrieve.lexical import lexical_candidates
 from remem.store import migrations
 from remem.store.paths import prepare_db_path
 from remem.store.sqlite import SQLiteStore
@@ -102,19 +102,6 @@ def test_a_version_1_file_is_migrated_with_its_data(db_path, monkeypatch):
     assert vocab["kept"] == 1  # the document-frequency view sees migrated rows too
 
 
-def test_common_words_are_skipped_only_in_big_stores(db_path):
-    store = SQLiteStore(db_path)
-    rows = [(_fields(i), "common" + (" rare" if i == 7 else "")) for i in range(40)]
-    store.insert_records(rows)
-    everything = store.lexical_search(["common", "rare"], None, 100)
-    assert len(everything) == 40  # small store: nothing pruned
-    options = {"context_weight": 0.0, "max_df": 0.5, "prune_min_docs": 10}
-    pruned = lexical_candidates(store, ["common", "rare"], None, 100, None, **options)
-    assert [r for r, _ in pruned] == [8]  # "common" is in every record: skipped
-    only_common = lexical_candidates(store, ["common"], None, 100, None, **options)
-    assert len(only_common) == 40  # all tokens common: the rarest is kept
-
-
 def test_newer_schema_is_refused(db_path):
     SQLiteStore(db_path).close()
     c = sqlite3.connect(db_path)
@@ -181,49 +168,3 @@ def test_unwritable_directory(tmp_path):
             prepare_db_path(locked / "remem.db")
     finally:
         locked.chmod(0o700)
-
-
-def test_insert_is_all_or_nothing(db_path):
-    store = SQLiteStore(db_path)
-    store.insert_records([(_fields(1), "one")])
-    from remem.errors import ValidationError
-
-    with pytest.raises(ValidationError, match="exists"):
-        store.insert_records([(_fields(2), "two"), (_fields(1), "dup")])
-    assert store.get("r2") is None  # the batch was rolled back
-    assert store.count() == 1
-    assert (
-        store.insert_records([(_fields(1), "dup"), (_fields(3), "x")], on_conflict="skip")[0]
-        is None
-    )
-    assert store.count() == 2
-
-
-def test_delete_removes_lexical_rows_and_vectors(db_path):
-    import numpy as np
-
-    store = SQLiteStore(db_path)
-    rowids = store.insert_records([(_fields(1), "apple"), (_fields(2), "banana")])
-    store.put_vectors("m:x", "m", "x", [(rowids[0], np.ones(4, np.float32) / 2)])
-    assert store.lexical_search(["apple"], None, 10) == [
-        (rowids[0], pytest.approx(store.lexical_search(["apple"], None, 10)[0][1]))
-    ]
-    assert store.delete(["r1", "missing"]) == 1
-    assert store.lexical_search(["apple"], None, 10) == []
-    assert store.vector_count("m:x") == 0
-    assert store._conn.execute("SELECT count(*) FROM records_fts").fetchone()[0] == 1
-
-
-def test_vectors_record_their_model(db_path):
-    import numpy as np
-
-    store = SQLiteStore(db_path)
-    (rowid,) = store.insert_records([(_fields(1), "x")])
-    store.put_vectors("a:m1", "a", "m1", [(rowid, np.ones(3, np.float32))])
-    store.put_vectors("b:m2", "b", "m2", [(rowid, np.ones(5, np.float32))])
-    row = store._conn.execute(
-        "SELECT provider, model, dim FROM vectors WHERE model_id='b:m2'"
-    ).fetchone()
-    assert row == ("b", "m2", 5)
-    assert sorted(m for m, _, _ in store.vector_stats()) == ["a:m1", "b:m2"]
-    assert store.get("r1").index_status == "indexed"

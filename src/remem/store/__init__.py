@@ -2,6 +2,7 @@
 truth; ``InMemoryStore`` is the reference implementation the conformance tests share."""
 
 from remem.store.base import Store
+from remem.store.memory import InMemoryStore
 from remem.store.sqlite import SQLiteStore
 
-__all__ = ["SQLiteStore", "Store"]
+__all__ = ["InMemoryStore", "SQLiteStore", "Store"]

@@ -1,0 +1,42 @@
+"""Lexical search in the in-memory store: BM25 over the index, then the filters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from remem.store.memory.state import MemoryState, first
+from remem.types import Filters
+
+
+class LexicalMixin(MemoryState):
+    def lexical_search(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        limit: int,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> list[tuple[int, float]]:
+        """(rowid, bm25 score) best first; scores are positive, higher is better.
+
+        ``context_weight`` > 0 also matches the context column (the turns before a message)
+        with that BM25 column weight; 0 searches the message's own tokens only."""
+        query = [t for t in tokens if t]
+        if not query:
+            return []
+        with self._read():
+            scores = self._lexical.scores(query, float(context_weight))
+            passes = self._predicate(filters, now)
+            found = [
+                (rowid, score) for rowid, score in scores.items()
+                if rowid in self._rows and passes(self._rows[rowid].values)
+            ]  # fmt: skip
+        found.sort(key=lambda hit: (-hit[1], hit[0]))
+        return first(found, limit)
+
+    def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(number of records, {token: records holding it}) for these tokens (a token no
+        record holds is left out)."""
+        with self._read():
+            found = {t: self._lexical.document_frequency(t) for t in tokens}
+            return len(self._rows), {t: n for t, n in found.items() if n}

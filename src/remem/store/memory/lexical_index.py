@@ -1,0 +1,126 @@
+"""BM25 over two columns (a record's tokens, and its context), computed as SQLite FTS5's
+``bm25()`` computes it, so the in-memory store ranks as the SQLite store does.
+
+The engine hands the store space-separated tokens its own tokenizer made. FTS5's
+``unicode61`` tokenizer (without diacritic removal) then splits them on anything that is not
+a letter or digit and folds case; ``terms`` does the same. A query token that splits into
+several terms is a phrase (FTS5 quotes every query token): its terms must be adjacent.
+
+FTS5's formula, per matching row: for each query phrase i,
+``idf_i * f_i * (k1 + 1) / (f_i + k1 * (1 - b + b * D / avgdl))``, summed; ``f_i`` is the
+phrase's hits weighted by their column's weight, ``D`` the row's tokens over all columns,
+``avgdl`` the mean of that over all rows, ``idf_i = ln((N - n_i + 0.5) / (n_i + 0.5))``
+(1e-6 when that is not positive) with ``n_i`` the rows the phrase occurs in.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+K1 = 1.2
+B = 0.75
+_TERM = re.compile(r"[^\W_]+")  # letters and digits, like unicode61's default categories
+
+
+def terms(text: str) -> list[str]:
+    """The terms FTS5's unicode61 tokenizer makes of a column's text."""
+    return [t.lower() for t in _TERM.findall(text)]
+
+
+def _occurrences(tokens: list[str], phrase: list[str]) -> int:
+    n = len(phrase)
+    return sum(1 for start in range(len(tokens) - n + 1) if tokens[start : start + n] == phrase)
+
+
+class Bm25Index:
+    """Term postings per column for every record (not thread-safe: the store's lock is)."""
+
+    def __init__(self) -> None:
+        self._docs: dict[int, tuple[list[str], list[str]]] = {}  # rowid -> (tokens, context)
+        self._postings: dict[str, dict[int, list[int]]] = {}  # term -> rowid -> [tf per column]
+        self._sizes: dict[int, int] = {}  # rowid -> terms in both columns (BM25's D)
+        self._total_terms = 0
+
+    def __contains__(self, rowid: int) -> bool:
+        return rowid in self._docs
+
+    def rowids(self) -> Iterable[int]:
+        return self._docs.keys()
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def put(self, rowid: int, tokens: str, context: str) -> None:
+        """Index a record's tokens and context (replacing what it had)."""
+        self._put_terms(rowid, (terms(tokens), terms(context)))
+
+    def set_tokens(self, rowid: int, tokens: str) -> None:
+        """Replace a record's own tokens; its context stays."""
+        context = self._docs[rowid][1] if rowid in self._docs else []
+        self._put_terms(rowid, (terms(tokens), context))
+
+    def _put_terms(self, rowid: int, columns: tuple[list[str], list[str]]) -> None:
+        self.remove(rowid)
+        self._docs[rowid] = columns
+        self._sizes[rowid] = len(columns[0]) + len(columns[1])
+        self._total_terms += self._sizes[rowid]
+        for column, words in enumerate(columns):
+            for word, count in Counter(words).items():
+                self._postings.setdefault(word, {}).setdefault(rowid, [0, 0])[column] = count
+
+    def remove(self, rowid: int) -> None:
+        columns = self._docs.pop(rowid, None)
+        if columns is None:
+            return
+        self._total_terms -= self._sizes.pop(rowid)
+        for word in set(columns[0]) | set(columns[1]):
+            postings = self._postings[word]
+            del postings[rowid]
+            if not postings:
+                del self._postings[word]
+
+    def document_frequency(self, term: str) -> int:
+        """Rows holding this exact term in either column (FTS5's vocabulary ``doc``)."""
+        return len(self._postings.get(term, ()))
+
+    def _hits(self, phrase: list[str], both_columns: bool) -> dict[int, tuple[int, int]]:
+        """rowid -> (hits in tokens, hits in context) for rows the phrase occurs in."""
+        if not phrase:
+            return {}
+        if len(phrase) == 1:
+            found = self._postings.get(phrase[0], {}).items()
+            if both_columns:
+                return {rowid: (tf[0], tf[1]) for rowid, tf in found}
+            return {rowid: (tf[0], 0) for rowid, tf in found if tf[0]}
+        shared = set.intersection(*(set(self._postings.get(t, ())) for t in phrase))
+        out: dict[int, tuple[int, int]] = {}
+        for rowid in shared:
+            tokens, context = self._docs[rowid]
+            hits = (_occurrences(tokens, phrase), _occurrences(context, phrase) * both_columns)
+            if any(hits):
+                out[rowid] = hits
+        return out
+
+    def scores(self, query: Sequence[str], context_weight: float) -> dict[int, float]:
+        """rowid -> BM25 score (positive, higher is better) of every row matching any query
+        token. ``context_weight`` > 0 also matches the context column with that weight;
+        otherwise only the tokens column is searched."""
+        rows = len(self._docs)
+        if rows == 0:
+            return {}
+        both = context_weight > 0
+        weights = (1.0, context_weight if both else 0.0)
+        avgdl = self._total_terms / rows
+        out: dict[int, float] = {}
+        for token in query:
+            hits = self._hits(terms(token), both)
+            idf = math.log((rows - len(hits) + 0.5) / (len(hits) + 0.5))
+            idf = idf if idf > 0 else 1e-6
+            for rowid, (in_tokens, in_context) in hits.items():
+                freq = in_tokens * weights[0] + in_context * weights[1]
+                norm = K1 * (1 - B + B * self._sizes[rowid] / avgdl)
+                out[rowid] = out.get(rowid, 0.0) + idf * freq * (K1 + 1) / (freq + norm)
+        return out

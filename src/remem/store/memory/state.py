@@ -1,0 +1,210 @@
+"""The in-memory store's tables, counters and lock, and what every part of it shares:
+the write discipline, building records from rows, the meta table and statistics.
+
+Every public method holds the one lock for its whole body. A write validates everything it
+was given before it changes anything, so an error leaves the store as it was (what a rolled
+back transaction gives the SQLite store).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from remem.errors import StoreError, ValidationError
+from remem.store.memory.filters import record_predicate
+from remem.store.memory.lexical_index import Bm25Index
+from remem.store.migrations import LATEST_VERSION
+from remem.store.rows import STORED_FIELDS, row_to_record
+from remem.types import Filters, Record
+
+Item = TypeVar("Item")
+
+
+def first(items: list[Item], limit: int | None, offset: int = 0) -> list[Item]:
+    """``items[offset:offset + limit]``; None or a negative limit means all (SQL's LIMIT -1)."""
+    return items[offset:] if limit is None or limit < 0 else items[offset : offset + limit]
+
+
+@dataclass(slots=True)
+class StoredRow:
+    """One record as a SQL row would hold it: ``STORED_FIELDS`` columns (JSON as text) plus
+    the write counter stamp an index catches up by and the last change time."""
+
+    values: dict[str, Any]
+    rev: int
+    updated_at: float
+
+
+@dataclass(slots=True)
+class StoredVectorRow:
+    seq: int
+    rowid: int
+    model_id: str
+    provider: str
+    model: str
+    dim: int
+    data: bytes  # float32 values
+    created_at: float
+
+
+@dataclass(slots=True)
+class SessionRow:
+    origin_platform: str | None
+    parent: str | None
+    platform: str | None  # the effective platform: the root's origin platform
+    updated_at: float
+
+
+class MemoryState:
+    """The tables every part of ``InMemoryStore`` works on."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._closed = False
+        self._rows: dict[int, StoredRow] = {}  # rowid -> row; rowids only grow: rowid order
+        self._by_id: dict[str, int] = {}
+        self._timelines: dict[str, list[tuple[float, int]]] = {}  # session -> (created_at, rowid)
+        self._sessions: dict[str, SessionRow] = {}
+        self._lexical = Bm25Index()
+        self._vectors: dict[int, StoredVectorRow] = {}  # seq -> vector; seqs only grow
+        self._record_vectors: dict[int, dict[str, int]] = {}  # rowid -> {model_id: seq}
+        self._meta: dict[tuple[str, str], str] = {}
+        self._next_rowid = 1
+        self._next_seq = 1
+        self._rev = 0  # bumped by writes an in-memory index must see (stamped on the rows)
+        self._deletes = 0  # bumped when records or vectors go: an index reloads
+        self._writes = 0  # bumped by every write: the change token
+
+    # ---------------------------------------------------------------- lifecycle
+    @property
+    def path(self) -> None:
+        return None
+
+    def schema_version(self) -> int:
+        """The schema this store holds the data of: always the latest one."""
+        return LATEST_VERSION
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+
+    def change_token(self) -> tuple[int, int]:
+        """Changes whenever a write is applied (nothing else writes to this store)."""
+        with self._read():
+            return 0, self._writes
+
+    @contextmanager
+    def _read(self) -> Iterator[None]:
+        with self._lock:
+            if self._closed:
+                raise StoreError("the in-memory store is closed; open a new one")
+            yield
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write. The body validates before it changes anything, so an exception means
+        nothing was applied and the change token stays as it is."""
+        with self._read():
+            yield
+            self._writes += 1
+
+    def _bump_rev(self) -> int:
+        self._rev += 1
+        return self._rev
+
+    # ---------------------------------------------------------------- rows
+    def _record(self, rowid: int) -> Record:
+        """A fresh ``Record`` (callers may change it without changing the store)."""
+        values = self._rows[rowid].values
+        return row_to_record((rowid, *(values[name] for name in STORED_FIELDS)))
+
+    def _predicate(
+        self, filters: Filters | None, now: float | None = None
+    ) -> Callable[[dict[str, Any]], bool]:
+        return record_predicate(filters, now, self._sessions_with_platform)
+
+    def _sessions_with_platform(self, platform: str) -> set[str]:
+        return {sid for sid, s in self._sessions.items() if s.platform == platform}
+
+    def _remove_vector(self, seq: int) -> None:
+        vector = self._vectors.pop(seq)
+        models = self._record_vectors[vector.rowid]
+        del models[vector.model_id]
+        if not models:
+            del self._record_vectors[vector.rowid]
+
+    def _add_vector(
+        self, rowid: int, model_id: str, provider: str, model: str, data: bytes, dim: int,
+        created_at: float,
+    ) -> None:  # fmt: skip
+        """Write one vector (replacing the record's vector of that model) under a new seq."""
+        old = self._record_vectors.get(rowid, {}).get(model_id)
+        if old is not None:
+            self._remove_vector(old)
+        seq = self._next_seq
+        self._next_seq += 1
+        self._vectors[seq] = StoredVectorRow(
+            seq, rowid, model_id, provider, model, dim, data, created_at
+        )
+        self._record_vectors.setdefault(rowid, {})[model_id] = seq
+
+    # ---------------------------------------------------------------- meta
+    def meta_get(self, namespace: str, key: str) -> str | None:
+        with self._read():
+            return self._meta.get((namespace, key))
+
+    def meta_set(self, namespace: str, key: str, value: str | None) -> None:
+        with self._write():
+            if value is None:
+                self._meta.pop((namespace, key), None)
+            else:
+                self._meta[(namespace, key)] = value
+
+    def meta_add(self, namespace: str, key: str, amount: int) -> int:
+        """Add to an integer counter kept in the meta table; returns the new value."""
+        with self._write():
+            old = self._meta.get((namespace, key), "0")
+            try:
+                value = int(old) + amount
+            except ValueError:
+                raise ValidationError(
+                    f"meta {namespace}/{key}", old, "it holds no integer; meta_set it first"
+                ) from None
+            self._meta[(namespace, key)] = str(value)
+            return value
+
+    # ---------------------------------------------------------------- stats
+    def stats(self) -> dict[str, Any]:
+        """The SQLite store's statistics keys (``file_bytes`` 0, ``path`` ":memory:")."""
+        with self._read():
+            rows = [row.values for row in self._rows.values()]
+            dims = Counter((v.model_id, v.dim) for v in self._vectors.values())
+            dropped = int(self._meta.get(("indexing", "dropped"), 0))
+
+            def group(column: str) -> dict[str, int]:
+                counts = Counter(v[column] for v in rows)
+                return {("(none)" if k is None else k): n for k, n in counts.most_common()}
+
+            errors = [v for v in rows if v["index_error"] is not None]
+            return {
+                "records": len(rows),
+                "by_kind": group("kind"),
+                "by_scope": group("scope"),
+                "by_role": group("role"),
+                "by_category": group("category"),
+                "index_status": group("index_status"),
+                "vectors": [
+                    {"model_id": m, "dim": d, "count": n} for (m, d), n in sorted(dims.items())
+                ],
+                "index_errors": sum(1 for v in errors if v["index_status"] != "skipped"),
+                "queue_dropped_total": dropped,
+                "sessions": len({v["session"] for v in rows if v["session"] is not None}),
+                "schema_version": LATEST_VERSION,
+                "file_bytes": 0,
+                "path": ":memory:",
+            }

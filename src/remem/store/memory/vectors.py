@@ -1,0 +1,191 @@
+"""Vectors by model in the in-memory store (float32 bytes, as the SQLite store keeps them)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from remem.errors import ValidationError
+from remem.store.base import IndexMetaRow, StoredVector, VectorRows
+from remem.store.memory.state import MemoryState
+from remem.store.rows import INDEX_META_FIELDS
+from remem.types import Filters, Record
+
+
+def _float32(rowid: int, vec: np.ndarray) -> np.ndarray:
+    data = np.asarray(vec, dtype=np.float32)
+    if data.ndim != 1 or data.shape[0] == 0:
+        raise ValidationError(
+            f"vector of record {rowid}", data.shape, "give one non-empty row of numbers"
+        )
+    return data
+
+
+class VectorsMixin(MemoryState):
+    def put_vectors(
+        self,
+        model_id: str,
+        provider: str,
+        model: str,
+        items: Sequence[tuple[int, np.ndarray]],
+        *,
+        mark_indexed: bool = True,
+    ) -> int:
+        """Write one vector per record rowid for this model (replacing an older one).
+
+        Records deleted meanwhile are skipped. Returns how many vectors were written.
+        """
+        if not items:
+            return 0
+        vectors = [(rowid, _float32(rowid, vec)) for rowid, vec in items]
+        now = time.time()
+        written = 0
+        with self._write():
+            rev = self._bump_rev()
+            for rowid, data in vectors:
+                row = self._rows.get(rowid)
+                if row is None:
+                    continue
+                self._add_vector(rowid, model_id, provider, model, data.tobytes(),
+                                 int(data.shape[0]), now)  # fmt: skip
+                row.rev = rev  # in-memory indexes pick up the new vector's record
+                if mark_indexed:
+                    row.values.update(index_status="indexed", index_error=None)
+                    row.updated_at = now
+                written += 1
+        return written
+
+    def vectors_of(self, rowids: Sequence[int]) -> dict[int, list[StoredVector]]:
+        """(model_id, provider, model, float32 bytes) per record, by model id."""
+        out: dict[int, list[StoredVector]] = {}
+        with self._read():
+            for rowid in dict.fromkeys(rowids):
+                models = self._record_vectors.get(rowid, {})
+                for model_id in sorted(models):
+                    v = self._vectors[models[model_id]]
+                    out.setdefault(rowid, []).append((v.model_id, v.provider, v.model, v.data))
+        return out
+
+    def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int:
+        """Delete vectors (of one model, or all) of the records passing the filters; those
+        records become pending again. Returns how many vectors were deleted."""
+        now = time.time()
+        with self._write():
+            passes = self._predicate(filters)
+            doomed = [
+                v for v in self._vectors.values()
+                if (not model_id or v.model_id == model_id) and passes(self._rows[v.rowid].values)
+            ]  # fmt: skip
+            for vector in doomed:
+                self._remove_vector(vector.seq)
+                row = self._rows[vector.rowid]
+                row.values["index_status"] = "pending"
+                row.updated_at = now
+            if doomed:
+                self._deletes += 1
+        return len(doomed)
+
+    def mark_indexed_with(self, model_id: str) -> None:
+        """Records holding a vector of ``model_id`` are indexed (after other models' vectors
+        were cleared, which marked them pending)."""
+        with self._write():
+            for rowid, models in self._record_vectors.items():
+                if model_id in models:
+                    self._rows[rowid].values["index_status"] = "indexed"
+
+    def _missing(self, model_id: str, rowid: int) -> bool:
+        return self._rows[rowid].values[
+            "index_status"
+        ] != "skipped" and model_id not in self._record_vectors.get(rowid, {})
+
+    def records_missing_vectors(
+        self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
+    ) -> list[Record]:
+        """Records without a vector of this model, in rowid order (resumable by rowid)."""
+        out: list[Record] = []
+        with self._read():
+            for rowid in self._rows:  # rowid order
+                if 0 <= limit <= len(out):  # a negative limit: no limit
+                    break
+                if rowid > after_rowid and self._missing(model_id, rowid):
+                    out.append(self._record(rowid))
+        return out
+
+    def count_missing_vectors(self, model_id: str) -> int:
+        with self._read():
+            return sum(1 for rowid in self._rows if self._missing(model_id, rowid))
+
+    def vector_stats(self) -> list[tuple[str, int, int]]:
+        """(model_id, dim, count) for every model that has vectors, most vectors first."""
+        with self._read():
+            counts = Counter((v.model_id, v.dim) for v in self._vectors.values())
+        return [(m, d, n) for (m, d), n in counts.most_common()]
+
+    def vector_count(self, model_id: str) -> int:
+        with self._read():
+            return sum(1 for v in self._vectors.values() if v.model_id == model_id)
+
+    # Vectors written before models were recorded (imports from older tools) carry model_id ''.
+    def has_legacy_vectors(self) -> bool:
+        with self._read():
+            return any(v.model_id == "" for v in self._vectors.values())
+
+    def legacy_vector_dims(self) -> set[int]:
+        with self._read():
+            return {v.dim for v in self._vectors.values() if v.model_id == ""}
+
+    def adopt_legacy_vectors(
+        self, model_id: str, provider: str, model: str, dim: int | None = None
+    ) -> int:
+        """Label the legacy vectors (of ``dim``, or of every dim) as ``model_id``'s; where a
+        record already has a vector of that model, that one wins and the legacy one goes.
+        Re-inserted (new seq), so in-memory indexes pick them up. Returns how many moved."""
+        now = time.time()
+        with self._write():
+            rev = self._bump_rev()
+            legacy = [
+                v for v in self._vectors.values() if v.model_id == "" and (not dim or v.dim == dim)
+            ]  # fmt: skip
+            moving = [v for v in legacy if model_id not in self._record_vectors[v.rowid]]
+            for vector in legacy:
+                self._remove_vector(vector.seq)
+            for v in moving:
+                self._add_vector(v.rowid, model_id, provider, model, v.data, v.dim, v.created_at)
+                row = self._rows[v.rowid]
+                if row.values["index_status"] != "skipped":
+                    row.values.update(index_status="indexed", index_error=None)
+                    row.rev, row.updated_at = rev, now
+        return len(moving)
+
+    def load_vectors(self, model_id: str, dim: int, after_seq: int = 0) -> VectorRows:
+        """Vectors of one model with seq > after_seq (all of them by default)."""
+        with self._read():
+            found = [
+                v for seq, v in self._vectors.items()
+                if seq > after_seq and v.model_id == model_id and v.dim == dim
+            ]  # fmt: skip
+        if not found:
+            return VectorRows(np.empty(0, np.int64), np.empty((0, dim), np.float32), after_seq)
+        rowids = np.fromiter((v.rowid for v in found), dtype=np.int64, count=len(found))
+        matrix = np.frombuffer(b"".join(v.data for v in found), dtype=np.float32)
+        return VectorRows(rowids, matrix.reshape(-1, dim), found[-1].seq)
+
+    def index_delta(
+        self, model_id: str, dim: int, after_seq: int, after_rev: int
+    ) -> tuple[VectorRows, list[IndexMetaRow], int, int]:
+        """Everything an in-memory index needs to catch up, read at one moment:
+        new vectors, the filter columns of records changed since ``after_rev``, the current rev
+        and the delete counter (a changed counter means: reload from scratch)."""
+        columns = INDEX_META_FIELDS[1:]  # after the rowid
+        with self._read():
+            vectors = self.load_vectors(model_id, dim, after_seq)
+            changed = sorted(
+                (row.rev, rowid) for rowid, row in self._rows.items() if row.rev > after_rev
+            )
+            meta: list[IndexMetaRow] = [
+                (rowid, *(self._rows[rowid].values[c] for c in columns)) for _, rowid in changed
+            ]
+            return vectors, meta, self._rev, self._deletes

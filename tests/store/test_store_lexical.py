@@ -1,0 +1,124 @@
+"""Store conformance: BM25 lexical search over a record's tokens and its context, and the
+document frequencies query pruning asks for. The last test holds the in-memory BM25 to the
+scores SQLite FTS5 gives on the same rows."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conformance import T, fields
+
+from remem.retrieve.lexical import lexical_candidates
+from remem.store.memory import InMemoryStore
+from remem.store.sqlite import SQLiteStore
+from remem.types import Filters
+
+
+def add(store, n, tokens, context="", **extra):
+    (rowid,) = store.insert_records([(fields(n, **extra), tokens, context)])
+    return rowid
+
+
+def test_a_rarer_matching_term_ranks_higher(store):
+    rare = add(store, 1, "zebra filler")
+    common = add(store, 2, "cat filler")
+    for n in range(3, 8):
+        add(store, n, f"cat other{n}")
+    hits = store.lexical_search(["zebra", "cat"], None, 3)
+    assert hits[0][0] == rare
+    assert common in [r for r, _ in hits]
+    assert all(score > 0 for _, score in hits)
+    assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+
+
+def test_more_matching_terms_and_repeats_rank_higher(store):
+    both = add(store, 1, "apple banana")
+    once = add(store, 2, "apple cherry")
+    twice = add(store, 3, "apple apple")
+    add(store, 4, "durian")
+    add(store, 5, "elder")
+    ranked = [r for r, _ in store.lexical_search(["apple", "banana"], None, 10)]
+    assert ranked[0] == both and set(ranked) == {both, once, twice}
+    ranked = [r for r, _ in store.lexical_search(["apple"], None, 10)]
+    assert ranked[0] == twice
+
+
+def test_lexical_search_applies_filters_before_the_limit(store):
+    rowids = [add(store, n, "shared word", scope="a" if n % 2 else "b") for n in range(1, 9)]
+    memory = add(store, 9, "shared", kind="memory", valid_to=T + 100)
+    hits = store.lexical_search(["shared"], Filters(scopes=["a"]), 2)
+    assert len(hits) == 2 and {r for r, _ in hits} <= set(rowids[::2])
+    current = Filters(include_superseded=False)
+    assert memory in [r for r, _ in store.lexical_search(["shared"], current, 20, now=T + 50)]
+    assert memory not in [r for r, _ in store.lexical_search(["shared"], current, 20, now=T + 200)]
+    assert store.lexical_search(["shared"], Filters(kinds=[]), 5) == []
+
+
+def test_the_context_column_counts_only_when_weighted(store):
+    own = add(store, 1, "rocket launch", "weather")
+    context_only = add(store, 2, "weather today", "rocket launch")
+    add(store, 3, "unrelated words", "")
+    assert [r for r, _ in store.lexical_search(["rocket"], None, 10)] == [own]
+    weighted = store.lexical_search(["rocket"], None, 10, context_weight=0.3)
+    assert [r for r, _ in weighted] == [own, context_only]  # own tokens weigh more
+    assert store.lexical_search(["rocket"], None, 10, context_weight=-1.0)[0][0] == own
+    heavy = store.lexical_search(["rocket"], None, 10, context_weight=5.0)
+    assert heavy[0][0] == context_only
+
+
+def test_no_tokens_no_hits(store):
+    add(store, 1, "something")
+    assert store.lexical_search([], None, 10) == []
+    assert store.lexical_search(["", ""], None, 10) == []
+    assert store.lexical_search(["absent"], None, 10) == []
+
+
+def test_query_syntax_is_not_interpreted(store):
+    rowid = add(store, 1, "and or not near")
+    for token in ['"', "NEAR(a b)", "a*", "col:x", "OR"]:
+        store.lexical_search([token], None, 5)  # no syntax error
+    assert [r for r, _ in store.lexical_search(["OR"], None, 5)] == [rowid]  # case folded
+
+
+def test_term_stats_count_records_holding_each_token(store):
+    add(store, 1, "apple banana", "cherry")
+    add(store, 2, "apple", "apple")
+    add(store, 3, "", index_status="skipped")  # stored only: counted, holds nothing
+    n, df = store.term_stats(["apple", "banana", "cherry", "missing"])
+    assert n == 3
+    assert df == {"apple": 2, "banana": 1, "cherry": 1}  # context counts; absent left out
+
+
+def test_common_words_are_skipped_only_in_big_stores(store):
+    rows = [(fields(i), "common" + (" rare" if i == 7 else "")) for i in range(40)]
+    rowids = store.insert_records(rows)
+    everything = store.lexical_search(["common", "rare"], None, 100)
+    assert len(everything) == 40  # small store: nothing pruned
+    options = {"context_weight": 0.0, "max_df": 0.5, "prune_min_docs": 10}
+    pruned = lexical_candidates(store, ["common", "rare"], None, 100, None, **options)
+    assert [r for r, _ in pruned] == [rowids[7]]  # "common" is in every record: skipped
+    only_common = lexical_candidates(store, ["common"], None, 100, None, **options)
+    assert len(only_common) == 40  # all tokens common: the rarest is kept
+
+
+@pytest.mark.parametrize("context_weight", [0.0, 0.4, 2.0])
+def test_in_memory_bm25_scores_equal_fts5s(tmp_path, context_weight):
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(25)] + ["Élan", "foo-bar"]  # folded; split into a phrase
+    rows = [
+        (fields(i), " ".join(rng.choices(words, k=rng.randint(0, 10))),
+         " ".join(rng.choices(words, k=rng.randint(0, 10))))
+        for i in range(150)
+    ]  # fmt: skip
+    sqlite, memory = SQLiteStore(tmp_path / "s.db"), InMemoryStore()
+    sqlite.insert_records(rows)
+    memory.insert_records(rows)
+    for _ in range(60):
+        query = rng.sample([*words, "élan", "w1 w2"], k=rng.randint(1, 4))
+        want = dict(sqlite.lexical_search(query, None, 1000, context_weight=context_weight))
+        got = dict(memory.lexical_search(query, None, 1000, context_weight=context_weight))
+        assert got.keys() == want.keys(), query
+        for rowid, score in want.items():
+            assert got[rowid] == pytest.approx(score, rel=1e-9), (query, rowid)
+    sqlite.close()
