@@ -54,6 +54,10 @@ class Memory:
         store: Store | None = None,
     ) -> None:
         self.config = config or Config.load()
+        if store is not None and path is not None:
+            raise ValidationError(
+                "store", type(store).__name__, "give a database path or a store, not both"
+            )
         if store is None:
             db_path = path if path is not None else self.config.store.resolved_path()
             store = SQLiteStore(db_path, busy_timeout_ms=self.config.store.busy_timeout_ms)

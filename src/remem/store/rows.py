@@ -53,11 +53,3 @@ def column_value(fields: dict[str, Any], column: str) -> Any:
     if column == "message_kind":
         return value or "chat"
     return value
-
-
-def record_from_fields(fields: dict[str, Any], rowid: int) -> Record:
-    """A record from prepared fields, as a backend without SQL rows (in memory) keeps it."""
-    values = {name: column_value(fields, name) for name in INSERT_FIELDS}
-    for name, empty in JSON_FIELDS.items():
-        values[name] = _json(values[name], empty)
-    return Record(rowid=rowid, **values)
