@@ -49,110 +49,116 @@ def _passthrough_headers(headers: httpx.Headers) -> dict[str, str]:
     return {k: v for k, v in headers.items() if k.lower() not in _HOP}
 
 
-def create_proxy(
-    mem, upstream: str, *, transport: httpx.AsyncBaseTransport | None = None
-) -> FastAPI:
-    config = mem.config
-    base = upstream.rstrip("/")
-    client = httpx.AsyncClient(timeout=config.server.upstream_timeout_s, transport=transport)
+def _error(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status)
 
-    @asynccontextmanager
-    async def lifespan(_app: FastAPI):
-        yield
-        await client.aclose()
 
-    app = FastAPI(title="remem proxy", description=__doc__, lifespan=lifespan)
+class Proxy:
+    """One upstream, one memory: what the routes of ``create_proxy`` do."""
 
-    def upstream_headers(request: Request) -> dict[str, str]:
+    def __init__(self, mem: Any, upstream: str, client: httpx.AsyncClient) -> None:
+        self.mem = mem
+        self.config = mem.config
+        self.base = upstream.rstrip("/")
+        self.client = client
+
+    def upstream_headers(self, request: Request) -> dict[str, str]:
+        server = self.config.server
         headers = {"content-type": "application/json"}
-        if config.server.upstream_api_key:
-            headers["authorization"] = f"Bearer {config.server.upstream_api_key}"
-        elif not config.server.tokens and request.headers.get("authorization"):
+        if server.upstream_api_key:
+            headers["authorization"] = f"Bearer {server.upstream_api_key}"
+        elif not server.tokens and request.headers.get("authorization"):
             headers["authorization"] = request.headers["authorization"]
         return headers
 
-    def who(request: Request, body: dict[str, Any]) -> tuple[str, str | None, str]:
-        agent = agent_for(config, request.headers.get("authorization"))
+    def who(self, request: Request, body: dict[str, Any]) -> tuple[str, str | None, str]:
+        """(agent, user, session) of a request."""
+        agent = agent_for(self.config, request.headers.get("authorization"))
         if not agent:
             raise AuthError("the proxy has no agent identity: set scopes.agent or server.tokens")
-        user = request.headers.get("x-remem-user") or (
-            body.get("user") if isinstance(body.get("user"), str) else None)  # fmt: skip
+        named = body.get("user") if isinstance(body.get("user"), str) else None
+        user = request.headers.get("x-remem-user") or named
         session = request.headers.get("x-remem-session") or f"proxy:{user or 'anonymous'}"
         return agent, user, session
 
-    def remember(agent: str, user: str | None, session: str, question: str, answer: str) -> None:
+    def remember(self, agent: str, user: str | None, session: str, question: str,
+                 answer: str) -> None:  # fmt: skip
         """Archive the exchange and capture memories (runs after the response is sent)."""
+        mem = self.mem
         try:
             ids = [f"proxy-{uuid.uuid4().hex}", f"proxy-{uuid.uuid4().hex}"]
             scope = mem.scope_access(agent, session=session, user=user).write_scope
+            common = {"session": session, "platform": "openai-proxy", "scope": scope}
             mem.ingest_many([
-                {"id": ids[0], "session": session, "role": "user", "speaker_id": user,
-                 "text": question, "platform": "openai-proxy", "scope": scope},
-                {"id": ids[1], "session": session, "role": "assistant", "text": answer,
-                 "platform": "openai-proxy", "scope": scope},
+                {"id": ids[0], "role": "user", "speaker_id": user, "text": question, **common},
+                {"id": ids[1], "role": "assistant", "text": answer, **common},
             ])  # fmt: skip
-            mem.capture_after_turn(Turn(agent=agent, inputs=ids, session=session,
-                                               user_id=user))  # fmt: skip
+            turn = Turn(agent=agent, inputs=list(ids), session=session, user_id=user)
+            mem.capture_after_turn(turn)
         except Exception:  # memory work must never break the chat
             log.exception("archiving or capturing the proxied turn failed")
 
-    @app.get("/v1/models")
-    async def models(request: Request) -> Response:
-        r = await client.get(f"{base}/models", headers=upstream_headers(request))
-        return Response(
-            r.content, status_code=r.status_code, headers=_passthrough_headers(r.headers)
-        )
+    async def with_memories(self, messages: list[Any], question: str, last: int | None,
+                            who: tuple[str, str | None, str]) -> list[Any]:  # fmt: skip
+        """The messages with the relevant memories as one system message before the last
+        user message (unchanged when there are none or recall fails)."""
+        if not question or last is None:
+            return messages
+        agent, user, session = who
+        try:
+            recall = await anyio.to_thread.run_sync(
+                lambda: self.mem.recall_memories(question, agent=agent, session=session, user=user)
+            )
+        except RememError as exc:
+            log.warning("auto-recall failed (%s); forwarding without memories", exc)
+            return messages
+        if not recall.block:
+            return messages
+        return [*messages[:last], {"role": "system", "content": recall.block}, *messages[last:]]
 
-    @app.post("/v1/chat/completions")
-    async def chat(request: Request) -> Response:
+    async def chat(self, request: Request) -> Response:
         try:
             body = await request.json()
         except ValueError:
-            return JSONResponse({"error": {"message": "the body is not JSON",
-                                           "type": "invalid_request_error"}}, status_code=400)  # fmt: skip
+            return _error(400, "the body is not JSON")
         messages = body.get("messages") if isinstance(body, dict) else None
         if not isinstance(messages, list) or not messages:
-            return JSONResponse({"error": {"message": "messages must be a non-empty list",
-                                           "type": "invalid_request_error"}}, status_code=400)  # fmt: skip
+            return _error(400, "messages must be a non-empty list")
         try:
-            agent, user, session = who(request, body)
+            who = self.who(request, body)
         except AuthError as exc:
-            return JSONResponse({"error": {"message": str(exc), "type": "authentication_error"}},
-                                status_code=401)  # fmt: skip
+            return _error(401, str(exc), "authentication_error")
         last = max((i for i, m in enumerate(messages)
                     if isinstance(m, dict) and m.get("role") == "user"), default=None)  # fmt: skip
         question = _text(messages[last].get("content")) if last is not None else ""
-        if question:
+        forwarded = {**body, "messages": await self.with_memories(messages, question, last, who)}
+        headers = self.upstream_headers(request)
+        if body.get("stream"):
+            return await self.stream(forwarded, headers, question, who)
+        return await self.complete(forwarded, headers, question, who)
+
+    async def complete(self, forwarded: dict[str, Any], headers: dict[str, str], question: str,
+                       who: tuple[str, str | None, str]) -> Response:  # fmt: skip
+        r = await self.client.post(f"{self.base}/chat/completions", json=forwarded,
+                                   headers=headers)  # fmt: skip
+        task = None
+        if r.status_code == 200 and question:
             try:
-                recall = await anyio.to_thread.run_sync(lambda: mem.recall_memories(
-                    question, agent=agent, session=session, user=user))  # fmt: skip
-            except RememError as exc:
-                log.warning("auto-recall failed (%s); forwarding without memories", exc)
-                recall = None
-            if recall is not None and recall.block:
-                assert last is not None
-                messages = [*messages[:last], {"role": "system", "content": recall.block},
-                            *messages[last:]]  # fmt: skip
-        forwarded = {**body, "messages": messages}
-        headers = upstream_headers(request)
+                answer = _text(r.json()["choices"][0]["message"].get("content"))
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                answer = ""
+            if answer:
+                task = BackgroundTask(anyio.to_thread.run_sync,
+                                      lambda: self.remember(*who, question, answer))  # fmt: skip
+        return Response(r.content, status_code=r.status_code, background=task,
+                        headers=_passthrough_headers(r.headers))  # fmt: skip
 
-        if not body.get("stream"):
-            r = await client.post(f"{base}/chat/completions", json=forwarded, headers=headers)
-            task = None
-            if r.status_code == 200 and question:
-                try:
-                    answer = _text(r.json()["choices"][0]["message"].get("content"))
-                except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-                    answer = ""
-                if answer:
-                    task = BackgroundTask(anyio.to_thread.run_sync, lambda: remember(
-                        agent, user, session, question, answer))  # fmt: skip
-            return Response(r.content, status_code=r.status_code, background=task,
-                            headers=_passthrough_headers(r.headers))  # fmt: skip
-
-        upstream_request = client.build_request("POST", f"{base}/chat/completions",
-                                                json=forwarded, headers=headers)  # fmt: skip
-        r = await client.send(upstream_request, stream=True)
+    async def stream(self, forwarded: dict[str, Any], headers: dict[str, str], question: str,
+                     who: tuple[str, str | None, str]) -> Response:  # fmt: skip
+        upstream_request = self.client.build_request(
+            "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
+        )
+        r = await self.client.send(upstream_request, stream=True)
         if r.status_code != 200:  # errors pass through whole and unchanged
             content = await r.aread()
             await r.aclose()
@@ -174,12 +180,37 @@ def create_proxy(
 
         def after_stream() -> None:  # runs once the last chunk has been sent
             if question and parts:
-                remember(agent, user, session, question, "".join(parts))
+                self.remember(*who, question, "".join(parts))
 
         return StreamingResponse(relay(), status_code=200,
                                  headers=_passthrough_headers(r.headers),
                                  background=BackgroundTask(anyio.to_thread.run_sync,
                                                            after_stream))  # fmt: skip
+
+
+def create_proxy(
+    mem, upstream: str, *, transport: httpx.AsyncBaseTransport | None = None
+) -> FastAPI:
+    client = httpx.AsyncClient(timeout=mem.config.server.upstream_timeout_s, transport=transport)
+    proxy = Proxy(mem, upstream, client)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        await client.aclose()
+
+    app = FastAPI(title="remem proxy", description=__doc__, lifespan=lifespan)
+
+    @app.get("/v1/models")
+    async def models(request: Request) -> Response:
+        r = await client.get(f"{proxy.base}/models", headers=proxy.upstream_headers(request))
+        return Response(
+            r.content, status_code=r.status_code, headers=_passthrough_headers(r.headers)
+        )
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> Response:
+        return await proxy.chat(request)
 
     return app
 
