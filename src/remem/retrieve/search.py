@@ -152,18 +152,7 @@ class Searcher:
         ctx.query_vector = query_vector
         t2 = time.perf_counter()
 
-        if cfg.search.fusion == "rrf":
-            fused = rrf_fuse(vector, lexical, k=cfg.search.rrf_k,
-                             vector_weight=cfg.search.rrf_vector_weight,
-                             lexical_weight=cfg.search.rrf_lexical_weight)  # fmt: skip
-        else:
-            fused = weighted_fuse(vector, lexical, vector_weight=cfg.search.vector_weight,
-                                  lexical_weight=cfg.search.lexical_weight,
-                                  min_vector_span=cfg.search.min_vector_span)  # fmt: skip
-        for c in fused:
-            c.stages.append((f"fusion ({cfg.search.fusion})", c.fused))
-
-        cands = self._fetch(fused, filters, now, ctx)
+        cands = self._fetch(self._fuse(vector, lexical), filters, now, ctx)
         if index is not None and cands:
             ctx.vectors = index.vectors_for([c.rowid for c in cands])
         if cfg.time_intent.enabled and "time_intent" not in disable:
@@ -172,16 +161,7 @@ class Searcher:
                 ctx.notes.append(f"time intent: '{ctx.time_window.expression}'")
         t3 = time.perf_counter()
 
-        if "rerank" not in disable:
-            ctx.reranker = self.reranker()
-        for name, stage in SCORE_STAGES:
-            if name not in disable and cands:
-                cands = stage(cands, ctx)
-        cands.sort(key=lambda c: (-c.score, c.rowid))
-        if "diversity" not in disable:
-            cands = diversity_stage.diversity(cands, ctx)
-        if "aggregate_spread" not in disable:
-            cands = diversity_stage.aggregate_spread(cands, ctx)
+        cands = self._score(cands, ctx, disable)
         t4 = time.perf_counter()
 
         result.hits = [self._hit(c, result.degraded) for c in cands[:k]]
@@ -196,6 +176,37 @@ class Searcher:
             "stages": (t4 - t3) * 1000, "total": (t4 - t0) * 1000,
         })  # fmt: skip
         return result
+
+    def _fuse(
+        self, vector: list[tuple[int, float]], lexical: list[tuple[int, float]]
+    ) -> list[Candidate]:
+        cfg = self.config.search
+        if cfg.fusion == "rrf":
+            fused = rrf_fuse(vector, lexical, k=cfg.rrf_k, vector_weight=cfg.rrf_vector_weight,
+                             lexical_weight=cfg.rrf_lexical_weight)  # fmt: skip
+        else:
+            fused = weighted_fuse(vector, lexical, vector_weight=cfg.vector_weight,
+                                  lexical_weight=cfg.lexical_weight,
+                                  min_vector_span=cfg.min_vector_span)  # fmt: skip
+        for c in fused:
+            c.stages.append((f"fusion ({cfg.fusion})", c.fused))
+        return fused
+
+    def _score(
+        self, cands: list[Candidate], ctx: StageContext, disable: tuple[str, ...] | frozenset[str]
+    ) -> list[Candidate]:
+        """The scoring stages in order, then diversity and aggregate spread."""
+        if "rerank" not in disable:
+            ctx.reranker = self.reranker()
+        for name, stage in SCORE_STAGES:
+            if name not in disable and cands:
+                cands = stage(cands, ctx)
+        cands.sort(key=lambda c: (-c.score, c.rowid))
+        if "diversity" not in disable:
+            cands = diversity_stage.diversity(cands, ctx)
+        if "aggregate_spread" not in disable:
+            cands = diversity_stage.aggregate_spread(cands, ctx)
+        return cands
 
     def _fetch(self, fused: list[Candidate], filters: Filters | None, now: float,
                ctx: StageContext) -> list[Candidate]:  # fmt: skip

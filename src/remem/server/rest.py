@@ -66,7 +66,7 @@ class _TooLarge(Exception):
 
 def create_app(mem) -> FastAPI:
     from remem.server.rest_chat import chat_routes
-    from remem.server.rest_records import record_routes
+    from remem.server.rest_records import read_routes, write_routes
 
     config = mem.config
     app = FastAPI(
@@ -96,6 +96,7 @@ def create_app(mem) -> FastAPI:
         return {"ok": True, "version": __version__}
 
     requests = Requests(mem)
-    app.include_router(record_routes(requests))
+    app.include_router(write_routes(requests))
+    app.include_router(read_routes(requests))
     app.include_router(chat_routes(requests))
     return app

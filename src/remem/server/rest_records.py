@@ -15,7 +15,8 @@ from remem.transfer import export_lines
 from remem.types import Filters
 
 
-def record_routes(r: Requests) -> APIRouter:
+def write_routes(r: Requests) -> APIRouter:
+    """Ingest, store and delete, each checked against where the caller may write."""
     api = APIRouter()
     mem = r.mem
     caller = Depends(r.caller)
@@ -44,6 +45,21 @@ def record_routes(r: Requests) -> APIRouter:
         c.check_write(mem, fields.get("scope", "global"))
         return mem.add(text, **fields).to_dict()
 
+    @api.delete("/v1/records/{record_id}", tags=["write"])
+    def delete(record_id: str, c: Caller = caller):
+        rec = r.visible(c, record_id)
+        c.check_write(mem, rec.scope)
+        return {"deleted": mem.delete(rec.id)}
+
+    return api
+
+
+def read_routes(r: Requests) -> APIRouter:
+    """Search, get, list, stats and export, each limited to what the caller may read."""
+    api = APIRouter()
+    mem = r.mem
+    caller = Depends(r.caller)
+
     @api.post("/v1/search", tags=["read"])
     def search(body: SearchBody, c: Caller = caller):
         """Hybrid search through the whole pipeline; ``explain`` adds every stage's score and
@@ -69,12 +85,6 @@ def record_routes(r: Requests) -> APIRouter:
         filters = r.scoped(c, {"kind": kind, "session": session}, scope)
         return {"records": [rec.to_dict() for rec in mem.list(filters, limit=limit,
                                                                offset=offset)]}  # fmt: skip
-
-    @api.delete("/v1/records/{record_id}", tags=["write"])
-    def delete(record_id: str, c: Caller = caller):
-        rec = r.visible(c, record_id)
-        c.check_write(mem, rec.scope)
-        return {"deleted": mem.delete(rec.id)}
 
     @api.get("/v1/stats", tags=["read"])
     def stats(c: Caller = caller):
