@@ -105,6 +105,9 @@ class SearchConfig(_Section):
     candidate_pool: int = Field(default=50, gt=0, description="floor of each channel's top-N")
     candidate_factor: int = Field(default=4, gt=0, description="each channel fetches k x this")
     max_k: int = Field(default=1000, gt=0, description="largest k a caller may ask for")
+    max_query_chars: int = Field(
+        default=10_000, gt=0, description="longer queries are refused (the chat path trims)"
+    )
     role_filter_factor: int = Field(
         default=8, gt=0, description="k x this per channel when a role filter will drop hits"
     )

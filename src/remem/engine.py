@@ -26,7 +26,7 @@ from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
-from remem.schemas import RecordIn, make_filters, parse_time
+from remem.schemas import RecordIn, check_encodable, make_filters, parse_time
 from remem.store.base import OnConflict, Store
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
@@ -289,11 +289,16 @@ class Memory:
         """Delete records by id; returns how many existed."""
         if isinstance(ids, str):
             ids = [ids]
-        return self.store.delete(list(ids))
+        if not isinstance(ids, list | tuple) or not all(isinstance(i, str) for i in ids):
+            raise ValidationError("ids", ids, "give a record id or a list of record ids")
+        return self.store.delete(list(check_encodable("ids", ids)))
 
     # ------------------------------------------------------------------ reads
     def get(self, record_id: str) -> Record | None:
-        return self.store.get(record_id)
+        """The record with this id, or None."""
+        if not isinstance(record_id, str):
+            raise ValidationError("id", record_id, "give a record id (a string)")
+        return self.store.get(check_encodable("id", record_id))
 
     def list(
         self,
@@ -332,6 +337,13 @@ class Memory:
         """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query", query, "give a non-empty query")
+        check_encodable("query", query)
+        limit = self.config.search.max_query_chars
+        if len(query) > limit:
+            raise ValidationError(
+                "query", f"{query[:40]}... ({len(query)} characters)",
+                f"use at most {limit} characters (search.max_query_chars)",
+            )  # fmt: skip
         max_k = self.config.search.max_k
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
             raise ValidationError("k", k, f"use a whole number from 1 to {max_k}")
@@ -346,7 +358,9 @@ class Memory:
         try:
             when = time.time() if now is None else parse_time(now)
         except ValueError:
-            raise ValidationError("now", now, "use Unix seconds or an ISO-8601 date") from None
+            when = None
+        if when is None:  # "" parses to "no time", which a search cannot be evaluated at
+            raise ValidationError("now", now, "use Unix seconds or an ISO-8601 date")
         result = self.searcher.search(
             query, k, make_filters(filters), when, query_vector=query_vector,
             channels=tuple(channels), asker=asker, same_user_boost=same_user_boost,

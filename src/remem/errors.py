@@ -36,6 +36,10 @@ class StoreError(RememError):
     """The database cannot be opened or is in a state remem cannot work with."""
 
 
+class StoreBusyError(StoreError):
+    """Another process held the store's lock for longer than the busy timeout."""
+
+
 class NotFoundError(RememError, KeyError):
     """No record with that id."""
 

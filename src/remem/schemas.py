@@ -18,8 +18,15 @@ from pydantic import ValidationError as PydanticValidationError
 from remem.errors import ValidationError
 from remem.types import KINDS, MESSAGE_KINDS, ROLES, Filters
 
-SCOPE_RE = re.compile(r"^(global|(agent|user|project|session|custom):[^\s:][^\s]{0,199})$")
-ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
+# \Z, not $: "$" also matches before a trailing newline, and "agent:A\n" is not "agent:A".
+SCOPE_RE = re.compile(
+    r"^(global|(agent|user|project|session|custom):[^\s\x00-\x1f\x7f:][^\s\x00-\x1f\x7f]{0,199})\Z"
+)
+ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,200}\Z")
+# sessions, speakers, platforms, groups: any printable text without control characters
+NAME_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,500}\Z")
+NAME_FIELDS = ("session", "platform", "group_id", "speaker_id", "origin_platform",
+               "parent_session")  # fmt: skip
 MAX_TEXT_CHARS = 1_000_000
 
 _FIXES = {
@@ -38,7 +45,32 @@ _FIXES = {
     "metadata": "use a JSON object",
     "k": "use a whole number from 1 to search.max_k",
     "message_kind": f"use one of {', '.join(MESSAGE_KINDS)}",
+    **dict.fromkeys(NAME_FIELDS, "use 1-500 characters without control characters"),
 }
+_UNENCODABLE = "the text holds a lone surrogate (not valid Unicode); send valid UTF-8"
+
+
+def is_encodable(value: Any) -> bool:
+    """True when every string in value (nested in lists and dicts too) is valid Unicode that
+    UTF-8 can encode (JSON's "\\ud800" escapes decode to lone surrogates that cannot)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(is_encodable(k) and is_encodable(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return all(is_encodable(v) for v in value)
+    return True
+
+
+def check_encodable(field: str, value: Any) -> Any:
+    """The value, or ValidationError naming the field when it holds unencodable text."""
+    if not is_encodable(value):
+        raise ValidationError(field, value, _UNENCODABLE)
+    return value
 
 
 def content_hash(text: str) -> str:
@@ -110,6 +142,13 @@ class RecordIn(BaseModel):
     # and the parent of a sub-session.
     origin_platform: str | None = None
     parent_session: str | None = None
+
+    @field_validator(*NAME_FIELDS)
+    @classmethod
+    def _name(cls, value: str | None) -> str | None:
+        if value is not None and not NAME_RE.match(value):
+            raise ValueError("control characters")
+        return value
 
     @field_validator("message_kind")
     @classmethod
@@ -192,6 +231,8 @@ def validate_record(data: Any, **defaults: Any) -> RecordIn:
     if not isinstance(data, dict):
         raise ValidationError("record", data, "pass a JSON object / dict with at least 'text'")
     merged = {**defaults, **{k: v for k, v in data.items()}}
+    for key, value in merged.items():
+        check_encodable(str(key), value)
     try:
         return RecordIn.model_validate(merged)
     except PydanticValidationError as exc:
@@ -224,10 +265,14 @@ def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:
     out = Filters()
 
     def as_list(name: str, value: Any) -> list[str]:
-        values = [value] if isinstance(value, str) else list(value)
-        if not values or not all(isinstance(v, str) and v for v in values):
+        values = [value] if isinstance(value, str) else value
+        if (
+            not isinstance(values, list | tuple)
+            or not values
+            or not all(isinstance(v, str) and v for v in values)
+        ):
             raise ValidationError(name, value, "give a non-empty string or list of strings")
-        return values
+        return list(check_encodable(name, values))
 
     for key, value in data.items():
         if value is None:
@@ -252,11 +297,13 @@ def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:
             except ValueError:
                 raise ValidationError(key, value, "use Unix seconds or an ISO-8601 date") from None
         elif key in ("platform", "category"):
-            if not isinstance(value, str) or not value.strip():
+            if not isinstance(value, str) or not value.strip() or not is_encodable(value):
                 raise ValidationError(key, value, "give a non-empty string")
             setattr(out, key, value)
         elif key == "include_superseded":
-            out.include_superseded = bool(value)
+            if not isinstance(value, bool):
+                raise ValidationError(key, value, "use true or false")
+            out.include_superseded = value
         elif key == "ids":
             out.ids = as_list(key, value)
         else:

@@ -32,8 +32,8 @@ from remem.errors import NotFoundError, RememError, ValidationError
 from remem.schemas import SCOPE_RE
 from remem.types import Record
 
-AGENT_RE = re.compile(r"^[A-Za-z0-9_.@\-]{1,100}$")
-_ID_RE = re.compile(r"^[^\s:][^\s]{0,180}$")
+AGENT_RE = re.compile(r"^[A-Za-z0-9_.@\-]{1,100}\Z")
+_ID_RE = re.compile(r"^[^\s\x00-\x1f\x7f:][^\s\x00-\x1f\x7f]{0,180}\Z")
 
 
 class ScopeError(RememError):

@@ -18,6 +18,7 @@ from remem.capture.store import store_memory
 from remem.errors import RememError
 from remem.ports import MemoryPort
 from remem.recall.memories import relevant_memories
+from remem.schemas import is_encodable
 from remem.scopes import Access, ScopeGuard
 from remem.text.secrets import contains_secret
 from remem.types import Filters, Record
@@ -121,6 +122,8 @@ class MemoryTools:
         if name not in TOOLS:
             raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOLS)}")
         model, _ = TOOLS[name]
+        if not is_encodable(arguments):
+            raise ToolError(f"{name}: the arguments hold text that is not valid Unicode")
         try:
             args = model.model_validate(arguments or {})
         except PydanticValidationError as exc:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from remem.errors import StoreError
+from remem.errors import StoreBusyError, StoreError
 from remem.store.migrations import LATEST_VERSION, MIGRATIONS
 from remem.store.paths import prepare_db_path
 
@@ -35,11 +36,14 @@ class SQLiteConnection:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open database {str(self._path)!r}: {exc}") from None
         self.local_writes = 0  # bumped on every commit of this connection
+        self._busy_timeout_s = busy_timeout_ms / 1000
         try:
             self._configure(busy_timeout_ms)
             self._migrate()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
+            if is_busy(exc):
+                raise self._busy_error() from None
             raise StoreError(
                 f"cannot use {str(self._path)!r} as a remem database: {exc}; is it another "
                 "program's file? choose another --db path"
@@ -95,20 +99,43 @@ class SQLiteConnection:
         with self._lock, suppress(sqlite3.Error):
             self._conn.close()
 
+    def _busy_error(self) -> StoreBusyError:
+        return StoreBusyError(
+            f"the store {str(self._path)!r} is busy: another process held its lock for more "
+            f"than {self._busy_timeout_s:g} s; retry, or raise store.busy_timeout_ms"
+        )
+
+    def _begin_immediate(self, c: sqlite3.Connection) -> None:
+        """Take the write lock, retrying a busy answer until the busy timeout is spent
+        (SQLite's own busy handler does not wait in every case, e.g. a lock upgrade)."""
+        deadline = time.monotonic() + self._busy_timeout_s
+        while True:
+            try:
+                c.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise self._busy_error() from None
+                time.sleep(0.02)
+
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction; rolled back entirely if the body raises."""
         with self._lock:
             c = self._conn
-            c.execute("BEGIN IMMEDIATE")
+            self._begin_immediate(c)
             try:
                 yield c
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
-            else:
                 c.execute("COMMIT")
-                self.local_writes += 1
+            except BaseException as exc:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+                    raise self._busy_error() from None
+                raise
+            self.local_writes += 1
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -124,12 +151,17 @@ class SQLiteConnection:
     def query(self, sql: str, params: Any = ()) -> list[Any]:
         """All rows of one SELECT."""
         with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.OperationalError as exc:
+                if is_busy(exc):
+                    raise self._busy_error() from None
+                raise
 
     def query_one(self, sql: str, params: Any = ()) -> Any:
         """The first row of one SELECT (None when there is none)."""
-        with self._lock:
-            return self._conn.execute(sql, params).fetchone()
+        rows = self.query(sql, params)
+        return rows[0] if rows else None
 
     def change_token(self) -> tuple[int, int]:
         """Changes whenever this or another process commits a write."""
@@ -219,6 +251,12 @@ class SQLiteConnection:
         )
         data["path"] = str(self._path)
         return data
+
+
+def is_busy(exc: BaseException) -> bool:
+    """SQLite's "database is locked" / "database is busy" (another connection holds a lock)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
 def split_sql(script: str) -> list[str]:
