@@ -25,7 +25,7 @@ from remem.config import Config
 from remem.conversation.ingest import index_reason
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
-from remem.embed.factory import make_embedder
+from remem.embed.factory import make_embedder, model_id_for
 from remem.errors import NotFoundError, RememError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
@@ -43,11 +43,7 @@ Progress = Callable[[int], None]
 
 def expected_model_id(cfg) -> str | None:
     """The model id the configured embedder will report, without loading it."""
-    if cfg.provider == "local":
-        return f"local:{cfg.model}"
-    if cfg.provider == "openai":
-        return f"openai:{cfg.model}" + (f"@{cfg.dimensions}" if cfg.dimensions else "")
-    return None
+    return model_id_for(cfg)
 
 
 def content_hash(text: str) -> str:

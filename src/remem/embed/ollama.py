@@ -1,0 +1,30 @@
+"""Ollama's native API: ``POST {base_url}/api/embed`` with ``{"model", "input": [...]}``,
+answered with ``{"embeddings": [[...], ...]}`` in input order.
+
+Vectors are labelled ``ollama:<model>``. (Ollama reached through its OpenAI-compatible ``/v1``
+with ``provider = "openai"`` keeps the ``openai:<model>`` label it always had.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from remem.embed.remote import Kind, RemoteEmbedder
+
+
+class OllamaEmbedder(RemoteEmbedder):
+    provider = "ollama"
+    default_base_url = "http://127.0.0.1:11434"
+
+    def _request(self, texts: list[str], kind: Kind, timeout_s: float) -> list[Any]:
+        url = f"{self.base_url}/api/embed"
+        # truncate=False: an input over the context length is an error, not silently cut
+        # (remem splits long texts itself, see embed.chunk_chars).
+        body: dict[str, Any] = {"model": self.model, "input": texts, "truncate": False}
+        if self.dimensions:
+            body["dimensions"] = self.dimensions
+        payload = self._post(url, body, timeout_s)
+        embeddings = payload.get("embeddings") if isinstance(payload, dict) else None
+        if not isinstance(embeddings, list):
+            raise self._shape_error(url, "an Ollama embed body ({'embeddings': [[...]]})")
+        return embeddings
