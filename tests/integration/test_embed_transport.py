@@ -98,7 +98,7 @@ def timed(call):
 
 def test_ok(server):
     t = ProviderTransport(model="m")
-    assert t.post_json(server.url, {}, timeout_s=5) == json.loads(OK_BODY)
+    assert t.post_json(server.url, {}, deadline=5) == json.loads(OK_BODY)
 
 
 def test_a_dripping_answer_is_cut_at_the_deadline(server):
@@ -106,7 +106,7 @@ def test_a_dripping_answer_is_cut_at_the_deadline(server):
     # timeout, so only a deadline for the whole call stops it.
     server.mode = "drip"
     t = ProviderTransport(model="m", max_attempts=2, backoff_s=0.01)
-    elapsed, err = timed(lambda: t.post_json(server.url, {}, timeout_s=1.0))
+    elapsed, err = timed(lambda: t.post_json(server.url, {}, deadline=1.0))
     assert err is not None and "within 1s" in str(err)
     assert elapsed < 1.6
 
@@ -114,7 +114,7 @@ def test_a_dripping_answer_is_cut_at_the_deadline(server):
 def test_a_hung_server_costs_one_deadline_not_attempts_times_timeout(server):
     server.mode = "hang"
     t = ProviderTransport(model="m", max_attempts=5, backoff_s=0.01)
-    elapsed, err = timed(lambda: t.post_json(server.url, {}, timeout_s=0.8))
+    elapsed, err = timed(lambda: t.post_json(server.url, {}, deadline=0.8))
     assert err is not None and elapsed < 1.4
     assert server.hits == 1
 
@@ -122,7 +122,7 @@ def test_a_hung_server_costs_one_deadline_not_attempts_times_timeout(server):
 def test_retry_after_past_the_deadline_ends_the_call_now(server):
     server.mode = "retry-after"
     t = ProviderTransport(model="m", max_attempts=5, backoff_s=0.01)
-    elapsed, err = timed(lambda: t.post_json(server.url, {}, timeout_s=3))
+    elapsed, err = timed(lambda: t.post_json(server.url, {}, deadline=3))
     assert err is not None and "deadline" in str(err) and "HTTP 429" in str(err)
     assert elapsed < 1 and server.hits == 1
 
@@ -130,9 +130,9 @@ def test_retry_after_past_the_deadline_ends_the_call_now(server):
 def test_401_rotates_to_the_next_key_and_names_the_setting_when_all_fail(server):
     server.mode = "auth"
     t = ProviderTransport(model="m", api_keys=["revoked", "good"], max_attempts=1)
-    assert t.post_json(server.url, {}, timeout_s=5) == json.loads(OK_BODY)
+    assert t.post_json(server.url, {}, deadline=5) == json.loads(OK_BODY)
     assert server.auth == ["Bearer revoked", "Bearer good"]
     t = ProviderTransport(model="m", api_keys=["x", "y"])
     with pytest.raises(EmbeddingError, match=r"HTTP 401: Incorrect API key.*embed\.api_key"):
-        t.post_json(server.url, {}, timeout_s=5)
+        t.post_json(server.url, {}, deadline=5)
     assert server.auth[2:] == ["Bearer x", "Bearer y"]  # each key once, then no retries

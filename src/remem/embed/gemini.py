@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from remem.embed.remote import Kind, RemoteEmbedder
+from remem.embed.transport import Deadline
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
@@ -38,17 +39,17 @@ class GeminiEmbedder(RemoteEmbedder):
             request["outputDimensionality"] = self.dimensions
         return request
 
-    def _request(self, texts: list[str], kind: Kind, timeout_s: float) -> list[Any]:
+    def _request(self, texts: list[str], kind: Kind, deadline: Deadline) -> list[Any]:
         if len(texts) == 1:
             url = f"{self.base_url}/{self._resource}:embedContent"
-            payload = self._post(url, self._one(texts[0], kind), timeout_s)
+            payload = self._post(url, self._one(texts[0], kind), deadline)
             try:
                 return [payload["embedding"]["values"]]
             except (KeyError, TypeError):
                 raise self._shape_error(url, "{'embedding': {'values': [...]}}") from None
         url = f"{self.base_url}/{self._resource}:batchEmbedContents"
         requests = [{"model": self._resource, **self._one(t, kind)} for t in texts]
-        payload = self._post(url, {"requests": requests}, timeout_s)
+        payload = self._post(url, {"requests": requests}, deadline)
         try:
             return [item["values"] for item in payload["embeddings"]]
         except (KeyError, TypeError):

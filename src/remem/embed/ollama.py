@@ -10,20 +10,21 @@ from __future__ import annotations
 from typing import Any
 
 from remem.embed.remote import Kind, RemoteEmbedder
+from remem.embed.transport import Deadline
 
 
 class OllamaEmbedder(RemoteEmbedder):
     provider = "ollama"
     default_base_url = "http://127.0.0.1:11434"
 
-    def _request(self, texts: list[str], kind: Kind, timeout_s: float) -> list[Any]:
+    def _request(self, texts: list[str], kind: Kind, deadline: Deadline) -> list[Any]:
         url = f"{self.base_url}/api/embed"
         # truncate=False: an input over the context length is an error, not silently cut
         # (remem splits long texts itself, see embed.chunk_chars).
         body: dict[str, Any] = {"model": self.model, "input": texts, "truncate": False}
         if self.dimensions:
             body["dimensions"] = self.dimensions
-        payload = self._post(url, body, timeout_s)
+        payload = self._post(url, body, deadline)
         embeddings = payload.get("embeddings") if isinstance(payload, dict) else None
         if not isinstance(embeddings, list):
             raise self._shape_error(url, "an Ollama embed body ({'embeddings': [[...]]})")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from remem.embed.remote import Kind, RemoteEmbedder
+from remem.embed.transport import Deadline
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -28,9 +29,9 @@ class OpenAIEmbedder(RemoteEmbedder):
             body["task"] = task  # Jina's field; OpenAI-compatible servers ignore or refuse it
         return body
 
-    def _request(self, texts: list[str], kind: Kind, timeout_s: float) -> list[Any]:
+    def _request(self, texts: list[str], kind: Kind, deadline: Deadline) -> list[Any]:
         url = f"{self.base_url}/embeddings"
-        payload = self._post(url, self._body(texts, kind), timeout_s)
+        payload = self._post(url, self._body(texts, kind), deadline)
         try:
             items = sorted(payload["data"], key=lambda d: d.get("index", 0))
             return [item["embedding"] for item in items]

@@ -16,7 +16,7 @@ import httpx
 import numpy as np
 
 from remem.embed.dims import DimensionGuard, known_dimension
-from remem.embed.transport import ProviderTransport, bearer
+from remem.embed.transport import Deadline, ProviderTransport, bearer
 from remem.errors import EmbeddingError
 
 Kind = Literal["query", "passage"]
@@ -98,19 +98,20 @@ class RemoteEmbedder(ABC):
 
     # ------------------------------------------------------------------ internals
     @abstractmethod
-    def _request(self, texts: list[str], kind: Kind, timeout_s: float) -> list[Any]:
+    def _request(self, texts: list[str], kind: Kind, deadline: Deadline) -> list[Any]:
         """Ask the provider; return the raw vectors (one list of numbers per text)."""
 
-    def _post(self, url: str, body: dict[str, Any], timeout_s: float) -> Any:
-        return self._http.post_json(url, body, timeout_s=timeout_s)
+    def _post(self, url: str, body: dict[str, Any], deadline: Deadline) -> Any:
+        return self._http.post_json(url, body, deadline=deadline)
 
     def _embed(self, texts: list[str], kind: Kind, timeout_s: float) -> np.ndarray:
         if not texts:
             return np.empty((0, self._guard.dim or 0), np.float32)
-        matrix = self._checked(self._request(texts, kind, timeout_s), len(texts))
+        deadline = Deadline(timeout_s)  # one budget for the call, a size probe included
+        matrix = self._checked(self._request(texts, kind, deadline), len(texts))
 
         def confirm() -> int:
-            return self._checked(self._request([DIMENSION_PROBE], "passage", timeout_s), 1).shape[1]
+            return self._checked(self._request([DIMENSION_PROBE], "passage", deadline), 1).shape[1]
 
         self._guard.admit(matrix.shape[1], confirm)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)

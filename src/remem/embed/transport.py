@@ -98,10 +98,13 @@ class ProviderTransport:
         return self._auth(key) if key else {}
 
     # ------------------------------------------------------------------ the call
-    def post_json(self, url: str, body: dict[str, Any], *, timeout_s: float) -> Any:
+    def post_json(self, url: str, body: dict[str, Any], *, deadline: Deadline | float) -> Any:
         """The parsed JSON of a 200 answer, or EmbeddingError naming the URL and the last
-        problem. The whole call, retries and waits included, ends within ``timeout_s``."""
-        deadline = Deadline(timeout_s)
+        problem. The whole call, retries and waits included, ends by ``deadline`` (a Deadline
+        shared with other requests of the same call, or seconds from now)."""
+        if not isinstance(deadline, Deadline):
+            deadline = Deadline(deadline)
+        timeout_s = deadline.seconds
         delay = self.backoff_s
         keys_tried: set[int] = set()
         last = "no attempt made"
@@ -109,7 +112,7 @@ class ProviderTransport:
         while True:
             if deadline.remaining() <= 0:
                 raise EmbeddingError(
-                    f"{url}: no usable answer within {timeout_s:g}s ({attempt} attempts); "
+                    f"{url}: no usable answer within {timeout_s:g}s ({attempt} attempt(s)); "
                     f"last: {last}"
                 )
             attempt += 1
@@ -148,10 +151,13 @@ class ProviderTransport:
                     "embed.max_attempts"
                 )
             wait = max(delay, min(retry_after or 0.0, MAX_RETRY_AFTER_S))
-            if wait >= deadline.remaining():
+            remaining = deadline.remaining()
+            if remaining <= 0:
+                continue  # the loop's head reports the deadline
+            if wait >= remaining:
                 raise EmbeddingError(
-                    f"{url}: giving up after {attempt} attempts, the next would start after the "
-                    f"{timeout_s:g}s deadline; last: {last}"
+                    f"{url}: giving up after {attempt} attempt(s): the next would start after "
+                    f"the {timeout_s:g}s deadline; last: {last}"
                 )
             log.warning("embedding request failed (%s); retry %d in %.1fs", last, attempt, wait)
             self._sleep(wait)
