@@ -26,6 +26,7 @@ from remem.conversation.ingest import index_reason
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.factory import make_embedder, model_id_for
+from remem.embed.remote import interactive
 from remem.errors import NotFoundError, RememError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
@@ -513,7 +514,8 @@ class Memory:
 
         cached = self._neutral.get(embedder.model_id)
         if cached is None:
-            cached = self._neutral[embedder.model_id] = embedder.embed_passages(list(NEUTRAL))
+            with interactive():  # a recall waits for these: the query deadline applies
+                cached = self._neutral[embedder.model_id] = embedder.embed_passages(list(NEUTRAL))
         return cached
 
     def capture_after_turn(self, turn) -> Any:
@@ -527,7 +529,8 @@ class Memory:
         """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block."""
         from remem.capture.autorecall import recall_memories
 
-        return recall_memories(self, query, agent=agent, session=session, user=user, now=now)
+        with interactive():  # one query deadline for every embedding this recall waits for
+            return recall_memories(self, query, agent=agent, session=session, user=user, now=now)
 
     def tools(self, agent: str, *, session: str | None = None, user: str | None = None) -> Any:
         """The memory tools (recall, store, forget, list, stats) bound to one agent."""

@@ -8,8 +8,11 @@ provider sends is stored unless it has the right count, the model's one size (se
 
 from __future__ import annotations
 
+import threading
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal
 
 import httpx
@@ -21,6 +24,23 @@ from remem.errors import EmbeddingError
 
 Kind = Literal["query", "passage"]
 DIMENSION_PROBE = "dimension probe"
+
+_reads = threading.local()
+
+
+@contextmanager
+def interactive() -> Iterator[None]:
+    """Mark this thread's embedding calls as part of one read someone is waiting for (a
+    search, an auto-recall with its baseline vectors): together they get one query deadline
+    (``embed.query_timeout_s``) from the start of the outermost block, not one each."""
+    outermost = getattr(_reads, "started", None) is None
+    if outermost:
+        _reads.started = time.monotonic()
+    try:
+        yield
+    finally:
+        if outermost:
+            _reads.started = None
 
 
 class RemoteEmbedder(ABC):
@@ -59,7 +79,8 @@ class RemoteEmbedder(ABC):
         self.dimensions = dimensions
         self.model_id = f"{self.provider}:{model}" + (f"@{dimensions}" if dimensions else "")
         self.timeout_s = timeout_s
-        self.query_timeout_s = query_timeout_s
+        # A read never waits longer than a whole indexing call would.
+        self.query_timeout_s = min(query_timeout_s, timeout_s)
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
         self.query_task = self.default_tasks[0] if query_task is None else query_task
@@ -88,10 +109,21 @@ class RemoteEmbedder(ABC):
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         # Searches wait for this: a short deadline of its own, not the indexing budget.
-        return self._embed([self.query_prefix + t for t in texts], "query", self.query_timeout_s)
+        timeout_s = self._read_budget()
+        return self._embed([self.query_prefix + t for t in texts], "query",
+                           self.query_timeout_s if timeout_s is None else timeout_s)  # fmt: skip
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed([self.passage_prefix + t for t in texts], "passage", self.timeout_s)
+        timeout_s = self._read_budget()
+        return self._embed([self.passage_prefix + t for t in texts], "passage",
+                           self.timeout_s if timeout_s is None else timeout_s)  # fmt: skip
+
+    def _read_budget(self) -> float | None:
+        """Inside ``interactive()``: what is left of the read's query deadline."""
+        started = getattr(_reads, "started", None)
+        if started is None:
+            return None
+        return self.query_timeout_s - (time.monotonic() - started)
 
     def close(self) -> None:
         self._http.close()
@@ -107,6 +139,11 @@ class RemoteEmbedder(ABC):
     def _embed(self, texts: list[str], kind: Kind, timeout_s: float) -> np.ndarray:
         if not texts:
             return np.empty((0, self._guard.dim or 0), np.float32)
+        if timeout_s <= 0:
+            raise EmbeddingError(
+                f"{self.model_id}: this read already spent its embed.query_timeout_s="
+                f"{self.query_timeout_s:g}s waiting for the provider"
+            )
         deadline = Deadline(timeout_s)  # one budget for the call, a size probe included
         matrix = self._checked(self._request(texts, kind, deadline), len(texts))
 
