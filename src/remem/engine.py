@@ -26,7 +26,7 @@ from remem.conversation.ingest import index_reason
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.factory import make_embedder, model_id_for
-from remem.embed.remote import interactive
+from remem.embed.reads import interactive
 from remem.errors import NotFoundError, RememError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE

@@ -8,39 +8,20 @@ provider sends is stored unless it has the right count, the model's one size (se
 
 from __future__ import annotations
 
-import threading
-import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import httpx
 import numpy as np
 
 from remem.embed.dims import DimensionGuard, known_dimension
+from remem.embed.reads import read_budget
 from remem.embed.transport import Deadline, ProviderTransport, bearer
 from remem.errors import EmbeddingError
 
 Kind = Literal["query", "passage"]
 DIMENSION_PROBE = "dimension probe"
-
-_reads = threading.local()
-
-
-@contextmanager
-def interactive() -> Iterator[None]:
-    """Mark this thread's embedding calls as part of one read someone is waiting for (a
-    search, an auto-recall with its baseline vectors): together they get one query deadline
-    (``embed.query_timeout_s``) from the start of the outermost block, not one each."""
-    outermost = getattr(_reads, "started", None) is None
-    if outermost:
-        _reads.started = time.monotonic()
-    try:
-        yield
-    finally:
-        if outermost:
-            _reads.started = None
 
 
 class RemoteEmbedder(ABC):
@@ -120,10 +101,7 @@ class RemoteEmbedder(ABC):
 
     def _read_budget(self) -> float | None:
         """Inside ``interactive()``: what is left of the read's query deadline."""
-        started = getattr(_reads, "started", None)
-        if started is None:
-            return None
-        return self.query_timeout_s - (time.monotonic() - started)
+        return read_budget(self.query_timeout_s)
 
     def close(self) -> None:
         self._http.close()
