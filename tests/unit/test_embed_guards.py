@@ -174,3 +174,20 @@ def test_bad_provider_names_the_allowed_values():
     assert "embed.provider='cohere'" in message
     for name in ("local", "openai", "ollama", "gemini", "voyage", "jina", "none"):
         assert f"'{name}'" in message
+
+
+# ---------------------------------------------------------------------- model-not-found
+@pytest.mark.parametrize(
+    ("status", "message", "missing"),
+    [(404, "The model `bogus` does not exist or you do not have access to it.", True),
+     (404, 'model "bogus" not found, try pulling it first', True),
+     (404, "models/bogus is not found for API version v1beta, or is not supported for "
+           "embedContent.", True),
+     (400, "dimensions is not supported for model bogus", False),
+     (404, "Invalid URL (POST /v1/embedding)", False),
+     (400, "Model other not found", False)],
+)  # fmt: skip
+def test_model_not_found_is_told_apart_from_other_errors(status, message, missing):
+    from remem.embed.transport import _names_missing_model
+
+    assert _names_missing_model(status, message, "bogus") is missing

@@ -77,10 +77,6 @@ class RemoteEmbedder(ABC):
         return bearer(key)
 
     @property
-    def requests_made(self) -> int:
-        return self._http.requests_made
-
-    @property
     def dim(self) -> int:
         """The configured or known size; for other models, learned from confirmed answers."""
         if self._guard.dim is None:

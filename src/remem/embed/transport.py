@@ -66,7 +66,6 @@ class ProviderTransport:
         max_attempts: int = 5,
         backoff_s: float = 0.5,
         transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.model = model
         self._keys: list[str | None] = list(api_keys) or [None]
@@ -75,9 +74,7 @@ class ProviderTransport:
         self._auth = auth
         self.max_attempts = max_attempts
         self.backoff_s = backoff_s
-        self._sleep = sleep
         self._client = httpx.Client(transport=transport)
-        self.requests_made = 0
 
     def close(self) -> None:
         self._client.close()
@@ -130,7 +127,7 @@ class ProviderTransport:
                     return _json_body(url, data)
                 message = _error_message(data)
                 last = f"HTTP {status}: {message}"
-                if status in (400, 404, 422) and _names_missing_model(message, self.model):
+                if status in (400, 404, 422) and _names_missing_model(status, message, self.model):
                     raise ModelNotFoundError(
                         f"the provider at {url} does not know embed.model={self.model!r} "
                         f"(HTTP {status}: {message}); set embed.model to a model it serves"
@@ -160,7 +157,7 @@ class ProviderTransport:
                     f"the {timeout_s:g}s deadline; last: {last}"
                 )
             log.warning("embedding request failed (%s); retry %d in %.1fs", last, attempt, wait)
-            self._sleep(wait)
+            time.sleep(wait)
             delay *= 2
             keys_tried = set()
 
@@ -168,7 +165,6 @@ class ProviderTransport:
               deadline: Deadline) -> tuple[int, httpx.Headers, bytes]:  # fmt: skip
         """One attempt: status, headers and the whole body, or an exception. Every socket
         wait is bounded by the time left, and the body stops arriving at the deadline."""
-        self.requests_made += 1
         timeout = httpx.Timeout(max(deadline.remaining(), 0.001))
         with self._client.stream("POST", url, json=body, headers=self._headers(key_index),
                                  timeout=timeout) as response:  # fmt: skip
@@ -204,13 +200,16 @@ def _error_message(data: bytes) -> str:
     return str(payload)[:300]
 
 
-def _names_missing_model(message: str, model: str) -> bool:
-    """Whether an error message says the model is unknown (OpenAI 'The model `x` does not
-    exist', Ollama 'model "x" not found', Gemini 'models/x is not found')."""
+def _names_missing_model(status: int, message: str, model: str) -> bool:
+    """Whether an error answer says the model is unknown (OpenAI 'The model `x` does not
+    exist', Ollama 'model "x" not found', Gemini 'models/x is not found ... or is not
+    supported'), as opposed to another complaint that merely names the model."""
     text = message.lower()
-    return model.lower() in text and any(
-        phrase in text for phrase in ("not found", "does not exist", "not supported", "unknown")
-    )
+    if model.lower() not in text:
+        return False
+    if any(p in text for p in ("not found", "does not exist", "unknown model", "invalid model")):
+        return True
+    return status == 404 and "not supported" in text
 
 
 def _hint(status: int) -> str:
