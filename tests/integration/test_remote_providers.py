@@ -136,7 +136,7 @@ def test_ollama_native_embed(ollama):
     assert np.allclose(vecs[1], expected / np.linalg.norm(expected), atol=1e-6)
     req = ollama.requests[-1]
     assert req["path"] == "/api/embed"
-    assert req["body"] == {"model": "nomic-embed-text", "input": ["a", "b"], "truncate": False}
+    assert req["body"] == {"model": "nomic-embed-text", "input": ["a", "b"]}
     assert emb.model_id == "ollama:nomic-embed-text"
 
 

@@ -19,9 +19,10 @@ class OllamaEmbedder(RemoteEmbedder):
 
     def _request(self, texts: list[str], kind: Kind, deadline: Deadline) -> list[Any]:
         url = f"{self.base_url}/api/embed"
-        # truncate=False: an input over the context length is an error, not silently cut
-        # (remem splits long texts itself, see embed.chunk_chars).
-        body: dict[str, Any] = {"model": self.model, "input": texts, "truncate": False}
+        # Ollama's default truncation stays on: remem already splits long texts (see
+        # embed.chunk_chars), and a piece still over a small model's context is better cut
+        # than refused for ever (the record would stay pending).
+        body: dict[str, Any] = {"model": self.model, "input": texts}
         if self.dimensions:
             body["dimensions"] = self.dimensions
         payload = self._post(url, body, deadline)
