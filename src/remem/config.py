@@ -126,7 +126,7 @@ class EmbedConfig(_Section):
                     f"not a bundled model; choose one of {', '.join(LOCAL_MODELS)} (or set "
                     "embed.provider to a remote provider: openai, ollama, gemini, voyage, jina)"
                 )
-        elif not value.strip():
+        elif info.data.get("provider") != "none" and not value.strip():
             raise ValueError("give the provider's embedding model name")
         return value
 

@@ -182,8 +182,12 @@ def test_gemini_unknown_model_and_bad_key(gemini):
     base = gemini.url.replace("/v1", "/v1beta")
     with pytest.raises(ModelNotFoundError, match="gemini-nope"):
         GeminiEmbedder("gemini-nope", base_url=base, api_keys=[FakeGemini.KEY]).embed_queries(["q"])
-    with pytest.raises(EmbeddingError, match="API key not valid"):
+    with pytest.raises(EmbeddingError, match=r"API key not valid.*check embed\.api_key"):
         GeminiEmbedder("text-embedding-004", base_url=base, api_keys=["wrong"]).embed_queries(["q"])
+    # a rejected key is skipped for the next one, as with 401
+    emb = GeminiEmbedder("text-embedding-004", base_url=base, api_keys=["revoked", FakeGemini.KEY])
+    assert emb.embed_queries(["q"]).shape == (1, 768)
+    assert gemini.keys_seen[-2:] == ["revoked", FakeGemini.KEY]
 
 
 # ---------------------------------------------------------------------- Voyage / Jina

@@ -8,8 +8,9 @@ API-key rotation and a deadline for the whole call.
   between them.
 - **Retries.** 408/409/425/429/5xx and transport errors are retried with exponential backoff;
   ``Retry-After`` is honoured, but a wait that would end past the deadline ends the call now.
-- **Keys.** On 429 (quota) and 401/403 (a revoked key) the next key is tried at once, each key
-  once per round; every other status is answered at once with the provider's own message.
+- **Keys.** On 429 (quota) and 401/403 (a revoked key; Google says 400 "API key not valid")
+  the next key is tried at once, each key once per round; every other status is answered at
+  once with the provider's own message.
 - **Model not found.** A 404/400 naming the model is ``ModelNotFoundError`` (a configuration
   error), so a typo in ``embed.model`` is not mistaken for an outage.
 """
@@ -132,14 +133,18 @@ class ProviderTransport:
                         f"the provider at {url} does not know embed.model={self.model!r} "
                         f"(HTTP {status}: {message}); set embed.model to a model it serves"
                     )
-                if status in (401, 403, 429) and len(keys_tried) < len(self._keys):
+                rejected_key = _rejects_key(status, message)
+                if (rejected_key or status == 429) and len(keys_tried) < len(self._keys):
                     # Another key may be valid or have quota left: switch at once, no sleep.
                     self._rotate_from(index)
                     log.warning("embedding request got HTTP %d; switching to the next API key",
                                 status)  # fmt: skip
                     continue
                 if status not in RETRYABLE:
-                    raise EmbeddingError(f"{url} answered {last}{_hint(status)}")
+                    hint = (
+                        "; check embed.api_key / embed.api_keys" if rejected_key else _hint(status)
+                    )
+                    raise EmbeddingError(f"{url} answered {last}{hint}")
                 retry_after = _retry_after(headers)
                 self._rotate_from(index)
             if attempt >= self.max_attempts:
@@ -212,9 +217,12 @@ def _names_missing_model(status: int, message: str, model: str) -> bool:
     return status == 404 and "not supported" in text
 
 
+def _rejects_key(status: int, message: str) -> bool:
+    """A revoked or wrong key: 401/403, or Google's 400 'API key not valid'."""
+    return status in (401, 403) or (status == 400 and "api key not valid" in message.lower())
+
+
 def _hint(status: int) -> str:
-    if status in (401, 403):
-        return "; check embed.api_key / embed.api_keys"
     if status == 404:
         return "; check embed.base_url (for openai it should end in /v1) and embed.model"
     if status in (400, 422):
