@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from remem.errors import ConfigError
@@ -45,23 +45,50 @@ class StoreConfig(_Section):
 
 
 class EmbedConfig(_Section):
-    provider: Literal["local", "openai", "none"] = Field(
+    provider: Literal["local", "openai", "ollama", "gemini", "voyage", "jina", "none"] = Field(
         default="local",
         description="local = a bundled offline model; openai = any OpenAI-compatible "
-        "/v1/embeddings endpoint; none = lexical search only",
+        "/v1/embeddings endpoint; ollama = Ollama's /api/embed; gemini = Google's "
+        "embedContent; voyage / jina = their embeddings APIs; none = lexical search only",
     )
     model: str = Field(
         default="multilingual-e5-small",
-        description="local: multilingual-e5-small | use-multilingual-v3; openai: the model name",
+        description="local: multilingual-e5-small | use-multilingual-v3; others: the "
+        "provider's model name",
     )
-    base_url: str | None = Field(default=None, description="e.g. http://127.0.0.1:11434/v1")
+    base_url: str | None = Field(
+        default=None,
+        description="the API root (default: the provider's public one; ollama: "
+        "http://127.0.0.1:11434), e.g. http://127.0.0.1:11434/v1 for openai",
+    )
     api_key: str | None = Field(default=None, description="one key (or use api_keys)")
-    api_keys: list[str] = Field(default_factory=list, description="keys rotated on HTTP 429")
+    api_keys: list[str] = Field(
+        default_factory=list, description="keys rotated on HTTP 429 and 401/403"
+    )
     dimensions: int | None = Field(default=None, gt=0, description="ask for this many dims")
     batch_size: int = Field(default=64, gt=0, le=4096)
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="deadline for one embedding call, all attempts and waits included",
+    )
+    query_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="deadline for a search's query embedding; past it the search answers "
+        "from the lexical index with a warning",
+    )
     max_attempts: int = Field(default=5, ge=1, le=20, description="tries on 429 / 5xx")
     backoff_s: float = Field(default=0.5, ge=0, description="first retry delay, doubling")
+    breaker_failures: int = Field(
+        default=3,
+        ge=0,
+        description="remote providers: after this many failed calls in a row, calls fail "
+        "at once (searches go lexical) for breaker_cooldown_s; 0 = no breaker",
+    )
+    breaker_cooldown_s: float = Field(
+        default=30.0, gt=0, description="how long the breaker stays open before one trial"
+    )
     chunk_chars: int | None = Field(
         default=None,
         ge=0,
@@ -70,17 +97,38 @@ class EmbedConfig(_Section):
     )
     chunk_overlap: int = Field(default=100, ge=0)
     threads: int = Field(default=2, gt=0, description="CPU threads for the local model")
-    query_prefix: str = Field(default="", description="openai: prepended to queries")
-    passage_prefix: str = Field(default="", description="openai: prepended to passages")
+    query_prefix: str = Field(default="", description="remote: prepended to queries")
+    passage_prefix: str = Field(default="", description="remote: prepended to passages")
     query_task: str | None = Field(
-        default=None, description="openai: sent as 'task' with queries (Jina: retrieval.query)"
+        default=None,
+        description="the provider's task for queries: openai/jina 'task', voyage "
+        "'input_type', gemini 'taskType' (defaults: jina retrieval.query, voyage query, "
+        'gemini RETRIEVAL_QUERY; "" sends none)',
     )
     passage_task: str | None = Field(
-        default=None, description="openai: sent as 'task' with passages (retrieval.passage)"
+        default=None,
+        description="the same for stored texts (jina retrieval.passage, voyage document, "
+        "gemini RETRIEVAL_DOCUMENT)",
     )
     # Messages are embedded with their speaker label ("Alice: ..."), which measured better on
     # conversational data; memories are embedded as they are.
     with_speaker: bool = True
+
+    @field_validator("model")
+    @classmethod
+    def _bundled_model(cls, value: str, info: ValidationInfo) -> str:
+        # A local model that does not exist must stop the start, not degrade every search.
+        if info.data.get("provider") == "local":
+            from remem.embed.local import LOCAL_MODELS
+
+            if value not in LOCAL_MODELS:
+                raise ValueError(
+                    f"not a bundled model; choose one of {', '.join(LOCAL_MODELS)} (or set "
+                    "embed.provider to a remote provider: openai, ollama, gemini, voyage, jina)"
+                )
+        elif info.data.get("provider") != "none" and not value.strip():
+            raise ValueError("give the provider's embedding model name")
+        return value
 
     def all_keys(self) -> list[str]:
         keys = list(self.api_keys)

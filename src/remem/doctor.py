@@ -2,8 +2,9 @@
 
 Checks: the file's integrity (``PRAGMA integrity_check``), the schema version, lexical index
 rows against records (missing or orphaned), vectors whose blob does not match their
-dimension, vectors older than their record's last text change (stale), records without a
-vector for the configured model, and vectors of other models.
+dimension, vectors of the configured model whose size is not the model's (a provider's stray
+answer), vectors older than their record's last text change (stale), records without a vector
+for the configured model, and vectors of other models.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import Any
 import numpy as np
 
 from remem.conversation.ingest import lexical_text
+from remem.errors import RememError
 from remem.ports import MemoryPort
 from remem.store.migrations import LATEST_VERSION
+from remem.types import Filters
 
 
 @dataclass
@@ -87,6 +90,7 @@ def run_doctor(mem: MemoryPort, *, fix: bool = False) -> list[Finding]:
 
     embedder = mem.get_embedder()
     if embedder is not None:
+        out.append(_check_vector_sizes(mem, embedder, fix))
         stale = store.stale_vectors(embedder.model_id)
         finding = Finding("stale vectors", "ok" if not stale else "warn",
                           f"{len(stale)} records whose text changed after their vector was made")  # fmt: skip
@@ -123,3 +127,50 @@ def run_doctor(mem: MemoryPort, *, fix: bool = False) -> list[Finding]:
         out.append(Finding("vector index", "ok" if agree else "error",
                            f"{index.size} vectors loaded, {expected} stored"))  # fmt: skip
     return out
+
+
+def missized_vectors(store: Any, model_id: str, dim: int) -> dict[int, str]:
+    """Records (rowid -> id) whose ``model_id`` vector is not ``dim``-dimensional. The vector
+    index loads only ``dim``-sized vectors, so these records look embedded to the backfill but
+    are never found by vector search. Reads through the store's public methods only."""
+    if all(d == dim for m, d, _n in store.vector_stats() if m == model_id):
+        return {}  # the common case: one grouped count, no scan
+    found: dict[int, str] = {}
+    batch: dict[int, str] = {}
+
+    def scan() -> None:
+        for rowid, entries in store.vectors_of(list(batch)).items():
+            if any(m == model_id and len(vec) != dim * 4 for m, _p, _mo, vec in entries):
+                found[rowid] = batch[rowid]
+        batch.clear()
+
+    for record in store.iter_records(batch=500):
+        if record.rowid is not None:
+            batch[record.rowid] = record.id
+        if len(batch) >= 500:
+            scan()
+    scan()
+    return found
+
+
+def _check_vector_sizes(mem: Any, embedder: Any, fix: bool) -> Finding:
+    try:
+        dim = embedder.dim
+    except RememError as exc:  # a remote model of unknown size whose provider is down
+        return Finding("vector sizes", "warn", f"cannot tell {embedder.model_id}'s size: {exc}")
+    wrong = missized_vectors(mem.store, embedder.model_id, dim)
+    finding = Finding(
+        "vector sizes",
+        "ok" if not wrong else "error",
+        f"{len(wrong)} {embedder.model_id} vectors are not {dim}-dimensional"
+        + ("; `remem doctor --fix` re-embeds them" if wrong and not fix else ""),
+    )
+    if fix and wrong:
+        ids = list(wrong.values())
+        for start in range(0, len(ids), 500):
+            mem.store.clear_vectors(Filters(ids=ids[start : start + 500], include_superseded=True),
+                                    model_id=embedder.model_id)  # fmt: skip
+        ok_n, bad_n = mem.embed_records(list(mem.store.get_by_rowids(list(wrong)).values()))
+        finding.fixed = bad_n == 0
+        finding.detail += f"; re-embedded {ok_n}, failed {bad_n}"
+    return finding

@@ -20,6 +20,7 @@ from remem.config import Config
 from remem.conversation.indexing import Indexer, Progress
 from remem.conversation.ingest import RecordWriter
 from remem.embed.base import Embedder
+from remem.embed.reads import interactive
 from remem.errors import RememError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
@@ -235,7 +236,8 @@ class Memory:
 
         cached = self._neutral.get(embedder.model_id)
         if cached is None:
-            cached = self._neutral[embedder.model_id] = embedder.embed_passages(list(NEUTRAL))
+            with interactive():  # a recall waits for these: the query deadline applies
+                cached = self._neutral[embedder.model_id] = embedder.embed_passages(list(NEUTRAL))
         return cached
 
     def capture_after_turn(self, turn: Turn) -> Any:
@@ -249,7 +251,8 @@ class Memory:
         """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block."""
         from remem.recall.memories import recall_memories
 
-        return recall_memories(self, query, agent=agent, session=session, user=user, now=now)
+        with interactive():  # one query deadline for every embedding this recall waits for
+            return recall_memories(self, query, agent=agent, session=session, user=user, now=now)
 
     def tools(self, agent: str, *, session: str | None = None, user: str | None = None) -> Any:
         """The memory tools (recall, store, forget, list, stats) bound to one agent."""

@@ -53,3 +53,13 @@ class EmbeddingError(RememError):
 
 class ModelIntegrityError(EmbeddingError):
     """A bundled model's weight file does not match its recorded checksum."""
+
+
+class ProviderUnavailableError(EmbeddingError):
+    """The embedding provider failed repeatedly; calls are refused for a cool-down (circuit
+    breaker open) instead of each paying the full retry budget."""
+
+
+class ModelNotFoundError(ConfigError, EmbeddingError):
+    """The provider answered that the configured model does not exist: a configuration error
+    (fix embed.model), not an outage."""

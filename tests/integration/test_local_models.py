@@ -5,7 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
-from remem.config import EmbedConfig
+from remem.config import Config, EmbedConfig
 from remem.embed import local
 from remem.embed.factory import make_embedder
 from remem.errors import ConfigError, EmbeddingError, ModelIntegrityError
@@ -23,8 +23,13 @@ def test_e5_embeds_with_task_prefixes(e5):
 
 def test_factory_choices():
     assert make_embedder(EmbedConfig(provider="none")) is None
+    # An unknown bundled model stops the configuration from loading ...
+    with pytest.raises(ConfigError, match=r"embed\.model='gpt-7'.*not a bundled model"):
+        Config.load(env={}, overrides={"embed.model": "gpt-7"})
+    # ... and the factory refuses one that bypassed validation.
     with pytest.raises(ConfigError, match="not a bundled model"):
-        make_embedder(EmbedConfig(model="gpt-7"))
+        make_embedder(EmbedConfig.model_construct(**{**EmbedConfig().model_dump(),
+                                                     "model": "gpt-7"}))  # fmt: skip
 
 
 def test_checksum_mismatch_is_refused(tmp_path, monkeypatch):

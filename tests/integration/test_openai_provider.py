@@ -65,13 +65,14 @@ def server():
     s.close()
 
 
-def make(server, **kw) -> OpenAIEmbedder:
+def make(server, model: str = "fake-embed", **kw) -> OpenAIEmbedder:
+    """A model the size table does not know, so the fake server's 8 dims are learnable."""
     kw.setdefault("backoff_s", 0.01)
-    return OpenAIEmbedder("text-embedding-3-small", base_url=server.url, **kw)
+    return OpenAIEmbedder(model, base_url=server.url, **kw)
 
 
 def test_embeds_in_order_with_auth_and_dimensions(server):
-    emb = make(server, api_keys=["k1"], dimensions=8)
+    emb = make(server, "text-embedding-3-small", api_keys=["k1"], dimensions=8)
     vecs = emb.embed_passages(["a", "b", "c"])
     assert vecs.shape == (3, 8)
     assert np.allclose(vecs[0], _vector("a", 8), atol=1e-6)  # sorted back by index
@@ -85,12 +86,20 @@ def test_embeds_in_order_with_auth_and_dimensions(server):
 def test_dimension_is_learned_when_not_configured(server):
     emb = make(server)
     assert emb.dim == 8
-    assert emb.model_id == "openai:text-embedding-3-small"
+    assert emb.model_id == "openai:fake-embed"
+    assert len(server.requests) == 2  # the first answer's size is confirmed by a second
+
+
+def test_known_model_size_refuses_a_wrong_first_answer(server):
+    emb = make(server, "text-embedding-3-small")  # known: 1536 dims; the fake answers 8
+    with pytest.raises(EmbeddingError, match="8-dimensional vectors but 1536 were expected"):
+        emb.embed_passages(["x"])
 
 
 def test_query_and_passage_prefixes_and_tasks(server):
     emb = make(
         server,
+        dimensions=8,
         query_prefix="query: ",
         passage_prefix="passage: ",
         query_task="retrieval.query",
@@ -106,13 +115,13 @@ def test_query_and_passage_prefixes_and_tasks(server):
 
 def test_retries_5xx_then_succeeds(server):
     server.script = [{"status": 500}, {"status": 503, "error": "overloaded"}]
-    assert make(server).embed_passages(["x"]).shape == (1, 8)
+    assert make(server, dimensions=8).embed_passages(["x"]).shape == (1, 8)
     assert len(server.requests) == 3
 
 
 def test_429_rotates_keys_without_waiting(server):
     server.script = [{"status": 429, "error": "Rate limit reached", "retry_after": 30}]
-    emb = make(server, api_keys=["k1", "k2"])
+    emb = make(server, api_keys=["k1", "k2"], dimensions=8)
     emb.embed_passages(["x"])
     assert [r["auth"] for r in server.requests] == ["Bearer k1", "Bearer k2"]
 
@@ -147,6 +156,9 @@ def test_missing_vectors_and_garbage_bodies(server):
     with pytest.raises(EmbeddingError, match="returned 1 vectors for 2 inputs"):
         make(server).embed_passages(["a", "b"])
     server.script = [{"raw": "<html>hello</html>"}]
+    with pytest.raises(EmbeddingError, match="answered 200 with a body that is not JSON"):
+        make(server).embed_passages(["a"])
+    server.script = [{"raw": '{"embeddings": [[0.1, 0.2]]}'}]
     with pytest.raises(EmbeddingError, match="not with an OpenAI embeddings body"):
         make(server).embed_passages(["a"])
 

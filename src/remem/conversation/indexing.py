@@ -17,7 +17,7 @@ from typing import Any
 from remem.config import Config
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
-from remem.embed.factory import make_embedder
+from remem.embed.factory import make_embedder, model_id_for
 from remem.errors import RememError
 from remem.store.base import Store
 from remem.types import Record
@@ -31,11 +31,7 @@ ACTIVE_MODEL = ("embed", "active-model")  # meta key: the model `remem reembed` 
 
 def expected_model_id(cfg: Any) -> str | None:
     """The model id the configured embedder will report, without loading it."""
-    if cfg.provider == "local":
-        return f"local:{cfg.model}"
-    if cfg.provider == "openai":
-        return f"openai:{cfg.model}" + (f"@{cfg.dimensions}" if cfg.dimensions else "")
-    return None
+    return model_id_for(cfg)
 
 
 class Indexer:

@@ -19,11 +19,18 @@ class Embedder(Protocol):
     ``passage: `` prefixes, Jina's ``task`` parameter), so the two calls are separate.
     """
 
-    provider: str  # "local", "openai", ...
-    model: str  # the provider's model name
-    model_id: str  # provider:model[@dim]; every stored vector records it
-    dim: int
-    default_chunk_chars: int  # 0 = the model itself handles any length without truncating
+    # Read-only members, so a class attribute, an instance attribute or a property (a
+    # wrapper's, or a remote model's size learned on first use) all satisfy them.
+    @property
+    def provider(self) -> str: ...  # "local", "openai", "ollama", ...
+    @property
+    def model(self) -> str: ...  # the provider's model name
+    @property
+    def model_id(self) -> str: ...  # provider:model[@dim]; every stored vector records it
+    @property
+    def dim(self) -> int: ...
+    @property
+    def default_chunk_chars(self) -> int: ...  # 0 = the model handles any length itself
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...

@@ -20,7 +20,7 @@ import numpy as np
 
 from remem.config import Config
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
-from remem.errors import RememError
+from remem.errors import ConfigError, ProviderUnavailableError, RememError
 from remem.index.exact import ExactIndex, blas_one_thread
 from remem.index.legacy import LegacyVectors
 from remem.retrieve import diversity as diversity_stage
@@ -249,6 +249,11 @@ class Searcher:
             start = time.perf_counter()
             try:
                 query_vector = self.embed_query(embedder, query)
+            except ConfigError:
+                raise  # a wrong embed.model is the operator's to fix, not a degraded answer
+            except ProviderUnavailableError as exc:  # the circuit breaker is open
+                self._degrade(result, str(exc))
+                return [], None, None, (time.perf_counter() - start) * 1000
             except RememError as exc:
                 self._degrade(result, f"query embedding failed ({exc})")
                 return [], None, None, (time.perf_counter() - start) * 1000
