@@ -26,6 +26,11 @@ from remem.errors import ConfigError
 APP_NAME = "remem"
 
 
+# The embedding models that ship inside remem's dependencies (remem.embed.local loads them;
+# a test keeps the two lists equal). Named here so validating a config loads no model code.
+BUNDLED_MODELS: tuple[str, ...] = ("multilingual-e5-small", "use-multilingual-v3")
+
+
 class _Section(BaseModel):
     # A typo in a config key must be an error, not a silently ignored setting.
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -119,11 +124,9 @@ class EmbedConfig(_Section):
     def _bundled_model(cls, value: str, info: ValidationInfo) -> str:
         # A local model that does not exist must stop the start, not degrade every search.
         if info.data.get("provider") == "local":
-            from remem.embed.local import LOCAL_MODELS
-
-            if value not in LOCAL_MODELS:
+            if value not in BUNDLED_MODELS:
                 raise ValueError(
-                    f"not a bundled model; choose one of {', '.join(LOCAL_MODELS)} (or set "
+                    f"not a bundled model; choose one of {', '.join(BUNDLED_MODELS)} (or set "
                     "embed.provider to a remote provider: openai, ollama, gemini, voyage, jina)"
                 )
         elif info.data.get("provider") != "none" and not value.strip():

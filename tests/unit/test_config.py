@@ -62,3 +62,10 @@ def test_missing_and_broken_files(tmp_path):
     flat.write_text("model = 'x'\n")
     with pytest.raises(ConfigError, match="must be a \\[section\\] table"):
         Config.load(flat, env={})
+
+
+def test_the_bundled_model_names_are_the_ones_remem_can_load():
+    from remem.config import BUNDLED_MODELS
+    from remem.embed.local import LOCAL_MODELS
+
+    assert set(BUNDLED_MODELS) == set(LOCAL_MODELS)
