@@ -1,0 +1,148 @@
+"""The settings of curated memories and their surfaces: scopes, capture, auto-recall, the LLM
+used for extraction, and the servers."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from remem.config.sections import _Section
+
+
+class ScopesConfig(_Section):
+    agent: str | None = Field(
+        default=None,
+        description="this process's agent identity (the MCP server, `remem memory ...`); no "
+        "default: without one, memory tools refuse",
+    )
+    mode: Literal["global", "session", "session+global"] = Field(
+        default="global",
+        description="global: an agent reads its access list; session: only the current "
+        "session's memories; session+global: both",
+    )
+    agents: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description='per-agent access lists, e.g. {bot = ["global", "agent:bot", "user:{user}"]}; '
+        "{user} and {session} are filled in per call; agents not listed get "
+        '["global", "agent:<id>"]',
+    )
+    allow_unknown_agents: bool = Field(
+        default=True, description="an agent not listed gets the default list (else: refused)"
+    )
+    read_only: list[str] = Field(
+        default_factory=list,
+        description="scopes agents may read but never write (e.g. a global list the operator "
+        "curates); the local operator is not limited",
+    )
+
+    @field_validator("agents")
+    @classmethod
+    def _lists(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        from remem.schemas import SCOPE_RE
+
+        for agent, scopes in value.items():
+            if not agent.strip():
+                raise ValueError("an agent id must not be empty")
+            for scope in scopes:
+                probe = scope.replace("{user}", "u").replace("{session}", "s")
+                if not SCOPE_RE.match(probe):
+                    raise ValueError(
+                        f"scopes.agents.{agent}: {scope!r} is not a scope (global, agent:<id>, "
+                        "user:<id>, project:<id>, session:<id>, custom:<name>; {user} and "
+                        "{session} may stand for the current ones)"
+                    )
+        return value
+
+
+class CaptureConfig(_Section):
+    enabled: bool = Field(default=True, description="capture memories after each LLM response")
+    include_assistant: bool = Field(
+        default=False, description="also consider the assistant's messages (stored as its own)"
+    )
+    max_per_turn: int = Field(default=3, ge=0, description="at most this many new memories a turn")
+    dedup_similarity: float = Field(
+        default=0.92, gt=0, le=1, description="cosine at or above which a memory is a duplicate"
+    )
+    scope: str = Field(
+        default="agent:{agent}",
+        description="where captured memories go in global mode ({agent}, {user}, {session}); "
+        "session modes use session:<id>",
+    )
+    min_chars: int = Field(default=6, ge=1, description="shorter candidates are ignored")
+    max_chars: int = Field(default=500, ge=20, description="longer sentences are not memories")
+    supersede: bool = Field(
+        default=True, description="a memory on the same subject closes the older one (valid_to)"
+    )
+    llm: bool = Field(
+        default=False, description="extract with the configured chat endpoint (llm.*) instead"
+    )
+    session_summary: bool = Field(
+        default=False, description="on a session reset, store one summary of its last messages"
+    )
+    summary_messages: int = Field(default=15, ge=1, description="messages a summary covers")
+
+
+class AutoRecallConfig(_Section):
+    enabled: bool = Field(default=True, description="inject relevant memories before each call")
+    max_items: int = Field(default=3, ge=1, le=20, description="memories injected at most")
+    min_chars_cjk: int = Field(default=6, ge=0, description="shorter CJK queries skip recall")
+    min_chars: int = Field(default=15, ge=0, description="shorter other queries skip recall")
+    min_margin: float = Field(
+        default=0.02,
+        ge=-1,
+        le=1,
+        description="a memory without a keyword match needs a cosine to the query at least "
+        "this far above the query's cosine to neutral text",
+    )
+    keyword_match: bool = Field(
+        default=True, description="a memory sharing a keyword with the message qualifies too"
+    )
+    dedup_turns: int = Field(
+        default=0, ge=0, description="do not inject a memory again within N turns (0 = off)"
+    )
+    dedup_seconds: float = Field(
+        default=0.0, ge=0, description="... or within this many seconds (0 = off)"
+    )
+    language: Literal["en", "zh"] = "en"
+
+
+class LLMConfig(_Section):
+    base_url: str | None = Field(
+        default=None,
+        description="an OpenAI-compatible chat API root, e.g. http://127.0.0.1:11434/v1",
+    )
+    model: str | None = None
+    api_key: str | None = None
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
+class ServerConfig(_Section):
+    host: str = Field(default="127.0.0.1", description="where `remem serve` / `remem proxy` listen")
+    port: int = Field(default=8765, ge=0, le=65535)
+    tokens: dict[str, str] = Field(
+        default_factory=dict,
+        description="bearer token -> agent id; with none configured the servers only listen "
+        "on loopback and act as scopes.agent",
+    )
+    max_body_bytes: int = Field(default=2_000_000, gt=0, description="larger requests get 413")
+    max_k: int = Field(default=100, gt=0, description="largest k a request may ask for")
+    upstream: str | None = Field(
+        default=None, description="proxy: the OpenAI-compatible API to forward to"
+    )
+    upstream_api_key: str | None = Field(
+        default=None,
+        description="proxy: key for the upstream (default: the client's own Authorization "
+        "header when no remem tokens are configured)",
+    )
+    upstream_timeout_s: float = Field(default=300.0, gt=0)
+
+    @field_validator("tokens")
+    @classmethod
+    def _tokens(cls, value: dict[str, str]) -> dict[str, str]:
+        for token, agent in value.items():
+            if len(token) < 16:
+                raise ValueError("server.tokens: every token needs at least 16 characters")
+            if not agent or not agent.strip():
+                raise ValueError("server.tokens: every token maps to a non-empty agent id")
+        return value
