@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from remem.conversation.ingest import lexical_text
+from remem.embed.base import Embedder
 from remem.errors import RememError
 from remem.ports import MemoryPort
 from remem.store.migrations import LATEST_VERSION
@@ -34,29 +35,40 @@ class Finding:
 
 
 def run_doctor(mem: MemoryPort, *, fix: bool = False) -> list[Finding]:
-    store = mem.store
-    out: list[Finding] = []
+    """Every check in order; with ``fix``, each repairs what it safely can."""
+    out = [*_check_file(mem.store), _check_lexical(mem, fix), _check_blobs(mem.store, fix)]
+    embedder = mem.get_embedder()
+    if embedder is not None:
+        out += [
+            _check_vector_sizes(mem, embedder, fix),
+            _check_stale(mem, embedder, fix),
+            _check_missing(mem, embedder, fix),
+            _check_other_models(mem, embedder),
+            _check_index(mem, embedder),
+        ]
+    return out
 
+
+def _check_file(store: Any) -> list[Finding]:
     problems = store.integrity_problems()
-    out.append(
-        Finding(
-            "integrity",
-            "error" if problems else "ok",
-            "; ".join(problems[:5]) + " (restore from a backup or `remem export` what is readable)"
-            if problems
-            else "PRAGMA integrity_check: ok",
-        )
+    detail = (
+        "; ".join(problems[:5]) + " (restore from a backup or `remem export` what is readable)"
+        if problems
+        else "PRAGMA integrity_check: ok"
     )
-
     version = store.schema_version()
-    out.append(
+    return [
+        Finding("integrity", "error" if problems else "ok", detail),
         Finding(
             "schema",
             "ok" if version == LATEST_VERSION else "error",
             f"schema version {version} (this remem: {LATEST_VERSION})",
-        )
-    )
+        ),
+    ]
 
+
+def _check_lexical(mem: MemoryPort, fix: bool) -> Finding:
+    store = mem.store
     missing, orphans = store.lexical_row_problems()
     finding = Finding(
         "lexical index",
@@ -75,8 +87,10 @@ def run_doctor(mem: MemoryPort, *, fix: bool = False) -> list[Finding]:
         }
         store.repair_lexical_rows(orphans, tokens)
         finding.fixed = True
-    out.append(finding)
+    return finding
 
+
+def _check_blobs(store: Any, fix: bool) -> Finding:
     bad_dim = store.malformed_vectors()
     finding = Finding(
         "vector blobs",
@@ -86,47 +100,63 @@ def run_doctor(mem: MemoryPort, *, fix: bool = False) -> list[Finding]:
     if fix and bad_dim:
         store.delete_vectors(bad_dim)
         finding.fixed = True
-    out.append(finding)
+    return finding
 
-    embedder = mem.get_embedder()
-    if embedder is not None:
-        out.append(_check_vector_sizes(mem, embedder, fix))
-        stale = store.stale_vectors(embedder.model_id)
-        finding = Finding("stale vectors", "ok" if not stale else "warn",
-                          f"{len(stale)} records whose text changed after their vector was made")  # fmt: skip
-        if fix and stale:
-            ok_n, bad_n = mem.embed_records(list(store.get_by_rowids(stale).values()))
-            finding.fixed = bad_n == 0
-            finding.detail += f"; re-embedded {ok_n}, failed {bad_n}"
-        out.append(finding)
 
-        absent = store.count_missing_vectors(embedder.model_id)
-        finding = Finding("missing vectors", "ok" if not absent else "warn",
-                          f"{absent} records have no {embedder.model_id} vector"
-                          + ("" if not absent else "; run `remem embed`"))  # fmt: skip
-        if fix and absent:
-            report = mem.embed_pending()
-            finding.fixed = report["remaining"] == 0
-            finding.detail += f"; embedded {report['embedded']}"
-        out.append(finding)
+def _check_stale(mem: MemoryPort, embedder: Embedder, fix: bool) -> Finding:
+    stale = mem.store.stale_vectors(embedder.model_id)
+    finding = Finding(
+        "stale vectors",
+        "ok" if not stale else "warn",
+        f"{len(stale)} records whose text changed after their vector was made",
+    )
+    if fix and stale:
+        ok_n, bad_n = mem.embed_records(list(mem.store.get_by_rowids(stale).values()))
+        finding.fixed = bad_n == 0
+        finding.detail += f"; re-embedded {ok_n}, failed {bad_n}"
+    return finding
 
-        others = [(m, n) for m, _d, n in store.vector_stats() if m != embedder.model_id]
-        out.append(Finding(
-            "other models", "ok" if not others else "warn",
-            "none" if not others else ", ".join(f"{m}: {n} vectors" for m, n in others)
-            + f" (search uses {embedder.model_id} only; `remem reembed` switches models)",
-        ))  # fmt: skip
 
-    # A sanity probe of the in-memory index: it must load and agree with the table.
-    if embedder is not None:
-        index = mem.searcher.index_for(embedder)
-        index.sync()
-        expected = store.vector_count(embedder.model_id)
-        agree = index.size == expected and bool(
-            index.size == 0 or np.all(np.isfinite(index._matrix[: index.size])))  # fmt: skip
-        out.append(Finding("vector index", "ok" if agree else "error",
-                           f"{index.size} vectors loaded, {expected} stored"))  # fmt: skip
-    return out
+def _check_missing(mem: MemoryPort, embedder: Embedder, fix: bool) -> Finding:
+    absent = mem.store.count_missing_vectors(embedder.model_id)
+    finding = Finding(
+        "missing vectors",
+        "ok" if not absent else "warn",
+        f"{absent} records have no {embedder.model_id} vector"
+        + ("" if not absent else "; run `remem embed`"),
+    )
+    if fix and absent:
+        report = mem.embed_pending()
+        finding.fixed = report["remaining"] == 0
+        finding.detail += f"; embedded {report['embedded']}"
+    return finding
+
+
+def _check_other_models(mem: MemoryPort, embedder: Embedder) -> Finding:
+    others = [(m, n) for m, _d, n in mem.store.vector_stats() if m != embedder.model_id]
+    return Finding(
+        "other models",
+        "ok" if not others else "warn",
+        "none"
+        if not others
+        else ", ".join(f"{m}: {n} vectors" for m, n in others)
+        + f" (search uses {embedder.model_id} only; `remem reembed` switches models)",
+    )
+
+
+def _check_index(mem: MemoryPort, embedder: Embedder) -> Finding:
+    """A sanity probe of the in-memory index: it must load and agree with the table."""
+    index = mem.searcher.index_for(embedder)
+    index.sync()
+    expected = mem.store.vector_count(embedder.model_id)
+    agree = index.size == expected and bool(
+        index.size == 0 or np.all(np.isfinite(index._matrix[: index.size]))
+    )
+    return Finding(
+        "vector index",
+        "ok" if agree else "error",
+        f"{index.size} vectors loaded, {expected} stored",
+    )
 
 
 def missized_vectors(store: Any, model_id: str, dim: int) -> dict[int, str]:
