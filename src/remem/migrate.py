@@ -96,7 +96,7 @@ def _open_lancedb(path: Path, table: str | None) -> Source:
             "migrating from LanceDB needs the lancedb package: pip install 'remem[lancedb]'"
         ) from None
     db = lancedb.connect(str(path))
-    names = list(db.list_tables().tables) if hasattr(db, "list_tables") else db.table_names()
+    names = list(db.list_tables().tables) if hasattr(db, "list_tables") else list(db.table_names())
     if not names:
         raise RememError(f"{str(path)!r} holds no LanceDB tables")
     name = table or ("memories" if "memories" in names else names[0])

@@ -138,20 +138,22 @@ def import_records(mem: MemoryPort, lines: Iterable[str], *, scope: str | None =
     if dry_run or not fresh:
         report.added = len(fresh)
         return report
+    ids: list[str] = []
     for rec, _ in fresh:  # ids decided here so vectors in the file can follow their record
         rec.id = rec.id or uuid.uuid4().hex
+        ids.append(rec.id)
     stored = {r.id: r for r in mem.ingest_many([r for r, _ in fresh], embed=False,
                                                on_conflict="skip")}  # fmt: skip
     report.added = len(stored)
     embedder = mem.get_embedder()
     to_embed = []
-    for rec_in, vecs in fresh:
-        record = stored.get(rec_in.id)
+    for record_id, (_rec_in, vecs) in zip(ids, fresh, strict=True):
+        record = stored.get(record_id)
         if record is None or record.rowid is None:
             continue  # the id exists already with other text: skipped by the store
         vec = _usable_vector(vecs, embedder)
         legacy = _unlabelled_vector(vecs) if unlabelled_vectors and vec is None else None
-        if vec is not None:
+        if vec is not None and embedder is not None:
             mem.store.put_vectors(embedder.model_id, embedder.provider, embedder.model,
                                   [(record.rowid, vec)])  # fmt: skip
             report.vectors += 1

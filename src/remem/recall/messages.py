@@ -43,7 +43,7 @@ def build_query(records: list[Record], max_chars: int) -> str:
 def current_platform(mem: MemoryPort, turn: Turn) -> str | None:
     """A group or private room belongs to its origin platform whichever entry point drove
     this turn, and a sub-session to its root's; else the turn's own platform."""
-    info = mem.store.session_info(turn.session)
+    info = mem.store.session_info(turn.session) if turn.session else None
     return (info or {}).get("platform") or turn.platform
 
 
@@ -101,6 +101,6 @@ def expand(mem: MemoryPort, hits: list[Hit], turn: Turn, filters: Filters) -> li
                                   context=True) if cfg.window > 0 else {}  # fmt: skip
     out: dict[str, Record] = {r.id: r for r in records}
     for rec in anchors:
-        for neighbour in around.get(rec.rowid, []):
+        for neighbour in around.get(rec.rowid or -1, []):
             out.setdefault(neighbour.id, neighbour)
     return sorted(out.values(), key=lambda r: (r.session or "", r.created_at, r.rowid or 0))

@@ -12,6 +12,7 @@ from collections import defaultdict
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.text.noise import is_noise
+from remem.types import Record
 
 DAY = 86400.0
 
@@ -127,8 +128,8 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
     check_noise = ctx.config.noise.enabled
     found = ctx.store.neighbours([c.record for c in top], cfg.neighbour_window,
                                  cfg.neighbour_window, ctx.filters, ctx.now)  # fmt: skip
-    gains: dict[int, float] = {}
-    records = {}
+    gains: dict[int, tuple[float, float]] = {}  # rowid -> (gain, the most it may reach)
+    records: dict[int, Record] = {}
     for c in top:
         for rec in found.get(c.rowid, []):
             if rec.rowid in excluded or (check_noise and is_noise(rec.text)):

@@ -224,8 +224,9 @@ def _resolve(kind: str, m: re.Match[str], now: datetime, today: datetime, expr: 
     if kind == "today":
         return _window(today, today + timedelta(days=1), expr)
     if kind == "ago":
-        n = _EN_NUMBERS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 1)
-        return _ago(n, m.group(2), today, expr)
+        word = m.group(1)
+        count = _EN_NUMBERS.get(word) or (int(word) if word.isdigit() else 1)
+        return _ago(count, m.group(2), today, expr)
     if kind == "zh_ago":
         n = zh_number(m.group(1))
         if n is None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from remem.text.normalize import normalize_text
@@ -162,7 +162,7 @@ class _Segmenter:
     """Chinese word segmentation: rjieba (Rust) when installed, else jieba, else none."""
 
     def __init__(self) -> None:
-        self._cut = None
+        self._cut: Callable[[str], list[str]] | None = None
         self._lock = threading.Lock()
         self.backend = "none"
 
@@ -171,6 +171,7 @@ class _Segmenter:
             with self._lock:
                 if self._cut is None:
                     self._cut = self._load()
+        assert self._cut is not None
         return self._cut(text)
 
     def _load(self):
