@@ -59,8 +59,13 @@ def main() -> None:
                 for margin in MARGINS:
                     mem.config.autorecall.keyword_match = keyword
                     mem.config.autorecall.min_margin = margin
-                    rows.append({"keyword_match": keyword, "min_margin": margin,
-                                 **evaluate(mem, data["questions"], ids)})  # fmt: skip
+                    rows.append(
+                        {
+                            "keyword_match": keyword,
+                            "min_margin": margin,
+                            **evaluate(mem, data["questions"], ids),
+                        }
+                    )
     if args.json:
         print(json.dumps(rows, indent=1))
         return

@@ -49,14 +49,21 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=100)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    texts = [json.loads(line)["text"] for line in
-             (SHARED / "locomo" / "corpus.jsonl").read_text().splitlines() if line]  # fmt: skip
+    texts = [
+        json.loads(line)["text"]
+        for line in (SHARED / "locomo" / "corpus.jsonl").read_text().splitlines()
+        if line
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         config = Config.load(env={}, overrides={"indexing.mode": "sync"})
         with Memory(Path(tmp) / "m.db", config) as mem:
             start = time.perf_counter()
-            mem.ingest_many([{"kind": "memory", "text": t, "scope": "agent:bench"}
-                             for t in texts[: args.memories]])  # fmt: skip
+            mem.ingest_many(
+                [
+                    {"kind": "memory", "text": t, "scope": "agent:bench"}
+                    for t in texts[: args.memories]
+                ]
+            )
             load_s = time.perf_counter() - start
             recall_ms, capture_ms, injected = [], [], 0
             for i in range(args.turns):
@@ -66,17 +73,26 @@ def main() -> None:
                 recall_ms.append((time.perf_counter() - t0) * 1000)
                 injected += len(out.memories)
                 t1 = time.perf_counter()
-                mem.capture_after_turn(Turn(agent="bench", session=f"s{i}", user_id="u",
-                                                   inputs=[{"role": "user", "text":
-                                                              TURNS[i % len(TURNS)] + f" ({i})"}]))  # fmt: skip
+                mem.capture_after_turn(
+                    Turn(
+                        agent="bench",
+                        session=f"s{i}",
+                        user_id="u",
+                        inputs=[{"role": "user", "text": TURNS[i % len(TURNS)] + f" ({i})"}],
+                    )
+                )
                 capture_ms.append((time.perf_counter() - t1) * 1000)
     report = {
-        "memories": args.memories, "turns": args.turns, "store_seconds": round(load_s, 1),
-        "recall_p50_ms": pct(recall_ms, 50), "recall_p95_ms": pct(recall_ms, 95),
-        "capture_p50_ms": pct(capture_ms, 50), "capture_p95_ms": pct(capture_ms, 95),
+        "memories": args.memories,
+        "turns": args.turns,
+        "store_seconds": round(load_s, 1),
+        "recall_p50_ms": pct(recall_ms, 50),
+        "recall_p95_ms": pct(recall_ms, 95),
+        "capture_p50_ms": pct(capture_ms, 50),
+        "capture_p95_ms": pct(capture_ms, 95),
         "mean_injected": round(injected / args.turns, 2),
         "recall_mean_ms": round(statistics.fmean(recall_ms), 2),
-    }  # fmt: skip
+    }
     print(json.dumps(report, indent=1) if args.json else report)
 
 

@@ -56,12 +56,22 @@ def build(db: Path, n: int, unique_vectors: int, emb: E5Embedder) -> Memory:
         rows = []
         for i in range(start, min(n, start + batch)):
             text = f"{texts[i % len(texts)]} #{i // len(texts)}"
-            rows.append(({
-                "id": f"r{i}", "kind": "message", "text": text,
-                "scope": f"user:{i % 50}", "session": f"s{i // 40}",
-                "created_at": 1_700_000_000 + i * 60, "content_hash": str(i),
-                "importance": 0.5, "speaker_label": f"user{i % 50}",
-            }, mem.tokenizer.index_string(text)))  # fmt: skip
+            rows.append(
+                (
+                    {
+                        "id": f"r{i}",
+                        "kind": "message",
+                        "text": text,
+                        "scope": f"user:{i % 50}",
+                        "session": f"s{i // 40}",
+                        "created_at": 1_700_000_000 + i * 60,
+                        "content_hash": str(i),
+                        "importance": 0.5,
+                        "speaker_label": f"user{i % 50}",
+                    },
+                    mem.tokenizer.index_string(text),
+                )
+            )
         rowids = mem.store.insert_records(rows)
         vecs = base[np.arange(start, start + len(rows)) % len(base)]
         vecs = vecs + rng.normal(scale=0.01, size=vecs.shape).astype(np.float32)
@@ -122,9 +132,10 @@ def main() -> None:
             for stage, ms in result.timings_ms.items():
                 stages.setdefault(stage, []).append(ms)
         report[label] = {
-            "search_p50": pct(totals, 50), "search_p95": pct(totals, 95),
+            "search_p50": pct(totals, 50),
+            "search_p95": pct(totals, 95),
             "stages_p50": {s: pct(v, 50) for s, v in stages.items() if s != "embed"},
-        }  # fmt: skip
+        }
     report["query_embed_p50"] = pct(embed_ms, 50)
     report["query_embed_p95"] = pct(embed_ms, 95)
     report["query_embed_mean"] = round(statistics.fmean(embed_ms), 3)

@@ -213,8 +213,9 @@ def _check_gold(
     gold, conv = query["gold"], query["conversation"]
     if query["category"] == UNANSWERABLE:
         if gold or query["gold_sessions"] or query["answer"]:
-            problems.append(f"{where}: an unanswerable question needs gold [], gold_sessions [] "
-                            "and answer \"\"")  # fmt: skip
+            problems.append(
+                f'{where}: an unanswerable question needs gold [], gold_sessions [] and answer ""'
+            )
         return problems
     if not gold:
         problems.append(f"{where}: gold is empty; give the evidence ids or use unanswerable")
@@ -300,10 +301,18 @@ def _print_dataset(path: Path, report: DatasetReport) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", nargs="*", type=Path, help="dataset folders to check")
-    parser.add_argument("--no-answer", type=Path, action="append", default=[],
-                        help="a no-answer queries.jsonl to check")  # fmt: skip
-    parser.add_argument("--allow-empty-answers", action="store_true",
-                        help="accept questions with gold but no answer (LoCoMo adversarial)")  # fmt: skip
+    parser.add_argument(
+        "--no-answer",
+        type=Path,
+        action="append",
+        default=[],
+        help="a no-answer queries.jsonl to check",
+    )
+    parser.add_argument(
+        "--allow-empty-answers",
+        action="store_true",
+        help="accept questions with gold but no answer (LoCoMo adversarial)",
+    )
     args = parser.parse_args(argv)
     if not args.dataset and not args.no_answer:
         parser.error("give a dataset folder or --no-answer FILE")

@@ -30,8 +30,12 @@ class Finding:
     fixed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"check": self.check, "status": self.status, "detail": self.detail,
-                "fixed": self.fixed}  # fmt: skip
+        return {
+            "check": self.check,
+            "status": self.status,
+            "detail": self.detail,
+            "fixed": self.fixed,
+        }
 
 
 def run_doctor(mem: MemoryPort, *, fix: bool = False) -> list[Finding]:
@@ -198,8 +202,10 @@ def _check_vector_sizes(mem: Any, embedder: Any, fix: bool) -> Finding:
     if fix and wrong:
         ids = list(wrong.values())
         for start in range(0, len(ids), 500):
-            mem.store.clear_vectors(Filters(ids=ids[start : start + 500], include_superseded=True),
-                                    model_id=embedder.model_id)  # fmt: skip
+            mem.store.clear_vectors(
+                Filters(ids=ids[start : start + 500], include_superseded=True),
+                model_id=embedder.model_id,
+            )
         ok_n, bad_n = mem.embed_records(list(mem.store.get_by_rowids(list(wrong)).values()))
         finding.fixed = bad_n == 0
         finding.detail += f"; re-embedded {ok_n}, failed {bad_n}"

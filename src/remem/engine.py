@@ -190,14 +190,18 @@ class Memory:
         (the new content is what is embedded and shown)."""
         return self.writer.rewrite(session, timestamp, new_text, visible_text)
 
-    def set_session(self, session: str, *, origin_platform: str | None = None,
-                    parent: str | None = None) -> dict[str, Any]:  # fmt: skip
+    def set_session(
+        self, session: str, *, origin_platform: str | None = None, parent: str | None = None
+    ) -> dict[str, Any]:
         """Record where a session belongs: the platform of the group or private room it is
         (whichever entry point later drives a turn in it) and, for a sub-session, its parent.
         The ``platform`` cross-session mode uses the root session's origin platform. Messages
         can carry the same facts (``origin_platform``, ``parent_session``)."""
-        for name, value in (("session", session), ("origin_platform", origin_platform),
-                            ("parent", parent)):  # fmt: skip
+        for name, value in (
+            ("session", session),
+            ("origin_platform", origin_platform),
+            ("parent", parent),
+        ):
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ValidationError(name, value, "give a non-empty string (or leave it out)")
         if origin_platform is None and parent is None:
@@ -222,8 +226,9 @@ class Memory:
         return len(self.store.delete_session_after(session, when))
 
     # ------------------------------------------------------------------ curated memories
-    def scope_access(self, agent: str, *, session: str | None = None,
-                     user: str | None = None) -> Any:  # fmt: skip
+    def scope_access(
+        self, agent: str, *, session: str | None = None, user: str | None = None
+    ) -> Any:
         """What ``agent`` may read and write in this call (the one scope resolver)."""
         from remem.scopes import resolve
 
@@ -246,8 +251,15 @@ class Memory:
 
         return capture_after_turn(self, turn)
 
-    def recall_memories(self, query: str, *, agent: str, session: str | None = None,
-                        user: str | None = None, now: float | None = None) -> Any:  # fmt: skip
+    def recall_memories(
+        self,
+        query: str,
+        *,
+        agent: str,
+        session: str | None = None,
+        user: str | None = None,
+        now: float | None = None,
+    ) -> Any:
         """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block."""
         from remem.recall.memories import recall_memories
 
@@ -273,8 +285,9 @@ class Memory:
 
         return undo(self, memory_id)
 
-    def session_reset(self, session: str, *, agent: str, user: str | None = None,
-                      now: float | None = None) -> Any:  # fmt: skip
+    def session_reset(
+        self, session: str, *, agent: str, user: str | None = None, now: float | None = None
+    ) -> Any:
         """A session ends: store one summary memory of it when ``capture.session_summary`` is
         on (returns the store outcome, or None)."""
         from remem.capture.summary import summarize_session
@@ -344,9 +357,10 @@ class Memory:
         limit = self.config.search.max_query_chars
         if len(query) > limit:
             raise ValidationError(
-                "query", f"{query[:40]}... ({len(query)} characters)",
+                "query",
+                f"{query[:40]}... ({len(query)} characters)",
                 f"use at most {limit} characters (search.max_query_chars)",
-            )  # fmt: skip
+            )
         max_k = self.config.search.max_k
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
             raise ValidationError("k", k, f"use a whole number from 1 to {max_k}")
@@ -365,10 +379,16 @@ class Memory:
         if when is None:  # "" parses to "no time", which a search cannot be evaluated at
             raise ValidationError("now", now, "use Unix seconds or an ISO-8601 date")
         result = self.searcher.search(
-            query, k, make_filters(filters), when, query_vector=query_vector,
-            channels=tuple(channels), asker=asker, same_user_boost=same_user_boost,
+            query,
+            k,
+            make_filters(filters),
+            when,
+            query_vector=query_vector,
+            channels=tuple(channels),
+            asker=asker,
+            same_user_boost=same_user_boost,
             disable=frozenset(disable),
-        )  # fmt: skip
+        )
         if explicit and result.hits:
             # Explicit recalls reinforce (debounced); automatic ones never do.
             self.access_counts.touch([h.record.rowid for h in result.hits if h.record.rowid], when)
@@ -386,11 +406,30 @@ class Memory:
 
 # Memory's public methods that AsyncMemory offers as coroutines (one list, not copies).
 ASYNC_METHODS: tuple[str, ...] = (
-    "ingest", "ingest_many", "add", "search", "get", "list", "delete", "delete_where",
-    "stats", "rewrite", "rollback", "set_session", "session_info", "embed_pending",
-    "embed_records", "wait_indexed", "clear_vectors", "capture_after_turn", "recall_memories",
-    "recall_for_turn", "session_reset", "history", "undo",
-)  # fmt: skip
+    "ingest",
+    "ingest_many",
+    "add",
+    "search",
+    "get",
+    "list",
+    "delete",
+    "delete_where",
+    "stats",
+    "rewrite",
+    "rollback",
+    "set_session",
+    "session_info",
+    "embed_pending",
+    "embed_records",
+    "wait_indexed",
+    "clear_vectors",
+    "capture_after_turn",
+    "recall_memories",
+    "recall_for_turn",
+    "session_reset",
+    "history",
+    "undo",
+)
 
 
 class AsyncMemory:

@@ -71,9 +71,11 @@ def find_source(home: Path | None = None, env: Mapping[str, str] | None = None) 
     for path in looked:
         if (path / "memories.lance").is_dir():
             return path
-    raise RememError("no memory-lancedb(-pro) table found at the default places ("
-                     + ", ".join(str(p) for p in looked)
-                     + "); give its directory, or a memory-lancedb-pro export file, with --source")  # fmt: skip
+    raise RememError(
+        "no memory-lancedb(-pro) table found at the default places ("
+        + ", ".join(str(p) for p in looked)
+        + "); give its directory, or a memory-lancedb-pro export file, with --source"
+    )
 
 
 @dataclass
@@ -106,8 +108,9 @@ def _open_lancedb(path: Path, table: str | None) -> Source:
     columns = list(tbl.schema.names)
     # the built-in plugin dates rows with createdAt, memory-lancedb-pro with timestamp
     flavour = BUILTIN if "createdAt" in columns and "timestamp" not in columns else PRO
-    return Source(path, name, flavour, columns, tbl.count_rows(),
-                  lambda: tbl.to_arrow().to_pylist())  # fmt: skip
+    return Source(
+        path, name, flavour, columns, tbl.count_rows(), lambda: tbl.to_arrow().to_pylist()
+    )
 
 
 def _open_export(path: Path) -> Source:
@@ -117,14 +120,21 @@ def _open_export(path: Path) -> Source:
         raise RememError(f"--source {str(path)!r} is not a readable JSON file ({exc})") from None
     memories = data.get("memories") if isinstance(data, dict) else None
     if not isinstance(memories, list):
-        raise RememError(f"--source {str(path)!r} is not a memory-lancedb-pro export: expected "
-                         'a JSON object with a "memories" list (from `openclaw memory-pro '
-                         "export`), or give a LanceDB directory")  # fmt: skip
+        raise RememError(
+            f"--source {str(path)!r} is not a memory-lancedb-pro export: expected "
+            'a JSON object with a "memories" list (from `openclaw memory-pro '
+            "export`), or give a LanceDB directory"
+        )
     rows = [r for r in memories if isinstance(r, dict)]
     columns = sorted({key for r in rows for key in r})
-    return Source(path, path.name, PRO_EXPORT, columns, len(memories),
-                  lambda: [r if isinstance(r, dict) else {"id": None, "bad": r}
-                           for r in memories])  # fmt: skip
+    return Source(
+        path,
+        path.name,
+        PRO_EXPORT,
+        columns,
+        len(memories),
+        lambda: [r if isinstance(r, dict) else {"id": None, "bad": r} for r in memories],
+    )
 
 
 def open_source(source: str | Path | None, table: str | None = None) -> Source:
@@ -198,14 +208,21 @@ def _to_record(row: dict[str, Any], flavour: str, default_scope: str) -> dict[st
 
 def check(source: str | Path | None = None, table: str | None = None) -> MigrationReport:
     src = open_source(source, table)
-    report = MigrationReport(source=str(src.path), flavour=src.flavour, table=src.name,
-                             rows=src.count, columns=src.columns)  # fmt: skip
+    report = MigrationReport(
+        source=str(src.path),
+        flavour=src.flavour,
+        table=src.name,
+        rows=src.count,
+        columns=src.columns,
+    )
     if src.flavour != PRO_EXPORT:  # an export lists only the keys its rows have
         report.missing_columns = [c for c in EXPECTED[src.flavour] if c not in src.columns]
         missing_required = [c for c in REQUIRED if c not in src.columns]
         if missing_required:
-            raise RememError(f"table {src.name!r} lacks required columns {missing_required}; "
-                             f"expected {', '.join(EXPECTED[src.flavour])}")  # fmt: skip
+            raise RememError(
+                f"table {src.name!r} lacks required columns {missing_required}; "
+                f"expected {', '.join(EXPECTED[src.flavour])}"
+            )
     return report
 
 
@@ -216,9 +233,15 @@ def _rows(source: str | Path | None, table: str | None) -> tuple[MigrationReport
     return report, src, rows
 
 
-def run(mem: MemoryPort, source: str | Path | None = None, *, table: str | None = None,
-        dry_run: bool = False, skip_existing: bool = False,
-        default_scope: str | None = None) -> MigrationReport:  # fmt: skip
+def run(
+    mem: MemoryPort,
+    source: str | Path | None = None,
+    *,
+    table: str | None = None,
+    dry_run: bool = False,
+    skip_existing: bool = False,
+    default_scope: str | None = None,
+) -> MigrationReport:
     """``default_scope``: the scope of rows that have none (default ``global``)."""
     scope = validate_scope(default_scope, "--default-scope") if default_scope else "global"
     report, src, rows = _rows(source, table)
@@ -247,8 +270,9 @@ def run(mem: MemoryPort, source: str | Path | None = None, *, table: str | None 
     return report
 
 
-def verify(mem: MemoryPort, source: str | Path | None = None, *, table: str | None = None,
-           sample: int = 50) -> MigrationReport:  # fmt: skip
+def verify(
+    mem: MemoryPort, source: str | Path | None = None, *, table: str | None = None, sample: int = 50
+) -> MigrationReport:
     report, _src, rows = _rows(source, table)
     present = [r for r in rows if mem.store.get(str(r.get("id"))) is not None]
     report.added = len(present)

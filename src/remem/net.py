@@ -13,8 +13,13 @@ import httpx
 from remem.errors import RememError
 
 
-def post_json(client: httpx.Client, url: str, body: dict[str, Any], error: type[RememError],
-              headers: dict[str, str] | None = None) -> Any:  # fmt: skip
+def post_json(
+    client: httpx.Client,
+    url: str,
+    body: dict[str, Any],
+    error: type[RememError],
+    headers: dict[str, str] | None = None,
+) -> Any:
     """The parsed JSON of a 200 answer; a transport failure, another status or a body that is
     not JSON raises ``error`` naming the URL and what went wrong."""
     try:

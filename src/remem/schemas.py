@@ -25,8 +25,7 @@ SCOPE_RE = re.compile(
 ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,200}\Z")
 # sessions, speakers, platforms, groups: any printable text without control characters
 NAME_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,500}\Z")
-NAME_FIELDS = ("session", "platform", "group_id", "speaker_id", "origin_platform",
-               "parent_session")  # fmt: skip
+NAME_FIELDS = ("session", "platform", "group_id", "speaker_id", "origin_platform", "parent_session")
 MAX_TEXT_CHARS = 1_000_000
 
 _FIXES = {

@@ -62,11 +62,16 @@ class Access:
         if requested is None:
             return list(self.readable)
         if not isinstance(requested, str) or not SCOPE_RE.match(requested):
-            raise ValidationError("scope", requested, "use global, agent:<id>, user:<id>, "
-                                  "project:<id>, session:<id> or custom:<name>")  # fmt: skip
+            raise ValidationError(
+                "scope",
+                requested,
+                "use global, agent:<id>, user:<id>, project:<id>, session:<id> or custom:<name>",
+            )
         if requested not in self.readable:
-            raise ScopeError(f"agent {self.agent!r} may not use scope {requested!r} (allowed: "
-                             f"{', '.join(self.readable)})")  # fmt: skip
+            raise ScopeError(
+                f"agent {self.agent!r} may not use scope {requested!r} (allowed: "
+                f"{', '.join(self.readable)})"
+            )
         return [requested]
 
     def target(self, requested: str | None) -> str:
@@ -84,12 +89,15 @@ def _checked_id(name: str, value: str | None) -> str | None:
     return value
 
 
-def resolve(config: Config, agent: str | None, *, session: str | None = None,
-            user: str | None = None) -> Access:  # fmt: skip
+def resolve(
+    config: Config, agent: str | None, *, session: str | None = None, user: str | None = None
+) -> Access:
     """The access of ``agent`` for a call in ``session`` on behalf of ``user``."""
     if agent is None or (isinstance(agent, str) and not agent.strip()):
-        raise ScopeError("no agent id: give the agent's id (configuration, --agent, the "
-                         "client's session); there is no shared default identity")  # fmt: skip
+        raise ScopeError(
+            "no agent id: give the agent's id (configuration, --agent, the "
+            "client's session); there is no shared default identity"
+        )
     if not isinstance(agent, str) or not AGENT_RE.match(agent):
         raise ValidationError("agent", agent, "use 1-100 letters, digits, '_', '-', '.' or '@'")
     session = _checked_id("session", session)
@@ -98,8 +106,9 @@ def resolve(config: Config, agent: str | None, *, session: str | None = None,
     listed = cfg.agents.get(agent)
     if listed is None:
         if not cfg.allow_unknown_agents:
-            raise ScopeError(f"agent {agent!r} is not in scopes.agents and "
-                             "scopes.allow_unknown_agents is off")  # fmt: skip
+            raise ScopeError(
+                f"agent {agent!r} is not in scopes.agents and scopes.allow_unknown_agents is off"
+            )
         listed = ["global", f"agent:{agent}"]
     base: list[str] = []
     for scope in listed:
@@ -128,8 +137,10 @@ def _with_writable(access: Access, read_only: list[str]) -> Access:
     write scope moves to the first writable one when it is read-only."""
     writable = tuple(s for s in access.readable if s not in read_only)
     if not writable:
-        raise ScopeError(f"agent {access.agent!r} may write nowhere: scopes.read_only covers "
-                         "its whole access list")  # fmt: skip
+        raise ScopeError(
+            f"agent {access.agent!r} may write nowhere: scopes.read_only covers "
+            "its whole access list"
+        )
     write = access.write_scope if access.write_scope in writable else writable[0]
     return replace(access, writable=writable, write_scope=write)
 
@@ -142,9 +153,13 @@ class ScopeGuard:
 
     @classmethod
     def for_agent(
-        cls, config: Config, agent: str | None, *, session: str | None = None,
+        cls,
+        config: Config,
+        agent: str | None,
+        *,
+        session: str | None = None,
         user: str | None = None,
-    ) -> ScopeGuard:  # fmt: skip
+    ) -> ScopeGuard:
         return cls(resolve(config, agent, session=session, user=user))
 
     @property

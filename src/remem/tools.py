@@ -71,44 +71,68 @@ class StatsArgs(_Args):
 
 
 TOOLS: dict[str, tuple[type[_Args], str]] = {
-    "memory_recall": (RecallArgs, (
-        "Search your long-term memory for facts, preferences, decisions and people relevant to "
-        "a query. Use it when the user refers to something from an earlier conversation or "
-        "when knowing their preferences would change your answer. Returns the best matches "
-        "with ids, text, category and date; an empty list means nothing relevant is stored.")),
-    "memory_store": (StoreArgs, (
-        "Save one durable fact, preference, decision or entity for future conversations (for "
-        "example 'Bob is allergic to peanuts'). Write one short self-contained sentence. Do not "
-        "store secrets, passwords or keys, or things that only matter in this conversation. "
-        "A statement that updates an older one on the same subject replaces it; duplicates "
-        "are recognised and not stored twice.")),
-    "memory_forget": (ForgetArgs, (
-        "Forget a memory, by its id (from memory_recall or memory_list) or by describing it. "
-        "By description it forgets only when exactly one memory matches; otherwise it returns "
-        "the candidates so you can call it again with the right id.")),
-    "memory_list": (ListArgs, (
-        "List stored memories, newest first, optionally only one scope or category; page with "
-        "limit and offset.")),
-    "memory_stats": (StatsArgs, (
-        "Count your memories by category and scope.")),
-}  # fmt: skip
+    "memory_recall": (
+        RecallArgs,
+        (
+            "Search your long-term memory for facts, preferences, decisions and people relevant to "
+            "a query. Use it when the user refers to something from an earlier conversation or "
+            "when knowing their preferences would change your answer. Returns the best matches "
+            "with ids, text, category and date; an empty list means nothing relevant is stored."
+        ),
+    ),
+    "memory_store": (
+        StoreArgs,
+        (
+            "Save one durable fact, preference, decision or entity for future conversations (for "
+            "example 'Bob is allergic to peanuts'). Write one short self-contained sentence. Do not "
+            "store secrets, passwords or keys, or things that only matter in this conversation. "
+            "A statement that updates an older one on the same subject replaces it; duplicates "
+            "are recognised and not stored twice."
+        ),
+    ),
+    "memory_forget": (
+        ForgetArgs,
+        (
+            "Forget a memory, by its id (from memory_recall or memory_list) or by describing it. "
+            "By description it forgets only when exactly one memory matches; otherwise it returns "
+            "the candidates so you can call it again with the right id."
+        ),
+    ),
+    "memory_list": (
+        ListArgs,
+        (
+            "List stored memories, newest first, optionally only one scope or category; page with "
+            "limit and offset."
+        ),
+    ),
+    "memory_stats": (StatsArgs, ("Count your memories by category and scope.")),
+}
 
 
 def tool_specs() -> list[dict[str, Any]]:
     """Name, description and JSON schema of every tool (MCP / OpenAI function style)."""
-    return [{"name": name, "description": desc, "input_schema": model.model_json_schema()}
-            for name, (model, desc) in TOOLS.items()]  # fmt: skip
+    return [
+        {"name": name, "description": desc, "input_schema": model.model_json_schema()}
+        for name, (model, desc) in TOOLS.items()
+    ]
 
 
 def _brief(rec: Record) -> dict[str, Any]:
-    return {"id": rec.id, "text": rec.text, "category": rec.category, "scope": rec.scope,
-            "importance": rec.importance, "created_at": rec.created_at,
-            "said_by": "assistant" if rec.metadata.get("said_by") == "assistant" else "user"}  # fmt: skip
+    return {
+        "id": rec.id,
+        "text": rec.text,
+        "category": rec.category,
+        "scope": rec.scope,
+        "importance": rec.importance,
+        "created_at": rec.created_at,
+        "said_by": "assistant" if rec.metadata.get("said_by") == "assistant" else "user",
+    }
 
 
 class MemoryTools:
-    def __init__(self, mem: MemoryPort, agent: str, *, session: str | None = None,
-                 user: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, mem: MemoryPort, agent: str, *, session: str | None = None, user: str | None = None
+    ) -> None:
         self.mem = mem
         self.guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)
         assert self.guard.access is not None
@@ -140,27 +164,46 @@ class MemoryTools:
     # ------------------------------------------------------------------ tools
     def memory_recall(self, args: RecallArgs) -> dict[str, Any]:
         # a deliberate recall: the memories returned count as accessed
-        hits = relevant_memories(self.mem, args.query, self._scopes(args.scope),
-                                 args.limit, explicit=True)  # fmt: skip
+        hits = relevant_memories(
+            self.mem, args.query, self._scopes(args.scope), args.limit, explicit=True
+        )
         return {"memories": [{**_brief(h.record), "score": round(h.score, 4)} for h in hits]}
 
     def memory_store(self, args: StoreArgs) -> dict[str, Any]:
         if contains_secret(args.text):
-            raise ToolError("memory_store: this looks like a secret (a key, password or token); "
-                            "secrets are never stored")  # fmt: skip
+            raise ToolError(
+                "memory_store: this looks like a secret (a key, password or token); "
+                "secrets are never stored"
+            )
         scope = self.guard.write_target(args.scope) or self.access.write_scope
         outcome = store_memory(
-            self.mem, self.access, args.text.strip(), scope=scope, category=args.category,
-            importance=args.importance, role="user", speaker_id=self.access.user,
-            metadata={"captured_by": "tool", "agent": self.access.agent,
-                      "session": self.access.session},
-        )  # fmt: skip
+            self.mem,
+            self.access,
+            args.text.strip(),
+            scope=scope,
+            category=args.category,
+            importance=args.importance,
+            role="user",
+            speaker_id=self.access.user,
+            metadata={
+                "captured_by": "tool",
+                "agent": self.access.agent,
+                "session": self.access.session,
+            },
+        )
         if outcome.record is None:
             assert outcome.duplicate_of is not None
-            return {"stored": False, "duplicate_of": _brief(outcome.duplicate_of),
-                    "how": outcome.duplicate_how}  # fmt: skip
-        return {"stored": True, "memory": _brief(outcome.record),
-                "replaced": [r.id for r in outcome.superseded], "warnings": outcome.warnings}  # fmt: skip
+            return {
+                "stored": False,
+                "duplicate_of": _brief(outcome.duplicate_of),
+                "how": outcome.duplicate_how,
+            }
+        return {
+            "stored": True,
+            "memory": _brief(outcome.record),
+            "replaced": [r.id for r in outcome.superseded],
+            "warnings": outcome.warnings,
+        }
 
     def memory_forget(self, args: ForgetArgs) -> dict[str, Any]:
         scopes = self._scopes(args.scope)
@@ -168,8 +211,7 @@ class MemoryTools:
             rec = self.mem.get(args.memory_id)
             if rec is None or rec.kind != "memory" or rec.scope not in scopes:
                 # the same answer whether it does not exist or is not yours: no probing
-                raise ToolError(f"memory_forget: no memory {args.memory_id!r} that you may "
-                                "forget")  # fmt: skip
+                raise ToolError(f"memory_forget: no memory {args.memory_id!r} that you may forget")
             self.guard.check_write(rec.scope)
             self.mem.delete(rec.id)
             return {"forgotten": [_brief(rec)]}
@@ -179,18 +221,22 @@ class MemoryTools:
             self.guard.check_write(matches[0].record.scope)
             self.mem.delete(matches[0].record.id)
             return {"forgotten": [_brief(matches[0].record)]}
-        return {"forgotten": [], "candidates": [_brief(h.record) for h in matches],
-                "note": "no memory matches" if not matches else
-                        "several memories match; call again with the memory_id"}  # fmt: skip
+        return {
+            "forgotten": [],
+            "candidates": [_brief(h.record) for h in matches],
+            "note": "no memory matches"
+            if not matches
+            else "several memories match; call again with the memory_id",
+        }
 
     def memory_list(self, args: ListArgs) -> dict[str, Any]:
         scopes = self._scopes(args.scope)
-        filters = Filters(kinds=["memory"], scopes=scopes, category=args.category,
-                          include_superseded=False)  # fmt: skip
+        filters = Filters(
+            kinds=["memory"], scopes=scopes, category=args.category, include_superseded=False
+        )
         records = self.mem.store.list_records(filters, limit=args.limit, offset=args.offset)
         total = self.mem.store.count(filters)
-        return {"memories": [_brief(r) for r in records], "total": total,
-                "offset": args.offset}  # fmt: skip
+        return {"memories": [_brief(r) for r in records], "total": total, "offset": args.offset}
 
     def memory_stats(self, args: StatsArgs) -> dict[str, Any]:
         scopes = self._scopes(args.scope)
@@ -202,5 +248,10 @@ class MemoryTools:
             by_scope[rec.scope] = by_scope.get(rec.scope, 0) + 1
         everything = self.mem.store.count(Filters(kinds=["memory"], scopes=scopes))
         total = sum(by_category.values())
-        return {"total": total, "superseded": everything - total, "by_category": by_category,
-                "by_scope": by_scope, "scopes": scopes}  # fmt: skip
+        return {
+            "total": total,
+            "superseded": everything - total,
+            "by_category": by_category,
+            "by_scope": by_scope,
+            "scopes": scopes,
+        }

@@ -23,8 +23,14 @@ from remem.schemas import RecordIn, content_hash, validate_record
 from remem.types import Filters
 
 # Fields the store manages itself; they are exported for the record but not imported.
-_STORE_ONLY = ("index_status", "index_error", "model_id", "content_hash", "access_count",
-               "last_access")  # fmt: skip
+_STORE_ONLY = (
+    "index_status",
+    "index_error",
+    "model_id",
+    "content_hash",
+    "access_count",
+    "last_access",
+)
 
 
 def export_lines(
@@ -50,10 +56,14 @@ def export_lines(
                     data["parent_session"] = info["parent"]
             if with_vectors:
                 data["vectors"] = [
-                    {"model_id": m, "provider": p, "model": name,
-                     "vector": base64.b64encode(blob).decode("ascii")}
+                    {
+                        "model_id": m,
+                        "provider": p,
+                        "model": name,
+                        "vector": base64.b64encode(blob).decode("ascii"),
+                    }
                     for m, p, name, blob in vectors.get(rec.rowid, [])
-                ]  # fmt: skip
+                ]
             lines.append(json.dumps(data, ensure_ascii=False) + "\n")
         batch.clear()
         return lines
@@ -66,9 +76,14 @@ def export_lines(
         yield render()
 
 
-def export_records(mem: MemoryPort, out: IO[str], *, filters: Filters | None = None,
-                   with_vectors: bool = False, progress: Callable[[int], None] | None = None
-                   ) -> int:  # fmt: skip
+def export_records(
+    mem: MemoryPort,
+    out: IO[str],
+    *,
+    filters: Filters | None = None,
+    with_vectors: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> int:
     count = 0
     for lines in export_lines(mem, filters=filters, with_vectors=with_vectors):
         out.writelines(lines)
@@ -86,8 +101,12 @@ class ImportReport:
     vectors: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"added": self.added, "skipped": self.skipped, "vectors": self.vectors,
-                "invalid": [{"line": n, "error": e} for n, e in self.invalid]}  # fmt: skip
+        return {
+            "added": self.added,
+            "skipped": self.skipped,
+            "vectors": self.vectors,
+            "invalid": [{"line": n, "error": e} for n, e in self.invalid],
+        }
 
 
 def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
@@ -105,8 +124,14 @@ def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | No
         yield number, item, ""
 
 
-def import_records(mem: MemoryPort, lines: Iterable[str], *, scope: str | None = None,
-                   dry_run: bool = False, unlabelled_vectors: bool = False) -> ImportReport:  # fmt: skip
+def import_records(
+    mem: MemoryPort,
+    lines: Iterable[str],
+    *,
+    scope: str | None = None,
+    dry_run: bool = False,
+    unlabelled_vectors: bool = False,
+) -> ImportReport:
     """``unlabelled_vectors``: keep vectors that name no model as legacy vectors (the first
     search takes them as its model; see ``remem.index.legacy``) instead of re-embedding."""
 
@@ -142,8 +167,9 @@ def import_records(mem: MemoryPort, lines: Iterable[str], *, scope: str | None =
     for rec, _ in fresh:  # ids decided here so vectors in the file can follow their record
         rec.id = rec.id or uuid.uuid4().hex
         ids.append(rec.id)
-    stored = {r.id: r for r in mem.ingest_many([r for r, _ in fresh], embed=False,
-                                               on_conflict="skip")}  # fmt: skip
+    stored = {
+        r.id: r for r in mem.ingest_many([r for r, _ in fresh], embed=False, on_conflict="skip")
+    }
     report.added = len(stored)
     embedder = mem.get_embedder()
     to_embed = []
@@ -154,8 +180,9 @@ def import_records(mem: MemoryPort, lines: Iterable[str], *, scope: str | None =
         vec = _usable_vector(vecs, embedder)
         legacy = _unlabelled_vector(vecs) if unlabelled_vectors and vec is None else None
         if vec is not None and embedder is not None:
-            mem.store.put_vectors(embedder.model_id, embedder.provider, embedder.model,
-                                  [(record.rowid, vec)])  # fmt: skip
+            mem.store.put_vectors(
+                embedder.model_id, embedder.provider, embedder.model, [(record.rowid, vec)]
+            )
             report.vectors += 1
         elif legacy is not None:
             mem.store.put_vectors("", "", "", [(record.rowid, legacy)])

@@ -86,19 +86,47 @@ def test_no_answer_set() -> None:
 
 # ------------------------------------------------------------------ the validator
 TURNS = [
-    {"id": "a:1", "conversation": "a", "session": "a:s1", "timestamp": 100, "speaker": "小明",
-     "role": "user", "text": "我搬到杭州了"},
-    {"id": "a:2", "conversation": "a", "session": "a:s2", "timestamp": 200, "speaker": "佩珊",
-     "role": "user", "text": "辦公室在前海"},
-    {"id": "b:1", "conversation": "b", "session": "b:s1", "timestamp": 100, "speaker": "Leo",
-     "role": "user", "text": "see you Friday"},
-]  # fmt: skip
+    {
+        "id": "a:1",
+        "conversation": "a",
+        "session": "a:s1",
+        "timestamp": 100,
+        "speaker": "小明",
+        "role": "user",
+        "text": "我搬到杭州了",
+    },
+    {
+        "id": "a:2",
+        "conversation": "a",
+        "session": "a:s2",
+        "timestamp": 200,
+        "speaker": "佩珊",
+        "role": "user",
+        "text": "辦公室在前海",
+    },
+    {
+        "id": "b:1",
+        "conversation": "b",
+        "session": "b:s1",
+        "timestamp": 100,
+        "speaker": "Leo",
+        "role": "user",
+        "text": "see you Friday",
+    },
+]
 
 
 def _query(**changes: object) -> dict:
-    query = {"qid": "q1", "conversation": "a", "query": "小明搬去哪了？", "timestamp": 300,
-             "gold": ["a:1"], "gold_sessions": ["a:s1"], "category": "single_fact",
-             "answer": "杭州"}  # fmt: skip
+    query = {
+        "qid": "q1",
+        "conversation": "a",
+        "query": "小明搬去哪了？",
+        "timestamp": 300,
+        "gold": ["a:1"],
+        "gold_sessions": ["a:s1"],
+        "category": "single_fact",
+        "answer": "杭州",
+    }
     return {**query, **changes}
 
 

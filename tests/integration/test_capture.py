@@ -21,16 +21,22 @@ def make(db_path, **overrides):
 
 
 def cap(mem, *texts, role="user", agent="bot", user="u1", session="s1", now=T):
-    msgs = [{"id": f"m{i}", "role": role, "text": t, "speaker_id": user if role == "user" else None}
-            for i, t in enumerate(texts)]  # fmt: skip
-    return mem.capture_after_turn(Turn(agent=agent, inputs=msgs, session=session,
-                                              user_id=user, now=now))  # fmt: skip
+    msgs = [
+        {"id": f"m{i}", "role": role, "text": t, "speaker_id": user if role == "user" else None}
+        for i, t in enumerate(texts)
+    ]
+    return mem.capture_after_turn(
+        Turn(agent=agent, inputs=msgs, session=session, user_id=user, now=now)
+    )
 
 
 def test_at_most_three_per_turn_most_important_first(db_path):
     with make(db_path) as mem:
-        out = cap(mem, "I like jazz. I live in Oslo. We decided to use Rust. Remember that my "
-                       "locker is 42. My dog is called Rex.")  # fmt: skip
+        out = cap(
+            mem,
+            "I like jazz. I live in Oslo. We decided to use Rust. Remember that my "
+            "locker is 42. My dog is called Rex.",
+        )
         assert len(out.stored) == 3
         assert out.stored[0].text == "my locker is 42." and out.stored[0].importance == 0.9
         assert any("max_per_turn" in r.reason for r in out.rejected)
@@ -52,8 +58,9 @@ def test_assistant_words_are_stored_as_its_own(db_path):
         (rec,) = out.stored
         assert rec.role == "assistant" and rec.metadata["said_by"] == "assistant"
         assert rec.speaker_id == "bot"  # never the user's id
-        recall = mem.recall_memories("How long should answers be, remember?", agent="bot",
-                                     session="s1")  # fmt: skip
+        recall = mem.recall_memories(
+            "How long should answers be, remember?", agent="bot", session="s1"
+        )
         assert "said by the assistant" in recall.block
 
 
@@ -101,8 +108,12 @@ def test_supersession_is_per_scope_and_speaker_and_undo_restores(db_path):
 def test_a_question_never_replaces_a_fact(db_path):
     with make(db_path) as mem:
         lisbon = cap(mem, "I moved to Lisbon last month.").stored[0]
-        for question in ["Any tips for where I live now?", "Where do I live now?",
-                         "我住在哪里？", "If I lived in Rome, I'd learn Italian."]:  # fmt: skip
+        for question in [
+            "Any tips for where I live now?",
+            "Where do I live now?",
+            "我住在哪里？",
+            "If I lived in Rome, I'd learn Italian.",
+        ]:
             out = cap(mem, question, now=T + 60)
             assert out.stored == [] and out.superseded == [], question
         # the agent storing a question on purpose keeps it, but it replaces nothing
@@ -158,8 +169,10 @@ def test_cross_turn_dedup_by_turns_and_seconds(db_path):
         assert (
             mem.recall_memories("where do I live, remember?", agent="bot", now=T + 30).block == ""
         )
-        assert "Oslo" in mem.recall_memories("where do I live, remember?", agent="bot",
-                                             now=T + 61).block  # fmt: skip
+        assert (
+            "Oslo"
+            in mem.recall_memories("where do I live, remember?", agent="bot", now=T + 61).block
+        )
 
 
 def test_only_explicit_recalls_count_as_accesses(db_path):
@@ -182,11 +195,18 @@ def test_capture_off_and_missing_agent(db_path):
 
 def test_session_summary_extractive(db_path):
     with make(db_path, **{"capture.session_summary": True}) as mem:
-        lines = ["hi", "We decided to ship on Friday.", "ok", "My token is sk-abcdefghijklmnop1234",
-                 "I prefer release notes in Chinese.", "thanks"]  # fmt: skip
+        lines = [
+            "hi",
+            "We decided to ship on Friday.",
+            "ok",
+            "My token is sk-abcdefghijklmnop1234",
+            "I prefer release notes in Chinese.",
+            "thanks",
+        ]
         for i, t in enumerate(lines):
-            mem.ingest({"id": f"x{i}", "session": "s9", "role": "user", "text": t,
-                        "timestamp": T + i})  # fmt: skip
+            mem.ingest(
+                {"id": f"x{i}", "session": "s9", "role": "user", "text": t, "timestamp": T + i}
+            )
         out = mem.session_reset("s9", agent="bot")
         text = out.record.text
         assert text.startswith("Summary of session s9")
@@ -205,23 +225,54 @@ class FakeChat(LocalJSONServer):
     def respond(self, path, body, headers):
         if self.status != 200:
             return self.status, b'{"error": {"message": "overloaded"}}', {}
-        answer = {"id": "c1", "object": "chat.completion", "model": body["model"],
-                  "choices": [{"index": 0, "finish_reason": "stop",
-                               "message": {"role": "assistant", "content": self.content}}]}  # fmt: skip
+        answer = {
+            "id": "c1",
+            "object": "chat.completion",
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": self.content},
+                }
+            ],
+        }
         return 200, json.dumps(answer).encode(), {}
 
 
 def test_llm_extraction_against_a_local_chat_server(db_path):
-    server = FakeChat(json.dumps({"memories": [
-        {"text": "The user lives in Oslo", "category": "fact", "importance": 0.8,
-         "subject": "location", "speaker": "user"},
-        {"text": "The user's password is hunter2", "category": "fact", "importance": 1},
-        {"text": "用户喜欢喝茶", "category": "preference", "importance": 5},
-        {"text": "Where does the user live now?", "category": "fact", "subject": "location"},
-    ]}))  # fmt: skip
+    server = FakeChat(
+        json.dumps(
+            {
+                "memories": [
+                    {
+                        "text": "The user lives in Oslo",
+                        "category": "fact",
+                        "importance": 0.8,
+                        "subject": "location",
+                        "speaker": "user",
+                    },
+                    {"text": "The user's password is hunter2", "category": "fact", "importance": 1},
+                    {"text": "用户喜欢喝茶", "category": "preference", "importance": 5},
+                    {
+                        "text": "Where does the user live now?",
+                        "category": "fact",
+                        "subject": "location",
+                    },
+                ]
+            }
+        )
+    )
     try:
-        with make(db_path, **{"capture.llm": True, "llm.base_url": server.url,
-                              "llm.model": "tiny", "llm.api_key": "k1"}) as mem:  # fmt: skip
+        with make(
+            db_path,
+            **{
+                "capture.llm": True,
+                "llm.base_url": server.url,
+                "llm.model": "tiny",
+                "llm.api_key": "k1",
+            },
+        ) as mem:
             out = cap(mem, "I've lived in Oslo since May, and I love tea. 我喜欢喝茶")
             assert out.extractor == "llm"
             assert sorted(r.text for r in out.stored) == ["The user lives in Oslo", "用户喜欢喝茶"]
@@ -229,7 +280,8 @@ def test_llm_extraction_against_a_local_chat_server(db_path):
             assert tea.importance == 1.0 and tea.category == "preference"  # clamped
             assert any("secret" in r.reason for r in out.rejected)
             assert {"text": "Where does the user live now?", "reason": "a question (LLM)"} in [
-                {"text": r.text, "reason": r.reason} for r in out.rejected]  # fmt: skip
+                {"text": r.text, "reason": r.reason} for r in out.rejected
+            ]
             request = server.requests[0]
             assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer k1"
             assert request["body"]["response_format"] == {"type": "json_object"}
@@ -242,8 +294,9 @@ def test_llm_extraction_against_a_local_chat_server(db_path):
 def test_llm_failure_falls_back_to_rules(db_path, content, status):
     server = FakeChat(content, status)
     try:
-        with make(db_path, **{"capture.llm": True, "llm.base_url": server.url,
-                              "llm.model": "tiny"}) as mem:  # fmt: skip
+        with make(
+            db_path, **{"capture.llm": True, "llm.base_url": server.url, "llm.model": "tiny"}
+        ) as mem:
             out = cap(mem, "I live in Oslo.")
             assert out.extractor == "rules" and [r.text for r in out.stored] == ["I live in Oslo."]
             assert any("LLM extraction failed" in w for w in out.warnings)
@@ -254,8 +307,10 @@ def test_llm_failure_falls_back_to_rules(db_path, content, status):
 def test_abstractive_summary_with_an_llm(db_path):
     server = FakeChat("The team will ship on Friday.")
     try:
-        with make(db_path, **{"capture.session_summary": True, "llm.base_url": server.url,
-                              "llm.model": "tiny"}) as mem:  # fmt: skip
+        with make(
+            db_path,
+            **{"capture.session_summary": True, "llm.base_url": server.url, "llm.model": "tiny"},
+        ) as mem:
             mem.ingest({"id": "a", "session": "s", "role": "user", "text": "ship Friday?"})
             out = mem.session_reset("s", agent="bot")
             assert out.record.text.endswith("The team will ship on Friday.")
@@ -265,9 +320,15 @@ def test_abstractive_summary_with_an_llm(db_path):
 
 
 def test_chinese_turns(db_path):
-    with make(db_path, **{"autorecall.dedup_turns": 1, "capture.include_assistant": True,
-                          "capture.session_summary": True,
-                          "autorecall.min_margin": 0.05}) as mem:  # fmt: skip
+    with make(
+        db_path,
+        **{
+            "autorecall.dedup_turns": 1,
+            "capture.include_assistant": True,
+            "capture.session_summary": True,
+            "autorecall.min_margin": 0.05,
+        },
+    ) as mem:
         out = cap(
             mem, "我喜欢爵士乐。我住在奥斯陆。我们决定用Rust。记住，我的柜子号是42。我的狗叫旺财。"
         )
@@ -279,7 +340,8 @@ def test_chinese_turns(db_path):
         assert "42" in first.block and "不可信" not in first.block  # English wrapper by default
         assert mem.recall_memories("我的柜子号是多少来着？", agent="bot", session="s1").block == ""
         for i, t in enumerate(["你好", "我们决定周五发布。", "好的", "我更喜欢中文的发布说明。"]):
-            mem.ingest({"id": f"z{i}", "session": "s9", "role": "user", "text": t,
-                        "timestamp": T + i})  # fmt: skip
+            mem.ingest(
+                {"id": f"z{i}", "session": "s9", "role": "user", "text": t, "timestamp": T + i}
+            )
         summary = mem.session_reset("s9", agent="bot").record.text
         assert "周五发布" in summary and "中文的发布说明" in summary and "你好" not in summary

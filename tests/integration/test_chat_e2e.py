@@ -22,12 +22,23 @@ ALICE, BOB, CAROL = "u-alice", "u-bob", "u-carol"
 def msg(i, session, platform, speaker, text, t, **extra):
     labels = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol", "bot": "Bot"}
     role = "assistant" if speaker == "bot" else "user"
-    group = {HIKE: ("100", "Hiking Club"), BOOK: ("200", "Book Club"),
-             DISCORD: ("9", "General")}.get(session)  # fmt: skip
-    out = {"id": i, "session": session, "platform": platform, "speaker_id": speaker,
-           "speaker_label": labels[speaker], "role": role, "text": text, "timestamp": T + t,
-           "session_type": "group" if group else "private",
-           "session_label": "群聊" if group else "私聊"}  # fmt: skip
+    group = {
+        HIKE: ("100", "Hiking Club"),
+        BOOK: ("200", "Book Club"),
+        DISCORD: ("9", "General"),
+    }.get(session)
+    out = {
+        "id": i,
+        "session": session,
+        "platform": platform,
+        "speaker_id": speaker,
+        "speaker_label": labels[speaker],
+        "role": role,
+        "text": text,
+        "timestamp": T + t,
+        "session_type": "group" if group else "private",
+        "session_label": "群聊" if group else "私聊",
+    }
     if group:
         out["group_id"], out["group_name"] = group
     out.update(extra)
@@ -112,10 +123,14 @@ HISTORY = [
 
 @pytest.fixture
 def mem(db_path):
-    config = Config.load(env={}, overrides={
-        "indexing.mode": "async", "indexing.concurrency": 2,
-        "conversation.modes": {"group:200": "isolated", "platform:discord": "user"},
-    })  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "async",
+            "indexing.concurrency": 2,
+            "conversation.modes": {"group:200": "isolated", "platform:discord": "user"},
+        },
+    )
     with Memory(db_path, config, embedder=HashEmbedder()) as m:
         m.ingest_many(HISTORY)
         assert m.wait_indexed(timeout=30)
@@ -125,8 +140,17 @@ def mem(db_path):
 def ask(mem, qid, session, platform, speaker, text, t, **turn):
     group = {HIKE: "100", BOOK: "200", DISCORD: "9"}.get(session)
     mem.ingest(msg(qid, session, platform, speaker, text, t), wait=True)
-    return mem.recall_for_turn(Turn(session=session, inputs=[qid], user_id=speaker,
-                                    platform=platform, group_id=group, now=T + t + 1, **turn))  # fmt: skip
+    return mem.recall_for_turn(
+        Turn(
+            session=session,
+            inputs=[qid],
+            user_id=speaker,
+            platform=platform,
+            group_id=group,
+            now=T + t + 1,
+            **turn,
+        )
+    )
 
 
 def ids(records):
@@ -145,8 +169,12 @@ def test_ingest_indexes_only_people_talking_and_keeps_everything(mem):
 
 def test_sessions_know_their_origin_platform_and_root(mem):
     assert mem.session_info(HIKE)["platform"] == "qq"
-    assert mem.session_info(SUB) == {"session": SUB, "origin_platform": None, "parent": HIKE,
-                                     "platform": "qq"}  # fmt: skip
+    assert mem.session_info(SUB) == {
+        "session": SUB,
+        "origin_platform": None,
+        "parent": HIKE,
+        "platform": "qq",
+    }
 
 
 def test_isolated_group_turn(mem):
@@ -158,8 +186,16 @@ def test_isolated_group_turn(mem):
 def test_platform_mode_uses_origin_and_root_platforms(mem):
     # a web-console turn in the hiking group: the group's origin platform (qq) decides
     mem.config.conversation.recall_k = 20
-    out = ask(mem, "q2", HIKE, "web", ALICE, "glacier crampons hut", 100,
-              settings={"session:" + HIKE: "platform"})  # fmt: skip
+    out = ask(
+        mem,
+        "q2",
+        HIKE,
+        "web",
+        ALICE,
+        "glacier crampons hut",
+        100,
+        settings={"session:" + HIKE: "platform"},
+    )
     assert out.mode == "platform"
     sessions = {h.record.session for h in out.hits} | {r.session for r in out.context}
     assert DISCORD not in sessions
@@ -171,8 +207,16 @@ def test_platform_mode_uses_origin_and_root_platforms(mem):
 
 
 def test_sub_session_turn_uses_its_roots_platform(mem):
-    out = ask(mem, "q3", SUB, "workflow", "bot", "glacier crampons", 100,
-              settings={"session:" + SUB: "platform"})  # fmt: skip
+    out = ask(
+        mem,
+        "q3",
+        SUB,
+        "workflow",
+        "bot",
+        "glacier crampons",
+        100,
+        settings={"session:" + SUB: "platform"},
+    )
     assert {h.record.platform for h in out.hits} <= {"qq", "web", "workflow"}
     assert "d2" not in {h.record.id for h in out.hits}
 
@@ -190,8 +234,9 @@ def test_user_mode_on_discord_boosts_the_askers_own_words_across_platforms(mem):
 
 def test_other_sessions_hits_show_alone_when_their_expansion_is_off(mem):
     out = ask(mem, "q4b", DISCORD, "discord", ALICE, "my crampons glacier", 100)
-    assert any(r.session == HIKE and r.id not in {h.record.id for h in out.hits}
-               for r in out.context)  # fmt: skip
+    assert any(
+        r.session == HIKE and r.id not in {h.record.id for h in out.hits} for r in out.context
+    )
     mem.config.conversation.expand_other_sessions = False
     out = ask(mem, "q4c", DISCORD, "discord", ALICE, "my crampons glacier", 101)
     hit_ids = {h.record.id for h in out.hits}
@@ -200,16 +245,25 @@ def test_other_sessions_hits_show_alone_when_their_expansion_is_off(mem):
 
 
 def test_no_boost_outside_user_mode_and_requests_only_narrow(mem):
-    out = ask(mem, "q5", HIKE, "qq", ALICE, "my crampons glacier", 100,
-              settings={"session:" + HIKE: "all"}, requested_mode="user")  # fmt: skip
+    out = ask(
+        mem,
+        "q5",
+        HIKE,
+        "qq",
+        ALICE,
+        "my crampons glacier",
+        100,
+        settings={"session:" + HIKE: "all"},
+        requested_mode="user",
+    )
     assert out.mode == "user"  # narrowed from all
     wider = ask(mem, "q6", BOOK, "qq", CAROL, "glacier", 101, requested_mode="all")
     assert wider.mode == "isolated"  # a request can never widen
-    broken = ask(mem, "q7", HIKE, "qq", ALICE, "glacier", 102,
-                 settings={"group:100": "everything"})  # fmt: skip
+    broken = ask(mem, "q7", HIKE, "qq", ALICE, "glacier", 102, settings={"group:100": "everything"})
     assert broken.mode == "isolated" and "invalid" in broken.mode_source
-    plain = ask(mem, "q8", HIKE, "qq", ALICE, "glacier crampons", 103,
-                settings={"session:" + HIKE: "all"})  # fmt: skip
+    plain = ask(
+        mem, "q8", HIKE, "qq", ALICE, "glacier crampons", 103, settings={"session:" + HIKE: "all"}
+    )
     assert not any(s == "same_user" for h in plain.hits for s, _ in h.explain.stages)
 
 

@@ -25,8 +25,23 @@ from remem.errors import ConfigError  # noqa: E402
 from remem.retrieve.cross_encoder import OnnxCrossEncoder, load_cross_encoder  # noqa: E402
 from remem.retrieve.rerank import make_reranker  # noqa: E402
 
-WORDS = ["where", "does", "alice", "live", "she", "lives", "in", "berlin", "paris", "likes",
-         "tea", "coffee", "moved", "to", "now"]  # fmt: skip
+WORDS = [
+    "where",
+    "does",
+    "alice",
+    "live",
+    "she",
+    "lives",
+    "in",
+    "berlin",
+    "paris",
+    "likes",
+    "tea",
+    "coffee",
+    "moved",
+    "to",
+    "now",
+]
 WEIGHTS = {"berlin": 5.0, "moved": 1.0, "paris": 0.5}
 NOW = 1_750_000_000.0
 
@@ -132,10 +147,15 @@ def test_auto_backend_picks_onnx_and_names_missing_files(tmp_path, model_dir):
 
 
 def test_search_reranks_with_the_local_model(tmp_path, model_dir):
-    config = Config.load(env={}, overrides={
-        "indexing.mode": "sync", "rerank.provider": "local", "rerank.local_path": str(model_dir),
-        "rerank.weight": 1.0,
-    })  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "sync",
+            "rerank.provider": "local",
+            "rerank.local_path": str(model_dir),
+            "rerank.weight": 1.0,
+        },
+    )
     assert make_reranker(config.rerank).name == "local:tiny-reranker"
     with Memory(tmp_path / "m.db", config, embedder=HashEmbedder()) as mem:
         mem.add("Alice lives in Paris", created_at=NOW - 100)

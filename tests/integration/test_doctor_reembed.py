@@ -96,9 +96,13 @@ def test_online_reembed_while_another_process_searches(tmp_path):
         text=True,
     )
     env = {**os.environ, "REMEM_DB": str(db)}
-    proc = subprocess.run([sys.executable, "-m", "remem.cli", "reembed", "--model",
-                           "use-multilingual-v3", "--json"], capture_output=True, text=True,
-                          env=env, timeout=300)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "remem.cli", "reembed", "--model", "use-multilingual-v3", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["complete"] and report["embedded"] == 400
@@ -111,9 +115,22 @@ def test_online_reembed_while_another_process_searches(tmp_path):
             "local:use-multilingual-v3",
         }
         assert m.search("dog park", k=1).hits[0].explain.vector_rank == 1
-    dropped = subprocess.run([sys.executable, "-m", "remem.cli", "reembed", "--model",
-                              "use-multilingual-v3", "--drop-old", "--json"],
-                             capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+    dropped = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "remem.cli",
+            "reembed",
+            "--model",
+            "use-multilingual-v3",
+            "--drop-old",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert json.loads(dropped.stdout)["dropped_old_vectors"] == 400
     with Memory(db, cfg()) as m:
         stats = m.stats()

@@ -14,9 +14,16 @@ MODEL_ID = "openai:fake-embed"
 
 def test_missized_vector_is_found_and_re_embedded(tmp_path):
     server = FakeOpenAI(dim=8)
-    config = Config.load(env={}, overrides={
-        "indexing.mode": "sync", "embed.provider": "openai", "embed.base_url": server.url,
-        "embed.model": "fake-embed", "embed.backoff_s": 0.01})  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "sync",
+            "embed.provider": "openai",
+            "embed.base_url": server.url,
+            "embed.model": "fake-embed",
+            "embed.backoff_s": 0.01,
+        },
+    )
     db = tmp_path / "x.db"
     try:
         with Memory(db, config) as mem:

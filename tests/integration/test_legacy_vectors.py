@@ -26,8 +26,17 @@ def lines_with_unlabelled_vectors(emb: HashEmbedder, texts: list[str]) -> list[s
     out = []
     for i, text in enumerate(texts):
         vec = emb.embed_passages([text])[0].astype(np.float32)
-        out.append(json.dumps({"id": f"r{i}", "kind": "memory", "text": text, "created_at": T,
-                               "vectors": [{"vector": base64.b64encode(vec.tobytes()).decode()}]}))  # fmt: skip
+        out.append(
+            json.dumps(
+                {
+                    "id": f"r{i}",
+                    "kind": "memory",
+                    "text": text,
+                    "created_at": T,
+                    "vectors": [{"vector": base64.b64encode(vec.tobytes()).decode()}],
+                }
+            )
+        )
     return out
 
 
@@ -38,8 +47,11 @@ def legacy_rows(mem) -> int:
 def test_first_search_records_the_model_and_adopts_the_vectors(db_path):
     emb = HashEmbedder()
     with Memory(db_path, cfg(), embedder=emb) as mem:
-        report = import_records(mem, lines_with_unlabelled_vectors(
-            emb, ["the cat sat on the mat", "rockets need fuel"]), unlabelled_vectors=True)  # fmt: skip
+        report = import_records(
+            mem,
+            lines_with_unlabelled_vectors(emb, ["the cat sat on the mat", "rockets need fuel"]),
+            unlabelled_vectors=True,
+        )
         assert report.vectors == 2 and legacy_rows(mem) == 2
         before = emb.calls
         assert mem.store.meta_get(NAMESPACE, KEY) is None
@@ -54,19 +66,20 @@ def test_later_legacy_vectors_follow_the_recorded_model_not_the_current_one(db_p
     emb = HashEmbedder()
     with Memory(db_path, cfg(), embedder=emb) as mem:
         mem.store.meta_set(NAMESPACE, KEY, "other:model-x")
-        import_records(mem, lines_with_unlabelled_vectors(emb, ["a b c"]),
-                       unlabelled_vectors=True)  # fmt: skip
+        import_records(mem, lines_with_unlabelled_vectors(emb, ["a b c"]), unlabelled_vectors=True)
         mem.search("a b c", channels=("vector",))
         stats = dict((m, n) for m, _d, n in mem.store.vector_stats())
         assert stats == {"other:model-x": 1}  # never compared with this model's queries
 
 
-def test_metadata_failure_uses_them_this_time_warns_once_and_retries(db_path, monkeypatch,
-                                                                     caplog):  # fmt: skip
+def test_metadata_failure_uses_them_this_time_warns_once_and_retries(db_path, monkeypatch, caplog):
     emb = HashEmbedder()
     with Memory(db_path, cfg(), embedder=emb) as mem:
-        import_records(mem, lines_with_unlabelled_vectors(emb, ["the cat sat", "fuel"]),
-                       unlabelled_vectors=True)  # fmt: skip
+        import_records(
+            mem,
+            lines_with_unlabelled_vectors(emb, ["the cat sat", "fuel"]),
+            unlabelled_vectors=True,
+        )
         real = mem.store.meta_set
 
         def broken(*_a, **_k):

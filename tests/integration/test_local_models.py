@@ -28,8 +28,9 @@ def test_factory_choices():
         Config.load(env={}, overrides={"embed.model": "gpt-7"})
     # ... and the factory refuses one that bypassed validation.
     with pytest.raises(ConfigError, match="not a bundled model"):
-        make_embedder(EmbedConfig.model_construct(**{**EmbedConfig().model_dump(),
-                                                     "model": "gpt-7"}))  # fmt: skip
+        make_embedder(
+            EmbedConfig.model_construct(**{**EmbedConfig().model_dump(), "model": "gpt-7"})
+        )
 
 
 def test_checksum_mismatch_is_refused(tmp_path, monkeypatch):

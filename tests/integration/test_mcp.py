@@ -22,13 +22,15 @@ def call_all(session_factory):
             await session.initialize()
             listed = await session.list_tools()
             tools = {t.name: t for t in listed.tools}
-            stored = await session.call_tool("memory_store", {"text": "Ann prefers aisle seats",
-                                                              "category": "preference"})  # fmt: skip
+            stored = await session.call_tool(
+                "memory_store", {"text": "Ann prefers aisle seats", "category": "preference"}
+            )
             recalled = await session.call_tool("memory_recall", {"query": "aisle seats"})
             listing = await session.call_tool("memory_list", {})
             stats = await session.call_tool("memory_stats", {})
-            bad_scope = await session.call_tool("memory_recall", {"query": "x",
-                                                                  "scope": "agent:someone-else"})  # fmt: skip
+            bad_scope = await session.call_tool(
+                "memory_recall", {"query": "x", "scope": "agent:someone-else"}
+            )
             bad_args = await session.call_tool("memory_store", {"importance": 2})
             unknown = await session.call_tool("memory_teleport", {})
             forgotten = await session.call_tool(
@@ -49,20 +51,24 @@ def check(results, agent):
     assert not stored.is_error and stored.structured_content["memory"]["scope"] == f"agent:{agent}"
     assert json.loads(stored.content[0].text) == stored.structured_content
     assert [m["text"] for m in recalled.structured_content["memories"]] == [
-        "Ann prefers aisle seats"]  # fmt: skip
+        "Ann prefers aisle seats"
+    ]
     assert listing.structured_content["total"] == 1
     assert stats.structured_content["by_category"] == {"preference": 1}
-    for err, words in ((bad_scope, "may not use scope"), (bad_args, "text"),
-                       (unknown, "unknown tool")):  # fmt: skip
+    for err, words in (
+        (bad_scope, "may not use scope"),
+        (bad_args, "text"),
+        (unknown, "unknown tool"),
+    ):
         assert err.is_error and words in err.content[0].text
     assert forgotten.structured_content["forgotten"]
 
 
 def test_stdio_server_subprocess(tmp_path):
     env = {**os.environ, "REMEM_DB": str(tmp_path / "mcp.db"), "REMEM_EMBED__PROVIDER": "none"}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "remem.cli", "mcp",
-                                                                 "--agent", "claude-code"],
-                                   env=env)  # fmt: skip
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "remem.cli", "mcp", "--agent", "claude-code"], env=env
+    )
     check(call_all(lambda: stdio_client(params)), "claude-code")
 
 
@@ -74,8 +80,9 @@ def http_server(tmp_path):
     started: list = []
 
     def start(**overrides):
-        config = Config.load(env={}, overrides={"indexing.mode": "sync", "embed.provider": "none",
-                                                **overrides})  # fmt: skip
+        config = Config.load(
+            env={}, overrides={"indexing.mode": "sync", "embed.provider": "none", **overrides}
+        )
         mem = Memory(tmp_path / "http.db", config)
         served = Served(http_app(build_server(mem), "127.0.0.1"))
         started.append((served, mem))

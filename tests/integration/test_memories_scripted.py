@@ -20,12 +20,34 @@ def mem(tmp_path, e5):
 
 
 def turn(mem, n, user_text, reply="Noted.", *, user="u1", session="s1"):
-    mem.ingest({"id": f"u{n}", "session": session, "role": "user", "speaker_id": user,
-                "text": user_text, "timestamp": T + n * 60})  # fmt: skip
-    mem.ingest({"id": f"a{n}", "session": session, "role": "assistant", "text": reply,
-                "timestamp": T + n * 60 + 1})  # fmt: skip
-    return mem.capture_after_turn(Turn(agent=AGENT, inputs=[f"u{n}", f"a{n}"],
-                                              session=session, user_id=user, now=T + n * 60 + 2))  # fmt: skip
+    mem.ingest(
+        {
+            "id": f"u{n}",
+            "session": session,
+            "role": "user",
+            "speaker_id": user,
+            "text": user_text,
+            "timestamp": T + n * 60,
+        }
+    )
+    mem.ingest(
+        {
+            "id": f"a{n}",
+            "session": session,
+            "role": "assistant",
+            "text": reply,
+            "timestamp": T + n * 60 + 1,
+        }
+    )
+    return mem.capture_after_turn(
+        Turn(
+            agent=AGENT,
+            inputs=[f"u{n}", f"a{n}"],
+            session=session,
+            user_id=user,
+            now=T + n * 60 + 2,
+        )
+    )
 
 
 def test_english_script(mem):
@@ -44,8 +66,9 @@ def test_english_script(mem):
     noise = turn(mem, 2, "ok thanks")
     assert noise.stored == []
 
-    recall = mem.recall_memories("What should I drink this afternoon?", agent=AGENT,
-                                 session="s1", now=T + 200)  # fmt: skip
+    recall = mem.recall_memories(
+        "What should I drink this afternoon?", agent=AGENT, session="s1", now=T + 200
+    )
     assert "green tea" in recall.block and recall.block.startswith("<relevant-memories")
 
     update = turn(mem, 3, "Big news: I moved to Berlin, I live there now.")

@@ -118,13 +118,27 @@ def builtin_dir(tmp_path):
     """A table as OpenClaw's memory-lancedb writes it: createdAt (ms), agentId, scope ''."""
     d = tmp_path / "home" / ".openclaw" / "memory" / "lancedb"
     rows = [
-        {"id": "6f1c2b9e-0000-4000-8000-000000000001", "text": "I live in Porto",
-         "vector": [0.1, 0.2, 0.3], "importance": 0.7, "category": "fact",
-         "createdAt": TS_2020, "agentId": "main", "scope": ""},
-        {"id": "6f1c2b9e-0000-4000-8000-000000000002", "text": "I prefer aisle seats",
-         "vector": [0.3, 0.2, 0.1], "importance": 0.5, "category": "preference",
-         "createdAt": TS_2020 + 86_400_000, "agentId": "main", "scope": "travel"},
-    ]  # fmt: skip
+        {
+            "id": "6f1c2b9e-0000-4000-8000-000000000001",
+            "text": "I live in Porto",
+            "vector": [0.1, 0.2, 0.3],
+            "importance": 0.7,
+            "category": "fact",
+            "createdAt": TS_2020,
+            "agentId": "main",
+            "scope": "",
+        },
+        {
+            "id": "6f1c2b9e-0000-4000-8000-000000000002",
+            "text": "I prefer aisle seats",
+            "vector": [0.3, 0.2, 0.1],
+            "importance": 0.5,
+            "category": "preference",
+            "createdAt": TS_2020 + 86_400_000,
+            "agentId": "main",
+            "scope": "travel",
+        },
+    ]
     lancedb.connect(str(d)).create_table("memories", data=rows)
     return d
 
@@ -149,17 +163,38 @@ def pro_export(tmp_path):
     """The file `openclaw memory-pro export --output FILE` writes (cli.ts): pretty-printed,
     vectors left out, metadata a JSON string."""
     data = {
-        "version": "1.0", "exportedAt": "2026-01-05T10:00:00.000Z", "count": 3,
+        "version": "1.0",
+        "exportedAt": "2026-01-05T10:00:00.000Z",
+        "count": 3,
         "filters": {},
         "memories": [
-            {"id": "p1", "text": "I moved to Lisbon", "category": "fact", "scope": "global",
-             "importance": 0.8, "timestamp": TS_2020, "metadata": '{"source": "auto"}'},
-            {"id": "p2", "text": "我喜欢喝绿茶", "category": "preference", "scope": "agent:remy",
-             "importance": 0.6, "timestamp": TS_2020 + 1000, "metadata": {"l0": "tea"}},
-            {"id": "p3", "text": "We use PostgreSQL", "category": "decision",
-             "importance": 0.9, "timestamp": TS_2020 + 2000},
+            {
+                "id": "p1",
+                "text": "I moved to Lisbon",
+                "category": "fact",
+                "scope": "global",
+                "importance": 0.8,
+                "timestamp": TS_2020,
+                "metadata": '{"source": "auto"}',
+            },
+            {
+                "id": "p2",
+                "text": "我喜欢喝绿茶",
+                "category": "preference",
+                "scope": "agent:remy",
+                "importance": 0.6,
+                "timestamp": TS_2020 + 1000,
+                "metadata": {"l0": "tea"},
+            },
+            {
+                "id": "p3",
+                "text": "We use PostgreSQL",
+                "category": "decision",
+                "importance": 0.9,
+                "timestamp": TS_2020 + 2000,
+            },
         ],
-    }  # fmt: skip
+    }
     f = tmp_path / "memories-export.json"
     f.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
     return f
@@ -203,8 +238,12 @@ def test_default_sources_follow_each_plugin(tmp_path, builtin_dir):
 def test_migrate_cli_without_source_and_with_default_scope(builtin_dir, tmp_path):
     db = tmp_path / "m.db"
     env = {"HOME": str(tmp_path / "home")}
-    out = run(["migrate", "run", "--default-scope", "agent:remy", "--json"], db,
-              env_extra=env, lexical=True)  # fmt: skip
+    out = run(
+        ["migrate", "run", "--default-scope", "agent:remy", "--json"],
+        db,
+        env_extra=env,
+        lexical=True,
+    )
     report = json.loads(out.stdout)
     assert report["source"] == str(builtin_dir) and report["added"] == 2
     bad = run(["migrate", "run", "--default-scope", "nope"], db, env_extra=env, lexical=True)

@@ -51,8 +51,12 @@ class FakeOpenAI(LocalJSONServer):
         elif "raw" in step:
             data = step["raw"].encode()
         else:
-            error = {"message": step.get("error", "boom"), "type": "invalid_request_error",
-                     "param": None, "code": None}  # fmt: skip
+            error = {
+                "message": step.get("error", "boom"),
+                "type": "invalid_request_error",
+                "param": None,
+                "code": None,
+            }
             data = json.dumps({"error": error}).encode()
         extra = {"Retry-After": str(step["retry_after"])} if "retry_after" in step else {}
         return status, data, extra
@@ -172,10 +176,16 @@ def test_connection_refused_and_bad_url():
 
 
 def openai_config(server, **settings) -> Config:
-    return Config.load(env={}, overrides={
-        "indexing.mode": "sync", "embed.provider": "openai", "embed.base_url": server.url,
-        "embed.backoff_s": 0.01, **{f"embed.{k}": v for k, v in settings.items()},
-    })  # fmt: skip
+    return Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "sync",
+            "embed.provider": "openai",
+            "embed.base_url": server.url,
+            "embed.backoff_s": 0.01,
+            **{f"embed.{k}": v for k, v in settings.items()},
+        },
+    )
 
 
 def test_wrong_dimension_writes_nothing(server, tmp_path):

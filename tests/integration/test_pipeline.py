@@ -156,16 +156,19 @@ def test_explicit_recalls_reinforce_automatic_ones_do_not(db_path, e5):
 def test_same_user_boost(convo):
     off = {"disable": ("neighbour_lift", "diversity")}
     plain = {h.record.id: h for h in convo.search("family news", k=6, now=NOW, **off)}
-    boosted = {h.record.id: h for h in convo.search("family news", k=6, now=NOW, asker="eli",
-                                                    same_user_boost=True, **off)}  # fmt: skip
+    boosted = {
+        h.record.id: h
+        for h in convo.search("family news", k=6, now=NOW, asker="eli", same_user_boost=True, **off)
+    }
     for rid in ("t2", "t4"):  # Eli's own lines: doubled, and the trace says so
         assert boosted[rid].score == pytest.approx(2 * plain[rid].score)
         assert boosted[rid].explain.stages[-1][0] == "same_user"
     for rid in ("t1", "t5", "t6"):  # everyone else's: untouched
         assert boosted[rid].score == pytest.approx(plain[rid].score)
     # asker given but the boost not switched on (not the `user` mode): nothing changes
-    quiet = {h.record.id: h.score for h in convo.search("family news", k=6, now=NOW,
-                                                        asker="eli", **off)}  # fmt: skip
+    quiet = {
+        h.record.id: h.score for h in convo.search("family news", k=6, now=NOW, asker="eli", **off)
+    }
     assert quiet == {rid: h.score for rid, h in plain.items()}
 
 

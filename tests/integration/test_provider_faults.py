@@ -68,14 +68,17 @@ class FaultServer:
                     self.close_connection = True
                     return  # no status line at all: the client sees the connection drop
                 if mode == "429":
-                    self._send(429, b'{"error": {"message": "Rate limit reached"}}',
-                               {"Retry-After": "1"})  # fmt: skip
+                    self._send(
+                        429, b'{"error": {"message": "Rate limit reached"}}', {"Retry-After": "1"}
+                    )
                     return
                 if mode == "garbage":
                     self._send(200, b"<html><body>502 Bad Gateway</body></html>")
                     return
-                data = [{"object": "embedding", "index": i, "embedding": _vector(t, dim)}
-                        for i, t in enumerate(body["input"])]  # fmt: skip
+                data = [
+                    {"object": "embedding", "index": i, "embedding": _vector(t, dim)}
+                    for i, t in enumerate(body["input"])
+                ]
                 if mode == "nan":
                     data[0]["embedding"][0] = float("nan")
                 payload = json.dumps({"object": "list", "data": data, "model": body["model"]})
@@ -128,13 +131,22 @@ def server():
 
 
 def faults_config(server: FaultServer) -> Config:
-    return Config.load(env={}, overrides={
-        "embed.provider": "openai", "embed.base_url": server.url, "embed.model": MODEL,
-        "embed.timeout_s": 2.0, "embed.query_timeout_s": QUERY_TIMEOUT_S,
-        "embed.max_attempts": 3, "embed.backoff_s": 0.05,
-        "embed.breaker_failures": 3, "embed.breaker_cooldown_s": COOLDOWN_S,
-        "indexing.mode": "async", "indexing.drain_timeout_s": 5.0,
-    })  # fmt: skip
+    return Config.load(
+        env={},
+        overrides={
+            "embed.provider": "openai",
+            "embed.base_url": server.url,
+            "embed.model": MODEL,
+            "embed.timeout_s": 2.0,
+            "embed.query_timeout_s": QUERY_TIMEOUT_S,
+            "embed.max_attempts": 3,
+            "embed.backoff_s": 0.05,
+            "embed.breaker_failures": 3,
+            "embed.breaker_cooldown_s": COOLDOWN_S,
+            "indexing.mode": "async",
+            "indexing.drain_timeout_s": 5.0,
+        },
+    )
 
 
 def test_no_write_lost_searches_keep_their_deadline_and_pending_records_recover(server, tmp_path):
@@ -145,8 +157,9 @@ def test_no_write_lost_searches_keep_their_deadline_and_pending_records_recover(
         for i in range(n):
             record_id = f"{phase}-{i}"
             start = time.monotonic()
-            mem.ingest({"id": record_id, "text": f"{phase} note number {i} about {phase}",
-                        "session": "s1"})  # fmt: skip
+            mem.ingest(
+                {"id": record_id, "text": f"{phase} note number {i} about {phase}", "session": "s1"}
+            )
             # async indexing: the write returns at once whatever the provider does
             assert time.monotonic() - start < 0.5, phase
             written.append(record_id)
@@ -199,8 +212,7 @@ def test_no_write_lost_searches_keep_their_deadline_and_pending_records_recover(
         result = mem.search("down note", k=5)
         assert time.monotonic() - start < QUERY_TIMEOUT_S
         assert server.requests == asked  # refused without asking the provider
-        assert any("embedding provider unavailable (circuit open for" in w
-                   for w in result.warnings)  # fmt: skip
+        assert any("embedding provider unavailable (circuit open for" in w for w in result.warnings)
 
         # nothing non-finite or mis-sized was stored, and nothing was lost
         stats = mem.store.vector_stats()

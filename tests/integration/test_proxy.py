@@ -25,35 +25,62 @@ def fake_upstream(seen: list[dict]) -> FastAPI:
     @app.get("/v1/models")
     async def models(request: Request):
         seen.append({"path": "models", "auth": request.headers.get("authorization")})
-        return {"object": "list", "data": [{"id": "tiny-chat", "object": "model",
-                                            "created": 0, "owned_by": "test"}]}  # fmt: skip
+        return {
+            "object": "list",
+            "data": [{"id": "tiny-chat", "object": "model", "created": 0, "owned_by": "test"}],
+        }
 
     @app.post("/v1/chat/completions")
     async def chat(request: Request):
         body = await request.json()
         seen.append({"path": "chat", "body": body, "auth": request.headers.get("authorization")})
         if body["model"] == "overloaded":
-            return JSONResponse({"error": {"message": "Rate limit reached", "type": "requests",
-                                           "code": "rate_limit_exceeded"}}, status_code=429,
-                                headers={"retry-after": "0"})  # fmt: skip
+            return JSONResponse(
+                {
+                    "error": {
+                        "message": "Rate limit reached",
+                        "type": "requests",
+                        "code": "rate_limit_exceeded",
+                    }
+                },
+                status_code=429,
+                headers={"retry-after": "0"},
+            )
         reply = "Sure. Noted that."
         if not body.get("stream"):
-            return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1,
-                    "model": body["model"], "usage": {"prompt_tokens": 5,
-                    "completion_tokens": 3, "total_tokens": 8},
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": reply}}]}  # fmt: skip
+            return {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 1,
+                "model": body["model"],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": reply},
+                    }
+                ],
+            }
 
         async def events():
             for i, word in enumerate(["Sure.", " Noted", " that."]):
                 delta = {"role": "assistant", "content": word} if i == 0 else {"content": word}
-                chunk = {"id": "chatcmpl-2", "object": "chat.completion.chunk", "created": 1,
-                         "model": body["model"],
-                         "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}  # fmt: skip
+                chunk = {
+                    "id": "chatcmpl-2",
+                    "object": "chat.completion.chunk",
+                    "created": 1,
+                    "model": body["model"],
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+                }
                 yield f"data: {json.dumps(chunk)}\n\n"
-            end = {"id": "chatcmpl-2", "object": "chat.completion.chunk", "created": 1,
-                   "model": body["model"], "choices": [{"index": 0, "delta": {},
-                                                        "finish_reason": "stop"}]}  # fmt: skip
+            end = {
+                "id": "chatcmpl-2",
+                "object": "chat.completion.chunk",
+                "created": 1,
+                "model": body["model"],
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            }
             yield f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n"
 
         return StreamingResponse(events(), media_type="text/event-stream")
@@ -67,9 +94,15 @@ def proxied(tmp_path):
 
     seen: list[dict] = []
     upstream = Served(fake_upstream(seen))
-    config = Config.load(env={}, overrides={
-        "indexing.mode": "sync", "scopes.agent": "proxy-bot", "autorecall.min_margin": 0.05,
-        "server.upstream_api_key": UPSTREAM_KEY})  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "sync",
+            "scopes.agent": "proxy-bot",
+            "autorecall.min_margin": 0.05,
+            "server.upstream_api_key": UPSTREAM_KEY,
+        },
+    )
     mem = Memory(tmp_path / "proxy.db", config, embedder=HashEmbedder())
     proxy = Served(create_proxy(mem, upstream.url + "/v1"))
     client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="client-key", max_retries=0)
@@ -97,9 +130,13 @@ def test_models_pass_through(proxied):
 def test_non_streaming_recall_inject_archive_capture(proxied):
     client, mem, seen = proxied
     first = client.chat.completions.create(
-        model="tiny-chat", user="ann",
-        messages=[{"role": "system", "content": "You are helpful."},
-                  {"role": "user", "content": "I live in Lisbon. I prefer window seats."}])  # fmt: skip
+        model="tiny-chat",
+        user="ann",
+        messages=[
+            {"role": "system", "content": "You are helpful."},
+            {"role": "user", "content": "I live in Lisbon. I prefer window seats."},
+        ],
+    )
     assert first.choices[0].message.content == "Sure. Noted that."
     assert first.usage.total_tokens == 8  # the upstream answer, unchanged
     assert wait_for(lambda: mem.stats()["by_kind"].get("memory", 0) == 2)
@@ -108,8 +145,10 @@ def test_non_streaming_recall_inject_archive_capture(proxied):
     assert {r.scope for r in archived} == {"agent:proxy-bot"}  # the agent's, not global
 
     client.chat.completions.create(
-        model="tiny-chat", extra_headers={"X-Remem-User": "ann"},
-        messages=[{"role": "user", "content": "Which seats do I prefer, remember?"}])  # fmt: skip
+        model="tiny-chat",
+        extra_headers={"X-Remem-User": "ann"},
+        messages=[{"role": "user", "content": "Which seats do I prefer, remember?"}],
+    )
     sent = seen[-1]["body"]["messages"]
     assert [m["role"] for m in sent] == ["system", "user"]
     assert (
@@ -120,8 +159,11 @@ def test_non_streaming_recall_inject_archive_capture(proxied):
 def test_streaming_passes_chunks_and_captures_after(proxied):
     client, mem, _seen = proxied
     stream = client.chat.completions.create(
-        model="tiny-chat", stream=True, extra_headers={"X-Remem-Session": "web-42"},
-        messages=[{"role": "user", "content": "Remember that my locker number is 42."}])  # fmt: skip
+        model="tiny-chat",
+        stream=True,
+        extra_headers={"X-Remem-Session": "web-42"},
+        messages=[{"role": "user", "content": "Remember that my locker number is 42."}],
+    )
     pieces = [
         c.choices[0].delta.content for c in stream if c.choices and c.choices[0].delta.content
     ]
@@ -137,8 +179,10 @@ def test_upstream_errors_pass_through_unchanged(proxied, stream):
     client, mem, _seen = proxied
     with pytest.raises(openai.RateLimitError) as info:
         result = client.chat.completions.create(
-            model="overloaded", stream=stream,
-            messages=[{"role": "user", "content": "I live in Oslo, remember that."}])  # fmt: skip
+            model="overloaded",
+            stream=stream,
+            messages=[{"role": "user", "content": "I live in Oslo, remember that."}],
+        )
         if stream:
             list(result)
     assert info.value.status_code == 429
@@ -160,9 +204,14 @@ def test_tokens_name_the_agent_and_never_reach_the_upstream(tmp_path):
     seen: list[dict] = []
     upstream = Served(fake_upstream(seen))
     token = "proxy-token-" + "x" * 20
-    config = Config.load(env={}, overrides={
-        "indexing.mode": "sync", "server.tokens": {token: "team-bot"},
-        "server.upstream_api_key": UPSTREAM_KEY})  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "sync",
+            "server.tokens": {token: "team-bot"},
+            "server.upstream_api_key": UPSTREAM_KEY,
+        },
+    )
     mem = Memory(tmp_path / "t.db", config, embedder=HashEmbedder())
     proxy = Served(create_proxy(mem, upstream.url + "/v1"))
     try:
@@ -192,10 +241,17 @@ def test_a_question_through_the_proxy_never_replaces_the_fact(tmp_path, e5):
 
     seen: list[dict] = []
     upstream = Served(fake_upstream(seen))
-    config = Config.load(env={}, overrides={
-        "indexing.mode": "sync", "scopes.agent": "my-chat", "server.upstream_api_key": UPSTREAM_KEY,
-        # inject every turn (not only when not injected in the last turns) to see turn 3's
-        "autorecall.dedup_turns": 0, "autorecall.dedup_seconds": 0})  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "sync",
+            "scopes.agent": "my-chat",
+            "server.upstream_api_key": UPSTREAM_KEY,
+            # inject every turn (not only when not injected in the last turns) to see turn 3's
+            "autorecall.dedup_turns": 0,
+            "autorecall.dedup_seconds": 0,
+        },
+    )
     mem = Memory(tmp_path / "lisbon.db", config, embedder=e5)
     proxy = Served(create_proxy(mem, upstream.url + "/v1"))
     try:
@@ -204,23 +260,37 @@ def test_a_question_through_the_proxy_never_replaces_the_fact(tmp_path, e5):
         def archived() -> int:
             return len(mem.list({"kind": "message", "session": "proxy:ann"}))
 
-        client.chat.completions.create(model="tiny-chat", user="ann", messages=[
-            {"role": "user", "content": "I moved to Lisbon last month."}])  # fmt: skip
+        client.chat.completions.create(
+            model="tiny-chat",
+            user="ann",
+            messages=[{"role": "user", "content": "I moved to Lisbon last month."}],
+        )
         assert wait_for(lambda: len(mem.list({"kind": "memory"})) == 1)
         (lisbon,) = mem.list({"kind": "memory"})
         assert lisbon.text == "I moved to Lisbon last month." and lisbon.category == "fact"
 
-        list(client.chat.completions.create(model="tiny-chat", user="ann", stream=True,
-            messages=[{"role": "user", "content": "Any tips for where I live now?"}]))  # fmt: skip
+        list(
+            client.chat.completions.create(
+                model="tiny-chat",
+                user="ann",
+                stream=True,
+                messages=[{"role": "user", "content": "Any tips for where I live now?"}],
+            )
+        )
         # capture runs right after archiving, in the same background task
         assert wait_for(lambda: archived() == 4)
         time.sleep(0.5)
         assert [r.id for r in mem.list({"kind": "memory"})] == [lisbon.id]  # nothing new
         assert mem.get(lisbon.id).valid_to is None  # still current
 
-        client.chat.completions.create(model="tiny-chat", user="ann", messages=[
-            # shares words with both the fact and the question (which, stored, was injected)
-            {"role": "user", "content": "Any café tips for Lisbon, where I live now?"}])  # fmt: skip
+        client.chat.completions.create(
+            model="tiny-chat",
+            user="ann",
+            messages=[
+                # shares words with both the fact and the question (which, stored, was injected)
+                {"role": "user", "content": "Any café tips for Lisbon, where I live now?"}
+            ],
+        )
         injected = seen[-1]["body"]["messages"][0]["content"]
         assert injected.startswith("<relevant-memories")
         assert "Lisbon" in injected and "Any tips" not in injected

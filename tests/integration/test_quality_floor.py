@@ -68,8 +68,9 @@ def test_autorecall_relevance_floor(e5, tmp_path):
     from autorecall_eval import DATA, evaluate
 
     data = json.loads(DATA.read_text())
-    with Memory(tmp_path / "a.db", Config.load(env={}, overrides={"indexing.mode": "sync"}),
-                embedder=e5) as mem:  # fmt: skip
+    with Memory(
+        tmp_path / "a.db", Config.load(env={}, overrides={"indexing.mode": "sync"}), embedder=e5
+    ) as mem:
         ids = {key: mem.add(text, scope="agent:eval").id for key, text in data["facts"].items()}
         scores = evaluate(mem, data["questions"], ids)
     assert scores["hit"] >= 0.8, scores

@@ -22,10 +22,17 @@ def server():
 
 
 def memory(server: FaultServer, tmp_path, **embed) -> Memory:
-    config = Config.load(env={}, overrides={
-        "embed.provider": "openai", "embed.base_url": server.url, "embed.model": "fake-embed",
-        "scopes.agent": "bot", "embed.breaker_failures": 0,  # every read meets the provider
-        **{f"embed.{k}": v for k, v in embed.items()}})  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "embed.provider": "openai",
+            "embed.base_url": server.url,
+            "embed.model": "fake-embed",
+            "scopes.agent": "bot",
+            "embed.breaker_failures": 0,  # every read meets the provider
+            **{f"embed.{k}": v for k, v in embed.items()},
+        },
+    )
     mem = Memory(tmp_path / "x.db", config)
     mem.add("Alice lives in Berlin and likes green tea", scope="agent:bot", embed=False)
     mem.search("warm up the lexical index", channels=("lexical",))

@@ -43,8 +43,13 @@ class FakeOllama(LocalJSONServer):
             return 404, json.dumps(error).encode(), {}
         dim = body.get("dimensions", self.dim)
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
-        payload = {"model": body["model"], "embeddings": [_vector(t, dim) for t in inputs],
-                   "total_duration": 1000, "load_duration": 10, "prompt_eval_count": 3}  # fmt: skip
+        payload = {
+            "model": body["model"],
+            "embeddings": [_vector(t, dim) for t in inputs],
+            "total_duration": 1000,
+            "load_duration": 10,
+            "prompt_eval_count": 3,
+        }
         return 200, json.dumps(payload).encode(), {}
 
 
@@ -71,12 +76,17 @@ class FakeGemini(LocalJSONServer):
         key = headers.get("x-goog-api-key")
         self.keys_seen.append(key)
         if key != self.KEY:
-            return self._error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid "
-                                                        "API key.")  # fmt: skip
+            return self._error(
+                400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key."
+            )
         resource, _, method = path.removeprefix("/v1beta/").partition(":")
         if resource != "models/text-embedding-004":
-            return self._error(404, "NOT_FOUND", f"{resource} is not found for API version "
-                                                 "v1beta, or is not supported for embedContent.")  # fmt: skip
+            return self._error(
+                404,
+                "NOT_FOUND",
+                f"{resource} is not found for API version "
+                "v1beta, or is not supported for embedContent.",
+            )
         if method == "embedContent":
             return 200, json.dumps({"embedding": self._embedding(body)}).encode(), {}
         if method == "batchEmbedContents":
@@ -96,8 +106,10 @@ class FakeOpenAIShape(LocalJSONServer):
 
     def respond(self, path, body, headers):
         dim = body.get("output_dimension") or body.get("dimensions") or self.dim
-        data = [{"object": "embedding", "index": i, "embedding": _vector(t, dim)}
-                for i, t in enumerate(body["input"])]  # fmt: skip
+        data = [
+            {"object": "embedding", "index": i, "embedding": _vector(t, dim)}
+            for i, t in enumerate(body["input"])
+        ]
         return (
             200,
             json.dumps({"object": "list", "data": data, "model": body["model"]}).encode(),
@@ -156,8 +168,11 @@ def test_ollama_dimensions_are_requested_and_labelled(ollama):
 
 # ---------------------------------------------------------------------- Gemini
 def test_gemini_single_and_batch_with_task_types(gemini):
-    emb = GeminiEmbedder("text-embedding-004", base_url=gemini.url.replace("/v1", "/v1beta"),
-                         api_keys=[FakeGemini.KEY])  # fmt: skip
+    emb = GeminiEmbedder(
+        "text-embedding-004",
+        base_url=gemini.url.replace("/v1", "/v1beta"),
+        api_keys=[FakeGemini.KEY],
+    )
     q = emb.embed_queries(["where do I live?"])
     p = emb.embed_passages(["I live in Berlin", "I like tea"])
     assert q.shape == (1, 768) and p.shape == (2, 768)
@@ -172,8 +187,12 @@ def test_gemini_single_and_batch_with_task_types(gemini):
 
 
 def test_gemini_output_dimensionality(gemini):
-    emb = GeminiEmbedder("models/text-embedding-004", dimensions=256,
-                         base_url=gemini.url.replace("/v1", "/v1beta"), api_keys=[FakeGemini.KEY])  # fmt: skip
+    emb = GeminiEmbedder(
+        "models/text-embedding-004",
+        dimensions=256,
+        base_url=gemini.url.replace("/v1", "/v1beta"),
+        api_keys=[FakeGemini.KEY],
+    )
     assert emb.embed_passages(["a", "b"]).shape == (2, 256)
     assert gemini.requests[-1]["body"]["requests"][0]["outputDimensionality"] == 256
 
@@ -220,16 +239,20 @@ def test_jina_sends_its_tasks_by_default(openai_shape):
 # ---------------------------------------------------------------------- config and labels
 @pytest.mark.parametrize(
     ("provider", "model", "dims", "label"),
-    [("openai", "text-embedding-3-small", None, "openai:text-embedding-3-small"),
-     ("openai", "text-embedding-3-small", 256, "openai:text-embedding-3-small@256"),
-     ("ollama", "nomic-embed-text", None, "ollama:nomic-embed-text"),
-     ("gemini", "text-embedding-004", 768, "gemini:text-embedding-004@768"),
-     ("voyage", "voyage-3", None, "voyage:voyage-3"),
-     ("jina", "jina-embeddings-v3", None, "jina:jina-embeddings-v3")],
-)  # fmt: skip
+    [
+        ("openai", "text-embedding-3-small", None, "openai:text-embedding-3-small"),
+        ("openai", "text-embedding-3-small", 256, "openai:text-embedding-3-small@256"),
+        ("ollama", "nomic-embed-text", None, "ollama:nomic-embed-text"),
+        ("gemini", "text-embedding-004", 768, "gemini:text-embedding-004@768"),
+        ("voyage", "voyage-3", None, "voyage:voyage-3"),
+        ("jina", "jina-embeddings-v3", None, "jina:jina-embeddings-v3"),
+    ],
+)
 def test_model_id_labels_match_the_built_embedder(provider, model, dims, label):
-    cfg = Config.load(env={}, overrides={"embed.provider": provider, "embed.model": model,
-                                         "embed.dimensions": dims}).embed  # fmt: skip
+    cfg = Config.load(
+        env={},
+        overrides={"embed.provider": provider, "embed.model": model, "embed.dimensions": dims},
+    ).embed
     assert model_id_for(cfg) == label
     embedder = make_embedder(cfg)
     assert embedder is not None and embedder.model_id == label
@@ -237,9 +260,15 @@ def test_model_id_labels_match_the_built_embedder(provider, model, dims, label):
 
 
 def test_memory_with_native_ollama(ollama, tmp_path):
-    config = Config.load(env={}, overrides={
-        "indexing.mode": "sync", "embed.provider": "ollama", "embed.model": "nomic-embed-text",
-        "embed.base_url": _root(ollama)})  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "sync",
+            "embed.provider": "ollama",
+            "embed.model": "nomic-embed-text",
+            "embed.base_url": _root(ollama),
+        },
+    )
     with Memory(tmp_path / "x.db", config) as mem:
         mem.ingest({"id": "a", "text": "I moved to Berlin last week"})
         assert mem.store.vector_stats() == [("ollama:nomic-embed-text", 768, 1)]
@@ -250,9 +279,14 @@ def test_memory_with_native_ollama(ollama, tmp_path):
 def test_memory_search_with_unknown_remote_model_is_an_error(ollama, tmp_path):
     from remem.errors import ConfigError
 
-    config = Config.load(env={}, overrides={
-        "embed.provider": "ollama", "embed.model": "bogus-model",
-        "embed.base_url": _root(ollama)})  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "embed.provider": "ollama",
+            "embed.model": "bogus-model",
+            "embed.base_url": _root(ollama),
+        },
+    )
     with Memory(tmp_path / "x.db", config) as mem:
         mem.ingest({"text": "hello there"}, embed=False)
         with pytest.raises(ConfigError, match="bogus-model"):

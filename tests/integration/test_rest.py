@@ -25,8 +25,9 @@ def serve(tmp_path):
     opened = []
 
     def start(**overrides):
-        config = Config.load(env={}, overrides={"indexing.mode": "sync",
-                                                "autorecall.min_margin": 0.05, **overrides})  # fmt: skip
+        config = Config.load(
+            env={}, overrides={"indexing.mode": "sync", "autorecall.min_margin": 0.05, **overrides}
+        )
         mem = Memory(tmp_path / f"rest{len(opened)}.db", config, embedder=HashEmbedder())
         served = Served(create_app(mem))
         opened.append((served, mem))
@@ -43,10 +44,23 @@ def test_operator_endpoints_without_tokens(serve):
     with httpx.Client(base_url=url, timeout=30) as http:
         assert http.get("/healthz").json()["ok"]
         assert "/v1/search" in http.get("/openapi.json").json()["paths"]
-        msgs = [{"id": f"m{i}", "session": "s1", "role": "user", "speaker": "Ann",
-                 "text": t, "timestamp": T + i}
-                for i, t in enumerate(["I adopted a greyhound called Pixel", "Pixel loves the beach",
-                                       "what should Pixel eat?"])]  # fmt: skip
+        msgs = [
+            {
+                "id": f"m{i}",
+                "session": "s1",
+                "role": "user",
+                "speaker": "Ann",
+                "text": t,
+                "timestamp": T + i,
+            }
+            for i, t in enumerate(
+                [
+                    "I adopted a greyhound called Pixel",
+                    "Pixel loves the beach",
+                    "what should Pixel eat?",
+                ]
+            )
+        ]
         r = http.post("/v1/ingest", json=msgs)
         assert r.status_code == 201 and len(r.json()["ingested"]) == 3
         assert http.post("/v1/ingest", json=msgs[0]).status_code == 400  # duplicate id
@@ -60,16 +74,21 @@ def test_operator_endpoints_without_tokens(serve):
         assert all(h["record"]["kind"] == "memory" for h in plain.json()["hits"])
 
         assert http.get("/v1/records/m1").json()["text"] == "Pixel loves the beach"
-        assert len(http.get("/v1/records", params={"kind": "message", "limit": 2}).json()[
-            "records"]) == 2  # fmt: skip
+        assert (
+            len(http.get("/v1/records", params={"kind": "message", "limit": 2}).json()["records"])
+            == 2
+        )
         assert http.get("/v1/stats").json()["records"] == 4
 
-        turn = http.post("/v1/recall-for-turn", json={"session": "s1", "inputs": ["m2"],
-                                                      "now": T + 10}).json()  # fmt: skip
+        turn = http.post(
+            "/v1/recall-for-turn", json={"session": "s1", "inputs": ["m2"], "now": T + 10}
+        ).json()
         assert turn["block"].startswith("<remem-memory") and "greyhound" in turn["block"]
 
-        cap = http.post("/v1/capture-after-turn", json={"messages": [
-            {"role": "user", "text": "I live in Lisbon."}], "user": "ann"}).json()  # fmt: skip
+        cap = http.post(
+            "/v1/capture-after-turn",
+            json={"messages": [{"role": "user", "text": "I live in Lisbon."}], "user": "ann"},
+        ).json()
         assert [r["text"] for r in cap["stored"]] == ["I live in Lisbon."]
         assert cap["stored"][0]["scope"] == "agent:local-bot"
         rec = http.post("/v1/recall-memories", json={"query": "Where do I live, remember?"}).json()
@@ -123,7 +142,10 @@ def test_tokens_map_to_agents_and_scopes(serve):
         assert httpx.get(f"{url}/v1/stats").status_code == 401
         bad = httpx.get(f"{url}/v1/stats", headers={"Authorization": "Bearer " + "c" * 32})
         assert bad.status_code == 401 and bad.headers["www-authenticate"] == "Bearer"
-        texts = [h["record"]["text"] for h in a.post("/v1/search", json={"query": "vault code word office"}).json()["hits"]]  # fmt: skip
+        texts = [
+            h["record"]["text"]
+            for h in a.post("/v1/search", json={"query": "vault code word office"}).json()["hits"]
+        ]
         assert texts == ["the office opens at nine"]
         r = a.post("/v1/search", json={"query": "vault", "filters": {"scope": "agent:agent-b"}})
         assert r.status_code == 403

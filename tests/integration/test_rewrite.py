@@ -118,8 +118,15 @@ def test_rewrite_replaces_the_visible_text_with_the_content(db_path):
     emb = HashEmbedder()
     envelope = '{"type": "card", "title": "harbour"}'
     with Memory(db_path, cfg("sync"), embedder=emb) as mem:
-        mem.ingest({"id": "m", "session": "s", "timestamp": T, "text": envelope,
-                    "visible_text": "meet at the harbour"})  # fmt: skip
+        mem.ingest(
+            {
+                "id": "m",
+                "session": "s",
+                "timestamp": T,
+                "text": envelope,
+                "visible_text": "meet at the harbour",
+            }
+        )
         # a plain-text edit: the old visible text no longer describes the message
         rec = mem.rewrite("s", T, "meet at the station")
         assert rec.visible_text is None and rec.shown_text == "meet at the station"

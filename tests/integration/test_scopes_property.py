@@ -22,8 +22,18 @@ from remem.errors import RememError
 from remem.scopes import ScopeError
 from remem.tools import ToolError
 
-SCOPES = ["global", "agent:a1", "agent:a2", "agent:stranger", "user:u1", "user:u2",
-          "project:p1", "session:s1", "session:s2", "custom:c1"]  # fmt: skip
+SCOPES = [
+    "global",
+    "agent:a1",
+    "agent:a2",
+    "agent:stranger",
+    "user:u1",
+    "user:u2",
+    "project:p1",
+    "session:s1",
+    "session:s2",
+    "custom:c1",
+]
 LIST_ITEMS = [*SCOPES, "user:{user}", "session:{session}"]
 AGENTS = ["a1", "a2", "stranger", ""]
 
@@ -50,13 +60,15 @@ def allowed(agent, lists, allow_unknown, mode, session, user) -> set[str] | None
     return {f"session:{session}"} if mode == "session" else base | {f"session:{session}"}
 
 
-calls = st.fixed_dictionaries({
-    "agent": st.sampled_from(AGENTS),
-    "session": st.sampled_from([None, "s1", "s2"]),
-    "user": st.sampled_from([None, "u1", "u2"]),
-    "requested": st.sampled_from([None, *SCOPES]),
-    "victim": st.integers(0, 30),
-})  # fmt: skip
+calls = st.fixed_dictionaries(
+    {
+        "agent": st.sampled_from(AGENTS),
+        "session": st.sampled_from([None, "s1", "s2"]),
+        "user": st.sampled_from([None, "u1", "u2"]),
+        "requested": st.sampled_from([None, *SCOPES]),
+        "victim": st.integers(0, 30),
+    }
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -72,9 +84,14 @@ calls = st.fixed_dictionaries({
     actions=st.lists(calls, min_size=1, max_size=4),
 )
 def test_no_path_leaves_the_allowed_scopes(lists, allow_unknown, mode, memories, actions):
-    overrides = {"indexing.mode": "sync", "scopes.agents": lists, "scopes.mode": mode,
-                 "scopes.allow_unknown_agents": allow_unknown, "autorecall.min_margin": -1.0,
-                 "capture.scope": "agent:{agent}"}  # fmt: skip
+    overrides = {
+        "indexing.mode": "sync",
+        "scopes.agents": lists,
+        "scopes.mode": mode,
+        "scopes.allow_unknown_agents": allow_unknown,
+        "autorecall.min_margin": -1.0,
+        "capture.scope": "agent:{agent}",
+    }
     with tempfile.TemporaryDirectory() as tmp:
         config = Config.load(env={}, overrides=overrides)
         with Memory(Path(tmp) / "p.db", config, embedder=HashEmbedder()) as mem:
@@ -97,20 +114,29 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
         with pytest.raises((ScopeError, RememError)):
             mem.recall_memories("zebra facts, remember?", agent=agent, session=session, user=user)
         with pytest.raises((ScopeError, RememError)):
-            mem.capture_after_turn(Turn(agent=agent, session=session, user_id=user,
-                                               inputs=[{"role": "user",
-                                                          "text": "I live in Zebraland."}]))  # fmt: skip
+            mem.capture_after_turn(
+                Turn(
+                    agent=agent,
+                    session=session,
+                    user_id=user,
+                    inputs=[{"role": "user", "text": "I live in Zebraland."}],
+                )
+            )
         assert {r.id: (r.scope, r.valid_to) for r in mem.list(limit=None)} == before
         return
 
-    recalled = mem.recall_memories("zebra facts, remember?", agent=agent, session=session,
-                                   user=user)  # fmt: skip
+    recalled = mem.recall_memories(
+        "zebra facts, remember?", agent=agent, session=session, user=user
+    )
     assert {h.record.scope for h in recalled.memories} <= ok
 
     tools = mem.tools(agent, session=session, user=user)
     narrowing_ok = requested is None or requested in ok
-    for name, args in (("memory_recall", {"query": "zebra fact", "limit": 20}),
-                       ("memory_list", {"limit": 100}), ("memory_stats", {})):  # fmt: skip
+    for name, args in (
+        ("memory_recall", {"query": "zebra fact", "limit": 20}),
+        ("memory_list", {"limit": 100}),
+        ("memory_stats", {}),
+    ):
         if requested is not None:
             args = {**args, "scope": requested}
         if not narrowing_ok:
@@ -123,29 +149,36 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
 
     victim = mem.get(ids[a["victim"] % len(ids)])
     if victim is not None:
-        if victim.scope in ok and narrowing_ok and (requested is None or
-                                                    victim.scope == requested):  # fmt: skip
+        if victim.scope in ok and narrowing_ok and (requested is None or victim.scope == requested):
             args = {"memory_id": victim.id, **({"scope": requested} if requested else {})}
             tools.call("memory_forget", args)
             assert mem.get(victim.id) is None
         else:
             with pytest.raises(ToolError):
-                tools.call("memory_forget", {"memory_id": victim.id,
-                                             **({"scope": requested} if requested else {})})  # fmt: skip
+                tools.call(
+                    "memory_forget",
+                    {"memory_id": victim.id, **({"scope": requested} if requested else {})},
+                )
             assert mem.get(victim.id) is not None
 
     count = mem.stats()["records"]
     text = f"zebra stored by {agent} {uuid.uuid4().hex}"
     if narrowing_ok:
-        out = tools.call("memory_store", {"text": text, **({"scope": requested} if requested
-                                                           else {})})  # fmt: skip
+        out = tools.call(
+            "memory_store", {"text": text, **({"scope": requested} if requested else {})}
+        )
         assert out["memory"]["scope"] in ok
     else:
         with pytest.raises(ToolError):
             tools.call("memory_store", {"text": text, "scope": requested})
         assert mem.stats()["records"] == count
 
-    captured = mem.capture_after_turn(Turn(
-        agent=agent, session=session, user_id=user,
-        inputs=[{"role": "user", "text": f"I live in Zebra City {uuid.uuid4().hex}."}]))  # fmt: skip
+    captured = mem.capture_after_turn(
+        Turn(
+            agent=agent,
+            session=session,
+            user_id=user,
+            inputs=[{"role": "user", "text": f"I live in Zebra City {uuid.uuid4().hex}."}],
+        )
+    )
     assert all(r.scope in ok for r in captured.stored)

@@ -50,8 +50,10 @@ def _file_then_next_migration(db_path, monkeypatch, script: str) -> int:
     store.insert_records([(_fields(1), "text 1")])
     store.close()
     latest = migrations.LATEST_VERSION
-    monkeypatch.setattr("remem.store.sqlite.connection.MIGRATIONS",
-                        [*migrations.MIGRATIONS, (latest + 1, "next", script)])  # fmt: skip
+    monkeypatch.setattr(
+        "remem.store.sqlite.connection.MIGRATIONS",
+        [*migrations.MIGRATIONS, (latest + 1, "next", script)],
+    )
     monkeypatch.setattr("remem.store.sqlite.connection.LATEST_VERSION", latest + 1)
     return latest
 

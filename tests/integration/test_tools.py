@@ -15,17 +15,29 @@ from remem.tools import ToolError, tool_specs
 def mem(db_path):
     # the hash embedder puts unrelated texts at cosine ~0, level with the neutral baseline:
     # a positive margin makes "no shared word" mean "not relevant" here
-    config = Config.load(env={}, overrides={"indexing.mode": "sync",
-                                            "autorecall.min_margin": 0.05, "scopes.agents": {
-        "librarian": ["global", "agent:librarian", "project:books", "user:{user}"]}})  # fmt: skip
+    config = Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "sync",
+            "autorecall.min_margin": 0.05,
+            "scopes.agents": {
+                "librarian": ["global", "agent:librarian", "project:books", "user:{user}"]
+            },
+        },
+    )
     with Memory(db_path, config, embedder=HashEmbedder()) as m:
         yield m
 
 
 def test_specs_are_json_schemas_with_descriptions():
     specs = {s["name"]: s for s in tool_specs()}
-    assert set(specs) == {"memory_recall", "memory_store", "memory_forget", "memory_list",
-                          "memory_stats"}  # fmt: skip
+    assert set(specs) == {
+        "memory_recall",
+        "memory_store",
+        "memory_forget",
+        "memory_list",
+        "memory_stats",
+    }
     for spec in specs.values():
         assert len(spec["description"]) > 40
         schema = spec["input_schema"]
@@ -38,11 +50,14 @@ def test_specs_are_json_schemas_with_descriptions():
 
 def test_store_recall_list_stats_forget(mem):
     tools = mem.tools("librarian", user="ann")
-    stored = tools.call("memory_store", {"text": "Ann prefers paperbacks", "category": "preference",
-                                         "importance": 0.8})  # fmt: skip
+    stored = tools.call(
+        "memory_store",
+        {"text": "Ann prefers paperbacks", "category": "preference", "importance": 0.8},
+    )
     assert stored["stored"] and stored["memory"]["scope"] == "agent:librarian"
-    tools.call("memory_store", {"text": "The book club meets on Tuesdays",
-                                "scope": "project:books"})  # fmt: skip
+    tools.call(
+        "memory_store", {"text": "The book club meets on Tuesdays", "scope": "project:books"}
+    )
     tools.call("memory_store", {"text": "Ann reads sci-fi paperbacks", "scope": "user:ann"})
     again = tools.call("memory_store", {"text": "ann prefers PAPERBACKS!"})
     assert again == {"stored": False, "duplicate_of": stored["memory"], "how": "normalised"}

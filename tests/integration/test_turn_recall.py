@@ -21,9 +21,20 @@ def mem_with(db_path, **overrides):
         ("b1", "s2", "discord", "u2", "user", "the mango harvest was late this year"),
         ("c1", "s3", "qq", "u1", "user", "mango smoothies every morning"),
     ]
-    mem.ingest_many([{"id": i, "session": s, "platform": p, "speaker_id": sp, "role": role,
-                      "text": t, "timestamp": T + n} for n, (i, s, p, sp, role, t)
-                     in enumerate(msgs)])  # fmt: skip
+    mem.ingest_many(
+        [
+            {
+                "id": i,
+                "session": s,
+                "platform": p,
+                "speaker_id": sp,
+                "role": role,
+                "text": t,
+                "timestamp": T + n,
+            }
+            for n, (i, s, p, sp, role, t) in enumerate(msgs)
+        ]
+    )
     return mem
 
 
@@ -39,8 +50,9 @@ def ask(mem, session="s1", platform="qq", text="what fruit do I like, mango?"):
             "timestamp": T + 100,
         }
     )
-    return mem.recall_for_turn(Turn(session=session, inputs=["q"], user_id="u1",
-                                    platform=platform, now=T + 101))  # fmt: skip
+    return mem.recall_for_turn(
+        Turn(session=session, inputs=["q"], user_id="u1", platform=platform, now=T + 101)
+    )
 
 
 def test_isolated_mode_stays_in_the_session_and_never_returns_the_input(db_path):
@@ -76,8 +88,10 @@ def test_no_archived_input_means_no_recall(db_path):
 
 
 def test_query_drops_the_earliest_inputs_past_the_limit():
-    recs = [Record(id=str(i), kind="message", text=t) for i, t in
-            enumerate(["a" * 3000, "b" * 2000, "c" * 1000])]  # fmt: skip
+    recs = [
+        Record(id=str(i), kind="message", text=t)
+        for i, t in enumerate(["a" * 3000, "b" * 2000, "c" * 1000])
+    ]
     q = build_query(recs, 4000)
     assert q == "b" * 2000 + "\n" + "c" * 1000
     assert build_query([Record(id="x", kind="message", text="z" * 5000)], 4000) == "z" * 4000
@@ -96,8 +110,12 @@ def test_window_must_be_a_non_negative_integer():
 def test_layered_modes_narrowest_layer_wins_and_broken_means_isolated():
     from remem.conversation.modes import narrow, resolve_mode
 
-    layers = {"platform:qq": "all", "group:g1": "platform", "session:s9": "user",
-              "group:bad": "everyone"}  # fmt: skip
+    layers = {
+        "platform:qq": "all",
+        "group:g1": "platform",
+        "session:s9": "user",
+        "group:bad": "everyone",
+    }
     assert resolve_mode(layers, "isolated", session="s1", platform="qq") == ("all", "platform:qq")
     assert resolve_mode(layers, "isolated", session="s1", group="g1", platform="qq") == (
         "platform",
@@ -125,12 +143,14 @@ def test_turn_settings_and_requested_mode(db_path):
                 "timestamp": T + 100,
             }
         )
-        narrowed = mem.recall_for_turn(Turn(session="s1", inputs=["q"], platform="qq",
-                                            requested_mode="isolated"))  # fmt: skip
+        narrowed = mem.recall_for_turn(
+            Turn(session="s1", inputs=["q"], platform="qq", requested_mode="isolated")
+        )
         assert narrowed.mode == "isolated"
         assert {h.record.session for h in narrowed.hits} <= {"s1"}
-        broken = mem.recall_for_turn(Turn(session="s1", inputs=["q"], platform="qq",
-                                          settings={"session:s1": "wide open"}))  # fmt: skip
+        broken = mem.recall_for_turn(
+            Turn(session="s1", inputs=["q"], platform="qq", settings={"session:s1": "wide open"})
+        )
         assert broken.mode == "isolated" and "invalid" in broken.mode_source
         wide = mem.recall_for_turn(Turn(session="s1", inputs=["q"], platform="qq"))
         assert wide.mode == "all" and "b1" in [h.record.id for h in wide.hits]

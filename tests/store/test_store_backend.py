@@ -19,8 +19,15 @@ from remem.store.base import (
 )
 from remem.store.migrations import LATEST_VERSION
 
-PROTOCOLS = [Store, RecordStore, SessionStore, LexicalStore, VectorStore, MetaStore,
-             MaintainedStore]  # fmt: skip
+PROTOCOLS = [
+    Store,
+    RecordStore,
+    SessionStore,
+    LexicalStore,
+    VectorStore,
+    MetaStore,
+    MaintainedStore,
+]
 
 
 def test_every_backend_is_a_store(store):
@@ -34,8 +41,11 @@ def test_sessions_take_their_root_platform(store):
     store.set_session("child", parent="root")
     store.set_session("grandchild", parent="child", origin_platform="web")
     assert store.session_info("child") == {
-        "session": "child", "origin_platform": None, "parent": "root", "platform": "qq",
-    }  # fmt: skip
+        "session": "child",
+        "origin_platform": None,
+        "parent": "root",
+        "platform": "qq",
+    }
     assert store.session_info("grandchild")["platform"] == "qq"  # the root's, not its own
     assert sorted(store.sessions_on_platform("qq")) == ["child", "grandchild", "root"]
     store.set_session("root", origin_platform="tg")  # recomputed for every descendant
@@ -71,8 +81,11 @@ def test_inserted_records_set_their_session(store):
         fields(3, session="s3"),  # nothing to record
     )
     assert store.session_info("s2") == {
-        "session": "s2", "origin_platform": None, "parent": "s1", "platform": "qq",
-    }  # fmt: skip
+        "session": "s2",
+        "origin_platform": None,
+        "parent": "s1",
+        "platform": "qq",
+    }
     assert store.session_info("s3") is None
 
 
@@ -149,10 +162,20 @@ def test_stats(store):
     store.meta_add("indexing", "dropped", 2)
     stats = store.stats()
     assert set(stats) == {
-        "records", "by_kind", "by_scope", "by_role", "by_category", "index_status", "vectors",
-        "index_errors", "queue_dropped_total", "sessions", "schema_version", "file_bytes",
+        "records",
+        "by_kind",
+        "by_scope",
+        "by_role",
+        "by_category",
+        "index_status",
+        "vectors",
+        "index_errors",
+        "queue_dropped_total",
+        "sessions",
+        "schema_version",
+        "file_bytes",
         "path",
-    }  # fmt: skip
+    }
     assert stats["records"] == 3
     assert stats["by_kind"] == {"message": 2, "memory": 1}
     assert stats["by_role"] == {"(none)": 2, "user": 1}

@@ -107,10 +107,13 @@ def test_in_memory_bm25_scores_equal_fts5s(tmp_path, context_weight):
     rng = random.Random(7)
     words = [f"w{i}" for i in range(25)] + ["Élan", "foo-bar"]  # folded; split into a phrase
     rows = [
-        (fields(i), " ".join(rng.choices(words, k=rng.randint(0, 10))),
-         " ".join(rng.choices(words, k=rng.randint(0, 10))))
+        (
+            fields(i),
+            " ".join(rng.choices(words, k=rng.randint(0, 10))),
+            " ".join(rng.choices(words, k=rng.randint(0, 10))),
+        )
         for i in range(150)
-    ]  # fmt: skip
+    ]
     sqlite, memory = SQLiteStore(tmp_path / "s.db"), InMemoryStore()
     sqlite.insert_records(rows)
     memory.insert_records(rows)

@@ -12,12 +12,29 @@ from remem.types import Filters
 
 def test_a_record_round_trips_every_field(store):
     full = fields(
-        1, role="user", scope="team", session="s1", platform="qq", group_id="g1",
-        group_name="Group", speaker_id="u1", speaker_label="Alice", mentions=["bob", "张三"],
-        category="fact", importance=0.9, event_time=T - 5, valid_from=T, valid_to=T + 50,
-        source_ids=["a", "b"], metadata={"note": "héllo", "n": 2}, source="import",
-        visible_text="shown", session_type="group", session_label="群聊", message_kind="media",
-    )  # fmt: skip
+        1,
+        role="user",
+        scope="team",
+        session="s1",
+        platform="qq",
+        group_id="g1",
+        group_name="Group",
+        speaker_id="u1",
+        speaker_label="Alice",
+        mentions=["bob", "张三"],
+        category="fact",
+        importance=0.9,
+        event_time=T - 5,
+        valid_from=T,
+        valid_to=T + 50,
+        source_ids=["a", "b"],
+        metadata={"note": "héllo", "n": 2},
+        source="import",
+        visible_text="shown",
+        session_type="group",
+        session_label="群聊",
+        message_kind="media",
+    )
     rowid, _ = insert(store, full, fields(2))
     record = store.get("r1")
     assert record is not None and record.rowid == rowid

@@ -125,16 +125,36 @@ def test_load_vectors_reads_one_model_and_dim_after_a_seq(store):
 
 
 def test_index_delta_reports_changed_records_and_the_counters(store):
-    a, b = insert(store, fields(1, scope="x", session="s", role="user", platform="qq"),
-                  fields(2, kind="memory", category="fact", valid_to=5.0))  # fmt: skip
+    a, b = insert(
+        store,
+        fields(1, scope="x", session="s", role="user", platform="qq"),
+        fields(2, kind="memory", category="fact", valid_to=5.0),
+    )
     store.put_vectors("m", "p", "m", [(a, vec(1, 0))])
     vectors, meta, rev, deletes = store.index_delta("m", 2, 0, 0)
     assert vectors.rowids.tolist() == [a]
     by_rowid = {row[0]: tuple(row) for row in meta}
-    assert by_rowid[a] == (a, "message", "x", "s", "user", fields(1)["created_at"], "qq",
-                           None, None)  # fmt: skip
-    assert by_rowid[b][1:] == ("memory", "global", None, None, fields(2)["created_at"], None,
-                               "fact", 5.0)  # fmt: skip
+    assert by_rowid[a] == (
+        a,
+        "message",
+        "x",
+        "s",
+        "user",
+        fields(1)["created_at"],
+        "qq",
+        None,
+        None,
+    )
+    assert by_rowid[b][1:] == (
+        "memory",
+        "global",
+        None,
+        None,
+        fields(2)["created_at"],
+        None,
+        "fact",
+        5.0,
+    )
     again = store.index_delta("m", 2, vectors.max_seq, rev)
     assert (again[0].rowids.tolist(), again[1], again[2:]) == ([], [], (rev, deletes))
     store.set_validity(b, 7.0, {})

@@ -123,9 +123,14 @@ def test_breaker_embedder_counts_outages_but_not_config_errors():
 # ---------------------------------------------------------------------- dimensions
 @pytest.mark.parametrize(
     ("name", "dim"),
-    [("text-embedding-3-small", 1536), ("models/text-embedding-004", 768),
-     ("BAAI/bge-m3", 1024), ("nomic-embed-text:latest", 768), ("my-own-model", None)],
-)  # fmt: skip
+    [
+        ("text-embedding-3-small", 1536),
+        ("models/text-embedding-004", 768),
+        ("BAAI/bge-m3", 1024),
+        ("nomic-embed-text:latest", 768),
+        ("my-own-model", None),
+    ],
+)
 def test_known_dimensions(name, dim):
     assert known_dimension(name) == dim
 
@@ -179,14 +184,20 @@ def test_bad_provider_names_the_allowed_values():
 # ---------------------------------------------------------------------- model-not-found
 @pytest.mark.parametrize(
     ("status", "message", "missing"),
-    [(404, "The model `bogus` does not exist or you do not have access to it.", True),
-     (404, 'model "bogus" not found, try pulling it first', True),
-     (404, "models/bogus is not found for API version v1beta, or is not supported for "
-           "embedContent.", True),
-     (400, "dimensions is not supported for model bogus", False),
-     (404, "Invalid URL (POST /v1/embedding)", False),
-     (400, "Model other not found", False)],
-)  # fmt: skip
+    [
+        (404, "The model `bogus` does not exist or you do not have access to it.", True),
+        (404, 'model "bogus" not found, try pulling it first', True),
+        (
+            404,
+            "models/bogus is not found for API version v1beta, or is not supported for "
+            "embedContent.",
+            True,
+        ),
+        (400, "dimensions is not supported for model bogus", False),
+        (404, "Invalid URL (POST /v1/embedding)", False),
+        (400, "Model other not found", False),
+    ],
+)
 def test_model_not_found_is_told_apart_from_other_errors(status, message, missing):
     from remem.embed.transport import _names_missing_model
 

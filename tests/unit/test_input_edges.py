@@ -24,9 +24,16 @@ def mem(tmp_path):
 
 @pytest.mark.parametrize(
     "field, value",
-    [("id", "abc\n"), ("scope", "agent:A\n"), ("session", "s1\n"), ("session", "s\x00"),
-     ("speaker_id", "u\x1b"), ("platform", "qq\n"), ("parent_session", "p\r")],
-)  # fmt: skip
+    [
+        ("id", "abc\n"),
+        ("scope", "agent:A\n"),
+        ("session", "s1\n"),
+        ("session", "s\x00"),
+        ("speaker_id", "u\x1b"),
+        ("platform", "qq\n"),
+        ("parent_session", "p\r"),
+    ],
+)
 def test_control_characters_and_trailing_newlines_are_refused(field, value):
     with pytest.raises(ValidationError, match=f"invalid {field}"):
         validate_record({"text": "hello", field: value})
@@ -42,9 +49,13 @@ def test_agents_and_users_refuse_a_trailing_newline():
 
 @pytest.mark.parametrize(
     "record",
-    [{"text": LONE}, {"text": "ok", "speaker": LONE}, {"text": "ok", "metadata": {"k": [LONE]}},
-     {"text": "ok", "mentions": [LONE]}],
-)  # fmt: skip
+    [
+        {"text": LONE},
+        {"text": "ok", "speaker": LONE},
+        {"text": "ok", "metadata": {"k": [LONE]}},
+        {"text": "ok", "mentions": [LONE]},
+    ],
+)
 def test_unencodable_text_is_a_validation_error_and_writes_nothing(mem, record):
     with pytest.raises(ValidationError, match="not valid Unicode"):
         mem.ingest(record)
@@ -55,9 +66,17 @@ def test_unencodable_text_is_a_validation_error_and_writes_nothing(mem, record):
 
 @pytest.mark.parametrize(
     "filters",
-    [{"scope": 5}, {"kind": True}, {"ids": 5}, {"ids": [LONE]}, {"session": {"a": 1}},
-     {"include_superseded": "no"}, {"platform": LONE}, {"since": [1]}],
-)  # fmt: skip
+    [
+        {"scope": 5},
+        {"kind": True},
+        {"ids": 5},
+        {"ids": [LONE]},
+        {"session": {"a": 1}},
+        {"include_superseded": "no"},
+        {"platform": LONE},
+        {"since": [1]},
+    ],
+)
 def test_filters_of_the_wrong_type_name_the_field(filters):
     with pytest.raises(ValidationError, match=f"invalid {next(iter(filters))}"):
         make_filters(filters)
@@ -85,9 +104,11 @@ def test_tool_arguments_with_unencodable_text_are_tool_errors(mem):
     from remem.tools import ToolError
 
     tools = mem.tools("bot")
-    for name, args in (("memory_forget", {"memory_id": LONE}),
-                       ("memory_store", {"text": "I like " + LONE}),
-                       ("memory_recall", {"query": LONE})):  # fmt: skip
+    for name, args in (
+        ("memory_forget", {"memory_id": LONE}),
+        ("memory_store", {"text": "I like " + LONE}),
+        ("memory_recall", {"query": LONE}),
+    ):
         with pytest.raises(ToolError, match="not valid Unicode"):
             tools.call(name, args)
 

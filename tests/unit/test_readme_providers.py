@@ -36,6 +36,7 @@ def test_snippet_loads_and_builds(snippet, tmp_path):
     embedder = make_embedder(cfg.embed)
     assert embedder is not None
     label = f"{cfg.embed.provider}:{cfg.embed.model}" + (
-        f"@{cfg.embed.dimensions}" if cfg.embed.dimensions else "")  # fmt: skip
+        f"@{cfg.embed.dimensions}" if cfg.embed.dimensions else ""
+    )
     assert embedder.model_id == model_id_for(cfg.embed) == label
     assert f"`{cfg.embed.provider}:<model>[@dim]`" in _section()

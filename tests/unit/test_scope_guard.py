@@ -49,8 +49,13 @@ def test_read_only_scopes_are_read_but_not_written():
 
 
 def test_a_default_write_scope_that_is_read_only_moves_to_a_writable_one():
-    g = guard(**{"scopes.agents": {"bot": ["global", "user:{user}"]},
-                 "capture.scope": "global", "scopes.read_only": ["global"]})  # fmt: skip
+    g = guard(
+        **{
+            "scopes.agents": {"bot": ["global", "user:{user}"]},
+            "capture.scope": "global",
+            "scopes.read_only": ["global"],
+        }
+    )
     assert g.access is not None and g.access.write_scope == "user:u1"
 
 

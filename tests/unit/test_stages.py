@@ -208,17 +208,27 @@ def test_candidates_without_vectors_are_never_duplicates():
 
 @pytest.mark.parametrize("query", ["How many concerts did I attend?", "我一共去了几次音乐会？"])
 def test_aggregate_spread_moves_a_sessions_third_hit_below_other_sessions(query):
-    cands = [cand(1, 0.9, session="a"), cand(2, 0.8, session="a"), cand(3, 0.7, session="a"),
-             cand(4, 0.6, session="b"), cand(5, 0.5, session="c")]  # fmt: skip
+    cands = [
+        cand(1, 0.9, session="a"),
+        cand(2, 0.8, session="a"),
+        cand(3, 0.7, session="a"),
+        cand(4, 0.6, session="b"),
+        cand(5, 0.5, session="c"),
+    ]
     out = diversity.aggregate_spread(list(cands), ctx(query=query))
     assert [c.rowid for c in out] == [1, 2, 4, 5, 3]  # moved down, never dropped
     assert any("more than 2 hits" in n for n in out[-1].notes)
 
 
 def test_aggregate_spread_leaves_other_questions_and_can_be_switched_off():
-    cands = [cand(1, 0.9, session="a"), cand(2, 0.8, session="a"), cand(3, 0.7, session="a"),
-             cand(4, 0.6, session="b")]  # fmt: skip
-    assert [c.rowid for c in diversity.aggregate_spread(list(cands),
-                                                        ctx(query="Where is the hut?"))] == [1, 2, 3, 4]  # fmt: skip
+    cands = [
+        cand(1, 0.9, session="a"),
+        cand(2, 0.8, session="a"),
+        cand(3, 0.7, session="a"),
+        cand(4, 0.6, session="b"),
+    ]
+    assert [
+        c.rowid for c in diversity.aggregate_spread(list(cands), ctx(query="Where is the hut?"))
+    ] == [1, 2, 3, 4]
     off = ctx(cfg(**{"diversity.aggregate_max_per_session": 0}), query="How many huts?")
     assert [c.rowid for c in diversity.aggregate_spread(list(cands), off)] == [1, 2, 3, 4]

@@ -26,13 +26,19 @@ _SPLIT = re.compile(
 # "… last month. any tips …": a period before a lower-case word ends a sentence too, unless it
 # closes an abbreviation ("e.g. mangoes", "Dr. who") or sits inside a number or a name ("3.5").
 _LOWER_START = re.compile(r"(?<=\.)\s+(?=[a-z])")
-_ABBREVIATION = re.compile(r"(\b[a-z]|\be\.g|\bi\.e|\betc|\bvs|\bmr|\bmrs|\bms|\bdr|\bst|\bno|"
-                           r"\bapprox|\bca|\bcf|\bjr|\bsr)\.$", re.I)  # fmt: skip
+_ABBREVIATION = re.compile(
+    r"(\b[a-z]|\be\.g|\bi\.e|\betc|\bvs|\bmr|\bmrs|\bms|\bdr|\bst|\bno|"
+    r"\bapprox|\bca|\bcf|\bjr|\bsr)\.$",
+    re.I,
+)
 _LEAD = re.compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I)
 _LEAD_ZH = re.compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*")
 # "Please remember that ..." / "记住：..." : the request is not part of the memory.
-_REMEMBER = re.compile(r"^((can|could|would|will) you )?(please |pls )?(remember|note|don'?t forget|"
-                       r"keep in mind)( that| this)?\s*[:,]?\s*", re.I)  # fmt: skip
+_REMEMBER = re.compile(
+    r"^((can|could|would|will) you )?(please |pls )?(remember|note|don'?t forget|"
+    r"keep in mind)( that| this)?\s*[:,]?\s*",
+    re.I,
+)
 # "Could you remember that I'm vegan?": the request's question mark is not the memory's
 _REQUEST = re.compile(r"^(can|could|would|will) you ", re.I)
 _REMEMBER_ZH = re.compile(
@@ -101,8 +107,9 @@ def judge(sentence: str, cfg: CaptureConfig) -> tuple[Admission | None, str | No
     return admission, None
 
 
-def candidates_from(messages: list[dict], cfg: CaptureConfig) -> tuple[list[Candidate],
-                                                                      list[Rejected]]:  # fmt: skip
+def candidates_from(
+    messages: list[dict], cfg: CaptureConfig
+) -> tuple[list[Candidate], list[Rejected]]:
     """``messages``: dicts with ``text``, ``role`` and optional ``id`` and ``speaker_id``."""
     found: list[Candidate] = []
     rejected: list[Rejected] = []
@@ -122,9 +129,15 @@ def candidates_from(messages: list[dict], cfg: CaptureConfig) -> tuple[list[Cand
             text = _REMEMBER_ZH.sub("", _REMEMBER.sub("", sentence)).strip() or sentence
             if _REQUEST.match(sentence) and text != sentence:
                 text = text.rstrip("?？ ")
-            found.append(Candidate(
-                text=text, category=admission.category, importance=admission.importance,
-                role=role, source_id=m.get("id"), speaker_id=m.get("speaker_id"),
-                explicit=admission.explicit,
-            ))  # fmt: skip
+            found.append(
+                Candidate(
+                    text=text,
+                    category=admission.category,
+                    importance=admission.importance,
+                    role=role,
+                    source_id=m.get("id"),
+                    speaker_id=m.get("speaker_id"),
+                    explicit=admission.explicit,
+                )
+            )
     return found, rejected

@@ -40,12 +40,14 @@ class CaptureResult:
 
     def to_dict(self) -> dict:
         return {
-            "stored": [r.to_dict() for r in self.stored], "duplicates": self.duplicates,
+            "stored": [r.to_dict() for r in self.stored],
+            "duplicates": self.duplicates,
             "superseded": self.superseded,
             "rejected": [{"text": r.text, "reason": r.reason} for r in self.rejected],
-            "warnings": self.warnings, "extractor": self.extractor,
+            "warnings": self.warnings,
+            "extractor": self.extractor,
             "skipped_reason": self.skipped_reason,
-        }  # fmt: skip
+        }
 
 
 def _messages(mem: MemoryPort, turn: Turn) -> list[dict]:
@@ -54,10 +56,17 @@ def _messages(mem: MemoryPort, turn: Turn) -> list[dict]:
         if isinstance(m, str):
             rec = mem.get(m)
             if rec is None:
-                raise ValidationError("messages", m, "give ids of archived messages, or dicts "
-                                      "with text and role")  # fmt: skip
-            out.append({"id": rec.id, "role": rec.role or "user", "text": rec.shown_text,
-                        "speaker_id": rec.speaker_id})  # fmt: skip
+                raise ValidationError(
+                    "messages", m, "give ids of archived messages, or dicts with text and role"
+                )
+            out.append(
+                {
+                    "id": rec.id,
+                    "role": rec.role or "user",
+                    "text": rec.shown_text,
+                    "speaker_id": rec.speaker_id,
+                }
+            )
         elif isinstance(m, dict) and isinstance(m.get("text"), str):
             out.append(m)
         else:
@@ -69,14 +78,18 @@ def _llm_candidates(
     mem: MemoryPort, messages: list[dict], result: CaptureResult
 ) -> list[Candidate] | None:
     cfg = mem.config
-    cleaned = [{**m, "text": strip_wrappers(m["text"])} for m in messages
-               if (m.get("role") or "user") in ("user", "assistant")
-               and (m.get("role") != "assistant" or cfg.capture.include_assistant)]  # fmt: skip
+    cleaned = [
+        {**m, "text": strip_wrappers(m["text"])}
+        for m in messages
+        if (m.get("role") or "user") in ("user", "assistant")
+        and (m.get("role") != "assistant" or cfg.capture.include_assistant)
+    ]
     try:
         client = ChatClient(cfg.llm)
         try:
-            proposals = parse_memories(client.complete(SYSTEM_PROMPT, transcript(cleaned),
-                                                       json_mode=True))  # fmt: skip
+            proposals = parse_memories(
+                client.complete(SYSTEM_PROMPT, transcript(cleaned), json_mode=True)
+            )
         finally:
             client.close()
     except LLMError as exc:
@@ -99,9 +112,17 @@ def _llm_candidates(
             result.rejected.append(Rejected(p["text"], "said by the assistant"))
             continue
         src = by_role.get(p["role"], {})
-        out.append(Candidate(text=p["text"], category=p["category"], importance=p["importance"],
-                             role=p["role"], source_id=src.get("id"),
-                             speaker_id=src.get("speaker_id"), subject=p["subject"]))  # fmt: skip
+        out.append(
+            Candidate(
+                text=p["text"],
+                category=p["category"],
+                importance=p["importance"],
+                role=p["role"],
+                source_id=src.get("id"),
+                speaker_id=src.get("speaker_id"),
+                subject=p["subject"],
+            )
+        )
     return out
 
 
@@ -128,23 +149,39 @@ def capture_after_turn(mem: MemoryPort, turn: Turn) -> CaptureResult:
     scope = access.write_scope
     for cand in candidates:
         if len(result.stored) >= cfg.max_per_turn:
-            result.rejected.append(Rejected(cand.text, f"over capture.max_per_turn "
-                                                       f"({cfg.max_per_turn})"))  # fmt: skip
+            result.rejected.append(
+                Rejected(cand.text, f"over capture.max_per_turn ({cfg.max_per_turn})")
+            )
             continue
         outcome = store_memory(
-            mem, access, cand.text, scope=scope, category=cand.category,
-            importance=cand.importance, role=cand.role,
+            mem,
+            access,
+            cand.text,
+            scope=scope,
+            category=cand.category,
+            importance=cand.importance,
+            role=cand.role,
             speaker_id=cand.speaker_id or (turn.user_id if cand.role == "user" else turn.agent),
-            source_ids=[cand.source_id] if cand.source_id else [], subject=cand.subject,
-            metadata={"captured_by": result.extractor, "session": turn.session,
-                      "agent": turn.agent, **({"explicit": True} if cand.explicit else {})},
+            source_ids=[cand.source_id] if cand.source_id else [],
+            subject=cand.subject,
+            metadata={
+                "captured_by": result.extractor,
+                "session": turn.session,
+                "agent": turn.agent,
+                **({"explicit": True} if cand.explicit else {}),
+            },
             now=now,
-        )  # fmt: skip
+        )
         result.warnings.extend(outcome.warnings)
         if outcome.record is None:
             assert outcome.duplicate_of is not None
-            result.duplicates.append({"text": cand.text, "existing_id": outcome.duplicate_of.id,
-                                      "how": outcome.duplicate_how})  # fmt: skip
+            result.duplicates.append(
+                {
+                    "text": cand.text,
+                    "existing_id": outcome.duplicate_of.id,
+                    "how": outcome.duplicate_how,
+                }
+            )
             continue
         result.stored.append(outcome.record)
         result.superseded.extend(r.id for r in outcome.superseded)

@@ -50,15 +50,19 @@ def undo(mem: MemoryPort, memory_id: str, now: float | None = None) -> list[Reco
     if successor_id and rec.valid_to is not None:
         newer = mem.get(successor_id)
         if newer is None:
-            raise NotFoundError(f"memory {memory_id!r} was replaced by {successor_id!r}, which "
-                                "no longer exists")  # fmt: skip
+            raise NotFoundError(
+                f"memory {memory_id!r} was replaced by {successor_id!r}, which no longer exists"
+            )
         to_close, to_reopen = newer, [rec]
     elif rec.metadata.get("supersedes") and rec.valid_to is None:
         to_close = rec
         to_reopen = [r for r in (mem.get(i) for i in rec.metadata["supersedes"]) if r]
     else:
-        raise ValidationError("memory_id", memory_id, "this memory neither replaced another nor "
-                              "was replaced; there is no update to undo")  # fmt: skip
+        raise ValidationError(
+            "memory_id",
+            memory_id,
+            "this memory neither replaced another nor was replaced; there is no update to undo",
+        )
     assert to_close.rowid is not None
     mem.store.set_validity(to_close.rowid, now, {**to_close.metadata, "undone": True})
     restored = []

@@ -46,9 +46,11 @@ class ChatClient:
         self._client = httpx.Client(timeout=cfg.timeout_s, headers=headers, transport=transport)
 
     def complete(self, system: str, user: str, *, json_mode: bool = False) -> str:
-        body: dict = {"model": self.model, "temperature": 0,
-                      "messages": [{"role": "system", "content": system},
-                                   {"role": "user", "content": user}]}  # fmt: skip
+        body: dict = {
+            "model": self.model,
+            "temperature": 0,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+        }
         if json_mode:
             body["response_format"] = {"type": "json_object"}
         payload = post_json(self._client, self.url, body, LLMError)
@@ -85,8 +87,15 @@ def parse_memories(content: str) -> list[dict]:
             importance = 0.6
         subject = item.get("subject") if isinstance(item.get("subject"), str) else None
         speaker = "assistant" if item.get("speaker") == "assistant" else "user"
-        out.append({"text": item["text"].strip(), "category": category,
-                    "importance": importance, "subject": subject or None, "role": speaker})  # fmt: skip
+        out.append(
+            {
+                "text": item["text"].strip(),
+                "category": category,
+                "importance": importance,
+                "subject": subject or None,
+                "role": speaker,
+            }
+        )
     return [o for o in out if o["text"]]
 
 

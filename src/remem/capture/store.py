@@ -60,9 +60,13 @@ def find_duplicate(mem: MemoryPort, text: str, scope: str, now: float) -> tuple[
     if similar:
         return similar[0], "normalised"
     threshold = mem.config.capture.dedup_similarity
-    result = mem.search(text, k=1, filters=Filters(kinds=["memory"], scopes=[scope],
-                                                   include_superseded=False),
-                        now=now, channels=("vector",))  # fmt: skip
+    result = mem.search(
+        text,
+        k=1,
+        filters=Filters(kinds=["memory"], scopes=[scope], include_superseded=False),
+        now=now,
+        channels=("vector",),
+    )
     if result.degraded or not result.hits:
         return None
     hit = result.hits[0]
@@ -116,9 +120,18 @@ def store_memory(
         )
         if older:
             meta["supersedes"] = [r.id for r in older]
-    record = mem.add(text, scope=scope, category=category, importance=importance, role=role,
-                     speaker_id=speaker_id, source_ids=list(source_ids or []), metadata=meta,
-                     created_at=now, valid_from=now)  # fmt: skip
+    record = mem.add(
+        text,
+        scope=scope,
+        category=category,
+        importance=importance,
+        role=role,
+        speaker_id=speaker_id,
+        source_ids=list(source_ids or []),
+        metadata=meta,
+        created_at=now,
+        valid_from=now,
+    )
     out.record = record
     try:
         for old in older:

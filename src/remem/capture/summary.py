@@ -36,8 +36,9 @@ def extractive(messages: list[dict]) -> str:
     return " / ".join(t[3] for t in best)
 
 
-def summarize_session(mem: MemoryPort, session: str, *, agent: str, user: str | None = None,
-                      now: float | None = None) -> StoreOutcome | None:  # fmt: skip
+def summarize_session(
+    mem: MemoryPort, session: str, *, agent: str, user: str | None = None, now: float | None = None
+) -> StoreOutcome | None:
     """Store a summary memory of the session's last messages; None when there is nothing to
     summarise or summaries are off."""
     cfg = mem.config.capture
@@ -45,9 +46,10 @@ def summarize_session(mem: MemoryPort, session: str, *, agent: str, user: str | 
     if not cfg.session_summary:
         return None
     now = time.time() if now is None else now
-    records = mem.store.list_records(Filters(kinds=["message"], sessions=[session],
-                                             roles=["user", "assistant"]),
-                                     limit=cfg.summary_messages)  # fmt: skip
+    records = mem.store.list_records(
+        Filters(kinds=["message"], sessions=[session], roles=["user", "assistant"]),
+        limit=cfg.summary_messages,
+    )
     records.reverse()  # oldest first
     messages = [{"id": r.id, "role": r.role, "text": r.shown_text} for r in records]
     if not messages:
@@ -72,8 +74,15 @@ def summarize_session(mem: MemoryPort, session: str, *, agent: str, user: str | 
     day = datetime.fromtimestamp(records[-1].created_at, UTC).strftime("%Y-%m-%d")
     prefix = f"Summary of session {session} ({day}): "
     return store_memory(
-        mem, access, prefix + text, scope=access.write_scope, category="other", importance=0.6,
-        role=None, speaker_id=None,
+        mem,
+        access,
+        prefix + text,
+        scope=access.write_scope,
+        category="other",
+        importance=0.6,
+        role=None,
+        speaker_id=None,
         source_ids=[r.id for r in records],
-        metadata={"kind": "session-summary", "session": session, "summarised_by": how}, now=now,
-    )  # fmt: skip
+        metadata={"kind": "session-summary", "session": session, "summarised_by": how},
+        now=now,
+    )

@@ -47,11 +47,26 @@ from remem.config.sections import (
 from remem.errors import ConfigError
 
 __all__ = [
-    "APP_NAME", "BUNDLED_MODELS", "AutoRecallConfig", "CaptureConfig", "Config",
-    "ConversationConfig", "DiversityConfig", "EmbedConfig", "IndexingConfig", "LLMConfig",
-    "NoiseConfig", "RerankConfig", "ScopesConfig", "ScoringConfig", "SearchConfig",
-    "ServerConfig", "StoreConfig", "TextConfig", "TimeIntentConfig",
-]  # fmt: skip
+    "APP_NAME",
+    "BUNDLED_MODELS",
+    "AutoRecallConfig",
+    "CaptureConfig",
+    "Config",
+    "ConversationConfig",
+    "DiversityConfig",
+    "EmbedConfig",
+    "IndexingConfig",
+    "LLMConfig",
+    "NoiseConfig",
+    "RerankConfig",
+    "ScopesConfig",
+    "ScoringConfig",
+    "SearchConfig",
+    "ServerConfig",
+    "StoreConfig",
+    "TextConfig",
+    "TimeIntentConfig",
+]
 
 
 class Config(_Section):

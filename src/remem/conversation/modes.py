@@ -28,16 +28,24 @@ def resolve_mode(
 ) -> tuple[str, str]:
     """(mode, where it came from). ``layers`` maps "session:<id>", "group:<id>",
     "platform_type:<t>", "platform:<p>" to a mode name."""
-    for layer, value in (("session", session), ("group", group),
-                         ("platform_type", platform_type), ("platform", platform)):  # fmt: skip
+    for layer, value in (
+        ("session", session),
+        ("group", group),
+        ("platform_type", platform_type),
+        ("platform", platform),
+    ):
         if value is None:
             continue
         key = f"{layer}:{value}"
         if key in layers:
             mode = layers[key]
             if mode not in MODES:
-                log.warning("cross-session setting %s=%r is not one of %s: using 'isolated'",
-                            key, mode, ", ".join(MODES))  # fmt: skip
+                log.warning(
+                    "cross-session setting %s=%r is not one of %s: using 'isolated'",
+                    key,
+                    mode,
+                    ", ".join(MODES),
+                )
                 return "isolated", f"{key} (invalid value {mode!r})"
             return mode, key
     if default not in MODES:

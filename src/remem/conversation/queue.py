@@ -70,8 +70,9 @@ class IndexQueue:
                             "indexing queue full (%d): dropping the oldest pending items; they "
                             "stay pending in the store for `remem embed`; raise "
                             "indexing.max_queue or indexing.concurrency (%d dropped so far)",
-                            self.max_queue, self.dropped,
-                        )  # fmt: skip
+                            self.max_queue,
+                            self.dropped,
+                        )
                 self._pending.append(rowid)
                 self._queued.add(rowid)
             self._ensure_workers()
@@ -97,8 +98,9 @@ class IndexQueue:
                 while not self._ready() and not self._closed:
                     # idle workers exit after a while; submit() starts new ones
                     if not self._cond.wait(timeout=5.0) and not self._pending:
-                        self._workers = [w for w in self._workers
-                                         if w is not threading.current_thread()]  # fmt: skip
+                        self._workers = [
+                            w for w in self._workers if w is not threading.current_thread()
+                        ]
                         return
                 if not self._ready():
                     if self._closed and not self._pending:

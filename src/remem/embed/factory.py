@@ -53,8 +53,9 @@ def make_embedder(config: EmbedConfig) -> Embedder | None:
         return remote
     from remem.embed.breaker import BreakerEmbedder, CircuitBreaker
 
-    return BreakerEmbedder(remote, CircuitBreaker(config.breaker_failures,
-                                                  config.breaker_cooldown_s))  # fmt: skip
+    return BreakerEmbedder(
+        remote, CircuitBreaker(config.breaker_failures, config.breaker_cooldown_s)
+    )
 
 
 def make_remote_embedder(config: EmbedConfig) -> RemoteEmbedder:

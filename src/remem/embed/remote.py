@@ -67,9 +67,14 @@ class RemoteEmbedder(ABC):
         self.query_task = self.default_tasks[0] if query_task is None else query_task
         self.passage_task = self.default_tasks[1] if passage_task is None else passage_task
         self._guard = DimensionGuard(self.model_id, dimensions or known_dimension(model))
-        self._http = ProviderTransport(model=model, api_keys=api_keys, auth=self.auth_headers,
-                                       max_attempts=max_attempts, backoff_s=backoff_s,
-                                       transport=transport)  # fmt: skip
+        self._http = ProviderTransport(
+            model=model,
+            api_keys=api_keys,
+            auth=self.auth_headers,
+            max_attempts=max_attempts,
+            backoff_s=backoff_s,
+            transport=transport,
+        )
 
     @staticmethod
     def auth_headers(key: str) -> dict[str, str]:
@@ -87,13 +92,19 @@ class RemoteEmbedder(ABC):
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         # Searches wait for this: a short deadline of its own, not the indexing budget.
         timeout_s = self._read_budget()
-        return self._embed([self.query_prefix + t for t in texts], "query",
-                           self.query_timeout_s if timeout_s is None else timeout_s)  # fmt: skip
+        return self._embed(
+            [self.query_prefix + t for t in texts],
+            "query",
+            self.query_timeout_s if timeout_s is None else timeout_s,
+        )
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         timeout_s = self._read_budget()
-        return self._embed([self.passage_prefix + t for t in texts], "passage",
-                           self.timeout_s if timeout_s is None else timeout_s)  # fmt: skip
+        return self._embed(
+            [self.passage_prefix + t for t in texts],
+            "passage",
+            self.timeout_s if timeout_s is None else timeout_s,
+        )
 
     def _read_budget(self) -> float | None:
         """Inside ``interactive()``: what is left of the read's query deadline."""

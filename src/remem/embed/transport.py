@@ -137,8 +137,9 @@ class ProviderTransport:
                 if (rejected_key or status == 429) and len(keys_tried) < len(self._keys):
                     # Another key may be valid or have quota left: switch at once, no sleep.
                     self._rotate_from(index)
-                    log.warning("embedding request got HTTP %d; switching to the next API key",
-                                status)  # fmt: skip
+                    log.warning(
+                        "embedding request got HTTP %d; switching to the next API key", status
+                    )
                     continue
                 if status not in RETRYABLE:
                     hint = (
@@ -166,13 +167,15 @@ class ProviderTransport:
             delay *= 2
             keys_tried = set()
 
-    def _send(self, url: str, body: dict[str, Any], key_index: int,
-              deadline: Deadline) -> tuple[int, httpx.Headers, bytes]:  # fmt: skip
+    def _send(
+        self, url: str, body: dict[str, Any], key_index: int, deadline: Deadline
+    ) -> tuple[int, httpx.Headers, bytes]:
         """One attempt: status, headers and the whole body, or an exception. Every socket
         wait is bounded by the time left, and the body stops arriving at the deadline."""
         timeout = httpx.Timeout(max(deadline.remaining(), 0.001))
-        with self._client.stream("POST", url, json=body, headers=self._headers(key_index),
-                                 timeout=timeout) as response:  # fmt: skip
+        with self._client.stream(
+            "POST", url, json=body, headers=self._headers(key_index), timeout=timeout
+        ) as response:
             chunks: list[bytes] = []
             for chunk in response.iter_bytes():
                 chunks.append(chunk)

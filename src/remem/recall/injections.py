@@ -25,8 +25,15 @@ class InjectionLog:
                 self._last.pop(old, None)
             return self._turns[key]
 
-    def recent(self, key: tuple[str, str], memory_id: str, turn: int, now: float,
-               turns: int, seconds: float) -> bool:  # fmt: skip
+    def recent(
+        self,
+        key: tuple[str, str],
+        memory_id: str,
+        turn: int,
+        now: float,
+        turns: int,
+        seconds: float,
+    ) -> bool:
         with self._lock:
             last = self._last.get(key, {}).get(memory_id)
         if last is None:

@@ -43,9 +43,13 @@ class AutoRecall:
     suppressed: list[str] = field(default_factory=list)  # ids skipped by cross-turn dedup
 
     def to_dict(self) -> dict:
-        return {"query": self.query, "block": self.block, "skipped_reason": self.skipped_reason,
-                "memories": [h.to_dict() for h in self.memories],
-                "suppressed": self.suppressed}  # fmt: skip
+        return {
+            "query": self.query,
+            "block": self.block,
+            "skipped_reason": self.skipped_reason,
+            "memories": [h.to_dict() for h in self.memories],
+            "suppressed": self.suppressed,
+        }
 
 
 def gate(query: str, cfg) -> str | None:
@@ -105,24 +109,43 @@ class Relevance:
         return e.vector_score - self.baseline >= self.margin
 
 
-def relevant_memories(mem: MemoryPort, query: str, scopes: list[str], k: int, *, now: float | None = None,
-                      explicit: bool = False) -> list[Hit]:  # fmt: skip
+def relevant_memories(
+    mem: MemoryPort,
+    query: str,
+    scopes: list[str],
+    k: int,
+    *,
+    now: float | None = None,
+    explicit: bool = False,
+) -> list[Hit]:
     """Current memories in ``scopes`` that pass the relevance gate, best first. ``explicit``
     (the recall tool) counts an access for each memory returned, and only for those."""
     cfg = mem.config.autorecall
     relevant = Relevance(mem, query, cfg.min_margin, cfg.keyword_match)
-    result = mem.search(query, k=k, now=now, query_vector=relevant.query_vector,
-                        filters=Filters(kinds=["memory"], scopes=scopes,
-                                        include_superseded=False))  # fmt: skip
+    result = mem.search(
+        query,
+        k=k,
+        now=now,
+        query_vector=relevant.query_vector,
+        filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=False),
+    )
     hits = [h for h in result.hits if relevant(h)]
     if explicit and hits:
-        mem.access_counts.touch([h.record.rowid for h in hits if h.record.rowid],
-                         time.time() if now is None else now)  # fmt: skip
+        mem.access_counts.touch(
+            [h.record.rowid for h in hits if h.record.rowid], time.time() if now is None else now
+        )
     return hits
 
 
-def recall_memories(mem: MemoryPort, query: str, *, agent: str, session: str | None = None,
-                    user: str | None = None, now: float | None = None) -> AutoRecall:  # fmt: skip
+def recall_memories(
+    mem: MemoryPort,
+    query: str,
+    *,
+    agent: str,
+    session: str | None = None,
+    user: str | None = None,
+    now: float | None = None,
+) -> AutoRecall:
     cfg = mem.config.autorecall
     guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)
     assert guard.access is not None
@@ -137,8 +160,13 @@ def recall_memories(mem: MemoryPort, query: str, *, agent: str, session: str | N
         out.skipped_reason = why
         return out
     now = time.time() if now is None else now
-    hits = relevant_memories(mem, cleaned, guard.read_scopes() or [],
-                             min(mem.config.search.max_k, cfg.max_items * 4), now=now)  # fmt: skip
+    hits = relevant_memories(
+        mem,
+        cleaned,
+        guard.read_scopes() or [],
+        min(mem.config.search.max_k, cfg.max_items * 4),
+        now=now,
+    )
     key = (access.agent, session or "")
     dedup = cfg.dedup_turns > 0 or cfg.dedup_seconds > 0
     turn = mem.injections.next_turn(key) if dedup else 0
@@ -146,8 +174,9 @@ def recall_memories(mem: MemoryPort, query: str, *, agent: str, session: str | N
     for hit in hits:
         if len(chosen) >= cfg.max_items:
             break
-        if dedup and mem.injections.recent(key, hit.record.id, turn, now, cfg.dedup_turns,
-                                           cfg.dedup_seconds):  # fmt: skip
+        if dedup and mem.injections.recent(
+            key, hit.record.id, turn, now, cfg.dedup_turns, cfg.dedup_seconds
+        ):
             out.suppressed.append(hit.record.id)
             continue
         chosen.append(hit)

@@ -49,8 +49,11 @@ def current_platform(mem: MemoryPort, turn: Turn) -> str | None:
 
 def input_ids(turn: Turn) -> list[str]:
     """The ids of the turn's archived inputs (recall reads the archive, not loose text)."""
-    return [i if isinstance(i, str) else str(i.get("id")) for i in turn.inputs
-            if isinstance(i, str) or i.get("id")]  # fmt: skip
+    return [
+        i if isinstance(i, str) else str(i.get("id"))
+        for i in turn.inputs
+        if isinstance(i, str) or i.get("id")
+    ]
 
 
 def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
@@ -59,17 +62,25 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         raise ValidationError("session", turn.session, "give the session this turn belongs to")
     ids = input_ids(turn)
     archived = [mem.get(i) for i in ids]
-    inputs = [r for r in archived if r is not None
-              and (turn.scopes is None or r.scope in turn.scopes)]  # fmt: skip
+    inputs = [
+        r for r in archived if r is not None and (turn.scopes is None or r.scope in turn.scopes)
+    ]
     if not inputs:
         return TurnRecall(skipped_reason="none of this turn's inputs was archived")
     query = build_query(inputs, cfg.max_query_chars)
-    filters = Filters(kinds=["message"], exclude_ids=[*ids, *turn.current_ids],
-                      scopes=list(turn.scopes) if turn.scopes is not None else None)  # fmt: skip
+    filters = Filters(
+        kinds=["message"],
+        exclude_ids=[*ids, *turn.current_ids],
+        scopes=list(turn.scopes) if turn.scopes is not None else None,
+    )
     mode, source = resolve_mode(
-        {**cfg.modes, **turn.settings}, cfg.cross_session, session=turn.session,
-        group=turn.group_id, platform_type=turn.platform_type, platform=turn.platform,
-    )  # fmt: skip
+        {**cfg.modes, **turn.settings},
+        cfg.cross_session,
+        session=turn.session,
+        group=turn.group_id,
+        platform_type=turn.platform_type,
+        platform=turn.platform,
+    )
     mode = narrow(mode, turn.requested_mode)
     platform = current_platform(mem, turn)
     if mode == "isolated" or (mode == "platform" and not platform):
@@ -80,13 +91,18 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
     if cfg.recall_roles == "others-only":
         filters.exclude_roles = ["assistant"]
     result = mem.search(
-        query, k=cfg.recall_k, filters=filters, now=turn.now, asker=turn.user_id,
+        query,
+        k=cfg.recall_k,
+        filters=filters,
+        now=turn.now,
+        asker=turn.user_id,
         same_user_boost=mode == "user",  # the boost only where the effective mode is user
-    )  # fmt: skip
+    )
     out = TurnRecall(query=query, hits=list(result.hits), mode=mode, mode_source=source)
     out.context = expand(mem, out.hits, turn, filters)
-    out.block = render_block(out.context, language=cfg.language,
-                             max_chars_per_item=cfg.max_chars_per_item)  # fmt: skip
+    out.block = render_block(
+        out.context, language=cfg.language, max_chars_per_item=cfg.max_chars_per_item
+    )
     return out
 
 
@@ -94,11 +110,15 @@ def expand(mem: MemoryPort, hits: list[Hit], turn: Turn, filters: Filters) -> li
     cfg = mem.config.conversation
     records = [h.record for h in hits]
     skip = set(input_ids(turn)) | set(turn.current_ids)
-    window_filters = Filters(exclude_roles=["system"], exclude_ids=sorted(skip) or None,
-                             scopes=filters.scopes)  # fmt: skip
+    window_filters = Filters(
+        exclude_roles=["system"], exclude_ids=sorted(skip) or None, scopes=filters.scopes
+    )
     anchors = [r for r in records if cfg.expand_other_sessions or r.session == turn.session]
-    around = mem.store.neighbours(anchors, cfg.window, cfg.window, window_filters,
-                                  context=True) if cfg.window > 0 else {}  # fmt: skip
+    around = (
+        mem.store.neighbours(anchors, cfg.window, cfg.window, window_filters, context=True)
+        if cfg.window > 0
+        else {}
+    )
     out: dict[str, Record] = {r.id: r for r in records}
     for rec in anchors:
         for neighbour in around.get(rec.rowid or -1, []):

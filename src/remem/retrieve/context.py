@@ -24,8 +24,12 @@ class Dropped:
     score: float
 
     def to_dict(self) -> dict:
-        return {"id": self.record_id, "stage": self.stage, "reason": self.reason,
-                "score": self.score}  # fmt: skip
+        return {
+            "id": self.record_id,
+            "stage": self.stage,
+            "reason": self.reason,
+            "score": self.score,
+        }
 
 
 @dataclass

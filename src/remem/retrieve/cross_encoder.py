@@ -36,23 +36,30 @@ class OnnxCrossEncoder:
     """A sequence-classification model over (query, document) pairs; the relevance is the
     single logit, or the last class's logit when the head has two classes."""
 
-    def __init__(self, path: Path, *, max_length: int = 512, threads: int = 1,
-                 batch_size: int = 16) -> None:  # fmt: skip
+    def __init__(
+        self, path: Path, *, max_length: int = 512, threads: int = 1, batch_size: int = 16
+    ) -> None:
         model_file = find_onnx(path)
         if model_file is None:
-            raise ConfigError(f"rerank.local_path {str(path)!r} has no model.onnx (looked for "
-                              f"{', '.join(ONNX_FILES)})")  # fmt: skip
+            raise ConfigError(
+                f"rerank.local_path {str(path)!r} has no model.onnx (looked for "
+                f"{', '.join(ONNX_FILES)})"
+            )
         if not (path / "tokenizer.json").is_file():
-            raise ConfigError(f"rerank.local_path {str(path)!r} has no tokenizer.json (save the "
-                              "model's fast tokenizer next to model.onnx)")  # fmt: skip
+            raise ConfigError(
+                f"rerank.local_path {str(path)!r} has no tokenizer.json (save the "
+                "model's fast tokenizer next to model.onnx)"
+            )
         # onnxruntime writes telemetry files unless told not to before it is imported.
         os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         try:
             import onnxruntime as ort  # type: ignore[import-not-found]
             from tokenizers import Tokenizer  # type: ignore[import-not-found]
         except ImportError:
-            raise ConfigError("the onnx reranker needs onnxruntime and tokenizers: pip install "
-                              "'remem[rerank-onnx]'") from None  # fmt: skip
+            raise ConfigError(
+                "the onnx reranker needs onnxruntime and tokenizers: pip install "
+                "'remem[rerank-onnx]'"
+            ) from None
         self.name = f"local:{path.name}"
         self.batch_size = batch_size
         try:
@@ -68,14 +75,17 @@ class OnnxCrossEncoder:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         try:
-            self._session = ort.InferenceSession(str(model_file), options,
-                                                 providers=["CPUExecutionProvider"])  # fmt: skip
+            self._session = ort.InferenceSession(
+                str(model_file), options, providers=["CPUExecutionProvider"]
+            )
         except Exception as exc:  # onnxruntime raises its own exception types
             raise ConfigError(f"cannot load {model_file}: {exc}") from None
         self._inputs = {i.name for i in self._session.get_inputs()}
         if "input_ids" not in self._inputs:
-            raise ConfigError(f"{model_file} has no input_ids input (inputs: "
-                              f"{', '.join(sorted(self._inputs))}); is it a cross-encoder?")  # fmt: skip
+            raise ConfigError(
+                f"{model_file} has no input_ids input (inputs: "
+                f"{', '.join(sorted(self._inputs))}); is it a cross-encoder?"
+            )
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
         out: list[float] = []
@@ -84,8 +94,9 @@ class OnnxCrossEncoder:
             encodings = self._tokenizer.encode_batch([(query, d) for d in batch])
             feed = {"input_ids": np.array([e.ids for e in encodings], dtype=np.int64)}
             if "attention_mask" in self._inputs:
-                feed["attention_mask"] = np.array([e.attention_mask for e in encodings],
-                                                  dtype=np.int64)  # fmt: skip
+                feed["attention_mask"] = np.array(
+                    [e.attention_mask for e in encodings], dtype=np.int64
+                )
             if "token_type_ids" in self._inputs:
                 feed["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
             logits = np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
@@ -111,12 +122,15 @@ class SentenceTransformersCrossEncoder:
         return [float(s) for s in self._model.predict([(query, d) for d in documents])]
 
 
-def load_cross_encoder(path: Path, backend: str = "auto", *, max_length: int = 512,
-                       threads: int = 1):  # fmt: skip
+def load_cross_encoder(
+    path: Path, backend: str = "auto", *, max_length: int = 512, threads: int = 1
+):
     path = Path(path).expanduser()
     if not path.is_dir():
-        raise ConfigError(f"rerank.local_path {str(path)!r} is not a directory; give the folder "
-                          "that holds the cross-encoder")  # fmt: skip
+        raise ConfigError(
+            f"rerank.local_path {str(path)!r} is not a directory; give the folder "
+            "that holds the cross-encoder"
+        )
     if backend == "onnx" or (backend == "auto" and find_onnx(path) is not None):
         return OnnxCrossEncoder(path, max_length=max_length, threads=threads)
     return SentenceTransformersCrossEncoder(path)

@@ -109,9 +109,14 @@ def session_coverage(ordered: list[Candidate], k: int, ratio: float) -> list[Can
             seen.add(s)
             promote.append(c)
     for newcomer in promote:
-        victim_index = next((i for i in range(len(top) - 1, 0, -1)
-                             if session(top[i]) is not None and counts[session(top[i])] > 1),
-                            None)  # fmt: skip
+        victim_index = next(
+            (
+                i
+                for i in range(len(top) - 1, 0, -1)
+                if session(top[i]) is not None and counts[session(top[i])] > 1
+            ),
+            None,
+        )
         if victim_index is None:
             break
         victim = top.pop(victim_index)

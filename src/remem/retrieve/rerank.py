@@ -60,9 +60,16 @@ _DEFAULT_MODELS = {
 
 
 class HTTPReranker:
-    def __init__(self, provider: str, *, base_url: str | None, model: str | None,
-                 api_key: str | None, timeout_s: float = 5.0,
-                 transport: httpx.BaseTransport | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        provider: str,
+        *,
+        base_url: str | None,
+        model: str | None,
+        api_key: str | None,
+        timeout_s: float = 5.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         self.provider = provider
         self.name = f"{provider}:{model or _DEFAULT_MODELS[provider]}"
         self.url = (base_url or _DEFAULT_URLS[provider]).rstrip("/") + "/rerank"
@@ -96,10 +103,19 @@ def make_reranker(config: RerankConfig) -> Reranker | None:
     if config.provider == "local":
         if config.local_path is None:
             raise ConfigError("rerank.provider=local needs rerank.local_path")
-        return load_cross_encoder(config.local_path, config.local_backend,
-                                  max_length=config.max_length, threads=config.threads)  # fmt: skip
-    return HTTPReranker(config.provider, base_url=config.base_url, model=config.model,
-                        api_key=config.api_key, timeout_s=config.timeout_s)  # fmt: skip
+        return load_cross_encoder(
+            config.local_path,
+            config.local_backend,
+            max_length=config.max_length,
+            threads=config.threads,
+        )
+    return HTTPReranker(
+        config.provider,
+        base_url=config.base_url,
+        model=config.model,
+        api_key=config.api_key,
+        timeout_s=config.timeout_s,
+    )
 
 
 def _normalise(values: list[float]) -> list[float]:

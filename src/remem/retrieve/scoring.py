@@ -126,8 +126,9 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
     excluded = {d.rowid for d in ctx.dropped}
     cap = cfg.neighbour_cap
     check_noise = ctx.config.noise.enabled
-    found = ctx.store.neighbours([c.record for c in top], cfg.neighbour_window,
-                                 cfg.neighbour_window, ctx.filters, ctx.now)  # fmt: skip
+    found = ctx.store.neighbours(
+        [c.record for c in top], cfg.neighbour_window, cfg.neighbour_window, ctx.filters, ctx.now
+    )
     gains: dict[int, tuple[float, float]] = {}  # rowid -> (gain, the most it may reach)
     records: dict[int, Record] = {}
     for c in top:

@@ -119,13 +119,26 @@ class Searcher:
     ) -> SearchResult:
         cfg = self.config
         result = SearchResult(query=query)
-        ctx = StageContext(query=query, now=now, k=k, config=cfg, asker=asker,
-                           same_user_boost=same_user_boost, store=self.store, filters=filters)  # fmt: skip
+        ctx = StageContext(
+            query=query,
+            now=now,
+            k=k,
+            config=cfg,
+            asker=asker,
+            same_user_boost=same_user_boost,
+            store=self.store,
+            filters=filters,
+        )
         role_filter = filters is not None and (
             filters.roles is not None or bool(filters.exclude_roles)
         )
-        pool = pool_size(k, floor=cfg.search.candidate_pool, factor=cfg.search.candidate_factor,
-                         role_factor=cfg.search.role_filter_factor, role_filter=role_filter)  # fmt: skip
+        pool = pool_size(
+            k,
+            floor=cfg.search.candidate_pool,
+            factor=cfg.search.candidate_factor,
+            role_factor=cfg.search.role_filter_factor,
+            role_filter=role_filter,
+        )
         t0 = time.perf_counter()
 
         lexical: list[tuple[int, float]] = []
@@ -170,11 +183,16 @@ class Searcher:
         for w in ctx.warnings:
             if w not in result.warnings:
                 result.warnings.append(w)
-        result.timings_ms.update({
-            "lexical": (t1 - t0) * 1000, "embed": t_embed,
-            "vector": (t2 - t1) * 1000 - t_embed, "fuse_fetch": (t3 - t2) * 1000,
-            "stages": (t4 - t3) * 1000, "total": (t4 - t0) * 1000,
-        })  # fmt: skip
+        result.timings_ms.update(
+            {
+                "lexical": (t1 - t0) * 1000,
+                "embed": t_embed,
+                "vector": (t2 - t1) * 1000 - t_embed,
+                "fuse_fetch": (t3 - t2) * 1000,
+                "stages": (t4 - t3) * 1000,
+                "total": (t4 - t0) * 1000,
+            }
+        )
         return result
 
     def _fuse(
@@ -182,12 +200,21 @@ class Searcher:
     ) -> list[Candidate]:
         cfg = self.config.search
         if cfg.fusion == "rrf":
-            fused = rrf_fuse(vector, lexical, k=cfg.rrf_k, vector_weight=cfg.rrf_vector_weight,
-                             lexical_weight=cfg.rrf_lexical_weight)  # fmt: skip
+            fused = rrf_fuse(
+                vector,
+                lexical,
+                k=cfg.rrf_k,
+                vector_weight=cfg.rrf_vector_weight,
+                lexical_weight=cfg.rrf_lexical_weight,
+            )
         else:
-            fused = weighted_fuse(vector, lexical, vector_weight=cfg.vector_weight,
-                                  lexical_weight=cfg.lexical_weight,
-                                  min_vector_span=cfg.min_vector_span)  # fmt: skip
+            fused = weighted_fuse(
+                vector,
+                lexical,
+                vector_weight=cfg.vector_weight,
+                lexical_weight=cfg.lexical_weight,
+                min_vector_span=cfg.min_vector_span,
+            )
         for c in fused:
             c.stages.append((f"fusion ({cfg.fusion})", c.fused))
         return fused
@@ -208,8 +235,9 @@ class Searcher:
             cands = diversity_stage.aggregate_spread(cands, ctx)
         return cands
 
-    def _fetch(self, fused: list[Candidate], filters: Filters | None, now: float,
-               ctx: StageContext) -> list[Candidate]:  # fmt: skip
+    def _fetch(
+        self, fused: list[Candidate], filters: Filters | None, now: float, ctx: StageContext
+    ) -> list[Candidate]:
         """Attach records; the store re-applies the filters and skips deleted records, so a
         lexical-only or cached vector hit is confirmed to still exist before it is used."""
         records = self.store.get_by_rowids([c.rowid for c in fused], filters, now)
@@ -225,17 +253,27 @@ class Searcher:
     def _hit(self, c: Candidate, degraded: bool) -> Hit:
         assert c.record is not None
         explain = Explain(
-            vector_rank=c.vector_rank, vector_score=c.vector_score,
-            lexical_rank=c.lexical_rank, lexical_score=c.lexical_score, fused_score=c.fused,
+            vector_rank=c.vector_rank,
+            vector_score=c.vector_score,
+            lexical_rank=c.lexical_rank,
+            lexical_score=c.lexical_score,
+            fused_score=c.fused,
             fusion=self.config.search.fusion,
-            stages=list(c.stages), degraded=degraded, notes=list(c.notes),
-        )  # fmt: skip
+            stages=list(c.stages),
+            degraded=degraded,
+            notes=list(c.notes),
+        )
         return Hit(record=c.record, score=c.score, explain=explain)
 
     def _vector_channel(
-        self, query: str, query_vector: np.ndarray | None, pool: int, filters: Filters | None,
-        now: float, result: SearchResult,
-    ) -> tuple[list[tuple[int, float]], ExactIndex | None, np.ndarray | None, float]:  # fmt: skip
+        self,
+        query: str,
+        query_vector: np.ndarray | None,
+        pool: int,
+        filters: Filters | None,
+        now: float,
+        result: SearchResult,
+    ) -> tuple[list[tuple[int, float]], ExactIndex | None, np.ndarray | None, float]:
         try:
             embedder = self._embedder_factory()
         except RememError as exc:
@@ -270,16 +308,27 @@ class Searcher:
                 scores = legacy.matrix @ np.asarray(query_vector, np.float32)
             best = np.argsort(-scores)[:pool]
             seen = {r for r, _ in hits}
-            hits = sorted([*hits, *((int(legacy.rowids[i]), float(scores[i])) for i in best
-                                    if int(legacy.rowids[i]) not in seen)],
-                          key=lambda h: -h[1])[:pool]  # fmt: skip
+            hits = sorted(
+                [
+                    *hits,
+                    *(
+                        (int(legacy.rowids[i]), float(scores[i]))
+                        for i in best
+                        if int(legacy.rowids[i]) not in seen
+                    ),
+                ],
+                key=lambda h: -h[1],
+            )[:pool]
         if index.size == 0 and self.store.count() > 0:
-            others = [f"{m} ({n})" for m, _d, n in self.store.vector_stats()
-                      if m != embedder.model_id]  # fmt: skip
+            others = [
+                f"{m} ({n})" for m, _d, n in self.store.vector_stats() if m != embedder.model_id
+            ]
             also = f" (other models: {', '.join(others)})" if others else ""
-            self._degrade(result, f"no records have vectors for {embedder.model_id} yet{also}; "
-                                  "run `remem embed`",
-                          log_it=embedder.model_id not in self._model_checked)  # fmt: skip
+            self._degrade(
+                result,
+                f"no records have vectors for {embedder.model_id} yet{also}; run `remem embed`",
+                log_it=embedder.model_id not in self._model_checked,
+            )
             self._model_checked.add(embedder.model_id)  # every result says it; the log once
         else:
             self._check_models(embedder, index, result)
@@ -295,9 +344,11 @@ class Searcher:
         others = [(m, n) for m, _d, n in self.store.vector_stats() if m != embedder.model_id]
         if missing > 0 and others:
             names = ", ".join(f"{m} ({n})" for m, n in others)
-            message = (f"{missing} records have no {embedder.model_id} vector (other models: "
-                       f"{names}); they are found by lexical search only until `remem embed` "
-                       "(or `remem reembed --model M` to switch models)")  # fmt: skip
+            message = (
+                f"{missing} records have no {embedder.model_id} vector (other models: "
+                f"{names}); they are found by lexical search only until `remem embed` "
+                "(or `remem reembed --model M` to switch models)"
+            )
             result.warnings.append(message)
             log.warning(message)
 

@@ -32,8 +32,10 @@ def is_loopback(host: str) -> bool:
 def check_bind(config: Config, host: str) -> None:
     """Refuse to serve beyond loopback without tokens."""
     if not config.server.tokens and not is_loopback(host):
-        raise ConfigError(f"refusing to listen on {host!r} without authentication: set "
-                          "server.tokens (token -> agent id) or listen on 127.0.0.1")  # fmt: skip
+        raise ConfigError(
+            f"refusing to listen on {host!r} without authentication: set "
+            "server.tokens (token -> agent id) or listen on 127.0.0.1"
+        )
 
 
 def agent_for(config: Config, authorization: str | None) -> str | None:

@@ -33,23 +33,32 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(mem, *, agent: str | None = None, session: str | None = None,
-                 user: str | None = None) -> Server:  # fmt: skip
+def build_server(
+    mem, *, agent: str | None = None, session: str | None = None, user: str | None = None
+) -> Server:
     config = mem.config
     specs = tool_specs()
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[
-            types.Tool(name=s["name"], description=s["description"], input_schema=s["input_schema"])
-            for s in specs])  # fmt: skip
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=s["name"], description=s["description"], input_schema=s["input_schema"]
+                )
+                for s in specs
+            ]
+        )
 
     def identity(ctx) -> tuple[str | None, str | None]:
         request = getattr(ctx, "request", None)
         headers = getattr(request, "headers", None)
         if headers is None:  # stdio: the configuration decides
             return agent or config.scopes.agent, session
-        who = agent_for(config, headers.get("authorization")) if config.server.tokens else (
-            agent or config.scopes.agent)  # fmt: skip
+        who = (
+            agent_for(config, headers.get("authorization"))
+            if config.server.tokens
+            else (agent or config.scopes.agent)
+        )
         return who, session or headers.get("mcp-session-id")
 
     async def call_tool(ctx, params) -> types.CallToolResult:
@@ -57,8 +66,10 @@ def build_server(mem, *, agent: str | None = None, session: str | None = None,
         try:
             who, sess = identity(ctx)
             if not who:
-                raise ToolError("this MCP server has no agent identity: set scopes.agent or "
-                                "start it with --agent")  # fmt: skip
+                raise ToolError(
+                    "this MCP server has no agent identity: set scopes.agent or "
+                    "start it with --agent"
+                )
             if name not in TOOLS:
                 raise ToolError(f"unknown tool {name!r}")
 
@@ -67,19 +78,31 @@ def build_server(mem, *, agent: str | None = None, session: str | None = None,
 
             result = await anyio.to_thread.run_sync(run)
         except RememError as exc:
-            return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))],
-                                        is_error=True)  # fmt: skip
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=str(exc))], is_error=True
+            )
         except Exception:  # a bug must not take the server down with it
             log.exception("tool %s failed", name)
             return types.CallToolResult(
-                content=[types.TextContent(type="text", text=f"{name} failed inside remem; "
-                                           "see the server log")], is_error=True)  # fmt: skip
+                content=[
+                    types.TextContent(
+                        type="text", text=f"{name} failed inside remem; see the server log"
+                    )
+                ],
+                is_error=True,
+            )
         text = json.dumps(result, ensure_ascii=False, default=str)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=result)  # fmt: skip
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=result
+        )
 
-    return Server("remem", version=__version__, instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)  # fmt: skip
+    return Server(
+        "remem",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
 async def serve_stdio(server: Server) -> None:

@@ -40,8 +40,9 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content parts: keep the text ones
-        return "\n".join(p.get("text", "") for p in content
-                         if isinstance(p, dict) and p.get("type") == "text")  # fmt: skip
+        return "\n".join(
+            p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"
+        )
     return ""
 
 
@@ -81,25 +82,29 @@ class Proxy:
         session = request.headers.get("x-remem-session") or f"proxy:{user or 'anonymous'}"
         return agent, user, session
 
-    def remember(self, agent: str, user: str | None, session: str, question: str,
-                 answer: str) -> None:  # fmt: skip
+    def remember(
+        self, agent: str, user: str | None, session: str, question: str, answer: str
+    ) -> None:
         """Archive the exchange and capture memories (runs after the response is sent)."""
         mem = self.mem
         try:
             ids = [f"proxy-{uuid.uuid4().hex}", f"proxy-{uuid.uuid4().hex}"]
             scope = mem.scope_access(agent, session=session, user=user).write_scope
             common = {"session": session, "platform": "openai-proxy", "scope": scope}
-            mem.ingest_many([
-                {"id": ids[0], "role": "user", "speaker_id": user, "text": question, **common},
-                {"id": ids[1], "role": "assistant", "text": answer, **common},
-            ])  # fmt: skip
+            mem.ingest_many(
+                [
+                    {"id": ids[0], "role": "user", "speaker_id": user, "text": question, **common},
+                    {"id": ids[1], "role": "assistant", "text": answer, **common},
+                ]
+            )
             turn = Turn(agent=agent, inputs=list(ids), session=session, user_id=user)
             mem.capture_after_turn(turn)
         except Exception:  # memory work must never break the chat
             log.exception("archiving or capturing the proxied turn failed")
 
-    async def with_memories(self, messages: list[Any], question: str, last: int | None,
-                            who: tuple[str, str | None, str]) -> list[Any]:  # fmt: skip
+    async def with_memories(
+        self, messages: list[Any], question: str, last: int | None, who: tuple[str, str | None, str]
+    ) -> list[Any]:
         """The messages with the relevant memories as one system message before the last
         user message (unchanged when there are none or recall fails)."""
         if not question or last is None:
@@ -128,8 +133,10 @@ class Proxy:
             who = self.who(request, body)
         except AuthError as exc:
             return _error(401, str(exc), "authentication_error")
-        last = max((i for i, m in enumerate(messages)
-                    if isinstance(m, dict) and m.get("role") == "user"), default=None)  # fmt: skip
+        last = max(
+            (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user"),
+            default=None,
+        )
         question = _text(messages[last].get("content")) if last is not None else ""
         forwarded = {**body, "messages": await self.with_memories(messages, question, last, who)}
         headers = self.upstream_headers(request)
@@ -137,10 +144,14 @@ class Proxy:
             return await self.stream(forwarded, headers, question, who)
         return await self.complete(forwarded, headers, question, who)
 
-    async def complete(self, forwarded: dict[str, Any], headers: dict[str, str], question: str,
-                       who: tuple[str, str | None, str]) -> Response:  # fmt: skip
-        r = await self.client.post(f"{self.base}/chat/completions", json=forwarded,
-                                   headers=headers)  # fmt: skip
+    async def complete(
+        self,
+        forwarded: dict[str, Any],
+        headers: dict[str, str],
+        question: str,
+        who: tuple[str, str | None, str],
+    ) -> Response:
+        r = await self.client.post(f"{self.base}/chat/completions", json=forwarded, headers=headers)
         task = None
         if r.status_code == 200 and question:
             try:
@@ -148,13 +159,23 @@ class Proxy:
             except (ValueError, KeyError, IndexError, TypeError, AttributeError):
                 answer = ""
             if answer:
-                task = BackgroundTask(anyio.to_thread.run_sync,
-                                      lambda: self.remember(*who, question, answer))  # fmt: skip
-        return Response(r.content, status_code=r.status_code, background=task,
-                        headers=_passthrough_headers(r.headers))  # fmt: skip
+                task = BackgroundTask(
+                    anyio.to_thread.run_sync, lambda: self.remember(*who, question, answer)
+                )
+        return Response(
+            r.content,
+            status_code=r.status_code,
+            background=task,
+            headers=_passthrough_headers(r.headers),
+        )
 
-    async def stream(self, forwarded: dict[str, Any], headers: dict[str, str], question: str,
-                     who: tuple[str, str | None, str]) -> Response:  # fmt: skip
+    async def stream(
+        self,
+        forwarded: dict[str, Any],
+        headers: dict[str, str],
+        question: str,
+        who: tuple[str, str | None, str],
+    ) -> Response:
         upstream_request = self.client.build_request(
             "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
         )
@@ -162,8 +183,9 @@ class Proxy:
         if r.status_code != 200:  # errors pass through whole and unchanged
             content = await r.aread()
             await r.aclose()
-            return Response(content, status_code=r.status_code,
-                            headers=_passthrough_headers(r.headers))  # fmt: skip
+            return Response(
+                content, status_code=r.status_code, headers=_passthrough_headers(r.headers)
+            )
         parts: list[str] = []
 
         async def relay():
@@ -182,10 +204,12 @@ class Proxy:
             if question and parts:
                 self.remember(*who, question, "".join(parts))
 
-        return StreamingResponse(relay(), status_code=200,
-                                 headers=_passthrough_headers(r.headers),
-                                 background=BackgroundTask(anyio.to_thread.run_sync,
-                                                           after_stream))  # fmt: skip
+        return StreamingResponse(
+            relay(),
+            status_code=200,
+            headers=_passthrough_headers(r.headers),
+            background=BackgroundTask(anyio.to_thread.run_sync, after_stream),
+        )
 
 
 def create_proxy(

@@ -23,8 +23,13 @@ from remem.server.identity import AuthError
 from remem.server.rest_context import Requests
 from remem.tools import ToolError
 
-_STATUS = ((AuthError, 401), (ScopeError, 403), (NotFoundError, 404), (ToolError, 400),
-           (ValidationError, 400))  # fmt: skip
+_STATUS = (
+    (AuthError, 401),
+    (ScopeError, 403),
+    (NotFoundError, 404),
+    (ToolError, 400),
+    (ValidationError, 400),
+)
 
 
 def _error(status: int, message: str, **extra: Any) -> JSONResponse:

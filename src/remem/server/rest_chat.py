@@ -23,10 +23,15 @@ def chat_routes(r: Requests) -> APIRouter:
         """Before an LLM call: recall for this turn's archived inputs; returns the block."""
         turn = Turn(**body.model_dump(), scopes=c.scopes(mem))
         out = mem.recall_for_turn(turn)
-        return {"query": out.query, "block": out.block, "mode": out.mode,
-                "mode_source": out.mode_source, "skipped_reason": out.skipped_reason,
-                "hits": [h.to_dict(explain=False) for h in out.hits],
-                "context": [rec.to_dict() for rec in out.context]}  # fmt: skip
+        return {
+            "query": out.query,
+            "block": out.block,
+            "mode": out.mode,
+            "mode_source": out.mode_source,
+            "skipped_reason": out.skipped_reason,
+            "hits": [h.to_dict(explain=False) for h in out.hits],
+            "context": [rec.to_dict() for rec in out.context],
+        }
 
     @api.post("/v1/capture-after-turn", tags=["chat"])
     def capture(body: CaptureBody, c: Caller = caller):
@@ -36,16 +41,22 @@ def chat_routes(r: Requests) -> APIRouter:
             for m in body.messages:
                 if isinstance(m, str):
                     r.visible(c, m)
-        turn = Turn(agent=c.agent, inputs=list(body.messages), session=body.session,
-                    user_id=body.user, now=body.now)  # fmt: skip
+        turn = Turn(
+            agent=c.agent,
+            inputs=list(body.messages),
+            session=body.session,
+            user_id=body.user,
+            now=body.now,
+        )
         return mem.capture_after_turn(turn).to_dict()
 
     @api.post("/v1/recall-memories", tags=["chat"])
     def recall_memories(body: RecallBody, c: Caller = caller):
         """Before an LLM request: the relevant curated memories as a block (auto-recall)."""
         c.access(mem, body.session, body.user)
-        return mem.recall_memories(body.query, agent=c.agent, session=body.session,
-                                   user=body.user).to_dict()  # fmt: skip
+        return mem.recall_memories(
+            body.query, agent=c.agent, session=body.session, user=body.user
+        ).to_dict()
 
     @api.get("/v1/tools", tags=["tools"])
     def tools() -> list[dict[str, Any]]:

@@ -67,8 +67,9 @@ def read_routes(r: Requests) -> APIRouter:
         r.check_k(body.k)
         filters = dict(body.filters)
         requested = filters.pop("scope", None) or filters.pop("scopes", None)
-        result = mem.search(body.query, k=body.k, filters=r.scoped(c, filters, requested),
-                            now=body.now)  # fmt: skip
+        result = mem.search(
+            body.query, k=body.k, filters=r.scoped(c, filters, requested), now=body.now
+        )
         return result.to_dict(explain=body.explain)
 
     @api.get("/v1/records/{record_id}", tags=["read"])
@@ -76,27 +77,38 @@ def read_routes(r: Requests) -> APIRouter:
         return r.visible(c, record_id).to_dict()
 
     @api.get("/v1/records", tags=["read"])
-    def list_records(kind: str | None = None, scope: str | None = None,
-                     session: str | None = None, limit: int = 50, offset: int = 0,
-                     c: Caller = caller):  # fmt: skip
+    def list_records(
+        kind: str | None = None,
+        scope: str | None = None,
+        session: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        c: Caller = caller,
+    ):
         r.check_k(limit)
         if offset < 0:
             raise ValidationError("offset", offset, "use 0 or more")
         filters = r.scoped(c, {"kind": kind, "session": session}, scope)
-        return {"records": [rec.to_dict() for rec in mem.list(filters, limit=limit,
-                                                               offset=offset)]}  # fmt: skip
+        return {"records": [rec.to_dict() for rec in mem.list(filters, limit=limit, offset=offset)]}
 
     @api.get("/v1/stats", tags=["read"])
     def stats(c: Caller = caller):
         if not c.restricted:
             return mem.stats()
         scopes = c.scopes(mem)
-        return {"records": mem.store.count(Filters(scopes=scopes)), "scopes": scopes,
-                "memories": mem.tools(c.agent).call("memory_stats", {})}  # fmt: skip
+        return {
+            "records": mem.store.count(Filters(scopes=scopes)),
+            "scopes": scopes,
+            "memories": mem.tools(c.agent).call("memory_stats", {}),
+        }
 
     @api.get("/v1/export", tags=["read"])
-    def export(kind: str | None = None, scope: str | None = None, with_vectors: bool = False,
-               c: Caller = caller) -> StreamingResponse:  # fmt: skip
+    def export(
+        kind: str | None = None,
+        scope: str | None = None,
+        with_vectors: bool = False,
+        c: Caller = caller,
+    ) -> StreamingResponse:
         """Every visible record as JSONL (streamed; no limit)."""
         parsed = make_filters(r.scoped(c, {"kind": kind}, scope))
 

@@ -24,8 +24,16 @@ INSERT_FIELDS: tuple[str, ...] = tuple(
 JSON_FIELDS: dict[str, type] = {"mentions": list, "source_ids": list, "metadata": dict}
 # The columns an in-memory vector index keeps to apply filters without asking the store.
 INDEX_META_FIELDS: tuple[str, ...] = (
-    "rowid", "kind", "scope", "session", "role", "created_at", "platform", "category", "valid_to",
-)  # fmt: skip
+    "rowid",
+    "kind",
+    "scope",
+    "session",
+    "role",
+    "created_at",
+    "platform",
+    "category",
+    "valid_to",
+)
 
 
 def _json(text: str, empty: type) -> Any:

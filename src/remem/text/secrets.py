@@ -42,5 +42,9 @@ _NEAR = re.compile(rf"\b{_WORD}\b\W{{0,3}}[A-Za-z0-9+/_\-]{{20,}}", re.I)
 def contains_secret(text: str) -> bool:
     if any(p.search(text) for p in _SHAPES):
         return True
-    return bool(_GIVEN.search(text) or _MY_WORD.search(text) or _NEAR.search(text)
-                or _ZH.search(to_simplified(text)))  # fmt: skip
+    return bool(
+        _GIVEN.search(text)
+        or _MY_WORD.search(text)
+        or _NEAR.search(text)
+        or _ZH.search(to_simplified(text))
+    )

@@ -83,8 +83,10 @@ _ZH_NE_TOPIC = re.compile(r"^(你|您|那|那么|还有|你们)[^，,。]{0,6}�
 # ---------------------------------------------------------------- Japanese and Korean
 # か / かな / っけ, not とか ("猫とか"), しか, or adjectives in -か (静か, 確か, 豊か ...)
 _JA_FINAL = re.compile(r"((?<![とし静確豊僅愚暖柔細])か|かな|かしら|っけ)$")
-_JA_WH = re.compile(r"(どこ|何|なに|なん|誰|だれ|いつ(?!も)|なぜ|どうして|どう|どれ|どの|どちら|"
-                    r"いくつ|いくら)")  # fmt: skip
+_JA_WH = re.compile(
+    r"(どこ|何|なに|なん|誰|だれ|いつ(?!も)|なぜ|どうして|どう|どれ|どの|どちら|"
+    r"いくつ|いくら)"
+)
 _JA_NO = re.compile(r"の$")
 # -까요/-(습)니까/-나요/-냐, -니 after a verb ending (not 어머니)
 _KO_FINAL = re.compile(r"(까요|니까|나요|냐|을까|ㄹ까|는지요|(었|았|했|하|겠|는|거|이)니)$")
@@ -163,8 +165,10 @@ def is_question(text: str) -> bool:
         _JA_FINAL.search(tail) or (_JA_NO.search(tail) and _JA_WH.search(tail))
     ):
         return True
-    return bool(re.search(r"[\uac00-\ud7af]", stripped) and (
-        _KO_FINAL.search(tail) or (_KO_WH.search(tail) and tail.endswith(("요", "니", "야")))))  # fmt: skip
+    return bool(
+        re.search(r"[\uac00-\ud7af]", stripped)
+        and (_KO_FINAL.search(tail) or (_KO_WH.search(tail) and tail.endswith(("요", "니", "야"))))
+    )
 
 
 def is_hypothetical(text: str) -> bool:

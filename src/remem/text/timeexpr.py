@@ -63,16 +63,42 @@ _WEEKDAYS = {
     )
 }
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3),
-            "winter": (12, 3)}  # fmt: skip
+_SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3), "winter": (12, 3)}
 _ZH_SEASONS = {"春": "spring", "夏": "summer", "秋": "autumn", "冬": "winter"}
 _EN_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2,
-    "couple of": 2, "a few": 3, "few": 3, "several": 3,
-}  # fmt: skip
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-              "八": 8, "九": 9}  # fmt: skip
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
+}
+_ZH_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 
 
 def zh_number(text: str) -> int | None:
@@ -213,8 +239,9 @@ def find_time_window(query: str, now: float) -> TimeWindow | None:
     return None
 
 
-def _resolve(kind: str, m: re.Match[str], now: datetime, today: datetime, expr: str
-             ) -> TimeWindow | None:  # fmt: skip
+def _resolve(
+    kind: str, m: re.Match[str], now: datetime, today: datetime, expr: str
+) -> TimeWindow | None:
     if kind == "yesterday":
         return _window(today - timedelta(days=1), today, expr)
     if kind == "day_before_yesterday":
@@ -231,8 +258,17 @@ def _resolve(kind: str, m: re.Match[str], now: datetime, today: datetime, expr: 
         n = zh_number(m.group(1))
         if n is None:
             return None
-        unit = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week",
-                "个礼拜": "week", "月": "month", "个月": "month", "年": "year"}[m.group(2)]  # fmt: skip
+        unit = {
+            "天": "day",
+            "日": "day",
+            "周": "week",
+            "星期": "week",
+            "礼拜": "week",
+            "个礼拜": "week",
+            "月": "month",
+            "个月": "month",
+            "年": "year",
+        }[m.group(2)]
         return _ago(n, unit, today, expr)
     if kind == "relative_unit":
         which, unit = m.group(1), m.group(2)
@@ -243,8 +279,9 @@ def _resolve(kind: str, m: re.Match[str], now: datetime, today: datetime, expr: 
         offset = {"上上": -2, "上": -1, "这": 0, "本": 0}[which]
         return _relative("month" if unit == "月" else "week", offset, now, today, expr)
     if kind == "relative_season":
-        return _last_season(now, "autumn" if m.group(2) == "fall" else m.group(2), expr,
-                            this=m.group(1) == "this")  # fmt: skip
+        return _last_season(
+            now, "autumn" if m.group(2) == "fall" else m.group(2), expr, this=m.group(1) == "this"
+        )
     if kind == "weekday":
         target = _WEEKDAYS[m.group(2)]
         days_back = (today.weekday() - target) % 7 or 7
@@ -293,8 +330,7 @@ def _ago(n: int, unit: str, today: datetime, expr: str) -> TimeWindow:
     return _window(point - half, point + half + timedelta(days=1), expr)
 
 
-def _relative(unit: str, offset: int, now: datetime, today: datetime, expr: str
-              ) -> TimeWindow:  # fmt: skip
+def _relative(unit: str, offset: int, now: datetime, today: datetime, expr: str) -> TimeWindow:
     if unit == "week":
         start = _week_start(today) + timedelta(weeks=offset)
         return _window(start, start + timedelta(weeks=1), expr)

@@ -37,8 +37,14 @@ class ChangesMixin(TimelineMixin):
         alone: the old one stays until a new one is written)."""
         with self._write():
             rev = self._bump_rev()
-            self._stamp(rowid, rev, time.time(), text=text, visible_text=visible_text,
-                        content_hash=content_hash)  # fmt: skip
+            self._stamp(
+                rowid,
+                rev,
+                time.time(),
+                text=text,
+                visible_text=visible_text,
+                content_hash=content_hash,
+            )
             if rowid in self._rows:
                 self._lexical.set_tokens(rowid, tokens)
 

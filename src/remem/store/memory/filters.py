@@ -36,9 +36,12 @@ def _checks(
 ) -> list[Check]:
     checks: list[Check] = []
     for column, allowed in (
-        ("kind", filters.kinds), ("scope", filters.scopes), ("session", filters.sessions),
-        ("role", filters.roles), ("id", filters.ids),
-    ):  # fmt: skip
+        ("kind", filters.kinds),
+        ("scope", filters.scopes),
+        ("session", filters.sessions),
+        ("role", filters.roles),
+        ("id", filters.ids),
+    ):
         if allowed is not None:
             checks.append(_among(column, allowed))
     if filters.exclude_roles:

@@ -28,9 +28,10 @@ class LexicalMixin(MemoryState):
             scores = self._lexical.scores(query, float(context_weight))
             passes = self._predicate(filters, now)
             found = [
-                (rowid, score) for rowid, score in scores.items()
+                (rowid, score)
+                for rowid, score in scores.items()
                 if rowid in self._rows and passes(self._rows[rowid].values)
-            ]  # fmt: skip
+            ]
         found.sort(key=lambda hit: (-hit[1], hit[0]))
         return first(found, limit)
 

@@ -25,8 +25,9 @@ class MaintenanceMixin(MemoryState):
                 problems.append(f"{timed} timeline entries for {in_sessions} session records")
             problems += [
                 f"vector {seq} belongs to missing record {v.rowid}"
-                for seq, v in self._vectors.items() if v.rowid not in self._rows
-            ]  # fmt: skip
+                for seq, v in self._vectors.items()
+                if v.rowid not in self._rows
+            ]
             return problems
 
     def lexical_row_problems(self) -> tuple[list[int], list[int]]:
@@ -60,7 +61,8 @@ class MaintenanceMixin(MemoryState):
         """Rowids of records whose text changed after their ``model_id`` vector was made."""
         with self._read():
             return [
-                v.rowid for v in self._vectors.values()
+                v.rowid
+                for v in self._vectors.values()
                 if v.model_id == model_id
                 and v.created_at < self._rows[v.rowid].updated_at - STALE_AFTER_S
-            ]  # fmt: skip
+            ]

@@ -61,9 +61,11 @@ class RecordsMixin(SessionsMixin):
                         planned.append(None)
                         continue
                     raise ValidationError(
-                        "id", values["id"], "a record with this id exists; choose another id "
+                        "id",
+                        values["id"],
+                        "a record with this id exists; choose another id "
                         "or delete the old record first",
-                    )  # fmt: skip
+                    )
                 taken.add(values["id"])
                 planned.append((values, row))
             rev, now = self._bump_rev(), time.time()
@@ -112,9 +114,10 @@ class RecordsMixin(SessionsMixin):
         wanted = set(hashes)
         with self._read():
             return {
-                r.values["content_hash"] for r in self._rows.values()
+                r.values["content_hash"]
+                for r in self._rows.values()
                 if r.values["content_hash"] in wanted
-            }  # fmt: skip
+            }
 
     def get_by_rowids(
         self, rowids: Iterable[int], filters: Filters | None = None, now: float | None = None
@@ -136,9 +139,10 @@ class RecordsMixin(SessionsMixin):
     ) -> list[int]:
         """Rowids of passing rows in (created_at, rowid) order."""
         keys = [
-            (row.values["created_at"], rowid) for rowid, row in self._rows.items()
+            (row.values["created_at"], rowid)
+            for rowid, row in self._rows.items()
             if passes(row.values)
-        ]  # fmt: skip
+        ]
         return [rowid for _, rowid in sorted(keys, reverse=newest_first)]
 
     def list_records(
@@ -194,12 +198,13 @@ class RecordsMixin(SessionsMixin):
 
         def wanted(v: dict[str, Any]) -> bool:
             return (
-                v["kind"] == "memory" and v["scope"] == scope
+                v["kind"] == "memory"
+                and v["scope"] == scope
                 and (v["valid_to"] is None or v["valid_to"] > now)
                 and (content_hash is None or v["content_hash"] == content_hash)
                 and (speaker_id is ANY or v["speaker_id"] == speaker_id)
                 and (metadata_equals is None or _metadata_is(v["metadata"], *metadata_equals))
-            )  # fmt: skip
+            )
 
         with self._read():
             rowids = self._sorted_rowids(wanted)

@@ -69,9 +69,11 @@ class SessionsMixin(MemoryState):
             if row is None:
                 return None
             return {
-                "session": session, "origin_platform": row.origin_platform,
-                "parent": row.parent, "platform": row.platform,
-            }  # fmt: skip
+                "session": session,
+                "origin_platform": row.origin_platform,
+                "parent": row.parent,
+                "platform": row.platform,
+            }
 
     def sessions_on_platform(self, platform: str) -> list[str]:
         """Sessions whose effective (root's origin) platform is ``platform``."""

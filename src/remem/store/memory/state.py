@@ -139,9 +139,15 @@ class MemoryState:
             del self._record_vectors[vector.rowid]
 
     def _add_vector(
-        self, rowid: int, model_id: str, provider: str, model: str, data: bytes, dim: int,
+        self,
+        rowid: int,
+        model_id: str,
+        provider: str,
+        model: str,
+        data: bytes,
+        dim: int,
         created_at: float,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Write one vector (replacing the record's vector of that model) under a new seq."""
         old = self._record_vectors.get(rowid, {}).get(model_id)
         if old is not None:

@@ -28,9 +28,11 @@ class TimelineMixin(RecordsMixin):
         with self._read():
             timeline = self._timelines.get(session, [])
             found = self._walk(
-                timeline, range(bisect_left(timeline, (before,)) - 1, -1, -1), limit,
+                timeline,
+                range(bisect_left(timeline, (before,)) - 1, -1, -1),
+                limit,
                 lambda v: v["index_status"] != "skipped",
-            )  # fmt: skip
+            )
             return found[::-1]
 
     def neighbours(

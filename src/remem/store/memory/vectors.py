@@ -49,8 +49,9 @@ class VectorsMixin(MemoryState):
                 row = self._rows.get(rowid)
                 if row is None:
                     continue
-                self._add_vector(rowid, model_id, provider, model, data.tobytes(),
-                                 int(data.shape[0]), now)  # fmt: skip
+                self._add_vector(
+                    rowid, model_id, provider, model, data.tobytes(), int(data.shape[0]), now
+                )
                 row.rev = rev  # in-memory indexes pick up the new vector's record
                 if mark_indexed:
                     row.values.update(index_status="indexed", index_error=None)
@@ -76,9 +77,10 @@ class VectorsMixin(MemoryState):
         with self._write():
             passes = self._predicate(filters)
             doomed = [
-                v for v in self._vectors.values()
+                v
+                for v in self._vectors.values()
                 if (not model_id or v.model_id == model_id) and passes(self._rows[v.rowid].values)
-            ]  # fmt: skip
+            ]
             for vector in doomed:
                 self._remove_vector(vector.seq)
                 row = self._rows[vector.rowid]
@@ -148,7 +150,7 @@ class VectorsMixin(MemoryState):
             rev = self._bump_rev()
             legacy = [
                 v for v in self._vectors.values() if v.model_id == "" and (not dim or v.dim == dim)
-            ]  # fmt: skip
+            ]
             moving = [v for v in legacy if model_id not in self._record_vectors[v.rowid]]
             for vector in legacy:
                 self._remove_vector(vector.seq)
@@ -164,9 +166,10 @@ class VectorsMixin(MemoryState):
         """Vectors of one model with seq > after_seq (all of them by default)."""
         with self._read():
             found = [
-                v for seq, v in self._vectors.items()
+                v
+                for seq, v in self._vectors.items()
                 if seq > after_seq and v.model_id == model_id and v.dim == dim
-            ]  # fmt: skip
+            ]
         if not found:
             return VectorRows(np.empty(0, np.int64), np.empty((0, dim), np.float32), after_seq)
         rowids = np.fromiter((v.rowid for v in found), dtype=np.int64, count=len(found))
