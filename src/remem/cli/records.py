@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from remem import Memory, maintenance
+from remem import Memory, SearchResult, maintenance
 from remem.cli.common import (
     JsonOption,
     counting,
@@ -25,7 +25,6 @@ from remem.cli.common import (
 from remem.errors import NotFoundError, ValidationError
 from remem.schemas import RecordIn, validate_record
 from remem.transfer import parse_lines
-from remem.types import SearchResult
 
 app = typer.Typer()
 

@@ -48,7 +48,7 @@ def migrate(
         raise typer.Exit(1)
 
 
-def _print_migration(report: lancedb_migration.Report, action: str, dry_run: bool) -> None:
+def _print_migration(report: lancedb_migration.MigrationReport, action: str, dry_run: bool) -> None:
     out.print(f"table {report.table}: {report.rows} rows", markup=False)
     if report.missing_columns:
         out.print(f"missing optional columns: {', '.join(report.missing_columns)}", markup=False)
