@@ -209,7 +209,9 @@ def memory_capture(
     """Run auto-capture over a turn's messages and report what was kept and why not."""
     if role not in ("user", "assistant"):
         fail(f"invalid --role {role!r}; use user or assistant")
-    messages = [{"role": role, "text": t, "speaker_id": user} for t in texts]
+    messages: list[str | dict[Any, Any]] = [
+        {"role": role, "text": t, "speaker_id": user} for t in texts
+    ]
     with open_memory() as mem:
         turn = CaptureTurn(agent=_agent(mem, agent), session=session, user=user, messages=messages)
         result = mem.capture_after_turn(turn)
