@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from remem.config import Config
-from remem.conversation.indexing import Indexer, Progress
+from remem.conversation.indexing import Indexer, Progress, expected_model_id
 from remem.conversation.ingest import RecordWriter
 from remem.embed.base import Embedder
 from remem.embed.reads import interactive
@@ -154,6 +154,24 @@ class Memory:
         """Embed every record that has no vector for the configured model (backfill); with
         ``force``, re-embed every record. Resumable: a rerun picks up where it stopped."""
         return self.indexer.embed_pending(batch_size=batch_size, progress=progress, force=force)
+
+    def switch_model(self, *, drop_old: bool = False) -> int:
+        """After every record has a vector of the configured model (``embed_pending``
+        reports nothing remaining): record it as the store's active model and, with
+        ``drop_old``, delete every other model's vectors (legacy ones too, and the legacy
+        marker with them, under the same lock as a marker write). Returns how many vectors
+        were dropped."""
+        with self.searcher.legacy.lock:
+            dropped = self.indexer.finish_switch(drop_old=drop_old)
+            if drop_old:
+                self.store.meta_set(LEGACY_NAMESPACE, LEGACY_KEY, None)
+        return dropped
+
+    def missing_vectors(self, model_id: str | None = None) -> int:
+        """Records without a vector of ``model_id`` (default: the configured model, worked out
+        without loading it; 0 when there is no model)."""
+        model_id = model_id or expected_model_id(self.config.embed)
+        return 0 if model_id is None else self.store.count_missing_vectors(model_id)
 
     def delete_where(self, filters: Filters | dict[str, Any]) -> int:
         """Delete every record passing the filters (at least one filter is required)."""
@@ -310,6 +328,20 @@ class Memory:
         return self.store.delete(list(check_encodable("ids", ids)))
 
     # ------------------------------------------------------------------ reads
+    def count(self, filters: Filters | dict[str, Any] | None = None) -> int:
+        """How many records pass the filters (all without any)."""
+        return self.store.count(make_filters(filters))
+
+    def ids_with_prefix(self, prefix: str, limit: int = 20) -> list[str]:
+        """Record ids that start with ``prefix`` (for short ids typed by a person)."""
+        if not isinstance(prefix, str) or not prefix:
+            raise ValidationError("prefix", prefix, "give the start of a record id")
+        return self.store.ids_with_prefix(check_encodable("prefix", prefix), limit=limit)
+
+    def delete_all(self) -> int:
+        """Delete every record; returns how many there were."""
+        return self.store.delete(self.store.ids_where(None))
+
     def get(self, record_id: str) -> Record | None:
         """The record with this id, or None."""
         if not isinstance(record_id, str):

@@ -13,10 +13,12 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
+from remem.engine import make_filters
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
 from remem.schemas import RecordIn, content_hash, validate_record
@@ -80,16 +82,41 @@ def export_records(
     mem: MemoryPort,
     out: IO[str],
     *,
-    filters: Filters | None = None,
+    filters: Filters | dict[str, Any] | None = None,
     with_vectors: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> int:
+    """Write the export to ``out``; returns how many records. Filters are checked before the
+    first line is written."""
+    made = make_filters(filters)
     count = 0
-    for lines in export_lines(mem, filters=filters, with_vectors=with_vectors):
+    for lines in export_lines(mem, filters=made, with_vectors=with_vectors):
         out.writelines(lines)
         count += len(lines)
         if progress:
             progress(len(lines))
+    return count
+
+
+def export_file(
+    mem,
+    path: Path,
+    *,
+    filters: Filters | dict[str, Any] | None = None,
+    with_vectors: bool = False,
+) -> int:
+    """Write the export to a file, atomically: it is written beside the file as
+    ``<name>.partial`` and renamed when complete, so a failed or interrupted export never
+    leaves a truncated file. Filters are checked before anything is created."""
+    made = make_filters(filters)
+    tmp = path.with_name(path.name + ".partial")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            count = export_records(mem, fh, filters=made, with_vectors=with_vectors)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return count
 
 

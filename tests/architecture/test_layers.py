@@ -14,7 +14,10 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("interfaces", ("remem.cli", "remem.server", "remem.benchmark", "remem.__main__")),
     ("package", ("remem",)),  # remem/__init__.py: the public names
-    ("engine", ("remem.engine", "remem.doctor", "remem.transfer", "remem.migrate")),
+    (
+        "engine",
+        ("remem.engine", "remem.doctor", "remem.transfer", "remem.migrate", "remem.maintenance"),
+    ),
     (
         "features",
         (

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
+import pytest
 from test_cli import one_error_line, run
 
 from helpers import HashEmbedder
-from remem import Config, Memory
-from remem.transfer import export_records, import_records
+from remem import Config, Memory, ValidationError
+from remem.transfer import export_file, export_records, import_records
 
 
 def cfg():
@@ -101,3 +103,21 @@ def test_cli_export_import_and_config(tmp_path):
     broken = tmp_path / "broken.toml"
     broken.write_text("[search]\nfusion = 'magic'\n")
     assert "search.fusion" in one_error_line(run(["config", "validate", str(broken)]))
+
+
+def test_export_file_is_atomic_and_checks_filters_first(tmp_path):
+    target = tmp_path / "dump.jsonl"
+    partial = tmp_path / "dump.jsonl.partial"
+    with Memory(tmp_path / "a.db", cfg(), embedder=HashEmbedder()) as mem:
+        mem.ingest_many([{"text": f"note {i}", "scope": "user:a"} for i in range(3)])
+        mem.add("a global fact")
+        assert export_file(mem, target, filters={"scope": "user:a", "kind": None}) == 3
+        assert len(target.read_text().splitlines()) == 3 and not partial.exists()
+        with pytest.raises(ValidationError, match="invalid scope"):
+            export_file(mem, tmp_path / "never.jsonl", filters={"scope": "bad"})
+        assert sorted(p.name for p in tmp_path.iterdir() if "jsonl" in p.name) == ["dump.jsonl"]
+    # A failure after the partial file was opened (here: reading from a closed store) leaves
+    # the previous export in place and no partial file.
+    with pytest.raises(sqlite3.ProgrammingError):
+        export_file(mem, target)
+    assert len(target.read_text().splitlines()) == 3 and not partial.exists()

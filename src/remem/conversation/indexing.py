@@ -75,6 +75,11 @@ class Indexer:
                 cfg.model,
             )
 
+    @property
+    def embedder_loaded(self) -> bool:
+        """Whether the embedder has been built (listing and counting never build it)."""
+        return self._loaded
+
     def get_embedder(self) -> Embedder | None:
         """The configured embedder, loaded on first use."""
         if not self._loaded:

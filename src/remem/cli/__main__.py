@@ -1,0 +1,5 @@
+"""`python -m remem.cli`, the same as the ``remem`` console script."""
+
+from remem.cli import main
+
+main()

@@ -1,0 +1,119 @@
+"""What every `remem` command shares: the global options and a Memory opened from them,
+printing (JSON or rich tables), one-line errors, input files and progress bars."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from remem import Config, Memory
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+@dataclass
+class GlobalOptions:
+    """The options given before the command (`remem --db x.db search ...`)."""
+
+    db: Path | None = None
+    config_file: Path | None = None
+
+
+state = GlobalOptions()
+
+DbOption = Annotated[
+    Path | None, typer.Option("--db", help="database file (default: $REMEM_DB or the data dir)")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
+AgentOption = Annotated[
+    str | None,
+    typer.Option("--agent", help="the agent identity (default: scopes.agent in the configuration)"),
+]
+SessionOption = Annotated[str | None, typer.Option("--session", help="the current session")]
+UserOption = Annotated[str | None, typer.Option("--user", help="the current user")]
+
+
+def load_config(**overrides: Any) -> Config:
+    """The configuration: file, environment, then the global --db and these overrides."""
+    if state.db is not None:
+        overrides["store.path"] = str(state.db)
+    return Config.load(state.config_file, overrides=overrides)
+
+
+def open_memory(**overrides: Any) -> Memory:
+    return Memory(config=load_config(**overrides))
+
+
+def emit_json(data: Any) -> None:
+    out.print_json(json.dumps(data, ensure_ascii=False, default=str), ensure_ascii=False)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One line on stderr and exit: 2 for bad input, 1 for "not found" or "not done"."""
+    err.print(f"error: {message}", markup=False, highlight=False)
+    raise typer.Exit(code)
+
+
+def fmt_time(ts: float | None) -> str:
+    if ts is None:
+        return "-"
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def short(text: str, width: int = 90) -> str:
+    """The text on one line, cut to ``width`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def read_lines(path: str, what: str = "a JSONL file (one JSON object per line)") -> list[str]:
+    """The lines of a UTF-8 file, or of stdin for '-'; ``what`` says what to give instead."""
+    if path == "-":
+        return sys.stdin.read().splitlines()
+    file = Path(path)
+    if not file.exists():
+        fail(f"{path!r} does not exist; give {what}")
+    if not file.is_file():
+        fail(f"{path!r} is a directory; give {what}")
+    try:
+        return file.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        fail(f"{path!r} is not UTF-8 text; give {what}")
+
+
+def progress_bar(label: str, *, quiet: bool, eta: bool = False) -> Progress:
+    """A progress bar on stderr, shown only on a terminal and never with --json (``quiet``).
+    ``label`` may name the task's description as ``{task.description}``."""
+    columns: list[ProgressColumn] = [TextColumn(label), BarColumn(), MofNCompleteColumn()]
+    if eta:
+        columns.append(TimeRemainingColumn())
+    return Progress(*columns, console=err, disable=quiet or not err.is_terminal)
+
+
+@contextmanager
+def counting(
+    label: str, total: int, *, quiet: bool, eta: bool = False
+) -> Iterator[Callable[[int], None]]:
+    """A progress bar for ``total`` items; yields the ``progress(n)`` callback the library's
+    batch operations take."""
+    with progress_bar("{task.description}", quiet=quiet, eta=eta) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)

@@ -1,0 +1,308 @@
+"""Looking after a store, for its operator: clear, stats, embed, bench, doctor, reembed, and
+the `remem config` group."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from remem import Config, Memory, maintenance
+from remem.benchmark import Variant, run_benchmark
+from remem.cli.common import (
+    JsonOption,
+    counting,
+    emit_json,
+    fail,
+    load_config,
+    open_memory,
+    out,
+    progress_bar,
+)
+from remem.doctor import run_doctor
+
+app = typer.Typer()
+config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
+
+
+@app.command()
+def clear(
+    target: Annotated[str, typer.Option("-t", "--target", help="vector, context or all")],
+    scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Clear vectors (records stay, pending), context (chat messages) or all records."""
+    if target not in ("vector", "context", "all"):
+        fail(f"invalid -t {target!r}; use vector, context or all")
+    where = f" in scope {scope}" if scope else ""
+    what = {"vector": "all vectors", "context": "all chat messages", "all": "all records"}[target]
+    if not yes:
+        if not sys.stdin.isatty():
+            fail(f"refusing to clear {what}{where} without confirmation; add --yes")
+        if not typer.confirm(f"Clear {what}{where}?", default=False):
+            fail("cancelled; nothing was cleared", code=1)
+    with open_memory() as mem:
+        base = {"scope": scope} if scope else {}
+        if target == "vector":
+            n = mem.clear_vectors(base or None)
+        elif target == "context":
+            n = mem.delete_where({**base, "kind": "message"})
+        else:
+            n = mem.delete_where(base) if base else mem.delete_all()
+    if as_json:
+        emit_json({"target": target, "cleared": n})
+    else:
+        out.print(f"cleared {n} {'vectors' if target == 'vector' else 'records'}", markup=False)
+
+
+# ---------------------------------------------------------------------- stats / embed
+@app.command()
+def stats(as_json: JsonOption = False) -> None:
+    """Counts by kind, scope, role, index status and embedding model; file size."""
+    with open_memory() as mem:
+        data = mem.stats()
+        data["missing_vectors"] = maintenance.missing_local_vectors(mem)
+    if as_json:
+        emit_json(data)
+        return
+    table = Table(show_header=False)
+    table.add_column("what")
+    table.add_column("value", overflow="fold")
+    table.add_row("file", f"{data['path']} ({data['file_bytes'] / 1e6:.1f} MB)")
+    table.add_row("records", str(data["records"]))
+    for key in ("by_kind", "by_scope", "by_role", "by_category", "index_status"):
+        table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
+    vectors = ", ".join(f"{v['model_id']} ({v['dim']}d): {v['count']}" for v in data["vectors"])
+    table.add_row("vectors", vectors or "none")
+    if data["missing_vectors"] is not None:
+        table.add_row("missing vectors", str(data["missing_vectors"]))
+    table.add_row("index errors", str(data["index_errors"]))
+    table.add_row("dropped from the indexing queue", str(data["queue_dropped_total"]))
+    table.add_row("sessions", str(data["sessions"]))
+    table.add_row("schema version", str(data["schema_version"]))
+    out.print(table)
+
+
+@app.command()
+def embed(
+    batch_size: Annotated[int | None, typer.Option(help="texts per embedding call")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="only count")] = False,
+    force: Annotated[bool, typer.Option("--force", help="re-embed every record")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Embed every record that has no vector for the configured model (backfill).
+
+    Safe to interrupt: finished batches are committed and a rerun continues from there.
+    """
+    if batch_size is not None and batch_size <= 0:
+        fail(f"invalid --batch-size {batch_size}; use a positive number")
+    with open_memory() as mem:
+        embedder = mem.get_embedder()
+        if embedder is None:
+            fail("embed.provider is 'none': nothing to embed; configure a provider first")
+        total = maintenance.records_to_embed(mem, embedder.model_id, force=force)
+        if dry_run:
+            if as_json:
+                emit_json({"model_id": embedder.model_id, "would_embed": total})
+            else:
+                out.print(f"would embed {total} records with {embedder.model_id}", markup=False)
+            return
+        with counting("embedding", total, quiet=as_json) as progress:
+            result = mem.embed_pending(batch_size=batch_size, force=force, progress=progress)
+    if as_json:
+        emit_json(result)
+    else:
+        out.print(
+            f"embedded {result['embedded']}, failed {result['failed']}, "
+            f"still missing {result['remaining']}",
+            markup=False,
+        )
+    if result["failed"]:
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------------- bench
+BENCH_CHANNELS = {"hybrid": ("vector", "lexical"), "vector": ("vector",), "lexical": ("lexical",)}
+BENCH_METRICS = ("recall@5", "recall@10", "hit@10", "session_recall@10", "mrr")
+BENCH_JSON_KEYS = (
+    "dataset",
+    "n_queries",
+    "overall",
+    "by_category",
+    "latency_ms",
+    "ingest_per_s",
+    "channels",
+    "embed_model",
+    "k",
+)
+
+
+@app.command()
+def bench(
+    dataset_dir: Annotated[Path, typer.Argument(help="folder with corpus.jsonl, queries.jsonl")],
+    k: Annotated[int, typer.Option("--k", "-k", help="hits per query (>= 10 is scored)")] = 10,
+    channels: Annotated[str, typer.Option(help="hybrid, vector or lexical")] = "hybrid",
+    limit_conversations: Annotated[
+        int | None, typer.Option(help="only the first N conversations")
+    ] = None,
+    limit_queries: Annotated[int | None, typer.Option(help="only the first N queries")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Score retrieval on a benchmark dataset (../shared/bench format)."""
+    if channels not in BENCH_CHANNELS:
+        fail(f"invalid --channels {channels!r}; use hybrid, vector or lexical")
+    if k < 1:
+        fail(f"invalid --k {k}; use a positive number")
+    if not dataset_dir.is_dir():
+        fail(
+            f"{str(dataset_dir)!r} is not a folder; give a folder with corpus.jsonl and "
+            "queries.jsonl"
+        )
+    config = load_config()
+    with progress_bar("{task.description}", quiet=as_json) as bar:
+        task = bar.add_task("queries", total=None)
+
+        def progress(_stage: str, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = run_benchmark(
+            dataset_dir,
+            config=config,
+            k=k,
+            variants=[Variant(channels, BENCH_CHANNELS[channels])],
+            limit_conversations=limit_conversations,
+            limit_queries=limit_queries,
+            progress=progress,
+        )
+    res = result["variants"][channels]
+    if as_json:
+        emit_json({key: res[key] for key in BENCH_JSON_KEYS})
+    else:
+        _print_bench(res, channels)
+
+
+def _print_bench(res: dict[str, Any], channels: str) -> None:
+    table = Table(title=f"{res['dataset']} ({res['n_queries']} queries, {channels})")
+    table.add_column("category")
+    table.add_column("n", justify="right")
+    for m in BENCH_METRICS:
+        table.add_column(m, justify="right")
+    rows = [("overall", res["overall"], res["n_queries"])]
+    rows += [(c, v, v["n"]) for c, v in res["by_category"].items()]
+    for name, v, n in rows:
+        table.add_row(name, str(n), *(f"{v[m]:.3f}" for m in BENCH_METRICS))
+    out.print(table)
+    lat = res["latency_ms"]
+    out.print(
+        f"search p50 {lat['search_p50']} ms, p95 {lat['search_p95']} ms; with query embedding "
+        f"p50 {lat['search_embed_p50']} ms, p95 {lat['search_embed_p95']} ms; "
+        f"ingest {res['ingest_per_s']} messages/s",
+        markup=False,
+    )
+
+
+# ---------------------------------------------------------------------- doctor / reembed
+@app.command()
+def doctor(
+    fix: Annotated[bool, typer.Option("--fix", help="repair what is safe to repair")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Check the store: integrity, schema, lexical index, vectors, models."""
+    with open_memory() as mem:
+        findings = run_doctor(mem, fix=fix)
+    if as_json:
+        emit_json([f.to_dict() for f in findings])
+    else:
+        table = Table()
+        for col in ("check", "status", "detail", "fixed"):
+            table.add_column(col, overflow="fold" if col == "detail" else "ellipsis")
+        for f in findings:
+            table.add_row(f.check, f.status, f.detail, "yes" if f.fixed else "")
+        out.print(table)
+    if any(f.status == "error" and not f.fixed for f in findings):
+        raise typer.Exit(1)
+
+
+def _switched_config(model: str, provider: str | None) -> Config:
+    """The configuration with the new model (and provider), over the same store."""
+    overrides = {"embed.model": model}
+    if provider:
+        overrides["embed.provider"] = provider
+    return load_config(**overrides)
+
+
+@app.command()
+def reembed(
+    model: Annotated[str, typer.Option("--model", help="the model to switch to")],
+    provider: Annotated[
+        str | None, typer.Option(help="its provider (default: the current)")
+    ] = None,
+    drop_old: Annotated[
+        bool, typer.Option("--drop-old", help="when complete, delete other models' vectors")
+    ] = False,
+    batch_size: Annotated[int | None, typer.Option(help="texts per embedding call")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Switch embedding model online: new vectors are written beside the old ones while
+    search keeps using the configured model; when every record has one, set embed.model to
+    the new model (and optionally drop the old vectors). Resumable."""
+    with Memory(config=_switched_config(model, provider)) as mem:
+        embedder = mem.get_embedder()
+        if embedder is None:
+            fail("reembed needs a real model; embed.provider 'none' has none")
+        total = maintenance.records_to_embed(mem, embedder.model_id)
+        with counting(f"embedding with {embedder.model_id}", total, quiet=as_json) as progress:
+            report = maintenance.reembed(
+                mem, drop_old=drop_old, batch_size=batch_size, progress=progress
+            )
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        out.print(
+            f"{report.model_id}: embedded {report.embedded}, still missing {report.remaining}",
+            markup=False,
+        )
+        if report.complete:
+            out.print(
+                f"coverage complete: set embed.model = {model!r} in your config (or "
+                f"REMEM_EMBED__MODEL={model}) to search with it",
+                markup=False,
+            )
+        else:
+            out.print("not complete yet: rerun `remem reembed` to continue", markup=False)
+    if not report.complete:
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------------- config
+@config_app.command("show")
+def config_show(as_json: JsonOption = False) -> None:
+    """The effective settings and where each came from (default, file, env, flag)."""
+    rows = load_config().effective()
+    if as_json:
+        emit_json({k: {"value": v, "source": src} for k, v, src in rows})
+        return
+    table = Table()
+    for col in ("setting", "value", "source"):
+        table.add_column(col)
+    for key, value, source in rows:
+        table.add_row(key, json.dumps(value, ensure_ascii=False, default=str), source)
+    out.print(table)
+
+
+@config_app.command("validate")
+def config_validate(
+    file: Annotated[Path, typer.Argument(help="a TOML config file")],
+    as_json: JsonOption = False,
+) -> None:
+    """Check a config file on its own (environment ignored); one line per verdict."""
+    Config.load(file, env={})  # raises ConfigError with the key, value and fix
+    if as_json:
+        emit_json({"file": str(file), "valid": True})
+    else:
+        out.print(f"{file}: valid", markup=False)

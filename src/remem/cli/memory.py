@@ -1,0 +1,279 @@
+"""`remem memory ...`: curated memories as an agent sees them, through the same tools and
+scope resolver an agent uses (recall, store, forget, list, stats, inject, capture, history,
+undo)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from remem import Memory, Record, Turn
+from remem.cli.common import (
+    AgentOption,
+    JsonOption,
+    SessionOption,
+    UserOption,
+    emit_json,
+    err,
+    fail,
+    fmt_time,
+    open_memory,
+    out,
+    short,
+)
+from remem.scopes import ScopeGuard
+
+app = typer.Typer(
+    help="Curated memories as an agent sees them (through the scope resolver).",
+    no_args_is_help=True,
+)
+
+ScopeOption = Annotated[str | None, typer.Option("--scope", help="narrow to one scope")]
+
+
+def _agent(mem: Memory, agent: str | None) -> str:
+    chosen = agent or mem.config.scopes.agent
+    if not chosen:
+        fail("no agent identity: pass --agent or set scopes.agent (there is no shared default)")
+    return chosen
+
+
+def _tool(
+    name: str, args: dict[str, Any], agent: str | None, session: str | None, user: str | None
+) -> dict[str, Any]:
+    """Call one agent tool as that agent would (arguments left as None are not passed)."""
+    with open_memory() as mem:
+        return mem.tools(_agent(mem, agent), session=session, user=user).call(
+            name, {k: v for k, v in args.items() if v is not None}
+        )
+
+
+def _print_memories(items: list[dict[str, Any]]) -> None:
+    table = Table()
+    for col in ("id", "category", "scope", "text", "created"):
+        table.add_column(col)
+    for m in items:
+        table.add_row(
+            m["id"][:12],
+            m["category"] or "-",
+            m["scope"],
+            short(m["text"], 70),
+            fmt_time(m["created_at"]),
+        )
+    out.print(table)
+
+
+@app.command("recall")
+def memory_recall(
+    query: str,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    scope: ScopeOption = None,
+    limit: Annotated[int, typer.Option(help="at most this many")] = 5,
+    as_json: JsonOption = False,
+) -> None:
+    """Search memories (an explicit recall: access counts grow)."""
+    args = {"query": query, "limit": limit, "scope": scope}
+    data = _tool("memory_recall", args, agent, session, user)
+    if as_json:
+        emit_json(data)
+    elif not data["memories"]:
+        out.print("nothing relevant")
+    else:
+        _print_memories(data["memories"])
+
+
+@app.command("store")
+def memory_store(
+    text: str,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    scope: ScopeOption = None,
+    category: Annotated[str, typer.Option(help="preference|fact|decision|entity|other")] = "fact",
+    importance: Annotated[float, typer.Option(help="0-1")] = 0.7,
+    as_json: JsonOption = False,
+) -> None:
+    """Store one memory (deduplicated; an update on the same subject replaces the older one)."""
+    args = {"text": text, "category": category, "importance": importance, "scope": scope}
+    data = _tool("memory_store", args, agent, session, user)
+    if as_json:
+        emit_json(data)
+    elif data["stored"]:
+        stored = data["memory"]
+        replaced = f" (replaces {', '.join(data['replaced'])})" if data["replaced"] else ""
+        out.print(f"stored {stored['id']} in {stored['scope']}{replaced}", markup=False)
+    else:
+        duplicate = data["duplicate_of"]["id"]
+        out.print(f"already remembered as {duplicate} ({data['how']})", markup=False)
+
+
+@app.command("forget")
+def memory_forget(
+    memory_id: Annotated[str | None, typer.Argument(help="the memory's id")] = None,
+    query: Annotated[str | None, typer.Option("--query", help="or describe it")] = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    scope: ScopeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Forget one memory, by id or by a description that matches exactly one."""
+    args = {"memory_id": memory_id, "query": query, "scope": scope}
+    data = _tool("memory_forget", args, agent, session, user)
+    if as_json:
+        emit_json(data)
+        return
+    if data["forgotten"]:
+        forgotten = data["forgotten"][0]
+        out.print(f"forgot {forgotten['id']}: {forgotten['text']}", markup=False)
+        return
+    out.print(data["note"], markup=False)
+    if data["candidates"]:
+        _print_memories(data["candidates"])
+    raise typer.Exit(1)
+
+
+@app.command("list")
+def memory_list(
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    scope: ScopeOption = None,
+    category: Annotated[str | None, typer.Option()] = None,
+    limit: Annotated[int, typer.Option()] = 20,
+    offset: Annotated[int, typer.Option()] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Current memories, newest first."""
+    args = {"scope": scope, "category": category, "limit": limit, "offset": offset}
+    data = _tool("memory_list", args, agent, session, user)
+    if as_json:
+        emit_json(data)
+        return
+    _print_memories(data["memories"])
+    out.print(f"{len(data['memories'])} of {data['total']}", markup=False)
+
+
+@app.command("stats")
+def memory_stats(
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    scope: ScopeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Memories by category and scope."""
+    data = _tool("memory_stats", {"scope": scope}, agent, session, user)
+    if as_json:
+        emit_json(data)
+        return
+    out.print(f"{data['total']} current, {data['superseded']} superseded", markup=False)
+    for key in ("by_category", "by_scope"):
+        for name, n in sorted(data[key].items()):
+            out.print(f"  {name}: {n}", markup=False)
+
+
+@app.command("inject")
+def memory_inject(
+    message: str,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """What auto-recall would inject before an LLM call for this user message."""
+    with open_memory() as mem:
+        result = mem.recall_memories(message, agent=_agent(mem, agent), session=session, user=user)
+    if as_json:
+        emit_json(result.to_dict())
+    elif result.block:
+        out.print(result.block, markup=False, highlight=False)
+    else:
+        out.print(f"nothing injected: {result.skipped_reason}", markup=False)
+
+
+@app.command("capture")
+def memory_capture(
+    texts: Annotated[list[str], typer.Argument(help="the turn's messages")],
+    role: Annotated[str, typer.Option(help="user or assistant")] = "user",
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run auto-capture over a turn's messages and report what was kept and why not."""
+    if role not in ("user", "assistant"):
+        fail(f"invalid --role {role!r}; use user or assistant")
+    messages: list[str | dict[Any, Any]] = [
+        {"role": role, "text": t, "speaker_id": user} for t in texts
+    ]
+    with open_memory() as mem:
+        turn = Turn(agent=_agent(mem, agent), session=session, user_id=user, inputs=messages)
+        result = mem.capture_after_turn(turn)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    for rec in result.stored:
+        out.print(f"stored {rec.id} [{rec.category}] {rec.text}", markup=False)
+    for d in result.duplicates:
+        out.print(f"duplicate of {d['existing_id']} ({d['how']}): {d['text']}", markup=False)
+    for r in result.rejected:
+        out.print(f"not kept ({r.reason}): {r.text}", markup=False)
+    for w in result.warnings:
+        err.print(f"warning: {w}", markup=False)
+
+
+def _readable(
+    mem: Memory, agent: str | None, session: str | None, user: str | None, memory_id: str
+) -> Record:
+    """The memory, if this agent may read it; otherwise not found (never "forbidden", which
+    would confirm that it exists)."""
+    who = _agent(mem, agent)
+    guard = ScopeGuard.for_agent(mem.config, who, session=session, user=user)
+    rec = mem.get(memory_id)
+    if rec is None or rec.kind != "memory":
+        rec = None
+    return guard.visible(rec, f"memory {memory_id!r} that agent {who!r} may see")
+
+
+@app.command("history")
+def memory_history(
+    memory_id: str,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Every version of a memory, oldest first (closed versions show when they ended)."""
+    with open_memory() as mem:
+        _readable(mem, agent, session, user, memory_id)
+        chain = mem.history(memory_id)
+    if as_json:
+        emit_json([r.to_dict() for r in chain])
+        return
+    for r in chain:
+        until = "current" if r.valid_to is None else f"until {fmt_time(r.valid_to)}"
+        out.print(f"{r.id}  {fmt_time(r.created_at)}  {until}  {r.text}", markup=False)
+
+
+@app.command("undo")
+def memory_undo(
+    memory_id: str,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Undo the update that replaced (or was made by) this memory."""
+    with open_memory() as mem:
+        _readable(mem, agent, session, user, memory_id)
+        restored = mem.undo(memory_id)
+    if as_json:
+        emit_json([r.to_dict() for r in restored])
+        return
+    for r in restored:
+        out.print(f"current again: {r.id} {r.text}", markup=False)
