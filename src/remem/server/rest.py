@@ -306,4 +306,7 @@ def create_app(mem) -> FastAPI:
 
         return StreamingResponse(lines(), media_type="application/x-ndjson")
 
+    from remem.server.ui import mount_ui  # the web UI at /ui: same identities and scopes
+
+    mount_ui(app, mem)
     return app
