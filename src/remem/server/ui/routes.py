@@ -10,6 +10,7 @@ and is written to the audit log.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,16 @@ def _bytes(n: int) -> str:
         return f"{n} B"
     exp = min(int(math.log(n, 1024)), 4)
     return f"{n / 1024**exp:.1f} {'BKMGT'[exp]}iB"
+
+
+def _as_json_number(text: str) -> Any:
+    """A form field read as the JSON number it spells (as the API would receive it), or the
+    text as it is, so validation names the same value the API's would."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else text
 
 
 def mount_ui(app: FastAPI, mem) -> None:
@@ -229,7 +240,8 @@ def mount_ui(app: FastAPI, mem) -> None:
         check_origin(request)
         try:
             new = actions.edit(mem, c, memory_id, text=text, scope=scope or None,
-                               importance=importance, category=category or None)  # fmt: skip
+                               importance=_as_json_number(importance),
+                               category=category or None)  # fmt: skip
         except (ValidationError, ScopeError) as exc:
             rec = actions.visible_memory(mem, c, memory_id)
             return page(request, "memory.html", c, status=400 if isinstance(
@@ -328,11 +340,12 @@ def mount_ui(app: FastAPI, mem) -> None:
     # ------------------------------------------------------------------ settings
     @router.get("/settings", response_class=HTMLResponse)
     def settings(request: Request, c: Caller = Depends(caller)):
-        rows = []
+        rows: list[tuple[str, str | None, str]] = []
         for key, value, source in config.effective():
             if c.restricted and key in ("server.tokens", "scopes.agents"):
-                value = None  # other agents' names and access lists: the operator's business
-            rows.append((key, value, source))
+                rows.append((key, None, source))  # other agents and their access: not its own
+            else:
+                rows.append((key, json.dumps(value, default=str, ensure_ascii=False), source))
         entries = audit.recent(c.agent if c.restricted else None)
         return page(request, "settings.html", c, rows=rows, audit=entries,
                     audit_file=str(audit.path))  # fmt: skip
