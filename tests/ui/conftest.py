@@ -10,22 +10,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
-from ui_seed import HashEmbeddings, seed, write_config
+from ui_seed import CHROMIUM_ARGS, HashEmbeddings, seed, start_serve, write_config
 
 from remem import Config, Memory
-from serving import free_port
 
 CHROMIUM = os.environ.get("REMEM_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]  # fmt: skip
 
 
 @dataclass
@@ -39,27 +32,6 @@ class UIServer:
     def audit_lines(self) -> list[str]:
         path = Path(f"{self.db}.audit.jsonl")
         return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-
-
-def start_serve(db: Path, config: Path, extra_env: dict[str, str] | None = None):
-    port = free_port()
-    env = {**os.environ, "REMEM_CONFIG": str(config), "REMEM_DB": str(db),
-           "PYTHONPATH": os.pathsep.join(sys.path), **(extra_env or {})}  # fmt: skip
-    proc = subprocess.Popen([sys.executable, "-m", "remem.cli", "serve", "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        try:
-            httpx.get(f"{url}/healthz", timeout=1).raise_for_status()
-            return proc, url
-        except httpx.HTTPError:
-            if proc.poll() is not None:
-                raise RuntimeError("remem serve exited: " + proc.stderr.read().decode()) from None
-            if time.time() > deadline:
-                proc.kill()
-                raise RuntimeError("remem serve did not answer within 60 s") from None
-            time.sleep(0.1)
 
 
 @pytest.fixture(scope="session")

@@ -7,13 +7,23 @@ deterministically."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import httpx
+
 from helpers import HashEmbedder, LocalJSONServer
+from serving import free_port
 
 TOKEN_A = "token-for-agent-a-0123456789"
 TOKEN_B = "token-for-agent-b-0123456789"
 B_SECRET = "B-SECRET-PLAN: the launch moves to Friday"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]  # fmt: skip
 DAY = 86_400.0
 START = 1_790_000_000.0  # 2026-09-21, a fixed clock so the pages are reproducible
 
@@ -109,3 +119,24 @@ def seed(mem) -> dict[str, str]:
             "b_memory": b_mem.id, "a_old": lives.id, "a_current": moved.id,
             "a_peanuts": peanuts.id, "a_clara": clara.id, "g_memory": hz.id, "g_tea": tea.id,
             "pending": pending.id, "group_message": by_text[book_club[0]["text"]].id}  # fmt: skip
+
+
+def start_serve(db: Path, config: Path, extra_env: dict[str, str] | None = None):
+    port = free_port()
+    env = {**os.environ, "REMEM_CONFIG": str(config), "REMEM_DB": str(db),
+           "PYTHONPATH": os.pathsep.join(sys.path), **(extra_env or {})}  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-m", "remem.cli", "serve", "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while True:
+        try:
+            httpx.get(f"{url}/healthz", timeout=1).raise_for_status()
+            return proc, url
+        except httpx.HTTPError:
+            if proc.poll() is not None:
+                raise RuntimeError("remem serve exited: " + proc.stderr.read().decode()) from None
+            if time.time() > deadline:
+                proc.kill()
+                raise RuntimeError("remem serve did not answer within 60 s") from None
+            time.sleep(0.1)

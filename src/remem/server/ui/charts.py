@@ -70,7 +70,7 @@ def timeline_chart(per_day: dict[int, tuple[int, int]], width: int = 720,
     chart.peak = max(max(m, n) for _, m, n in buckets) or 1
     slot = width / len(buckets)
     bar = max(slot / 2 - 1, 1.0)
-    usable = height - 20  # room for the axis labels
+    usable = height - 34  # room for the date labels below and the peak above
     for i, (start, messages, memories) in enumerate(buckets):
         chart.bars.append(Bar(
             x=round(i * slot, 2), width=round(bar, 2),
