@@ -69,7 +69,7 @@ EN: dict[str, str] = {
     "search.memory_path": "Memory path (auto-recall)", "search.nothing_injected":
         "Nothing would be injected", "search.turn_help":
         "Pick a message in Conversations (\"what would be injected\") or give its id.",
-    "search.timings": "Timings (ms)", "search.preview_note":
+    "search.timings": "Timings (ms)", "search.loading": "Working out the injected blocks…", "search.preview_note":
         "A preview: it is not counted as an injection (no cross-turn dedup).",
     "settings.title": "Settings", "settings.key": "Key", "settings.value": "Value",
     "settings.source": "Source", "settings.readonly":
@@ -134,7 +134,7 @@ ZH: dict[str, str] = {
     "search.open": "在会话中打开", "search.chat_path": "对话路径（recall_for_turn）",
     "search.memory_path": "记忆路径（自动召回）", "search.nothing_injected": "不会注入任何内容",
     "search.turn_help": "在“会话”中选择一条消息（“将注入的内容”），或填写其 id。",
-    "search.timings": "耗时（毫秒）", "search.preview_note": "这是预览：不计为一次注入（不做跨轮去重）。",
+    "search.timings": "耗时（毫秒）", "search.loading": "正在计算将注入的内容…", "search.preview_note": "这是预览：不计为一次注入（不做跨轮去重）。",
     "settings.title": "设置", "settings.key": "键", "settings.value": "值",
     "settings.source": "来源", "settings.readonly": "只读：请在配置文件或 REMEM_* 环境变量中修改设置。",
     "settings.audit": "审计日志（最近）", "settings.audit_file": "审计文件",

@@ -3,18 +3,27 @@ scope, platform, model and index status, messages and memories per day, sessions
 platform and group, superseded-only memory listings, and where a record sits in its session.
 
 Every function takes the ``Memory`` and the scopes the caller may read (``None`` = the local
-operator, unrestricted) and never returns anything outside them. The aggregates are plain
-indexed or single-pass SQL over the SQLite store; they are cached until the store changes
-(``store.change_token()``, which also sees commits of other processes), so a page reload on a
-large store does not redo them.
+operator, unrestricted) and never returns anything outside them.
+
+The aggregates read the whole (scoped) store, which takes about a second at 100k records, so
+a page never waits for them: ``AGGREGATES`` keeps the last result per query and, when the store
+has changed since (``store.change_token()``, which also sees other processes' commits), hands
+out that result at once and recomputes it in the background. Only the very first request for
+a query computes it in line, and ``warm_up`` does those at start-up for the operator and every
+token's agent. They run on their own read-only connection (WAL: readers never block the
+writer), so a long scan never holds the connection the requests use. Listings are LIMITed and
+walk indexes.
 """
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,35 +31,76 @@ from typing import Any, TypeVar
 from remem.store.sqlite import filters_sql
 from remem.types import Filters, Record
 
+log = logging.getLogger("remem.ui")
 T = TypeVar("T")
 NONE_LABEL = "(none)"
 
 
-class ChangeCache:
-    """Results keyed by (query, arguments), valid while the store's change token holds."""
+@contextmanager
+def _reader(mem) -> Iterator[sqlite3.Connection]:
+    """A read-only connection of its own to the store's file, for one consistent scan."""
+    conn = sqlite3.connect(f"file:{mem.path}?mode=ro", uri=True, timeout=10)
+    try:
+        conn.execute("BEGIN")
+        yield conn
+    finally:
+        conn.close()
 
-    def __init__(self, size: int = 64) -> None:
-        self._items: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
+
+@dataclass
+class _Entry:
+    token: Any
+    value: Any
+    computed_at: float
+    refreshing: bool = False
+
+
+class StaleWhileRevalidate:
+    """The last result of each (query, arguments); stale ones are served while a background
+    thread recomputes them (one at a time per key)."""
+
+    def __init__(self, size: int = 128) -> None:
+        self._items: OrderedDict[tuple, _Entry] = OrderedDict()
         self._lock = threading.Lock()
         self.size = size
 
     def get(self, mem, key: tuple, compute: Callable[[], T]) -> T:
         token = mem.store.change_token()
         with self._lock:
-            hit = self._items.get(key)
-            if hit is not None and hit[0] == token:
+            entry = self._items.get(key)
+            if entry is not None:
                 self._items.move_to_end(key)
-                return hit[1]
-        value = compute()
+                if entry.token != token and not entry.refreshing:
+                    entry.refreshing = True
+                    threading.Thread(target=self._refresh, args=(key, token, compute),
+                                     daemon=True, name="remem-ui-aggregate").start()  # fmt: skip
+                return entry.value
+        value = compute()  # the first request for this key
+        self._store(key, token, value)
+        return value
+
+    def age(self, key: tuple) -> float | None:
+        entry = self._items.get(key)
+        return None if entry is None else time.time() - entry.computed_at
+
+    def _refresh(self, key: tuple, token: Any, compute: Callable[[], Any]) -> None:
+        try:
+            self._store(key, token, compute())
+        except Exception:  # keep serving the previous value; say why in the log
+            log.exception("recomputing %s failed", key[0])
+            with self._lock:
+                if key in self._items:
+                    self._items[key].refreshing = False
+
+    def _store(self, key: tuple, token: Any, value: Any) -> None:
         with self._lock:
-            self._items[key] = (token, value)
+            self._items[key] = _Entry(token, value, time.time())
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-        return value
 
 
-CACHE = ChangeCache()
+AGGREGATES = StaleWhileRevalidate()
 
 
 def _scoped(scopes: list[str] | None, **extra: Any) -> Filters:
@@ -74,14 +124,14 @@ class Overview:
 
 
 def overview(mem, scopes: list[str] | None) -> Overview:
-    return CACHE.get(mem, ("overview", _key(scopes)), lambda: _overview(mem, scopes))
+    return AGGREGATES.get(mem, ("overview", _key(scopes)), lambda: _overview(mem, scopes))
 
 
 def _overview(mem, scopes: list[str] | None) -> Overview:
     where, params = filters_sql(_scoped(scopes))
     out = Overview()
 
-    with mem.store.read() as c:
+    with _reader(mem) as c:
 
         def group(column: str) -> dict[str, int]:
             rows = c.execute(f"SELECT r.{column}, count(*) FROM records r WHERE 1=1{where} "
@@ -138,13 +188,13 @@ class SessionGroup:
 
 def session_groups(mem, scopes: list[str] | None, limit: int = 200) -> list[SessionGroup]:
     """The ``limit`` most recently active sessions, grouped by platform, then group."""
-    return CACHE.get(mem, ("sessions", _key(scopes), limit),
+    return AGGREGATES.get(mem, ("sessions", _key(scopes), limit),
                      lambda: _session_groups(mem, scopes, limit))  # fmt: skip
 
 
 def _session_groups(mem, scopes: list[str] | None, limit: int) -> list[SessionGroup]:
     where, params = filters_sql(_scoped(scopes))
-    with mem.store.read() as c:
+    with _reader(mem) as c:
         rows = c.execute(
             "SELECT r.session, max(r.platform), max(r.group_id), max(r.group_name), count(*), "
             "min(r.created_at), max(r.created_at) FROM records r WHERE r.session IS NOT NULL "
@@ -179,47 +229,48 @@ MEMORY_STATES = ("current", "superseded", "all")
 
 
 def memory_filters(scopes: list[str] | None, category: str | None, state: str) -> Filters:
-    """The filters of the memories page; ``superseded`` is applied by ``superseded_ids``."""
+    """The filters of the memories page; ``superseded`` is applied by ``memory_ids``."""
     filters = _scoped(scopes, kinds=["memory"], category=category)
     filters.include_superseded = state != "current"
     return filters
 
 
+@dataclass
+class MemoryPage:
+    records: list[Record]
+    more: bool  # another page follows
+    total: int  # how many match in all, as of the last count (recounted in the background)
+
+
 def memory_page(mem, scopes: list[str] | None, *, category: str | None, state: str,
-                offset: int, limit: int) -> tuple[list[Record], int]:  # fmt: skip
-    """Memories passing the filters, newest first, and how many there are in all. ``scopes``
-    is what the caller may read, already narrowed to a requested scope."""
+                offset: int, limit: int) -> MemoryPage:  # fmt: skip
+    """Memories passing the filters, newest first. ``scopes`` is what the caller may read,
+    already narrowed to a requested scope."""
     filters = memory_filters(scopes, category, state)
-    if state != "superseded":
-        return mem.list(filters, limit=limit, offset=offset), mem.store.count(filters)
-    ids = superseded_ids(mem, filters, limit=limit, offset=offset)
-    got = {r.id: r for r in mem.list(Filters(ids=ids, scopes=filters.scopes), limit=None)}
-    return [got[i] for i in ids if i in got], count_superseded(mem, filters)
+    ids = memory_ids(mem, filters, state, limit=limit + 1, offset=offset)
+    # by id alone: the ids come from the scoped query above, and a scope condition here would
+    # lead SQLite to scan the scope's index instead of looking 50 ids up
+    got = {r.id: r for r in mem.list(Filters(ids=ids[:limit]), limit=None)}
+    total = AGGREGATES.get(mem, ("memory-count", _key(scopes), category, state),
+                           lambda: len(memory_ids(mem, filters, state)))  # fmt: skip
+    return MemoryPage([got[i] for i in ids[:limit] if i in got], len(ids) > limit, total)
 
 
-def superseded_ids(mem, filters: Filters, *, limit: int | None, offset: int) -> list[str]:
-    """Ids of memories whose validity has ended (replaced or undone), newest first."""
+def memory_ids(mem, filters: Filters, state: str, *, limit: int | None = None,
+               offset: int = 0) -> list[str]:  # fmt: skip
+    """Ids of the memories the page's filters select, newest first (walks the kind/time
+    index); ``superseded``: only those whose validity has ended (replaced or undone)."""
     where, params = filters_sql(filters)
-    with mem.store.read() as c:
-        rows = c.execute(
-            "SELECT r.id FROM records r WHERE r.valid_to IS NOT NULL AND r.valid_to <= ?"
-            f"{where} ORDER BY r.created_at DESC, r.rowid DESC LIMIT ? OFFSET ?",
-            [time.time(), *params, -1 if limit is None else limit, offset]).fetchall()  # fmt: skip
-    return [r[0] for r in rows]
-
-
-def count_superseded(mem, filters: Filters) -> int:
-    where, params = filters_sql(filters)
-    with mem.store.read() as c:
-        return c.execute("SELECT count(*) FROM records r WHERE r.valid_to IS NOT NULL AND "
-                         f"r.valid_to <= ?{where}", [time.time(), *params]).fetchone()[0]  # fmt: skip
-
-
-def matching_memory_ids(mem, filters: Filters, state: str) -> list[str]:
-    """Every id the memories page's filters select (for a bulk delete), newest first."""
+    ended = ""
     if state == "superseded":
-        return superseded_ids(mem, filters, limit=None, offset=0)
-    return [r.id for r in mem.list(filters, limit=None)]
+        ended = " AND r.valid_to IS NOT NULL AND r.valid_to <= ?"
+        params = [*params, time.time()]
+    with _reader(mem) as c:
+        rows = c.execute(
+            f"SELECT r.id FROM records r WHERE 1=1{where}{ended} "
+            "ORDER BY r.created_at DESC, r.rowid DESC LIMIT ? OFFSET ?",
+            [*params, -1 if limit is None else limit, offset]).fetchall()  # fmt: skip
+    return [r[0] for r in rows]
 
 
 def categories(mem, scopes: list[str] | None) -> list[str]:
@@ -227,9 +278,29 @@ def categories(mem, scopes: list[str] | None) -> list[str]:
 
     def compute() -> list[str]:
         where, params = filters_sql(_scoped(scopes, kinds=["memory"]))
-        with mem.store.read() as c:
+        with _reader(mem) as c:
             rows = c.execute(f"SELECT DISTINCT r.category FROM records r WHERE "
                              f"r.category IS NOT NULL{where} ORDER BY 1", params)  # fmt: skip
             return [r[0] for r in rows]
 
-    return CACHE.get(mem, ("categories", _key(scopes)), compute)
+    return AGGREGATES.get(mem, ("categories", _key(scopes)), compute)
+
+
+def scopes_in_use(mem) -> list[str]:
+    """Every scope that holds a record (the operator's scope choices)."""
+
+    def compute() -> list[str]:
+        with _reader(mem) as c:
+            return [r[0] for r in c.execute("SELECT DISTINCT scope FROM records ORDER BY 1")]
+
+    return AGGREGATES.get(mem, ("scopes",), compute)
+
+
+def warm_up(mem, scope_sets: Iterable[list[str] | None]) -> None:
+    """Compute the aggregates the pages show for these callers (in a background thread at
+    start-up), so that no page load waits for a whole-store scan."""
+    scopes_in_use(mem)
+    for scopes in scope_sets:
+        overview(mem, scopes)
+        session_groups(mem, scopes)
+        categories(mem, scopes)

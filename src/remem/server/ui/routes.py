@@ -11,7 +11,9 @@ and is written to the audit log.
 from __future__ import annotations
 
 import json
+import logging
 import math
+import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -42,6 +44,7 @@ from remem.server.ui.explain import (
 from remem.server.ui.i18n import LANG_COOKIE, LANGUAGES, choose_language, translator
 from remem.types import KINDS
 
+log = logging.getLogger("remem.ui")
 PREFIX = "/ui"
 HERE = Path(__file__).parent
 PAGE = 50  # rows per page: every listing is LIMITed, never the whole store
@@ -165,7 +168,7 @@ def mount_ui(app: FastAPI, mem) -> None:
     def overview(request: Request, c: Caller = Depends(caller)):
         scopes = c.scopes(mem)
         data = queries.overview(mem, scopes)
-        live = mem.stats()["queue"] if not c.restricted else None
+        live = mem.queue.stats()  # the store-wide stats() would scan the whole store
         dropped = int(mem.store.meta_get("indexing", "dropped") or 0)
         return page(request, "overview.html", c, data=data, chart=timeline_chart(data.per_day),
                     size=queries.store_size(mem.path), dropped=dropped, queue=live,
@@ -211,18 +214,17 @@ def mount_ui(app: FastAPI, mem) -> None:
         if state not in queries.MEMORY_STATES:
             raise ValidationError("state", state, "use current, superseded or all")
         scopes = c.scopes(mem, scope or None)
-        rows, total = queries.memory_page(mem, scopes, category=category or None, state=state,
-                                          offset=offset, limit=PAGE)  # fmt: skip
-        return page(request, "memories.html", c, rows=rows, total=total, offset=offset,
+        found = queries.memory_page(mem, scopes, category=category or None, state=state,
+                                    offset=offset, limit=PAGE)  # fmt: skip
+        return page(request, "memories.html", c, rows=found.records, more=found.more,
+                    total=found.total, offset=offset,
                     page_size=PAGE, scope=scope, category=category, state=state,
                     scope_choices=_scope_choices(c), categories=queries.categories(
                         mem, c.scopes(mem)))  # fmt: skip
 
     def _scope_choices(c: Caller) -> list[str]:
         scopes = c.scopes(mem)
-        if scopes is not None:
-            return scopes
-        return sorted(queries.overview(mem, None).by_scope)
+        return scopes if scopes is not None else queries.scopes_in_use(mem)
 
     @router.get("/memory/{memory_id:path}", response_class=HTMLResponse)
     def memory(request: Request, memory_id: str, c: Caller = Depends(caller)):
@@ -287,7 +289,7 @@ def mount_ui(app: FastAPI, mem) -> None:
             raise ValidationError("state", state, "use current, superseded or all")
         scopes = c.scopes(mem, scope or None)
         filters = queries.memory_filters(scopes, category or None, state)
-        ids = queries.matching_memory_ids(mem, filters, state)
+        ids = queries.memory_ids(mem, filters, state)
         if confirm == "yes" and expected == len(ids):
             n = actions.delete_many(mem, c, ids)
             audit.record(c.agent, "bulk-delete", ids, scope=scope or None,
@@ -299,26 +301,36 @@ def mount_ui(app: FastAPI, mem) -> None:
                     changed=(expected, len(ids)) if confirm == "yes" else None)  # fmt: skip
 
     # ------------------------------------------------------------------ search
-    @router.get("/search", response_class=HTMLResponse)
-    def search(request: Request, c: Caller = Depends(caller)):
+    def search_form(request: Request) -> SearchForm:
         params = request.query_params
-        form = SearchForm(q=params.get("q", ""), k=params.get("k", "10"),
+        return SearchForm(q=params.get("q", ""), k=params.get("k", "10"),
                           kind=params.get("kind", ""), scope=params.get("scope", ""),
                           session=params.get("session", ""), since=params.get("since", ""),
                           until=params.get("until", ""),
                           channels=params.getlist("channels") or list(CHANNELS),
                           turn=params.get("turn", ""), inject=params.get("inject") == "1")  # fmt: skip
+
+    @router.get("/search", response_class=HTMLResponse)
+    def search(request: Request, c: Caller = Depends(caller)):
+        form = search_form(request)
         result = error = None
-        injections: list[Injection] = []
         if form.q.strip():
             try:
                 result = run_search(mem, c, form, config.server.max_k)
             except (ValidationError, FormError, ScopeError) as exc:
                 error = str(exc)
-        if form.inject and not error:
-            injections = _injections(c, form)
+        inject_query = urlencode({"q": form.q, "turn": form.turn, "session": form.session})
         return page(request, "search.html", c, status=400 if error else 200, form=form,
-                    result=result, error=error, injections=injections)  # fmt: skip
+                    result=result, error=error, inject_query=inject_query)  # fmt: skip
+
+    @router.get("/inject", response_class=HTMLResponse)
+    def inject(request: Request, c: Caller = Depends(caller)):
+        """The blocks that would be injected: a fragment for htmx, else a page of its own.
+        Two more retrievals, so the search page does not wait for them."""
+        form = search_form(request)
+        fragment = request.headers.get("hx-request") == "true"
+        return page(request, "_injections.html" if fragment else "injections.html", c,
+                    injections=_injections(c, form))  # fmt: skip
 
     def _injections(c: Caller, form: SearchForm) -> list[Injection]:
         out: list[Injection] = []
@@ -350,6 +362,20 @@ def mount_ui(app: FastAPI, mem) -> None:
         return page(request, "settings.html", c, rows=rows, audit=entries,
                     audit_file=str(audit.path))  # fmt: skip
 
+    def warm_up() -> None:
+        callers = [Caller(agent, restricted=True) for agent in set(config.server.tokens.values())]
+        scope_sets: list[list[str] | None] = [None] if not callers else []
+        for c in callers:
+            try:
+                scope_sets.append(c.scopes(mem))
+            except RememError as exc:  # an agent the resolver refuses sees nothing anyway
+                log.warning("web UI: no aggregates for agent %r: %s", c.agent, exc)
+        try:
+            queries.warm_up(mem, scope_sets)
+        except Exception:  # the pages compute what they need on their first request then
+            log.exception("web UI: computing the aggregates at start-up failed")
+
+    threading.Thread(target=warm_up, daemon=True, name="remem-ui-warm-up").start()
     app.include_router(router)
     app.mount(f"{PREFIX}/static", StaticFiles(directory=str(HERE / "static")), name="ui-static")
 
