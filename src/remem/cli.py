@@ -1042,7 +1042,7 @@ def serve_command(
     host: Annotated[str | None, typer.Option(help="default: server.host (127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="default: server.port (8765)")] = None,
 ) -> None:
-    """Serve the REST API (OpenAPI docs at /docs)."""
+    """Serve the REST API (OpenAPI docs at /docs) and the web UI (/ui)."""
     from remem.server.identity import check_bind
 
     try:
@@ -1056,7 +1056,8 @@ def serve_command(
     port = config.server.port if port is None else port
     check_bind(config, host)
     with open_memory() as mem:
-        err.print(f"remem REST API on http://{host}:{port} (docs: /docs)", markup=False)
+        err.print(f"remem REST API on http://{host}:{port} (docs: /docs, web UI: /ui)",
+                  markup=False)  # fmt: skip
         uvicorn.run(create_app(mem), host=host, port=port, log_level="warning")
 
 

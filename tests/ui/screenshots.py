@@ -50,8 +50,11 @@ def shoot(out: Path, chromium: str = "/usr/bin/chromium") -> list[Path]:
                 page.wait_for_url(f"{url}/ui")
                 for name, path in pages:
                     page.goto(url + path)
+                    if "inject=1" in path:  # the blocks arrive after the page
+                        page.get_by_test_id("injections").wait_for()
                     target = out / f"{name}.png"
-                    page.screenshot(path=str(target), full_page=True)
+                    # the settings page is one long table: its first screen says enough
+                    page.screenshot(path=str(target), full_page=name != "settings")
                     saved.append(target)
                 context.close()
             browser.close()

@@ -79,7 +79,7 @@ EN: dict[str, str] = {
     "audit.time": "Time", "audit.who": "Who", "audit.action": "Action", "audit.ids": "Ids",
     "error.title": "Error", "error.back": "Back",
     "record.role": "role", "record.speaker": "speaker", "record.status": "index",
-    "record.id": "id", "record.scope": "scope", "record.notice": "notice",
+    "record.id": "id", "record.scope": "scope",
     "lang.switch": "中文",
 }  # fmt: skip
 
@@ -142,7 +142,7 @@ ZH: dict[str, str] = {
     "audit.time": "时间", "audit.who": "操作者", "audit.action": "操作", "audit.ids": "记录 id",
     "error.title": "错误", "error.back": "返回",
     "record.role": "角色", "record.speaker": "发言者", "record.status": "索引",
-    "record.id": "id", "record.scope": "作用域", "record.notice": "通知",
+    "record.id": "id", "record.scope": "作用域",
     "lang.switch": "English",
 }  # fmt: skip
 

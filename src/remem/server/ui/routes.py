@@ -352,14 +352,14 @@ def mount_ui(app: FastAPI, mem) -> None:
     # ------------------------------------------------------------------ settings
     @router.get("/settings", response_class=HTMLResponse)
     def settings(request: Request, c: Caller = Depends(caller)):
-        rows: list[tuple[str, str | None, str]] = []
+        sections: dict[str, list[tuple[str, str | None, str]]] = {}
         for key, value, source in config.effective():
+            shown = json.dumps(value, default=str, ensure_ascii=False)
             if c.restricted and key in ("server.tokens", "scopes.agents"):
-                rows.append((key, None, source))  # other agents and their access: not its own
-            else:
-                rows.append((key, json.dumps(value, default=str, ensure_ascii=False), source))
+                shown = None  # other agents and their access lists: not this agent's business
+            sections.setdefault(key.split(".")[0], []).append((key, shown, source))
         entries = audit.recent(c.agent if c.restricted else None)
-        return page(request, "settings.html", c, rows=rows, audit=entries,
+        return page(request, "settings.html", c, sections=sections, audit=entries,
                     audit_file=str(audit.path))  # fmt: skip
 
     def warm_up() -> None:
