@@ -253,11 +253,18 @@ def test_search_form_errors_are_the_apis(hash_memory):
 def test_operator_on_loopback_and_nobody_else(hash_memory):
     _seed(hash_memory)
     app = create_app(hash_memory)
-    local = TestClient(app, client=("127.0.0.1", 5000))
+    local = TestClient(app, client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765")
     page = local.get("/ui/memories?state=all")
     assert page.status_code == 200 and "A likes tea" in page.text and "B likes coffee" in page.text
     remote = TestClient(app, client=("192.0.2.7", 5000))
     assert remote.get("/ui").status_code == 403
+    rebound = local.get("/ui", headers={"Host": "attacker.example:8765"})
+    assert rebound.status_code == 403 and "loopback address" in rebound.text
+    assert local.get("/ui", headers={"Host": "localhost:8765"}).status_code == 200
+    cross = local.post("/ui/backfill", headers={"Origin": "http://attacker.example"})
+    assert cross.status_code == 403
+    flash = local.get("/ui?done=Your+account+is+locked")
+    assert "Your account is locked" not in flash.text
     assert local.get("/v1/stats").status_code == 200  # the API keeps its own error answers
     assert local.get("/ui/static/htmx.min.js").status_code == 200
 

@@ -121,10 +121,13 @@ def seed(mem) -> dict[str, str]:
             "pending": pending.id, "group_message": by_text[book_club[0]["text"]].id}  # fmt: skip
 
 
-def start_serve(db: Path, config: Path, extra_env: dict[str, str] | None = None):
+def start_serve(db: Path, config: Path) -> tuple[subprocess.Popen, str]:
+    """`remem serve` as its own process on a free loopback port; returns it and its URL once
+    it answers. The child gets this process's import path, so it runs the same remem as the
+    tests (a work tree's src, not some installed copy)."""
     port = free_port()
     env = {**os.environ, "REMEM_CONFIG": str(config), "REMEM_DB": str(db),
-           "PYTHONPATH": os.pathsep.join(sys.path), **(extra_env or {})}  # fmt: skip
+           "PYTHONPATH": os.pathsep.join(sys.path)}  # fmt: skip
     proc = subprocess.Popen([sys.executable, "-m", "remem.cli", "serve", "--port", str(port)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     url = f"http://127.0.0.1:{port}"

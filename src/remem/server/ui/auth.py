@@ -28,6 +28,12 @@ def ui_caller(config: Config, request: Request) -> Caller:
     client = request.client.host if request.client else ""
     if not is_loopback(client):
         raise ScopeError("without server.tokens the UI answers loopback clients only")
+    # A page of another site whose name was re-pointed at 127.0.0.1 (DNS rebinding) would be
+    # "same origin" with us: without tokens, answer only requests addressed to a loopback name.
+    host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
+    if not is_loopback(host):
+        raise ScopeError(f"without server.tokens the UI answers only at a loopback address "
+                         f"(127.0.0.1, localhost), not at {host!r}")  # fmt: skip
     return Caller(config.scopes.agent, restricted=False)
 
 

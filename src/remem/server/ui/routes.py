@@ -41,7 +41,7 @@ from remem.server.ui.explain import (
     memory_block,
     run_search,
 )
-from remem.server.ui.i18n import LANG_COOKIE, LANGUAGES, choose_language, translator
+from remem.server.ui.i18n import EN, LANG_COOKIE, LANGUAGES, choose_language, translator
 from remem.types import KINDS
 
 log = logging.getLogger("remem.ui")
@@ -99,9 +99,10 @@ def mount_ui(app: FastAPI, mem) -> None:
     def page(request: Request, name: str, c: Caller | None, status: int = 200,
              **context: Any) -> HTMLResponse:  # fmt: skip
         lang = lang_of(request)
+        done = request.query_params.get("done")
+        done = done if done in EN else None  # only our own messages, never text from a URL
         response = templates.TemplateResponse(request, name, {
-            "t": translator(lang), "lang": lang, "caller": c, "done": request.query_params.get(
-                "done"), "path": request.url.path, "query": dict(request.query_params),
+            "t": translator(lang), "lang": lang, "caller": c, "done": done, "path": request.url.path, "query": dict(request.query_params),
             "lang_url": request.url.path + "?" + urlencode(
                 {**request.query_params, "lang": "en" if lang == "zh" else "zh"}),
             **context}, status_code=status)  # fmt: skip
@@ -125,7 +126,8 @@ def mount_ui(app: FastAPI, mem) -> None:
         if not request.url.path.startswith(PREFIX):
             return await api_error(request, exc)
         if isinstance(exc, AuthError):
-            return back(f"{PREFIX}/login", next=request.url.path)
+            here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return back(f"{PREFIX}/login", next=here)
         status = next((code for cls, code in _STATUS if isinstance(exc, cls)), 400)
         return page(request, "error.html", None, status=status, message=str(exc))
 
@@ -233,7 +235,7 @@ def mount_ui(app: FastAPI, mem) -> None:
         sources = [r for r in (mem.get(i) for i in rec.source_ids) if r is not None
                    and (c.scopes(mem) is None or r.scope in c.scopes(mem))]  # fmt: skip
         return page(request, "memory.html", c, rec=rec, chain=chain, sources=sources,
-                    scope_choices=_scope_choices(c), error=request.query_params.get("error"))  # fmt: skip
+                    scope_choices=_scope_choices(c))  # fmt: skip
 
     @router.post("/edit/{memory_id:path}")
     def edit(request: Request, memory_id: str, text: str = Form(""), scope: str = Form(""),
