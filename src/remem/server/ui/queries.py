@@ -189,7 +189,7 @@ class SessionGroup:
 def session_groups(mem, scopes: list[str] | None, limit: int = 200) -> list[SessionGroup]:
     """The ``limit`` most recently active sessions, grouped by platform, then group."""
     return AGGREGATES.get(mem, ("sessions", _key(scopes), limit),
-                     lambda: _session_groups(mem, scopes, limit))  # fmt: skip
+                          lambda: _session_groups(mem, scopes, limit))  # fmt: skip
 
 
 def _session_groups(mem, scopes: list[str] | None, limit: int) -> list[SessionGroup]:
