@@ -133,6 +133,21 @@ def test_aggregates_are_served_at_once_and_recounted_in_the_background(hash_memo
     assert again.total == first.total + 1
 
 
+def test_two_stores_never_share_aggregates(tmp_path, config):
+    from helpers import HashEmbedder
+    from remem import Memory
+
+    with Memory(tmp_path / "one.db", config, embedder=HashEmbedder()) as one, \
+            Memory(tmp_path / "two.db", config, embedder=HashEmbedder()) as two:  # fmt: skip
+        one.ingest_many([{"text": "only in the first store", "session": "s"}])
+        two.ingest_many([{"text": "in the second", "session": "s"},
+                         {"text": "twice in the second", "session": "s"}])  # fmt: skip
+        # the same history of commits, so the same change token: only the store tells apart
+        assert one.store.change_token() == two.store.change_token()
+        assert queries.overview(one, None).total == 1
+        assert queries.overview(two, None).total == 2
+
+
 def test_sessions_grouped_by_platform_and_group(hash_memory):
     _seed(hash_memory)
     groups = queries.session_groups(hash_memory, A.scopes(hash_memory))

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from remem.store.sqlite import filters_sql
 from remem.types import Filters, Record
@@ -51,53 +52,53 @@ def _reader(mem) -> Iterator[sqlite3.Connection]:
 class _Entry:
     token: Any
     value: Any
-    computed_at: float
     refreshing: bool = False
 
 
 class StaleWhileRevalidate:
-    """The last result of each (query, arguments); stale ones are served while a background
-    thread recomputes them (one at a time per key)."""
+    """The last result of each (query, arguments) per store; stale ones are served while a
+    background thread recomputes them (one at a time per key). Results are kept per store
+    object (weakly), so two stores in one process never see each other's numbers."""
 
     def __init__(self, size: int = 128) -> None:
-        self._items: OrderedDict[tuple, _Entry] = OrderedDict()
+        self._stores: WeakKeyDictionary[Any, OrderedDict[tuple, _Entry]] = WeakKeyDictionary()
         self._lock = threading.Lock()
         self.size = size
 
     def get(self, mem, key: tuple, compute: Callable[[], T]) -> T:
-        token = mem.store.change_token()
+        store = mem.store
+        token = store.change_token()
         with self._lock:
-            entry = self._items.get(key)
+            items = self._stores.get(store)
+            entry = items.get(key) if items is not None else None
             if entry is not None:
-                self._items.move_to_end(key)
+                items.move_to_end(key)  # least recently used goes first
                 if entry.token != token and not entry.refreshing:
                     entry.refreshing = True
-                    threading.Thread(target=self._refresh, args=(key, token, compute),
+                    threading.Thread(target=self._refresh, args=(store, key, token, compute),
                                      daemon=True, name="remem-ui-aggregate").start()  # fmt: skip
                 return entry.value
         value = compute()  # the first request for this key
-        self._store(key, token, value)
+        self._store(store, key, token, value)
         return value
 
-    def age(self, key: tuple) -> float | None:
-        entry = self._items.get(key)
-        return None if entry is None else time.time() - entry.computed_at
-
-    def _refresh(self, key: tuple, token: Any, compute: Callable[[], Any]) -> None:
+    def _refresh(self, store, key: tuple, token: Any, compute: Callable[[], Any]) -> None:
         try:
-            self._store(key, token, compute())
+            self._store(store, key, token, compute())
         except Exception:  # keep serving the previous value; say why in the log
             log.exception("recomputing %s failed", key[0])
             with self._lock:
-                if key in self._items:
-                    self._items[key].refreshing = False
+                entry = self._stores.get(store, {}).get(key)
+                if entry is not None:
+                    entry.refreshing = False
 
-    def _store(self, key: tuple, token: Any, value: Any) -> None:
+    def _store(self, store, key: tuple, token: Any, value: Any) -> None:
         with self._lock:
-            self._items[key] = _Entry(token, value, time.time())
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            items = self._stores.setdefault(store, OrderedDict())
+            items[key] = _Entry(token, value)
+            items.move_to_end(key)
+            while len(items) > self.size:
+                items.popitem(last=False)
 
 
 AGGREGATES = StaleWhileRevalidate()
