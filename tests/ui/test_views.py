@@ -203,6 +203,16 @@ def test_edit_is_a_new_version_and_undo_restores(hash_memory):
     assert hash_memory.get(new.id).metadata.get("undone") is True
 
 
+def test_restoring_a_replaced_version(hash_memory):
+    a, _ = _seed(hash_memory)
+    new = actions.edit(hash_memory, A, a.id, text="A likes green tea")
+    restored = actions.undo(hash_memory, A, a.id)  # asked about the old version this time
+    assert [r.id for r in restored] == [a.id]
+    assert hash_memory.get(a.id).valid_to is None and hash_memory.get(new.id).valid_to
+    with pytest.raises(ValidationError, match="no update to undo"):
+        actions.undo(hash_memory, A, a.id)
+
+
 def test_edit_refusals(hash_memory):
     a, b = _seed(hash_memory)
     with pytest.raises(ValidationError, match="change the text"):
