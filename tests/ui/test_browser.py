@@ -186,6 +186,8 @@ def test_bulk_delete_previews_then_deletes(page_a, ui_server):
         assert api(ui_server, TOKEN_A, "GET", f"/v1/records/{record_id}").status_code == 200
     page.get_by_test_id("confirm-yes").click()
     expect(page.locator(".flash")).to_contain_text("Deleted 3 memories")
+    page.goto(f"{ui_server.url}/ui/memories?category=other&state=current")
+    expect(page.get_by_test_id("mem-count")).to_have_text("0 memories")
     for record_id in made:
         assert api(ui_server, TOKEN_A, "GET", f"/v1/records/{record_id}").status_code == 404
 

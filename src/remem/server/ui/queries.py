@@ -82,6 +82,13 @@ class StaleWhileRevalidate:
         self._store(store, key, token, value)
         return value
 
+    def forget(self, mem, name: str) -> None:
+        """Drop the results of one query (all arguments): the next request recomputes them."""
+        with self._lock:
+            items = self._stores.get(mem.store, {})
+            for key in [k for k in items if k[0] == name]:
+                del items[key]
+
     def _refresh(self, store, key: tuple, token: Any, compute: Callable[[], Any]) -> None:
         try:
             self._store(store, key, token, compute())

@@ -114,6 +114,12 @@ def mount_ui(app: FastAPI, mem) -> None:
         kept = {k: v for k, v in params.items() if v not in (None, "")}
         return RedirectResponse(url + ("?" + urlencode(kept) if kept else ""), status_code=303)
 
+    def changed(c: Caller, action: str, ids: list[str], **detail: Any) -> None:
+        """After a change: log it, and recount the memories at once (the page that follows
+        shows the count; the other aggregates may lag by one background recount)."""
+        audit.record(c.agent, action, ids, **detail)
+        queries.AGGREGATES.forget(mem, "memory-count")
+
     def check_origin(request: Request) -> None:
         if not same_origin(request):
             raise ScopeError("a change must come from a page of this server (Origin mismatch)")
@@ -253,14 +259,14 @@ def mount_ui(app: FastAPI, mem) -> None:
                 sources=[], scope_choices=_scope_choices(c), error=str(exc),
                 form={"text": text, "scope": scope, "importance": importance,
                       "category": category})  # fmt: skip
-        audit.record(c.agent, "edit", [memory_id, new.id])
+        changed(c, "edit", [memory_id, new.id])
         return back(f"{PREFIX}/memory/{quote(new.id, safe='')}", done="mem.edited")
 
     @router.post("/undo/{memory_id:path}")
     def undo(request: Request, memory_id: str, c: Caller = Depends(caller)):
         check_origin(request)
         restored = actions.undo(mem, c, memory_id)
-        audit.record(c.agent, "undo", [memory_id, *[r.id for r in restored]])
+        changed(c, "undo", [memory_id, *[r.id for r in restored]])
         target = restored[0].id if restored else memory_id
         return back(f"{PREFIX}/memory/{quote(target, safe='')}", done="mem.undo_done")
 
@@ -276,7 +282,7 @@ def mount_ui(app: FastAPI, mem) -> None:
         if confirm != "yes":
             return back(f"{PREFIX}/delete/{quote(record_id, safe='')}")
         rec = actions.delete(mem, c, record_id)
-        audit.record(c.agent, "delete", [rec.id], kind=rec.kind, scope=rec.scope)
+        changed(c, "delete", [rec.id], kind=rec.kind, scope=rec.scope)
         if rec.kind == "message" and rec.session:
             return back(f"{PREFIX}/session", s=rec.session, done="mem.deleted")
         return back(f"{PREFIX}/memories", done="mem.deleted")
@@ -294,8 +300,8 @@ def mount_ui(app: FastAPI, mem) -> None:
         ids = queries.memory_ids(mem, filters, state)
         if confirm == "yes" and expected == len(ids):
             n = actions.delete_many(mem, c, ids)
-            audit.record(c.agent, "bulk-delete", ids, scope=scope or None,
-                         category=category or None, state=state)  # fmt: skip
+            changed(c, "bulk-delete", ids, scope=scope or None, category=category or None,
+                    state=state)  # fmt: skip
             return back(f"{PREFIX}/memories", done="confirm.deleted_many", n=n)
         sample = [r for r in (mem.get(i) for i in ids[:10]) if r is not None]
         return page(request, "confirm_bulk.html", c, count=len(ids), sample=sample,
