@@ -1,6 +1,7 @@
 # Two entry points, both self-contained on a fresh machine (needs python3 >= 3.11 and PyPI):
 #   make demo   set up .venv, ingest a sample conversation, recall, show the injected block
-#   make test   set up .venv, lint, run the whole test suite
+#   make test   set up .venv, lint, install Debian's chromium if missing, run the whole test suite
+#   make screenshots   PNGs of every web UI page into docs/screenshots (the README shows them)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -8,7 +9,12 @@ STAMP  := $(VENV)/.installed-stamp
 # Two workers: the machine has two cores.
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test lint bench-locomo clean
+# The web UI's browser tests drive Debian's chromium: Playwright's own browser download needs
+# network this project does not have. Installed when missing and we are root with apt-get;
+# otherwise the browser tests skip and say why (under CI=true they fail instead).
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: demo test lint browser screenshots bench-locomo clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "remem needs Python 3.11+; set PYTHON=python3.11")'
@@ -23,9 +29,22 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
 
-test: $(STAMP) lint
+browser:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else echo "no $(CHROMIUM) and no root apt-get to install it: the browser tests will skip"; fi
+
+test: $(STAMP) lint browser
 	$(BIN)/pytest -n $(PYTEST_WORKERS) -q
+
+# Chinese pages need a CJK font in the screenshots (fonts-noto-cjk), not in the tests.
+screenshots: $(STAMP) browser
+	@if ! fc-list :lang=zh 2>/dev/null | grep -q . && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk; fi
+	PYTHONPATH=tests:tests/ui $(BIN)/python tests/ui/screenshots.py docs/screenshots
 
 bench-locomo: $(STAMP)
 	$(BIN)/remem bench ../shared/bench/locomo

@@ -277,12 +277,15 @@ class Memory:
         session: str | None = None,
         user: str | None = None,
         now: float | None = None,
+        preview: bool = False,
     ) -> Any:
         """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block."""
         from remem.recall.memories import recall_memories
 
         with interactive():  # one query deadline for every embedding this recall waits for
-            return recall_memories(self, query, agent=agent, session=session, user=user, now=now)
+            return recall_memories(
+                self, query, agent=agent, session=session, user=user, now=now, preview=preview
+            )
 
     def tools(self, agent: str, *, session: str | None = None, user: str | None = None) -> Any:
         """The memory tools (recall, store, forget, list, stats) bound to one agent."""

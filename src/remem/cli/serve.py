@@ -64,7 +64,7 @@ def mcp_command(
 
 @app.command("serve")
 def serve_command(host: HostOption = None, port: PortOption = None) -> None:
-    """Serve the REST API (OpenAPI docs at /docs)."""
+    """Serve the REST API (OpenAPI docs at /docs) and the web UI (/ui)."""
     try:
         import uvicorn
 
@@ -76,7 +76,9 @@ def serve_command(host: HostOption = None, port: PortOption = None) -> None:
     port = config.server.port if port is None else port
     check_bind(config, host)
     with open_memory() as mem:
-        err.print(f"remem REST API on http://{host}:{port} (docs: /docs)", markup=False)
+        err.print(
+            f"remem REST API on http://{host}:{port} (docs: /docs, web UI: /ui)", markup=False
+        )
         uvicorn.run(create_app(mem), host=host, port=port, log_level="warning")
 
 

@@ -145,7 +145,10 @@ def recall_memories(
     session: str | None = None,
     user: str | None = None,
     now: float | None = None,
+    preview: bool = False,
 ) -> AutoRecall:
+    """``preview``: what would be injected, without counting as an injection (no cross-turn
+    dedup either way), for a UI or a dry run."""
     cfg = mem.config.autorecall
     guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)
     assert guard.access is not None
@@ -168,7 +171,7 @@ def recall_memories(
         now=now,
     )
     key = (access.agent, session or "")
-    dedup = cfg.dedup_turns > 0 or cfg.dedup_seconds > 0
+    dedup = not preview and (cfg.dedup_turns > 0 or cfg.dedup_seconds > 0)
     turn = mem.injections.next_turn(key) if dedup else 0
     chosen: list[Hit] = []
     for hit in hits:

@@ -53,8 +53,8 @@ class OnnxCrossEncoder:
         # onnxruntime writes telemetry files unless told not to before it is imported.
         os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         try:
-            import onnxruntime as ort  # type: ignore[import-not-found]
-            from tokenizers import Tokenizer  # type: ignore[import-not-found]
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
         except ImportError:
             raise ConfigError(
                 "the onnx reranker needs onnxruntime and tokenizers: pip install "
@@ -108,7 +108,7 @@ class OnnxCrossEncoder:
 class SentenceTransformersCrossEncoder:
     def __init__(self, path: Path) -> None:
         try:
-            from sentence_transformers import CrossEncoder  # type: ignore[import-not-found]
+            from sentence_transformers import CrossEncoder
         except ImportError:
             raise ConfigError(
                 f"rerank.local_path {str(path)!r} has no model.onnx + tokenizer.json, and "

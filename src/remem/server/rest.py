@@ -104,4 +104,8 @@ def create_app(mem) -> FastAPI:
     app.include_router(write_routes(requests))
     app.include_router(read_routes(requests))
     app.include_router(chat_routes(requests))
+
+    from remem.server.ui import mount_ui  # the web UI at /ui: same identities and scopes
+
+    mount_ui(app, mem)
     return app

@@ -176,6 +176,14 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX sessions_parent ON sessions (parent)
         """,
     ),
+    (
+        6,
+        "newest-first listings of one kind (the web UI's memories page, `remem list --kind`) "
+        "walk an index instead of sorting every record of the store",
+        """
+        CREATE INDEX records_kind_time ON records (kind, created_at)
+        """,
+    ),
 ]
 # The runner applies migrations with foreign keys off (SQLite's procedure for rebuilding a
 # table that others reference, as 4 does) and checks foreign_key_check before committing.

@@ -1,0 +1,56 @@
+"""Who is using the UI: the same identities as the REST API (``server.tokens`` -> agent ->
+``Caller``). A browser cannot send a bearer header on a plain link, so the token can also come
+from an HttpOnly, SameSite=Strict cookie set by the sign-in form; an ``Authorization`` header
+still wins. Without tokens the UI answers loopback clients only, as the operator."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from fastapi import Request
+
+from remem.config import Config
+from remem.scopes import ScopeError
+from remem.server.identity import AuthError, agent_for, is_loopback
+from remem.server.rest_context import Caller
+
+TOKEN_COOKIE = "remem_token"
+
+
+def ui_caller(config: Config, request: Request) -> Caller:
+    """The Caller of a UI request; AuthError (-> sign-in page) when a token is needed."""
+    if config.server.tokens:
+        header = request.headers.get("authorization")
+        cookie = request.cookies.get(TOKEN_COOKIE)
+        if not header and cookie:
+            header = f"Bearer {cookie}"
+        return Caller(agent_for(config, header), restricted=True)
+    client = request.client.host if request.client else ""
+    if not is_loopback(client):
+        raise ScopeError("without server.tokens the UI answers loopback clients only")
+    # A page of another site whose name was re-pointed at 127.0.0.1 (DNS rebinding) would be
+    # "same origin" with us: without tokens, answer only requests addressed to a loopback name.
+    host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
+    if not is_loopback(host):
+        raise ScopeError(
+            f"without server.tokens the UI answers only at a loopback address "
+            f"(127.0.0.1, localhost), not at {host!r}"
+        )
+    return Caller(config.scopes.agent, restricted=False)
+
+
+def token_agent(config: Config, token: str) -> str | None:
+    """The agent a typed token belongs to, or None (the sign-in form)."""
+    try:
+        return agent_for(config, f"Bearer {token.strip()}")
+    except AuthError:
+        return None
+
+
+def same_origin(request: Request) -> bool:
+    """A change (POST) must come from a page of this server: browsers send ``Origin`` on
+    cross-site form posts, and a SameSite=Strict cookie is not sent with them anyway."""
+    origin = request.headers.get("origin")
+    if not origin or origin == "null":
+        return origin is None
+    return urlsplit(origin).netloc == request.headers.get("host", "")

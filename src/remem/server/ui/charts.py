@@ -1,0 +1,87 @@
+"""Geometry of the overview's "messages and memories over time" chart, drawn as server-side
+SVG by the template (no chart library, no script)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+DAY = 86_400
+# Bucket widths tried in order until the data's span fits in at most MAX_BARS bars.
+WIDTHS = ((DAY, "%m-%d"), (7 * DAY, "%m-%d"), (30 * DAY, "%Y-%m"), (365 * DAY, "%Y"))
+MAX_BARS = 60
+
+
+@dataclass
+class Bar:
+    x: float
+    width: float
+    label: str
+    messages: int
+    memories: int
+    message_height: float
+    memory_height: float
+
+
+@dataclass
+class Chart:
+    width: int
+    height: int
+    bars: list[Bar] = field(default_factory=list)
+    peak: int = 0
+    bucket_days: int = 1
+
+    @property
+    def empty(self) -> bool:
+        return not self.bars
+
+
+def rebucket(per_day: dict[int, tuple[int, int]]) -> tuple[int, str, list[tuple[int, int, int]]]:
+    """Group {day number: (messages, memories)} into buckets wide enough for MAX_BARS bars;
+    returns (bucket seconds, label format, [(bucket start, messages, memories)]), with empty
+    buckets in between kept so time runs evenly along the axis."""
+    if not per_day:
+        return DAY, WIDTHS[0][1], []
+    first, last = min(per_day) * DAY, max(per_day) * DAY
+    width, fmt = WIDTHS[-1]
+    for seconds, label in WIDTHS:
+        if (last - first) // seconds + 1 <= MAX_BARS:
+            width, fmt = seconds, label
+            break
+    start = first - first % width
+    buckets: dict[int, list[int]] = {}
+    for b in range(start, last + 1, width):
+        buckets[b] = [0, 0]
+    for day, (messages, memories) in per_day.items():
+        at = day * DAY
+        slot = buckets.setdefault(start + (at - start) // width * width, [0, 0])
+        slot[0] += messages
+        slot[1] += memories
+    return width, fmt, [(b, m, n) for b, (m, n) in sorted(buckets.items())]
+
+
+def timeline_chart(
+    per_day: dict[int, tuple[int, int]], width: int = 720, height: int = 160
+) -> Chart:
+    """Two bars per bucket (messages, memories), scaled to the tallest bucket."""
+    seconds, fmt, buckets = rebucket(per_day)
+    chart = Chart(width=width, height=height, bucket_days=seconds // DAY)
+    if not buckets:
+        return chart
+    chart.peak = max(max(m, n) for _, m, n in buckets) or 1
+    slot = width / len(buckets)
+    bar = max(slot / 2 - 1, 1.0)
+    usable = height - 34  # room for the date labels below and the peak above
+    for i, (start, messages, memories) in enumerate(buckets):
+        chart.bars.append(
+            Bar(
+                x=round(i * slot, 2),
+                width=round(bar, 2),
+                label=datetime.fromtimestamp(start, UTC).strftime(fmt),
+                messages=messages,
+                memories=memories,
+                message_height=round(usable * messages / chart.peak, 2),
+                memory_height=round(usable * memories / chart.peak, 2),
+            )
+        )
+    return chart

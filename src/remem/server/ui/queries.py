@@ -1,0 +1,344 @@
+"""What the web UI reads that the ``Memory`` API has no method for: counts grouped by kind,
+scope, platform, model and index status, messages and memories per day, sessions grouped by
+platform and group, superseded-only memory listings, and where a record sits in its session.
+
+Every function takes the ``Memory`` and the scopes the caller may read (``None`` = the local
+operator, unrestricted) and never returns anything outside them.
+
+The aggregates read the whole (scoped) store, which takes about a second at 100k records, so
+a page never waits for them: ``AGGREGATES`` keeps the last result per query and, when the store
+has changed since (``store.change_token()``, which also sees other processes' commits), hands
+out that result at once and recomputes it in the background. Only the very first request for
+a query computes it in line, and ``warm_up`` does those at start-up for the operator and every
+token's agent. They run on their own read-only connection (WAL: readers never block the
+writer), so a long scan never holds the connection the requests use. Listings are LIMITed and
+walk indexes.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
+
+from remem.store.sqlite.filters import filters_sql
+from remem.types import Filters, Record
+
+log = logging.getLogger("remem.ui")
+T = TypeVar("T")
+NONE_LABEL = "(none)"
+
+
+@contextmanager
+def _reader(mem) -> Iterator[sqlite3.Connection]:
+    """A read-only connection of its own to the store's file, for one consistent scan."""
+    conn = sqlite3.connect(f"file:{mem.path}?mode=ro", uri=True, timeout=10)
+    try:
+        conn.execute("BEGIN")
+        yield conn
+    finally:
+        conn.close()
+
+
+@dataclass
+class _Entry:
+    token: Any
+    value: Any
+    refreshing: bool = False
+
+
+class StaleWhileRevalidate:
+    """The last result of each (query, arguments) per store; stale ones are served while a
+    background thread recomputes them (one at a time per key). Results are kept per store
+    object (weakly), so two stores in one process never see each other's numbers."""
+
+    def __init__(self, size: int = 128) -> None:
+        self._stores: WeakKeyDictionary[Any, OrderedDict[tuple, _Entry]] = WeakKeyDictionary()
+        self._lock = threading.Lock()
+        self.size = size
+
+    def get(self, mem, key: tuple, compute: Callable[[], T]) -> T:
+        store = mem.store
+        token = store.change_token()
+        with self._lock:
+            items = self._stores.get(store)
+            entry = items.get(key) if items is not None else None
+            if items is not None and entry is not None:
+                items.move_to_end(key)  # least recently used goes first
+                if entry.token != token and not entry.refreshing:
+                    entry.refreshing = True
+                    threading.Thread(
+                        target=self._refresh,
+                        args=(store, key, token, compute),
+                        daemon=True,
+                        name="remem-ui-aggregate",
+                    ).start()
+                return entry.value
+        value = compute()  # the first request for this key
+        self._store(store, key, token, value)
+        return value
+
+    def forget(self, mem, name: str) -> None:
+        """Drop the results of one query (all arguments): the next request recomputes them."""
+        with self._lock:
+            items: OrderedDict[tuple, _Entry] = self._stores.get(mem.store) or OrderedDict()
+            for key in [k for k in items if k[0] == name]:
+                del items[key]
+
+    def _refresh(self, store, key: tuple, token: Any, compute: Callable[[], Any]) -> None:
+        try:
+            self._store(store, key, token, compute())
+        except Exception:  # keep serving the previous value; say why in the log
+            log.exception("recomputing %s failed", key[0])
+            with self._lock:
+                known = self._stores.get(store)
+                entry = known.get(key) if known is not None else None
+                if entry is not None:
+                    entry.refreshing = False
+
+    def _store(self, store, key: tuple, token: Any, value: Any) -> None:
+        with self._lock:
+            items = self._stores.setdefault(store, OrderedDict())
+            items[key] = _Entry(token, value)
+            items.move_to_end(key)
+            while len(items) > self.size:
+                items.popitem(last=False)
+
+
+AGGREGATES = StaleWhileRevalidate()
+
+
+def _scoped(scopes: list[str] | None, **extra: Any) -> Filters:
+    return Filters(scopes=scopes, **extra)
+
+
+def _key(scopes: list[str] | None) -> tuple[str, ...] | None:
+    return None if scopes is None else tuple(sorted(scopes))
+
+
+@dataclass
+class Overview:
+    total: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+    by_scope: dict[str, int] = field(default_factory=dict)
+    by_platform: dict[str, int] = field(default_factory=dict)
+    by_model: dict[str, int] = field(default_factory=dict)
+    index_status: dict[str, int] = field(default_factory=dict)
+    per_day: dict[int, tuple[int, int]] = field(default_factory=dict)
+    sessions: int = 0
+
+
+def overview(mem, scopes: list[str] | None) -> Overview:
+    return AGGREGATES.get(mem, ("overview", _key(scopes)), lambda: _overview(mem, scopes))
+
+
+def _overview(mem, scopes: list[str] | None) -> Overview:
+    where, params = filters_sql(_scoped(scopes))
+    out = Overview()
+
+    with _reader(mem) as c:
+
+        def group(column: str) -> dict[str, int]:
+            rows = c.execute(
+                f"SELECT r.{column}, count(*) FROM records r WHERE 1=1{where} "
+                f"GROUP BY r.{column} ORDER BY count(*) DESC",
+                params,
+            )
+            return {(k if k is not None else NONE_LABEL): n for k, n in rows}
+
+        out.by_kind = group("kind")
+        out.total = sum(out.by_kind.values())
+        out.by_scope = group("scope")
+        out.by_platform = group("platform")
+        out.index_status = group("index_status")
+        out.by_model = {
+            m: n
+            for m, n in c.execute(
+                f"SELECT v.model_id, count(*) FROM vectors v JOIN records r ON r.rowid = "
+                f"v.record_rowid WHERE 1=1{where} GROUP BY v.model_id ORDER BY count(*) DESC",
+                params,
+            )
+        }
+        per_day: dict[int, list[int]] = {}
+        for day, kind, n in c.execute(
+            f"SELECT CAST(r.created_at / 86400 AS INTEGER), r.kind, count(*) FROM records r "
+            f"WHERE 1=1{where} GROUP BY 1, 2",
+            params,
+        ):
+            per_day.setdefault(day, [0, 0])[0 if kind == "message" else 1] += n
+        out.per_day = {d: (m, n) for d, (m, n) in per_day.items()}
+        out.sessions = c.execute(
+            f"SELECT count(DISTINCT r.session) FROM records r WHERE r.session IS NOT NULL{where}",
+            params,
+        ).fetchone()[0]
+    return out
+
+
+def store_size(path: Path) -> int:
+    """Bytes on disk of the database with its WAL and shared-memory files."""
+    total = 0
+    for suffix in ("", "-wal", "-shm"):
+        part = Path(f"{path}{suffix}")
+        if part.exists():
+            total += part.stat().st_size
+    return total
+
+
+@dataclass
+class SessionRow:
+    session: str
+    platform: str | None
+    group_id: str | None
+    group_name: str | None
+    messages: int
+    first: float
+    last: float
+
+
+@dataclass
+class SessionGroup:
+    platform: str
+    group: str
+    sessions: list[SessionRow]
+
+
+def session_groups(mem, scopes: list[str] | None, limit: int = 200) -> list[SessionGroup]:
+    """The ``limit`` most recently active sessions, grouped by platform, then group."""
+    return AGGREGATES.get(
+        mem, ("sessions", _key(scopes), limit), lambda: _session_groups(mem, scopes, limit)
+    )
+
+
+def _session_groups(mem, scopes: list[str] | None, limit: int) -> list[SessionGroup]:
+    where, params = filters_sql(_scoped(scopes))
+    with _reader(mem) as c:
+        rows = c.execute(
+            "SELECT r.session, max(r.platform), max(r.group_id), max(r.group_name), count(*), "
+            "min(r.created_at), max(r.created_at) FROM records r WHERE r.session IS NOT NULL "
+            f"AND r.kind = 'message'{where} GROUP BY r.session ORDER BY max(r.created_at) DESC "
+            "LIMIT ?",
+            [*params, limit],
+        ).fetchall()
+    groups: dict[tuple[str, str], SessionGroup] = {}
+    for session, platform, group_id, group_name, n, first, last in rows:
+        key = (platform or NONE_LABEL, group_name or group_id or NONE_LABEL)
+        groups.setdefault(key, SessionGroup(*key, [])).sessions.append(
+            SessionRow(session, platform, group_id, group_name, n, first, last)
+        )
+    return list(groups.values())  # in order of each group's most recent session
+
+
+def session_page(
+    mem, scopes: list[str] | None, session: str, *, offset: int, limit: int
+) -> tuple[list[Record], int]:
+    """One page of a session's records, oldest first on the page, pages counted from the
+    newest; returns (records, total in the session)."""
+    filters = _scoped(scopes, sessions=[session])
+    total = mem.store.count(filters)
+    records = mem.list(filters, limit=limit, offset=offset)
+    return list(reversed(records)), total
+
+
+def offset_of(mem, scopes: list[str] | None, record: Record, page: int) -> int:
+    """The page offset (newest-first) on which ``record`` shows in its session."""
+    filters = _scoped(scopes, sessions=[record.session], since=record.created_at)
+    newer_or_same = mem.store.count(filters)
+    return max(newer_or_same - 1, 0) // page * page
+
+
+MEMORY_STATES = ("current", "superseded", "all")
+
+
+def memory_filters(scopes: list[str] | None, category: str | None, state: str) -> Filters:
+    """The filters of the memories page; ``superseded`` is applied by ``memory_ids``."""
+    filters = _scoped(scopes, kinds=["memory"], category=category)
+    filters.include_superseded = state != "current"
+    return filters
+
+
+@dataclass
+class MemoryPage:
+    records: list[Record]
+    more: bool  # another page follows
+    total: int  # how many match in all, as of the last count (recounted in the background)
+
+
+def memory_page(
+    mem, scopes: list[str] | None, *, category: str | None, state: str, offset: int, limit: int
+) -> MemoryPage:
+    """Memories passing the filters, newest first. ``scopes`` is what the caller may read,
+    already narrowed to a requested scope."""
+    filters = memory_filters(scopes, category, state)
+    ids = memory_ids(mem, filters, state, limit=limit + 1, offset=offset)
+    # by id alone: the ids come from the scoped query above, and a scope condition here would
+    # lead SQLite to scan the scope's index instead of looking 50 ids up
+    got = {r.id: r for r in mem.list(Filters(ids=ids[:limit]), limit=None)}
+    total = AGGREGATES.get(
+        mem,
+        ("memory-count", _key(scopes), category, state),
+        lambda: len(memory_ids(mem, filters, state)),
+    )
+    return MemoryPage([got[i] for i in ids[:limit] if i in got], len(ids) > limit, total)
+
+
+def memory_ids(
+    mem, filters: Filters, state: str, *, limit: int | None = None, offset: int = 0
+) -> list[str]:
+    """Ids of the memories the page's filters select, newest first (walks the kind/time
+    index); ``superseded``: only those whose validity has ended (replaced or undone)."""
+    where, params = filters_sql(filters)
+    ended = ""
+    if state == "superseded":
+        ended = " AND r.valid_to IS NOT NULL AND r.valid_to <= ?"
+        params = [*params, time.time()]
+    with _reader(mem) as c:
+        rows = c.execute(
+            f"SELECT r.id FROM records r WHERE 1=1{where}{ended} "
+            "ORDER BY r.created_at DESC, r.rowid DESC LIMIT ? OFFSET ?",
+            [*params, -1 if limit is None else limit, offset],
+        ).fetchall()
+    return [r[0] for r in rows]
+
+
+def categories(mem, scopes: list[str] | None) -> list[str]:
+    """The memory categories in use (for the filter's choices)."""
+
+    def compute() -> list[str]:
+        where, params = filters_sql(_scoped(scopes, kinds=["memory"]))
+        with _reader(mem) as c:
+            rows = c.execute(
+                f"SELECT DISTINCT r.category FROM records r WHERE "
+                f"r.category IS NOT NULL{where} ORDER BY 1",
+                params,
+            )
+            return [r[0] for r in rows]
+
+    return AGGREGATES.get(mem, ("categories", _key(scopes)), compute)
+
+
+def scopes_in_use(mem) -> list[str]:
+    """Every scope that holds a record (the operator's scope choices)."""
+
+    def compute() -> list[str]:
+        with _reader(mem) as c:
+            return [r[0] for r in c.execute("SELECT DISTINCT scope FROM records ORDER BY 1")]
+
+    return AGGREGATES.get(mem, ("scopes",), compute)
+
+
+def warm_up(mem, scope_sets: Iterable[list[str] | None]) -> None:
+    """Compute the aggregates the pages show for these callers (in a background thread at
+    start-up), so that no page load waits for a whole-store scan."""
+    scopes_in_use(mem)
+    for scopes in scope_sets:
+        overview(mem, scopes)
+        session_groups(mem, scopes)
+        categories(mem, scopes)
