@@ -1,0 +1,161 @@
+"""What a vector index needs from a store, and a fast SQLite implementation of it.
+
+The index is derived data: it reads one model's vectors from the store, never writes them. It
+needs four things, all cheap except the full read:
+
+- a change token that moves whenever anyone commits (a search that sees the same token skips
+  every other question);
+- the state of one model's vectors: the highest sequence number (every insert takes a new one,
+  a replaced vector too) and the delete counter (bumped by every delete of records or vectors);
+- the vectors with a sequence number above N, as one contiguous float32 matrix;
+- the rowids of the vectors still present up to sequence N (asked only after a delete).
+
+``SQLiteVectorSource`` answers from the store's file over its own connection, so an index build
+in a background thread never waits on the store's lock. It reads the vectors straight into a
+preallocated matrix: ~0.75 s of CPU per 100k 512-d vectors is Python's per-row cost in the
+sqlite3 module (SQLite itself reads the blobs in 0.25 s), against 1 s and twice the memory for
+``fetchall`` + ``b"".join``. Opening a store fast therefore needs the snapshot files of
+``remem.index.snapshot``, not a faster SQL read.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Hashable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+# Rows per fetchmany: big enough to amortise the call, small enough that the row tuples in
+# flight stay a few MB.
+_FETCH_ROWS = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class VectorState:
+    """Where one model's vectors stand: the newest sequence number and the delete counter."""
+
+    max_seq: int
+    deletes: int
+
+
+@dataclass(slots=True)
+class VectorBatch:
+    """Vectors of one model: rowids[i] is the record of matrix[i]."""
+
+    rowids: np.ndarray  # int64
+    matrix: np.ndarray  # float32 (n, dim), C-contiguous
+    max_seq: int  # the highest sequence number read (the ``after_seq`` asked when none)
+
+    def __len__(self) -> int:
+        return len(self.rowids)
+
+
+class VectorSource(Protocol):
+    """The store as a vector index sees it (one model, one dimension at a time)."""
+
+    def change_token(self) -> Hashable: ...
+    def vector_state(self, model_id: str, dim: int) -> VectorState: ...
+    def read_vectors(
+        self, model_id: str, dim: int, after_seq: int = 0, *, by_rowid: bool = False
+    ) -> VectorBatch: ...
+    def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray: ...
+
+
+def read_vectors(
+    conn: sqlite3.Connection, model_id: str, dim: int, after_seq: int = 0, *,
+    by_rowid: bool = False,
+) -> VectorBatch:  # fmt: skip
+    """Vectors of ``model_id`` with seq > after_seq, read into one preallocated matrix.
+
+    In sequence order by default (a delta: later rows replace earlier ones of the same record);
+    ``by_rowid`` sorts by record rowid instead (a full read for a snapshot, whose rowids must be
+    sorted). Call inside a read transaction when the count and the rows must agree; without
+    one a concurrent insert only leaves the matrix's tail unread (it is trimmed).
+    """
+    where = "WHERE model_id = ? AND seq > ? AND dim = ?"
+    args = (model_id, after_seq, dim)
+    count, max_seq = conn.execute(
+        f"SELECT count(*), coalesce(max(seq), ?) FROM vectors {where}", (after_seq, *args)
+    ).fetchone()
+    matrix = np.empty((count, dim), np.float32)
+    rowids = np.empty(count, np.int64)
+    flat = matrix.reshape(-1).view(np.uint8)
+    row_bytes = dim * 4
+    order = "record_rowid" if by_rowid else "seq"
+    cursor = conn.execute(f"SELECT record_rowid, vec FROM vectors {where} ORDER BY {order}", args)
+    filled = 0
+    while rows := cursor.fetchmany(_FETCH_ROWS):
+        rows = rows[: count - filled]
+        if not rows:
+            break
+        ids, blobs = zip(*rows, strict=True)
+        end = filled + len(rows)
+        rowids[filled:end] = ids
+        flat[filled * row_bytes : end * row_bytes] = np.frombuffer(b"".join(blobs), np.uint8)
+        filled = end
+    if filled < count:
+        matrix, rowids = matrix[:filled], rowids[:filled]
+    return VectorBatch(rowids, matrix, int(max_seq))
+
+
+def vector_state(conn: sqlite3.Connection, model_id: str, dim: int) -> VectorState:
+    # max(seq) over the (model_id, seq) index is one B-tree descent; dim is checked per row
+    # only on the read itself (a model has one dimension).
+    max_seq = conn.execute(
+        "SELECT coalesce(max(seq), 0) FROM vectors WHERE model_id = ?", (model_id,)
+    ).fetchone()[0]
+    deletes = conn.execute("SELECT value FROM counters WHERE name = 'deletes'").fetchone()[0]
+    return VectorState(int(max_seq), int(deletes))
+
+
+def live_rowids(conn: sqlite3.Connection, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
+    """Sorted rowids of the model's vectors with seq <= upto_seq that still exist."""
+    rows = conn.execute(
+        "SELECT record_rowid FROM vectors WHERE model_id = ? AND dim = ? AND seq <= ? "
+        "ORDER BY record_rowid",
+        (model_id, dim, upto_seq),
+    ).fetchall()
+    return np.fromiter((r[0] for r in rows), np.int64, len(rows))
+
+
+class SQLiteVectorSource:
+    """``VectorSource`` over a remem SQLite file, with its own read connection."""
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(
+            str(self.path), timeout=busy_timeout_ms / 1000, isolation_level=None,
+            check_same_thread=False,  # guarded by self._lock
+        )  # fmt: skip
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def change_token(self) -> Hashable:
+        # data_version moves when another connection (this process's store included) commits.
+        with self._lock:
+            return self._conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def vector_state(self, model_id: str, dim: int) -> VectorState:
+        with self._lock:
+            return vector_state(self._conn, model_id, dim)
+
+    def read_vectors(
+        self, model_id: str, dim: int, after_seq: int = 0, *, by_rowid: bool = False
+    ) -> VectorBatch:
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                return read_vectors(self._conn, model_id, dim, after_seq, by_rowid=by_rowid)
+            finally:
+                self._conn.execute("COMMIT")
+
+    def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
+        with self._lock:
+            return live_rowids(self._conn, model_id, dim, upto_seq)
