@@ -55,6 +55,14 @@ class _Codes:
             found = table[value] = len(table)
         return found
 
+    def codes(self, column: str, values: tuple) -> np.ndarray:
+        """Codes of a whole column of values (new values get new codes)."""
+        table = self.maps[column]
+        for value in dict.fromkeys(values):  # distinct values, in C
+            if value not in table:
+                table[value] = len(table)
+        return np.fromiter(map(table.__getitem__, values), np.int32, len(values))
+
     def lookup(self, column: str, values: list[str]) -> np.ndarray:
         table = self.maps[column]
         return np.array([table[v] for v in values if v in table], dtype=np.int32)
@@ -108,40 +116,72 @@ class ExactIndex:
             return
         new_cap = max(need, int(capacity * 1.5) + 1024)
 
-        def grown(arr: np.ndarray, fill: float | int = 0) -> np.ndarray:
-            shape = (new_cap, *arr.shape[1:])
-            out = np.full(shape, fill, dtype=arr.dtype)
+        def grown(arr: np.ndarray) -> np.ndarray:
+            # Rows past ``size`` are never read (every use slices [:size]): no fill needed,
+            # and np.empty does not touch the pages (np.full cost 6 s at 1M x 384).
+            out = np.empty((new_cap, *arr.shape[1:]), dtype=arr.dtype)
             out[: self.size] = arr[: self.size]
             return out
 
         self._matrix = grown(self._matrix)
-        self._rowids = grown(self._rowids, -1)
+        self._rowids = grown(self._rowids)
         self._cols = {c: grown(a) for c, a in self._cols.items()}
         self._created = grown(self._created)
-        self._valid_to = grown(self._valid_to, math.inf)
+        self._valid_to = grown(self._valid_to)
 
     def _apply(self, vectors, meta) -> None:
+        """Place new vectors and filter columns, whole columns at a time (no per-row calls)."""
         if len(vectors.rowids):
-            new = [r for r in vectors.rowids.tolist() if r not in self._pos]
-            self._grow(self.size + len(new))
-            for i, rowid in enumerate(vectors.rowids.tolist()):
-                pos = self._pos.get(rowid)
-                if pos is None:
-                    pos = self._pos[rowid] = self.size
-                    self._rowids[pos] = rowid
-                    self.size += 1
-                self._matrix[pos] = vectors.matrix[i]
+            rowids = vectors.rowids.tolist()
+            pos = self._pos
+            new = [r for r in dict.fromkeys(rowids) if r not in pos]
+            if len(new) == len(rowids) and self.size == 0 and not pos:
+                # The first load takes the matrix as read (no copy; it may be a read-only view
+                # of the fetched buffer until a write needs it writable).
+                self._matrix = np.ascontiguousarray(vectors.matrix, np.float32)
+                self._rowids = np.array(vectors.rowids, np.int64)
+                self._pos = dict(zip(rowids, range(len(rowids)), strict=True))
+                self.size = len(rowids)
+                for c in _CODED:
+                    self._cols[c] = np.zeros(self.size, np.int32)
+                self._created = np.zeros(self.size, np.float64)
+                self._valid_to = np.full(self.size, math.inf)
+            else:
+                start = self.size
+                self._grow(start + len(new))
+                pos.update(zip(new, range(start, start + len(new)), strict=True))
+                end = start + len(new)
+                self._rowids[start:end] = new
+                # new rows match nothing until their filter columns arrive (rev catches up)
+                for c in _CODED:
+                    self._cols[c][start:end] = 0
+                self._created[start:end] = 0
+                self._valid_to[start:end] = math.inf
+                self.size = end
+                if not self._matrix.flags.writeable:
+                    self._matrix = self._matrix.copy()
+                # a record written twice in the batch: its later row wins
+                last = {r: i for i, r in enumerate(rowids)}
+                self._matrix[[pos[r] for r in last]] = vectors.matrix[list(last.values())]
             self._seq = vectors.max_seq
-        for row in meta:
-            pos = self._pos.get(row[0])
-            if pos is None:
-                continue
-            for j, column in enumerate(_CODED[:4]):
-                self._cols[column][pos] = self._codes.code(column, row[1 + j])
-            self._created[pos] = row[5]
-            self._cols["platform"][pos] = self._codes.code("platform", row[6])
-            self._cols["category"][pos] = self._codes.code("category", row[7])
-            self._valid_to[pos] = math.inf if row[8] is None else row[8]
+        if meta:
+            self._apply_meta(meta)
+
+    def _apply_meta(self, meta: list[tuple]) -> None:
+        columns = list(zip(*meta, strict=True))  # INDEX_META_COLUMNS order
+        get = self._pos.get
+        pos = np.fromiter((get(r, -1) for r in columns[0]), np.int64, len(meta))
+        known = pos >= 0
+        if not known.any():
+            return
+        pos = pos[known]
+        for column, values in zip(_CODED, (columns[1], columns[2], columns[3], columns[4],
+                                           columns[6], columns[7]), strict=True):  # fmt: skip
+            codes = self._codes.codes(column, values)
+            self._cols[column][pos] = codes[known]
+        self._created[pos] = np.asarray(columns[5], np.float64)[known]
+        valid_to = np.array(columns[8], np.float64)  # None -> nan
+        self._valid_to[pos] = np.where(np.isnan(valid_to), math.inf, valid_to)[known]
 
     # ------------------------------------------------------------------ search
     def _mask(self, filters: Filters | None, now: float | None) -> np.ndarray | None:
