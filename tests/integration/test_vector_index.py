@@ -323,3 +323,43 @@ def test_graph_recall_against_exact_on_real_use_vectors(store, db_path):
         got = [r for r, _ in index.search(query, 10)]
         recalls.append(len(set(got) & set(_exact(by_rowid, query, 10))) / 10)
     assert np.mean(recalls) >= 0.98
+
+
+# ---------------------------------------------------------------------------- with filters
+def _filter_store(store: SQLiteStore, n: int, rng) -> list[int]:
+    vectors = _unit(rng, n)
+    rows = [({**_fields(i), "scope": f"s{i % 4}", "kind": "memory" if i % 3 == 0 else "message",
+              "session": f"c{i % 7}"}, "t") for i in range(n)]  # fmt: skip
+    rowids = store.insert_records(rows)
+    store.put_vectors(MODEL, "test", "unit", list(zip(rowids, vectors, strict=True)))
+    return rowids
+
+
+@pytest.mark.parametrize("size", [150, 900])  # delta only; snapshot with a graph
+def test_filtered_index_answers_like_the_exact_index(store, db_path, size):
+    from remem.index.exact import ExactIndex
+    from remem.index.filtered import FilteredVectorIndex
+    from remem.types import Filters
+
+    rng = np.random.default_rng(11)
+    rowids = _filter_store(store, size, rng)
+    exact = ExactIndex(store, MODEL, DIM)
+    scaled = FilteredVectorIndex(store, MODEL, DIM, background=False, ann_min=500,
+                                 delta_max=200, subset_exact_max=50)  # fmt: skip
+    scaled.sync()
+    assert scaled.size == size and (scaled.vectors.snapshot_info is not None) == (size > 200)
+    for filters in (None, Filters(scopes=["s1"]), Filters(scopes=["s2"], kinds=["memory"]),
+                    Filters(sessions=["c3"], scopes=["s0", "s3"])):  # fmt: skip
+        for q in _unit(rng, 5):
+            want = exact.search(q, 10, filters)
+            got = scaled.search(q, 10, filters)
+            assert len(got) == len(want) == 10
+            assert {r for r, _ in got} <= set(rowids)
+            overlap = len({r for r, _ in got} & {r for r, _ in want})
+            assert overlap == 10 if size < 200 else overlap >= 8
+    # a record written later (delta) is found, with its filter columns
+    (late,) = store.insert_records([({**_fields(5000), "scope": "s9"}, "t")])
+    vector = _unit(rng, 1)[0]
+    store.put_vectors(MODEL, "test", "unit", [(late, vector)])
+    assert scaled.search(vector, 3, Filters(scopes=["s9"])) == [(late, pytest.approx(1.0))]
+    assert late not in [r for r, _ in scaled.search(vector, 3, Filters(scopes=["s1"]))]

@@ -29,6 +29,8 @@ from typing import Protocol
 
 import numpy as np
 
+from remem.store.sqlite import INDEX_META_COLUMNS
+
 # Rows per fetchmany: big enough to amortise the call, small enough that the row tuples in
 # flight stay a few MB.
 _FETCH_ROWS = 4096
@@ -52,6 +54,13 @@ class VectorBatch:
 
     def __len__(self) -> int:
         return len(self.rowids)
+
+
+class FilterSource(Protocol):
+    """The records' filter columns as a vector index keeps them (``FilteredVectorIndex``)."""
+
+    def change_token(self) -> Hashable: ...
+    def filter_rows(self, after_rev: int) -> tuple[list[tuple], int]: ...
 
 
 class VectorSource(Protocol):
@@ -102,6 +111,16 @@ def read_vectors(
     return VectorBatch(rowids, matrix, int(max_seq))
 
 
+def filter_rows(conn: sqlite3.Connection, after_rev: int) -> tuple[list[tuple], int]:
+    """(rows of INDEX_META_COLUMNS of the records changed after ``after_rev``, current rev),
+    read in one snapshot (call inside a read transaction)."""
+    rev = conn.execute("SELECT value FROM counters WHERE name = 'rev'").fetchone()[0]
+    rows = conn.execute(
+        f"SELECT {INDEX_META_COLUMNS} FROM records WHERE rev > ?", (after_rev,)
+    ).fetchall()
+    return rows, int(rev)
+
+
 def vector_state(conn: sqlite3.Connection, model_id: str, dim: int) -> VectorState:
     # max(seq) over the (model_id, seq) index is one B-tree descent; dim is checked per row
     # only on the read itself (a model has one dimension).
@@ -123,7 +142,8 @@ def live_rowids(conn: sqlite3.Connection, model_id: str, dim: int, upto_seq: int
 
 
 class SQLiteVectorSource:
-    """``VectorSource`` over a remem SQLite file, with its own read connection."""
+    """``VectorSource`` and ``FilterSource`` over a remem SQLite file, with its own read
+    connection."""
 
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = Path(path)
@@ -141,6 +161,14 @@ class SQLiteVectorSource:
         # data_version moves when another connection (this process's store included) commits.
         with self._lock:
             return self._conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def filter_rows(self, after_rev: int) -> tuple[list[tuple], int]:
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                return filter_rows(self._conn, after_rev)
+            finally:
+                self._conn.execute("COMMIT")
 
     def vector_state(self, model_id: str, dim: int) -> VectorState:
         with self._lock:

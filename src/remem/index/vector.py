@@ -93,7 +93,13 @@ class VectorIndex:
         return None if self._snapshot is None else self._snapshot.info
 
     def sync(self) -> None:
-        """Catch up with the store (and with a snapshot another process built)."""
+        """Catch up with the store (and with a snapshot another process built); start a build
+        when the delta or the dead rows have grown past their thresholds."""
+        self._catch_up()
+        if self.auto_build and self.needs_build():
+            self._start_build()
+
+    def _catch_up(self) -> None:
         token = self.source.change_token()
         stamp = _stamp(self.folder / "current.json")
         with self._lock:
@@ -118,8 +124,6 @@ class VectorIndex:
                 self._apply_deletes(self.source.live_rowids(self.model_id, self.dim, self._seq))
                 self._deletes = state.deletes
             self._token = token
-        if self.auto_build and self.needs_build():
-            self._start_build()
 
     def _generation(self) -> str | None:
         return None if self._snapshot is None else self._snapshot.info.generation
@@ -194,7 +198,8 @@ class VectorIndex:
 
     def _start_build(self) -> None:
         if not self.background:
-            self._build_quietly()
+            if self._build_quietly():
+                self._catch_up()  # switch to the new snapshot now
             return
         with self._lock:
             if self._builder is not None and self._builder.is_alive():
@@ -204,11 +209,12 @@ class VectorIndex:
             )
             self._builder.start()
 
-    def _build_quietly(self) -> None:
+    def _build_quietly(self) -> bool:
         try:
-            self.build(wait=False)
+            return self.build(wait=False)
         except Exception as exc:  # derived data: searches go on from the store
             log.warning("building the vector index in %s failed: %s", self.folder, exc)
+            return False
 
     def wait_for_build(self, timeout: float | None = None) -> None:
         builder = self._builder
