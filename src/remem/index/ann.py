@@ -34,11 +34,12 @@ WIDEST_SHARE = 0.25
 
 
 def build_graph(path: Path, keys: np.ndarray, matrix: np.ndarray, *, threads: int = 0) -> None:
-    """Build the graph over ``matrix`` (unit float32 rows) and save it to ``path``."""
+    """Build the graph over ``matrix`` (unit float32 rows, possibly memory-mapped: the index
+    reads it in place instead of copying it) and save it to ``path``."""
     index = Index(ndim=matrix.shape[1], metric="ip", dtype="f32", connectivity=CONNECTIVITY,
                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)  # fmt: skip
     if len(keys):
-        index.add(keys.astype(np.uint64, copy=False), matrix, threads=threads or _threads())
+        index.add(keys.astype(np.uint64), matrix, copy=False, threads=threads or _threads())
     index.save(str(path))
 
 

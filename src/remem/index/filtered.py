@@ -64,6 +64,8 @@ class FilteredVectorIndex:
         self.sync()
         with self._lock:
             mask = self._columns.mask(filters, now, self.store)
+            if mask is not None and mask.all():
+                mask = None  # the usual case: only superseded records filtered, and none are
             allowed = None if mask is None else self._columns.rowids[: self._columns.size][mask]
         return self.vectors.search(query, n, allowed)
 

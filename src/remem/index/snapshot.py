@@ -26,6 +26,7 @@ import os
 import re
 import secrets
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ import numpy as np
 from filelock import FileLock, Timeout
 
 from remem.index.ann import Graph, build_graph
-from remem.index.source import VectorBatch
+from remem.index.source import Allocate, VectorBatch
 
 log = logging.getLogger("remem.index")
 
@@ -146,48 +147,52 @@ def build_lock(folder: Path) -> FileLock:
 
 
 def write_snapshot(
-    folder: Path,
-    model_id: str,
-    batch: VectorBatch,
-    deletes: int,
-    *,
-    with_graph: bool,
-    threads: int = 0,
-) -> SnapshotInfo:
-    """Write ``batch`` (rowids sorted) as a new generation and make it current.
+    folder: Path, model_id: str, dim: int, read: Callable[[Allocate], VectorBatch],
+    deletes: int, *, graph_min: int, threads: int = 0,
+) -> SnapshotInfo:  # fmt: skip
+    """Write a new generation and make it current. ``read(allocate)`` reads the vectors,
+    sorted by rowid, into the arrays ``allocate`` returns: memory-mapped files of the new
+    generation, so the matrix never sits in anonymous memory and the graph is built over the
+    mapped file without a copy (a build's peak memory is about the matrix plus the graph).
+    The graph is built from ``graph_min`` vectors on.
 
     The caller holds ``build_lock(folder)``. Each file is complete on disk before
     ``current.json`` names it."""
-    if len(batch.rowids) > 1 and not bool(np.all(np.diff(batch.rowids) > 0)):
-        raise ValueError("snapshot rowids must be sorted and unique")
     folder.mkdir(parents=True, exist_ok=True)
-    generation = f"{batch.max_seq}-{secrets.token_hex(4)}"
+    generation = f"{int(time.time())}-{secrets.token_hex(4)}"
     paths = _paths(folder, generation)
-    _save_npy(paths["rowids"], batch.rowids)
-    _save_npy(paths["vectors"], batch.matrix)
-    has_graph = with_graph and len(batch) > 0
+
+    def allocate(count: int) -> tuple[np.ndarray, np.ndarray]:
+        rowids = np.lib.format.open_memmap(paths["rowids"], "w+", np.int64, (count,))
+        matrix = np.lib.format.open_memmap(paths["vectors"], "w+", np.float32, (count, dim))
+        return rowids, matrix
+
+    batch = read(allocate)
+    if len(batch.rowids) > 1 and not bool(np.all(batch.rowids[1:] > batch.rowids[:-1])):
+        raise ValueError("snapshot rowids must be sorted and unique")
+    for array, name in ((batch.rowids, "rowids"), (batch.matrix, "vectors")):
+        if isinstance(array, np.memmap):
+            array.flush()
+        else:  # a source that ignored ``allocate``
+            np.save(paths[name], array, allow_pickle=False)
+        _fsync(paths[name])
+    has_graph = len(batch) >= max(graph_min, 1)
     if has_graph:
         build_graph(paths["graph"], batch.rowids, batch.matrix, threads=threads)
         _fsync(paths["graph"])
     sizes = {n: p.stat().st_size for n, p in paths.items() if n != "graph" or has_graph}
     info = SnapshotInfo(
-        generation=generation, model_id=model_id, dim=batch.matrix.shape[1], count=len(batch),
+        generation=generation, model_id=model_id, dim=dim, count=len(batch),
         max_seq=batch.max_seq, deletes=deletes, has_graph=has_graph, sizes=sizes,
         built_at=time.time(),
     )  # fmt: skip
+    del batch
     temp = folder / f".current-{generation}.json"
     temp.write_text(info.to_json())
     _fsync(temp)
     os.replace(temp, folder / "current.json")
     _remove_other_generations(folder, generation)
     return info
-
-
-def _save_npy(path: Path, array: np.ndarray) -> None:
-    with path.open("wb") as f:
-        np.save(f, np.ascontiguousarray(array), allow_pickle=False)
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def _fsync(path: Path) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -56,6 +56,11 @@ class VectorBatch:
         return len(self.rowids)
 
 
+# Given the row count, the arrays to read into: (rowids int64 (n,), matrix float32 (n, dim)),
+# e.g. memory-mapped files, so a snapshot build never holds the matrix in anonymous memory.
+Allocate = Callable[[int], tuple[np.ndarray, np.ndarray]]
+
+
 class FilterSource(Protocol):
     """The records' filter columns as a vector index keeps them (``FilteredVectorIndex``)."""
 
@@ -69,29 +74,38 @@ class VectorSource(Protocol):
     def change_token(self) -> Hashable: ...
     def vector_state(self, model_id: str, dim: int) -> VectorState: ...
     def read_vectors(
-        self, model_id: str, dim: int, after_seq: int = 0, *, by_rowid: bool = False
+        self,
+        model_id: str,
+        dim: int,
+        after_seq: int = 0,
+        *,
+        by_rowid: bool = False,
+        allocate: Allocate | None = None,
     ) -> VectorBatch: ...
     def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray: ...
 
 
 def read_vectors(
     conn: sqlite3.Connection, model_id: str, dim: int, after_seq: int = 0, *,
-    by_rowid: bool = False,
+    by_rowid: bool = False, allocate: Allocate | None = None,
 ) -> VectorBatch:  # fmt: skip
     """Vectors of ``model_id`` with seq > after_seq, read into one preallocated matrix.
 
     In sequence order by default (a delta: later rows replace earlier ones of the same record);
     ``by_rowid`` sorts by record rowid instead (a full read for a snapshot, whose rowids must be
-    sorted). Call inside a read transaction when the count and the rows must agree; without
-    one a concurrent insert only leaves the matrix's tail unread (it is trimmed).
+    sorted). ``allocate`` supplies the arrays to fill (default: new ones in memory). Call
+    inside a read transaction when the count and the rows must agree; without one a concurrent
+    delete leaves the tail unfilled: it is trimmed, or with ``allocate`` an error.
     """
     where = "WHERE model_id = ? AND seq > ? AND dim = ?"
     args = (model_id, after_seq, dim)
     count, max_seq = conn.execute(
         f"SELECT count(*), coalesce(max(seq), ?) FROM vectors {where}", (after_seq, *args)
     ).fetchone()
-    matrix = np.empty((count, dim), np.float32)
-    rowids = np.empty(count, np.int64)
+    if allocate is None:
+        rowids, matrix = np.empty(count, np.int64), np.empty((count, dim), np.float32)
+    else:
+        rowids, matrix = allocate(count)
     flat = matrix.reshape(-1).view(np.uint8)
     row_bytes = dim * 4
     order = "record_rowid" if by_rowid else "seq"
@@ -107,6 +121,8 @@ def read_vectors(
         flat[filled * row_bytes : end * row_bytes] = np.frombuffer(b"".join(blobs), np.uint8)
         filled = end
     if filled < count:
+        if allocate is not None:
+            raise RuntimeError(f"{count - filled} vectors were deleted during the read")
         matrix, rowids = matrix[:filled], rowids[:filled]
     return VectorBatch(rowids, matrix, int(max_seq))
 
@@ -147,10 +163,14 @@ class SQLiteVectorSource:
 
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = Path(path)
+        self._timeout = busy_timeout_ms / 1000
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            str(self.path), timeout=busy_timeout_ms / 1000, isolation_level=None,
-            check_same_thread=False,  # guarded by self._lock
+        self._conn = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(
+            str(self.path), timeout=self._timeout, isolation_level=None,
+            check_same_thread=False,  # the shared one is guarded by self._lock
         )  # fmt: skip
 
     def close(self) -> None:
@@ -175,15 +195,31 @@ class SQLiteVectorSource:
             return vector_state(self._conn, model_id, dim)
 
     def read_vectors(
-        self, model_id: str, dim: int, after_seq: int = 0, *, by_rowid: bool = False
-    ) -> VectorBatch:
-        with self._lock:
-            self._conn.execute("BEGIN")
+        self, model_id: str, dim: int, after_seq: int = 0, *, by_rowid: bool = False,
+        allocate: Allocate | None = None,
+    ) -> VectorBatch:  # fmt: skip
+        if after_seq == 0:
+            # A full read takes seconds: on a connection of its own, so the small reads of
+            # searches in other threads do not wait for it.
+            conn = self._connect()
             try:
-                return read_vectors(self._conn, model_id, dim, after_seq, by_rowid=by_rowid)
+                return _in_snapshot(conn, model_id, dim, after_seq, by_rowid, allocate)
             finally:
-                self._conn.execute("COMMIT")
+                conn.close()
+        with self._lock:
+            return _in_snapshot(self._conn, model_id, dim, after_seq, by_rowid, allocate)
 
     def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
         with self._lock:
             return live_rowids(self._conn, model_id, dim, upto_seq)
+
+
+def _in_snapshot(
+    conn: sqlite3.Connection, model_id: str, dim: int, after_seq: int, by_rowid: bool,
+    allocate: Allocate | None,
+) -> VectorBatch:  # fmt: skip
+    conn.execute("BEGIN")
+    try:
+        return read_vectors(conn, model_id, dim, after_seq, by_rowid=by_rowid, allocate=allocate)
+    finally:
+        conn.execute("COMMIT")

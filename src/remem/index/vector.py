@@ -33,7 +33,7 @@ from remem.index.snapshot import (
     read_info,
     write_snapshot,
 )
-from remem.index.source import VectorBatch, VectorSource
+from remem.index.source import Allocate, VectorBatch, VectorSource
 
 log = logging.getLogger("remem.index")
 
@@ -77,6 +77,7 @@ class VectorIndex:
         self._rejected: str | None = None  # a generation found broken or foreign
         self._snapshot: Snapshot | None = None
         self._dead = np.zeros(0, bool)  # per snapshot row
+        self._dead_count = 0
         self._delta = _Delta(dim)
         self._seq = 0  # every vector with seq <= _seq is in the snapshot or the delta
         self._deletes: int | None = None  # the delete counter the masks reflect
@@ -85,7 +86,7 @@ class VectorIndex:
     @property
     def size(self) -> int:
         """Live vectors (after the last sync)."""
-        snap = 0 if self._snapshot is None else len(self._snapshot) - int(self._dead.sum())
+        snap = 0 if self._snapshot is None else len(self._snapshot) - self._dead_count
         return snap + self._delta.live
 
     @property
@@ -137,6 +138,7 @@ class VectorIndex:
     def _adopt(self, snapshot: Snapshot | None) -> None:
         self._snapshot = snapshot
         self._dead = np.zeros(0 if snapshot is None else len(snapshot), bool)
+        self._dead_count = 0
         self._delta = _Delta(self.dim)
         self._seq = 0 if snapshot is None else snapshot.info.max_seq
         self._deletes = None if snapshot is None else snapshot.info.deletes
@@ -152,12 +154,14 @@ class VectorIndex:
             return
         pos, found = _lookup(self._snapshot.rowids, rowids)
         self._dead[pos[found]] = True
+        self._dead_count = int(self._dead.sum())
 
     def _apply_deletes(self, live: np.ndarray) -> None:
         """``live``: sorted rowids of the vectors still present up to ``_seq``."""
         if self._snapshot is not None:
             _, present = _lookup(live, np.asarray(self._snapshot.rowids))
             self._dead |= ~present
+            self._dead_count = int(self._dead.sum())
         self._delta.keep_only(live)
 
     # ------------------------------------------------------------------ building
@@ -165,10 +169,9 @@ class VectorIndex:
         snap = self._snapshot
         if snap is None:
             return self._delta.live >= self.delta_max
-        dead = int(self._dead.sum())
         return (
             self._delta.live > max(self.delta_max, DELTA_SHARE * len(snap))
-            or dead > DEAD_SHARE * len(snap)
+            or self._dead_count > DEAD_SHARE * len(snap)
             or (snap.graph is None and self.size >= self.ann_min)
         )
 
@@ -186,10 +189,14 @@ class VectorIndex:
             if not wait and info is not None and info.generation not in (seen, self._rejected):
                 return True  # another process built one since this one decided to
             state = self.source.vector_state(self.model_id, self.dim)
-            batch = self.source.read_vectors(self.model_id, self.dim, 0, by_rowid=True)
-            write_snapshot(self.folder, self.model_id, batch, state.deletes,
-                           with_graph=len(batch) >= self.ann_min, threads=threads)  # fmt: skip
-            del batch
+
+            def read(allocate: Allocate) -> VectorBatch:
+                return self.source.read_vectors(
+                    self.model_id, self.dim, 0, by_rowid=True, allocate=allocate
+                )
+
+            write_snapshot(self.folder, self.model_id, self.dim, read, state.deletes,
+                           graph_min=self.ann_min, threads=threads)  # fmt: skip
         finally:
             lock.release()
         with self._lock:
@@ -249,7 +256,7 @@ class VectorIndex:
         assert snap is not None
         graph = snap.graph
         if graph is not None and (allowed is None or len(allowed) > self.subset_exact_max):
-            live_share = 1.0 - float(self._dead.mean()) if len(self._dead) else 1.0
+            live_share = 1.0 - self._dead_count / max(len(snap), 1)
             share = live_share * (1.0 if allowed is None else min(1.0, len(allowed) / len(snap)))
             dead = self._dead
 
