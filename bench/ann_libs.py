@@ -36,8 +36,8 @@ CONFIGS = {
     "hnswlib": ("hnswlib", {}),
 }
 # The same graph settings for all three: 16 links per node (32 on level 0), 128 candidates
-# while building, 64 while searching.
-M, EF_ADD, EF_SEARCH = 16, 128, 64
+# while building; searched with 64, 128 and 256 candidates.
+M, EF_ADD, EF_SEARCH = 16, 128, (64, 128, 256)
 
 
 def data(n: int, queries: int) -> tuple[np.ndarray, np.ndarray]:
@@ -72,15 +72,17 @@ def run_one(name: str, n: int, queries: int, truth_path: str) -> dict:
         from usearch.index import Index
 
         index = Index(ndim=vectors.shape[1], metric="ip", dtype=opts["dtype"], connectivity=M,
-                      expansion_add=EF_ADD, expansion_search=EF_SEARCH)  # fmt: skip
+                      expansion_add=EF_ADD)  # fmt: skip
         index.add(keys, vectors, threads=2)
         build = time.perf_counter() - start
         index.save(str(path))
         del index
         start = time.perf_counter()
         index = Index.restore(str(path), view=True)
-        index.expansion_search = EF_SEARCH
         opened = time.perf_counter() - start
+
+        def set_ef(ef: int) -> None:
+            index.expansion_search = ef
 
         def search(q: np.ndarray) -> np.ndarray:
             return index.search(q, K, threads=1).keys
@@ -102,9 +104,11 @@ def run_one(name: str, n: int, queries: int, truth_path: str) -> dict:
         del index
         start = time.perf_counter()
         index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP)
-        index.hnsw.efSearch = EF_SEARCH
         opened = time.perf_counter() - start
         faiss.omp_set_num_threads(1)
+
+        def set_ef(ef: int) -> None:
+            index.hnsw.efSearch = ef
 
         def search(q: np.ndarray) -> np.ndarray:
             return index.search(q.reshape(1, -1), K)[1][0]
@@ -122,32 +126,39 @@ def run_one(name: str, n: int, queries: int, truth_path: str) -> dict:
         start = time.perf_counter()
         index = hnswlib.Index(space="ip", dim=vectors.shape[1])
         index.load_index(str(path), max_elements=n)  # no memory-mapping: reads the whole file
-        index.set_ef(EF_SEARCH)
         index.set_num_threads(1)
         opened = time.perf_counter() - start
+
+        def set_ef(ef: int) -> None:
+            index.set_ef(ef)
 
         def search(q: np.ndarray) -> np.ndarray:
             return index.knn_query(q, K)[0][0]
 
+    set_ef(EF_SEARCH[0])
     first = time.perf_counter()
     search(qs[0])
     first_ms = (time.perf_counter() - first) * 1000
-    search_ms, recalls = [], []
-    for q, want in zip(qs, truth, strict=True):
-        t = time.perf_counter()
-        got = search(q)
-        search_ms.append((time.perf_counter() - t) * 1000)
-        recalls.append(len(set(np.asarray(got).tolist()) & set(want.tolist())) / K)
+    sweep = {}
+    for ef in EF_SEARCH:
+        set_ef(ef)
+        search_ms, recalls = [], []
+        for q, want in zip(qs, truth, strict=True):
+            t = time.perf_counter()
+            got = search(q)
+            search_ms.append((time.perf_counter() - t) * 1000)
+            recalls.append(len(set(np.asarray(got).tolist()) & set(want.tolist())) / K)
+        sweep[ef] = {"p50_ms": round(float(np.percentile(search_ms, 50)), 3),
+                     "p95_ms": round(float(np.percentile(search_ms, 95)), 3),
+                     "recall@10": round(float(np.mean(recalls)), 4)}  # fmt: skip
     size = path.stat().st_size
     path.unlink()
     workdir.rmdir()
     return {
         "config": name, "n": n, "build_s": round(build, 2), "open_ms": round(opened * 1000, 2),
-        "first_search_ms": round(first_ms, 2),
-        "p50_ms": round(float(np.percentile(search_ms, 50)), 3),
-        "p95_ms": round(float(np.percentile(search_ms, 95)), 3),
-        "recall@10": round(float(np.mean(recalls)), 4), "file_mb": round(size / 2**20, 1),
-        "peak_rss_mb": round(rss_mb(), 0), "data_rss_mb": round(rss_data, 0),
+        "first_search_ms": round(first_ms, 2), "by_ef_search": sweep,
+        "file_mb": round(size / 2**20, 1), "peak_rss_mb": round(rss_mb(), 0),
+        "data_rss_mb": round(rss_data, 0),
     }  # fmt: skip
 
 
@@ -195,11 +206,13 @@ def main() -> None:
             continue
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(rows[-1], file=sys.stderr)
-    columns = ["config", "build_s", "open_ms", "first_search_ms", "p50_ms", "p95_ms",
+    columns = ["config", "build_s", "open_ms", "first_search_ms", "ef", "p50_ms", "p95_ms",
                "recall@10", "file_mb", "peak_rss_mb"]  # fmt: skip
     print(" | ".join(columns))
     for row in rows:
-        print(" | ".join(str(row.get(c, "")) for c in columns))
+        for ef, figures in row.get("by_ef_search", {"-": row}).items():
+            line = {**row, **figures, "ef": ef}
+            print(" | ".join(str(line.get(c, "")) for c in columns))
     if args.json:
         Path(args.json).write_text(json.dumps({"n": args.n, "queries": args.queries,
                                                "rows": rows}, indent=1) + "\n")  # fmt: skip
