@@ -191,7 +191,8 @@ def test_stale_snapshot_is_caught_up_then_rebuilt(store, db_path):
     assert index.snapshot_info.count == 850 and index.snapshot_info.max_seq == 850
 
 
-def test_snapshot_of_another_database_at_the_same_path_is_ignored(tmp_path, caplog):
+@pytest.mark.parametrize("new_size", [300, 700])  # behind the snapshot's seq; past it
+def test_snapshot_of_another_database_at_the_same_path_is_ignored(tmp_path, caplog, new_size):
     db = tmp_path / "remem.db"
     rng = np.random.default_rng(8)
     old = SQLiteStore(db)
@@ -201,15 +202,15 @@ def test_snapshot_of_another_database_at_the_same_path_is_ignored(tmp_path, capl
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     new = SQLiteStore(db)
-    vectors = _unit(rng, 300)
+    vectors = _unit(rng, new_size)
     rowids = _fill(new, vectors)
     index = _index(db)
     with caplog.at_level(logging.WARNING, logger="remem.index"):
-        hits = index.search(vectors[4], 400)
-    assert len(hits) == 300 and hits[0][0] == rowids[4]
-    assert "ahead of its database" in caplog.text
+        hits = index.search(vectors[4], 1000)
+    assert len(hits) == new_size and hits[0][0] == rowids[4]
+    assert "made from another database" in caplog.text
     index.sync()
-    assert index.snapshot_info.count == 300  # rebuilt from this database
+    assert index.snapshot_info.count == new_size  # rebuilt from this database
     new.close()
 
 

@@ -1,14 +1,15 @@
 """What a vector index needs from a store, and a fast SQLite implementation of it.
 
 The index is derived data: it reads one model's vectors from the store, never writes them. It
-needs four things, all cheap except the full read:
+needs five things, all cheap except the full read:
 
 - a change token that moves whenever anyone commits (a search that sees the same token skips
   every other question);
 - the state of one model's vectors: the highest sequence number (every insert takes a new one,
   a replaced vector too) and the delete counter (bumped by every delete of records or vectors);
 - the vectors with a sequence number above N, as one contiguous float32 matrix;
-- the rowids of the vectors still present up to sequence N (asked only after a delete).
+- the rowids of the vectors still present up to sequence N (asked only after a delete);
+- the vectors of a few records (probes, asked when a snapshot is opened).
 
 ``SQLiteVectorSource`` answers from the store's file over its own connection, so an index build
 in a background thread never waits on the store's lock. It reads the vectors straight into a
@@ -83,6 +84,9 @@ class VectorSource(Protocol):
         allocate: Allocate | None = None,
     ) -> VectorBatch: ...
     def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray: ...
+    def vectors_at(
+        self, model_id: str, dim: int, rowids: list[int], upto_seq: int
+    ) -> dict[int, np.ndarray]: ...
 
 
 def read_vectors(
@@ -157,6 +161,20 @@ def live_rowids(conn: sqlite3.Connection, model_id: str, dim: int, upto_seq: int
     return np.fromiter((r[0] for r in rows), np.int64, len(rows))
 
 
+def vectors_at(
+    conn: sqlite3.Connection, model_id: str, dim: int, rowids: list[int], upto_seq: int
+) -> dict[int, np.ndarray]:
+    """The vectors of these records with seq <= upto_seq (a few: probes that a snapshot was
+    made from this database)."""
+    marks = ",".join("?" * len(rowids))
+    rows = conn.execute(
+        f"SELECT record_rowid, vec FROM vectors WHERE model_id = ? AND dim = ? AND seq <= ? "
+        f"AND record_rowid IN ({marks})",
+        (model_id, dim, upto_seq, *rowids),
+    ).fetchall()
+    return {r: np.frombuffer(v, np.float32) for r, v in rows}
+
+
 class SQLiteVectorSource:
     """``VectorSource`` and ``FilterSource`` over a remem SQLite file, with its own read
     connection."""
@@ -212,6 +230,12 @@ class SQLiteVectorSource:
     def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
         with self._lock:
             return live_rowids(self._conn, model_id, dim, upto_seq)
+
+    def vectors_at(
+        self, model_id: str, dim: int, rowids: list[int], upto_seq: int
+    ) -> dict[int, np.ndarray]:
+        with self._lock:
+            return vectors_at(self._conn, model_id, dim, rowids, upto_seq)
 
 
 def _in_snapshot(

@@ -37,6 +37,8 @@ from remem.index.source import Allocate, VectorBatch, VectorSource
 
 log = logging.getLogger("remem.index")
 
+# Vectors compared with the store when a snapshot is opened (see _probes_match).
+PROBES = 8
 # From this many vectors a snapshot carries an HNSW graph: below it an exact scan of the
 # memory-mapped matrix is about as fast as the graph (bench/ann.py, "crossover") and needs no
 # graph build.
@@ -113,10 +115,13 @@ class VectorIndex:
                     self._adopt(open_snapshot(self.folder, self.model_id, self.dim))
                     if self._snapshot is None and info is not None:
                         self._rejected = info.generation
+                    probed = self._snapshot is None or self._probes_match()
                 self._stamp = stamp
-            if self._snapshot_is_foreign(state):
-                log.warning("the vector index in %s is ahead of its database (another database "
-                            "was at this path); rebuilding it", self.folder)  # fmt: skip
+            else:
+                probed = True
+            if not probed or self._snapshot_is_foreign(state):
+                log.warning("the vector index in %s was made from another database at this "
+                            "path; rebuilding it", self.folder)  # fmt: skip
                 self._rejected = self._generation()
                 self._adopt(None)
             if state.max_seq > self._seq:
@@ -125,6 +130,25 @@ class VectorIndex:
                 self._apply_deletes(self.source.live_rowids(self.model_id, self.dim, self._seq))
                 self._deletes = state.deletes
             self._token = token
+
+    def _probes_match(self) -> bool:
+        """Do a few of the snapshot's vectors match the store's? A database deleted and
+        created anew at the same path can have grown past the snapshot's sequence number;
+        its vectors then differ (or are gone)."""
+        snap = self._snapshot
+        assert snap is not None
+        if not len(snap):
+            return True
+        picks = np.unique(np.linspace(0, len(snap) - 1, PROBES).astype(np.int64))
+        rowids = [int(r) for r in snap.rowids[picks]]
+        stored = self.source.vectors_at(self.model_id, self.dim, rowids, snap.info.max_seq)
+        if not stored:
+            return False  # every probe gone: cannot tell, so do not trust it
+        return all(
+            np.array_equal(stored[r], snap.matrix[p])
+            for r, p in zip(rowids, picks.tolist(), strict=True)
+            if r in stored
+        )
 
     def _generation(self) -> str | None:
         return None if self._snapshot is None else self._snapshot.info.generation
