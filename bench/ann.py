@@ -128,17 +128,18 @@ def step_sql_read(db: Path) -> dict:
             "rss_before_mb": base, "peak_rss_mb": rss_mb()}  # fmt: skip
 
 
-def step_build(db: Path) -> dict:
+def step_build(db: Path, graph: bool) -> dict:
     from remem.index.snapshot import index_dir
     from remem.index.source import SQLiteVectorSource
     from remem.index.vector import VectorIndex
 
-    index = VectorIndex(SQLiteVectorSource(db), index_dir(db), MODEL, DIM, auto_build=False)
+    index = VectorIndex(SQLiteVectorSource(db), index_dir(db), MODEL, DIM, auto_build=False,
+                        ann_min=1 if graph else 2**62)  # fmt: skip
     wall, cpu = time.perf_counter(), time.process_time()
     index.build(threads=2)
     total = time.perf_counter() - wall
     files = {p.suffixes[-2] if p.suffix == ".npy" else p.suffix: p.stat().st_size
-             for p in index.folder.iterdir() if p.suffix in (".npy", ".usearch")}  # fmt: skip
+             for p in index.folder.iterdir() if p.suffix in (".npy", ".faiss")}  # fmt: skip
     return {"build_s": round(total, 1), "build_cpu_s": round(time.process_time() - cpu, 1), "peak_rss_mb": rss_mb(),
             "files_mb": {k: round(v / 2**20, 1) for k, v in files.items()}}  # fmt: skip
 
@@ -260,9 +261,9 @@ def crossover(matrix: np.ndarray, qs: np.ndarray, sizes: list[int]) -> list[dict
     for size in sizes:
         sub = np.ascontiguousarray(matrix[:size])
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "g.usearch"
-            build_graph(path, np.arange(size, dtype=np.int64), sub, threads=2)
-            graph = Graph(path, sub.shape[1], size)
+            path = Path(tmp) / "g.faiss"
+            build_graph(path, sub, threads=2)
+            graph = Graph(path, sub.shape[1], np.arange(size, dtype=np.int64))
             exact_ms, graph_ms, exact_cpu, graph_cpu = [], [], [], []
             with threadpool_limits(1, "blas"):
                 for q in qs[:200]:
@@ -288,6 +289,11 @@ def main() -> None:
     parser.add_argument("--db", type=Path)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--python-path", help="src of another checkout for the 'before' load")
+    parser.add_argument(
+        "--no-graph",
+        action="store_true",
+        help="snapshot without the HNSW graph (exact scans of the mapped matrix)",
+    )
     parser.add_argument("--skip", default="",
                         help="comma list: exact-load,before,sql-read,build,crossover")  # fmt: skip
     parser.add_argument("--step", help=argparse.SUPPRESS)
@@ -295,7 +301,7 @@ def main() -> None:
     args = parser.parse_args()
     db = args.db or Path(f"/tmp/ann/store-{args.n}.db")
     if args.step:
-        steps = {"exact-load": lambda: step_exact_load(db), "build": lambda: step_build(db),
+        steps = {"exact-load": lambda: step_exact_load(db), "build": lambda: step_build(db, not args.no_graph),
                  "sql-read": lambda: step_sql_read(db),
                  "open": lambda: step_open(db, args.queries, args.truth)}  # fmt: skip
         print(json.dumps(steps[args.step]()))
@@ -328,7 +334,8 @@ def main() -> None:
         report["sql_read"] = run_step(["--step", "sql-read", "--db", str(db)])
         print(f"sql read {report['sql_read']}", file=sys.stderr)
     if "build" not in skip:
-        report["build"] = run_step(["--step", "build", "--db", str(db)])
+        report["build"] = run_step(["--step", "build", "--db", str(db),
+                                    *(["--no-graph"] if args.no_graph else [])])  # fmt: skip
         print(f"build {report['build']}", file=sys.stderr)
     report["open"] = run_step(["--step", "open", "--db", str(db), "--queries",
                                str(args.queries), "--truth", str(truth_path)])  # fmt: skip

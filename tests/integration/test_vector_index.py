@@ -229,7 +229,7 @@ def test_broken_snapshot_is_ignored_and_rebuilt(store, db_path, damage, caplog):
         path = Path(f"{base}.vectors.npy")
         path.write_bytes(path.read_bytes()[:5000])
     elif damage == "truncate-graph":
-        path = Path(f"{base}.usearch")
+        path = Path(f"{base}.faiss")
         path.write_bytes(path.read_bytes()[:1000])
     elif damage == "garbage-json":
         (folder / "current.json").write_text("{not json")
@@ -275,7 +275,7 @@ def test_processes_building_and_searching_at_once_do_not_corrupt(store, db_path)
     assert results == [[], [], []]
     folder = _index(db_path).folder
     assert open_snapshot(folder, MODEL, DIM) is not None
-    leftovers = {p.name.split(".")[0] for p in folder.iterdir() if p.suffix in (".npy", ".usearch")}
+    leftovers = {p.name.split(".")[0] for p in folder.iterdir() if p.suffix in (".npy", ".faiss")}
     assert leftovers == {read_info(folder).generation}  # older generations were cleaned up
     index = _index(db_path)
     assert index.search(vectors[99], 1)[0][0] == rowids[99] and index.size == 800

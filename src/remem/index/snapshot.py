@@ -5,7 +5,7 @@ Layout, one folder per model under ``<db>.remem-index/``::
     <model>/current.json            which generation is current, and what it covers
     <model>/<gen>.rowids.npy        int64, sorted record rowids
     <model>/<gen>.vectors.npy       float32 (n, dim), row i is rowids[i]'s vector
-    <model>/<gen>.usearch           the HNSW graph over those rows (big snapshots only)
+    <model>/<gen>.faiss             the HNSW graph over those rows (big snapshots only)
     <model>/build.lock              held while one process builds
 
 Everything here is derived and rebuildable, never the only copy: a missing, stale, truncated or
@@ -73,7 +73,7 @@ class SnapshotInfo:
 
 
 class Snapshot:
-    """An opened generation: rowids and vectors memory-mapped, the graph viewed if present."""
+    """An opened generation: rowids, vectors and the graph (if any) memory-mapped."""
 
     def __init__(self, info: SnapshotInfo, rowids: np.ndarray, matrix: np.ndarray,
                  graph: Graph | None) -> None:  # fmt: skip
@@ -90,7 +90,7 @@ def _paths(folder: Path, generation: str) -> dict[str, Path]:
     return {
         "rowids": folder / f"{generation}.rowids.npy",
         "vectors": folder / f"{generation}.vectors.npy",
-        "graph": folder / f"{generation}.usearch",
+        "graph": folder / f"{generation}.faiss",
     }
 
 
@@ -112,7 +112,7 @@ def open_snapshot(folder: Path, model_id: str, dim: int) -> Snapshot | None:
             return None
         try:
             return _open_generation(folder, info, model_id, dim)
-        except (OSError, ValueError, RuntimeError) as exc:
+        except (OSError, ValueError, RuntimeError) as exc:  # faiss raises RuntimeError
             again = read_info(folder)
             if again is None or again.generation == info.generation:
                 # Derived data: a broken snapshot costs a rebuild, never an error for the user.
@@ -137,7 +137,7 @@ def _open_generation(folder: Path, info: SnapshotInfo, model_id: str, dim: int) 
         raise ValueError(f"shapes {rowids.shape} / {matrix.shape}, expected {info.count}")
     if rowids.dtype != np.int64 or matrix.dtype != np.float32:
         raise ValueError(f"dtypes {rowids.dtype} / {matrix.dtype}")
-    graph = Graph(paths["graph"], dim, info.count) if info.has_graph else None
+    graph = Graph(paths["graph"], dim, rowids) if info.has_graph else None
     return Snapshot(info, rowids, matrix, graph)
 
 
@@ -152,8 +152,8 @@ def write_snapshot(
 ) -> SnapshotInfo:  # fmt: skip
     """Write a new generation and make it current. ``read(allocate)`` reads the vectors,
     sorted by rowid, into the arrays ``allocate`` returns: memory-mapped files of the new
-    generation, so the matrix never sits in anonymous memory and the graph is built over the
-    mapped file without a copy (a build's peak memory is about the matrix plus the graph).
+    generation, so the matrix never sits in anonymous memory; the graph takes its own copy
+    block by block (a build's peak is about the matrix plus the graph, plus mapped pages).
     The graph is built from ``graph_min`` vectors on.
 
     The caller holds ``build_lock(folder)``. Each file is complete on disk before
@@ -178,7 +178,7 @@ def write_snapshot(
         _fsync(paths[name])
     has_graph = len(batch) >= max(graph_min, 1)
     if has_graph:
-        build_graph(paths["graph"], batch.rowids, batch.matrix, threads=threads)
+        build_graph(paths["graph"], batch.matrix, threads=threads)
         _fsync(paths["graph"])
     sizes = {n: p.stat().st_size for n, p in paths.items() if n != "graph" or has_graph}
     info = SnapshotInfo(
@@ -208,7 +208,7 @@ def _remove_other_generations(folder: Path, keep: str) -> None:
         name = path.name
         if name in ("current.json", "build.lock") or name.startswith(keep + "."):
             continue
-        if name.endswith((".npy", ".usearch", ".json")):
+        if name.endswith((".npy", ".faiss", ".json")):
             with suppress(OSError):  # another process may be removing it too
                 path.unlink()
 
