@@ -14,6 +14,7 @@ business: it passes ``accept``, and the search widens until it has k accepted hi
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import faiss
@@ -64,8 +65,9 @@ class Graph:
         self.size = len(rowids)
 
     def search(
-        self, query: np.ndarray, k: int, accept=None, accepted_share: float = 1.0
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+        self, query: np.ndarray, k: int,
+        accept: Callable[[np.ndarray], np.ndarray] | None = None, accepted_share: float = 1.0,
+    ) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
         """(rowids, cosines) of the k best accepted vectors, best first, or None when the
         accepted share is so small that the caller should scan its accepted vectors exactly.
         ``accept(rowids) -> bool mask``."""
