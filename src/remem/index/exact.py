@@ -6,21 +6,20 @@ checks the store's change token (``PRAGMA data_version`` plus local commits) and
 moved, reads only what changed (vectors by sequence number, filter columns by revision). A
 delete anywhere triggers a full reload, which is cheap next to how rare deletes are.
 
-Filter columns (kind, scope, session, role, time ...) are kept beside the matrix as small
-integer-coded arrays so a filtered search stays a single matrix-vector product. The store
-re-checks every returned hit against the filters, so a stale column can cost a hit but can
-never leak one.
+Filter columns (kind, scope, session, role, time ..., ``remem.index.columns``) are kept beside
+the matrix as small integer-coded arrays so a filtered search stays a single matrix-vector
+product. For big stores ``remem.index.filtered.FilteredVectorIndex`` answers the same calls
+from memory-mapped snapshot files and an HNSW graph instead of a matrix read from SQL.
 """
 
 from __future__ import annotations
 
-import math
 import threading
-from dataclasses import dataclass, field
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from remem.index.columns import FilterColumns
 from remem.types import Filters
 
 # Scanning the loaded BLAS libraries costs ~1 ms; do it once, not per search.
@@ -37,29 +36,6 @@ def blas_one_thread():
     return _controller.limit(limits=1, user_api="blas")
 
 
-_CODED = ("kind", "scope", "session", "role", "platform", "category")
-
-
-@dataclass
-class _Codes:
-    """String <-> small int per filter column; code 0 means NULL."""
-
-    maps: dict[str, dict[str | None, int]] = field(
-        default_factory=lambda: {c: {None: 0} for c in _CODED}
-    )
-
-    def code(self, column: str, value: str | None) -> int:
-        table = self.maps[column]
-        found = table.get(value)
-        if found is None:
-            found = table[value] = len(table)
-        return found
-
-    def lookup(self, column: str, values: list[str]) -> np.ndarray:
-        table = self.maps[column]
-        return np.array([table[v] for v in values if v in table], dtype=np.int32)
-
-
 class ExactIndex:
     """Brute-force cosine search (vectors are unit length, so a dot product)."""
 
@@ -74,12 +50,7 @@ class ExactIndex:
     def _reset(self) -> None:
         self.size = 0
         self._matrix = np.empty((0, self.dim), np.float32)
-        self._rowids = np.empty(0, np.int64)
-        self._pos: dict[int, int] = {}
-        self._codes = _Codes()
-        self._cols = {c: np.empty(0, np.int32) for c in _CODED}
-        self._created = np.empty(0, np.float64)
-        self._valid_to = np.empty(0, np.float64)
+        self._columns = FilterColumns()  # position i is the record of _matrix[i]
         self._seq = 0
         self._rev = 0
         self._deletes: int | None = None
@@ -102,96 +73,37 @@ class ExactIndex:
             self._deletes = deletes
             self._token = token
 
+    def _apply(self, vectors, meta) -> None:
+        """Place new vectors and filter columns, whole columns at a time (no per-row calls)."""
+        if len(vectors.rowids):
+            rowids = vectors.rowids.tolist()
+            pos = self._columns.pos
+            new = [r for r in dict.fromkeys(rowids) if r not in pos]
+            if self.size == 0 and len(new) == len(rowids):
+                # The first load takes the matrix as read (no copy; it may be a read-only view
+                # of the fetched buffer until a write needs it writable).
+                self._matrix = np.ascontiguousarray(vectors.matrix, np.float32)
+                self._columns.add(new)
+            else:
+                self._columns.add(new)
+                self._grow(self._columns.size)
+                # a record written twice in the batch: its later row wins
+                last = {r: i for i, r in enumerate(rowids)}
+                self._matrix[[pos[r] for r in last]] = vectors.matrix[list(last.values())]
+            self.size = self._columns.size
+            self._seq = vectors.max_seq
+        self._columns.apply(meta)
+
     def _grow(self, need: int) -> None:
         capacity = self._matrix.shape[0]
-        if need <= capacity:
+        if need <= capacity and self._matrix.flags.writeable:
             return
-        new_cap = max(need, int(capacity * 1.5) + 1024)
-
-        def grown(arr: np.ndarray, fill: float | int = 0) -> np.ndarray:
-            shape = (new_cap, *arr.shape[1:])
-            out = np.full(shape, fill, dtype=arr.dtype)
-            out[: self.size] = arr[: self.size]
-            return out
-
-        self._matrix = grown(self._matrix)
-        self._rowids = grown(self._rowids, -1)
-        self._cols = {c: grown(a) for c, a in self._cols.items()}
-        self._created = grown(self._created)
-        self._valid_to = grown(self._valid_to, math.inf)
-
-    def _apply(self, vectors, meta) -> None:
-        if len(vectors.rowids):
-            new = [r for r in vectors.rowids.tolist() if r not in self._pos]
-            self._grow(self.size + len(new))
-            for i, rowid in enumerate(vectors.rowids.tolist()):
-                pos = self._pos.get(rowid)
-                if pos is None:
-                    pos = self._pos[rowid] = self.size
-                    self._rowids[pos] = rowid
-                    self.size += 1
-                self._matrix[pos] = vectors.matrix[i]
-            self._seq = vectors.max_seq
-        for row in meta:
-            pos = self._pos.get(row[0])
-            if pos is None:
-                continue
-            for j, column in enumerate(_CODED[:4]):
-                self._cols[column][pos] = self._codes.code(column, row[1 + j])
-            self._created[pos] = row[5]
-            self._cols["platform"][pos] = self._codes.code("platform", row[6])
-            self._cols["category"][pos] = self._codes.code("category", row[7])
-            self._valid_to[pos] = math.inf if row[8] is None else row[8]
+        # rows past ``size`` are never read: np.empty, not np.full (6 s at 1M x 384)
+        grown = np.empty((max(need, int(capacity * 1.5) + 1024), self.dim), np.float32)
+        grown[: self.size] = self._matrix[: self.size]
+        self._matrix = grown
 
     # ------------------------------------------------------------------ search
-    def _mask(self, filters: Filters | None, now: float | None) -> np.ndarray | None:
-        if filters is None or filters.is_empty():
-            return None
-        n = self.size
-        mask = np.ones(n, dtype=bool)
-        for column, values in (
-            ("kind", filters.kinds),
-            ("scope", filters.scopes),
-            ("session", filters.sessions),
-            ("role", filters.roles),
-            (
-                "platform",
-                [filters.platform]
-                if filters.platform is not None and not filters.platform_by_session
-                else None,
-            ),
-            ("category", [filters.category] if filters.category is not None else None),
-        ):
-            if values is not None:
-                mask &= np.isin(self._cols[column][:n], self._codes.lookup(column, values))
-        if filters.platform is not None and filters.platform_by_session:
-            on_platform = np.isin(
-                self._cols["platform"][:n], self._codes.lookup("platform", [filters.platform])
-            )
-            sessions = self.store.sessions_on_platform(filters.platform)
-            if sessions:
-                on_platform |= np.isin(
-                    self._cols["session"][:n], self._codes.lookup("session", sessions)
-                )
-            mask &= on_platform
-        if filters.exclude_roles:
-            mask &= ~np.isin(self._cols["role"][:n],
-                             self._codes.lookup("role", filters.exclude_roles))  # fmt: skip
-        if filters.exclude_ids:
-            rowids = self.store.rowids_for_ids(filters.exclude_ids)
-            mask &= ~np.isin(self._rowids[:n], np.asarray(rowids, dtype=np.int64))
-        if filters.since is not None:
-            mask &= self._created[:n] >= filters.since
-        if filters.until is not None:
-            mask &= self._created[:n] <= filters.until
-        if not filters.include_superseded and now is not None:
-            mask &= self._valid_to[:n] > now
-        if filters.ids is not None:
-            # rare (a tool call on a known set of records): resolve the ids once per search
-            rowids = self.store.rowids_for_ids(filters.ids)
-            mask &= np.isin(self._rowids[:n], np.asarray(rowids, dtype=np.int64))
-        return mask
-
     def search(
         self, query: np.ndarray, n: int, filters: Filters | None = None, now: float | None = None
     ) -> list[tuple[int, float]]:
@@ -201,7 +113,7 @@ class ExactIndex:
             size = self.size
             if size == 0 or n <= 0:
                 return []
-            mask = self._mask(filters, now)
+            mask = self._columns.mask(filters, now, self.store)
             # One BLAS thread: on 2 cores a second thread only helps an idle machine and
             # doubles latency under load.
             with blas_one_thread():
@@ -216,10 +128,11 @@ class ExactIndex:
                 return []
             top = np.argpartition(-scores, n - 1)[:n] if n < size else np.arange(size)
             top = top[np.argsort(-scores[top], kind="stable")]
-            rowids = self._rowids[top]
+            rowids = self._columns.rowids[top]
             return [(int(r), float(scores[i])) for r, i in zip(rowids, top, strict=True)]
 
     def vectors_for(self, rowids: list[int]) -> dict[int, np.ndarray]:
         """Stored vectors of these records (for diversity and neighbour stages)."""
         with self._lock:
-            return {r: self._matrix[self._pos[r]].copy() for r in rowids if r in self._pos}
+            pos = self._columns.pos
+            return {r: self._matrix[pos[r]].copy() for r in rowids if r in pos}

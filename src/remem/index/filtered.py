@@ -1,0 +1,73 @@
+"""Filtered vector search at any size: the filter columns of ``remem.index.columns`` over a
+``VectorIndex`` (memory-mapped snapshot + HNSW graph + in-memory delta).
+
+It answers the calls ``ExactIndex`` answers (``sync``, ``search(query, n, filters, now)``,
+``size``, ``vectors_for``), so a searcher switches by constructing this instead. The filters
+become a sorted array of allowed rowids; the vector index returns the best n among them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable
+from pathlib import Path
+
+import numpy as np
+
+from remem.index.columns import FilterColumns
+from remem.index.snapshot import index_dir
+from remem.index.source import SQLiteVectorSource
+from remem.index.vector import VectorIndex
+from remem.types import Filters
+
+
+class FilteredVectorIndex:
+    def __init__(
+        self, store, model_id: str, dim: int, *, root: Path | None = None,
+        source: SQLiteVectorSource | None = None, **vector_options,
+    ) -> None:  # fmt: skip
+        """``vector_options`` go to ``VectorIndex`` (thresholds, ``background``)."""
+        self.store = store
+        self.model_id = model_id
+        self.dim = dim
+        self.source = source or SQLiteVectorSource(store.path)
+        self.vectors = VectorIndex(
+            self.source, root or index_dir(store.path), model_id, dim, **vector_options
+        )
+        self._columns = FilterColumns()
+        self._rev = 0
+        self._token: Hashable | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def size(self) -> int:
+        return self.vectors.size
+
+    def sync(self) -> None:
+        self.vectors.sync()
+        token = self.source.change_token()
+        if token == self._token:
+            return
+        with self._lock:
+            rows, rev = self.source.filter_rows(self._rev)
+            columns = self._columns
+            columns.apply(rows, add_unknown=True)
+            if not columns.is_sorted():  # the first load comes in rev order
+                columns.sort_by_rowid()
+            self._rev = rev
+            self._token = token
+
+    def search(
+        self, query: np.ndarray, n: int, filters: Filters | None = None, now: float | None = None
+    ) -> list[tuple[int, float]]:
+        """(rowid, cosine) of the n best vectors passing the filters, best first."""
+        self.sync()
+        with self._lock:
+            mask = self._columns.mask(filters, now, self.store)
+            if mask is not None and mask.all():
+                mask = None  # the usual case: only superseded records filtered, and none are
+            allowed = None if mask is None else self._columns.rowids[: self._columns.size][mask]
+        return self.vectors.search(query, n, allowed)
+
+    def vectors_for(self, rowids: list[int]) -> dict[int, np.ndarray]:
+        return self.vectors.vectors_for(rowids)

@@ -1,0 +1,418 @@
+"""One model's vector search: a snapshot on disk plus the vectors written since, kept in step
+with the store across processes.
+
+- The snapshot (``remem.index.snapshot``) holds the vectors up to some sequence number,
+  memory-mapped, with an HNSW graph from ``ANN_MIN`` vectors on. Opening it reads no vectors.
+- The delta holds in memory every vector written after the snapshot (read by sequence number),
+  searched exactly. A delta row shadows the snapshot row of the same record (a replaced vector).
+- After any delete (the store's delete counter moved) the rowids still present are read once
+  and the snapshot's dead rows masked.
+- When the delta or the dead rows grow past a threshold, a new snapshot is built (in a
+  background thread by default; a lock file keeps it to one process at a time) and swapped in.
+
+Filters are the caller's: ``search`` takes the allowed rowids (sorted) and returns the k best
+among them, widening the graph search, or scanning the allowed rows exactly when they are few.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Hashable
+from pathlib import Path
+
+import numpy as np
+
+from remem.index.exact import blas_one_thread
+from remem.index.snapshot import (
+    Snapshot,
+    Timeout,
+    build_lock,
+    model_dir,
+    open_snapshot,
+    read_info,
+    write_snapshot,
+)
+from remem.index.source import Allocate, VectorBatch, VectorSource
+
+log = logging.getLogger("remem.index")
+
+# Vectors compared with the store when a snapshot is opened (see _probes_match).
+PROBES = 8
+# From this many vectors a snapshot carries an HNSW graph. Measured in CPU time (bench/ann.py,
+# 512-d): an exact scan costs ~0.27 us per vector (27 ms at 100k), the graph ~1.2 ms per query
+# whatever the size, and building the graph ~1 ms per vector. Below 20k the scan stays within a
+# few ms and no graph has to be built or kept in step.
+ANN_MIN = 20_000
+# Snapshot the vectors once this many are only in memory (read from SQL on every open: ~75 ms
+# per 10k 512-d vectors) or once the delta outgrows this share of the snapshot.
+DELTA_MAX = 10_000
+DELTA_SHARE = 0.10
+# Rebuild when this share of the snapshot's rows is dead (deleted or replaced): they cost
+# graph hops and widen every search.
+DEAD_SHARE = 0.20
+# Allowed subsets up to this size are scanned exactly instead of through the graph: gathering
+# and scoring 5k rows costs ~1 ms, less than a graph search widened to find k of them.
+SUBSET_EXACT_MAX = 5_000
+
+
+class VectorIndex:
+    """Search one model's vectors; see the module docstring for how it stays current."""
+
+    def __init__(
+        self, source: VectorSource, root: Path, model_id: str, dim: int, *,
+        auto_build: bool = True, background: bool = True, ann_min: int = ANN_MIN,
+        delta_max: int = DELTA_MAX, subset_exact_max: int = SUBSET_EXACT_MAX,
+    ) -> None:  # fmt: skip
+        self.source = source
+        self.folder = model_dir(Path(root), model_id)
+        self.model_id = model_id
+        self.dim = dim
+        self.auto_build = auto_build
+        self.background = background
+        self.ann_min = ann_min
+        self.delta_max = delta_max
+        self.subset_exact_max = subset_exact_max
+        self._lock = threading.RLock()
+        self._builder: threading.Thread | None = None
+        self._token: Hashable | None = None
+        self._stamp: tuple[int, int, int] | None = None  # of current.json when last read
+        self._rejected: str | None = None  # a generation found broken or foreign
+        self._snapshot: Snapshot | None = None
+        self._dead = np.zeros(0, bool)  # per snapshot row
+        self._dead_count = 0
+        self._delta = _Delta(dim)
+        self._seq = 0  # every vector with seq <= _seq is in the snapshot or the delta
+        self._deletes: int | None = None  # the delete counter the masks reflect
+
+    # ------------------------------------------------------------------ state
+    @property
+    def size(self) -> int:
+        """Live vectors (after the last sync)."""
+        snap = 0 if self._snapshot is None else len(self._snapshot) - self._dead_count
+        return snap + self._delta.live
+
+    @property
+    def snapshot_info(self):
+        return None if self._snapshot is None else self._snapshot.info
+
+    def sync(self) -> None:
+        """Catch up with the store (and with a snapshot another process built); start a build
+        when the delta or the dead rows have grown past their thresholds."""
+        self._catch_up()
+        if self.auto_build and self.needs_build():
+            self._start_build()
+
+    def _catch_up(self) -> None:
+        token = self.source.change_token()
+        stamp = _stamp(self.folder / "current.json")
+        with self._lock:
+            if token == self._token and stamp == self._stamp:
+                return
+            state = self.source.vector_state(self.model_id, self.dim)
+            if stamp != self._stamp:
+                info = read_info(self.folder)
+                if info is None or info.generation != self._generation():
+                    self._adopt(open_snapshot(self.folder, self.model_id, self.dim))
+                    if self._snapshot is None and info is not None:
+                        self._rejected = info.generation
+                    probed = self._snapshot is None or self._probes_match()
+                self._stamp = stamp
+            else:
+                probed = True
+            if not probed or self._snapshot_is_foreign(state):
+                log.warning("the vector index in %s was made from another database at this "
+                            "path; rebuilding it", self.folder)  # fmt: skip
+                self._rejected = self._generation()
+                self._adopt(None)
+            if state.max_seq > self._seq:
+                self._apply(self.source.read_vectors(self.model_id, self.dim, self._seq))
+            if state.deletes != self._deletes:
+                self._apply_deletes(self.source.live_rowids(self.model_id, self.dim, self._seq))
+                self._deletes = state.deletes
+            self._token = token
+
+    def _probes_match(self) -> bool:
+        """Do a few of the snapshot's vectors match the store's? A database deleted and
+        created anew at the same path can have grown past the snapshot's sequence number;
+        its vectors then differ (or are gone)."""
+        snap = self._snapshot
+        assert snap is not None
+        if not len(snap):
+            return True
+        picks = np.unique(np.linspace(0, len(snap) - 1, PROBES).astype(np.int64))
+        rowids = [int(r) for r in snap.rowids[picks]]
+        stored = self.source.vectors_at(self.model_id, self.dim, rowids, snap.info.max_seq)
+        if not stored:
+            return False  # every probe gone: cannot tell, so do not trust it
+        return all(
+            np.array_equal(stored[r], snap.matrix[p])
+            for r, p in zip(rowids, picks.tolist(), strict=True)
+            if r in stored
+        )
+
+    def _generation(self) -> str | None:
+        return None if self._snapshot is None else self._snapshot.info.generation
+
+    def _snapshot_is_foreign(self, state) -> bool:
+        # Sequence numbers and the delete counter only grow: a snapshot ahead of its store was
+        # built from another database at this path.
+        info = self.snapshot_info
+        return info is not None and (info.max_seq > state.max_seq or info.deletes > state.deletes)
+
+    def _adopt(self, snapshot: Snapshot | None) -> None:
+        self._snapshot = snapshot
+        self._dead = np.zeros(0 if snapshot is None else len(snapshot), bool)
+        self._dead_count = 0
+        self._delta = _Delta(self.dim)
+        self._seq = 0 if snapshot is None else snapshot.info.max_seq
+        self._deletes = None if snapshot is None else snapshot.info.deletes
+
+    def _apply(self, batch: VectorBatch) -> None:
+        if len(batch):
+            self._delta.put(batch.rowids, batch.matrix)
+            self._mark_dead(batch.rowids)
+        self._seq = max(self._seq, batch.max_seq)
+
+    def _mark_dead(self, rowids: np.ndarray) -> None:
+        if self._snapshot is None or not len(rowids):
+            return
+        pos, found = _lookup(self._snapshot.rowids, rowids)
+        self._dead[pos[found]] = True
+        self._dead_count = int(self._dead.sum())
+
+    def _apply_deletes(self, live: np.ndarray) -> None:
+        """``live``: sorted rowids of the vectors still present up to ``_seq``."""
+        if self._snapshot is not None:
+            _, present = _lookup(live, np.asarray(self._snapshot.rowids))
+            self._dead |= ~present
+            self._dead_count = int(self._dead.sum())
+        self._delta.keep_only(live)
+
+    # ------------------------------------------------------------------ building
+    def needs_build(self) -> bool:
+        snap = self._snapshot
+        if snap is None:
+            return self._delta.live >= self.delta_max
+        return (
+            self._delta.live > max(self.delta_max, DELTA_SHARE * len(snap))
+            or self._dead_count > DEAD_SHARE * len(snap)
+            or (snap.graph is None and self.size >= self.ann_min)
+        )
+
+    def build(self, *, wait: bool = True, threads: int = 0) -> bool:
+        """Write a fresh snapshot from the store and switch to it. Returns False when another
+        process holds the build lock and ``wait`` is False (it is building one already)."""
+        seen = self._generation()
+        lock = build_lock(self.folder)
+        try:
+            lock.acquire(timeout=-1 if wait else 0)
+        except Timeout:
+            return False
+        try:
+            info = read_info(self.folder)
+            if not wait and info is not None and info.generation not in (seen, self._rejected):
+                return True  # another process built one since this one decided to
+            state = self.source.vector_state(self.model_id, self.dim)
+
+            def read(allocate: Allocate) -> VectorBatch:
+                return self.source.read_vectors(
+                    self.model_id, self.dim, 0, by_rowid=True, allocate=allocate
+                )
+
+            write_snapshot(self.folder, self.model_id, self.dim, read, state.deletes,
+                           graph_min=self.ann_min, threads=threads)  # fmt: skip
+        finally:
+            lock.release()
+        with self._lock:
+            self._token = None  # the next sync opens the new generation
+        return True
+
+    def _start_build(self) -> None:
+        if not self.background:
+            if self._build_quietly():
+                self._catch_up()  # switch to the new snapshot now
+            return
+        with self._lock:
+            if self._builder is not None and self._builder.is_alive():
+                return
+            self._builder = threading.Thread(
+                target=self._build_quietly, name=f"remem-index-{self.model_id}", daemon=True
+            )
+            self._builder.start()
+
+    def _build_quietly(self) -> bool:
+        try:
+            return self.build(wait=False)
+        except Exception as exc:  # derived data: searches go on from the store
+            log.warning("building the vector index in %s failed: %s", self.folder, exc)
+            return False
+
+    def wait_for_build(self, timeout: float | None = None) -> None:
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+
+    # ------------------------------------------------------------------ search
+    def search(
+        self, query: np.ndarray, k: int, allowed: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """(rowid, cosine) of the k best vectors, best first; only rowids in ``allowed`` (a
+        sorted int64 array) when it is given."""
+        self.sync()
+        query = np.ascontiguousarray(query, np.float32)
+        if allowed is not None:
+            allowed = _sorted_unique(allowed)
+        with self._lock, blas_one_thread():
+            if k <= 0 or (allowed is not None and not len(allowed)):
+                return []
+            keys, scores = self._delta.search(query, k, allowed)
+            if self._snapshot is not None:
+                more_keys, more_scores = self._search_snapshot(query, k, allowed)
+                keys = np.concatenate([keys, more_keys])
+                scores = np.concatenate([scores, more_scores])
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [(int(keys[i]), float(scores[i])) for i in order]
+
+    def _search_snapshot(
+        self, query: np.ndarray, k: int, allowed: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        snap = self._snapshot
+        assert snap is not None
+        graph = snap.graph
+        if graph is not None and (allowed is None or len(allowed) > self.subset_exact_max):
+            live_share = 1.0 - self._dead_count / max(len(snap), 1)
+            share = live_share * (1.0 if allowed is None else min(1.0, len(allowed) / len(snap)))
+            dead = self._dead
+
+            def accept(keys: np.ndarray) -> np.ndarray:
+                pos, _ = _lookup(snap.rowids, keys)
+                ok = ~dead[pos]
+                if allowed is not None:
+                    ok &= _lookup(allowed, keys)[1]
+                return ok
+
+            found = graph.search(query, k, accept, share)
+            if found is not None:
+                return found
+        # exact: over the allowed rows when given, else over everything
+        if allowed is not None:
+            pos, found_rows = _lookup(snap.rowids, allowed)
+            pos = pos[found_rows]
+            pos = pos[~self._dead[pos]]
+            matrix = snap.matrix[pos]
+        else:
+            pos = np.flatnonzero(~self._dead) if self._dead.any() else None
+            matrix = snap.matrix if pos is None else snap.matrix[pos]
+        scores = matrix @ query
+        top = _top(scores, k)
+        rows = top if pos is None else pos[top]
+        return np.asarray(snap.rowids[rows]), scores[top]
+
+    def vectors_for(self, rowids: list[int]) -> dict[int, np.ndarray]:
+        """Stored vectors of these records (for diversity and neighbour stages)."""
+        wanted = np.asarray(rowids, np.int64)
+        out: dict[int, np.ndarray] = {}
+        with self._lock:
+            if self._snapshot is not None and len(wanted):
+                pos, found = _lookup(self._snapshot.rowids, wanted)
+                for rowid, p, ok in zip(wanted.tolist(), pos.tolist(), found.tolist(), strict=True):
+                    if ok and not self._dead[p]:
+                        out[rowid] = np.array(self._snapshot.matrix[p])
+            out.update(self._delta.vectors_for(wanted))
+        return out
+
+
+class _Delta:
+    """Vectors written after the snapshot, in a growable matrix; one row per record."""
+
+    def __init__(self, dim: int) -> None:
+        self.matrix = np.empty((0, dim), np.float32)
+        self.rowids = np.empty(0, np.int64)
+        self.alive = np.zeros(0, bool)
+        self.size = 0
+        self._pos: dict[int, int] = {}
+
+    @property
+    def live(self) -> int:
+        return int(self.alive[: self.size].sum())
+
+    def put(self, rowids: np.ndarray, matrix: np.ndarray) -> None:
+        # Rows come in sequence order, so a later row of the same record wins.
+        new = [r for r in dict.fromkeys(rowids.tolist()) if r not in self._pos]
+        self._grow(self.size + len(new))
+        for r in new:
+            self._pos[r] = self.size
+            self.rowids[self.size] = r
+            self.size += 1
+        pos = np.fromiter((self._pos[r] for r in rowids.tolist()), np.int64, len(rowids))
+        self.matrix[pos] = matrix
+        self.alive[pos] = True
+
+    def _grow(self, need: int) -> None:
+        if need <= len(self.rowids):
+            return
+        cap = max(need, 2 * len(self.rowids), 256)
+        for name in ("matrix", "rowids", "alive"):
+            old = getattr(self, name)
+            grown = np.zeros((cap, *old.shape[1:]), old.dtype)
+            grown[: self.size] = old[: self.size]
+            setattr(self, name, grown)
+
+    def keep_only(self, live: np.ndarray) -> None:
+        if self.size:
+            self.alive[: self.size] &= _lookup(live, self.rowids[: self.size])[1]
+
+    def search(
+        self, query: np.ndarray, k: int, allowed: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if not self.size:
+            return np.empty(0, np.int64), np.empty(0, np.float32)
+        ok = self.alive[: self.size].copy()
+        if allowed is not None:
+            ok &= _lookup(allowed, self.rowids[: self.size])[1]
+        pos = np.flatnonzero(ok)
+        scores = self.matrix[pos] @ query
+        top = _top(scores, k)
+        return self.rowids[pos[top]], scores[top]
+
+    def vectors_for(self, wanted: np.ndarray) -> dict[int, np.ndarray]:
+        out = {}
+        for r in wanted.tolist():
+            p = self._pos.get(r)
+            if p is not None and self.alive[p]:
+                out[r] = self.matrix[p].copy()
+        return out
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """Cheap identity of a file's current version (a rename gives a new inode)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _lookup(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, found) of ``keys`` in the sorted array ``sorted_keys``."""
+    pos = np.searchsorted(sorted_keys, keys)
+    pos = np.minimum(pos, max(len(sorted_keys) - 1, 0))
+    if not len(sorted_keys):
+        return pos, np.zeros(len(keys), bool)
+    return pos, np.asarray(sorted_keys[pos] == keys)
+
+
+def _sorted_unique(rowids: np.ndarray) -> np.ndarray:
+    rowids = np.asarray(rowids, np.int64)
+    if len(rowids) > 1 and not bool(np.all(rowids[1:] > rowids[:-1])):
+        rowids = np.unique(rowids)
+    return rowids
+
+
+def _top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k highest scores, best first."""
+    if len(scores) > k:
+        top = np.argpartition(-scores, k - 1)[:k]
+        return top[np.argsort(-scores[top], kind="stable")]
+    return np.argsort(-scores, kind="stable")
