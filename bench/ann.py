@@ -70,9 +70,20 @@ def build_store(db: Path, n: int) -> None:
             "INSERT INTO records (rowid, id, kind, text, scope, session, created_at, "
             "content_hash, index_status, rev, updated_at) VALUES (?, ?, 'message', ?, ?, ?, ?, "
             "?, 'indexed', 1, ?)",
-            ((i + 1, f"r{i}", f"text {i}", f"scope{i % SCOPES}", f"s{i // 200}", 1e9 + i,
-              f"h{i}", now) for i in range(start, stop)),
-        )  # fmt: skip
+            (
+                (
+                    i + 1,
+                    f"r{i}",
+                    f"text {i}",
+                    f"scope{i % SCOPES}",
+                    f"s{i // 200}",
+                    1e9 + i,
+                    f"h{i}",
+                    now,
+                )
+                for i in range(start, stop)
+            ),
+        )
         c.executemany(
             "INSERT INTO vectors (record_rowid, model_id, provider, model, dim, vec, created_at) "
             "VALUES (?, ?, 'local', 'use-multilingual-v3', ?, ?, ?)",
@@ -110,9 +121,13 @@ def step_exact_load(db: Path) -> dict:
     index = ExactIndex(store, MODEL, DIM)
     wall, cpu = time.perf_counter(), time.process_time()
     index.sync()
-    return {"load_s": round(time.perf_counter() - wall, 2),
-            "load_cpu_s": round(time.process_time() - cpu, 2), "size": index.size,
-            "rss_before_mb": base, "peak_rss_mb": rss_mb()}  # fmt: skip
+    return {
+        "load_s": round(time.perf_counter() - wall, 2),
+        "load_cpu_s": round(time.process_time() - cpu, 2),
+        "size": index.size,
+        "rss_before_mb": base,
+        "peak_rss_mb": rss_mb(),
+    }
 
 
 def step_sql_read(db: Path) -> dict:
@@ -123,9 +138,13 @@ def step_sql_read(db: Path) -> dict:
     base = reset_peak()
     wall, cpu = time.perf_counter(), time.process_time()
     batch = source.read_vectors(MODEL, DIM, 0, by_rowid=True)
-    return {"read_s": round(time.perf_counter() - wall, 2),
-            "read_cpu_s": round(time.process_time() - cpu, 2), "rows": len(batch),
-            "rss_before_mb": base, "peak_rss_mb": rss_mb()}  # fmt: skip
+    return {
+        "read_s": round(time.perf_counter() - wall, 2),
+        "read_cpu_s": round(time.process_time() - cpu, 2),
+        "rows": len(batch),
+        "rss_before_mb": base,
+        "peak_rss_mb": rss_mb(),
+    }
 
 
 def step_build(db: Path, graph: bool) -> dict:
@@ -133,24 +152,39 @@ def step_build(db: Path, graph: bool) -> dict:
     from remem.index.source import SQLiteVectorSource
     from remem.index.vector import VectorIndex
 
-    index = VectorIndex(SQLiteVectorSource(db), index_dir(db), MODEL, DIM, auto_build=False,
-                        ann_min=1 if graph else 2**62)  # fmt: skip
+    index = VectorIndex(
+        SQLiteVectorSource(db),
+        index_dir(db),
+        MODEL,
+        DIM,
+        auto_build=False,
+        ann_min=1 if graph else 2**62,
+    )
     wall, cpu = time.perf_counter(), time.process_time()
     index.build(threads=2)
     total = time.perf_counter() - wall
-    files = {p.suffixes[-2] if p.suffix == ".npy" else p.suffix: p.stat().st_size
-             for p in index.folder.iterdir() if p.suffix in (".npy", ".faiss")}  # fmt: skip
-    return {"build_s": round(total, 1), "build_cpu_s": round(time.process_time() - cpu, 1), "peak_rss_mb": rss_mb(),
-            "files_mb": {k: round(v / 2**20, 1) for k, v in files.items()}}  # fmt: skip
+    files = {
+        p.suffixes[-2] if p.suffix == ".npy" else p.suffix: p.stat().st_size
+        for p in index.folder.iterdir()
+        if p.suffix in (".npy", ".faiss")
+    }
+    return {
+        "build_s": round(total, 1),
+        "build_cpu_s": round(time.process_time() - cpu, 1),
+        "peak_rss_mb": rss_mb(),
+        "files_mb": {k: round(v / 2**20, 1) for k, v in files.items()},
+    }
 
 
 def _percentiles(wall: list[float], cpu: list[float]) -> dict:
     """Wall and CPU-time (this thread) percentiles: on a loaded machine the wall figures carry
     the waits for a core, the CPU figures only the work."""
-    return {"p50_ms": round(float(np.percentile(wall, 50)), 3),
-            "p95_ms": round(float(np.percentile(wall, 95)), 3),
-            "cpu_p50_ms": round(float(np.percentile(cpu, 50)), 3),
-            "cpu_p95_ms": round(float(np.percentile(cpu, 95)), 3)}  # fmt: skip
+    return {
+        "p50_ms": round(float(np.percentile(wall, 50)), 3),
+        "p95_ms": round(float(np.percentile(wall, 95)), 3),
+        "cpu_p50_ms": round(float(np.percentile(cpu, 50)), 3),
+        "cpu_p95_ms": round(float(np.percentile(cpu, 95)), 3),
+    }
 
 
 def step_open(db: Path, queries: int, truth_path: Path) -> dict:
@@ -168,13 +202,18 @@ def step_open(db: Path, queries: int, truth_path: Path) -> dict:
     first = index.search(qs[0], K)
     first_s = time.perf_counter() - wall
     assert first and index.snapshot_info is not None, "no snapshot: run the build step"
-    out = {"first_search_ms": round(first_s * 1000, 1), "rss_before_mb": base,
-           "graph": index.snapshot_info.has_graph}  # fmt: skip
+    out = {
+        "first_search_ms": round(first_s * 1000, 1),
+        "rss_before_mb": base,
+        "graph": index.snapshot_info.has_graph,
+    }
     n = index.size
     rng = np.random.default_rng(3)
-    subsets = {"all": None,
-               "scope (5%)": np.arange(1, n + 1, SCOPES, dtype=np.int64),
-               "random 0.5%": np.sort(rng.choice(np.arange(1, n + 1), n // 200, replace=False))}  # fmt: skip
+    subsets = {
+        "all": None,
+        "scope (5%)": np.arange(1, n + 1, SCOPES, dtype=np.int64),
+        "random 0.5%": np.sort(rng.choice(np.arange(1, n + 1), n // 200, replace=False)),
+    }
     runs = [(name, allowed, ann.EXPANSION_SEARCH) for name, allowed in subsets.items()]
     runs += [("all", None, ef) for ef in (32, 64, 128, 256) if ef != ann.EXPANSION_SEARCH]
     default_ef = ann.EXPANSION_SEARCH
@@ -210,8 +249,7 @@ def step_open(db: Path, queries: int, truth_path: Path) -> dict:
 def run_step(args: list[str], python_path: str | None = None) -> dict:
     env = {**os.environ, "OMP_WAIT_POLICY": "passive"}
     env["PYTHONPATH"] = python_path or env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
-                         env=env)  # fmt: skip
+    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, env=env)
     if out.returncode != 0:
         raise SystemExit(f"step {args[:2]} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -221,9 +259,11 @@ def run_step(args: list[str], python_path: str | None = None) -> dict:
 def exact_truth(matrix: np.ndarray, qs: np.ndarray) -> dict[str, list[np.ndarray]]:
     n = len(matrix)
     rng = np.random.default_rng(3)
-    subsets = {"all": np.arange(n),
-               "scope (5%)": np.arange(0, n, SCOPES),
-               "random 0.5%": np.sort(rng.choice(np.arange(1, n + 1), n // 200, replace=False)) - 1}  # fmt: skip
+    subsets = {
+        "all": np.arange(n),
+        "scope (5%)": np.arange(0, n, SCOPES),
+        "random 0.5%": np.sort(rng.choice(np.arange(1, n + 1), n // 200, replace=False)) - 1,
+    }
     truth = {}
     for name, rows in subsets.items():
         sub = matrix[rows]
@@ -247,8 +287,10 @@ def exact_floor(matrix: np.ndarray, qs: np.ndarray) -> dict:
             top = np.argpartition(-scores, K)[:K]
             top[np.argsort(-scores[top])]
             times.append((time.perf_counter() - t) * 1000)
-    return {"p50_ms": round(float(np.percentile(times, 50)), 3),
-            "p95_ms": round(float(np.percentile(times, 95)), 3)}  # fmt: skip
+    return {
+        "p50_ms": round(float(np.percentile(times, 50)), 3),
+        "p95_ms": round(float(np.percentile(times, 95)), 3),
+    }
 
 
 def crossover(matrix: np.ndarray, qs: np.ndarray, sizes: list[int]) -> list[dict]:
@@ -276,8 +318,13 @@ def crossover(matrix: np.ndarray, qs: np.ndarray, sizes: list[int]) -> list[dict
                     graph.search(q, K)
                     graph_cpu.append((time.thread_time() - c) * 1000)
                     graph_ms.append((time.perf_counter() - t) * 1000)
-        rows.append({"n": size, "exact": _percentiles(exact_ms, exact_cpu),
-                     "graph": _percentiles(graph_ms, graph_cpu)})  # fmt: skip
+        rows.append(
+            {
+                "n": size,
+                "exact": _percentiles(exact_ms, exact_cpu),
+                "graph": _percentiles(graph_ms, graph_cpu),
+            }
+        )
         print(f"  crossover {rows[-1]}", file=sys.stderr)
     return rows
 
@@ -294,21 +341,29 @@ def main() -> None:
         action="store_true",
         help="snapshot without the HNSW graph (exact scans of the mapped matrix)",
     )
-    parser.add_argument("--skip", default="",
-                        help="comma list: exact-load,before,sql-read,build,crossover")  # fmt: skip
+    parser.add_argument(
+        "--skip", default="", help="comma list: exact-load,before,sql-read,build,crossover"
+    )
     parser.add_argument("--step", help=argparse.SUPPRESS)
     parser.add_argument("--truth", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     db = args.db or Path(f"/tmp/ann/store-{args.n}.db")
     if args.step:
-        steps = {"exact-load": lambda: step_exact_load(db), "build": lambda: step_build(db, not args.no_graph),
-                 "sql-read": lambda: step_sql_read(db),
-                 "open": lambda: step_open(db, args.queries, args.truth)}  # fmt: skip
+        steps = {
+            "exact-load": lambda: step_exact_load(db),
+            "build": lambda: step_build(db, not args.no_graph),
+            "sql-read": lambda: step_sql_read(db),
+            "open": lambda: step_open(db, args.queries, args.truth),
+        }
         print(json.dumps(steps[args.step]()))
         return
     skip = set(filter(None, args.skip.split(",")))
-    report: dict = {"n": args.n, "dim": DIM, "queries": args.queries,
-                    "raw_matrix_mb": round(args.n * DIM * 4 / 2**20, 1)}  # fmt: skip
+    report: dict = {
+        "n": args.n,
+        "dim": DIM,
+        "queries": args.queries,
+        "raw_matrix_mb": round(args.n * DIM * 4 / 2**20, 1),
+    }
     start = time.perf_counter()
     build_store(db, args.n)
     print(f"store ready ({time.perf_counter() - start:.0f} s)", file=sys.stderr)
@@ -324,8 +379,9 @@ def main() -> None:
         report["crossover"] = crossover(matrix, qs, sizes)
     del matrix
     if "before" not in skip and args.python_path:
-        report["exact_load_before"] = run_step(["--step", "exact-load", "--db", str(db)],
-                                               args.python_path)  # fmt: skip
+        report["exact_load_before"] = run_step(
+            ["--step", "exact-load", "--db", str(db)], args.python_path
+        )
         print(f"exact load before {report['exact_load_before']}", file=sys.stderr)
     if "exact-load" not in skip:
         report["exact_load"] = run_step(["--step", "exact-load", "--db", str(db)])
@@ -334,11 +390,22 @@ def main() -> None:
         report["sql_read"] = run_step(["--step", "sql-read", "--db", str(db)])
         print(f"sql read {report['sql_read']}", file=sys.stderr)
     if "build" not in skip:
-        report["build"] = run_step(["--step", "build", "--db", str(db),
-                                    *(["--no-graph"] if args.no_graph else [])])  # fmt: skip
+        report["build"] = run_step(
+            ["--step", "build", "--db", str(db), *(["--no-graph"] if args.no_graph else [])]
+        )
         print(f"build {report['build']}", file=sys.stderr)
-    report["open"] = run_step(["--step", "open", "--db", str(db), "--queries",
-                               str(args.queries), "--truth", str(truth_path)])  # fmt: skip
+    report["open"] = run_step(
+        [
+            "--step",
+            "open",
+            "--db",
+            str(db),
+            "--queries",
+            str(args.queries),
+            "--truth",
+            str(truth_path),
+        ]
+    )
     print(json.dumps(report, indent=1))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")

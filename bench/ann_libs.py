@@ -76,8 +76,13 @@ def run_one(name: str, n: int, queries: int, truth_path: str) -> dict:
     if lib == "usearch":
         from usearch.index import Index
 
-        index = Index(ndim=vectors.shape[1], metric="ip", dtype=opts["dtype"], connectivity=M,
-                      expansion_add=EF_ADD)  # fmt: skip
+        index = Index(
+            ndim=vectors.shape[1],
+            metric="ip",
+            dtype=opts["dtype"],
+            connectivity=M,
+            expansion_add=EF_ADD,
+        )
         index.add(keys, vectors, threads=2)
         build = time.perf_counter() - start
         index.save(str(path))
@@ -99,8 +104,9 @@ def run_one(name: str, n: int, queries: int, truth_path: str) -> dict:
         if opts["kind"] == "flat":
             index = faiss.IndexHNSWFlat(vectors.shape[1], M, faiss.METRIC_INNER_PRODUCT)
         else:
-            index = faiss.IndexHNSWSQ(vectors.shape[1], faiss.ScalarQuantizer.QT_8bit, M,
-                                      faiss.METRIC_INNER_PRODUCT)  # fmt: skip
+            index = faiss.IndexHNSWSQ(
+                vectors.shape[1], faiss.ScalarQuantizer.QT_8bit, M, faiss.METRIC_INNER_PRODUCT
+            )
             index.train(vectors[:20000])
         index.hnsw.efConstruction = EF_ADD
         index.add(vectors)
@@ -154,21 +160,28 @@ def run_one(name: str, n: int, queries: int, truth_path: str) -> dict:
             cpu_ms.append((time.thread_time() - c) * 1000)
             search_ms.append((time.perf_counter() - t) * 1000)
             recalls.append(len(set(np.asarray(got).tolist()) & set(want.tolist())) / K)
-        sweep[ef] = {"p50_ms": round(float(np.percentile(search_ms, 50)), 3),
-                     "p95_ms": round(float(np.percentile(search_ms, 95)), 3),
-                     # CPU time of this thread: the work without the waits for a core
-                     "cpu_p50_ms": round(float(np.percentile(cpu_ms, 50)), 3),
-                     "cpu_p95_ms": round(float(np.percentile(cpu_ms, 95)), 3),
-                     "recall@10": round(float(np.mean(recalls)), 4)}  # fmt: skip
+        sweep[ef] = {
+            "p50_ms": round(float(np.percentile(search_ms, 50)), 3),
+            "p95_ms": round(float(np.percentile(search_ms, 95)), 3),
+            # CPU time of this thread: the work without the waits for a core
+            "cpu_p50_ms": round(float(np.percentile(cpu_ms, 50)), 3),
+            "cpu_p95_ms": round(float(np.percentile(cpu_ms, 95)), 3),
+            "recall@10": round(float(np.mean(recalls)), 4),
+        }
     size = path.stat().st_size
     path.unlink()
     workdir.rmdir()
     return {
-        "config": name, "n": n, "build_s": round(build, 2), "open_ms": round(opened * 1000, 2),
-        "first_search_ms": round(first_ms, 2), "by_ef_search": sweep,
-        "file_mb": round(size / 2**20, 1), "peak_rss_mb": round(rss_mb(), 0),
+        "config": name,
+        "n": n,
+        "build_s": round(build, 2),
+        "open_ms": round(opened * 1000, 2),
+        "first_search_ms": round(first_ms, 2),
+        "by_ef_search": sweep,
+        "file_mb": round(size / 2**20, 1),
+        "peak_rss_mb": round(rss_mb(), 0),
         "data_rss_mb": round(rss_data, 0),
-    }  # fmt: skip
+    }
 
 
 def exact_floor(vectors: np.ndarray, qs: np.ndarray) -> dict:
@@ -181,9 +194,13 @@ def exact_floor(vectors: np.ndarray, qs: np.ndarray) -> dict:
             scores = vectors @ q
             np.argpartition(-scores, K)[:K]
             times.append((time.perf_counter() - t) * 1000)
-    return {"config": "exact-numpy", "n": len(vectors),
-            "p50_ms": round(float(np.percentile(times, 50)), 3),
-            "p95_ms": round(float(np.percentile(times, 95)), 3), "recall@10": 1.0}  # fmt: skip
+    return {
+        "config": "exact-numpy",
+        "n": len(vectors),
+        "p50_ms": round(float(np.percentile(times, 50)), 3),
+        "p95_ms": round(float(np.percentile(times, 95)), 3),
+        "recall@10": 1.0,
+    }
 
 
 def main() -> None:
@@ -206,25 +223,50 @@ def main() -> None:
     del vectors
     for name in args.configs.split(","):
         out = subprocess.run(
-            [sys.executable, __file__, "--one", name, "--n", str(args.n),
-             "--queries", str(args.queries), "--truth", str(truth_path)],
-            capture_output=True, text=True, env={**os.environ, "OMP_WAIT_POLICY": "passive"},
-        )  # fmt: skip
+            [
+                sys.executable,
+                __file__,
+                "--one",
+                name,
+                "--n",
+                str(args.n),
+                "--queries",
+                str(args.queries),
+                "--truth",
+                str(truth_path),
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "OMP_WAIT_POLICY": "passive"},
+        )
         if out.returncode != 0:
             print(f"{name} failed: {out.stderr[-2000:]}", file=sys.stderr)
             continue
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(rows[-1], file=sys.stderr)
-    columns = ["config", "build_s", "open_ms", "first_search_ms", "ef", "p50_ms", "p95_ms",
-               "cpu_p50_ms", "cpu_p95_ms", "recall@10", "file_mb", "peak_rss_mb"]  # fmt: skip
+    columns = [
+        "config",
+        "build_s",
+        "open_ms",
+        "first_search_ms",
+        "ef",
+        "p50_ms",
+        "p95_ms",
+        "cpu_p50_ms",
+        "cpu_p95_ms",
+        "recall@10",
+        "file_mb",
+        "peak_rss_mb",
+    ]
     print(" | ".join(columns))
     for row in rows:
         for ef, figures in row.get("by_ef_search", {"-": row}).items():
             line = {**row, **figures, "ef": ef}
             print(" | ".join(str(line.get(c, "")) for c in columns))
     if args.json:
-        Path(args.json).write_text(json.dumps({"n": args.n, "queries": args.queries,
-                                               "rows": rows}, indent=1) + "\n")  # fmt: skip
+        Path(args.json).write_text(
+            json.dumps({"n": args.n, "queries": args.queries, "rows": rows}, indent=1) + "\n"
+        )
 
 
 if __name__ == "__main__":

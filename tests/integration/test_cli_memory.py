@@ -16,24 +16,58 @@ def j(proc):
 def test_memory_commands_round_trip(tmp_path):
     db = tmp_path / "m.db"
     ag = ["--agent", "cli-bot"]
-    stored = j(run(["memory", "store", "Ann prefers window seats", *ag, "--category",
-                    "preference", "--json"], db, lexical=True))  # fmt: skip
+    stored = j(
+        run(
+            [
+                "memory",
+                "store",
+                "Ann prefers window seats",
+                *ag,
+                "--category",
+                "preference",
+                "--json",
+            ],
+            db,
+            lexical=True,
+        )
+    )
     mid = stored["memory"]["id"]
     assert stored["memory"]["scope"] == "agent:cli-bot"
-    assert "already remembered" in run(["memory", "store", "ann prefers WINDOW seats", *ag], db,
-                                       lexical=True).stdout  # fmt: skip
+    assert (
+        "already remembered"
+        in run(["memory", "store", "ann prefers WINDOW seats", *ag], db, lexical=True).stdout
+    )
     found = j(run(["memory", "recall", "window seats", *ag, "--json"], db, lexical=True))
     assert [m["id"] for m in found["memories"]] == [mid]
     assert j(run(["memory", "list", *ag, "--json"], db, lexical=True))["total"] == 1
     assert j(run(["memory", "stats", *ag, "--json"], db, lexical=True))["by_category"] == {
-        "preference": 1}  # fmt: skip
+        "preference": 1
+    }
 
-    cap = j(run(["memory", "capture", "I live in Paris. 我的密码是 abc123", *ag, "--user", "ann",
-                 "--json"], db, lexical=True))  # fmt: skip
+    cap = j(
+        run(
+            [
+                "memory",
+                "capture",
+                "I live in Paris. 我的密码是 abc123",
+                *ag,
+                "--user",
+                "ann",
+                "--json",
+            ],
+            db,
+            lexical=True,
+        )
+    )
     assert [r["text"] for r in cap["stored"]] == ["I live in Paris."]
     assert any("secret" in r["reason"] for r in cap["rejected"])
-    cap2 = j(run(["memory", "capture", "I moved to Berlin.", *ag, "--user", "ann", "--json"], db,
-                 lexical=True))  # fmt: skip
+    cap2 = j(
+        run(
+            ["memory", "capture", "I moved to Berlin.", *ag, "--user", "ann", "--json"],
+            db,
+            lexical=True,
+        )
+    )
     berlin = cap2["stored"][0]["id"]
     assert len(cap2["superseded"]) == 1
     history = j(run(["memory", "history", berlin, *ag, "--json"], db, lexical=True))
@@ -53,11 +87,13 @@ def test_memory_commands_round_trip(tmp_path):
 def test_memory_command_errors(tmp_path):
     db = tmp_path / "m.db"
     assert "no agent identity" in one_error_line(run(["memory", "list"], db, lexical=True))
-    line = one_error_line(run(["memory", "recall", "x", "--agent", "a", "--scope", "agent:b"], db,
-                              lexical=True))  # fmt: skip
+    line = one_error_line(
+        run(["memory", "recall", "x", "--agent", "a", "--scope", "agent:b"], db, lexical=True)
+    )
     assert "may not use scope 'agent:b'" in line
-    line = one_error_line(run(["memory", "store", "x", "--agent", "a", "--importance", "7"], db,
-                              lexical=True))  # fmt: skip
+    line = one_error_line(
+        run(["memory", "store", "x", "--agent", "a", "--importance", "7"], db, lexical=True)
+    )
     assert "importance" in line
     env = {"REMEM_SCOPES__AGENT": "configured"}
     out = j(run(["memory", "store", "configured agents work", "--json"], db, env, lexical=True))

@@ -33,8 +33,12 @@ def test_start_up_refusals(tmp_path):
 def test_serve_answers_on_loopback(tmp_path):
     port = free_port()
     env = {**os.environ, "REMEM_DB": str(tmp_path / "s.db"), "REMEM_EMBED__PROVIDER": "none"}
-    proc = subprocess.Popen([sys.executable, "-m", "remem.cli", "serve", "--port", str(port)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "remem.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.time() + 30
         while True:
@@ -43,13 +47,17 @@ def test_serve_answers_on_loopback(tmp_path):
                 break
             except httpx.HTTPError:
                 if time.time() > deadline or proc.poll() is not None:
-                    raise AssertionError(proc.stderr.read().decode() if proc.poll() else
-                                         "remem serve did not start") from None  # fmt: skip
+                    raise AssertionError(
+                        proc.stderr.read().decode() if proc.poll() else "remem serve did not start"
+                    ) from None
                 time.sleep(0.1)
         assert r.json()["ok"]
         assert httpx.get(f"http://127.0.0.1:{port}/docs", timeout=5).status_code == 200
-        r = httpx.post(f"http://127.0.0.1:{port}/v1/ingest", timeout=5,
-                       json={"text": "I keep bees", "session": "s"})  # fmt: skip
+        r = httpx.post(
+            f"http://127.0.0.1:{port}/v1/ingest",
+            timeout=5,
+            json={"text": "I keep bees", "session": "s"},
+        )
         assert r.status_code == 201
     finally:
         proc.terminate()

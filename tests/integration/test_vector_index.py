@@ -24,8 +24,15 @@ DIM = 32
 
 
 def _fields(i: int) -> dict:
-    return {"id": f"r{i}", "kind": "message", "text": f"text {i}", "scope": "global",
-            "created_at": 1000.0 + i, "content_hash": f"h{i}", "importance": 0.5}  # fmt: skip
+    return {
+        "id": f"r{i}",
+        "kind": "message",
+        "text": f"text {i}",
+        "scope": "global",
+        "created_at": 1000.0 + i,
+        "content_hash": f"h{i}",
+        "importance": 0.5,
+    }
 
 
 def _unit(rng: np.random.Generator, n: int, dim: int = DIM) -> np.ndarray:
@@ -214,8 +221,10 @@ def test_snapshot_of_another_database_at_the_same_path_is_ignored(tmp_path, capl
     new.close()
 
 
-@pytest.mark.parametrize("damage", ["truncate-vectors", "truncate-graph", "garbage-json",
-                                    "missing-rowids", "wrong-model"])  # fmt: skip
+@pytest.mark.parametrize(
+    "damage",
+    ["truncate-vectors", "truncate-graph", "garbage-json", "missing-rowids", "wrong-model"],
+)
 def test_broken_snapshot_is_ignored_and_rebuilt(store, db_path, damage, caplog):
     rng = np.random.default_rng(9)
     vectors = _unit(rng, 600)
@@ -313,8 +322,9 @@ def test_graph_recall_against_exact_on_real_use_vectors(store, db_path):
     vectors = USEEmbedder(threads=1).embed_passages(texts)
     corpus, queries = vectors[:2000], vectors[2000:]
     rowids = _fill(store, corpus)
-    index = VectorIndex(SQLiteVectorSource(db_path), index_dir(db_path), MODEL, 512,
-                        background=False, ann_min=1000)  # fmt: skip
+    index = VectorIndex(
+        SQLiteVectorSource(db_path), index_dir(db_path), MODEL, 512, background=False, ann_min=1000
+    )
     index.build()
     index.sync()
     assert index._snapshot.graph is not None
@@ -329,8 +339,18 @@ def test_graph_recall_against_exact_on_real_use_vectors(store, db_path):
 # ---------------------------------------------------------------------------- with filters
 def _filter_store(store: SQLiteStore, n: int, rng) -> list[int]:
     vectors = _unit(rng, n)
-    rows = [({**_fields(i), "scope": f"s{i % 4}", "kind": "memory" if i % 3 == 0 else "message",
-              "session": f"c{i % 7}"}, "t") for i in range(n)]  # fmt: skip
+    rows = [
+        (
+            {
+                **_fields(i),
+                "scope": f"s{i % 4}",
+                "kind": "memory" if i % 3 == 0 else "message",
+                "session": f"c{i % 7}",
+            },
+            "t",
+        )
+        for i in range(n)
+    ]
     rowids = store.insert_records(rows)
     store.put_vectors(MODEL, "test", "unit", list(zip(rowids, vectors, strict=True)))
     return rowids
@@ -345,12 +365,17 @@ def test_filtered_index_answers_like_the_exact_index(store, db_path, size):
     rng = np.random.default_rng(11)
     rowids = _filter_store(store, size, rng)
     exact = ExactIndex(store, MODEL, DIM)
-    scaled = FilteredVectorIndex(store, MODEL, DIM, background=False, ann_min=500,
-                                 delta_max=200, subset_exact_max=50)  # fmt: skip
+    scaled = FilteredVectorIndex(
+        store, MODEL, DIM, background=False, ann_min=500, delta_max=200, subset_exact_max=50
+    )
     scaled.sync()
     assert scaled.size == size and (scaled.vectors.snapshot_info is not None) == (size > 200)
-    for filters in (None, Filters(scopes=["s1"]), Filters(scopes=["s2"], kinds=["memory"]),
-                    Filters(sessions=["c3"], scopes=["s0", "s3"])):  # fmt: skip
+    for filters in (
+        None,
+        Filters(scopes=["s1"]),
+        Filters(scopes=["s2"], kinds=["memory"]),
+        Filters(sessions=["c3"], scopes=["s0", "s3"]),
+    ):
         for q in _unit(rng, 5):
             want = exact.search(q, 10, filters)
             got = scaled.search(q, 10, filters)

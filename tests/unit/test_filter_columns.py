@@ -47,8 +47,12 @@ def test_rows_load_whole_columns_and_sort_by_rowid():
     assert columns.created.tolist() == [200.0, 300.0, 100.0, 400.0]
     assert columns.valid_to.tolist() == [150.0, math.inf, math.inf, math.inf]
     kinds = columns.codes.maps["kind"]
-    assert columns.cols["kind"].tolist() == [kinds["memory"], kinds["message"],
-                                             kinds["message"], kinds["memory"]]  # fmt: skip
+    assert columns.cols["kind"].tolist() == [
+        kinds["memory"],
+        kinds["message"],
+        kinds["message"],
+        kinds["memory"],
+    ]
     assert columns.cols["session"][0] == 0  # NULL is code 0
 
 

@@ -64,9 +64,12 @@ class Graph:
         self.size = len(rowids)
 
     def search(
-        self, query: np.ndarray, k: int,
-        accept: Callable[[np.ndarray], np.ndarray] | None = None, accepted_share: float = 1.0,
-    ) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
+        self,
+        query: np.ndarray,
+        k: int,
+        accept: Callable[[np.ndarray], np.ndarray] | None = None,
+        accepted_share: float = 1.0,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """(rowids, cosines) of the k best accepted vectors, best first, or None when the
         accepted share is so small that the caller should scan its accepted vectors exactly.
         ``accept(rowids) -> bool mask``."""
@@ -79,7 +82,7 @@ class Graph:
             if count > self.size * WIDEST_SHARE and count > k * OVERSAMPLE:
                 return None
             count = min(count, self.size)
-            params = faiss.SearchParametersHNSW()
+            params = faiss.SearchParametersHNSW()  # type: ignore[attr-defined]  # untyped stub
             params.efSearch = max(EXPANSION_SEARCH, count)
             scores, labels = self._index.search(query, count, params=params)
             found = labels[0] >= 0

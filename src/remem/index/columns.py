@@ -135,10 +135,12 @@ class FilterColumns:
             ("scope", filters.scopes),
             ("session", filters.sessions),
             ("role", filters.roles),
-            ("platform", [platform] if platform is not None and not filters.platform_by_session
-             else None),
+            (
+                "platform",
+                [platform] if platform is not None and not filters.platform_by_session else None,
+            ),
             ("category", [filters.category] if filters.category is not None else None),
-        ):  # fmt: skip
+        ):
             if values is not None:
                 mask &= np.isin(cols[column][:n], codes.lookup(column, values))
         if platform is not None and filters.platform_by_session:

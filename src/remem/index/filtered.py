@@ -23,9 +23,15 @@ from remem.types import Filters
 
 class FilteredVectorIndex:
     def __init__(
-        self, store, model_id: str, dim: int, *, root: Path | None = None,
-        source: SQLiteVectorSource | None = None, **vector_options,
-    ) -> None:  # fmt: skip
+        self,
+        store,
+        model_id: str,
+        dim: int,
+        *,
+        root: Path | None = None,
+        source: SQLiteVectorSource | None = None,
+        **vector_options,
+    ) -> None:
         """``vector_options`` go to ``VectorIndex`` (thresholds, ``background``)."""
         self.store = store
         self.model_id = model_id

@@ -60,8 +60,10 @@ class LegacyVectors:
                 warning = None
                 if not self._warned:
                     self._warned = True
-                    warning = (f"cannot record which model made the vectors without a model id "
-                               f"({exc}); using them as {model_id} for now, will retry")  # fmt: skip
+                    warning = (
+                        f"cannot record which model made the vectors without a model id "
+                        f"({exc}); using them as {model_id} for now, will retry"
+                    )
                     log.warning(warning)
                 try:
                     return self.store.load_vectors("", dim), warning

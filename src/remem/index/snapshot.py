@@ -75,8 +75,9 @@ class SnapshotInfo:
 class Snapshot:
     """An opened generation: rowids, vectors and the graph (if any) memory-mapped."""
 
-    def __init__(self, info: SnapshotInfo, rowids: np.ndarray, matrix: np.ndarray,
-                 graph: Graph | None) -> None:  # fmt: skip
+    def __init__(
+        self, info: SnapshotInfo, rowids: np.ndarray, matrix: np.ndarray, graph: Graph | None
+    ) -> None:
         self.info = info
         self.rowids = rowids
         self.matrix = matrix
@@ -116,8 +117,7 @@ def open_snapshot(folder: Path, model_id: str, dim: int) -> Snapshot | None:
             again = read_info(folder)
             if again is None or again.generation == info.generation:
                 # Derived data: a broken snapshot costs a rebuild, never an error for the user.
-                log.warning("ignoring the vector index in %s (%s); it will be rebuilt", folder,
-                            exc)  # fmt: skip
+                log.warning("ignoring the vector index in %s (%s); it will be rebuilt", folder, exc)
                 return None
             # a build swapped generations between reading current.json and opening its files
     return None
@@ -147,9 +147,15 @@ def build_lock(folder: Path) -> FileLock:
 
 
 def write_snapshot(
-    folder: Path, model_id: str, dim: int, read: Callable[[Allocate], VectorBatch],
-    deletes: int, *, graph_min: int, threads: int = 0,
-) -> SnapshotInfo:  # fmt: skip
+    folder: Path,
+    model_id: str,
+    dim: int,
+    read: Callable[[Allocate], VectorBatch],
+    deletes: int,
+    *,
+    graph_min: int,
+    threads: int = 0,
+) -> SnapshotInfo:
     """Write a new generation and make it current. ``read(allocate)`` reads the vectors,
     sorted by rowid, into the arrays ``allocate`` returns: memory-mapped files of the new
     generation, so the matrix never sits in anonymous memory; the graph takes its own copy
@@ -182,10 +188,16 @@ def write_snapshot(
         _fsync(paths["graph"])
     sizes = {n: p.stat().st_size for n, p in paths.items() if n != "graph" or has_graph}
     info = SnapshotInfo(
-        generation=generation, model_id=model_id, dim=dim, count=len(batch),
-        max_seq=batch.max_seq, deletes=deletes, has_graph=has_graph, sizes=sizes,
+        generation=generation,
+        model_id=model_id,
+        dim=dim,
+        count=len(batch),
+        max_seq=batch.max_seq,
+        deletes=deletes,
+        has_graph=has_graph,
+        sizes=sizes,
         built_at=time.time(),
-    )  # fmt: skip
+    )
     del batch
     temp = folder / f".current-{generation}.json"
     temp.write_text(info.to_json())
@@ -214,6 +226,13 @@ def _remove_other_generations(folder: Path, keep: str) -> None:
 
 
 __all__ = [
-    "Snapshot", "SnapshotInfo", "Timeout", "build_lock", "index_dir", "model_dir",
-    "open_snapshot", "read_info", "write_snapshot",
-]  # fmt: skip
+    "Snapshot",
+    "SnapshotInfo",
+    "Timeout",
+    "build_lock",
+    "index_dir",
+    "model_dir",
+    "open_snapshot",
+    "read_info",
+    "write_snapshot",
+]

@@ -30,7 +30,9 @@ from typing import Protocol
 
 import numpy as np
 
-from remem.store.sqlite import INDEX_META_COLUMNS
+from remem.store.rows import INDEX_META_FIELDS
+
+INDEX_META_COLUMNS = ", ".join(INDEX_META_FIELDS)
 
 # Rows per fetchmany: big enough to amortise the call, small enough that the row tuples in
 # flight stay a few MB.
@@ -90,9 +92,14 @@ class VectorSource(Protocol):
 
 
 def read_vectors(
-    conn: sqlite3.Connection, model_id: str, dim: int, after_seq: int = 0, *,
-    by_rowid: bool = False, allocate: Allocate | None = None,
-) -> VectorBatch:  # fmt: skip
+    conn: sqlite3.Connection,
+    model_id: str,
+    dim: int,
+    after_seq: int = 0,
+    *,
+    by_rowid: bool = False,
+    allocate: Allocate | None = None,
+) -> VectorBatch:
     """Vectors of ``model_id`` with seq > after_seq, read into one preallocated matrix.
 
     In sequence order by default (a delta: later rows replace earlier ones of the same record);
@@ -187,9 +194,11 @@ class SQLiteVectorSource:
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(
-            str(self.path), timeout=self._timeout, isolation_level=None,
+            str(self.path),
+            timeout=self._timeout,
+            isolation_level=None,
             check_same_thread=False,  # the shared one is guarded by self._lock
-        )  # fmt: skip
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -213,9 +222,14 @@ class SQLiteVectorSource:
             return vector_state(self._conn, model_id, dim)
 
     def read_vectors(
-        self, model_id: str, dim: int, after_seq: int = 0, *, by_rowid: bool = False,
+        self,
+        model_id: str,
+        dim: int,
+        after_seq: int = 0,
+        *,
+        by_rowid: bool = False,
         allocate: Allocate | None = None,
-    ) -> VectorBatch:  # fmt: skip
+    ) -> VectorBatch:
         if after_seq == 0:
             # A full read takes seconds: on a connection of its own, so the small reads of
             # searches in other threads do not wait for it.
@@ -239,9 +253,13 @@ class SQLiteVectorSource:
 
 
 def _in_snapshot(
-    conn: sqlite3.Connection, model_id: str, dim: int, after_seq: int, by_rowid: bool,
+    conn: sqlite3.Connection,
+    model_id: str,
+    dim: int,
+    after_seq: int,
+    by_rowid: bool,
     allocate: Allocate | None,
-) -> VectorBatch:  # fmt: skip
+) -> VectorBatch:
     conn.execute("BEGIN")
     try:
         return read_vectors(conn, model_id, dim, after_seq, by_rowid=by_rowid, allocate=allocate)

@@ -60,10 +60,18 @@ class VectorIndex:
     """Search one model's vectors; see the module docstring for how it stays current."""
 
     def __init__(
-        self, source: VectorSource, root: Path, model_id: str, dim: int, *,
-        auto_build: bool = True, background: bool = True, ann_min: int = ANN_MIN,
-        delta_max: int = DELTA_MAX, subset_exact_max: int = SUBSET_EXACT_MAX,
-    ) -> None:  # fmt: skip
+        self,
+        source: VectorSource,
+        root: Path,
+        model_id: str,
+        dim: int,
+        *,
+        auto_build: bool = True,
+        background: bool = True,
+        ann_min: int = ANN_MIN,
+        delta_max: int = DELTA_MAX,
+        subset_exact_max: int = SUBSET_EXACT_MAX,
+    ) -> None:
         self.source = source
         self.folder = model_dir(Path(root), model_id)
         self.model_id = model_id
@@ -121,8 +129,11 @@ class VectorIndex:
             else:
                 probed = True
             if not probed or self._snapshot_is_foreign(state):
-                log.warning("the vector index in %s was made from another database at this "
-                            "path; rebuilding it", self.folder)  # fmt: skip
+                log.warning(
+                    "the vector index in %s was made from another database at this "
+                    "path; rebuilding it",
+                    self.folder,
+                )
                 self._rejected = self._generation()
                 self._adopt(None)
             if state.max_seq > self._seq:
@@ -220,8 +231,15 @@ class VectorIndex:
                     self.model_id, self.dim, 0, by_rowid=True, allocate=allocate
                 )
 
-            write_snapshot(self.folder, self.model_id, self.dim, read, state.deletes,
-                           graph_min=self.ann_min, threads=threads)  # fmt: skip
+            write_snapshot(
+                self.folder,
+                self.model_id,
+                self.dim,
+                read,
+                state.deletes,
+                graph_min=self.ann_min,
+                threads=threads,
+            )
         finally:
             lock.release()
         with self._lock:
@@ -296,6 +314,7 @@ class VectorIndex:
             if found is not None:
                 return found
         # exact: over the allowed rows when given, else over everything
+        pos: np.ndarray | None
         if allowed is not None:
             pos, found_rows = _lookup(snap.rowids, allowed)
             pos = pos[found_rows]
