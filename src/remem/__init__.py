@@ -4,8 +4,9 @@ Local-first: one SQLite file, a bundled multilingual embedding model, hybrid vec
 search that works for Chinese, Japanese and Korean as well as English.
 """
 
+from remem.async_memory import AsyncMemory
 from remem.config import Config
-from remem.engine import AsyncMemory, Memory
+from remem.engine import Memory
 from remem.errors import RememError, ValidationError
 from remem.types import Explain, Filters, Hit, Record, SearchResult, Turn
 

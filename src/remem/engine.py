@@ -8,11 +8,9 @@ embed``) fills the gap later.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +33,7 @@ from remem.types import Filters, Record, SearchResult, Turn
 
 log = logging.getLogger("remem")
 
-__all__ = ["AsyncMemory", "Memory", "make_filters"]
+__all__ = ["Memory", "make_filters"]
 
 
 class Memory:
@@ -437,83 +435,3 @@ class Memory:
             "model": self.config.embed.model,
         }
         return data
-
-
-# Memory's public methods that AsyncMemory offers as coroutines (one list, not copies).
-ASYNC_METHODS: tuple[str, ...] = (
-    "ingest",
-    "ingest_many",
-    "add",
-    "search",
-    "get",
-    "list",
-    "delete",
-    "delete_where",
-    "stats",
-    "rewrite",
-    "rollback",
-    "set_session",
-    "session_info",
-    "embed_pending",
-    "embed_records",
-    "wait_indexed",
-    "clear_vectors",
-    "capture_after_turn",
-    "recall_memories",
-    "recall_for_turn",
-    "session_reset",
-    "history",
-    "undo",
-)
-
-
-class AsyncMemory:
-    """The same API for asyncio code: every call of ``ASYNC_METHODS`` runs in a worker
-    thread, so a slow embedding never blocks the event loop."""
-
-    def __init__(
-        self,
-        path: str | Path | None = None,
-        config: Config | None = None,
-        *,
-        embedder: Embedder | None = None,
-        store: Store | None = None,
-    ) -> None:
-        self._sync = Memory(path, config, embedder=embedder, store=store)
-
-    @property
-    def sync(self) -> Memory:
-        return self._sync
-
-    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
-        if name not in ASYNC_METHODS:
-            raise AttributeError(f"AsyncMemory has no method {name!r}")
-        method = getattr(self._sync, name)
-
-        @functools.wraps(method)
-        async def call(*args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(method, *args, **kwargs)
-
-        return call
-
-    def __dir__(self) -> list[str]:
-        return sorted({*super().__dir__(), *ASYNC_METHODS})
-
-    async def call_tool(
-        self, agent: str, name: str, arguments: dict[str, Any] | None = None, **kw: Any
-    ) -> dict[str, Any]:
-        """Call one memory tool as ``agent`` (see ``Memory.tools``)."""
-
-        def run() -> dict[str, Any]:
-            return self._sync.tools(agent, **kw).call(name, arguments)
-
-        return await asyncio.to_thread(run)
-
-    async def close(self) -> None:
-        await asyncio.to_thread(self._sync.close)
-
-    async def __aenter__(self) -> AsyncMemory:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()

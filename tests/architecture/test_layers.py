@@ -16,7 +16,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("package", ("remem",)),  # remem/__init__.py: the public names
     (
         "engine",
-        ("remem.engine", "remem.doctor", "remem.transfer", "remem.migrate", "remem.maintenance"),
+        (
+            "remem.engine",
+            "remem.async_memory",
+            "remem.doctor",
+            "remem.transfer",
+            "remem.migrate",
+            "remem.maintenance",
+        ),
     ),
     (
         "features",

@@ -359,7 +359,7 @@ def test_tokens_sign_in_and_scope_every_page(hash_memory):
 
 
 def test_form_numbers_are_read_as_json_reads_them():
-    from remem.server.ui.routes import _as_json_number
+    from remem.server.ui.context import _as_json_number
 
     assert _as_json_number("0.5") == 0.5 and _as_json_number("7") == 7
     assert _as_json_number("abc") == "abc" and _as_json_number("true") == "true"

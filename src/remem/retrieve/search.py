@@ -129,30 +129,9 @@ class Searcher:
             store=self.store,
             filters=filters,
         )
-        role_filter = filters is not None and (
-            filters.roles is not None or bool(filters.exclude_roles)
-        )
-        pool = pool_size(
-            k,
-            floor=cfg.search.candidate_pool,
-            factor=cfg.search.candidate_factor,
-            role_factor=cfg.search.role_filter_factor,
-            role_filter=role_filter,
-        )
+        pool = self._pool(k, filters)
         t0 = time.perf_counter()
-
-        lexical: list[tuple[int, float]] = []
-        if "lexical" in channels:
-            lexical = lexical_candidates(
-                self.store,
-                self.tokenizer.query_tokens(query),
-                filters,
-                pool,
-                now,
-                context_weight=cfg.search.context_weight,
-                max_df=cfg.search.lexical_max_df,
-                prune_min_docs=cfg.search.lexical_prune_min_docs,
-            )
+        lexical = self._lexical(query, filters, pool, now) if "lexical" in channels else []
         t1 = time.perf_counter()
 
         vector: list[tuple[int, float]] = []
@@ -180,9 +159,7 @@ class Searcher:
         result.hits = [self._hit(c, result.degraded) for c in cands[:k]]
         result.dropped = [d.to_dict() for d in ctx.dropped]
         result.notes = list(ctx.notes)
-        for w in ctx.warnings:
-            if w not in result.warnings:
-                result.warnings.append(w)
+        result.warnings += [w for w in dict.fromkeys(ctx.warnings) if w not in result.warnings]
         result.timings_ms.update(
             {
                 "lexical": (t1 - t0) * 1000,
@@ -194,6 +171,35 @@ class Searcher:
             }
         )
         return result
+
+    def _pool(self, k: int, filters: Filters | None) -> int:
+        """Each channel's top-N for this k (larger when a role filter will drop hits)."""
+        cfg = self.config.search
+        role_filter = filters is not None and (
+            filters.roles is not None or bool(filters.exclude_roles)
+        )
+        return pool_size(
+            k,
+            floor=cfg.candidate_pool,
+            factor=cfg.candidate_factor,
+            role_factor=cfg.role_filter_factor,
+            role_filter=role_filter,
+        )
+
+    def _lexical(
+        self, query: str, filters: Filters | None, pool: int, now: float
+    ) -> list[tuple[int, float]]:
+        cfg = self.config.search
+        return lexical_candidates(
+            self.store,
+            self.tokenizer.query_tokens(query),
+            filters,
+            pool,
+            now,
+            context_weight=cfg.context_weight,
+            max_df=cfg.lexical_max_df,
+            prune_min_docs=cfg.lexical_prune_min_docs,
+        )
 
     def _fuse(
         self, vector: list[tuple[int, float]], lexical: list[tuple[int, float]]

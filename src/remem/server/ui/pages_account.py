@@ -1,0 +1,67 @@
+"""Sign-in and the read-only settings page (with the audit log)."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse
+
+from remem.server.rest_context import Caller
+from remem.server.ui.auth import TOKEN_COOKIE, token_agent
+from remem.server.ui.context import (
+    PREFIX,
+    UI,
+)
+
+
+def routes(ui: UI) -> APIRouter:
+    router = APIRouter(prefix=PREFIX, include_in_schema=False)
+    config = ui.config
+    caller, page, back = ui.caller, ui.page, ui.back
+    check_origin = ui.check_origin
+    audit = ui.audit
+
+    # ------------------------------------------------------------------ sign in
+    @router.get("/login", response_class=HTMLResponse)
+    def login_form(request: Request, next: str = PREFIX):
+        return page(request, "login.html", None, next=next if next.startswith(PREFIX) else PREFIX)
+
+    @router.post("/login")
+    def login(request: Request, token: str = Form(""), next: str = Form(PREFIX)):
+        check_origin(request)
+        if not config.server.tokens or token_agent(config, token) is None:
+            return page(request, "login.html", None, status=401, error=True, next=next)
+        response = back(next if next.startswith(PREFIX) else PREFIX)
+        response.set_cookie(
+            TOKEN_COOKIE, token.strip(), httponly=True, samesite="strict", path=PREFIX
+        )
+        return response
+
+    @router.post("/logout")
+    def logout(request: Request):
+        check_origin(request)
+        response = back(f"{PREFIX}/login")
+        response.delete_cookie(TOKEN_COOKIE, path=PREFIX)
+        return response
+
+    # ------------------------------------------------------------------ settings
+    @router.get("/settings", response_class=HTMLResponse)
+    def settings(request: Request, c: Caller = Depends(caller)):
+        sections: dict[str, list[tuple[str, str | None, str]]] = {}
+        for key, value, source in config.effective():
+            shown: str | None = json.dumps(value, default=str, ensure_ascii=False)
+            if c.restricted and key in ("server.tokens", "scopes.agents"):
+                shown = None  # other agents and their access lists: not this agent's business
+            sections.setdefault(key.split(".")[0], []).append((key, shown, source))
+        entries = audit.recent(c.agent if c.restricted else None)
+        return page(
+            request,
+            "settings.html",
+            c,
+            sections=sections,
+            audit=entries,
+            audit_file=str(audit.path),
+        )
+
+    return router
