@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from remem.capture.store import store_memory
+from remem.capture.remember import store_memory
 from remem.errors import RememError
 from remem.ports import MemoryPort
 from remem.recall.memories import relevant_memories

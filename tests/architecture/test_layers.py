@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "remem.async_memory",
             "remem.doctor",
             "remem.transfer",
-            "remem.migrate",
+            "remem.lancedb_import",
             "remem.maintenance",
         ),
     ),

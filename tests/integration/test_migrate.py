@@ -10,7 +10,7 @@ import pytest
 from test_cli import one_error_line, run
 
 from remem import Config, Memory
-from remem import migrate as m
+from remem import lancedb_import as m
 from remem.errors import RememError
 
 

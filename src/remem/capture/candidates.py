@@ -47,7 +47,7 @@ _REMEMBER_ZH = re.compile(
 
 
 @dataclass
-class Candidate:
+class MemoryCandidate:
     text: str
     category: str
     importance: float
@@ -109,9 +109,9 @@ def judge(sentence: str, cfg: CaptureConfig) -> tuple[Admission | None, str | No
 
 def candidates_from(
     messages: list[dict], cfg: CaptureConfig
-) -> tuple[list[Candidate], list[Rejected]]:
+) -> tuple[list[MemoryCandidate], list[Rejected]]:
     """``messages``: dicts with ``text``, ``role`` and optional ``id`` and ``speaker_id``."""
-    found: list[Candidate] = []
+    found: list[MemoryCandidate] = []
     rejected: list[Rejected] = []
     for m in messages:
         role = m.get("role") or "user"
@@ -130,7 +130,7 @@ def candidates_from(
             if _REQUEST.match(sentence) and text != sentence:
                 text = text.rstrip("?？ ")
             found.append(
-                Candidate(
+                MemoryCandidate(
                     text=text,
                     category=admission.category,
                     importance=admission.importance,

@@ -13,9 +13,9 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from remem.capture.candidates import Candidate, Rejected, candidates_from
+from remem.capture.candidates import MemoryCandidate, Rejected, candidates_from
 from remem.capture.llm import SYSTEM_PROMPT, ChatClient, LLMError, parse_memories, transcript
-from remem.capture.store import store_memory
+from remem.capture.remember import store_memory
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
 from remem.scopes import resolve
@@ -76,7 +76,7 @@ def _messages(mem: MemoryPort, turn: Turn) -> list[dict]:
 
 def _llm_candidates(
     mem: MemoryPort, messages: list[dict], result: CaptureResult
-) -> list[Candidate] | None:
+) -> list[MemoryCandidate] | None:
     cfg = mem.config
     cleaned = [
         {**m, "text": strip_wrappers(m["text"])}
@@ -113,7 +113,7 @@ def _llm_candidates(
             continue
         src = by_role.get(p["role"], {})
         out.append(
-            Candidate(
+            MemoryCandidate(
                 text=p["text"],
                 category=p["category"],
                 importance=p["importance"],

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from remem.capture.candidates import sentences
 from remem.capture.llm import SUMMARY_PROMPT, ChatClient, LLMError, transcript
-from remem.capture.store import StoreOutcome, store_memory
+from remem.capture.remember import StoreOutcome, store_memory
 from remem.ports import MemoryPort
 from remem.scopes import resolve
 from remem.text.clean import strip_wrappers

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from remem import migrate as lancedb_migration
+from remem import lancedb_import as lancedb_migration
 from remem.cli.common import JsonOption, emit_json, err, fail, open_memory, out, read_lines
 from remem.schemas import validate_scope
 from remem.transfer import export_file, export_records, import_records

@@ -20,6 +20,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from remem.index.columns import FilterColumns
+from remem.store.base import Store
 from remem.types import Filters
 
 # Scanning the loaded BLAS libraries costs ~1 ms; do it once, not per search.
@@ -39,7 +40,7 @@ def blas_one_thread():
 class ExactIndex:
     """Brute-force cosine search (vectors are unit length, so a dot product)."""
 
-    def __init__(self, store, model_id: str, dim: int) -> None:
+    def __init__(self, store: Store, model_id: str, dim: int) -> None:
         self.store = store
         self.model_id = model_id
         self.dim = dim

@@ -18,13 +18,14 @@ from remem.index.columns import FilterColumns
 from remem.index.snapshot import index_dir
 from remem.index.source import SQLiteVectorSource
 from remem.index.vector import VectorIndex
+from remem.store.base import Store
 from remem.types import Filters
 
 
 class FilteredVectorIndex:
     def __init__(
         self,
-        store,
+        store: Store,
         model_id: str,
         dim: int,
         *,
@@ -33,6 +34,8 @@ class FilteredVectorIndex:
         **vector_options,
     ) -> None:
         """``vector_options`` go to ``VectorIndex`` (thresholds, ``background``)."""
+        if store.path is None:
+            raise ValueError("the vector index lives beside a database file; this store has none")
         self.store = store
         self.model_id = model_id
         self.dim = dim

@@ -20,7 +20,7 @@ import sqlite3
 import threading
 
 from remem.errors import RememError
-from remem.store.base import VectorRows
+from remem.store.base import Store, VectorRows
 
 log = logging.getLogger("remem.index")
 
@@ -29,7 +29,7 @@ KEY = "legacy-model"
 
 
 class LegacyVectors:
-    def __init__(self, store) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
         self.lock = threading.Lock()
         self._warned = False

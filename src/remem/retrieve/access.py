@@ -11,9 +11,11 @@ from __future__ import annotations
 import threading
 import time
 
+from remem.store.base import RecordStore
+
 
 class AccessRecorder:
-    def __init__(self, store, debounce_s: float = 30.0) -> None:
+    def __init__(self, store: RecordStore, debounce_s: float = 30.0) -> None:
         self.store = store
         self.debounce_s = debounce_s
         self._pending: dict[int, tuple[int, float]] = {}

@@ -9,6 +9,7 @@ import numpy as np
 
 from remem.config import Config
 from remem.retrieve.candidates import Candidate
+from remem.store.base import Store
 from remem.text.timeexpr import TimeWindow
 from remem.types import Filters
 
@@ -47,7 +48,7 @@ class StageContext:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # What the stages that look beyond the candidate list need (neighbour lift, rerank).
-    store: Any = None
+    store: Store | None = None
     filters: Filters | None = None
     reranker: Any = None
 

@@ -126,14 +126,16 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
     excluded = {d.rowid for d in ctx.dropped}
     cap = cfg.neighbour_cap
     check_noise = ctx.config.noise.enabled
+    assert ctx.store is not None  # the searcher always gives its store
+    anchors = [c.record for c in top if c.record is not None]
     found = ctx.store.neighbours(
-        [c.record for c in top], cfg.neighbour_window, cfg.neighbour_window, ctx.filters, ctx.now
+        anchors, cfg.neighbour_window, cfg.neighbour_window, ctx.filters, ctx.now
     )
     gains: dict[int, tuple[float, float]] = {}  # rowid -> (gain, the most it may reach)
     records: dict[int, Record] = {}
     for c in top:
         for rec in found.get(c.rowid, []):
-            if rec.rowid in excluded or (check_noise and is_noise(rec.text)):
+            if rec.rowid is None or rec.rowid in excluded or (check_noise and is_noise(rec.text)):
                 continue
             gain = cfg.neighbour_lift * c.score
             # A reply from someone else (the answer after a matching question) may outrank

@@ -24,14 +24,14 @@ from remem.errors import ConfigError, ProviderUnavailableError, RememError
 from remem.index.exact import ExactIndex, blas_one_thread
 from remem.index.legacy import LegacyVectors
 from remem.retrieve import diversity as diversity_stage
-from remem.retrieve import filters as gates
-from remem.retrieve import scoring
+from remem.retrieve import gates, scoring
 from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
+from remem.store.base import Store
 from remem.text.timeexpr import find_time_window
 from remem.text.tokenize import Tokenizer
 from remem.types import Explain, Filters, Hit, SearchResult
@@ -62,7 +62,7 @@ STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spre
 class Searcher:
     def __init__(
         self,
-        store,
+        store: Store,
         tokenizer: Tokenizer,
         config: Config,
         embedder_factory: Callable[[], Embedder | None],

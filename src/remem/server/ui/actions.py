@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any
 
-from remem.capture.store import norm_hash
+from remem.capture.remember import norm_hash
 from remem.errors import NotFoundError, ValidationError
 from remem.types import Record
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from remem.config import Config
-from remem.retrieve import diversity, filters, scoring
+from remem.retrieve import diversity, gates, scoring
 from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.time_intent import time_intent
@@ -61,7 +61,7 @@ def test_pool_size():
 
 def test_min_semantic_drops_weak_vector_only_hits_and_says_so():
     c = ctx(cfg(**{"search.min_semantic": 0.8}))
-    out = filters.min_semantic(
+    out = gates.min_semantic(
         [
             cand(1, vector_score=0.9),
             cand(2, vector_score=0.5),
@@ -71,12 +71,12 @@ def test_min_semantic_drops_weak_vector_only_hits_and_says_so():
     )
     assert [x.rowid for x in out] == [1, 3]  # lexical matches pass
     assert c.dropped[0].stage == "min_semantic" and c.dropped[0].record_id == "r2"
-    assert filters.min_semantic([cand(4, vector_score=0.1)], ctx()) != []  # 0 = off
+    assert gates.min_semantic([cand(4, vector_score=0.1)], ctx()) != []  # 0 = off
 
 
 def test_noise_gate():
     c = ctx()
-    out = filters.noise(
+    out = gates.noise(
         [
             cand(1, text="hi Bob!"),
             cand(2, text="I moved to Berlin"),
@@ -87,12 +87,12 @@ def test_noise_gate():
     )
     assert [x.rowid for x in out] == [2]
     assert {d.stage for d in c.dropped} == {"noise"}
-    assert len(filters.noise([cand(1, text="hi")], ctx(cfg(**{"noise.enabled": False})))) == 1
+    assert len(gates.noise([cand(1, text="hi")], ctx(cfg(**{"noise.enabled": False})))) == 1
 
 
 def test_min_score_abstains_and_explains():
     c = ctx(cfg(**{"search.min_score": 0.6}))
-    assert filters.min_score([cand(1, score=0.5), cand(2, score=0.3)], c) == []
+    assert gates.min_score([cand(1, score=0.5), cand(2, score=0.3)], c) == []
     assert [d.reason for d in c.dropped] == ["score 0.5000 < 0.6", "score 0.3000 < 0.6"]
 
 

@@ -12,7 +12,7 @@ import pytest
 from remem.config import Config
 from remem.embed.factory import make_embedder, model_id_for
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[3] / "README.md"
 
 
 def _section() -> str:
