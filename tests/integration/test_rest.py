@@ -133,6 +133,27 @@ def test_validation_errors_and_limits(serve):
         assert r.status_code == 400 and "role" in r.json()["error"]
 
 
+def test_streamed_bodies_are_limited_and_small_ones_still_work(serve):
+    url, mem = serve(**{"server.max_body_bytes": 100_000})
+
+    def chunks(body: bytes, size: int = 65_536):  # an iterator: httpx sends it chunked
+        for start in range(0, len(body), size):
+            yield body[start : start + size]
+
+    with httpx.Client(base_url=url, timeout=60) as http:
+        big = b'{"text": "' + b"y" * 3_000_000 + b'"}'
+        r = http.post(
+            "/v1/ingest", content=chunks(big), headers={"content-type": "application/json"}
+        )
+        assert r.status_code == 413 and "over 100000 bytes" in r.json()["error"]
+        small = b'{"id": "c1", "text": "streamed but small"}'
+        r = http.post(
+            "/v1/ingest", content=chunks(small, 8), headers={"content-type": "application/json"}
+        )
+        assert r.status_code == 201 and r.json()["ingested"][0]["id"] == "c1"
+    assert mem.get("c1") is not None and mem.stats()["records"] == 1
+
+
 def test_tokens_map_to_agents_and_scopes(serve):
     url, mem = serve(**{"server.tokens": {TOKEN_A: "agent-a", TOKEN_B: "agent-b"}})
     mem.add("the vault code word is pineapple", scope="agent:agent-b")

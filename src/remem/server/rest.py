@@ -38,7 +38,9 @@ def _error(status: int, message: str, **extra: Any) -> JSONResponse:
 
 
 class BodyLimit:
-    """ASGI middleware: requests whose body exceeds the limit get 413 (declared or streamed)."""
+    """ASGI middleware: requests whose body exceeds the limit get 413, whether the length is
+    declared or the body is streamed (chunked): a body without a declared length is read up
+    to the limit before the app sees it, then handed over whole."""
 
     def __init__(self, app, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -46,27 +48,29 @@ class BodyLimit:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        too_large = _error(413, f"request body over {self.limit} bytes")
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            return await _error(413, f"request body over {self.limit} bytes")(scope, receive, send)
-        seen = 0
-
-        async def counted():
-            nonlocal seen
+        if declared is not None and declared.isdigit():
+            if int(declared) > self.limit:
+                return await too_large(scope, receive, send)
+            return await self.app(scope, receive, send)
+        messages, seen = [], 0
+        while True:
             message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break  # the client went away: let the app see it
             seen += len(message.get("body", b""))
             if seen > self.limit:
-                raise _TooLarge
-            return message
+                return await too_large(scope, receive, send)
+            if not message.get("more_body", False):
+                break
+        replay = iter(messages)
 
-        try:
-            await self.app(scope, counted, send)
-        except _TooLarge:
-            await _error(413, f"request body over {self.limit} bytes")(scope, receive, send)
+        async def buffered():
+            return next(replay, None) or await receive()
 
-
-class _TooLarge(Exception):
-    pass
+        return await self.app(scope, buffered, send)
 
 
 def create_app(mem) -> FastAPI:
