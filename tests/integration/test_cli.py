@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from remem.store import SQLiteStore
+
 REPO = Path(__file__).resolve().parents[2]
 ZH = REPO / "tests" / "data" / "zh_chat"
 
@@ -142,6 +144,7 @@ def test_ingest_bad_lines_change_nothing(tmp_path, content, expect):
 
 def test_bad_input_on_every_command(tmp_path):
     db = tmp_path / "x.db"
+    SQLiteStore(db).close()  # an empty store: the errors below are about the input
     cases = [
         (["ingest", str(tmp_path / "missing.jsonl")], "does not exist"),
         (["ingest", str(tmp_path)], "is a directory"),
@@ -232,3 +235,23 @@ def test_demo_recalls_the_right_turns():
     assert block.rstrip().endswith("</remem-memory>")
     human = run(["demo"]).stdout
     assert "Injected into the prompt" in human and "recall:" in human
+
+
+def test_version_answers_without_a_store(tmp_path):
+    from remem import __version__
+
+    proc = run(["--version"], db=tmp_path / "never-created.db")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"remem {__version__}"
+    assert not (tmp_path / "never-created.db").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["stats"], ["search", "x"], ["list"], ["get", "abc"], ["export"], ["doctor"]],
+)
+def test_read_only_commands_never_create_a_database(tmp_path, args):
+    db = tmp_path / "missing" / "dir" / "x.db"
+    proc = run(args, db=db, lexical=True)
+    one_error_line(proc, code=1)
+    assert "no remem database" in proc.stderr and "nothing was created" in proc.stderr
+    assert not db.parent.exists()  # neither the file nor its folders

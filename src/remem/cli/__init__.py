@@ -40,6 +40,14 @@ app.add_typer(memory.app, name="memory")
 app.add_typer(maintenance.config_app, name="config")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from remem import __version__
+
+        typer.echo(f"remem {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
     db: DbOption = None,
@@ -47,6 +55,12 @@ def _main(
         Path | None, typer.Option("--config", help="TOML config file (default: $REMEM_CONFIG)")
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="log details")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="print the version and exit", callback=_print_version, is_eager=True
+        ),
+    ] = False,
 ) -> None:
     state.db = db
     state.config_file = config

@@ -62,6 +62,16 @@ def open_memory(**overrides: Any) -> Memory:
     return Memory(config=load_config(**overrides))
 
 
+def open_existing_memory(**overrides: Any) -> Memory:
+    """For commands that only read: a database that does not exist is reported (exit 1),
+    never created (nor its folder)."""
+    config = load_config(**overrides)
+    path = config.store.resolved_path()
+    if not path.exists():
+        fail(f"no remem database at {str(path)!r}; check --db / REMEM_DB (nothing was created)", 1)
+    return Memory(config=config)
+
+
 def emit_json(data: Any) -> None:
     out.print_json(json.dumps(data, ensure_ascii=False, default=str), ensure_ascii=False)
 

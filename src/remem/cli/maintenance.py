@@ -19,6 +19,7 @@ from remem.cli.common import (
     emit_json,
     fail,
     load_config,
+    open_existing_memory,
     open_memory,
     out,
     progress_bar,
@@ -64,7 +65,7 @@ def clear(
 @app.command()
 def stats(as_json: JsonOption = False) -> None:
     """Counts by kind, scope, role, index status and embedding model; file size."""
-    with open_memory() as mem:
+    with open_existing_memory() as mem:
         data = mem.stats()
         data["missing_vectors"] = maintenance.missing_local_vectors(mem)
     if as_json:
@@ -213,7 +214,7 @@ def doctor(
     as_json: JsonOption = False,
 ) -> None:
     """Check the store: integrity, schema, lexical index, vectors, models."""
-    with open_memory() as mem:
+    with open_existing_memory() as mem:
         findings = run_doctor(mem, fix=fix)
     if as_json:
         emit_json([f.to_dict() for f in findings])

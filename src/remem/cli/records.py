@@ -17,6 +17,7 @@ from remem.cli.common import (
     err,
     fail,
     fmt_time,
+    open_existing_memory,
     open_memory,
     out,
     read_lines,
@@ -155,7 +156,7 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Hybrid (vector + BM25) search."""
-    with open_memory() as mem:
+    with open_existing_memory() as mem:
         result = mem.search(
             query, k=k, filters=_filters(kind, scope, session, role, since, until), now=now
         )
@@ -227,7 +228,7 @@ def list_(
         fail(f"invalid --limit {limit}; use 0 (all) or a positive number")
     if offset < 0:
         fail(f"invalid --offset {offset}; use 0 or a positive number")
-    with open_memory() as mem:
+    with open_existing_memory() as mem:
         records = mem.list(
             {**_filters(kind, scope, session, role, None, None), "category": category},
             limit=limit or None,
@@ -273,7 +274,7 @@ def get(
     as_json: JsonOption = False,
 ) -> None:
     """Show one record."""
-    with open_memory() as mem:
+    with open_existing_memory() as mem:
         record = mem.get(_resolve_id(mem, record_id))
     assert record is not None
     if as_json:

@@ -9,7 +9,16 @@ from typing import Annotated
 import typer
 
 from remem import lancedb_import as lancedb_migration
-from remem.cli.common import JsonOption, emit_json, err, fail, open_memory, out, read_lines
+from remem.cli.common import (
+    JsonOption,
+    emit_json,
+    err,
+    fail,
+    open_existing_memory,
+    open_memory,
+    out,
+    read_lines,
+)
 from remem.schemas import validate_scope
 from remem.transfer import export_file, export_records, import_records
 
@@ -100,7 +109,7 @@ def export_(
     filters = {"scope": scope, "kind": kind}
     if output is not None and output.is_dir():
         fail(f"--output {str(output)!r} is a directory; give a file path")
-    with open_memory() as mem:
+    with open_existing_memory() as mem:
         if output is None:
             n = export_records(mem, sys.stdout, filters=filters, with_vectors=with_vectors)
         else:
