@@ -255,3 +255,36 @@ def test_read_only_commands_never_create_a_database(tmp_path, args):
     one_error_line(proc, code=1)
     assert "no remem database" in proc.stderr and "nothing was created" in proc.stderr
     assert not db.parent.exists()  # neither the file nor its folders
+
+
+def test_global_options_may_follow_the_subcommand(tmp_path):
+    from remem.cli import hoist_global_options
+
+    assert hoist_global_options(["search", "x", "--db", "f.db", "-k", "3", "-v"]) == [
+        "--db",
+        "f.db",
+        "-v",
+        "search",
+        "x",
+        "-k",
+        "3",
+    ]
+    assert hoist_global_options(["add", "--db=f.db", "--", "--db"]) == [
+        "--db=f.db",
+        "add",
+        "--",
+        "--db",
+    ]
+    db = tmp_path / "after.db"
+    assert run(["add", "Alice likes tea", "--db", str(db)], lexical=True).returncode == 0
+    proc = run(["search", "tea", "--db", str(db), "--json"], lexical=True)
+    assert proc.returncode == 0 and "Alice likes tea" in proc.stdout
+
+
+def test_search_reads_the_query_from_stdin(tmp_path):
+    db = tmp_path / "stdin.db"
+    assert run(["add", "the hut costs 65 euros a night"], db=db, lexical=True).returncode == 0
+    proc = run(["search", "-", "--json"], db=db, lexical=True, stdin="how much is the hut?\n")
+    assert proc.returncode == 0 and "65 euros" in proc.stdout
+    line = one_error_line(run(["search", "-"], db=db, lexical=True, stdin="   "))
+    assert "invalid query" in line

@@ -70,10 +70,36 @@ def _main(
     )
 
 
+# Options of the whole command that may also follow the subcommand (`remem search x --db f`).
+GLOBAL_OPTIONS = {"--db": True, "--config": True, "--verbose": False, "-v": False}
+
+
+def hoist_global_options(argv: list[str]) -> list[str]:
+    """The arguments with global options moved before the subcommand, wherever they were
+    written (up to a ``--``, after which everything is an argument)."""
+    hoisted: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest += argv[i:]
+            break
+        name = arg.split("=", 1)[0]
+        if name in GLOBAL_OPTIONS:
+            takes_value = GLOBAL_OPTIONS[name] and "=" not in arg
+            hoisted += argv[i : i + 2] if takes_value else [arg]
+            i += 2 if takes_value else 1
+            continue
+        rest.append(arg)
+        i += 1
+    return hoisted + rest
+
+
 def main() -> None:
     """The console script: a library error becomes one line and its exit code."""
     try:
-        app()
+        app(args=hoist_global_options(sys.argv[1:]))
     except RememError as exc:
         code = 1 if isinstance(exc, NotFoundError) else 2
         err.print(f"error: {exc}", markup=False, highlight=False)

@@ -3,6 +3,7 @@ delete-bulk."""
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Annotated, Any
 
@@ -143,7 +144,7 @@ def ingest(
 # ---------------------------------------------------------------------- search
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="what to look for")],
+    query: Annotated[str, typer.Argument(help="what to look for; - reads it from stdin")],
     k: Annotated[int, typer.Option("-k", "--k", help="number of hits")] = 10,
     kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
     scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
@@ -156,6 +157,8 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Hybrid (vector + BM25) search."""
+    if query == "-":
+        query = sys.stdin.read().strip()
     with open_existing_memory() as mem:
         result = mem.search(
             query, k=k, filters=_filters(kind, scope, session, role, since, until), now=now
