@@ -25,6 +25,7 @@ from typing import Any
 from remem.config import Config
 from remem.embed.base import Embedder
 from remem.errors import RememError
+from remem.transfer import jsonl_lines
 
 METRICS = ("recall@5", "recall@10", "hit@10", "session_recall@10", "mrr")
 
@@ -65,8 +66,12 @@ def load_dataset(path: Path) -> tuple[list[dict], list[dict]]:
                 f"{str(f)!r} not found; DATASET_DIR must hold corpus.jsonl and queries.jsonl "
                 "(the ../shared/bench format)"
             )
-    corpus = [json.loads(line) for line in corpus_file.read_text().splitlines() if line.strip()]
-    queries = [json.loads(line) for line in queries_file.read_text().splitlines() if line.strip()]
+    corpus = [
+        json.loads(line) for line in jsonl_lines(corpus_file.read_text("utf-8")) if line.strip()
+    ]
+    queries = [
+        json.loads(line) for line in jsonl_lines(queries_file.read_text("utf-8")) if line.strip()
+    ]
     return corpus, queries
 
 

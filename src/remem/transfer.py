@@ -136,6 +136,13 @@ class ImportReport:
         }
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSONL text. Only "\\n" ends a line (a trailing "\\r" is dropped):
+    ``str.splitlines`` would also split on U+2028, U+2029 and other separators, which JSON
+    strings may hold as they are."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -144,6 +151,9 @@ def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | No
             item = json.loads(line)
         except json.JSONDecodeError as exc:
             yield number, None, f"not valid JSON ({exc.msg})"
+            continue
+        except RecursionError:
+            yield number, None, "not valid JSON (nested too deeply)"
             continue
         if not isinstance(item, dict):
             yield number, None, "expected a JSON object per line"

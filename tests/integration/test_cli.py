@@ -288,3 +288,22 @@ def test_search_reads_the_query_from_stdin(tmp_path):
     assert proc.returncode == 0 and "65 euros" in proc.stdout
     line = one_error_line(run(["search", "-"], db=db, lexical=True, stdin="   "))
     assert "invalid query" in line
+
+
+def test_jsonl_lines_end_only_at_newlines_and_deep_nesting_is_one_error(tmp_path):
+    db = tmp_path / "lines.db"
+    f = tmp_path / "in.jsonl"
+    # U+2028 / U+2029 are valid inside JSON strings: they do not end a line
+    f.write_text(
+        '{"id": "a", "text": "one\u2028two\u2029three"}\r\n{"id": "b", "text": "x"}\n',
+        encoding="utf-8",
+    )
+    assert run(["ingest", str(f)], db=db, lexical=True).returncode == 0
+    proc = run(["get", "a", "--json"], db=db, lexical=True)
+    assert proc.returncode == 0 and "one\\u2028two" in proc.stdout.replace("\u2028", "\\u2028")
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"text": "fine"}\n' + "[" * 100_000 + "\n", encoding="utf-8")
+    line = one_error_line(run(["ingest", str(deep)], db=db, lexical=True))
+    assert "deep.jsonl:2" in line and "nested too deeply" in line
+    proc = run(["stats", "--json"], db=db, lexical=True)
+    assert '"records": 2' in proc.stdout  # the bad file wrote nothing

@@ -24,6 +24,7 @@ from rich.progress import (
 )
 
 from remem import Config, Memory
+from remem.transfer import jsonl_lines
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -97,14 +98,14 @@ def short(text: str, width: int = 90) -> str:
 def read_lines(path: str, what: str = "a JSONL file (one JSON object per line)") -> list[str]:
     """The lines of a UTF-8 file, or of stdin for '-'; ``what`` says what to give instead."""
     if path == "-":
-        return sys.stdin.read().splitlines()
+        return jsonl_lines(sys.stdin.read())
     file = Path(path)
     if not file.exists():
         fail(f"{path!r} does not exist; give {what}")
     if not file.is_file():
         fail(f"{path!r} is a directory; give {what}")
     try:
-        return file.read_text(encoding="utf-8").splitlines()
+        return jsonl_lines(file.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         fail(f"{path!r} is not UTF-8 text; give {what}")
 
