@@ -91,6 +91,9 @@ def test_no_path_leaves_the_allowed_scopes(lists, allow_unknown, mode, memories,
         "scopes.allow_unknown_agents": allow_unknown,
         "autorecall.min_margin": -1.0,
         "capture.scope": "agent:{agent}",
+        # unique texts must never be near-duplicates of each other: the hash embedder puts
+        # "zebra stored by a1 <uuid>" texts close together; only identical vectors dedup here
+        "capture.dedup_similarity": 1.0,
     }
     with tempfile.TemporaryDirectory() as tmp:
         config = Config.load(env={}, overrides=overrides)
