@@ -244,11 +244,6 @@ class Indexer:
             return list(itertools.islice(self.store.iter_records(batch=size, after=after), size))
         return self.store.records_missing_vectors(model_id, limit=size, after_rowid=after)
 
-    def missing_vectors(self) -> int:
-        """Records without a vector of the configured model (0 without a model)."""
-        embedder = self.get_embedder()
-        return 0 if embedder is None else self.store.count_missing_vectors(embedder.model_id)
-
     def finish_switch(self, *, drop_old: bool = False) -> int:
         """After a complete re-embed with this indexer's model: record it as the store's
         active model and, with ``drop_old``, delete other models' vectors. Returns how many
