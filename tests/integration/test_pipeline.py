@@ -112,11 +112,6 @@ def test_time_intent_prefers_the_named_window(convo):
     assert "t6" in [h.record.id for h in filtered]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect: find_time_window takes only the first expression ('yesterday'), so "
-    "'yesterday or 2 days ago' keeps nothing; the old assertion passed on an empty result",
-)
 def test_time_intent_filter_mode(db_path, e5):
     config = Config.load(env={}, overrides={"indexing.mode": "sync", "time_intent.mode": "filter"})
     with Memory(db_path, config, embedder=e5) as mem:

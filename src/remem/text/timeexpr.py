@@ -20,20 +20,44 @@ DAY = 86400
 
 @dataclass(frozen=True, slots=True)
 class TimeWindow:
+    """One or more half-open [start, end) spans that a query names ("yesterday or 2 days ago"
+    names two); ``start`` / ``end`` are the hull of all spans."""
+
     start: float
     end: float
     expression: str
+    spans: tuple[tuple[float, float], ...] = ()
+
+    def _spans(self) -> tuple[tuple[float, float], ...]:
+        return self.spans or ((self.start, self.end),)
 
     def contains(self, ts: float) -> bool:
-        return self.start <= ts < self.end
+        return any(start <= ts < end for start, end in self._spans())
 
     def distance_days(self, ts: float) -> float:
-        """0 inside the window, else days to its nearest edge."""
-        if ts < self.start:
-            return (self.start - ts) / DAY
-        if ts >= self.end:
-            return (ts - self.end) / DAY
-        return 0.0
+        """0 inside a span, else days to the nearest edge of the nearest span."""
+        return min(_distance(ts, start, end) for start, end in self._spans()) / DAY
+
+
+def _distance(ts: float, start: float, end: float) -> float:
+    if ts < start:
+        return start - ts
+    if ts >= end:
+        return ts - end
+    return 0.0
+
+
+def _union(windows: list[TimeWindow]) -> TimeWindow:
+    """Several windows as one: overlapping spans merged, expressions in query order."""
+    spans = sorted(span for w in windows for span in w._spans())
+    merged: list[tuple[float, float]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    expression = " / ".join(w.expression for w in windows)
+    return TimeWindow(merged[0][0], merged[-1][1], expression, tuple(merged))
 
 
 _MONTHS = {
@@ -224,19 +248,28 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
 
 
 def find_time_window(query: str, now: float) -> TimeWindow | None:
-    """The first time expression in the query as a window, or None."""
+    """Every time expression in the query as one window (their union), or None.
+
+    Patterns are tried in priority order ("the day before yesterday" before "yesterday");
+    a match that overlaps text an earlier pattern already claimed is skipped, so one phrase
+    names one span."""
     text = query.lower()
     current = datetime.fromtimestamp(now, UTC)
     today = _day_start(current)
+    found: list[tuple[int, TimeWindow]] = []
+    claimed: list[tuple[int, int]] = []
     for pattern, kind in _PATTERNS:
-        m = pattern.search(text)
-        if not m:
-            continue
-        expr = m.group(0)
-        window = _resolve(kind, m, current, today, expr)
-        if window is not None:
-            return window
-    return None
+        for m in pattern.finditer(text):
+            if any(m.start() < end and start < m.end() for start, end in claimed):
+                continue
+            window = _resolve(kind, m, current, today, m.group(0))
+            if window is not None:
+                claimed.append(m.span())
+                found.append((m.start(), window))
+    if not found:
+        return None
+    windows = [w for _pos, w in sorted(found, key=lambda item: item[0])]
+    return windows[0] if len(windows) == 1 else _union(windows)
 
 
 def _resolve(

@@ -76,3 +76,30 @@ def test_zh_numbers():
     assert zh_number("两") == 2
     assert zh_number("二十") == 20
     assert zh_number("15") == 15
+
+
+def test_every_expression_counts_and_the_windows_unite():
+    window = find_time_window("what did Eli say yesterday or 2 days ago", NOW)
+    assert window is not None
+    assert (window.start, window.end) == (d(2026, 11, 16), d(2026, 11, 18))
+    assert window.expression == "yesterday / 2 days ago"
+    assert window.contains(d(2026, 11, 16, 9)) and window.contains(d(2026, 11, 17, 9))
+    assert not window.contains(d(2026, 11, 18, 9))
+
+
+def test_spans_that_do_not_touch_stay_apart():
+    window = find_time_window("in 2024 or last week", NOW)
+    assert window is not None
+    assert window.spans == ((d(2024, 1, 1), d(2025, 1, 1)), (d(2026, 11, 9), d(2026, 11, 16)))
+    assert not window.contains(d(2025, 6, 1))  # between the two spans
+    assert window.distance_days(d(2026, 11, 17)) == 1.0  # nearest edge: last week's end
+    assert window.distance_days(d(2025, 1, 3)) == 2.0  # nearest edge: 2024's end
+
+
+def test_one_phrase_names_one_span():
+    # "the day before yesterday" also contains "yesterday"; "去年夏天" also contains "去年"
+    window = find_time_window("the day before yesterday", NOW)
+    assert window is not None and window.spans == ()
+    assert (window.start, window.end) == (d(2026, 11, 16), d(2026, 11, 17))
+    window = find_time_window("去年夏天去了哪里", NOW)
+    assert window is not None and (window.start, window.end) == (d(2025, 6, 1), d(2025, 9, 1))
