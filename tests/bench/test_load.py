@@ -1,0 +1,50 @@
+"""The load benchmark (bench/load.py), small: real `remem serve` processes over one store,
+concurrent clients, and the check that every acknowledged write is there exactly once."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _load_bench():
+    spec = importlib.util.spec_from_file_location("bench_load", REPO / "bench" / "load.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_load"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_two_workers_four_clients_lose_nothing(tmp_path):
+    load = _load_bench()
+    report = load.run(str(tmp_path / "load.db"), workers=2, clients=4, seconds=3, provider="none")
+    assert report["errors"] == 0, report["error_samples"]
+    assert set(report["operations"]) == {"ingest", "memory", "search"}
+    writes = report["writes"]
+    assert writes["acknowledged"] > 0
+    assert writes["missing"] == 0 and writes["duplicated_acks"] == 0
+    assert writes["unacknowledged_extra"] == 0
+
+
+def test_verify_notices_a_missing_write(tmp_path):
+    load = _load_bench()
+    db = str(tmp_path / "v.db")
+    from remem import Config, Memory
+
+    config = Config.load(env={}, overrides={"embed.provider": "none", "indexing.mode": "sync"})
+    with Memory(db, config) as mem:
+        mem.ingest({"id": "loadx-m-1", "text": "kept", "session": "s"})
+    tally = load.Tally()
+    tally.ack("message", "loadx-m-1")
+    tally.ack("message", "loadx-m-2")  # acknowledged but never stored
+    writes = load.verify(db, tally, {})
+    assert writes == {
+        "acknowledged": 2,
+        "missing": 1,
+        "duplicated_acks": 0,
+        "unacknowledged_extra": 0,
+    }
