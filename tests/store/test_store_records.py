@@ -194,3 +194,22 @@ def test_current_memories(store):
     assert ids(speaker_id="alice") == ["r1"]
     assert ids(speaker_id=None) == ["r2", "r4"]  # None is a value: no speaker
     assert ids(speaker_id=ANY, limit=1) == ["r1"]
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("kind", "note"), ("message_kind", "sticker"), ("index_status", "done")],
+)
+def test_a_value_outside_a_closed_set_is_refused_by_name(store, column, value):
+    # Validation at the edges checks these first; the store still names the field, whatever
+    # the backend (no raw constraint error), and writes nothing.
+    with pytest.raises(ValidationError, match=column):
+        insert(store, fields(1), fields(2, **{column: value}))
+    assert store.get("r1") is None and store.get("r2") is None
+
+
+def test_an_unknown_index_status_is_refused_by_name(store):
+    (rowid,) = insert(store, fields(1))
+    with pytest.raises(ValidationError, match="index_status"):
+        store.mark_index_status([rowid], "done")
+    assert store.get("r1").index_status == "pending"

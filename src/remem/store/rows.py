@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
-from remem.types import Record
+from remem.errors import ValidationError
+from remem.types import INDEX_STATUSES, KINDS, MESSAGE_KINDS, Record
 
 # model_id belongs to a vector, not a record row; rowid is the store's own key.
 STORED_FIELDS: tuple[str, ...] = tuple(
@@ -47,6 +48,30 @@ def row_to_record(row: Sequence[Any]) -> Record:
     for name, empty in JSON_FIELDS.items():
         values[name] = _json(values[name], empty)
     return Record(rowid=row[0], **values)
+
+
+# Columns with a closed set of values. Validation at the edges (schemas) checks them first;
+# the store checks again so that a caller that skips it gets an error naming the field,
+# not a backend's constraint message (or, in a backend without constraints, a bad row).
+ENUM_COLUMNS: dict[str, tuple[str, ...]] = {
+    "kind": KINDS,
+    "index_status": INDEX_STATUSES,
+    "message_kind": MESSAGE_KINDS,
+}
+
+
+def check_enums(fields: dict[str, Any]) -> None:
+    """Raise ``ValidationError`` naming the first enumerated column with a value outside its
+    set (a missing status column takes its default)."""
+    for column in ENUM_COLUMNS:
+        check_value(column, column_value(fields, column))
+
+
+def check_value(column: str, value: Any) -> None:
+    """Raise ``ValidationError`` if ``value`` is not one of the enumerated ``column``'s values."""
+    allowed = ENUM_COLUMNS[column]
+    if value not in allowed:
+        raise ValidationError(column, value, f"use one of {', '.join(allowed)}")
 
 
 def column_value(fields: dict[str, Any], column: str) -> Any:

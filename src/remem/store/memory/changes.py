@@ -9,10 +9,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from remem.errors import ValidationError
 from remem.store.memory.records import AFTER_ALL
 from remem.store.memory.timeline import TimelineMixin
-from remem.types import INDEX_STATUSES
+from remem.store.rows import check_value
 
 
 class ChangesMixin(TimelineMixin):
@@ -71,8 +70,7 @@ class ChangesMixin(TimelineMixin):
     ) -> None:
         if not rowids:
             return
-        if status not in INDEX_STATUSES:
-            raise ValidationError("index_status", status, f"use one of {', '.join(INDEX_STATUSES)}")
+        check_value("index_status", status)
         with self._write():
             rev, now = self._bump_rev(), time.time()
             for rowid in rowids:

@@ -12,7 +12,7 @@ from remem.errors import ValidationError
 from remem.store.base import ANY, OnConflict, RecordRow
 from remem.store.memory.sessions import SessionsMixin
 from remem.store.memory.state import StoredRow, first
-from remem.store.rows import INSERT_FIELDS, STORED_FIELDS, column_value
+from remem.store.rows import INSERT_FIELDS, STORED_FIELDS, check_enums, column_value
 from remem.types import INDEX_STATUSES, KINDS, MESSAGE_KINDS, Filters, Record
 
 # What the SQL schema enforces: columns that must hold a value, and the allowed values.
@@ -55,6 +55,7 @@ class RecordsMixin(SessionsMixin):
             planned: list[tuple[dict[str, Any], RecordRow] | None] = []
             taken: set[str] = set()
             for row in rows:
+                check_enums(row[0])
                 values = stored_values(row[0])
                 if values["id"] in self._by_id or values["id"] in taken:
                     if on_conflict == "skip":

@@ -10,7 +10,7 @@ from typing import Any
 
 from remem.errors import ValidationError
 from remem.store.base import ANY, OnConflict, RecordRow
-from remem.store.rows import INSERT_FIELDS, column_value, row_to_record
+from remem.store.rows import INSERT_FIELDS, check_enums, check_value, column_value, row_to_record
 from remem.store.sqlite.connection import SQLiteConnection
 from remem.store.sqlite.filters import RECORD_COLUMNS, filters_sql, in_marks
 from remem.types import Filters, Record
@@ -45,6 +45,7 @@ class RecordsMixin(SQLiteConnection):
             for row in rows:
                 fields, tokens = row[0], row[1]
                 context = row[2] if len(row) > 2 else ""
+                check_enums(fields)
                 values = [column_value(fields, col) for col in INSERT_FIELDS]
                 try:
                     cur = c.execute(sql, [*values, rev, now])
@@ -338,6 +339,7 @@ class RecordsMixin(SQLiteConnection):
     ) -> None:
         if not rowids:
             return
+        check_value("index_status", status)
         now = time.time()
         with self.write() as c:
             rev = self._bump_rev(c)
