@@ -320,6 +320,13 @@ class Memory:
 
         return recall_for_turn(self, turn)
 
+    def conversation_recall(self, turn: Turn, query: str, **narrowing: Any) -> Any:
+        """Search the archived chat ``turn``'s session may recall for ``query``; ``scope``,
+        ``context_window`` and ``limit`` only narrow (see ``remem.recall.conversation``)."""
+        from remem.recall.conversation import conversation_recall
+
+        return conversation_recall(self, turn, query, **narrowing)
+
     def delete(self, ids: str | Sequence[str]) -> int:
         """Delete records by id; returns how many existed."""
         if isinstance(ids, str):
