@@ -127,3 +127,15 @@ def test_the_schema_names_the_arguments_as_aalis_does():
     props = spec["input_schema"]["properties"]
     assert {"query", "scope", "contextWindow", "limit"} <= set(props)
     assert props["scope"]["anyOf"][0]["enum"] == ["session", "user", "platform", "all"]
+
+
+def test_archived_text_with_its_speaker_prefix_is_embedded_with_one_prefix(db_path):
+    embedder = HashEmbedder()
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(db_path, config, embedder=embedder) as mem:
+        mem.ingest(
+            {"session": "s", "role": "user", "speaker": "alice", "text": "alice: I moved to Lisbon"}
+        )
+        mem.ingest({"session": "s", "role": "user", "speaker": "bob", "text": "me too"})
+    assert "alice: I moved to Lisbon" in embedder.seen and "bob: me too" in embedder.seen
+    assert not any("alice: alice:" in text for text in embedder.seen)

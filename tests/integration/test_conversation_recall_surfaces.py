@@ -109,7 +109,7 @@ def test_rest_hides_the_management_tools_when_switched_off(rest):
         r = http.post(f"/v1/tools/{name}", json={"arguments": {}})
         assert r.status_code == 400 and "turned off" in r.json()["error"]
     shown = rest()
-    assert MANAGEMENT <= {t["name"] for t in shown.get("/v1/tools").json()}
+    assert {t["name"] for t in shown.get("/v1/tools").json()} >= MANAGEMENT
 
 
 def test_mcp_lists_and_refuses_hidden_tools_and_recalls_the_chat(tmp_path):
