@@ -65,7 +65,9 @@ class Memory:
         self.indexer = Indexer(self.store, self.config, embedder)
         self.writer = RecordWriter(self.store, self.tokenizer, self.config, self.indexer)
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
-        self.access_counts = AccessRecorder(self.store, self.config.scoring.access_debounce_s)
+        self.access_counts = AccessRecorder(
+            self.store, self.config.scoring.access_debounce_s, self.config.scoring.access_window_s
+        )
         self.injections = InjectionLog()  # auto-recall's cross-turn dedup, per session
         self._neutral: dict[str, Any] = {}
 
@@ -431,7 +433,7 @@ class Memory:
         )
         if explicit and result.hits:
             # Explicit recalls reinforce (debounced); automatic ones never do.
-            self.access_counts.touch([h.record.rowid for h in result.hits if h.record.rowid], when)
+            self.access_counts.touch([h.record for h in result.hits], when)
         return result
 
     def stats(self) -> dict[str, Any]:
