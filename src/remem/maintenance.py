@@ -38,8 +38,9 @@ def scope_stats(mem: Memory, scope: str) -> dict[str, Any]:
     superseded memories, sessions and time span, and its declared description (if any)."""
     if not isinstance(scope, str) or not SCOPE_RE.match(scope):
         raise ValidationError(
-            "scope", scope, "use global, agent:<id>, user:<id>, project:<id>, session:<id> or "
-            "custom:<name>"
+            "scope",
+            scope,
+            "use global, agent:<id>, user:<id>, project:<id>, session:<id> or custom:<name>",
         )
     counts: dict[str, Counter[str]] = {k: Counter() for k in ("kind", "role", "category", "status")}
     sessions: set[str] = set()

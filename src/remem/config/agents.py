@@ -162,6 +162,17 @@ class ServerConfig(_Section):
         "header when no remem tokens are configured)",
     )
     upstream_timeout_s: float = Field(default=300.0, gt=0)
+    proxy_tools: bool = Field(
+        default=False,
+        description="proxy: offer the model the memory tools (conversation_recall, "
+        "memory_recall ...) and run its calls to them inside the proxy",
+    )
+    proxy_tool_rounds: int = Field(
+        default=3,
+        ge=1,
+        le=10,
+        description="proxy: at most this many rounds of tool calls a request",
+    )
 
     @field_validator("tokens")
     @classmethod
