@@ -65,7 +65,9 @@ class Memory:
         self.indexer = Indexer(self.store, self.config, embedder)
         self.writer = RecordWriter(self.store, self.tokenizer, self.config, self.indexer)
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
-        self.access_counts = AccessRecorder(self.store, self.config.scoring.access_debounce_s)
+        self.access_counts = AccessRecorder(
+            self.store, self.config.scoring.access_debounce_s, self.config.scoring.access_window_s
+        )
         self.injections = InjectionLog()  # auto-recall's cross-turn dedup, per session
         self._neutral: dict[str, Any] = {}
 
@@ -286,7 +288,8 @@ class Memory:
             )
 
     def tools(self, agent: str, *, session: str | None = None, user: str | None = None) -> Any:
-        """The memory tools (recall, store, forget, list, stats) bound to one agent."""
+        """The agent tools (memory recall, store, forget, list, stats; conversation_recall)
+        bound to one agent, and to a session and user when given."""
         from remem.tools import MemoryTools
 
         return MemoryTools(self, agent, session=session, user=user)
@@ -319,6 +322,13 @@ class Memory:
         from remem.recall.messages import recall_for_turn
 
         return recall_for_turn(self, turn)
+
+    def conversation_recall(self, turn: Turn, query: str, **narrowing: Any) -> Any:
+        """Search the archived chat ``turn``'s session may recall for ``query``; ``scope``,
+        ``context_window`` and ``limit`` only narrow (see ``remem.recall.conversation``)."""
+        from remem.recall.conversation import conversation_recall
+
+        return conversation_recall(self, turn, query, **narrowing)
 
     def delete(self, ids: str | Sequence[str]) -> int:
         """Delete records by id; returns how many existed."""
@@ -424,7 +434,7 @@ class Memory:
         )
         if explicit and result.hits:
             # Explicit recalls reinforce (debounced); automatic ones never do.
-            self.access_counts.touch([h.record.rowid for h in result.hits if h.record.rowid], when)
+            self.access_counts.touch([h.record for h in result.hits], when)
         return result
 
     def stats(self) -> dict[str, Any]:

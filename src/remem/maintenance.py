@@ -1,14 +1,19 @@
 """Operator operations over an open Memory, composed from its public methods: what a
-backfill would touch, and the embedding-model switch behind `remem reembed`. Interfaces (the
+backfill would touch, one scope's statistics behind `remem stats --scope`, and the
+embedding-model switch behind `remem reembed`. Interfaces (the
 CLI, the web UI) call these and the facade; none reaches into the store."""
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from remem.errors import ConfigError
+from remem.errors import ConfigError, ValidationError
+from remem.schemas import SCOPE_RE
+from remem.types import Filters
 
 if TYPE_CHECKING:
     from remem.engine import Memory
@@ -26,6 +31,47 @@ def missing_local_vectors(mem: Memory) -> int | None:
     if mem.config.embed.provider != "local":
         return None
     return mem.missing_vectors()
+
+
+def scope_stats(mem: Memory, scope: str) -> dict[str, Any]:
+    """One scope's records counted by kind, role, category and index status, its current and
+    superseded memories, sessions and time span, and its declared description (if any)."""
+    if not isinstance(scope, str) or not SCOPE_RE.match(scope):
+        raise ValidationError(
+            "scope",
+            scope,
+            "use global, agent:<id>, user:<id>, project:<id>, session:<id> or custom:<name>",
+        )
+    counts: dict[str, Counter[str]] = {k: Counter() for k in ("kind", "role", "category", "status")}
+    sessions: set[str] = set()
+    current = superseded = 0
+    first = last = None
+    now = time.time()
+    for rec in mem.store.iter_records(Filters(scopes=[scope])):
+        counts["kind"][rec.kind] += 1
+        counts["role"][rec.role or "(none)"] += 1
+        counts["category"][rec.category or "(none)"] += 1
+        counts["status"][rec.index_status] += 1
+        if rec.session:
+            sessions.add(rec.session)
+        if rec.kind == "memory":
+            closed = rec.valid_to is not None and rec.valid_to <= now
+            superseded, current = superseded + closed, current + (not closed)
+        first = rec.created_at if first is None else min(first, rec.created_at)
+        last = rec.created_at if last is None else max(last, rec.created_at)
+    return {
+        "scope": scope,
+        "description": mem.config.scopes.definitions.get(scope),
+        "records": sum(counts["kind"].values()),
+        "by_kind": dict(counts["kind"].most_common()),
+        "by_role": dict(counts["role"].most_common()),
+        "by_category": dict(counts["category"].most_common()),
+        "index_status": dict(counts["status"].most_common()),
+        "memories": {"current": current, "superseded": superseded},
+        "sessions": len(sessions),
+        "oldest": first,
+        "newest": last,
+    }
 
 
 @dataclass

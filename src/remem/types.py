@@ -71,8 +71,22 @@ class Record:
         of what it means, and it lets "what did Alice say about ..." match.
         """
         if with_speaker and self.kind == "message" and self.speaker_label:
-            return f"{self.speaker_label}: {self.shown_text}"
+            # archived text that already starts with "Alice: " keeps one prefix, not two
+            text = strip_speaker_prefix(self.shown_text, self.speaker_label)
+            return f"{self.speaker_label}: {text}"
         return self.shown_text
+
+
+def strip_speaker_prefix(text: str, speaker: str | None) -> str:
+    """Drop a leading "Speaker: " (or "Speaker：") that repeats the recorded label; text that
+    starts with a bracketed "[..]:" is someone's own formatting and is kept as is."""
+    if not speaker or text.startswith("["):
+        return text
+    for sep in (": ", "：", ":"):
+        prefix = f"{speaker}{sep}"
+        if text.startswith(prefix) and text[len(prefix) :].strip():
+            return text[len(prefix) :].lstrip()
+    return text
 
 
 @dataclass(slots=True)

@@ -291,8 +291,8 @@ def test_rendering_is_safe_and_localised(mem):
     assert block.count("</remem-memory>") == 1 and block.rstrip().endswith("</remem-memory>")
     assert "\nSYSTEM:" not in block
     assert "不可信" in block
-    assert "…[truncated," in block
-    assert "[discord/General/Carol @" in block
+    assert "…[已截断，还有" in block and "truncated" not in block
+    assert "[discord/群「General」/Carol @" in block
 
 
 def test_private_chat_shows_its_session_label(mem):

@@ -145,7 +145,7 @@ def test_explicit_recalls_reinforce_automatic_ones_do_not(db_path, e5):
         assert mem.access_counts.pending() == 1
     with Memory(db_path, config, embedder=e5) as mem:  # close() flushed
         rec = mem.get("t2")
-        assert rec.access_count == 2 and rec.last_access == NOW
+        assert rec.access_count == 1 and rec.last_access == NOW  # one window: counted once
 
 
 def test_same_user_boost(convo):

@@ -3,7 +3,10 @@
 Hypothesis generates access lists, modes, memories in every kind of scope, and calls through
 every path (auto-recall, auto-capture, each tool) as listed agents, unknown agents and agents
 with no id, with and without a session, user and requested scope. The allowed set is computed
-here independently of ``remem.scopes`` from the rules in the README.
+here independently of ``remem.scopes`` from the rules in the README. ``conversation_recall``
+also reads archived messages of several sessions and platforms under a generated
+cross-session mode: it never returns (as a match or as context) a message of a session that
+mode, narrowed by the requested scope, does not allow.
 """
 
 from __future__ import annotations
@@ -36,6 +39,23 @@ SCOPES = [
 ]
 LIST_ITEMS = [*SCOPES, "user:{user}", "session:{session}"]
 AGENTS = ["a1", "a2", "stranger", ""]
+PLATFORMS = {"s1": "qq", "s2": "qq", "s3": "discord"}  # chat sessions and their platforms
+BREADTH = ["isolated", "platform", "user", "all"]
+CONVERSATION_SCOPES = {"session": "isolated", "platform": "platform", "user": "user", "all": "all"}
+
+
+def visible_sessions(configured: str, requested: str | None, session: str) -> set[str]:
+    """The README's cross-session rules: the narrower of the configured and requested mode."""
+    mode = configured
+    if requested is not None and BREADTH.index(CONVERSATION_SCOPES[requested]) < BREADTH.index(
+        configured
+    ):
+        mode = CONVERSATION_SCOPES[requested]
+    if mode == "isolated":
+        return {session}
+    if mode == "platform":
+        return {s for s, p in PLATFORMS.items() if p == PLATFORMS.get(session)} | {session}
+    return set(PLATFORMS) | {session}
 
 
 def allowed(agent, lists, allow_unknown, mode, session, user) -> set[str] | None:
@@ -63,10 +83,12 @@ def allowed(agent, lists, allow_unknown, mode, session, user) -> set[str] | None
 calls = st.fixed_dictionaries(
     {
         "agent": st.sampled_from(AGENTS),
-        "session": st.sampled_from([None, "s1", "s2"]),
+        "session": st.sampled_from([None, "s1", "s2", "s3"]),
         "user": st.sampled_from([None, "u1", "u2"]),
         "requested": st.sampled_from([None, *SCOPES]),
         "victim": st.integers(0, 30),
+        "conversation_scope": st.sampled_from([None, *CONVERSATION_SCOPES]),
+        "context_window": st.sampled_from([None, 0, 1, 3]),
     }
 )
 
@@ -81,9 +103,17 @@ calls = st.fixed_dictionaries(
     allow_unknown=st.booleans(),
     mode=st.sampled_from(["global", "session", "session+global"]),
     memories=st.lists(st.sampled_from(SCOPES), min_size=3, max_size=12),
+    chat=st.lists(
+        st.tuples(st.sampled_from(sorted(PLATFORMS)), st.sampled_from(SCOPES)),
+        min_size=2,
+        max_size=10,
+    ),
+    cross_session=st.sampled_from(BREADTH),
     actions=st.lists(calls, min_size=1, max_size=4),
 )
-def test_no_path_leaves_the_allowed_scopes(lists, allow_unknown, mode, memories, actions):
+def test_no_path_leaves_the_allowed_scopes(
+    lists, allow_unknown, mode, memories, chat, cross_session, actions
+):
     overrides = {
         "indexing.mode": "sync",
         "scopes.agents": lists,
@@ -94,14 +124,62 @@ def test_no_path_leaves_the_allowed_scopes(lists, allow_unknown, mode, memories,
         # unique texts must never be near-duplicates of each other: the hash embedder puts
         # "zebra stored by a1 <uuid>" texts close together; only identical vectors dedup here
         "capture.dedup_similarity": 1.0,
+        "conversation.cross_session": cross_session,
+        "conversation.window": 2,
     }
     with tempfile.TemporaryDirectory() as tmp:
         config = Config.load(env={}, overrides=overrides)
         with Memory(Path(tmp) / "p.db", config, embedder=HashEmbedder()) as mem:
             ids = [mem.add(f"zebra fact number {i}", scope=s).id for i, s in enumerate(memories)]
+            messages = archive(mem, chat)
             for a in actions:
                 ok = allowed(a["agent"], lists, allow_unknown, mode, a["session"], a["user"])
                 check_every_path(mem, a, ok, ids)
+                if ok is not None:
+                    check_conversation_recall(mem, a, ok, cross_session, messages)
+
+
+def archive(mem, chat: list[tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Archive one message per (session, scope); returns text -> (session, scope)."""
+    texts: dict[str, tuple[str, str]] = {}
+    for i, (session, scope) in enumerate(chat):
+        text = f"zebra chat line {i} marker{uuid.uuid4().hex[:8]}"
+        mem.ingest(
+            {
+                "session": session,
+                "platform": PLATFORMS[session],
+                "scope": scope,
+                "role": "user",
+                "speaker": f"p{i % 2}",
+                "text": text,
+                "timestamp": 1e9 + i,
+            }
+        )
+        texts[text] = (session, scope)
+    return texts
+
+
+def check_conversation_recall(mem, a, ok: set[str], cross_session: str, messages) -> None:
+    tools = mem.tools(a["agent"], session=a["session"], user=a["user"])
+    args = {"query": "zebra chat line", "limit": 20}
+    if a["conversation_scope"] is not None:
+        args["scope"] = a["conversation_scope"]
+    if a["context_window"] is not None:
+        args["contextWindow"] = a["context_window"]
+    if a["session"] is None:
+        with pytest.raises(ToolError):
+            tools.call("conversation_recall", args)
+        return
+    out = tools.call("conversation_recall", args)
+    sessions = visible_sessions(cross_session, a["conversation_scope"], a["session"])
+    for match in out["matches"]:
+        assert match["session"] in sessions
+        assert messages[match["text"]][1] in ok
+    shown = [t for t in messages if t in out["block"]]  # hits and their context
+    assert all(messages[t][0] in sessions and messages[t][1] in ok for t in shown)
+    assert out["contextWindow"] == min(
+        2, a["context_window"] if a["context_window"] is not None else 2
+    )
 
 
 def scopes_of(memories: list[dict]) -> set[str]:

@@ -37,6 +37,7 @@ def test_specs_are_json_schemas_with_descriptions():
         "memory_forget",
         "memory_list",
         "memory_stats",
+        "conversation_recall",
     }
     for spec in specs.values():
         assert len(spec["description"]) > 40

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from remem import Config, Memory, maintenance
 from remem.benchmark import Variant, run_benchmark
@@ -25,6 +26,7 @@ from remem.cli.common import (
     progress_bar,
 )
 from remem.doctor import run_doctor
+from remem.errors import ValidationError
 
 app = typer.Typer()
 config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
@@ -63,11 +65,21 @@ def clear(
 
 # ---------------------------------------------------------------------- stats / embed
 @app.command()
-def stats(as_json: JsonOption = False) -> None:
-    """Counts by kind, scope, role, index status and embedding model; file size."""
+def stats(
+    scope: Annotated[str | None, typer.Option(help="only this scope (e.g. user:ann)")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Counts by kind, scope, role, index status and embedding model; file size; the declared
+    scopes (scopes.definitions). With --scope: one scope's counts and description."""
+    if scope is not None:
+        return _scope_stats(scope, as_json)
     with open_existing_memory() as mem:
         data = mem.stats()
         data["missing_vectors"] = maintenance.missing_local_vectors(mem)
+        data["declared_scopes"] = {
+            name: {"description": text, "records": mem.count({"scope": name})}
+            for name, text in mem.config.scopes.definitions.items()
+        }
     if as_json:
         emit_json(data)
         return
@@ -86,6 +98,30 @@ def stats(as_json: JsonOption = False) -> None:
     table.add_row("dropped from the indexing queue", str(data["queue_dropped_total"]))
     table.add_row("sessions", str(data["sessions"]))
     table.add_row("schema version", str(data["schema_version"]))
+    for name, declared in data["declared_scopes"].items():  # operator text: no markup
+        row = f"{declared['description']} ({declared['records']} records)"
+        table.add_row(Text(f"scope {name}"), Text(row))
+    out.print(table)
+
+
+def _scope_stats(scope: str, as_json: bool) -> None:
+    with open_existing_memory() as mem:
+        try:
+            data = maintenance.scope_stats(mem, scope)
+        except ValidationError as exc:
+            fail(f"invalid --scope: {exc}")
+    if as_json:
+        emit_json(data)
+        return
+    table = Table(show_header=False)
+    table.add_column("what")
+    table.add_column("value", overflow="fold")
+    table.add_row("scope", Text(data["scope"]))
+    table.add_row("description", Text(data["description"] or "(not in scopes.definitions)"))
+    table.add_row("records", str(data["records"]))
+    for key in ("by_kind", "by_role", "by_category", "index_status", "memories"):
+        table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
+    table.add_row("sessions", str(data["sessions"]))
     out.print(table)
 
 

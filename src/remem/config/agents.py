@@ -36,6 +36,32 @@ class ScopesConfig(_Section):
         "curates); the local operator is not limited",
     )
 
+    definitions: dict[str, str] = Field(
+        default_factory=dict,
+        description='declared scopes and what they hold, e.g. {"project:apollo" = "the Apollo '
+        'launch team"}; shown by `remem stats` and memory_stats',
+    )
+    management_tools: bool = Field(
+        default=True,
+        description="offer agents memory_forget, memory_list and memory_stats (false: only "
+        "recall and store; calling a hidden tool is an error)",
+    )
+
+    @field_validator("definitions")
+    @classmethod
+    def _definitions(cls, value: dict[str, str]) -> dict[str, str]:
+        from remem.schemas import SCOPE_RE
+
+        for scope, text in value.items():
+            if not SCOPE_RE.match(scope):
+                raise ValueError(
+                    f"scopes.definitions: {scope!r} is not a scope (global, agent:<id>, "
+                    "user:<id>, project:<id>, session:<id>, custom:<name>)"
+                )
+            if not text.strip():
+                raise ValueError(f"scopes.definitions.{scope}: give a short description")
+        return value
+
     @field_validator("agents")
     @classmethod
     def _lists(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -136,6 +162,17 @@ class ServerConfig(_Section):
         "header when no remem tokens are configured)",
     )
     upstream_timeout_s: float = Field(default=300.0, gt=0)
+    proxy_tools: bool = Field(
+        default=False,
+        description="proxy: offer the model the memory tools (conversation_recall, "
+        "memory_recall ...) and run its calls to them inside the proxy",
+    )
+    proxy_tool_rounds: int = Field(
+        default=3,
+        ge=1,
+        le=10,
+        description="proxy: at most this many rounds of tool calls a request",
+    )
 
     @field_validator("tokens")
     @classmethod

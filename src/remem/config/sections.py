@@ -246,6 +246,17 @@ class ScoringConfig(_Section):
     access_debounce_s: float = Field(
         default=30.0, ge=0, description="explicit recalls are written at most this often"
     )
+    access_boost: float = Field(
+        default=0.0,
+        ge=0,
+        description="x (1 + this x ln(1 + explicit recalls)), at most reinforcement_cap x; "
+        "0 = off (memory-lancedb-pro's access reinforcement)",
+    )
+    access_window_s: float = Field(
+        default=1800.0,
+        ge=0,
+        description="explicit recalls of one record within this many seconds count once",
+    )
     time_weight: float = Field(
         default=0.0, ge=0, le=1, description="(1-w) x score + w x exp(-0.1 x days); 0 = off"
     )

@@ -131,9 +131,7 @@ def relevant_memories(
     )
     hits = [h for h in result.hits if relevant(h)]
     if explicit and hits:
-        mem.access_counts.touch(
-            [h.record.rowid for h in hits if h.record.rowid], time.time() if now is None else now
-        )
+        mem.access_counts.touch([h.record for h in hits], time.time() if now is None else now)
     return hits
 
 

@@ -56,21 +56,19 @@ def input_ids(turn: Turn) -> list[str]:
     ]
 
 
-def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
+def allowed_filters(
+    mem: MemoryPort, turn: Turn, exclude_ids: list[str]
+) -> tuple[Filters, str, str]:
+    """The messages a turn may recall: (filters, effective mode, where the mode came from).
+
+    The cross-session mode of the turn's session (narrowed by ``turn.requested_mode``) decides
+    the sessions; ``turn.scopes`` the scopes; ``others-only`` leaves out the bot's replies.
+    Every recall of the archived chat, automatic or the ``conversation_recall`` tool, reads
+    through these filters."""
     cfg = mem.config.conversation
-    if not isinstance(turn.session, str) or not turn.session:
-        raise ValidationError("session", turn.session, "give the session this turn belongs to")
-    ids = input_ids(turn)
-    archived = [mem.get(i) for i in ids]
-    inputs = [
-        r for r in archived if r is not None and (turn.scopes is None or r.scope in turn.scopes)
-    ]
-    if not inputs:
-        return TurnRecall(skipped_reason="none of this turn's inputs was archived")
-    query = build_query(inputs, cfg.max_query_chars)
     filters = Filters(
         kinds=["message"],
-        exclude_ids=[*ids, *turn.current_ids],
+        exclude_ids=exclude_ids or None,
         scopes=list(turn.scopes) if turn.scopes is not None else None,
     )
     mode, source = resolve_mode(
@@ -84,12 +82,28 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
     mode = narrow(mode, turn.requested_mode)
     platform = current_platform(mem, turn)
     if mode == "isolated" or (mode == "platform" and not platform):
-        filters.sessions = [turn.session]  # no platform known: the narrowest safe choice
+        filters.sessions = [turn.session or ""]  # no platform known: the narrowest safe choice
     elif mode == "platform":
         filters.platform = platform
         filters.platform_by_session = True
     if cfg.recall_roles == "others-only":
         filters.exclude_roles = ["assistant"]
+    return filters, mode, source
+
+
+def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
+    cfg = mem.config.conversation
+    if not isinstance(turn.session, str) or not turn.session:
+        raise ValidationError("session", turn.session, "give the session this turn belongs to")
+    ids = input_ids(turn)
+    archived = [mem.get(i) for i in ids]
+    inputs = [
+        r for r in archived if r is not None and (turn.scopes is None or r.scope in turn.scopes)
+    ]
+    if not inputs:
+        return TurnRecall(skipped_reason="none of this turn's inputs was archived")
+    query = build_query(inputs, cfg.max_query_chars)
+    filters, mode, source = allowed_filters(mem, turn, [*ids, *turn.current_ids])
     result = mem.search(
         query,
         k=cfg.recall_k,
@@ -99,14 +113,17 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         same_user_boost=mode == "user",  # the boost only where the effective mode is user
     )
     out = TurnRecall(query=query, hits=list(result.hits), mode=mode, mode_source=source)
-    out.context = expand(mem, out.hits, turn, filters)
+    out.context = expand(mem, out.hits, turn, filters, cfg.window)
     out.block = render_block(
         out.context, language=cfg.language, max_chars_per_item=cfg.max_chars_per_item
     )
     return out
 
 
-def expand(mem: MemoryPort, hits: list[Hit], turn: Turn, filters: Filters) -> list[Record]:
+def expand(
+    mem: MemoryPort, hits: list[Hit], turn: Turn, filters: Filters, window: int
+) -> list[Record]:
+    """The hits with ``window`` messages each side in their session, in session order."""
     cfg = mem.config.conversation
     records = [h.record for h in hits]
     skip = set(input_ids(turn)) | set(turn.current_ids)
@@ -115,8 +132,8 @@ def expand(mem: MemoryPort, hits: list[Hit], turn: Turn, filters: Filters) -> li
     )
     anchors = [r for r in records if cfg.expand_other_sessions or r.session == turn.session]
     around = (
-        mem.store.neighbours(anchors, cfg.window, cfg.window, window_filters, context=True)
-        if cfg.window > 0
+        mem.store.neighbours(anchors, window, window, window_filters, context=True)
+        if window > 0
         else {}
     )
     out: dict[str, Record] = {r.id: r for r in records}

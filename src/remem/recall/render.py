@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from remem.types import Hit, Record
+from remem.types import Hit, Record, strip_speaker_prefix
 
 TAG = "remem-memory"
 MEMORY_TAG = "relevant-memories"
@@ -39,6 +39,15 @@ _MEMORY_INTRO = {
 _BY_ASSISTANT = {"en": "said by the assistant", "zh": "助手说的"}
 _SELF = {"en": "Assistant (you)", "zh": "Assistant·你自己"}
 _NOTICE = {"en": "notice", "zh": "通知"}
+_TRUNCATED = {"en": "…[truncated, {n} more characters]", "zh": "…[已截断，还有 {n} 个字符]"}
+
+
+def location(record: Record, language: str = "en") -> str | None:
+    """Where a message was said: the group's name (群「name」 in Chinese, as Aalis shows it),
+    else the session type's display label, else nothing."""
+    if record.group_name:
+        return f"群「{record.group_name}」" if language == "zh" else record.group_name
+    return record.session_label
 
 
 def escape(text: str) -> str:
@@ -54,23 +63,9 @@ def label(record: Record, language: str = "en") -> str:
         speaker = f"{_SELF.get(language, _SELF['en'])} · {_NOTICE.get(language, 'notice')}"
     else:
         speaker = record.speaker_label or record.speaker_id or (record.role or "user")
-    # location: the group's name, else the session type's display label, else nothing
-    location = record.group_name or record.session_label
-    parts = [p for p in (record.platform, location, speaker) if p]
+    parts = [p for p in (record.platform, location(record, language), speaker) if p]
     when = datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%d %H:%M")
     return escape("[" + "/".join(parts) + f" @ {when}]")
-
-
-def strip_speaker_prefix(text: str, speaker: str | None) -> str:
-    """Drop a leading "Speaker: " (or "Speaker：") that repeats the recorded label; text that
-    starts with a bracketed "[..]:" is someone's own formatting and is kept as is."""
-    if not speaker or text.startswith("["):
-        return text
-    for sep in (": ", "：", ":"):
-        prefix = f"{speaker}{sep}"
-        if text.startswith(prefix) and text[len(prefix) :].strip():
-            return text[len(prefix) :].lstrip()
-    return text
 
 
 def untrusted_block(tag: str, intro: str, items: Sequence[str]) -> str:
@@ -91,7 +86,8 @@ def render_block(
         text = strip_speaker_prefix(record.shown_text, record.speaker_label)
         if max_chars_per_item and len(text) > max_chars_per_item:
             cut = len(text) - max_chars_per_item
-            text = text[:max_chars_per_item] + f"…[truncated, {cut} more characters]"
+            marker = _TRUNCATED.get(language, _TRUNCATED["en"])
+            text = text[:max_chars_per_item] + marker.format(n=cut)
         lines.append(f"{label(record, language)} {escape(text)}")
     return untrusted_block(TAG, _INTRO.get(language, _INTRO["en"]), lines)
 

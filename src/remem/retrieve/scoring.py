@@ -71,6 +71,21 @@ def decay(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands
 
 
+def access(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """score x min(cap, 1 + access_boost x ln(1 + explicit recalls)): what an agent keeps
+    asking for ranks higher; works with decay off (with decay on, recalls also stretch the
+    half-life). Records never recalled explicitly are untouched."""
+    cfg = ctx.config.scoring
+    if cfg.access_boost <= 0:
+        return cands
+    for c in cands:
+        assert c.record is not None
+        if c.record.access_count > 0:
+            boost = 1 + cfg.access_boost * math.log1p(c.record.access_count)
+            c.set("access", c.score * min(cfg.reinforcement_cap, boost))
+    return cands
+
+
 def time_weighting(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """final = (1 - w) x score + w x exp(-0.1 x days)."""
     w = ctx.config.scoring.time_weight

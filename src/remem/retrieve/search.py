@@ -49,6 +49,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("importance", scoring.importance),
     ("length", scoring.length_norm),
     ("decay", scoring.decay),
+    ("access", scoring.access),
     ("time_weight", scoring.time_weighting),
     ("same_user", scoring.same_user),
     ("session_lift", scoring.session_lift),

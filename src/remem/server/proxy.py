@@ -11,6 +11,8 @@ Who is talking: ``X-Remem-User`` header, else the request's standard ``user`` fi
 conversation: ``X-Remem-Session`` header, else ``proxy:<user>`` (or ``proxy:anonymous``). Which
 agent: the bearer token's agent when ``server.tokens`` is set, else ``scopes.agent``.
 Upstream key: ``server.upstream_api_key``, else (no tokens) the client's own Authorization.
+With ``server.proxy_tools`` the model also gets the memory tools, run here
+(``remem.server.proxy_tools``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -29,6 +33,7 @@ from starlette.background import BackgroundTask
 
 from remem.errors import RememError
 from remem.server.identity import AuthError, agent_for
+from remem.server.proxy_tools import StreamedCalls, definitions, ours_only, run_calls
 from remem.types import Turn
 
 log = logging.getLogger("remem.proxy")
@@ -139,10 +144,13 @@ class Proxy:
         )
         question = _text(messages[last].get("content")) if last is not None else ""
         forwarded = {**body, "messages": await self.with_memories(messages, question, last, who)}
+        if self.config.server.proxy_tools:
+            forwarded["tools"] = definitions(self.config, body.get("tools"))
         headers = self.upstream_headers(request)
+        tools = body.get("tools")  # the client's own: their calls go back to the client
         if body.get("stream"):
-            return await self.stream(forwarded, headers, question, who)
-        return await self.complete(forwarded, headers, question, who)
+            return await self.stream(forwarded, headers, question, who, tools)
+        return await self.complete(forwarded, headers, question, who, tools)
 
     async def complete(
         self,
@@ -150,8 +158,21 @@ class Proxy:
         headers: dict[str, str],
         question: str,
         who: tuple[str, str | None, str],
+        client_tools: Any = None,
     ) -> Response:
         r = await self.client.post(f"{self.base}/chat/completions", json=forwarded, headers=headers)
+        for _ in range(
+            self.config.server.proxy_tool_rounds if self.config.server.proxy_tools else 0
+        ):
+            message = _message(r)
+            calls = (message or {}).get("tool_calls") or []
+            if message is None or not ours_only(self.config, client_tools, calls):
+                break
+            results = await anyio.to_thread.run_sync(partial(run_calls, self.mem, who, calls))
+            forwarded = {**forwarded, "messages": [*forwarded["messages"], message, *results]}
+            r = await self.client.post(
+                f"{self.base}/chat/completions", json=forwarded, headers=headers
+            )
         task = None
         if r.status_code == 200 and question:
             try:
@@ -175,6 +196,7 @@ class Proxy:
         headers: dict[str, str],
         question: str,
         who: tuple[str, str | None, str],
+        client_tools: Any = None,
     ) -> Response:
         upstream_request = self.client.build_request(
             "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
@@ -204,12 +226,80 @@ class Proxy:
             if question and parts:
                 self.remember(*who, question, "".join(parts))
 
+        events = (
+            self.tool_rounds(r, forwarded, headers, who, client_tools, parts)
+            if self.config.server.proxy_tools
+            else relay()
+        )
         return StreamingResponse(
-            relay(),
+            events,
             status_code=200,
             headers=_passthrough_headers(r.headers),
             background=BackgroundTask(anyio.to_thread.run_sync, after_stream),
         )
+
+    async def tool_rounds(
+        self,
+        r: httpx.Response,
+        forwarded: dict[str, Any],
+        headers: dict[str, str],
+        who: tuple[str, str | None, str],
+        client_tools: Any,
+        parts: list[str],
+    ) -> AsyncIterator[str]:
+        """Relay a stream whose answer may call remem's tools: the events of remem tool calls
+        are held back and run, and the next round's stream follows in the same response."""
+        rounds = self.config.server.proxy_tool_rounds
+        try:
+            for round_no in range(rounds + 1):
+                pending = StreamedCalls()
+                async for event in _events(r):
+                    if not pending.take(event):
+                        for line in event.splitlines():
+                            _collect(line, parts)
+                        yield event + "\n\n"
+                await r.aclose()
+                message = pending.assistant_message()
+                if round_no == rounds or not ours_only(
+                    self.config, client_tools, message["tool_calls"]
+                ):
+                    for event in pending.held:  # the client's own calls, or the end
+                        yield event + "\n\n"
+                    return
+                results = await anyio.to_thread.run_sync(
+                    partial(run_calls, self.mem, who, message["tool_calls"])
+                )
+                forwarded = {**forwarded, "messages": [*forwarded["messages"], message, *results]}
+                r = await self.client.send(
+                    self.client.build_request(
+                        "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
+                    ),
+                    stream=True,
+                )
+                if r.status_code != 200:  # too late for a status: an error event ends it
+                    text = (await r.aread()).decode("utf-8", "replace")[:500]
+                    error = {
+                        "message": f"upstream answered {r.status_code} after a memory tool call: "
+                        f"{text}",
+                        "type": "upstream_error",
+                    }
+                    yield f"data: {json.dumps({'error': error})}\n\ndata: [DONE]\n\n"
+                    return
+        finally:
+            await r.aclose()
+
+
+async def _events(r: httpx.Response) -> AsyncIterator[str]:
+    """The server-sent events of a streamed answer, one at a time, without their blank line."""
+    buffer = ""
+    async for chunk in r.aiter_text():
+        buffer += chunk.replace("\r\n", "\n")
+        *events, buffer = buffer.split("\n\n")
+        for event in events:
+            if event.strip():
+                yield event
+    if buffer.strip():
+        yield buffer
 
 
 def create_proxy(
@@ -237,6 +327,17 @@ def create_proxy(
         return await proxy.chat(request)
 
     return app
+
+
+def _message(r: httpx.Response) -> dict[str, Any] | None:
+    """The assistant message of a successful, non-streamed answer (None otherwise)."""
+    if r.status_code != 200:
+        return None
+    try:
+        message = r.json()["choices"][0]["message"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+    return message if isinstance(message, dict) else None
 
 
 def _collect(line: str, parts: list[str]) -> None:

@@ -8,8 +8,16 @@ from typing import Any
 from fastapi import APIRouter, Depends
 
 from remem.errors import NotFoundError
-from remem.server.rest_context import Caller, CaptureBody, RecallBody, Requests, ToolBody, TurnBody
-from remem.tools import TOOLS, tool_specs
+from remem.server.rest_context import (
+    Caller,
+    CaptureBody,
+    ConversationRecallBody,
+    RecallBody,
+    Requests,
+    ToolBody,
+    TurnBody,
+)
+from remem.tools import TOOLS, session_context, tool_specs
 from remem.types import Turn
 
 
@@ -29,6 +37,30 @@ def chat_routes(r: Requests) -> APIRouter:
             "mode": out.mode,
             "mode_source": out.mode_source,
             "skipped_reason": out.skipped_reason,
+            "hits": [h.to_dict(explain=False) for h in out.hits],
+            "context": [rec.to_dict() for rec in out.context],
+        }
+
+    @api.post("/v1/conversation/recall", tags=["chat"])
+    def conversation_recall(body: ConversationRecallBody, c: Caller = caller):
+        """The conversation_recall tool for a host: search the archived chat as ``session``
+        sees it; ``scope`` and ``contextWindow`` only narrow. Returns the block to show."""
+        fields = body.model_dump(include=set(TurnBody.model_fields) - {"inputs"})
+        if body.platform is None and body.group_id is None:
+            fields.update(session_context(mem, body.session))
+        turn = Turn(**fields, scopes=c.scopes(mem))
+        out = mem.conversation_recall(
+            turn,
+            body.query,
+            scope=body.scope,
+            context_window=body.context_window,
+            limit=body.limit,
+        )
+        return {
+            "block": out.block,
+            "scope": out.scope,
+            "contextWindow": out.window,
+            "mode_source": out.mode_source,
             "hits": [h.to_dict(explain=False) for h in out.hits],
             "context": [rec.to_dict() for rec in out.context],
         }
@@ -61,7 +93,7 @@ def chat_routes(r: Requests) -> APIRouter:
     @api.get("/v1/tools", tags=["tools"])
     def tools() -> list[dict[str, Any]]:
         """The memory tools: names, descriptions, JSON schemas (as MCP lists them)."""
-        return tool_specs()
+        return tool_specs(mem.config)
 
     @api.post("/v1/tools/{name}", tags=["tools"])
     def call_tool(name: str, body: ToolBody, c: Caller = caller):

@@ -4,7 +4,7 @@ guard, and the common checks."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,6 +51,25 @@ class RecallBody(_Body):
     query: str = Field(min_length=1, max_length=10_000)
     session: str | None = None
     user: str | None = None
+
+
+class ConversationRecallBody(_Body):
+    """The conversation_recall tool's arguments plus the session it runs in."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    query: str = Field(min_length=1, max_length=10_000)
+    session: str
+    user_id: str | None = None
+    platform: str | None = None  # else: the session's newest message's
+    group_id: str | None = None
+    platform_type: str | None = None
+    settings: dict[str, str] = Field(default_factory=dict)
+    current_ids: list[str] = Field(default_factory=list)
+    scope: Literal["session", "user", "platform", "all"] | None = None
+    context_window: int | None = Field(default=None, alias="contextWindow", ge=0, le=50)
+    limit: int = Field(default=5, ge=1, le=100)
+    now: float | None = None
 
 
 class ToolBody(_Body):

@@ -55,3 +55,22 @@ def test_speaker_prefix_is_stripped_but_bracketed_text_kept():
     assert strip_speaker_prefix("Alice:", "Alice") == "Alice:"
     block = render_block([rec("Eve: hello there", speaker_label="Eve")])
     assert block.splitlines()[2].endswith("] hello there")
+
+
+def test_group_location_and_truncation_speak_chinese_when_the_language_is_zh():
+    r = rec("今天的会议改到下午三点" * 3, platform="qq", group_name="读书会", speaker_label="小明")
+    zh = render_block([r], language="zh", max_chars_per_item=10).splitlines()[2]
+    assert zh.startswith("[qq/群「读书会」/小明 @ ")
+    assert zh.endswith("…[已截断，还有 23 个字符]")
+    en = render_block([r], max_chars_per_item=10).splitlines()[2]
+    assert en.startswith("[qq/读书会/小明 @ ") and en.endswith("…[truncated, 23 more characters]")
+
+
+def test_the_speaker_is_named_once_in_the_embedded_text():
+    said = Record(id="m", kind="message", text="alice: I moved to Lisbon", speaker_label="alice")
+    assert said.embed_text(with_speaker=True) == "alice: I moved to Lisbon"
+    plain = Record(id="n", kind="message", text="I moved to Lisbon", speaker_label="alice")
+    assert plain.embed_text(with_speaker=True) == "alice: I moved to Lisbon"
+    cn = Record(id="c", kind="message", text="小明：我到了", speaker_label="小明")
+    assert cn.embed_text(with_speaker=True) == "小明: 我到了"
+    assert said.embed_text(with_speaker=False) == "alice: I moved to Lisbon"

@@ -138,6 +138,17 @@ def test_decay_bounds_and_reinforcement():
     assert capped.score == pytest.approx(0.5 * (0.5 + 0.5 * np.exp(-120 / 180)))
 
 
+def test_access_boost_works_without_decay_and_is_capped():
+    never, twice, often = cand(1), cand(2), cand(3)
+    twice.record.access_count, often.record.access_count = 2, 10_000
+    scoring.access([never, twice, often], ctx())  # off by default: nothing moves
+    assert never.score == twice.score == often.score == 0.5
+    scoring.access([never, twice, often], ctx(cfg(**{"scoring.access_boost": 0.5})))
+    assert never.score == 0.5 and [s for s, _ in never.stages] == [s for s, _ in cand(9).stages]
+    assert twice.score == pytest.approx(0.5 * (1 + 0.5 * np.log(3)))
+    assert often.score == pytest.approx(0.5 * 3.0)  # reinforcement_cap
+
+
 def test_time_weighting_formula():
     c = ctx(cfg(**{"scoring.time_weight": 0.3}))
     x = cand(1, age_days=10, score=0.8)

@@ -1,0 +1,86 @@
+"""The ``conversation_recall`` tool's read: the archived chat, searched on the model's request.
+
+Automatic recall (``recall.messages``) searches with the turn's own words; this searches with
+the query the model wrote. Both read through ``allowed_filters``, so the tool sees exactly what
+the session's cross-session mode allows and the caller's scopes permit, and its two knobs only
+narrow: ``scope`` (session / user / platform / all) can ask for a narrower mode than the
+configured one, never a wider one, and ``context_window`` can ask for fewer messages around each
+hit than ``conversation.window``, never more. The result is rendered by the same renderer, with
+the same labels and the same untrusted-data wrapper, as automatic recall.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from remem.errors import ValidationError
+from remem.ports import MemoryPort
+from remem.recall.messages import allowed_filters, expand
+from remem.recall.render import render_block
+from remem.types import Hit, Record, Turn
+
+# The tool's scope names (Aalis' vocabulary) and the cross-session modes they ask for.
+SCOPE_MODES: dict[str, str] = {
+    "session": "isolated",
+    "platform": "platform",
+    "user": "user",
+    "all": "all",
+}
+MODE_SCOPES = {mode: scope for scope, mode in SCOPE_MODES.items()}
+
+
+@dataclass
+class ConversationRecall:
+    query: str
+    scope: str  # the effective scope (after narrowing), in the tool's vocabulary
+    window: int  # the effective context window
+    hits: list[Hit] = field(default_factory=list)
+    context: list[Record] = field(default_factory=list)  # hits and their windows, in order
+    block: str = ""
+    mode_source: str = ""
+
+
+def conversation_recall(
+    mem: MemoryPort,
+    turn: Turn,
+    query: str,
+    *,
+    scope: str | None = None,
+    context_window: int | None = None,
+    limit: int | None = None,
+) -> ConversationRecall:
+    """Search the archived messages ``turn`` may recall for ``query``.
+
+    ``turn`` names the current session (and whatever else picks its cross-session mode:
+    platform, group, per-session settings, the caller's scopes); ``scope`` and
+    ``context_window`` narrow. Messages already in the prompt (``turn.current_ids``) are
+    neither hits nor context."""
+    cfg = mem.config.conversation
+    if not isinstance(turn.session, str) or not turn.session:
+        raise ValidationError(
+            "session", turn.session, "conversation recall needs the current session"
+        )
+    if scope is not None and scope not in SCOPE_MODES:
+        raise ValidationError("scope", scope, f"use one of {', '.join(SCOPE_MODES)}")
+    if context_window is not None and context_window < 0:
+        raise ValidationError("contextWindow", context_window, "use 0 or more messages")
+    asked = replace(turn, requested_mode=SCOPE_MODES[scope] if scope else turn.requested_mode)
+    filters, mode, source = allowed_filters(mem, asked, list(turn.current_ids))
+    window = cfg.window if context_window is None else min(context_window, cfg.window)
+    result = mem.search(
+        query,
+        k=limit or cfg.recall_k,
+        filters=filters,
+        now=turn.now,
+        asker=turn.user_id,
+        same_user_boost=mode == "user",
+    )
+    out = ConversationRecall(
+        query=query, scope=MODE_SCOPES[mode], window=window, hits=list(result.hits)
+    )
+    out.mode_source = source
+    out.context = expand(mem, out.hits, asked, filters, window)
+    out.block = render_block(
+        out.context, language=cfg.language, max_chars_per_item=cfg.max_chars_per_item
+    )
+    return out
