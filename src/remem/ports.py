@@ -33,7 +33,13 @@ class MemoryPort(Protocol):
 
     def get(self, record_id: str) -> Record | None: ...
     def add(
-        self, text: str, *, embed: bool = True, wait: bool | None = None, **fields: Any
+        self,
+        text: str,
+        *,
+        embed: bool = True,
+        wait: bool | None = None,
+        dedup: bool = True,
+        **fields: Any,
     ) -> Record: ...
     def ingest_many(
         self,

@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from remem import __version__
-from remem.errors import NotFoundError, RememError, ValidationError
+from remem.errors import ConflictError, NotFoundError, RememError, ValidationError
 from remem.scopes import ScopeError
 from remem.server.identity import AuthError
 from remem.server.rest_context import Requests
@@ -27,6 +27,7 @@ _STATUS = (
     (AuthError, 401),
     (ScopeError, 403),
     (NotFoundError, 404),
+    (ConflictError, 409),
     (ToolError, 400),
     (ValidationError, 400),
 )

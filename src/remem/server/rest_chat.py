@@ -21,7 +21,9 @@ def chat_routes(r: Requests) -> APIRouter:
     @api.post("/v1/recall-for-turn", tags=["chat"])
     def recall_for_turn(body: TurnBody, c: Caller = caller):
         """Before an LLM call: recall for this turn's archived inputs; returns the block."""
-        turn = Turn(**body.model_dump(), scopes=c.scopes(mem))
+        user = c.user(body.user_id)
+        scopes = c.guard(mem, body.session, user).read_scopes()
+        turn = Turn(**{**body.model_dump(), "user_id": user}, scopes=scopes)
         out = mem.recall_for_turn(turn)
         return {
             "query": out.query,
@@ -36,7 +38,8 @@ def chat_routes(r: Requests) -> APIRouter:
     @api.post("/v1/capture-after-turn", tags=["chat"])
     def capture(body: CaptureBody, c: Caller = caller):
         """After an LLM response: capture this turn's memories."""
-        c.access(mem, body.session, body.user)  # identity required
+        user = c.user(body.user)
+        c.access(mem, body.session, user)  # identity required
         if c.restricted:  # archived messages it names must be ones it may read
             for m in body.messages:
                 if isinstance(m, str):
@@ -45,7 +48,7 @@ def chat_routes(r: Requests) -> APIRouter:
             agent=c.agent,
             inputs=list(body.messages),
             session=body.session,
-            user_id=body.user,
+            user_id=user,
             now=body.now,
         )
         return mem.capture_after_turn(turn).to_dict()
@@ -53,9 +56,10 @@ def chat_routes(r: Requests) -> APIRouter:
     @api.post("/v1/recall-memories", tags=["chat"])
     def recall_memories(body: RecallBody, c: Caller = caller):
         """Before an LLM request: the relevant curated memories as a block (auto-recall)."""
-        c.access(mem, body.session, body.user)
+        user = c.user(body.user)
+        c.access(mem, body.session, user)
         return mem.recall_memories(
-            body.query, agent=c.agent, session=body.session, user=body.user
+            body.query, agent=c.agent, session=body.session, user=user
         ).to_dict()
 
     @api.get("/v1/tools", tags=["tools"])
@@ -67,7 +71,8 @@ def chat_routes(r: Requests) -> APIRouter:
     def call_tool(name: str, body: ToolBody, c: Caller = caller):
         if name not in TOOLS:
             raise NotFoundError(f"no tool {name!r}; the tools are {', '.join(TOOLS)}")
-        c.access(mem, body.session, body.user)
-        return mem.tools(c.agent, session=body.session, user=body.user).call(name, body.arguments)
+        user = c.user(body.user)
+        c.access(mem, body.session, user)
+        return mem.tools(c.agent, session=body.session, user=user).call(name, body.arguments)
 
     return api
