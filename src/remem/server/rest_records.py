@@ -51,7 +51,7 @@ def write_routes(r: Requests) -> APIRouter:
             response.status_code = 200
         return stored.to_dict()
 
-    @api.delete("/v1/records/{record_id}", tags=["write"])
+    @api.delete("/v1/records/{record_id:path}", tags=["write"])
     def delete(record_id: str, c: Caller = caller):
         rec = r.visible(c, record_id)
         c.check_write(mem, rec.scope)
@@ -78,7 +78,7 @@ def read_routes(r: Requests) -> APIRouter:
         )
         return result.to_dict(explain=body.explain)
 
-    @api.get("/v1/records/{record_id}", tags=["read"])
+    @api.get("/v1/records/{record_id:path}", tags=["read"])
     def get(record_id: str, c: Caller = caller):
         return r.visible(c, record_id).to_dict()
 
