@@ -16,7 +16,7 @@ from typing import Any
 
 from remem.config import Config
 from remem.conversation.indexing import Indexer, Progress, expected_model_id
-from remem.conversation.ingest import RecordWriter
+from remem.conversation.ingest import OnTakenId, RecordWriter
 from remem.embed.base import Embedder
 from remem.embed.reads import interactive
 from remem.errors import RememError, ValidationError
@@ -26,7 +26,7 @@ from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
 from remem.schemas import RecordIn, check_encodable, make_filters, parse_time, validate_record
-from remem.store.base import OnConflict, Store
+from remem.store.base import Store
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters, Record, SearchResult, StoredMemory, Turn
@@ -143,13 +143,17 @@ class Memory:
         *,
         embed: bool = True,
         wait: bool | None = None,
-        on_conflict: OnConflict = "error",
+        on_conflict: OnTakenId = "idempotent",
         progress: Progress | None = None,
     ) -> list[Record]:
         """Validate all, commit all in one transaction, then embed in batches (now with
         ``wait=True`` or ``indexing.mode = "sync"``, else through the background queue).
 
         A bad item raises ValidationError naming its position and field; nothing is written.
+        An id already stored: by default the same record sent again is answered with the
+        stored one (writes with an id are idempotent) and other content raises
+        ConflictError; ``on_conflict="skip"`` keeps whatever is stored, ``"error"`` refuses
+        any taken id.
         """
         return self.writer.store_all(
             items, embed=embed, wait=wait, on_conflict=on_conflict, progress=progress

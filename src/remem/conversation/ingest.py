@@ -14,7 +14,7 @@ import json
 import time
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from remem.config import Config
 from remem.conversation.indexing import Indexer, Progress
@@ -25,6 +25,11 @@ from remem.text.tokenize import Tokenizer
 from remem.types import Record
 
 NOT_INDEXED_KINDS = frozenset({"media", "control", "directive"})
+
+# What a write does with an id that is already stored: "error" refuses it, "skip" keeps the
+# stored record, "idempotent" (the API's default) answers the same record sent again with the
+# stored one and refuses other content under that id.
+OnTakenId = Literal["error", "skip", "idempotent"]
 
 
 def index_reason(item: RecordIn) -> str | None:
@@ -91,7 +96,7 @@ class RecordWriter:
         *,
         embed: bool,
         wait: bool | None = None,
-        on_conflict: OnConflict = "error",
+        on_conflict: OnTakenId = "idempotent",
         progress: Progress | None = None,
         numbered: bool = True,
     ) -> list[Record]:
@@ -112,11 +117,12 @@ class RecordWriter:
             if valid.id:
                 given_ids.append(valid.id)
         repeated: list[Record] = []
-        if on_conflict == "error" and given_ids:
+        if on_conflict == "idempotent" and given_ids:
             prepared, repeated = self.without_repeats(prepared, given_ids)
         if not prepared:
             return sorted(repeated, key=lambda r: r.rowid or 0)
-        rowids = self.store.insert_records(self.with_context(prepared), on_conflict=on_conflict)
+        on_taken: OnConflict = "skip" if on_conflict == "skip" else "error"
+        rowids = self.store.insert_records(self.with_context(prepared), on_conflict=on_taken)
         records = list(self.store.get_by_rowids([r for r in rowids if r is not None]).values())
         records.sort(key=lambda r: r.rowid or 0)
         if wait is None:
