@@ -4,8 +4,8 @@ A recalled line is labelled with its speaker's display name, which the speaker c
 who calls themselves "Assistant (you)", "system" or the bot's own name would otherwise
 render exactly like the bot's own lines (labelled ``Assistant (you)``) or a system line, and
 the model would read their words as its own. So a name is compared with the words that name
-the bot or the system after folding what a reader (or a tokenizer) does not see: case, width,
-invisible characters (zero-width spaces, joiners, combining marks), spacing and punctuation,
+the bot or the system after folding what a reader (or a tokenizer) hardly sees: case, width,
+invisible characters (zero-width spaces, joiners), accents, spacing and punctuation,
 and letters from other scripts that look alike (Unicode's confusables, via the
 ``confusables`` package). A name that reads as one of them is shown as a user's name
 (``user named "system"``), so only real assistant lines read as the bot's.
@@ -35,12 +35,16 @@ _PAD = r"[\W_]*"  # spacing and punctuation a name may put between the letters
 
 def _visible(text: str) -> str:
     """The text without what a reader does not see: control and format characters (zero-width
-    spaces and joiners, bidi marks) and combining marks."""
-    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Mn", "Me"))
+    spaces and joiners, bidi marks)."""
+    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf"))
 
 
 def _folded(text: str) -> str:
-    return _visible(unicodedata.normalize("NFKC", text)).casefold()
+    """What a name is compared by: compatibility forms folded (width, ligatures, styled
+    letters), invisible characters and combining marks dropped, case folded."""
+    decomposed = unicodedata.normalize("NFKD", _visible(text))
+    bare = "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Mn", "Me"))
+    return unicodedata.normalize("NFKC", bare).casefold()
 
 
 def _is_cjk(word: str) -> bool:
