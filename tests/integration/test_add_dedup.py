@@ -108,6 +108,22 @@ def test_rest_memories_answer_200_with_the_duplicate(tmp_path):
     assert again.json()["id"] == first.json()["id"]
 
 
+def test_the_cli_says_when_a_memory_was_already_stored(tmp_path):
+    env = {**os.environ, "REMEM_DB": str(tmp_path / "cli.db"), "REMEM_EMBED__PROVIDER": "none"}
+    env["PYTHONPATH"] = str(ROOT / "src")
+
+    def add(text: str) -> str:
+        command = [sys.executable, "-m", "remem.cli", "add", text, "--scope", "user:ann"]
+        proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    first = add("Ann keeps bees")
+    assert first.startswith("added ")
+    memory_id = first.split()[1]
+    assert add("ann keeps bees!") == f"already stored as {memory_id} (normalised match)"
+
+
 def readme_python_example() -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Python API", 1)[1]
