@@ -16,7 +16,7 @@ from typing import Any
 
 from remem.config import Config
 from remem.conversation.indexing import Indexer, Progress, expected_model_id
-from remem.conversation.ingest import RecordWriter
+from remem.conversation.ingest import OnTakenId, RecordWriter
 from remem.embed.base import Embedder
 from remem.embed.reads import interactive
 from remem.errors import RememError, ValidationError
@@ -25,11 +25,11 @@ from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
-from remem.schemas import RecordIn, check_encodable, make_filters, parse_time
-from remem.store.base import OnConflict, Store
+from remem.schemas import RecordIn, check_encodable, make_filters, parse_time, validate_record
+from remem.store.base import Store
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
-from remem.types import Filters, Record, SearchResult, Turn
+from remem.types import Filters, Record, SearchResult, StoredMemory, Turn
 
 log = logging.getLogger("remem")
 
@@ -109,11 +109,35 @@ class Memory:
         return self.writer.store_all([message], embed=embed, wait=wait, numbered=False)[0]
 
     def add(
-        self, text: str, *, embed: bool = True, wait: bool | None = None, **fields: Any
-    ) -> Record:
-        """Store one curated memory (a fact, preference, decision or entity)."""
-        data = {"text": text, **fields, "kind": "memory"}
-        return self.writer.store_all([data], embed=embed, wait=wait, numbered=False)[0]
+        self,
+        text: str,
+        *,
+        embed: bool = True,
+        wait: bool | None = None,
+        dedup: bool = True,
+        **fields: Any,
+    ) -> StoredMemory:
+        """Store one curated memory (a fact, preference, decision or entity).
+
+        Like the ``memory_store`` tool, it does not store a memory twice: when a current
+        memory of the same scope has the same text, exactly or after folding case, width,
+        punctuation, spaces and Traditional/Simplified, that one is returned, nothing is
+        written and the result's ``duplicate`` says how they matched. ``dedup=False`` stores
+        as given (a caller that has checked already, such as a new version of a memory).
+        """
+        from remem.capture.remember import find_equal, norm_hash
+
+        item = validate_record({"text": text, **fields, "kind": "memory"})
+        if "norm" not in item.metadata:  # what later normalised-text dedup compares
+            item = item.model_copy(
+                update={"metadata": {**item.metadata, "norm": norm_hash(item.text)}}
+            )
+        if dedup:
+            equal = find_equal(self.store, item.text, item.scope, time.time())
+            if equal is not None:
+                return StoredMemory.of(*equal)
+        stored = self.writer.store_all([item], embed=embed, wait=wait, numbered=False)[0]
+        return StoredMemory.of(stored)
 
     def ingest_many(
         self,
@@ -121,13 +145,17 @@ class Memory:
         *,
         embed: bool = True,
         wait: bool | None = None,
-        on_conflict: OnConflict = "error",
+        on_conflict: OnTakenId = "idempotent",
         progress: Progress | None = None,
     ) -> list[Record]:
         """Validate all, commit all in one transaction, then embed in batches (now with
         ``wait=True`` or ``indexing.mode = "sync"``, else through the background queue).
 
         A bad item raises ValidationError naming its position and field; nothing is written.
+        An id already stored: by default the same record sent again is answered with the
+        stored one (writes with an id are idempotent) and other content raises
+        ConflictError; ``on_conflict="skip"`` keeps whatever is stored, ``"error"`` refuses
+        any taken id.
         """
         return self.writer.store_all(
             items, embed=embed, wait=wait, on_conflict=on_conflict, progress=progress

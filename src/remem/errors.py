@@ -24,6 +24,11 @@ class ValidationError(RememError, ValueError):
         super().__init__(f"invalid {field}: {shown}; {fix}")
 
 
+class ConflictError(ValidationError):
+    """The id is taken by a different record (the same record sent again is not a conflict:
+    writes with an id are idempotent)."""
+
+
 class ConfigError(RememError):
     """The configuration file, environment or arguments hold a value remem cannot use."""
 

@@ -13,12 +13,13 @@ from typing import Any, Protocol
 import numpy as np
 
 from remem.config import Config
+from remem.conversation.ingest import OnTakenId
 from remem.embed.base import Embedder
 from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import Searcher
 from remem.schemas import RecordIn
-from remem.store.base import OnConflict, Store
+from remem.store.base import Store
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters, Record, SearchResult
 
@@ -33,7 +34,13 @@ class MemoryPort(Protocol):
 
     def get(self, record_id: str) -> Record | None: ...
     def add(
-        self, text: str, *, embed: bool = True, wait: bool | None = None, **fields: Any
+        self,
+        text: str,
+        *,
+        embed: bool = True,
+        wait: bool | None = None,
+        dedup: bool = True,
+        **fields: Any,
     ) -> Record: ...
     def ingest_many(
         self,
@@ -41,7 +48,7 @@ class MemoryPort(Protocol):
         *,
         embed: bool = True,
         wait: bool | None = None,
-        on_conflict: OnConflict = "error",
+        on_conflict: OnTakenId = "idempotent",
         progress: Any = None,
     ) -> list[Record]: ...
     def delete(self, ids: str | Sequence[str]) -> int: ...

@@ -190,6 +190,29 @@ class ScopeGuard:
         if self.access is not None and not self.access.can_write(scope):
             raise ScopeError(f"agent {self.access.agent!r} may not write to scope {scope!r}")
 
+    def check_new_record(self, record_id: object, scope: str) -> None:
+        """Whether a new record may go to ``scope`` under ``record_id`` (None: remem makes
+        the id).
+
+        Ids are global, so an agent that picks one could learn from "this id is taken" that
+        a record it cannot read exists. An agent therefore picks ids only in the namespace of
+        the scope it writes to, ``<scope>/<name>``: the scope is everything before the id's
+        last ``/`` (scope names may hold ``/`` themselves), so each id has one owning scope,
+        whether it is free or taken says nothing about scopes the agent cannot write, and
+        any other id is refused with the same answer whether or not it exists. The local
+        operator picks any id."""
+        self.check_write(scope)
+        if self.access is None or record_id is None:
+            return
+        prefix = f"{scope}/"
+        owner, _, name = record_id.rpartition("/") if isinstance(record_id, str) else ("", "", "")
+        if owner != scope or not name:
+            raise ScopeError(
+                f"agent {self.access.agent!r} may choose ids only under the scope it writes "
+                f"to: give '{prefix}<name>' (a name without '/', e.g. '{prefix}msg-42'), or leave "
+                "the id out and remem makes one"
+            )
+
     def write_target(self, requested: str | None = None) -> str | None:
         """Where a write goes: the requested scope (checked), else the caller's default
         (None for the operator: the record's own or the store's default)."""

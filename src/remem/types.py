@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 Kind = Literal["message", "memory"]
@@ -87,6 +87,22 @@ def strip_speaker_prefix(text: str, speaker: str | None) -> str:
         if text.startswith(prefix) and text[len(prefix) :].strip():
             return text[len(prefix) :].lstrip()
     return text
+
+
+@dataclass(slots=True)
+class StoredMemory(Record):
+    """What ``Memory.add`` returns: the curated memory as it now stands in the store.
+
+    ``duplicate`` is None when the memory was written by this call; otherwise an equal memory
+    was already current in the same scope, this is that one, nothing was written, and
+    ``duplicate`` says how they matched (``"exact"`` or ``"normalised"``)."""
+
+    duplicate: str | None = None
+
+    @classmethod
+    def of(cls, record: Record, duplicate: str | None = None) -> StoredMemory:
+        values = {f.name: getattr(record, f.name) for f in fields(Record)}
+        return cls(**values, duplicate=duplicate)
 
 
 @dataclass(slots=True)

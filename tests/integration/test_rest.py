@@ -63,7 +63,9 @@ def test_operator_endpoints_without_tokens(serve):
         ]
         r = http.post("/v1/ingest", json=msgs)
         assert r.status_code == 201 and len(r.json()["ingested"]) == 3
-        assert http.post("/v1/ingest", json=msgs[0]).status_code == 400  # duplicate id
+        assert http.post("/v1/ingest", json=msgs[0]).status_code == 201  # a retry: no-op
+        r = http.post("/v1/ingest", json={**msgs[0], "text": "something else"})
+        assert r.status_code == 409  # the id holds another record
         r = http.post("/v1/memories", json={"text": "Ann's dog is Pixel", "category": "entity"})
         assert r.status_code == 201 and r.json()["kind"] == "memory"
 

@@ -24,6 +24,7 @@ from remem.errors import RememError
 from remem.ports import MemoryPort
 from remem.schemas import content_hash
 from remem.scopes import Access, ScopeGuard
+from remem.store.base import Store
 from remem.text.normalize import to_simplified
 from remem.text.triggers import subject_key
 from remem.types import Filters, Record
@@ -51,14 +52,22 @@ class StoreOutcome:
     warnings: list[str] = field(default_factory=list)
 
 
-def find_duplicate(mem: MemoryPort, text: str, scope: str, now: float) -> tuple[Record, str] | None:
-    store = mem.store
+def find_equal(store: Store, text: str, scope: str, now: float) -> tuple[Record, str] | None:
+    """A current memory of ``scope`` with the same text ("exact") or the same normalised text
+    ("normalised"); ``Memory.add`` stops here, ``memory_store`` goes on to similar vectors."""
     exact = store.current_memories(scope, now, content_hash=content_hash(text), limit=1)
     if exact:
         return exact[0], "exact"
     similar = store.current_memories(scope, now, metadata_equals=("norm", norm_hash(text)), limit=1)
     if similar:
         return similar[0], "normalised"
+    return None
+
+
+def find_duplicate(mem: MemoryPort, text: str, scope: str, now: float) -> tuple[Record, str] | None:
+    equal = find_equal(mem.store, text, scope, now)
+    if equal is not None:
+        return equal
     threshold = mem.config.capture.dedup_similarity
     result = mem.search(
         text,
@@ -122,6 +131,7 @@ def store_memory(
             meta["supersedes"] = [r.id for r in older]
     record = mem.add(
         text,
+        dedup=False,  # checked above, vectors included
         scope=scope,
         category=category,
         importance=importance,

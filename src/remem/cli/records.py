@@ -67,6 +67,8 @@ def add(
         record = mem.add(text, wait=True, **fields)
     if as_json:
         emit_json(record.to_dict())
+    elif record.duplicate:  # an equal memory is already current in that scope
+        out.print(f"already stored as {record.id} ({record.duplicate} match)", markup=False)
     else:
         out.print(f"added {record.id} ({record.index_status})", markup=False)
 

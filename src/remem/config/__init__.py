@@ -27,6 +27,7 @@ from remem.config.agents import (
     LLMConfig,
     ScopesConfig,
     ServerConfig,
+    TokenGrant,
 )
 from remem.config.sections import (
     APP_NAME,
@@ -66,6 +67,7 @@ __all__ = [
     "StoreConfig",
     "TextConfig",
     "TimeIntentConfig",
+    "TokenGrant",
 ]
 
 
@@ -162,7 +164,11 @@ class Config(_Section):
                 if key in ("api_key", "api_keys", "upstream_api_key") and value:  # masked
                     value = "***" if isinstance(value, str) else ["***"] * len(value)
                 if key == "tokens" and value:  # the tokens are secrets, the agents are not
-                    value = [f"*** -> {agent}" for agent in value.values()]
+                    value = [
+                        f"*** -> {grant.agent}"
+                        + (f" for {', '.join(grant.users)}" if grant.users else "")
+                        for grant in value.values()
+                    ]
                 rows.append((dotted, value, self.source_of(dotted)))
         return rows
 

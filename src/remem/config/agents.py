@@ -3,9 +3,10 @@ used for extraction, and the servers."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from remem.config.sections import _Section
 
@@ -143,13 +144,58 @@ class LLMConfig(_Section):
     timeout_s: float = Field(default=30.0, gt=0)
 
 
+_USER_RE = re.compile(r"^[^\s\x00-\x1f\x7f:][^\s\x00-\x1f\x7f]{0,180}\Z")
+
+
+class TokenGrant(BaseModel):
+    """What one bearer token stands for: an agent and, when bound, the users it acts for.
+
+    Unbound (``users`` unset), the caller vouches for the user it names; bound, it acts only
+    for these users and a request naming another is refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agent: str = Field(description="the agent id the token's requests act as")
+    users: tuple[str, ...] | None = Field(
+        default=None,
+        description="the only users this token may act for (None: the caller vouches for "
+        "the user it names)",
+    )
+
+    @field_validator("agent")
+    @classmethod
+    def _agent(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("server.tokens: every token maps to a non-empty agent id")
+        return value
+
+    @field_validator("users")
+    @classmethod
+    def _users(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        if not value:
+            raise ValueError(
+                "server.tokens: users = [] binds a token to nobody; list its users or leave "
+                "users out"
+            )
+        for user in value:
+            if not _USER_RE.match(user):
+                raise ValueError(
+                    f"server.tokens: user {user!r} is not a user id (1-180 characters "
+                    "without spaces or a leading ':')"
+                )
+        return value
+
+
 class ServerConfig(_Section):
     host: str = Field(default="127.0.0.1", description="where `remem serve` / `remem proxy` listen")
     port: int = Field(default=8765, ge=0, le=65535)
-    tokens: dict[str, str] = Field(
+    tokens: dict[str, TokenGrant] = Field(
         default_factory=dict,
-        description="bearer token -> agent id; with none configured the servers only listen "
-        "on loopback and act as scopes.agent",
+        description='bearer token -> agent id ("bot"), or -> {agent = "bot", users = ["ann"]} '
+        "to bind the token to the users it may act for; with none configured the servers "
+        "only listen on loopback and act as scopes.agent",
     )
     max_body_bytes: int = Field(default=2_000_000, gt=0, description="larger requests get 413")
     max_k: int = Field(default=100, gt=0, description="largest k a request may ask for")
@@ -174,12 +220,18 @@ class ServerConfig(_Section):
         description="proxy: at most this many rounds of tool calls a request",
     )
 
+    @field_validator("tokens", mode="before")
+    @classmethod
+    def _grants(cls, value: object) -> object:
+        """A plain agent id is an unbound grant."""
+        if not isinstance(value, dict):
+            return value
+        return {t: {"agent": g} if isinstance(g, str) else g for t, g in value.items()}
+
     @field_validator("tokens")
     @classmethod
-    def _tokens(cls, value: dict[str, str]) -> dict[str, str]:
-        for token, agent in value.items():
+    def _tokens(cls, value: dict[str, TokenGrant]) -> dict[str, TokenGrant]:
+        for token in value:
             if len(token) < 16:
                 raise ValueError("server.tokens: every token needs at least 16 characters")
-            if not agent or not agent.strip():
-                raise ValueError("server.tokens: every token maps to a non-empty agent id")
         return value

@@ -14,17 +14,22 @@ import json
 import time
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from remem.config import Config
 from remem.conversation.indexing import Indexer, Progress
-from remem.errors import NotFoundError, ValidationError
+from remem.errors import ConflictError, NotFoundError, ValidationError
 from remem.schemas import RecordIn, content_hash, parse_time, validate_record
 from remem.store.base import OnConflict, RecordRow, Store
 from remem.text.tokenize import Tokenizer
 from remem.types import Record
 
 NOT_INDEXED_KINDS = frozenset({"media", "control", "directive"})
+
+# What a write does with an id that is already stored: "error" refuses it, "skip" keeps the
+# stored record, "idempotent" (the API's default) answers the same record sent again with the
+# stored one and refuses other content under that id.
+OnTakenId = Literal["error", "skip", "idempotent"]
 
 
 def index_reason(item: RecordIn) -> str | None:
@@ -91,25 +96,33 @@ class RecordWriter:
         *,
         embed: bool,
         wait: bool | None = None,
-        on_conflict: OnConflict = "error",
+        on_conflict: OnTakenId = "idempotent",
         progress: Progress | None = None,
         numbered: bool = True,
     ) -> list[Record]:
         """Validate every item, commit all in one transaction, then embed (now when ``wait``,
         else through the queue). A bad item raises naming its position; nothing is written."""
         prepared: list[tuple[dict[str, Any], str]] = []
+        given_ids: list[str] = []
         for position, item in enumerate(items):
             try:
-                prepared.append(self.prepare(validate_record(item)))
+                valid = validate_record(item)
+                prepared.append(self.prepare(valid))
             except ValidationError as exc:
                 if not numbered:
                     raise
                 raise ValidationError(
                     f"item {position + 1}: {exc.field}", exc.value, exc.fix
                 ) from None
+            if valid.id:
+                given_ids.append(valid.id)
+        repeated: list[Record] = []
+        if on_conflict == "idempotent" and given_ids:
+            prepared, repeated = self.without_repeats(prepared, given_ids)
         if not prepared:
-            return []
-        rowids = self.store.insert_records(self.with_context(prepared), on_conflict=on_conflict)
+            return sorted(repeated, key=lambda r: r.rowid or 0)
+        on_taken: OnConflict = "skip" if on_conflict == "skip" else "error"
+        rowids = self.store.insert_records(self.with_context(prepared), on_conflict=on_taken)
         records = list(self.store.get_by_rowids([r for r in rowids if r is not None]).values())
         records.sort(key=lambda r: r.rowid or 0)
         if wait is None:
@@ -125,7 +138,36 @@ class RecordWriter:
                 self.indexer.submit([r.rowid for r in records if r.rowid is not None])
             if progress:
                 progress(len(records))
-        return sorted(records + skipped, key=lambda r: r.rowid or 0)
+        return sorted(records + skipped + repeated, key=lambda r: r.rowid or 0)
+
+    def without_repeats(
+        self, prepared: list[tuple[dict[str, Any], str]], given_ids: list[str]
+    ) -> tuple[list[tuple[dict[str, Any], str]], list[Record]]:
+        """Writes that name their id are idempotent: an item whose id is already stored with
+        the same kind, scope, session and text is that record, sent again (a retry, or a
+        script run twice), and is not written again. An id that holds anything else is a
+        conflict, and nothing is written."""
+        stored = {
+            r.id: r for r in self.store.get_by_rowids(self.store.rowids_for_ids(given_ids)).values()
+        }
+        if not stored:
+            return prepared, []
+        fresh, repeated = [], []
+        for fields, tokens in prepared:
+            old = stored.get(fields["id"])
+            if old is None:
+                fresh.append((fields, tokens))
+                continue
+            new = (fields["kind"], fields["scope"], fields.get("session"), fields["content_hash"])
+            if new != (old.kind, old.scope, old.session, old.content_hash):
+                raise ConflictError(
+                    "id",
+                    fields["id"],
+                    "a record with this id exists and holds something else; choose another "
+                    "id or delete the old record first",
+                )
+            repeated.append(old)
+        return fresh, repeated
 
     def with_context(self, prepared: list[tuple[dict[str, Any], str]]) -> list[RecordRow]:
         """Add each message's context tokens: the lexical text of the ``text.context_turns``

@@ -6,14 +6,17 @@ or of curated memories (``<relevant-memories>``), goes through one wrapper,
 one line per item, the closing tag. Each item is one line: newlines inside the text are
 folded, and ``&``, ``<`` and ``>`` are escaped, so stored text can neither close the wrapper
 tag nor start a line that looks like another item, a role header or a system message. The
-agent's own past words are labelled as its own, so they never come back as someone else's.
+agent's own past words are labelled as its own, so they never come back as someone else's,
+and nobody else's are: a speaker whose name reads as the bot or the system is marked as a
+user's name (``recall.labels``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 
+from remem.recall.labels import label_part, speaker_name
 from remem.types import Hit, Record, strip_speaker_prefix
 
 TAG = "remem-memory"
@@ -56,14 +59,18 @@ def escape(text: str) -> str:
     return " ⏎ ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
-def label(record: Record, language: str = "en") -> str:
+def label(record: Record, language: str = "en", bot_names: Collection[str] = ()) -> str:
+    """``[platform/place/speaker @ time]``. Only the bot's own lines (role assistant or
+    notice) read as the bot's: any other speaker whose name reads as the bot, the system or
+    one of ``bot_names`` is marked as a user's name (``recall.labels``)."""
     if record.role == "assistant":
         speaker = _SELF.get(language, _SELF["en"])
     elif record.role == "notice":  # media the bot itself sent
         speaker = f"{_SELF.get(language, _SELF['en'])} · {_NOTICE.get(language, 'notice')}"
     else:
-        speaker = record.speaker_label or record.speaker_id or (record.role or "user")
-    parts = [p for p in (record.platform, location(record, language), speaker) if p]
+        name = record.speaker_label or record.speaker_id or (record.role or "user")
+        speaker = speaker_name(name, language=language, bot_names=bot_names, role=record.role)
+    parts = [label_part(p) for p in (record.platform, location(record, language)) if p] + [speaker]
     when = datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%d %H:%M")
     return escape("[" + "/".join(parts) + f" @ {when}]")
 
@@ -80,15 +87,23 @@ def render_block(
     items: Sequence[Hit | Record], *, language: str = "en", max_chars_per_item: int = 0
 ) -> str:
     """Archived messages (and their context) as one block; empty string when there is none."""
+    records = [item.record if isinstance(item, Hit) else item for item in items]
+    # the names the bot's own lines carry: nobody else may appear under them
+    bot_names = {
+        name
+        for r in records
+        if r.role in ("assistant", "notice")
+        for name in (r.speaker_label, r.speaker_id)
+        if name
+    }
     lines = []
-    for item in items:
-        record = item.record if isinstance(item, Hit) else item
+    for record in records:
         text = strip_speaker_prefix(record.shown_text, record.speaker_label)
         if max_chars_per_item and len(text) > max_chars_per_item:
             cut = len(text) - max_chars_per_item
             marker = _TRUNCATED.get(language, _TRUNCATED["en"])
             text = text[:max_chars_per_item] + marker.format(n=cut)
-        lines.append(f"{label(record, language)} {escape(text)}")
+        lines.append(f"{label(record, language, bot_names)} {escape(text)}")
     return untrusted_block(TAG, _INTRO.get(language, _INTRO["en"]), lines)
 
 

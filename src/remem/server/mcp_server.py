@@ -20,7 +20,7 @@ from mcp.server.lowlevel.server import Server
 
 from remem import __version__
 from remem.errors import RememError
-from remem.server.identity import agent_for
+from remem.server.identity import grant_for, user_for
 from remem.tools import TOOLS, ToolError, tool_specs
 
 log = logging.getLogger("remem.mcp")
@@ -50,22 +50,20 @@ def build_server(
             ]
         )
 
-    def identity(ctx) -> tuple[str | None, str | None]:
+    def identity(ctx) -> tuple[str | None, str | None, str | None]:
+        """(agent, session, user) of a call; a token bound to users keeps to them."""
         request = getattr(ctx, "request", None)
         headers = getattr(request, "headers", None)
         if headers is None:  # stdio: the configuration decides
-            return agent or config.scopes.agent, session
-        who = (
-            agent_for(config, headers.get("authorization"))
-            if config.server.tokens
-            else (agent or config.scopes.agent)
-        )
-        return who, session or headers.get("mcp-session-id")
+            return agent or config.scopes.agent, session, user
+        grant = grant_for(config, headers.get("authorization"))
+        who = (agent or config.scopes.agent) if grant is None else grant.agent
+        return who, session or headers.get("mcp-session-id"), user_for(grant, user)
 
     async def call_tool(ctx, params) -> types.CallToolResult:
         name, arguments = params.name, dict(params.arguments or {})
         try:
-            who, sess = identity(ctx)
+            who, sess, acting_for = identity(ctx)
             if not who:
                 raise ToolError(
                     "this MCP server has no agent identity: set scopes.agent or "
@@ -75,7 +73,7 @@ def build_server(
                 raise ToolError(f"unknown tool {name!r}")
 
             def run() -> dict[str, Any]:
-                return mem.tools(who, session=sess, user=user).call(name, arguments)
+                return mem.tools(who, session=sess, user=acting_for).call(name, arguments)
 
             result = await anyio.to_thread.run_sync(run)
         except RememError as exc:

@@ -7,7 +7,8 @@ and the reply are archived (session ``X-Remem-Session``) and auto-capture runs, 
 background, so the answer is never delayed by memory work. Upstream answers, including errors
 and every streamed chunk, pass through unchanged.
 
-Who is talking: ``X-Remem-User`` header, else the request's standard ``user`` field. Which
+Who is talking: ``X-Remem-User`` header, else the request's standard ``user`` field (a token
+bound to users in ``server.tokens`` acts only for them: another user is refused). Which
 conversation: ``X-Remem-Session`` header, else ``proxy:<user>`` (or ``proxy:anonymous``). Which
 agent: the bearer token's agent when ``server.tokens`` is set, else ``scopes.agent``.
 Upstream key: ``server.upstream_api_key``, else (no tokens) the client's own Authorization.
@@ -32,7 +33,8 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.background import BackgroundTask
 
 from remem.errors import RememError
-from remem.server.identity import AuthError, agent_for
+from remem.scopes import ScopeError
+from remem.server.identity import AuthError, grant_for, user_for
 from remem.server.proxy_tools import StreamedCalls, definitions, ours_only, run_calls
 from remem.types import Turn
 
@@ -79,11 +81,12 @@ class Proxy:
 
     def who(self, request: Request, body: dict[str, Any]) -> tuple[str, str | None, str]:
         """(agent, user, session) of a request."""
-        agent = agent_for(self.config, request.headers.get("authorization"))
+        grant = grant_for(self.config, request.headers.get("authorization"))
+        agent = self.config.scopes.agent if grant is None else grant.agent
         if not agent:
             raise AuthError("the proxy has no agent identity: set scopes.agent or server.tokens")
         named = body.get("user") if isinstance(body.get("user"), str) else None
-        user = request.headers.get("x-remem-user") or named
+        user = user_for(grant, request.headers.get("x-remem-user") or named)
         session = request.headers.get("x-remem-session") or f"proxy:{user or 'anonymous'}"
         return agent, user, session
 
@@ -138,6 +141,8 @@ class Proxy:
             who = self.who(request, body)
         except AuthError as exc:
             return _error(401, str(exc), "authentication_error")
+        except ScopeError as exc:  # a token bound to users, asked to act for another
+            return _error(403, str(exc), "permission_error")
         last = max(
             (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user"),
             default=None,

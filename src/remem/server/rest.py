@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from remem import __version__
-from remem.errors import NotFoundError, RememError, ValidationError
+from remem.errors import ConflictError, NotFoundError, RememError, ValidationError
 from remem.scopes import ScopeError
 from remem.server.identity import AuthError
 from remem.server.rest_context import Requests
@@ -27,6 +27,7 @@ _STATUS = (
     (AuthError, 401),
     (ScopeError, 403),
     (NotFoundError, 404),
+    (ConflictError, 409),
     (ToolError, 400),
     (ValidationError, 400),
 )
@@ -74,7 +75,7 @@ class BodyLimit:
 
 
 def create_app(mem) -> FastAPI:
-    from remem.server.rest_chat import chat_routes
+    from remem.server.rest_chat import chat_routes, tool_routes
     from remem.server.rest_records import read_routes, write_routes
 
     config = mem.config
@@ -108,6 +109,7 @@ def create_app(mem) -> FastAPI:
     app.include_router(write_routes(requests))
     app.include_router(read_routes(requests))
     app.include_router(chat_routes(requests))
+    app.include_router(tool_routes(requests))
 
     from remem.server.ui import mount_ui  # the web UI at /ui: same identities and scopes
 

@@ -29,7 +29,9 @@ def chat_routes(r: Requests) -> APIRouter:
     @api.post("/v1/recall-for-turn", tags=["chat"])
     def recall_for_turn(body: TurnBody, c: Caller = caller):
         """Before an LLM call: recall for this turn's archived inputs; returns the block."""
-        turn = Turn(**body.model_dump(), scopes=c.scopes(mem))
+        user = c.user(body.user_id)
+        scopes = c.guard(mem, body.session, user).read_scopes()
+        turn = Turn(**{**body.model_dump(), "user_id": user}, scopes=scopes)
         out = mem.recall_for_turn(turn)
         return {
             "query": out.query,
@@ -46,9 +48,10 @@ def chat_routes(r: Requests) -> APIRouter:
         """The conversation_recall tool for a host: search the archived chat as ``session``
         sees it; ``scope`` and ``contextWindow`` only narrow. Returns the block to show."""
         fields = body.model_dump(include=set(TurnBody.model_fields) - {"inputs"})
+        fields["user_id"] = user = c.user(body.user_id)
         if body.platform is None and body.group_id is None:
             fields.update(session_context(mem, body.session))
-        turn = Turn(**fields, scopes=c.scopes(mem))
+        turn = Turn(**fields, scopes=c.guard(mem, body.session, user).read_scopes())
         out = mem.conversation_recall(
             turn,
             body.query,
@@ -68,7 +71,8 @@ def chat_routes(r: Requests) -> APIRouter:
     @api.post("/v1/capture-after-turn", tags=["chat"])
     def capture(body: CaptureBody, c: Caller = caller):
         """After an LLM response: capture this turn's memories."""
-        c.access(mem, body.session, body.user)  # identity required
+        user = c.user(body.user)
+        c.access(mem, body.session, user)  # identity required
         if c.restricted:  # archived messages it names must be ones it may read
             for m in body.messages:
                 if isinstance(m, str):
@@ -77,7 +81,7 @@ def chat_routes(r: Requests) -> APIRouter:
             agent=c.agent,
             inputs=list(body.messages),
             session=body.session,
-            user_id=body.user,
+            user_id=user,
             now=body.now,
         )
         return mem.capture_after_turn(turn).to_dict()
@@ -85,10 +89,20 @@ def chat_routes(r: Requests) -> APIRouter:
     @api.post("/v1/recall-memories", tags=["chat"])
     def recall_memories(body: RecallBody, c: Caller = caller):
         """Before an LLM request: the relevant curated memories as a block (auto-recall)."""
-        c.access(mem, body.session, body.user)
+        user = c.user(body.user)
+        c.access(mem, body.session, user)
         return mem.recall_memories(
-            body.query, agent=c.agent, session=body.session, user=body.user
+            body.query, agent=c.agent, session=body.session, user=user
         ).to_dict()
+
+    return api
+
+
+def tool_routes(r: Requests) -> APIRouter:
+    """The memory tools, listed and called as the caller's agent."""
+    api = APIRouter()
+    mem = r.mem
+    caller = Depends(r.caller)
 
     @api.get("/v1/tools", tags=["tools"])
     def tools() -> list[dict[str, Any]]:
@@ -99,7 +113,8 @@ def chat_routes(r: Requests) -> APIRouter:
     def call_tool(name: str, body: ToolBody, c: Caller = caller):
         if name not in TOOLS:
             raise NotFoundError(f"no tool {name!r}; the tools are {', '.join(TOOLS)}")
-        c.access(mem, body.session, body.user)
-        return mem.tools(c.agent, session=body.session, user=body.user).call(name, body.arguments)
+        user = c.user(body.user)
+        c.access(mem, body.session, user)
+        return mem.tools(c.agent, session=body.session, user=user).call(name, body.arguments)
 
     return api

@@ -9,9 +9,10 @@ from typing import Any, Literal
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from remem.config import TokenGrant
 from remem.errors import ValidationError
 from remem.scopes import Access, ScopeError, ScopeGuard
-from remem.server.identity import agent_for
+from remem.server.identity import grant_for, user_for
 from remem.types import Record
 
 
@@ -82,6 +83,11 @@ class ToolBody(_Body):
 class Caller:
     agent: str | None  # None: the local operator (no tokens configured, no scopes.agent)
     restricted: bool  # True when the agent came from a token: the resolver limits it
+    grant: TokenGrant | None = None  # the token's grant: the users it may act for
+
+    def user(self, named: str | None) -> str | None:
+        """The user this request acts for (a bound token cannot be widened: 403)."""
+        return user_for(self.grant, named)
 
     def access(self, mem, session: str | None = None, user: str | None = None) -> Access:
         if not self.agent:
@@ -109,8 +115,9 @@ class Requests:
 
     def caller(self, request: Request) -> Caller:
         config = self.mem.config
-        agent = agent_for(config, request.headers.get("authorization"))
-        return Caller(agent, restricted=bool(config.server.tokens))
+        grant = grant_for(config, request.headers.get("authorization"))
+        agent = config.scopes.agent if grant is None else grant.agent
+        return Caller(agent, restricted=grant is not None, grant=grant)
 
     def check_k(self, k: int) -> None:
         limit = self.mem.config.server.max_k

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Response
 from fastapi.responses import StreamingResponse
 
 from remem.errors import ValidationError
@@ -27,25 +27,31 @@ def write_routes(r: Requests) -> APIRouter:
         items = body if isinstance(body, list) else body.get("messages", [body])
         if not isinstance(items, list) or not items:
             raise ValidationError("body", body, "send a message object or a list of them")
+        guard = c.guard(mem)
         if c.restricted:  # an agent's records go to its own scope unless it names another
             default = c.access(mem).write_scope
             items = [{"scope": default, **i} if isinstance(i, dict) else i for i in items]
         for item in items:
-            c.check_write(mem, item.get("scope", "global") if isinstance(item, dict) else "global")
+            if isinstance(item, dict):
+                guard.check_new_record(item.get("id"), item.get("scope", "global"))
         records = mem.ingest_many(items)
         return {"ingested": [rec.to_dict() for rec in records]}
 
     @api.post("/v1/memories", tags=["write"], status_code=201)
-    def add(body: dict[str, Any], c: Caller = caller):
-        """Store one curated memory as given (no dedup; the memory_store tool dedups)."""
+    def add(body: dict[str, Any], response: Response, c: Caller = caller):
+        """Store one curated memory, unless the same text (exact or normalised) is already a
+        current memory of that scope: then 200 with that one and ``duplicate`` saying how."""
         text = body.get("text")
         fields = {k: v for k, v in body.items() if k != "text"}
         if c.restricted:
             fields.setdefault("scope", c.access(mem).write_scope)
-        c.check_write(mem, fields.get("scope", "global"))
-        return mem.add(text, **fields).to_dict()
+        c.guard(mem).check_new_record(fields.get("id"), fields.get("scope", "global"))
+        stored = mem.add(text, **fields)
+        if stored.duplicate:
+            response.status_code = 200
+        return stored.to_dict()
 
-    @api.delete("/v1/records/{record_id}", tags=["write"])
+    @api.delete("/v1/records/{record_id:path}", tags=["write"])
     def delete(record_id: str, c: Caller = caller):
         rec = r.visible(c, record_id)
         c.check_write(mem, rec.scope)
@@ -72,7 +78,7 @@ def read_routes(r: Requests) -> APIRouter:
         )
         return result.to_dict(explain=body.explain)
 
-    @api.get("/v1/records/{record_id}", tags=["read"])
+    @api.get("/v1/records/{record_id:path}", tags=["read"])
     def get(record_id: str, c: Caller = caller):
         return r.visible(c, record_id).to_dict()
 

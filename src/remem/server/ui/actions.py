@@ -93,6 +93,7 @@ def edit(
     )
     new = mem.add(
         changes["text"],
+        dedup=False,  # a new version of this memory, which may keep its text
         scope=changes["scope"],
         importance=changes["importance"],
         category=changes["category"],

@@ -71,7 +71,10 @@ def mount_ui(app: FastAPI, mem) -> None:
         app.include_router(pages.routes(ui))
 
     def warm_up() -> None:
-        callers = [Caller(agent, restricted=True) for agent in set(config.server.tokens.values())]
+        callers = [
+            Caller(agent, restricted=True)
+            for agent in {g.agent for g in config.server.tokens.values()}
+        ]
         scope_sets: list[list[str] | None] = [None] if not callers else []
         for c in callers:
             try:

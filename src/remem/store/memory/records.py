@@ -8,7 +8,7 @@ from bisect import bisect_right, insort
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from remem.errors import ValidationError
+from remem.errors import ConflictError, ValidationError
 from remem.store.base import ANY, OnConflict, RecordRow
 from remem.store.memory.sessions import SessionsMixin
 from remem.store.memory.state import StoredRow, first
@@ -61,7 +61,7 @@ class RecordsMixin(SessionsMixin):
                     if on_conflict == "skip":
                         planned.append(None)
                         continue
-                    raise ValidationError(
+                    raise ConflictError(
                         "id",
                         values["id"],
                         "a record with this id exists; choose another id "

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from remem.errors import ValidationError
+from remem.errors import ConflictError
 from remem.store.base import ANY, OnConflict, RecordRow
 from remem.store.rows import INSERT_FIELDS, check_enums, check_value, column_value, row_to_record
 from remem.store.sqlite.connection import SQLiteConnection
@@ -54,7 +54,7 @@ class RecordsMixin(SQLiteConnection):
                         if on_conflict == "skip":
                             out.append(None)
                             continue
-                        raise ValidationError(
+                        raise ConflictError(
                             "id",
                             fields["id"],
                             "a record with this id exists; choose another id "
