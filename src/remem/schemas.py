@@ -84,7 +84,10 @@ def parse_time(value: Any) -> float | None:
     if isinstance(value, bool):
         raise ValueError("a boolean is not a time")
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond float's range
+            raise ValueError("out of range") from None
     elif isinstance(value, datetime):
         number = (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
     elif isinstance(value, str):

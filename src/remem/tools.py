@@ -143,7 +143,7 @@ class MemoryTools:
         return self.guard.read_scopes(requested) or []
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        if name not in TOOLS:
+        if not isinstance(name, str) or name not in TOOLS:
             raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOLS)}")
         model, _ = TOOLS[name]
         if not is_encodable(arguments):
