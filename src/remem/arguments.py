@@ -14,7 +14,7 @@ from collections.abc import Collection
 from typing import Any
 
 from remem.errors import ValidationError
-from remem.schemas import ID_RE, NAME_RE, check_encodable
+from remem.schemas import ID_RE, NAME_RE, check_encodable, parse_time
 from remem.types import Turn
 
 _NAME_FIX = "give 1-500 characters without control characters (not only spaces)"
@@ -52,12 +52,16 @@ def flag(field: str, value: Any) -> bool:
     return value
 
 
+# SQLite's largest integer: a bigger limit or offset cannot even be passed to it
+MAX_INT = 2**63 - 1
+
+
 def count(field: str, value: Any, *, minimum: int = 0, optional: bool = False) -> int | None:
-    """A whole number of at least ``minimum`` (None only when ``optional``)."""
+    """A whole number from ``minimum`` to ``MAX_INT`` (None only when ``optional``)."""
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValidationError(field, value, f"use a whole number >= {minimum}")
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= MAX_INT:
+        raise ValidationError(field, value, f"use a whole number from {minimum} to 2**63 - 1")
     return value
 
 
@@ -65,14 +69,13 @@ def seconds(field: str, value: Any, *, optional: bool = False) -> float | None:
     """A duration: a finite number of seconds >= 0 (None only when ``optional``)."""
     if value is None and optional:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-    ):
+    try:
+        number = float(value) if isinstance(value, int | float) else math.nan
+    except OverflowError:  # an int beyond float's range
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) or number < 0:
         raise ValidationError(field, value, "use a number of seconds >= 0")
-    return float(value)
+    return number
 
 
 def choices(field: str, value: Any, allowed: Collection[str]) -> tuple[str, ...]:
@@ -114,8 +117,13 @@ def turn(value: Any) -> Turn:
         raise ValidationError("settings", settings, "give a dict of setting names to strings")
     check_encodable("settings", settings)
     now = value.now
-    if now is not None and (
-        isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now)
-    ):
-        raise ValidationError("now", now, "use Unix seconds (a number) or leave it out")
+    if now is not None:
+        try:
+            if isinstance(now, bool) or not isinstance(now, int | float):
+                raise ValueError("not a number")
+            parse_time(now)  # finite, and from 1970 to the year 3000
+        except ValueError:
+            raise ValidationError(
+                "now", now, "use Unix seconds (a number) or leave it out"
+            ) from None
     return value

@@ -381,10 +381,8 @@ class Memory:
         limit: int | None = 50,
         offset: int = 0,
     ) -> list[Record]:
-        if limit is not None and (not isinstance(limit, int) or limit < 0):
-            raise ValidationError("limit", limit, "use a whole number >= 0")
-        if not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset", offset, "use a whole number >= 0")
+        arguments.count("limit", limit, optional=True)
+        arguments.count("offset", offset)
         return self.store.list_records(make_filters(filters), limit=limit, offset=offset)
 
     def search(

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from remem.capture.remember import store_memory
-from remem.errors import RememError
+from remem.errors import RememError, printable
 from remem.ports import MemoryPort
 from remem.recall.memories import relevant_memories
 from remem.schemas import is_encodable
@@ -144,7 +144,8 @@ class MemoryTools:
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         if not isinstance(name, str) or name not in TOOLS:
-            raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOLS)}")
+            shown = printable(repr(name))[:80]
+            raise ToolError(f"unknown tool {shown}; the tools are {', '.join(TOOLS)}")
         model, _ = TOOLS[name]
         if not is_encodable(arguments):
             raise ToolError(f"{name}: the arguments hold text that is not valid Unicode")
@@ -152,7 +153,7 @@ class MemoryTools:
             args = model.model_validate(arguments or {})
         except PydanticValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "arguments"
+            where = printable(".".join(str(p) for p in first["loc"])) or "arguments"
             raise ToolError(f"{name}: {where}: {first['msg']}") from None
         try:
             return getattr(self, name)(args)

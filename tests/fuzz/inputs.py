@@ -6,6 +6,7 @@ is stable and a failure reproduces), no example database, no per-example deadlin
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -94,6 +95,7 @@ numbers = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(allow_nan=True, allow_infinity=True),
     st.sampled_from([10**400, -(10**400), 2**63, 2**64]),  # beyond float and SQLite's int64
+    st.sampled_from([math.nan, math.inf, -math.inf]),  # JSON has none of them
 )
 scalars = st.one_of(st.none(), st.booleans(), numbers, hostile_text)
 

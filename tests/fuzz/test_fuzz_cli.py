@@ -46,7 +46,12 @@ def argv_safe(text: str) -> str:
     return "".join(out)
 
 
-arg = st.one_of(hostile_text, st.sampled_from(["r1", "m1", "s1", "global", "agent:bot", "5"]))
+# mostly plausible values, so that commands get past parsing and into the library
+arg = st.one_of(
+    st.sampled_from(["r1", "m1", "s1", "global", "agent:bot", "5", "0.5", "tea", "2026-05-01"]),
+    st.sampled_from(["message", "memory", "fact", "user", "vector", "1", "Berlin", "开会"]),
+    hostile_text,
+)
 # command -> options it takes (flags have value None); positional arguments come from `arg`
 COMMANDS: dict[str, tuple[int, dict[str, Any]]] = {
     "add": (1, {"--scope": arg, "--category": arg, "--importance": arg, "--id": arg}),
@@ -140,8 +145,9 @@ def command_lines(draw) -> tuple[list[str], bytes | None]:
     )
     for option in chosen:
         argv += [option] if options[option] is None else [option, draw(options[option])]
-    if draw(st.booleans()):
-        argv.append(draw(st.sampled_from(["--json", "--verbose", "--bogus", "--", "-"])))
+    extra = draw(st.sampled_from([None, None, "--json", "--verbose", "--bogus", "--", "-"]))
+    if extra is not None:
+        argv.append(extra)
     stdin = None
     if argv[-1] == "-" or "-" in argv[:2]:
         lines = draw(st.lists(JSONL_LINES, min_size=1, max_size=4))

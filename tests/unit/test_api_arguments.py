@@ -9,7 +9,7 @@ import pytest
 from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ValidationError
-from remem.schemas import parse_time
+from remem.schemas import parse_time, validate_record
 from remem.tools import ToolError
 from remem.types import Turn
 
@@ -35,6 +35,14 @@ CASES = [
     ("embed_pending", (), {"batch_size": 0}, "batch_size"),
     ("embed_pending", (), {"force": "yes"}, "force"),
     ("wait_indexed", ("soon",), {}, "timeout"),
+    ("wait_indexed", (10**400,), {}, "timeout"),
+    ("list", (), {"limit": 2**64}, "limit"),
+    ("list", (), {"offset": 2**64}, "offset"),
+    ("ids_with_prefix", ("r",), {"limit": 2**63}, "limit"),
+    ("embed_pending", (), {"batch_size": 2**64}, "batch_size"),
+    ("ingest", ({"text": "x", "metadata": {"a": float("nan")}},), {}, "metadata"),
+    ("ingest", ({"text": "x", "metadata": {"a": float("inf")}},), {}, "metadata"),
+    ("add", ("x",), {"metadata": {"when": {1, 2}}}, "metadata"),
     ("missing_vectors", (LONE,), {}, "model_id"),
     ("ids_with_prefix", ("r",), {"limit": [1]}, "limit"),
     ("search", ("Berlin",), {"disable": [{"a": 1}]}, "disable"),
@@ -69,6 +77,8 @@ CASES = [
     ("recall_for_turn", (Turn(session="s1", current_ids="r1"),), {}, "current_ids"),
     ("recall_for_turn", (Turn(session="s1", settings=[]),), {}, "settings"),
     ("recall_for_turn", (Turn(session="s1", now="noon"),), {}, "now"),
+    ("recall_for_turn", (Turn(session="s1", now=10**400),), {}, "now"),
+    ("capture_after_turn", (Turn(agent="bot", now=1e20),), {}, "now"),
     ("capture_after_turn", (Turn(agent="bot", scopes="global"),), {}, "scopes"),
     ("capture_after_turn", (Turn(agent="bot", requested_mode=3),), {}, "requested_mode"),
 ]
@@ -103,3 +113,15 @@ def test_a_tool_name_that_is_not_a_string_is_a_tool_error(mem):
     for name in ([{"k": 1}], None, 5):
         with pytest.raises(ToolError, match="unknown tool"):
             tools.call(name, {})  # type: ignore[arg-type]
+
+
+def test_a_field_name_from_input_keeps_the_error_on_one_line(mem):
+    with pytest.raises(ValidationError) as refused:
+        validate_record({"text": "x", "bad\nkey\u202e": 1})
+    assert "invalid bad\\nkey\\u202e:" in str(refused.value)
+    with pytest.raises(ToolError) as tool_refused:
+        mem.tools("bot").call("memory_recall", {"query": "x", "a\nb": 1})
+    assert "\n" not in str(tool_refused.value) and "a\\nb" in str(tool_refused.value)
+    with pytest.raises(ToolError) as unknown:
+        mem.tools("bot").call("memory_\nrecall", {})
+    assert "\n" not in str(unknown.value)

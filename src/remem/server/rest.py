@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from remem import __version__
-from remem.errors import NotFoundError, RememError, ValidationError
+from remem.errors import NotFoundError, RememError, ValidationError, printable
 from remem.scopes import ScopeError
 from remem.server.identity import AuthError
 from remem.server.rest_context import Requests
@@ -96,7 +96,10 @@ def create_app(mem) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [
-            {"field": ".".join(str(p) for p in e["loc"][1:]) or "body", "error": e["msg"]}
+            {
+                "field": printable(".".join(str(p) for p in e["loc"][1:])) or "body",
+                "error": e["msg"],
+            }
             for e in exc.errors()
         ]
         first = errors[0] if errors else {"field": "body", "error": "invalid"}
