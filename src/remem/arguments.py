@@ -78,6 +78,19 @@ def seconds(field: str, value: Any, *, optional: bool = False) -> float | None:
     return number
 
 
+def unix_time(field: str, value: Any, *, optional: bool = False) -> float | None:
+    """A moment as Unix seconds: a number from 1970 to the year 3000 (None only when
+    ``optional``)."""
+    if value is None and optional:
+        return None
+    try:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("not a number")
+        return parse_time(value)
+    except ValueError:
+        raise ValidationError(field, value, "use Unix seconds (a number)") from None
+
+
 def choices(field: str, value: Any, allowed: Collection[str]) -> tuple[str, ...]:
     """A list, tuple or set of names, each one of ``allowed``."""
     if not isinstance(value, list | tuple | set | frozenset) or not all(
@@ -116,14 +129,5 @@ def turn(value: Any) -> Turn:
     ):
         raise ValidationError("settings", settings, "give a dict of setting names to strings")
     check_encodable("settings", settings)
-    now = value.now
-    if now is not None:
-        try:
-            if isinstance(now, bool) or not isinstance(now, int | float):
-                raise ValueError("not a number")
-            parse_time(now)  # finite, and from 1970 to the year 3000
-        except ValueError:
-            raise ValidationError(
-                "now", now, "use Unix seconds (a number) or leave it out"
-            ) from None
+    unix_time("now", value.now, optional=True)
     return value

@@ -300,7 +300,7 @@ class Memory:
         if not isinstance(query, str):
             raise ValidationError("query", query, "give the user's message as text")
         check_encodable("query", query)
-        arguments.seconds("now", now, optional=True)
+        arguments.unix_time("now", now, optional=True)
         arguments.flag("preview", preview)
         with interactive():  # one query deadline for every embedding this recall waits for
             return recall_memories(
@@ -334,7 +334,7 @@ class Memory:
         from remem.capture.summary import summarize_session
 
         arguments.name("session", session)
-        arguments.seconds("now", now, optional=True)
+        arguments.unix_time("now", now, optional=True)
         return summarize_session(self, session, agent=agent, user=user, now=now)
 
     def recall_for_turn(self, turn: Turn) -> Any:
