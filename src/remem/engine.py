@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from remem import arguments
 from remem.config import Config
 from remem.conversation.indexing import Indexer, Progress, expected_model_id
 from remem.conversation.ingest import OnTakenId, RecordWriter
@@ -106,6 +107,7 @@ class Memory:
         its vector lands); ``sync`` or ``wait=True`` embeds before returning. ``embed=False``
         leaves it for ``embed_pending`` / ``remem embed``.
         """
+        self._check_write_flags(embed, wait)
         return self.writer.store_all([message], embed=embed, wait=wait, numbered=False)[0]
 
     def add(
@@ -127,6 +129,9 @@ class Memory:
         """
         from remem.capture.remember import find_equal, norm_hash
 
+        self._check_write_flags(embed, wait)
+        if not isinstance(dedup, bool):
+            raise ValidationError("dedup", dedup, "use True or False")
         item = validate_record({"text": text, **fields, "kind": "memory"})
         if "norm" not in item.metadata:  # what later normalised-text dedup compares
             item = item.model_copy(
@@ -157,14 +162,25 @@ class Memory:
         ConflictError; ``on_conflict="skip"`` keeps whatever is stored, ``"error"`` refuses
         any taken id.
         """
+        self._check_write_flags(embed, wait)
+        if isinstance(items, str | bytes | dict) or not isinstance(items, Iterable):
+            raise ValidationError("items", items, "give a list of message dicts")
+        if on_conflict not in ("idempotent", "error", "skip"):
+            raise ValidationError("on_conflict", on_conflict, "use 'idempotent', 'error' or 'skip'")
         return self.writer.store_all(
             items, embed=embed, wait=wait, on_conflict=on_conflict, progress=progress
         )
 
+    @staticmethod
+    def _check_write_flags(embed: Any, wait: Any) -> None:
+        arguments.flag("embed", embed)
+        if wait is not None:
+            arguments.flag("wait", wait)
+
     # ------------------------------------------------------------------ indexing
     def wait_indexed(self, timeout: float | None = None) -> bool:
         """Block until the background queue has embedded everything handed to it."""
-        return self.indexer.wait_indexed(timeout)
+        return self.indexer.wait_indexed(arguments.seconds("timeout", timeout, optional=True))
 
     def embed_records(
         self, records: Sequence[Record], *, progress: Progress | None = None
@@ -181,6 +197,8 @@ class Memory:
     ) -> dict[str, int]:
         """Embed every record that has no vector for the configured model (backfill); with
         ``force``, re-embed every record. Resumable: a rerun picks up where it stopped."""
+        arguments.count("batch_size", batch_size, minimum=1, optional=True)
+        arguments.flag("force", force)
         return self.indexer.embed_pending(batch_size=batch_size, progress=progress, force=force)
 
     def switch_model(self, *, drop_old: bool = False) -> int:
@@ -198,6 +216,7 @@ class Memory:
     def missing_vectors(self, model_id: str | None = None) -> int:
         """Records without a vector of ``model_id`` (default: the configured model, worked out
         without loading it; 0 when there is no model)."""
+        arguments.name("model_id", model_id, optional=True)
         model_id = model_id or expected_model_id(self.config.embed)
         return 0 if model_id is None else self.store.count_missing_vectors(model_id)
 
@@ -234,6 +253,9 @@ class Memory:
         The old visible text described the old content, so it is replaced too: by
         ``visible_text`` when the new content is again a structured envelope, else cleared
         (the new content is what is embedded and shown)."""
+        arguments.name("session", session)
+        check_encodable("new_text", new_text)
+        check_encodable("visible_text", visible_text)
         return self.writer.rewrite(session, timestamp, new_text, visible_text)
 
     def set_session(
@@ -243,13 +265,9 @@ class Memory:
         (whichever entry point later drives a turn in it) and, for a sub-session, its parent.
         The ``platform`` cross-session mode uses the root session's origin platform. Messages
         can carry the same facts (``origin_platform``, ``parent_session``)."""
-        for name, value in (
-            ("session", session),
-            ("origin_platform", origin_platform),
-            ("parent", parent),
-        ):
-            if value is not None and (not isinstance(value, str) or not value.strip()):
-                raise ValidationError(name, value, "give a non-empty string (or leave it out)")
+        arguments.name("session", session)
+        arguments.name("origin_platform", origin_platform, optional=True)
+        arguments.name("parent", parent, optional=True)
         if origin_platform is None and parent is None:
             raise ValidationError("origin_platform", None, "give origin_platform, parent or both")
         self.store.set_session(session, origin_platform, parent)
@@ -259,10 +277,11 @@ class Memory:
 
     def session_info(self, session: str) -> dict[str, Any] | None:
         """A session's origin platform, parent and effective platform (None if unknown)."""
-        return self.store.session_info(session)
+        return self.store.session_info(arguments.name("session", session) or "")
 
     def rollback(self, session: str, after: float | str) -> int:
         """Delete a session's records created after ``after`` (a checkpoint rollback)."""
+        arguments.name("session", session)
         try:
             when = parse_time(after)
         except ValueError:
@@ -295,7 +314,7 @@ class Memory:
         """After an LLM response: capture this turn's memories (see ``remem.capture``)."""
         from remem.capture.capture import capture_after_turn
 
-        return capture_after_turn(self, turn)
+        return capture_after_turn(self, arguments.turn(turn))
 
     def recall_memories(
         self,
@@ -310,6 +329,11 @@ class Memory:
         """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block."""
         from remem.recall.memories import recall_memories
 
+        if not isinstance(query, str):
+            raise ValidationError("query", query, "give the user's message as text")
+        check_encodable("query", query)
+        arguments.unix_time("now", now, optional=True)
+        arguments.flag("preview", preview)
         with interactive():  # one query deadline for every embedding this recall waits for
             return recall_memories(
                 self, query, agent=agent, session=session, user=user, now=now, preview=preview
@@ -326,14 +350,14 @@ class Memory:
         """Every version of a memory, oldest first."""
         from remem.capture.history import history
 
-        return history(self, memory_id)
+        return history(self, arguments.record_id("memory_id", memory_id))
 
     def undo(self, memory_id: str) -> list[Record]:
         """Undo the update that replaced (or was made by) this memory; returns the versions
         that are current again."""
         from remem.capture.history import undo
 
-        return undo(self, memory_id)
+        return undo(self, arguments.record_id("memory_id", memory_id))
 
     def session_reset(
         self, session: str, *, agent: str, user: str | None = None, now: float | None = None
@@ -342,6 +366,8 @@ class Memory:
         on (returns the store outcome, or None)."""
         from remem.capture.summary import summarize_session
 
+        arguments.name("session", session)
+        arguments.unix_time("now", now, optional=True)
         return summarize_session(self, session, agent=agent, user=user, now=now)
 
     def recall_for_turn(self, turn: Turn) -> Any:
@@ -349,7 +375,7 @@ class Memory:
         inject (see ``remem.recall.messages``)."""
         from remem.recall.messages import recall_for_turn
 
-        return recall_for_turn(self, turn)
+        return recall_for_turn(self, arguments.turn(turn))
 
     def conversation_recall(self, turn: Turn, query: str, **narrowing: Any) -> Any:
         """Search the archived chat ``turn``'s session may recall for ``query``; ``scope``,
@@ -375,6 +401,7 @@ class Memory:
         """Record ids that start with ``prefix`` (for short ids typed by a person)."""
         if not isinstance(prefix, str) or not prefix:
             raise ValidationError("prefix", prefix, "give the start of a record id")
+        arguments.count("limit", limit, minimum=1)
         return self.store.ids_with_prefix(check_encodable("prefix", prefix), limit=limit)
 
     def delete_all(self) -> int:
@@ -394,10 +421,8 @@ class Memory:
         limit: int | None = 50,
         offset: int = 0,
     ) -> list[Record]:
-        if limit is not None and (not isinstance(limit, int) or limit < 0):
-            raise ValidationError("limit", limit, "use a whole number >= 0")
-        if not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset", offset, "use a whole number >= 0")
+        arguments.count("limit", limit, optional=True)
+        arguments.count("offset", offset)
         return self.store.list_records(make_filters(filters), limit=limit, offset=offset)
 
     def search(
@@ -435,14 +460,12 @@ class Memory:
         max_k = self.config.search.max_k
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
             raise ValidationError("k", k, f"use a whole number from 1 to {max_k}")
-        unknown = set(disable) - set(STAGE_NAMES)
-        if unknown:
-            raise ValidationError(
-                "disable", sorted(unknown), f"stage names are {', '.join(STAGE_NAMES)}"
-            )
-        bad_channels = set(channels) - {"vector", "lexical"}
-        if not channels or bad_channels:
+        arguments.choices("disable", disable, STAGE_NAMES)
+        if not arguments.choices("channels", channels, ("vector", "lexical")):
             raise ValidationError("channels", channels, "use 'vector' and/or 'lexical'")
+        arguments.name("asker", asker, optional=True)
+        arguments.flag("same_user_boost", same_user_boost)
+        arguments.flag("explicit", explicit)
         try:
             when = time.time() if now is None else parse_time(now)
         except ValueError:

@@ -7,6 +7,13 @@ so the CLI can print it as a single line and an API can return it as a 4xx body.
 from __future__ import annotations
 
 
+def printable(text: str) -> str:
+    """``text`` with every unprintable character (controls, line breaks, lone surrogates,
+    zero-width and direction marks) escaped, so a name taken from input keeps an error message
+    on one honest line."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 class RememError(Exception):
     """Base class: a problem the user can act on. ``str(err)`` is the one-line message."""
 
@@ -21,7 +28,7 @@ class ValidationError(RememError, ValueError):
         shown = repr(value)
         if len(shown) > 80:
             shown = shown[:77] + "..."
-        super().__init__(f"invalid {field}: {shown}; {fix}")
+        super().__init__(f"invalid {printable(field)}: {shown}; {fix}")
 
 
 class ConflictError(ValidationError):

@@ -7,6 +7,7 @@ Pydantic does the checking; :func:`validate_record` turns its report into one
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 from datetime import UTC, datetime
@@ -41,7 +42,7 @@ _FIXES = {
     "valid_to": "use Unix seconds or an ISO-8601 date",
     "mentions": "use a list of speaker ids",
     "source_ids": "use a list of record ids",
-    "metadata": "use a JSON object",
+    "metadata": "use a JSON object (JSON types only, finite numbers)",
     "k": "use a whole number from 1 to search.max_k",
     "message_kind": f"use one of {', '.join(MESSAGE_KINDS)}",
     **dict.fromkeys(NAME_FIELDS, "use 1-500 characters without control characters"),
@@ -84,7 +85,10 @@ def parse_time(value: Any) -> float | None:
     if isinstance(value, bool):
         raise ValueError("a boolean is not a time")
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond float's range
+            raise ValueError("out of range") from None
     elif isinstance(value, datetime):
         number = (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
     elif isinstance(value, str):
@@ -174,6 +178,17 @@ class RecordIn(BaseModel):
                         "conversation": data.pop("conversation"),
                     }
         return data
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # stored as JSON and served as JSON: NaN, infinities and non-JSON types (sets, dates)
+        # would be stored but break every later read of the record
+        try:
+            json.dumps(value, allow_nan=False)
+        except (ValueError, TypeError, RecursionError):
+            raise ValueError("not JSON") from None
+        return value
 
     @field_validator("id")
     @classmethod

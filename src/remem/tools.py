@@ -21,7 +21,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from remem.capture.remember import store_memory
 from remem.config import Config
-from remem.errors import RememError
+from remem.errors import RememError, printable
 from remem.ports import MemoryPort
 from remem.recall.conversation import conversation_recall
 from remem.recall.memories import relevant_memories
@@ -214,9 +214,10 @@ class MemoryTools:
         return self.guard.read_scopes(requested) or []
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        if name not in TOOLS:
+        if not isinstance(name, str) or name not in TOOLS:
+            shown = printable(repr(name))[:80]
             names = ", ".join(offered(self.mem.config))
-            raise ToolError(f"unknown tool {name!r}; the tools are {names}")
+            raise ToolError(f"unknown tool {shown}; the tools are {names}")
         if name not in offered(self.mem.config):
             raise ToolError(
                 f"{name} is turned off here (scopes.management_tools = false); "
@@ -229,7 +230,7 @@ class MemoryTools:
             args = model.model_validate(arguments or {})
         except PydanticValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "arguments"
+            where = printable(".".join(str(p) for p in first["loc"])) or "arguments"
             raise ToolError(f"{name}: {where}: {first['msg']}") from None
         try:
             return getattr(self, name)(args)

@@ -39,7 +39,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("building blocks", ("remem.index", "remem.embed", "remem.text", "remem.net")),
     ("store", ("remem.store",)),
-    ("foundation", ("remem.types", "remem.errors", "remem.config", "remem.schemas")),
+    (
+        "foundation",
+        ("remem.types", "remem.errors", "remem.config", "remem.schemas", "remem.arguments"),
+    ),
 ]
 
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 
 from remem import __version__
-from remem.errors import ConflictError, NotFoundError, RememError, ValidationError
+from remem.errors import ConflictError, NotFoundError, RememError, ValidationError, printable
 from remem.scopes import ScopeError
 from remem.server.identity import AuthError
 from remem.server.rest_context import Requests
@@ -95,11 +97,28 @@ def create_app(mem) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [
-            {"field": ".".join(str(p) for p in e["loc"][1:]) or "body", "error": e["msg"]}
+            {
+                "field": printable(".".join(str(p) for p in e["loc"][1:])) or "body",
+                "error": e["msg"],
+            }
             for e in exc.errors()
         ]
         first = errors[0] if errors else {"field": "body", "error": "invalid"}
         return _error(422, f"invalid {first['field']}: {first['error']}", details=errors)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        """Unknown routes, wrong methods and unreadable bodies answer like every other error
+        (``{"error": ...}``), not FastAPI's ``{"detail": ...}``; the web UI keeps its own."""
+        if request.url.path.startswith("/ui"):
+            return await http_exception_handler(request, exc)  # type: ignore[return-value]
+        message = str(exc.detail)
+        if exc.status_code == 400 and "parsing the body" in message:
+            # e.g. JSON nested deeper than the parser's recursion limit
+            message = "invalid body: it could not be parsed as JSON (nested too deeply?)"
+        response = _error(exc.status_code, message)
+        response.headers.update(exc.headers or {})
+        return response
 
     @app.get("/healthz", tags=["meta"])
     def health() -> dict[str, Any]:
