@@ -200,6 +200,7 @@ class Searcher:
             context_weight=cfg.context_weight,
             max_df=cfg.lexical_max_df,
             prune_min_docs=cfg.lexical_prune_min_docs,
+            postings_budget=cfg.lexical_postings_budget,
         )
 
     def _fuse(
