@@ -4,14 +4,27 @@ in-memory exact index did (a small store: both are exact below the graph thresho
 from __future__ import annotations
 
 import numpy as np
-from helpers import HashEmbedder
 
+from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.index.exact import ExactIndex
 from remem.index.filtered import FilteredVectorIndex
 from remem.store.memory import InMemoryStore
 
-WORDS = "trip paris coffee tea dog cat garden piano budget meeting lisbon rain".split()
+WORDS = [
+    "trip",
+    "paris",
+    "coffee",
+    "tea",
+    "dog",
+    "cat",
+    "garden",
+    "piano",
+    "budget",
+    "meeting",
+    "lisbon",
+    "rain",
+]
 
 
 def _messages(n: int) -> list[dict]:
