@@ -172,7 +172,7 @@ def test_unwritable_directory(tmp_path):
         locked.chmod(0o700)
 
 
-def test_a_version_6_file_gets_vector_counts_from_its_vectors(db_path, monkeypatch):
+def test_a_version_6_file_gets_vector_and_record_counts(db_path, monkeypatch):
     monkeypatch.setattr("remem.store.sqlite.connection.MIGRATIONS", migrations.MIGRATIONS[:6])
     monkeypatch.setattr("remem.store.sqlite.connection.LATEST_VERSION", 6)
     old = SQLiteStore(db_path)
@@ -186,9 +186,13 @@ def test_a_version_6_file_gets_vector_counts_from_its_vectors(db_path, monkeypat
     monkeypatch.undo()
     store = SQLiteStore(db_path)
     assert store.vector_stats() == [("a", 2, 3), ("b", 3, 1)]
+    assert store.count() == 3 and store.term_stats([])[0] == 3
     assert store.integrity_problems() == []
     store.delete(["r0"])
     assert store.vector_stats() == [("a", 2, 2)]
+    assert store.count() == 2 and store.stats()["records"] == 2
+    store.insert_records([(_fields(9), "t")])
+    assert store.count() == 3 and store.integrity_problems() == []
 
 
 def _statements_on_open(db_path, monkeypatch) -> list[str]:

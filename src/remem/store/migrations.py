@@ -186,8 +186,9 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
     (
         7,
-        "vector counts per model and dimension kept by triggers, so statistics and the "
-        "model checks on open read a few rows instead of counting every vector",
+        "vector counts per model and dimension, and the record count, kept by triggers, so "
+        "statistics, the model checks on open and BM25 pruning read a few rows instead of "
+        "counting every vector or record",
         """
         CREATE TABLE vector_counts (
             model_id TEXT NOT NULL,
@@ -211,6 +212,14 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             DELETE FROM vector_counts WHERE model_id = old.model_id AND dim = old.dim AND n <= 0;
             INSERT INTO vector_counts (model_id, dim, n) VALUES (new.model_id, new.dim, 1)
                 ON CONFLICT (model_id, dim) DO UPDATE SET n = n + 1;
+        END;
+        -- The record count too: BM25 pruning asks for it on the first search after any write.
+        INSERT INTO counters (name, value) SELECT 'records', count(*) FROM records;
+        CREATE TRIGGER records_count_insert AFTER INSERT ON records BEGIN
+            UPDATE counters SET value = value + 1 WHERE name = 'records';
+        END;
+        CREATE TRIGGER records_count_delete AFTER DELETE ON records BEGIN
+            UPDATE counters SET value = value - 1 WHERE name = 'records';
         END
         """,
     ),

@@ -242,7 +242,9 @@ class SQLiteConnection:
                 "SELECT value FROM meta WHERE namespace = 'indexing' AND key = 'dropped'"
             ).fetchone()
             data: dict[str, Any] = {
-                "records": c.execute("SELECT count(*) FROM records").fetchone()[0],
+                "records": c.execute(
+                    "SELECT value FROM counters WHERE name = 'records'"
+                ).fetchone()[0],
                 "by_kind": group("kind"),
                 "by_scope": group("scope"),
                 "by_role": group("role"),

@@ -27,6 +27,12 @@ class MaintenanceMixin(SQLiteConnection):
             "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim"
         ):
             problems.append("the vector counts disagree with the stored vectors")
+        kept, actual = self.query_one(
+            "SELECT (SELECT value FROM counters WHERE name = 'records'), "
+            "(SELECT count(*) FROM records)"
+        )
+        if kept != actual:
+            problems.append(f"the record count says {kept}, the table holds {actual}")
         return problems
 
     def lexical_row_problems(self) -> tuple[list[int], list[int]]:
