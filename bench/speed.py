@@ -1,145 +1,249 @@
-"""Search latency on a large store (default 100,000 records), on this machine.
+"""Search at scale through the whole pipeline: the snapshot index against the exact floor.
 
-The store is built from real chat text (the LoCoMo and LongMemEval corpora, repeated with a
-numeric suffix until N records) so the lexical index sees a realistic token distribution.
-Embedding 100k texts with the bundled model takes ~30 minutes on 2 cores, so vectors are the
-real e5 vectors of the first ``--unique-vectors`` texts, reused with small noise: the cost of an
-exact matrix-vector search does not depend on what the vectors say.
+The store holds n records of real chat text (``bench/ann_vectors.corpus_texts``: the LoCoMo
+and LongMemEval turns and their sentences, distinct, up to 100k) with their real USE vectors
+(512-d, unit length, cached in /tmp/ann); past 100k the vectors are mixtures of two real ones
+(``synthetic_million``) and the texts repeat with a numeric suffix. 50 scopes to filter on.
+Queries are the corpora's real questions, embedded beforehand (query vector given).
 
-    python bench/speed.py --n 100000 --queries 300 [--db /tmp/speed.db] [--json]
+Each step runs in a fresh process, so its peak memory (ru_maxrss) and its timings are its own:
 
-Reports p50 / p95 of the whole search call (query vector precomputed), of each stage, and of
-the query embedding, with and without a scope filter.
+- ``build``: the snapshot files and the HNSW graph, from the store (build time, peak RSS);
+- ``open``: open the store and answer the first search (the page cache is warm: the build just
+  wrote the files), then search p50/p95 through the whole pipeline, unfiltered and with a
+  scope filter, with the snapshot index (what search uses now) and with the in-memory exact
+  index (what it used before); the exact floor of the same queries: one matrix-vector product
+  over the whole matrix in memory plus the same FTS5 query (every query token, no pruning);
+  and recall@10 of the snapshot index's vector top-10 against the exact top-10.
+
+Wall times on a shared 2-core machine swing with the other jobs; the ratios against the floor
+are measured in the same run, query by query interleaved.
+
+    python bench/speed.py --n 100000 --queries 300 [--json bench/results/speed-100k.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
+import multiprocessing
+import resource
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from remem import Config, Memory
-from remem.embed.local import E5Embedder
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ann_vectors import (
+    CACHE,
+    corpus_texts,
+    corpus_vectors,
+    query_texts,
+    query_vectors,
+    synthetic_million,
+)
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
-
-
-def corpus_texts() -> list[str]:
-    texts = []
-    for name in ("locomo", "longmemeval_oracle"):
-        f = SHARED / name / "corpus.jsonl"
-        texts += [json.loads(line)["text"] for line in f.read_text().splitlines() if line]
-    return texts
-
-
-def queries(n: int) -> list[str]:
-    f = SHARED / "locomo" / "queries.jsonl"
-    return [json.loads(line)["query"] for line in f.read_text().splitlines() if line][:n]
+MODEL = "local:use-multilingual-v3"
+DIM = 512
+SCOPES = 50
 
 
-def build(db: Path, n: int, unique_vectors: int, emb: E5Embedder) -> Memory:
-    config = Config.load(env={}, overrides={"embed.provider": "none"})
-    mem = Memory(db, config)
-    if mem.store.count() >= n:
-        return mem
-    texts = corpus_texts()
-    print(f"embedding {unique_vectors} unique texts ...", file=sys.stderr)
-    base = emb.embed_passages(texts[:unique_vectors])
-    rng = np.random.default_rng(7)
-    batch = 5000
-    for start in range(mem.store.count(), n, batch):
-        rows = []
-        for i in range(start, min(n, start + batch)):
-            text = f"{texts[i % len(texts)]} #{i // len(texts)}"
-            rows.append(
-                (
-                    {
-                        "id": f"r{i}",
-                        "kind": "message",
-                        "text": text,
-                        "scope": f"user:{i % 50}",
-                        "session": f"s{i // 40}",
-                        "created_at": 1_700_000_000 + i * 60,
-                        "content_hash": str(i),
-                        "importance": 0.5,
-                        "speaker_label": f"user{i % 50}",
-                    },
-                    mem.tokenizer.index_string(text),
-                )
-            )
-        rowids = mem.store.insert_records(rows)
-        vecs = base[np.arange(start, start + len(rows)) % len(base)]
-        vecs = vecs + rng.normal(scale=0.01, size=vecs.shape).astype(np.float32)
-        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-        mem.store.put_vectors(
-            emb.model_id, "local", emb.model, list(zip(rowids, vecs, strict=True))
-        )
-        print(f"  {start + len(rows)} records", file=sys.stderr)
-    return mem
+def peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))], 3)
+    return round(float(np.percentile(values, p)), 3)
+
+
+def build_store(db: Path, n: int) -> None:
+    from remem import Config, Memory
+
+    if db.exists():
+        return
+    texts = corpus_texts()
+    base = corpus_vectors()
+    vectors = base[:n] if n <= len(base) else synthetic_million(base, n)
+    tmp = db.with_suffix(".tmp.db")
+    mem = Memory(tmp, Config.load(env={}, overrides={"embed.provider": "none"}))
+    batch = 5000
+    for start in range(0, n, batch):
+        rows = []
+        for i in range(start, min(n, start + batch)):
+            text = texts[i % len(texts)] + (f" #{i // len(texts)}" if i >= len(texts) else "")
+            fields = {
+                "id": f"r{i}",
+                "kind": "message",
+                "text": text,
+                "scope": f"user:{i % SCOPES}",
+                "session": f"s{i // 40}",
+                "created_at": 1_700_000_000 + i * 60,
+                "content_hash": str(i),
+                "importance": 0.5,
+            }
+            rows.append((fields, mem.tokenizer.index_string(text)))
+        rowids = mem.store.insert_records(rows)
+        items = list(zip(rowids, vectors[start : start + len(rows)], strict=True))
+        mem.store.put_vectors(MODEL, "local", "use-multilingual-v3", items)
+        print(f"  {start + len(rows)} records", file=sys.stderr)
+    mem.close()
+    tmp.rename(db)
+
+
+def step_build(db: str) -> dict:
+    from remem.index.filtered import FilteredVectorIndex
+    from remem.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(db)
+    index = FilteredVectorIndex(store, MODEL, DIM, auto_build=False)
+    before = peak_rss_mb()
+    t = time.perf_counter()
+    index.vectors.build(threads=2)
+    seconds = time.perf_counter() - t
+    index.sync()
+    info = index.vectors.snapshot_info
+    return {
+        "build_s": round(seconds, 1),
+        "has_graph": info.has_graph,
+        "count": info.count,
+        "rss_before_mb": before,
+        "peak_rss_mb": peak_rss_mb(),
+        "matrix_mb": round(info.count * DIM * 4 / 2**20, 1),
+    }
+
+
+def _memory(db: str, embedder=None):
+    from remem import Config, Memory
+    from remem.embed.local import USEEmbedder
+
+    return Memory(db, Config.load(env={}), embedder=embedder or USEEmbedder(threads=1))
+
+
+def step_open(db: str) -> dict:
+    """Open the store and answer the first search (query vector given)."""
+    from remem.embed.local import USEEmbedder
+
+    qvecs = query_vectors()
+    embedder = USEEmbedder(threads=1)  # loading the model is not opening the store
+    before = peak_rss_mb()
+    t, c = time.perf_counter(), time.process_time()
+    mem = _memory(db, embedder)
+    opened = _since(t, c)
+    t, c = time.perf_counter(), time.process_time()
+    mem.search("what did she say about the trip", k=10, query_vector=qvecs[0])
+    first = _since(t, c)
+    return {
+        "open_ms": round(opened[0], 1),
+        "open_cpu_ms": round(opened[1], 1),
+        "first_search_ms": round(first[0], 1),
+        "first_search_cpu_ms": round(first[1], 1),
+        "rss_before_mb": before,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def step_search(db: str, queries: int) -> dict:
+    from remem.index.exact import ExactIndex, blas_one_thread
+    from remem.types import Filters
+
+    texts, qvecs = query_texts()[:queries], query_vectors()[:queries]
+    mem = _memory(db)
+    store, searcher = mem.store, mem.searcher
+    embedder = searcher._embedder_factory()
+    snapshot_index = searcher.index_for(embedder)
+    exact_index = ExactIndex(store, MODEL, DIM)
+    exact_index.sync()
+    matrix = store.read_vectors(MODEL, DIM, by_rowid=True)
+    scope = {"scope": "user:7"}
+    # (wall ms, CPU ms) per search: the shared machine's load swings wall times; CPU time
+    # is what the search itself costs
+    floor: dict[str, list[tuple[float, float]]] = {"unfiltered": [], "scope": []}
+    runs: dict[str, list[tuple[float, float]]] = {}
+    recalls = []
+    for i, (text, qv) in enumerate(zip(texts, qvecs, strict=True)):
+        tokens = mem.tokenizer.query_tokens(text)
+        for label, filters in (("unfiltered", None), ("scope", scope)):
+            for name, index in (("snapshot", snapshot_index), ("exact", exact_index)):
+                searcher._indexes[MODEL] = index
+                t, c = time.perf_counter(), time.process_time()
+                mem.search(text, k=10, filters=filters, query_vector=qv)
+                runs.setdefault(f"{name} {label}", []).append(_since(t, c))
+            t, c = time.perf_counter(), time.process_time()
+            with blas_one_thread():
+                scores = matrix.matrix @ qv
+            np.argpartition(-scores, 40)[:40]
+            store_filters = Filters(scopes=[scope["scope"]]) if filters else None
+            store.lexical_search(tokens, store_filters, 40, time.time())
+            floor[label].append(_since(t, c))
+        if i < 200:
+            exact = set(matrix.rowids[np.argsort(-(matrix.matrix @ qv))[:10]].tolist())
+            got = {r for r, _ in snapshot_index.search(qv, 10)}
+            recalls.append(len(exact & got) / 10)
+    searcher._indexes[MODEL] = snapshot_index
+    out: dict = {"queries": len(texts), "recall_at_10_vs_exact": round(float(np.mean(recalls)), 4)}
+    for label in ("unfiltered", "scope"):
+        out[f"floor {label}"] = _summary(floor[label])
+        for name in ("snapshot", "exact"):
+            out[f"{name} {label}"] = _summary(runs[f"{name} {label}"], floor[label])
+    out["stage_ms_p50 (snapshot, last run)"] = {
+        k: round(v, 3)
+        for k, v in mem.search(texts[0], k=10, query_vector=qvecs[0]).timings_ms.items()
+    }
+    return out
+
+
+def _since(wall: float, cpu: float) -> tuple[float, float]:
+    return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
+
+
+def _summary(
+    values: list[tuple[float, float]], floor: list[tuple[float, float]] | None = None
+) -> dict:
+    wall, cpu = [v[0] for v in values], [v[1] for v in values]
+    out = {"p50": pct(wall, 50), "p95": pct(wall, 95)}
+    out |= {"cpu_p50": pct(cpu, 50), "cpu_p95": pct(cpu, 95)}
+    if floor is not None:
+        out["p95_vs_floor"] = round(out["p95"] / pct([f[0] for f in floor], 95), 3)
+        out["cpu_p95_vs_floor"] = round(out["cpu_p95"] / pct([f[1] for f in floor], 95), 3)
+    return out
+
+
+def in_child(fn, *args):
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(fn, args)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=300)
-    ap.add_argument("--unique-vectors", type=int, default=3000)
-    ap.add_argument("--db", default="/tmp/remem-speed.db")
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--db", default=None, help="default: /tmp/ann/speed-<n>.db")
+    ap.add_argument("--json", default=None, help="also write the report to this file")
+    ap.add_argument("--steps", default="build,open,search", help="which steps to run")
     args = ap.parse_args()
-
-    emb = E5Embedder()
-    built = build(Path(args.db), args.n, args.unique_vectors, emb)
-    built.close()
-    mem = Memory(args.db, Config.load(env={}), embedder=emb)
-    qs = queries(args.queries)
-    embed_ms, qvecs = [], []
-    for q in qs:
-        t = time.perf_counter()
-        qvecs.append(mem.searcher.embed_query(emb, q))
-        embed_ms.append((time.perf_counter() - t) * 1000)
+    db = Path(args.db or CACHE / f"speed-{args.n}.db")
     t = time.perf_counter()
-    mem.search("warm up", k=10, query_vector=qvecs[0])  # loads the matrix
-    load_ms = (time.perf_counter() - t) * 1000
-
-    report = {"records": mem.store.count(), "queries": len(qs), "index_load_ms": round(load_ms)}
-    from remem.retrieve.search import STAGE_NAMES
-
-    runs = [
-        ("v1 unfiltered", None, tuple(STAGE_NAMES), 0.0),
-        ("pipeline unfiltered", None, (), None),
-        ("v1 scope filter", {"scope": "user:7"}, tuple(STAGE_NAMES), 0.0),
-        ("pipeline scope filter", {"scope": "user:7"}, (), None),
-    ]
-    default_ctx = mem.config.search.context_weight
-    for label, filters, disable, ctx_weight in runs:
-        mem.config.search.context_weight = default_ctx if ctx_weight is None else ctx_weight
-        totals: list[float] = []
-        stages: dict[str, list[float]] = {}
-        for q, v in zip(qs, qvecs, strict=True):
-            t = time.perf_counter()
-            result = mem.search(q, k=10, filters=filters, query_vector=v, disable=disable)
-            totals.append((time.perf_counter() - t) * 1000)
-            for stage, ms in result.timings_ms.items():
-                stages.setdefault(stage, []).append(ms)
-        report[label] = {
-            "search_p50": pct(totals, 50),
-            "search_p95": pct(totals, 95),
-            "stages_p50": {s: pct(v, 50) for s, v in stages.items() if s != "embed"},
-        }
-    report["query_embed_p50"] = pct(embed_ms, 50)
-    report["query_embed_p95"] = pct(embed_ms, 95)
-    report["query_embed_mean"] = round(statistics.fmean(embed_ms), 3)
-    print(json.dumps(report, indent=None if args.json else 1))
+    build_store(db, args.n)
+    report: dict = {
+        "records": args.n,
+        "vectors": "real USE (512-d) of real chat text"
+        + (", then mixtures of two real vectors" if args.n > 100_000 else ""),
+        "store_build_s": round(time.perf_counter() - t, 1),
+    }
+    steps = args.steps.split(",")
+    if "build" in steps:
+        report["build"] = in_child(step_build, str(db))
+        print(json.dumps(report["build"]), file=sys.stderr)
+    if "open" in steps:
+        report["open"] = in_child(step_open, str(db))
+        print(json.dumps(report["open"]), file=sys.stderr)
+    if "search" in steps:
+        report["search"] = in_child(step_search, str(db), args.queries)
+    text = json.dumps(report, indent=1)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n")
 
 
 if __name__ == "__main__":

@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from remem.conversation.ingest import lexical_text
 from remem.embed.base import Embedder
 from remem.errors import RememError
@@ -149,13 +147,11 @@ def _check_other_models(mem: MemoryPort, embedder: Embedder) -> Finding:
 
 
 def _check_index(mem: MemoryPort, embedder: Embedder) -> Finding:
-    """A sanity probe of the in-memory index: it must load and agree with the table."""
+    """A sanity probe of the vector index: it must load and agree with the table."""
     index = mem.searcher.index_for(embedder)
     index.sync()
     expected = mem.store.vector_count(embedder.model_id)
-    agree = index.size == expected and bool(
-        index.size == 0 or np.all(np.isfinite(index._matrix[: index.size]))
-    )
+    agree = index.size == expected and (index.size == 0 or index.all_finite())
     return Finding(
         "vector index",
         "ok" if agree else "error",

@@ -170,3 +170,61 @@ def test_unwritable_directory(tmp_path):
             prepare_db_path(locked / "remem.db")
     finally:
         locked.chmod(0o700)
+
+
+def test_a_version_6_file_gets_vector_and_record_counts(db_path, monkeypatch):
+    monkeypatch.setattr("remem.store.sqlite.connection.MIGRATIONS", migrations.MIGRATIONS[:6])
+    monkeypatch.setattr("remem.store.sqlite.connection.LATEST_VERSION", 6)
+    old = SQLiteStore(db_path)
+    rowids = old.insert_records([(_fields(i), "t") for i in range(3)])
+    old._conn.executemany(
+        "INSERT INTO vectors (record_rowid, model_id, provider, model, dim, vec, created_at) "
+        "VALUES (?, ?, 'p', 'm', ?, ?, 0)",
+        [(r, "a", 2, bytes(8)) for r in rowids] + [(rowids[0], "b", 3, bytes(12))],
+    )
+    old.close()
+    monkeypatch.undo()
+    store = SQLiteStore(db_path)
+    assert store.vector_stats() == [("a", 2, 3), ("b", 3, 1)]
+    assert store.count() == 3 and store.term_stats([])[0] == 3
+    assert store.integrity_problems() == []
+    store.delete(["r0"])
+    assert store.vector_stats() == [("a", 2, 2)]
+    assert store.count() == 2 and store.stats()["records"] == 2
+    store.insert_records([(_fields(9), "t")])
+    assert store.count() == 3 and store.integrity_problems() == []
+
+
+def _statements_on_open(db_path, monkeypatch) -> list[str]:
+    seen: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        conn.set_trace_callback(seen.append)
+        return conn
+
+    monkeypatch.setattr("remem.store.sqlite.connection.sqlite3.connect", traced)
+    SQLiteStore(db_path).close()
+    monkeypatch.undo()
+    return seen
+
+
+def test_opening_an_up_to_date_file_reads_no_table_through(db_path, monkeypatch):
+    first = _statements_on_open(db_path, monkeypatch)  # creates the file: migrates
+    assert any("foreign_key_check" in s for s in first)
+    again = _statements_on_open(db_path, monkeypatch)
+    assert not any("foreign_key_check" in s or "count(" in s.lower() for s in again), again
+
+
+def test_broken_references_are_reported_by_the_integrity_check(db_path):
+    store = SQLiteStore(db_path)
+    (rowid,) = store.insert_records([(_fields(1), "t")])
+    store._conn.execute("PRAGMA foreign_keys = OFF")
+    store._conn.execute(
+        "INSERT INTO vectors (record_rowid, model_id, provider, model, dim, vec, created_at) "
+        "VALUES (?, 'm', 'p', 'm', 2, ?, 0)",
+        (rowid + 100, bytes(8)),
+    )
+    store._conn.execute("PRAGMA foreign_keys = ON")
+    assert store.integrity_problems() == ["1 broken references in vectors"]

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from remem.index.snapshot import index_dir, open_snapshot, read_info
-from remem.index.source import SQLiteVectorSource, live_rowids, read_vectors
 from remem.index.vector import VectorIndex
 from remem.store.sqlite import SQLiteStore
 
@@ -54,7 +53,7 @@ def _exact(vectors: dict[int, np.ndarray], query: np.ndarray, k: int) -> list[in
 
 def _index(db: Path, **options) -> VectorIndex:
     options = {"background": False, "ann_min": 500, "delta_max": 200, **options}
-    return VectorIndex(SQLiteVectorSource(db), index_dir(db), MODEL, DIM, **options)
+    return VectorIndex(SQLiteStore(db), index_dir(db), MODEL, DIM, **options)
 
 
 @pytest.fixture
@@ -62,30 +61,6 @@ def store(db_path):
     s = SQLiteStore(db_path)
     yield s
     s.close()
-
-
-# ---------------------------------------------------------------------------- reading the store
-def test_read_vectors_by_seq_by_rowid_and_after_a_seq(store, db_path):
-    rng = np.random.default_rng(1)
-    first = _unit(rng, 5)
-    rowids = _fill(store, first)
-    replaced = _unit(rng, 1)[0]
-    store.put_vectors(MODEL, "test", "unit", [(rowids[1], replaced)])  # a new seq for rowid 2
-    conn = SQLiteStore(db_path)._conn
-    by_seq = read_vectors(conn, MODEL, DIM)
-    assert by_seq.rowids.tolist() == [rowids[i] for i in (0, 2, 3, 4, 1)]
-    assert by_seq.max_seq == 6 and by_seq.matrix.flags.c_contiguous
-    np.testing.assert_array_equal(by_seq.matrix[-1], replaced)
-    by_rowid = read_vectors(conn, MODEL, DIM, by_rowid=True)
-    assert by_rowid.rowids.tolist() == sorted(rowids)
-    np.testing.assert_array_equal(by_rowid.matrix[0], first[0])
-    later = read_vectors(conn, MODEL, DIM, after_seq=5)
-    assert later.rowids.tolist() == [rowids[1]] and later.max_seq == 6
-    nothing = read_vectors(conn, MODEL, DIM, after_seq=6)
-    assert len(nothing) == 0 and nothing.max_seq == 6 and nothing.matrix.shape == (0, DIM)
-    assert len(read_vectors(conn, "other:model", DIM)) == 0
-    store.delete(["r3"])  # rowids[3]; rowids[1] moved to seq 6
-    assert live_rowids(conn, MODEL, DIM, upto_seq=5).tolist() == [rowids[i] for i in (0, 2, 4)]
 
 
 # ---------------------------------------------------------------------------- search
@@ -262,8 +237,7 @@ def _build_and_search(db: str, rounds: int, seed: int) -> list[int]:
     """Run in another process: build (waiting for the lock) and search in turns."""
     index = _index(Path(db))
     rng = np.random.default_rng(seed)
-    source = SQLiteVectorSource(db)
-    batch = source.read_vectors(MODEL, DIM)
+    batch = SQLiteStore(db).read_vectors(MODEL, DIM)
     wrong = []
     for i in range(rounds):
         if i % 2 == 0:
@@ -322,9 +296,7 @@ def test_graph_recall_against_exact_on_real_use_vectors(store, db_path):
     vectors = USEEmbedder(threads=1).embed_passages(texts)
     corpus, queries = vectors[:2000], vectors[2000:]
     rowids = _fill(store, corpus)
-    index = VectorIndex(
-        SQLiteVectorSource(db_path), index_dir(db_path), MODEL, 512, background=False, ann_min=1000
-    )
+    index = VectorIndex(store, index_dir(db_path), MODEL, 512, background=False, ann_min=1000)
     index.build()
     index.sync()
     assert index._snapshot.graph is not None

@@ -160,6 +160,12 @@ class SearchConfig(_Section):
     lexical_prune_min_docs: int = Field(
         default=20_000, ge=0, description="...only once the store holds this many records"
     )
+    lexical_postings_budget: int = Field(
+        default=20_000,
+        ge=0,
+        description="...and ask only for the rarest query words whose records add up to at "
+        "most this many (keyword search time stays flat as the store grows; 0 = no limit)",
+    )
     min_semantic: float = Field(
         default=0.0, ge=0, le=1, description="drop vector hits whose cosine is below (0 = off)"
     )

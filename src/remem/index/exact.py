@@ -137,3 +137,8 @@ class ExactIndex:
         with self._lock:
             pos = self._columns.pos
             return {r: self._matrix[pos[r]].copy() for r in rowids if r in pos}
+
+    def all_finite(self) -> bool:
+        """Whether every loaded vector is finite (``remem doctor``)."""
+        with self._lock:
+            return bool(np.all(np.isfinite(self._matrix[: self.size])))

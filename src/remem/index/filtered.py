@@ -16,7 +16,6 @@ import numpy as np
 
 from remem.index.columns import FilterColumns
 from remem.index.snapshot import index_dir
-from remem.index.source import SQLiteVectorSource
 from remem.index.vector import VectorIndex
 from remem.store.base import Store
 from remem.types import Filters
@@ -30,19 +29,21 @@ class FilteredVectorIndex:
         dim: int,
         *,
         root: Path | None = None,
-        source: SQLiteVectorSource | None = None,
         **vector_options,
     ) -> None:
-        """``vector_options`` go to ``VectorIndex`` (thresholds, ``background``)."""
-        if store.path is None:
-            raise ValueError("the vector index lives beside a database file; this store has none")
+        """The snapshot files go under ``root`` (default: beside the store's file);
+        ``vector_options`` go to ``VectorIndex`` (thresholds, ``background``)."""
+        if root is None:
+            if store.path is None:
+                raise ValueError(
+                    "the vector index lives beside a database file; this store has none: "
+                    "give root= or use ExactIndex"
+                )
+            root = index_dir(store.path)
         self.store = store
         self.model_id = model_id
         self.dim = dim
-        self.source = source or SQLiteVectorSource(store.path)
-        self.vectors = VectorIndex(
-            self.source, root or index_dir(store.path), model_id, dim, **vector_options
-        )
+        self.vectors = VectorIndex(store, root, model_id, dim, **vector_options)
         self._columns = FilterColumns()
         self._rev = 0
         self._token: Hashable | None = None
@@ -54,11 +55,11 @@ class FilteredVectorIndex:
 
     def sync(self) -> None:
         self.vectors.sync()
-        token = self.source.change_token()
+        token = self.store.change_token()
         if token == self._token:
             return
         with self._lock:
-            rows, rev = self.source.filter_rows(self._rev)
+            rows, rev = self.store.filter_rows(self._rev)
             columns = self._columns
             columns.apply(rows, add_unknown=True)
             if not columns.is_sorted():  # the first load comes in rev order
@@ -80,3 +81,7 @@ class FilteredVectorIndex:
 
     def vectors_for(self, rowids: list[int]) -> dict[int, np.ndarray]:
         return self.vectors.vectors_for(rowids)
+
+    def all_finite(self) -> bool:
+        """Whether every vector the index holds is finite (``remem doctor``)."""
+        return self.vectors.all_finite()

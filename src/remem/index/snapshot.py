@@ -30,12 +30,15 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from filelock import FileLock, Timeout
 
-from remem.index.ann import Graph, build_graph
 from remem.index.source import Allocate, VectorBatch
+
+if TYPE_CHECKING:
+    from remem.index.ann import Graph
 
 log = logging.getLogger("remem.index")
 
@@ -137,7 +140,11 @@ def _open_generation(folder: Path, info: SnapshotInfo, model_id: str, dim: int) 
         raise ValueError(f"shapes {rowids.shape} / {matrix.shape}, expected {info.count}")
     if rowids.dtype != np.int64 or matrix.dtype != np.float32:
         raise ValueError(f"dtypes {rowids.dtype} / {matrix.dtype}")
-    graph = Graph(paths["graph"], dim, rowids) if info.has_graph else None
+    graph = None
+    if info.has_graph:
+        from remem.index.ann import Graph  # faiss costs ~0.2 s to import: only when needed
+
+        graph = Graph(paths["graph"], dim, rowids)
     return Snapshot(info, rowids, matrix, graph)
 
 
@@ -184,6 +191,8 @@ def write_snapshot(
         _fsync(paths[name])
     has_graph = len(batch) >= max(graph_min, 1)
     if has_graph:
+        from remem.index.ann import build_graph  # faiss costs ~0.2 s to import
+
         build_graph(paths["graph"], batch.matrix, threads=threads)
         _fsync(paths["graph"])
     sizes = {n: p.stat().st_size for n, p in paths.items() if n != "graph" or has_graph}

@@ -341,6 +341,20 @@ class VectorIndex:
             out.update(self._delta.vectors_for(wanted))
         return out
 
+    def all_finite(self) -> bool:
+        """Whether every live vector is finite (``remem doctor``; reads the snapshot through
+        in blocks, so the check's memory stays small)."""
+        self.sync()
+        with self._lock:
+            snap = self._snapshot
+            if snap is not None:
+                for start in range(0, len(snap), 65_536):
+                    block = np.asarray(snap.matrix[start : start + 65_536])
+                    live = ~self._dead[start : start + 65_536]
+                    if not np.isfinite(block[live]).all():
+                        return False
+            return self._delta.all_finite()
+
 
 class _Delta:
     """Vectors written after the snapshot, in a growable matrix; one row per record."""
@@ -385,15 +399,29 @@ class _Delta:
     def search(
         self, query: np.ndarray, k: int, allowed: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        if not self.size:
+        n = self.size
+        if not n:
             return np.empty(0, np.int64), np.empty(0, np.float32)
-        ok = self.alive[: self.size].copy()
+        ok = self.alive[:n]
         if allowed is not None:
-            ok &= _lookup(allowed, self.rowids[: self.size])[1]
-        pos = np.flatnonzero(ok)
+            ok = ok & _lookup(allowed, self.rowids[:n])[1]
+        pos = None if ok.all() else np.flatnonzero(ok)
+        if pos is None or 2 * len(pos) > n:
+            # most rows qualify: score them all in place (gathering them would copy the
+            # matrix on every search) and rank the rest out
+            scores = self.matrix[:n] @ query
+            if pos is not None:
+                scores = np.where(ok, scores, -np.inf)
+                k = min(k, len(pos))
+            top = _top(scores, k)
+            return self.rowids[top], scores[top]
         scores = self.matrix[pos] @ query
         top = _top(scores, k)
         return self.rowids[pos[top]], scores[top]
+
+    def all_finite(self) -> bool:
+        live = self.alive[: self.size]
+        return bool(np.isfinite(self.matrix[: self.size][live]).all())
 
     def vectors_for(self, wanted: np.ndarray) -> dict[int, np.ndarray]:
         out = {}

@@ -21,8 +21,9 @@ import numpy as np
 from remem.config import Config
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.errors import ConfigError, ProviderUnavailableError, RememError
-from remem.index.exact import ExactIndex, blas_one_thread
+from remem.index.exact import blas_one_thread
 from remem.index.legacy import LegacyVectors
+from remem.index.select import SearchIndex, open_index
 from remem.retrieve import diversity as diversity_stage
 from remem.retrieve import gates, scoring
 from remem.retrieve.candidates import Candidate, pool_size
@@ -72,17 +73,17 @@ class Searcher:
         self.tokenizer = tokenizer
         self.config = config
         self._embedder_factory = embedder_factory
-        self._indexes: dict[str, ExactIndex] = {}
+        self._indexes: dict[str, SearchIndex] = {}
         self._reranker: Reranker | None = None
         self._reranker_loaded = False
         self._model_checked: set[str] = set()
         self.legacy = LegacyVectors(store)
 
     # ------------------------------------------------------------------ helpers
-    def index_for(self, embedder: Embedder) -> ExactIndex:
+    def index_for(self, embedder: Embedder) -> SearchIndex:
         index = self._indexes.get(embedder.model_id)
         if index is None:
-            index = self._indexes[embedder.model_id] = ExactIndex(
+            index = self._indexes[embedder.model_id] = open_index(
                 self.store, embedder.model_id, embedder.dim
             )
         return index
@@ -136,7 +137,7 @@ class Searcher:
         t1 = time.perf_counter()
 
         vector: list[tuple[int, float]] = []
-        index: ExactIndex | None = None
+        index: SearchIndex | None = None
         t_embed = 0.0
         if "vector" in channels:
             vector, index, query_vector, t_embed = self._vector_channel(
@@ -200,6 +201,7 @@ class Searcher:
             context_weight=cfg.context_weight,
             max_df=cfg.lexical_max_df,
             prune_min_docs=cfg.lexical_prune_min_docs,
+            postings_budget=cfg.lexical_postings_budget,
         )
 
     def _fuse(
@@ -280,7 +282,7 @@ class Searcher:
         filters: Filters | None,
         now: float,
         result: SearchResult,
-    ) -> tuple[list[tuple[int, float]], ExactIndex | None, np.ndarray | None, float]:
+    ) -> tuple[list[tuple[int, float]], SearchIndex | None, np.ndarray | None, float]:
         try:
             embedder = self._embedder_factory()
         except RememError as exc:
@@ -341,7 +343,7 @@ class Searcher:
             self._check_models(embedder, index, result)
         return hits, index, query_vector, t_embed
 
-    def _check_models(self, embedder: Embedder, index: ExactIndex, result: SearchResult) -> None:
+    def _check_models(self, embedder: Embedder, index: SearchIndex, result: SearchResult) -> None:
         """Vectors of other models are never compared; say how many records that leaves
         without a vector for the query's model, once per model per process."""
         if embedder.model_id in self._model_checked:

@@ -9,7 +9,7 @@ heuristics live in their features, not here: a store answers plain questions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -39,11 +39,31 @@ ANY: Any = _Any()
 
 @dataclass(slots=True)
 class VectorRows:
-    """Vectors of one model read from the store, for building an in-memory index."""
+    """Vectors of one model read from the store: ``rowids[i]`` is the record of
+    ``matrix[i]``."""
 
     rowids: np.ndarray  # int64, record rowids
-    matrix: np.ndarray  # float32 (n, dim)
+    matrix: np.ndarray  # float32 (n, dim), C-contiguous
+    max_seq: int  # the highest sequence number read (the ``after_seq`` asked when none)
+
+    def __len__(self) -> int:
+        return len(self.rowids)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorState:
+    """Where one model's vectors stand: the newest sequence number (every insert takes a new
+    one, a replaced vector too) and the delete counter (bumped by every delete of records or
+    vectors)."""
+
     max_seq: int
+    deletes: int
+
+
+# Given a row count, the arrays to read vectors into: (rowids int64 (n,), matrix float32
+# (n, dim)), e.g. memory-mapped files, so an index build never holds the matrix in anonymous
+# memory.
+Allocate = Callable[[int], tuple[np.ndarray, np.ndarray]]
 
 
 @runtime_checkable
@@ -143,7 +163,9 @@ class LexicalStore(Protocol):
 
 @runtime_checkable
 class VectorStore(Protocol):
-    """Vectors by model id; an index catches up through ``index_delta``."""
+    """Vectors by model id. An in-memory index catches up through ``index_delta``; a snapshot
+    index (``remem.index.vector``) through ``vector_state``, ``read_vectors``, ``live_rowids``,
+    ``vectors_at`` and ``filter_rows``."""
 
     def put_vectors(
         self,
@@ -172,6 +194,36 @@ class VectorStore(Protocol):
     def index_delta(
         self, model_id: str, dim: int, after_seq: int, after_rev: int
     ) -> tuple[VectorRows, list[IndexMetaRow], int, int]: ...
+    def vector_state(self, model_id: str, dim: int) -> VectorState: ...
+    def read_vectors(
+        self,
+        model_id: str,
+        dim: int,
+        after_seq: int = 0,
+        *,
+        by_rowid: bool = False,
+        allocate: Allocate | None = None,
+    ) -> VectorRows:
+        """Vectors of ``model_id`` and ``dim`` with seq > after_seq, read in one snapshot
+        into one contiguous matrix: in seq order (a delta: a later row of the same record
+        replaces an earlier one) or, ``by_rowid``, sorted by record rowid (a full read for a
+        snapshot). ``allocate`` supplies the arrays to fill."""
+        ...
+
+    def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
+        """Sorted rowids of the model's vectors with seq <= upto_seq that still exist."""
+        ...
+
+    def vectors_at(
+        self, model_id: str, dim: int, rowids: Sequence[int], upto_seq: int
+    ) -> dict[int, np.ndarray]:
+        """The vectors of these (few) records with seq <= upto_seq."""
+        ...
+
+    def filter_rows(self, after_rev: int) -> tuple[list[IndexMetaRow], int]:
+        """(rows of ``INDEX_META_FIELDS`` of the records changed after ``after_rev``, the
+        current rev), read in one snapshot."""
+        ...
 
 
 @runtime_checkable

@@ -184,6 +184,45 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX records_kind_time ON records (kind, created_at)
         """,
     ),
+    (
+        7,
+        "vector counts per model and dimension, and the record count, kept by triggers, so "
+        "statistics, the model checks on open and BM25 pruning read a few rows instead of "
+        "counting every vector or record",
+        """
+        CREATE TABLE vector_counts (
+            model_id TEXT NOT NULL,
+            dim      INTEGER NOT NULL,
+            n        INTEGER NOT NULL,
+            PRIMARY KEY (model_id, dim)
+        );
+        INSERT INTO vector_counts (model_id, dim, n)
+            SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim;
+        -- Triggers fire for the cascade deletes of records' vectors too.
+        CREATE TRIGGER vector_counts_insert AFTER INSERT ON vectors BEGIN
+            INSERT INTO vector_counts (model_id, dim, n) VALUES (new.model_id, new.dim, 1)
+                ON CONFLICT (model_id, dim) DO UPDATE SET n = n + 1;
+        END;
+        CREATE TRIGGER vector_counts_delete AFTER DELETE ON vectors BEGIN
+            UPDATE vector_counts SET n = n - 1 WHERE model_id = old.model_id AND dim = old.dim;
+            DELETE FROM vector_counts WHERE model_id = old.model_id AND dim = old.dim AND n <= 0;
+        END;
+        CREATE TRIGGER vector_counts_update AFTER UPDATE OF model_id, dim ON vectors BEGIN
+            UPDATE vector_counts SET n = n - 1 WHERE model_id = old.model_id AND dim = old.dim;
+            DELETE FROM vector_counts WHERE model_id = old.model_id AND dim = old.dim AND n <= 0;
+            INSERT INTO vector_counts (model_id, dim, n) VALUES (new.model_id, new.dim, 1)
+                ON CONFLICT (model_id, dim) DO UPDATE SET n = n + 1;
+        END;
+        -- The record count too: BM25 pruning asks for it on the first search after any write.
+        INSERT INTO counters (name, value) SELECT 'records', count(*) FROM records;
+        CREATE TRIGGER records_count_insert AFTER INSERT ON records BEGIN
+            UPDATE counters SET value = value + 1 WHERE name = 'records';
+        END;
+        CREATE TRIGGER records_count_delete AFTER DELETE ON records BEGIN
+            UPDATE counters SET value = value - 1 WHERE name = 'records';
+        END
+        """,
+    ),
 ]
 # The runner applies migrations with foreign keys off (SQLite's procedure for rebuilding a
 # table that others reference, as 4 does) and checks foreign_key_check before committing.

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from remem.errors import ValidationError
-from remem.store.base import IndexMetaRow, StoredVector, VectorRows
+from remem.store.base import Allocate, IndexMetaRow, StoredVector, VectorRows, VectorState
 from remem.store.memory.state import MemoryState
 from remem.store.rows import INDEX_META_FIELDS
 from remem.types import Filters, Record
@@ -163,18 +163,8 @@ class VectorsMixin(MemoryState):
         return len(moving)
 
     def load_vectors(self, model_id: str, dim: int, after_seq: int = 0) -> VectorRows:
-        """Vectors of one model with seq > after_seq (all of them by default)."""
-        with self._read():
-            found = [
-                v
-                for seq, v in self._vectors.items()
-                if seq > after_seq and v.model_id == model_id and v.dim == dim
-            ]
-        if not found:
-            return VectorRows(np.empty(0, np.int64), np.empty((0, dim), np.float32), after_seq)
-        rowids = np.fromiter((v.rowid for v in found), dtype=np.int64, count=len(found))
-        matrix = np.frombuffer(b"".join(v.data for v in found), dtype=np.float32)
-        return VectorRows(rowids, matrix.reshape(-1, dim), found[-1].seq)
+        """Vectors of one model with seq > after_seq (all of them by default), in seq order."""
+        return self.read_vectors(model_id, dim, after_seq)
 
     def index_delta(
         self, model_id: str, dim: int, after_seq: int, after_rev: int
@@ -182,13 +172,72 @@ class VectorsMixin(MemoryState):
         """Everything an in-memory index needs to catch up, read at one moment:
         new vectors, the filter columns of records changed since ``after_rev``, the current rev
         and the delete counter (a changed counter means: reload from scratch)."""
+        with self._read():
+            vectors = self.read_vectors(model_id, dim, after_seq)
+            meta, rev = self.filter_rows(after_rev)
+            return vectors, meta, rev, self._deletes
+
+    # ---------------------------------------------------------------- snapshot index reads
+    def vector_state(self, model_id: str, dim: int) -> VectorState:
+        with self._read():
+            seqs = [seq for seq, v in self._vectors.items() if v.model_id == model_id]
+            return VectorState(max(seqs, default=0), self._deletes)
+
+    def read_vectors(
+        self,
+        model_id: str,
+        dim: int,
+        after_seq: int = 0,
+        *,
+        by_rowid: bool = False,
+        allocate: Allocate | None = None,
+    ) -> VectorRows:
+        with self._read():
+            found = [
+                v
+                for seq, v in self._vectors.items()
+                if seq > after_seq and v.model_id == model_id and v.dim == dim
+            ]
+        max_seq = max((v.seq for v in found), default=after_seq)
+        if by_rowid:
+            found.sort(key=lambda v: v.rowid)
+        if allocate is None:
+            rowids, matrix = np.empty(len(found), np.int64), np.empty((len(found), dim), np.float32)
+        else:
+            rowids, matrix = allocate(len(found))
+        if found:
+            rowids[:] = [v.rowid for v in found]
+            matrix[:] = np.frombuffer(b"".join(v.data for v in found), np.float32).reshape(-1, dim)
+        return VectorRows(rowids, matrix, max_seq)
+
+    def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
+        with self._read():
+            rowids = [
+                v.rowid
+                for seq, v in self._vectors.items()
+                if seq <= upto_seq and v.model_id == model_id and v.dim == dim
+            ]
+        return np.array(sorted(rowids), np.int64)
+
+    def vectors_at(
+        self, model_id: str, dim: int, rowids: Sequence[int], upto_seq: int
+    ) -> dict[int, np.ndarray]:
+        out: dict[int, np.ndarray] = {}
+        with self._read():
+            for rowid in rowids:
+                seq = self._record_vectors.get(rowid, {}).get(model_id)
+                vector = None if seq is None or seq > upto_seq else self._vectors[seq]
+                if vector is not None and vector.dim == dim:
+                    out[rowid] = np.frombuffer(vector.data, np.float32)
+        return out
+
+    def filter_rows(self, after_rev: int) -> tuple[list[IndexMetaRow], int]:
         columns = INDEX_META_FIELDS[1:]  # after the rowid
         with self._read():
-            vectors = self.load_vectors(model_id, dim, after_seq)
             changed = sorted(
                 (row.rev, rowid) for rowid, row in self._rows.items() if row.rev > after_rev
             )
-            meta: list[IndexMetaRow] = [
+            rows: list[IndexMetaRow] = [
                 (rowid, *(self._rows[rowid].values[c] for c in columns)) for _, rowid in changed
             ]
-            return vectors, meta, self._rev, self._deletes
+            return rows, self._rev

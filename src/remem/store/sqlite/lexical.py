@@ -58,7 +58,9 @@ class LexicalMixin(SQLiteConnection):
         with self._lock:
             token = self.change_token()
             if self._doc_count is None or self._doc_count[0] != token:
-                n = self._conn.execute("SELECT count(*) FROM records").fetchone()[0]
+                n = self._conn.execute(
+                    "SELECT value FROM counters WHERE name = 'records'"
+                ).fetchone()[0]
                 self._doc_count = (token, n)
             terms = list(tokens)
             df = dict(

@@ -9,9 +9,31 @@ from remem.store.sqlite.connection import SQLiteConnection
 
 class MaintenanceMixin(SQLiteConnection):
     def integrity_problems(self) -> list[str]:
-        """What ``PRAGMA integrity_check`` reports (empty when the file is sound)."""
+        """What ``PRAGMA integrity_check`` and ``PRAGMA foreign_key_check`` report, and vector
+        counts that disagree with the vectors (empty when the file is sound). These read
+        every row, so they run here and after a migration, never on every open."""
         result = [r[0] for r in self.query("PRAGMA integrity_check")]
-        return [] if result == ["ok"] else result
+        problems = [] if result == ["ok"] else result
+        broken = self.query("PRAGMA foreign_key_check")
+        if broken:
+            tables = sorted({r[0] for r in broken})
+            problems.append(f"{len(broken)} broken references in {', '.join(tables)}")
+        counted = self.query(
+            "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim "
+            "EXCEPT SELECT model_id, dim, n FROM vector_counts"
+        )
+        if counted or self.query(
+            "SELECT model_id, dim, n FROM vector_counts EXCEPT "
+            "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim"
+        ):
+            problems.append("the vector counts disagree with the stored vectors")
+        kept, actual = self.query_one(
+            "SELECT (SELECT value FROM counters WHERE name = 'records'), "
+            "(SELECT count(*) FROM records)"
+        )
+        if kept != actual:
+            problems.append(f"the record count says {kept}, the table holds {actual}")
+        return problems
 
     def lexical_row_problems(self) -> tuple[list[int], list[int]]:
         """(records without a lexical row, lexical rows without a record), as rowids."""

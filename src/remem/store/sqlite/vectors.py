@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from remem.store.base import IndexMetaRow, StoredVector, VectorRows
+from remem.store.base import Allocate, IndexMetaRow, StoredVector, VectorRows, VectorState
 from remem.store.rows import INDEX_META_FIELDS, row_to_record
+from remem.store.sqlite import vector_reads
 from remem.store.sqlite.connection import SQLiteConnection
 from remem.store.sqlite.filters import RECORD_COLUMNS, filters_sql, in_marks
 from remem.store.sqlite.records import chunks
@@ -134,15 +135,15 @@ class VectorsMixin(SQLiteConnection):
         return int(row[0])
 
     def vector_stats(self) -> list[tuple[str, int, int]]:
-        """(model_id, dim, count) for every model that has vectors, most vectors first."""
-        rows = self.query(
-            "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim "
-            "ORDER BY count(*) DESC"
-        )
+        """(model_id, dim, count) for every model that has vectors, most vectors first. Read
+        from the counts that triggers keep (schema 7), not by scanning the vectors."""
+        rows = self.query("SELECT model_id, dim, n FROM vector_counts ORDER BY n DESC, model_id")
         return [(r[0], r[1], r[2]) for r in rows]
 
     def vector_count(self, model_id: str) -> int:
-        row = self.query_one("SELECT count(*) FROM vectors WHERE model_id = ?", (model_id,))
+        row = self.query_one(
+            "SELECT coalesce(sum(n), 0) FROM vector_counts WHERE model_id = ?", (model_id,)
+        )
         return int(row[0])
 
     # Vectors written before models were recorded (imports from older tools) carry model_id ''.
@@ -188,17 +189,9 @@ class VectorsMixin(SQLiteConnection):
         return len(rowids)
 
     def load_vectors(self, model_id: str, dim: int, after_seq: int = 0) -> VectorRows:
-        """Vectors of one model with seq > after_seq (all of them by default)."""
-        rows = self.query(
-            "SELECT seq, record_rowid, vec FROM vectors WHERE model_id = ? AND seq > ? "
-            "AND dim = ? ORDER BY seq",
-            (model_id, after_seq, dim),
-        )
-        if not rows:
-            return VectorRows(np.empty(0, np.int64), np.empty((0, dim), np.float32), after_seq)
-        rowids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
-        return VectorRows(rowids, matrix, int(rows[-1][0]))
+        """Vectors of one model with seq > after_seq (all of them by default), in seq order."""
+        with self.read() as c:
+            return vector_reads.read_vectors(c, model_id, dim, after_seq)
 
     def index_delta(
         self, model_id: str, dim: int, after_seq: int, after_rev: int
@@ -209,8 +202,50 @@ class VectorsMixin(SQLiteConnection):
         with self.read() as c:
             rev = c.execute("SELECT value FROM counters WHERE name = 'rev'").fetchone()[0]
             deletes = c.execute("SELECT value FROM counters WHERE name = 'deletes'").fetchone()[0]
-            vectors = self.load_vectors(model_id, dim, after_seq)
+            vectors = vector_reads.read_vectors(c, model_id, dim, after_seq)
             meta = c.execute(
                 f"SELECT {', '.join(INDEX_META_FIELDS)} FROM records WHERE rev > ?", (after_rev,)
             ).fetchall()
         return vectors, meta, rev, deletes
+
+    # ---------------------------------------------------------------- snapshot index reads
+    def vector_state(self, model_id: str, dim: int) -> VectorState:
+        with self.read() as c:
+            return vector_reads.vector_state(c, model_id)
+
+    def read_vectors(
+        self,
+        model_id: str,
+        dim: int,
+        after_seq: int = 0,
+        *,
+        by_rowid: bool = False,
+        allocate: Allocate | None = None,
+    ) -> VectorRows:
+        if after_seq == 0:
+            # A full read takes seconds: on a connection of its own, so the small reads and
+            # writes of other threads do not wait for it.
+            with self.side_read() as c:
+                return vector_reads.read_vectors(
+                    c, model_id, dim, by_rowid=by_rowid, allocate=allocate
+                )
+        with self.read() as c:
+            return vector_reads.read_vectors(
+                c, model_id, dim, after_seq, by_rowid=by_rowid, allocate=allocate
+            )
+
+    def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
+        with self.read() as c:
+            return vector_reads.live_rowids(c, model_id, dim, upto_seq)
+
+    def vectors_at(
+        self, model_id: str, dim: int, rowids: Sequence[int], upto_seq: int
+    ) -> dict[int, np.ndarray]:
+        if not rowids:
+            return {}
+        with self.read() as c:
+            return vector_reads.vectors_at(c, model_id, dim, rowids, upto_seq)
+
+    def filter_rows(self, after_rev: int) -> tuple[list[IndexMetaRow], int]:
+        with self.read() as c:
+            return vector_reads.filter_rows(c, after_rev)

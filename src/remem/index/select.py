@@ -1,0 +1,39 @@
+"""Which vector index a store gets: the snapshot index beside a database file, the in-memory
+exact index otherwise.
+
+Both answer the same calls (``SearchIndex``). The snapshot index is itself exact until a
+model has ``remem.index.vector.ANN_MIN`` vectors (a scan is faster than a graph below that
+and needs no build); from there it searches an HNSW graph. A store without a file (the
+in-memory store, a server backend) keeps the exact index: its vectors are read once per
+process and there is nowhere to keep a snapshot.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from remem.index.exact import ExactIndex
+from remem.index.filtered import FilteredVectorIndex
+from remem.store.base import Store
+from remem.types import Filters
+
+
+class SearchIndex(Protocol):
+    """One model's vector search, kept in step with the store."""
+
+    @property
+    def size(self) -> int: ...
+    def sync(self) -> None: ...
+    def search(
+        self, query: np.ndarray, n: int, filters: Filters | None = None, now: float | None = None
+    ) -> list[tuple[int, float]]: ...
+    def vectors_for(self, rowids: list[int]) -> dict[int, np.ndarray]: ...
+    def all_finite(self) -> bool: ...
+
+
+def open_index(store: Store, model_id: str, dim: int) -> SearchIndex:
+    if store.path is None:
+        return ExactIndex(store, model_id, dim)
+    return FilteredVectorIndex(store, model_id, dim)
