@@ -43,7 +43,8 @@ def test_definitions_are_validated_naming_the_scope():
 def test_stats_show_declared_scopes_and_one_scope(tmp_path):
     db, config_file = tmp_path / "s.db", tmp_path / "remem.toml"
     config_file.write_text(
-        "[scopes.definitions]\n" + "".join(f'"{k}" = "{v}"\n' for k, v in DEFINITIONS.items())
+        '[scopes.agents]\nbot = ["global", "project:apollo"]\n[scopes.definitions]\n'
+        + "".join(f'"{k}" = "{v}"\n' for k, v in DEFINITIONS.items())
     )
     config = Config.load(env={}, overrides={"embed.provider": "none"})
     with Memory(db, config) as mem:  # the data in-process; only the commands under test run
@@ -69,6 +70,8 @@ def test_stats_show_declared_scopes_and_one_scope(tmp_path):
     assert one["by_category"] == {"fact": 2}
     plain = remem("stats", "--scope", "project:apollo", db=db, config_file=config_file).stdout
     assert "the Apollo launch team" in plain
+    agent = remem("memory", "stats", "--agent", "bot", db=db, config_file=config_file)
+    assert "  project:apollo: 2  (the Apollo launch team)" in agent.stdout.splitlines()
     bad = remem("stats", "--scope", "apollo", db=db, config_file=config_file)
     assert bad.returncode == 2 and bad.stderr.startswith("error: invalid --scope")
     assert len(bad.stderr.strip().splitlines()) == 1

@@ -172,9 +172,11 @@ def memory_stats(
         emit_json(data)
         return
     out.print(f"{data['total']} current, {data['superseded']} superseded", markup=False)
+    described = data.get("definitions", {})
     for key in ("by_category", "by_scope"):
         for name, n in sorted(data[key].items()):
-            out.print(f"  {name}: {n}", markup=False)
+            about = f"  ({described[name]})" if key == "by_scope" and name in described else ""
+            out.print(f"  {name}: {n}{about}", markup=False)
 
 
 @app.command("inject")

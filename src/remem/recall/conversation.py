@@ -76,9 +76,12 @@ def conversation_recall(
         same_user_boost=mode == "user",
     )
     out = ConversationRecall(
-        query=query, scope=MODE_SCOPES[mode], window=window, hits=list(result.hits)
+        query=query,
+        scope=MODE_SCOPES[mode],
+        window=window,
+        hits=list(result.hits),
+        mode_source=source,
     )
-    out.mode_source = source
     out.context = expand(mem, out.hits, asked, filters, window)
     out.block = render_block(
         out.context, language=cfg.language, max_chars_per_item=cfg.max_chars_per_item

@@ -77,7 +77,7 @@ class BodyLimit:
 
 
 def create_app(mem) -> FastAPI:
-    from remem.server.rest_chat import chat_routes, tool_routes
+    from remem.server.rest_chat import chat_routes
     from remem.server.rest_records import read_routes, write_routes
 
     config = mem.config
@@ -128,7 +128,6 @@ def create_app(mem) -> FastAPI:
     app.include_router(write_routes(requests))
     app.include_router(read_routes(requests))
     app.include_router(chat_routes(requests))
-    app.include_router(tool_routes(requests))
 
     from remem.server.ui import mount_ui  # the web UI at /ui: same identities and scopes
 

@@ -1,5 +1,5 @@
 """REST routes of the chat path and the agent tools: recall before a call, capture after it,
-auto-recall of curated memories, and the memory tools."""
+auto-recall of curated memories, the memory tools and conversation recall."""
 
 from __future__ import annotations
 
@@ -43,31 +43,6 @@ def chat_routes(r: Requests) -> APIRouter:
             "context": [rec.to_dict() for rec in out.context],
         }
 
-    @api.post("/v1/conversation/recall", tags=["chat"])
-    def conversation_recall(body: ConversationRecallBody, c: Caller = caller):
-        """The conversation_recall tool for a host: search the archived chat as ``session``
-        sees it; ``scope`` and ``contextWindow`` only narrow. Returns the block to show."""
-        fields = body.model_dump(include=set(TurnBody.model_fields) - {"inputs"})
-        fields["user_id"] = user = c.user(body.user_id)
-        if body.platform is None and body.group_id is None:
-            fields.update(session_context(mem, body.session))
-        turn = Turn(**fields, scopes=c.guard(mem, body.session, user).read_scopes())
-        out = mem.conversation_recall(
-            turn,
-            body.query,
-            scope=body.scope,
-            context_window=body.context_window,
-            limit=body.limit,
-        )
-        return {
-            "block": out.block,
-            "scope": out.scope,
-            "contextWindow": out.window,
-            "mode_source": out.mode_source,
-            "hits": [h.to_dict(explain=False) for h in out.hits],
-            "context": [rec.to_dict() for rec in out.context],
-        }
-
     @api.post("/v1/capture-after-turn", tags=["chat"])
     def capture(body: CaptureBody, c: Caller = caller):
         """After an LLM response: capture this turn's memories."""
@@ -95,14 +70,40 @@ def chat_routes(r: Requests) -> APIRouter:
             body.query, agent=c.agent, session=body.session, user=user
         ).to_dict()
 
+    api.include_router(tool_routes(r))
     return api
 
 
 def tool_routes(r: Requests) -> APIRouter:
-    """The memory tools, listed and called as the caller's agent."""
+    """The agent tools, and conversation_recall for hosts that call it with a session."""
     api = APIRouter()
     mem = r.mem
     caller = Depends(r.caller)
+
+    @api.post("/v1/conversation/recall", tags=["chat"])
+    def conversation_recall(body: ConversationRecallBody, c: Caller = caller):
+        """The conversation_recall tool for a host: search the archived chat as ``session``
+        sees it; ``scope`` and ``contextWindow`` only narrow. Returns the block to show."""
+        fields = body.model_dump(include=set(TurnBody.model_fields) - {"inputs"})
+        fields["user_id"] = user = c.user(body.user_id)
+        if body.platform is None and body.group_id is None:
+            fields.update(session_context(mem, body.session))
+        turn = Turn(**fields, scopes=c.guard(mem, body.session, user).read_scopes())
+        out = mem.conversation_recall(
+            turn,
+            body.query,
+            scope=body.scope,
+            context_window=body.context_window,
+            limit=body.limit,
+        )
+        return {
+            "block": out.block,
+            "scope": out.scope,
+            "contextWindow": out.window,
+            "mode_source": out.mode_source,
+            "hits": [h.to_dict(explain=False) for h in out.hits],
+            "context": [rec.to_dict() for rec in out.context],
+        }
 
     @api.get("/v1/tools", tags=["tools"])
     def tools() -> list[dict[str, Any]]:
