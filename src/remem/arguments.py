@@ -112,8 +112,13 @@ def turn(value: Any) -> Turn:
     one input)."""
     if not isinstance(value, Turn):
         raise ValidationError("turn", value, "pass a remem.types.Turn")
-    for field in ("session", "agent", "user_id", "platform", "group_id", "platform_type"):
-        name(field, getattr(value, field), optional=True)
+    for field in ("session", "platform", "group_id", "platform_type"):
+        if getattr(value, field) != "":  # empty means "not given" downstream
+            name(field, getattr(value, field), optional=True)
+    for field in ("agent", "user_id"):  # what they may be is the scope resolver's call
+        if not isinstance(getattr(value, field), str | None):
+            raise ValidationError(field, getattr(value, field), "give an id (a string)")
+        check_encodable(field, getattr(value, field))
     text("requested_mode", value.requested_mode, optional=True)
     if not isinstance(value.inputs, list) or not all(
         isinstance(i, str | dict) for i in value.inputs
