@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -11,16 +13,23 @@ import typer
 from remem import lancedb_import as lancedb_migration
 from remem.cli.common import (
     JsonOption,
+    counting,
     emit_json,
     err,
     fail,
     open_existing_memory,
     open_memory,
     out,
-    read_lines,
 )
 from remem.schemas import validate_scope
-from remem.transfer import export_file, export_records, import_records
+from remem.transfer import (
+    ImportReport,
+    ImportSource,
+    check_import,
+    export_file,
+    export_records,
+    write_import,
+)
 
 app = typer.Typer()
 
@@ -104,20 +113,44 @@ def export_(
     with_vectors: Annotated[
         bool, typer.Option("--with-vectors", help="include vectors (base64 float32)")
     ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="print a JSON summary (on stderr when the records go to stdout)"
+        ),
+    ] = False,
 ) -> None:
-    """Write every record as JSONL (no limit). Re-import with `remem import`."""
+    """Write every record as JSONL (no limit), a page at a time. Re-import with `remem import`."""
     filters = {"scope": scope, "kind": kind}
     if output is not None and output.is_dir():
         fail(f"--output {str(output)!r} is a directory; give a file path")
+    started = time.perf_counter()
     with open_existing_memory() as mem:
-        if output is None:
-            n = export_records(mem, sys.stdout, filters=filters, with_vectors=with_vectors)
-        else:
-            try:
-                n = export_file(mem, output, filters=filters, with_vectors=with_vectors)
-            except OSError as exc:
-                fail(f"cannot write {str(output)!r}: {exc.strerror}")
-    err.print(f"exported {n} records", markup=False)
+        total = mem.count(filters)
+        with counting("exporting", total, quiet=as_json, eta=True, rate=True) as progress:
+            if output is None:
+                n = export_records(
+                    mem, sys.stdout, filters=filters, with_vectors=with_vectors, progress=progress
+                )
+            else:
+                try:
+                    n = export_file(
+                        mem, output, filters=filters, with_vectors=with_vectors, progress=progress
+                    )
+                except OSError as exc:
+                    fail(f"cannot write {str(output)!r}: {exc.strerror}")
+    seconds = time.perf_counter() - started
+    summary = {
+        "exported": n,
+        "output": str(output) if output is not None else "-",
+        "with_vectors": with_vectors,
+        "seconds": round(seconds, 2),
+        "per_second": round(n / seconds, 1) if seconds else None,
+    }
+    if as_json:
+        (out if output is not None else err).print_json(json.dumps(summary))
+    else:
+        err.print(f"exported {n} records in {seconds:.1f}s", markup=False)
 
 
 @app.command("import")
@@ -133,27 +166,68 @@ def import_(
             "instead of re-embedding those records",
         ),
     ] = False,
+    skip_invalid: Annotated[
+        bool,
+        typer.Option("--skip-invalid", help="import the valid lines even if some are invalid"),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Import records; records whose text is already stored are skipped, invalid lines are
-    reported with their numbers and change nothing."""
+    """Import records, streaming: every line is checked first, and one invalid line stops the
+    import with nothing written (unless --skip-invalid); records whose text is already stored
+    are skipped, so a rerun after an interruption adds only what is missing."""
     if scope is not None:
         validate_scope(scope, "--scope")
-    lines = read_lines(file, "a JSONL file from `remem export`")
-    with open_memory() as mem:
-        report = import_records(
-            mem, lines, scope=scope, dry_run=dry_run, unlabelled_vectors=unlabelled_vectors
-        )
+    started = time.perf_counter()
+    with _import_source(file) as source, open_memory() as mem:
+        with counting("checking lines", None, quiet=as_json, rate=True) as checked:
+            report = check_import(source, scope=scope, progress=checked)
+        if skip_invalid or not report.invalid_count:
+            label = "counting" if dry_run else "importing"
+            with counting(label, report.records, quiet=as_json, eta=True, rate=True) as progress:
+                write_import(
+                    mem,
+                    source,
+                    report,
+                    scope=scope,
+                    dry_run=dry_run,
+                    unlabelled_vectors=unlabelled_vectors,
+                    progress=progress,
+                )
     if as_json:
-        emit_json(report.to_dict())
+        emit_json({**report.to_dict(), "seconds": round(time.perf_counter() - started, 2)})
+    else:
+        _print_import(report, file, dry_run)
+    if report.invalid_count:
+        raise typer.Exit(1)
+
+
+def _import_source(file: str) -> ImportSource:
+    """The input to import: a file read a line at a time, or stdin spooled to a temporary
+    file (both passes read it)."""
+    what = "a JSONL file from `remem export`"
+    if file == "-":
+        return ImportSource(sys.stdin.buffer)
+    path = Path(file)
+    if not path.exists():
+        fail(f"{file!r} does not exist; give {what}")
+    if not path.is_file():
+        fail(f"{file!r} is a directory; give {what}")
+    return ImportSource(path)
+
+
+def _print_import(report: ImportReport, file: str, dry_run: bool) -> None:
+    if report.invalid_count and not report.written:
+        out.print(
+            f"{report.invalid_count} invalid lines: nothing imported (fix them, or pass "
+            "--skip-invalid to import the valid lines)",
+            markup=False,
+        )
     else:
         verb = "would add" if dry_run else "added"
         out.print(
             f"{verb} {report.added}, skipped {report.skipped} already stored, "
-            f"{len(report.invalid)} invalid, {report.vectors} vectors reused",
+            f"{report.invalid_count} invalid, {report.vectors} vectors reused",
             markup=False,
         )
-        for number, error in report.invalid[:20]:
-            err.print(f"{file}:{number}: {error}", markup=False)
-    if report.invalid:
-        raise typer.Exit(1)
+    for number, error in report.invalid[:20]:
+        err.print(f"{file}:{number}: {error}", markup=False)

@@ -1,0 +1,26 @@
+"""Moving whole stores: export and import (JSONL, streamed in bounded batches) and copy
+(store to store, through the Store protocol)."""
+
+from remem.transfer.export import export_file, export_lines, export_records
+from remem.transfer.importing import (
+    ImportReport,
+    ImportSource,
+    check_import,
+    import_records,
+    write_import,
+)
+from remem.transfer.jsonl import iter_file_lines, jsonl_lines, parse_lines
+
+__all__ = [
+    "ImportReport",
+    "ImportSource",
+    "check_import",
+    "export_file",
+    "export_lines",
+    "export_records",
+    "import_records",
+    "iter_file_lines",
+    "jsonl_lines",
+    "parse_lines",
+    "write_import",
+]
