@@ -17,17 +17,24 @@ from remem.cli.common import (
     emit_json,
     err,
     fail,
+    load_config,
     open_existing_memory,
     open_memory,
     out,
 )
+from remem.errors import ValidationError
 from remem.schemas import validate_scope
+from remem.text.tokenize import Tokenizer
 from remem.transfer import (
+    CopyReport,
     ImportReport,
     ImportSource,
     check_import,
+    copy_store,
     export_file,
     export_records,
+    open_store,
+    store_name,
     write_import,
 )
 
@@ -231,3 +238,74 @@ def _print_import(report: ImportReport, file: str, dry_run: bool) -> None:
         )
     for number, error in report.invalid[:20]:
         err.print(f"{file}:{number}: {error}", markup=False)
+
+
+@app.command("copy")
+def copy_(
+    source: Annotated[str, typer.Argument(help="the store to copy: a database file")],
+    destination: Annotated[
+        str, typer.Argument(help="where to copy it: a new database file (or a cut-short copy)")
+    ],
+    sample: Annotated[
+        int, typer.Option(min=0, help="records compared field by field at the end")
+    ] = 200,
+    batch: Annotated[int, typer.Option(min=1, help="records per transaction")] = 500,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy a whole store into another one: records, sessions, every model's vectors.
+    Streams a batch at a time; rerun the same command to resume a copy that was cut short.
+    Ends by comparing counts per kind and per model, and a random sample field by field
+    (exit 1 when anything differs)."""
+    config = load_config()
+    timeout = config.store.busy_timeout_ms
+    if store_name(source) == store_name(destination):
+        fail("the source and the destination are the same store; give a new destination")
+    try:
+        src = open_store(source, must_exist=True, busy_timeout_ms=timeout)
+    except ValidationError as exc:
+        fail(f"source {source!r}: {exc.fix}")
+    try:
+        dst = open_store(destination, must_exist=False, busy_timeout_ms=timeout)
+    except ValidationError as exc:
+        src.close()
+        fail(f"destination {destination!r}: {exc.fix}")
+    try:
+        total, done = src.count(), dst.count()
+        with counting("copying", total, quiet=as_json, eta=True, rate=True) as progress:
+            progress(done)  # what a cut-short run copied already
+            report = copy_store(
+                src,
+                dst,
+                tokenizer=Tokenizer.from_config(config.text),
+                context_turns=config.text.context_turns,
+                source_name=store_name(source),
+                destination_name=store_name(destination),
+                batch_size=batch,
+                sample=sample,
+                progress=progress,
+            )
+    except ValidationError as exc:
+        fail(str(exc))
+    finally:
+        src.close()
+        dst.close()
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        _print_copy(report)
+    if not report.verified:
+        raise typer.Exit(1)
+
+
+def _print_copy(report: CopyReport) -> None:
+    start = f" (resumed after rowid {report.resumed_after})" if report.resumed_after else ""
+    out.print(
+        f"copied {report.copied} records and {report.vectors} vectors{start}",
+        markup=False,
+    )
+    for name, (a, b) in report.counts.items():
+        out.print(f"  {name}: {a} -> {b}", markup=False)
+    verdict = "verified" if report.verified else f"{len(report.mismatches)} differences"
+    out.print(f"sample of {report.sampled} records compared: {verdict}", markup=False)
+    for problem in report.mismatches[:20]:
+        err.print(problem, markup=False)
