@@ -430,6 +430,7 @@ class Memory:
     def stats(self) -> dict[str, Any]:
         data = self.store.stats()
         data["queue"] = self.indexer.queue_stats()
+        data["backlog"] = self.indexer.backlog(data["index_status"].get("pending", 0))
         data["embedder"] = {
             "provider": self.config.embed.provider,
             "model": self.config.embed.model,
