@@ -4,7 +4,10 @@ manual step; `stats` shows the backlog and its rate."""
 
 from __future__ import annotations
 
+import json
 import time
+
+from test_cli import run
 
 from helpers import HashEmbedder
 from remem import Config, Memory
@@ -94,6 +97,13 @@ def test_stats_show_the_backlog_rate_to_another_process(db_path, monkeypatch):
         backlog = reader.stats()["backlog"]
         assert backlog["pending"] == 0 and backlog["per_second"] > 0
         assert backlog["eta_s"] is None and "backfill" not in backlog
+        reader.ingest_many([{"text": f"later {i}"} for i in range(3)], embed=False)
+    shown = run(["stats"], db_path, lexical=True).stdout
+    assert "backlog" in shown and "3 pending" in shown
+    assert (
+        json.loads(run(["stats", "--json"], db_path, lexical=True).stdout)["backlog"]["pending"]
+        == 3
+    )
 
 
 def test_backfill_can_be_switched_off(db_path):
