@@ -102,7 +102,8 @@ class Memory:
         Embedding follows ``indexing.mode``: ``async`` (default) hands it to the background
         queue and returns at once (the record is ``pending`` and lexically searchable until
         its vector lands); ``sync`` or ``wait=True`` embeds before returning. ``embed=False``
-        leaves it for ``embed_pending`` / ``remem embed``.
+        leaves it pending: for ``embed_pending`` / ``remem embed``, or for the background
+        backfill if this process's indexing queue runs.
         """
         return self.writer.store_all([message], embed=embed, wait=wait, numbered=False)[0]
 

@@ -156,7 +156,10 @@ class IndexQueue:
                 ok, bad = 0, len(batch)
             if self._on_result is not None:
                 # before the batch counts as done, so "idle" already includes its outcome
-                self._on_result(batch, ok, bad)
+                try:
+                    self._on_result(batch, ok, bad)
+                except Exception:  # never lose the worker over a listener
+                    log.exception("indexing queue listener failed")
             with self._cond:
                 self._busy -= 1
                 self._in_flight.difference_update(batch)
