@@ -169,19 +169,22 @@ class Indexer:
         return rowids, found[-1].rowid
 
     def _embed_queued(self, rowids: Sequence[int]) -> tuple[int, int]:
+        started = time.time()
         ok, bad = self.embed_rowids(rowids)
-        self._note_rate(ok)
+        self._note_rate(ok, started)
         return ok, bad
 
     def _queue_result(self, batch: list[int], embedded: int, failed: int) -> None:
         if self._backfill is not None:
             self._backfill.record_result(batch, embedded, failed)
 
-    def _note_rate(self, embedded: int) -> None:
+    def _note_rate(self, embedded: int, batch_started: float) -> None:
         """Count embedded records; every RATE_WINDOW_S write the rate to the store's meta, so
         `remem stats` in another process can show how fast the backlog shrinks."""
         with self._lock:
             start, count = self._window
+            if batch_started - start > RATE_STALE_S:  # after a quiet spell: a new window
+                start, count = batch_started, 0
             count += embedded
             now = time.time()
             if now - start < RATE_WINDOW_S:
