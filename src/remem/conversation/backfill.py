@@ -39,15 +39,20 @@ class Backfill:
         base_backoff_s: float = 1.0,
         max_backoff_s: float = 300.0,
         clock: Callable[[], float] = time.monotonic,
+        scan_at_start: bool = True,
+        on_clean_pass: Callable[[], None] | None = None,
     ) -> None:
         self.queue = queue
         self._find = find
+        self._on_clean_pass = on_clean_pass  # a whole pass found nothing pending
         self.chunk = max(1, chunk)
         self.max_backoff_s = max_backoff_s
         self.base_backoff_s = min(base_backoff_s, max_backoff_s)
         self._clock = clock
         self._cond = threading.Condition()
-        self._rescan = True  # a pass is owed (at start: crash leftovers from an earlier run)
+        # A pass is owed at start (crash leftovers from an earlier run) unless the caller knows
+        # nothing was left pending since the last clean pass.
+        self._rescan = scan_at_start
         # Where the owed pass starts: just below the lowest record known to be left pending
         # (0 at start), so a pass does not rescan the indexed bulk of a large store.
         self._start = 0
@@ -136,7 +141,9 @@ class Backfill:
                 self._active = True
                 start = self._start
             try:
-                self._one_pass(start)
+                clean = self._one_pass(start) and start == 0
+                if clean and self._on_clean_pass is not None:
+                    self._on_clean_pass()
             except RememError as exc:  # the store or the model cannot be reached: back off
                 log.warning("backfill could not scan for pending records: %s", exc)
                 self.record_result([start + 1], 0, 1)
@@ -148,26 +155,28 @@ class Backfill:
                     self._active = False
                     self._cond.notify_all()
 
-    def _one_pass(self, after: int) -> None:
+    def _one_pass(self, after: int) -> bool:
         """Scan from rowid ``after`` on, handing pending records to the queue as room
-        appears."""
+        appears. True when the pass reached the end of the store having found nothing."""
+        found_any = False
         while not self._stopped:
             room = self.queue.wait_for_room(timeout=1.0)
             if room == 0:
                 if self._stopped or self.backing_off:
-                    return
+                    return False
                 continue
             rowids, last = self._find(after, self.chunk if room is None else min(room, self.chunk))
             if last is None:
-                return  # the end of the store: this pass is complete
-            self._hand_over(rowids)
-            if self.backing_off:
-                self.wake([after + 1])  # the rest of this pass, after the back-off
-                return
-            after = last
-
-    def _hand_over(self, rowids: Sequence[int]) -> None:
-        if rowids:
-            accepted = self.queue.offer(rowids)
+                return not found_any  # the end of the store: this pass is complete
+            found_any = found_any or bool(rowids)
+            accepted, consumed = self.queue.offer(rowids)
             with self._cond:
                 self.fed += accepted
+            if consumed == len(rowids):
+                after = last
+            elif consumed:  # the queue filled up meanwhile: go on after the last one taken
+                after = rowids[consumed - 1]
+            if self.backing_off:
+                self.wake([after + 1])  # the rest of this pass, after the back-off
+                return False
+        return False

@@ -34,6 +34,7 @@ ACTIVE_MODEL = ("embed", "active-model")  # meta key: the model `remem reembed` 
 RATE = ("indexing", "rate")  # meta key: the queue's recent embedding rate, for `remem stats`
 RATE_WINDOW_S = 2.0  # the rate is measured (and written) over windows at least this long
 RATE_STALE_S = 30.0  # an older rate means nobody is embedding now
+CLEAN_GAP = ("indexing", "clean-gap")  # meta key: the gap (see Indexer._gap) at the last clean pass
 
 
 def expected_model_id(cfg: Any) -> str | None:
@@ -120,6 +121,8 @@ class Indexer:
                             self._find_pending,
                             chunk=max(cfg.batch_size * 8, 64),
                             max_backoff_s=cfg.backfill_max_backoff_s,
+                            scan_at_start=self._gap() != self.store.meta_get(*CLEAN_GAP),
+                            on_clean_pass=self._note_clean_pass,
                         )
                     self._queue = queue
         return self._queue
@@ -150,8 +153,8 @@ class Indexer:
         if self._backfill is None or room is None or len(rowids) <= max(room, 1):
             queue.submit(rowids)  # one message into a full queue: its oldest item waits
             return
-        queue.offer(rowids[:room])
-        self._backfill.wake(rowids[room:])
+        _queued, consumed = queue.offer(rowids[:room])
+        self._backfill.wake(rowids[consumed:])
 
     def _find_pending(self, after: int, limit: int) -> tuple[list[int], int | None]:
         """For the backfill: pending records without a vector of the model, after ``after``
@@ -167,6 +170,25 @@ class Indexer:
         # Records with another model's vector only are a model switch: `remem reembed`'s job.
         rowids = [r.rowid for r in found if r.rowid is not None and r.index_status == "pending"]
         return rowids, found[-1].rowid
+
+    def _gap(self) -> str | None:
+        """Records minus vectors of the model: two counts that stay cheap on a large store
+        (a full scan for records without a vector does not). Unchanged since the last clean
+        backfill pass means nothing was left pending since, so a process starting up can skip
+        the scan. None: no model."""
+        if self._loaded:
+            model_id = self._embedder.model_id if self._embedder is not None else None
+        else:
+            model_id = expected_model_id(self.config.embed)  # without loading the model
+        if model_id is None:
+            return None
+        return f"{model_id}:{self.store.count() - self.store.vector_count(model_id)}"
+
+    def _note_clean_pass(self) -> None:
+        try:
+            self.store.meta_set(*CLEAN_GAP, self._gap())
+        except RememError as exc:
+            log.debug("could not record the clean backfill pass: %s", exc)
 
     def _embed_queued(self, rowids: Sequence[int]) -> tuple[int, int]:
         started = time.time()

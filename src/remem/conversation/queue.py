@@ -93,17 +93,20 @@ class IndexQueue:
     def _room(self) -> int | None:
         return None if self.max_queue is None else max(0, self.max_queue - len(self._pending))
 
-    def offer(self, rowids: Sequence[int]) -> int:
-        """Queue records as far as there is room, never dropping anything; records already
-        queued or being embedded are passed over. Returns how many were queued."""
-        accepted = 0
+    def offer(self, rowids: Sequence[int]) -> tuple[int, int]:
+        """Queue records in order as far as there is room, never dropping anything; records
+        already queued or being embedded are passed over. Returns (queued, consumed): how
+        many were queued, and how many of ``rowids`` were dealt with before the room ran out
+        (the rest were not looked at)."""
+        accepted = consumed = 0
         with self._cond:
             if self._closed:
-                return 0
+                return 0, 0
             for rowid in rowids:
                 room = self._room()
                 if room is not None and room <= 0:
                     break
+                consumed += 1
                 if rowid in self._queued or rowid in self._in_flight:
                     continue
                 self._pending.append(rowid)
@@ -112,7 +115,7 @@ class IndexQueue:
             if accepted:
                 self._ensure_workers()
                 self._cond.notify_all()
-        return accepted
+        return accepted, consumed
 
     def wait_for_room(self, timeout: float) -> int | None:
         """Block until the queue has room (or ``timeout``); returns the room (None:

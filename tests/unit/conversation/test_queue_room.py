@@ -28,18 +28,18 @@ def test_offer_fills_only_the_room_and_skips_what_is_queued_or_in_flight():
     gate = Gate()
     q = IndexQueue(gate, concurrency=1, max_queue=5, batch_size=2)
     assert q.room() == 5
-    assert q.offer([1, 2]) == 2
+    assert q.offer([1, 2]) == (2, 2)
     time.sleep(0.1)  # the worker takes [1, 2] and blocks: in flight, not queued
     assert q.room() == 5
-    assert q.offer([1, 2, 3, 4, 5, 6, 7, 8]) == 5  # 1 and 2 are in flight: 3..7 fit
+    assert q.offer([1, 2, 3, 4, 5, 6, 7, 8]) == (5, 7)  # 1, 2 in flight: 3..7 fit
     assert q.room() == 0 and q.wait_for_room(timeout=0.05) == 0
-    assert q.offer([9]) == 0 and q.dropped == 0  # never drops
+    assert q.offer([9]) == (0, 0) and q.dropped == 0  # never drops
     gate.open.set()
     assert q.wait_for_room(timeout=5) > 0
     assert q.wait_idle(5)
     assert sorted(gate.seen) == [1, 2, 3, 4, 5, 6, 7]
     q.close()
-    assert q.offer([10]) == 0 and q.wait_for_room(timeout=0) == 0
+    assert q.offer([10]) == (0, 0) and q.wait_for_room(timeout=0) == 0
 
 
 def test_unbounded_queue_has_no_room_limit():
