@@ -105,7 +105,8 @@ class Memory:
         Embedding follows ``indexing.mode``: ``async`` (default) hands it to the background
         queue and returns at once (the record is ``pending`` and lexically searchable until
         its vector lands); ``sync`` or ``wait=True`` embeds before returning. ``embed=False``
-        leaves it for ``embed_pending`` / ``remem embed``.
+        leaves it pending: for ``embed_pending`` / ``remem embed``, or for the background
+        backfill if this process's indexing queue runs.
         """
         self._check_write_flags(embed, wait)
         return self.writer.store_all([message], embed=embed, wait=wait, numbered=False)[0]
@@ -491,6 +492,7 @@ class Memory:
     def stats(self) -> dict[str, Any]:
         data = self.store.stats()
         data["queue"] = self.indexer.queue_stats()
+        data["backlog"] = self.indexer.backlog(data["index_status"].get("pending", 0))
         data["embedder"] = {
             "provider": self.config.embed.provider,
             "model": self.config.embed.model,

@@ -54,7 +54,7 @@ def test_round_trip_with_vectors_is_idempotent(tmp_path):
         assert mem.stats()["records"] == 1204
 
 
-def test_invalid_lines_are_reported_and_change_nothing(tmp_path):
+def test_invalid_lines_are_reported_and_nothing_is_written(tmp_path):
     lines = [
         '{"text": "good one"}',
         "not json",
@@ -65,8 +65,11 @@ def test_invalid_lines_are_reported_and_change_nothing(tmp_path):
     ]
     with Memory(tmp_path / "d.db", cfg(), embedder=HashEmbedder()) as mem:
         report = import_records(mem, lines, scope="project:x")
-        assert report.added == 2
-        assert [n for n, _ in report.invalid] == [2, 3, 4, 5]
+        assert (report.added, report.records, report.written) == (0, 2, False)
+        assert [n for n, _ in report.invalid] == [2, 3, 4, 5] and report.invalid_count == 4
+        assert mem.stats()["records"] == 0
+        report = import_records(mem, lines, scope="project:x", skip_invalid=True)
+        assert (report.added, report.written, report.invalid_count) == (2, True, 4)
         assert {r.scope for r in mem.list(limit=None)} == {"project:x"}
         dry = import_records(mem, ['{"text": "new"}'], dry_run=True)
         assert dry.added == 1 and mem.stats()["records"] == 2

@@ -22,6 +22,7 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from remem import Config, Memory
 from remem.transfer import jsonl_lines
@@ -110,10 +111,20 @@ def read_lines(path: str, what: str = "a JSONL file (one JSON object per line)")
         fail(f"{path!r} is not UTF-8 text; give {what}")
 
 
-def progress_bar(label: str, *, quiet: bool, eta: bool = False) -> Progress:
+class RateColumn(ProgressColumn):
+    """Items per second (rich's own speed column counts bytes)."""
+
+    def render(self, task: Any) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f}/s" if speed else "-/s", style="progress.data.speed")
+
+
+def progress_bar(label: str, *, quiet: bool, eta: bool = False, rate: bool = False) -> Progress:
     """A progress bar on stderr, shown only on a terminal and never with --json (``quiet``).
     ``label`` may name the task's description as ``{task.description}``."""
     columns: list[ProgressColumn] = [TextColumn(label), BarColumn(), MofNCompleteColumn()]
+    if rate:
+        columns.append(RateColumn())
     if eta:
         columns.append(TimeRemainingColumn())
     return Progress(*columns, console=err, disable=quiet or not err.is_terminal)
@@ -121,10 +132,10 @@ def progress_bar(label: str, *, quiet: bool, eta: bool = False) -> Progress:
 
 @contextmanager
 def counting(
-    label: str, total: int, *, quiet: bool, eta: bool = False
+    label: str, total: int | None, *, quiet: bool, eta: bool = False, rate: bool = False
 ) -> Iterator[Callable[[int], None]]:
-    """A progress bar for ``total`` items; yields the ``progress(n)`` callback the library's
-    batch operations take."""
-    with progress_bar("{task.description}", quiet=quiet, eta=eta) as bar:
+    """A progress bar for ``total`` items (None: not known, a count without a bar); yields
+    the ``progress(n)`` callback the library's batch operations take."""
+    with progress_bar("{task.description}", quiet=quiet, eta=eta, rate=rate) as bar:
         task = bar.add_task(label, total=total)
         yield lambda n: bar.advance(task, n)

@@ -96,6 +96,7 @@ def stats(
         table.add_row("missing vectors", str(data["missing_vectors"]))
     table.add_row("index errors", str(data["index_errors"]))
     table.add_row("dropped from the indexing queue", str(data["queue_dropped_total"]))
+    table.add_row("backlog", backlog_line(data["backlog"]))
     table.add_row("sessions", str(data["sessions"]))
     table.add_row("schema version", str(data["schema_version"]))
     for name, declared in data["declared_scopes"].items():  # operator text: no markup
@@ -123,6 +124,21 @@ def _scope_stats(scope: str, as_json: bool) -> None:
         table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
     table.add_row("sessions", str(data["sessions"]))
     out.print(table)
+
+
+def backlog_line(backlog: dict[str, Any]) -> str:
+    """'1,234 pending, 45.2/s (about 27 s left)'; the rate is what any process's indexing
+    queue on this store embedded over its last few seconds."""
+    line = f"{backlog['pending']:,} pending"
+    if backlog["per_second"]:
+        line += f", {backlog['per_second']:,.1f}/s"
+        if backlog["eta_s"] is not None:
+            line += f" (about {backlog['eta_s']:,.0f} s left)"
+    elif backlog["pending"]:
+        line += (
+            ", not being embedded now (the backfill runs where async ingest runs; or `remem embed`)"
+        )
+    return line
 
 
 @app.command()

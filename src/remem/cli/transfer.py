@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -11,16 +13,30 @@ import typer
 from remem import lancedb_import as lancedb_migration
 from remem.cli.common import (
     JsonOption,
+    counting,
     emit_json,
     err,
     fail,
+    load_config,
     open_existing_memory,
     open_memory,
     out,
-    read_lines,
 )
+from remem.errors import ValidationError
 from remem.schemas import validate_scope
-from remem.transfer import export_file, export_records, import_records
+from remem.text.tokenize import Tokenizer
+from remem.transfer import (
+    CopyReport,
+    ImportReport,
+    ImportSource,
+    check_import,
+    copy_store,
+    export_file,
+    export_records,
+    open_store,
+    store_name,
+    write_import,
+)
 
 app = typer.Typer()
 
@@ -104,20 +120,44 @@ def export_(
     with_vectors: Annotated[
         bool, typer.Option("--with-vectors", help="include vectors (base64 float32)")
     ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="print a JSON summary (on stderr when the records go to stdout)"
+        ),
+    ] = False,
 ) -> None:
-    """Write every record as JSONL (no limit). Re-import with `remem import`."""
+    """Write every record as JSONL (no limit), a page at a time. Re-import with `remem import`."""
     filters = {"scope": scope, "kind": kind}
     if output is not None and output.is_dir():
         fail(f"--output {str(output)!r} is a directory; give a file path")
+    started = time.perf_counter()
     with open_existing_memory() as mem:
-        if output is None:
-            n = export_records(mem, sys.stdout, filters=filters, with_vectors=with_vectors)
-        else:
-            try:
-                n = export_file(mem, output, filters=filters, with_vectors=with_vectors)
-            except OSError as exc:
-                fail(f"cannot write {str(output)!r}: {exc.strerror}")
-    err.print(f"exported {n} records", markup=False)
+        total = mem.count(filters)
+        with counting("exporting", total, quiet=as_json, eta=True, rate=True) as progress:
+            if output is None:
+                n = export_records(
+                    mem, sys.stdout, filters=filters, with_vectors=with_vectors, progress=progress
+                )
+            else:
+                try:
+                    n = export_file(
+                        mem, output, filters=filters, with_vectors=with_vectors, progress=progress
+                    )
+                except OSError as exc:
+                    fail(f"cannot write {str(output)!r}: {exc.strerror}")
+    seconds = time.perf_counter() - started
+    summary = {
+        "exported": n,
+        "output": str(output) if output is not None else "-",
+        "with_vectors": with_vectors,
+        "seconds": round(seconds, 2),
+        "per_second": round(n / seconds, 1) if seconds else None,
+    }
+    if as_json:
+        (out if output is not None else err).print_json(json.dumps(summary))
+    else:
+        err.print(f"exported {n} records in {seconds:.1f}s", markup=False)
 
 
 @app.command("import")
@@ -133,27 +173,139 @@ def import_(
             "instead of re-embedding those records",
         ),
     ] = False,
+    skip_invalid: Annotated[
+        bool,
+        typer.Option("--skip-invalid", help="import the valid lines even if some are invalid"),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Import records; records whose text is already stored are skipped, invalid lines are
-    reported with their numbers and change nothing."""
+    """Import records, streaming: every line is checked first, and one invalid line stops the
+    import with nothing written (unless --skip-invalid); records whose text is already stored
+    are skipped, so a rerun after an interruption adds only what is missing."""
     if scope is not None:
         validate_scope(scope, "--scope")
-    lines = read_lines(file, "a JSONL file from `remem export`")
-    with open_memory() as mem:
-        report = import_records(
-            mem, lines, scope=scope, dry_run=dry_run, unlabelled_vectors=unlabelled_vectors
-        )
+    started = time.perf_counter()
+    with _import_source(file) as source, open_memory() as mem:
+        with counting("checking lines", None, quiet=as_json, rate=True) as checked:
+            report = check_import(source, scope=scope, progress=checked)
+        if skip_invalid or not report.invalid_count:
+            label = "counting" if dry_run else "importing"
+            with counting(label, report.records, quiet=as_json, eta=True, rate=True) as progress:
+                write_import(
+                    mem,
+                    source,
+                    report,
+                    scope=scope,
+                    dry_run=dry_run,
+                    unlabelled_vectors=unlabelled_vectors,
+                    progress=progress,
+                )
     if as_json:
-        emit_json(report.to_dict())
+        emit_json({**report.to_dict(), "seconds": round(time.perf_counter() - started, 2)})
+    else:
+        _print_import(report, file, dry_run)
+    if report.invalid_count:
+        raise typer.Exit(1)
+
+
+def _import_source(file: str) -> ImportSource:
+    """The input to import: a file read a line at a time, or stdin spooled to a temporary
+    file (both passes read it)."""
+    what = "a JSONL file from `remem export`"
+    if file == "-":
+        return ImportSource(sys.stdin.buffer)
+    path = Path(file)
+    if not path.exists():
+        fail(f"{file!r} does not exist; give {what}")
+    if not path.is_file():
+        fail(f"{file!r} is a directory; give {what}")
+    return ImportSource(path)
+
+
+def _print_import(report: ImportReport, file: str, dry_run: bool) -> None:
+    if report.invalid_count and not report.written:
+        out.print(
+            f"{report.invalid_count} invalid lines: nothing imported (fix them, or pass "
+            "--skip-invalid to import the valid lines)",
+            markup=False,
+        )
     else:
         verb = "would add" if dry_run else "added"
         out.print(
             f"{verb} {report.added}, skipped {report.skipped} already stored, "
-            f"{len(report.invalid)} invalid, {report.vectors} vectors reused",
+            f"{report.invalid_count} invalid, {report.vectors} vectors reused",
             markup=False,
         )
-        for number, error in report.invalid[:20]:
-            err.print(f"{file}:{number}: {error}", markup=False)
-    if report.invalid:
+    for number, error in report.invalid[:20]:
+        err.print(f"{file}:{number}: {error}", markup=False)
+
+
+@app.command("copy")
+def copy_(
+    source: Annotated[str, typer.Argument(help="the store to copy: a database file")],
+    destination: Annotated[
+        str, typer.Argument(help="where to copy it: a new database file (or a cut-short copy)")
+    ],
+    sample: Annotated[
+        int, typer.Option(min=0, help="records compared field by field at the end")
+    ] = 200,
+    batch: Annotated[int, typer.Option(min=1, help="records per transaction")] = 500,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy a whole store into another one: records, sessions, every model's vectors.
+    Streams a batch at a time; rerun the same command to resume a copy that was cut short.
+    Ends by comparing counts per kind and per model, and a random sample field by field
+    (exit 1 when anything differs)."""
+    config = load_config()
+    timeout = config.store.busy_timeout_ms
+    if store_name(source) == store_name(destination):
+        fail("the source and the destination are the same store; give a new destination")
+    try:
+        src = open_store(source, must_exist=True, busy_timeout_ms=timeout)
+    except ValidationError as exc:
+        fail(f"source {source!r}: {exc.fix}")
+    try:
+        dst = open_store(destination, must_exist=False, busy_timeout_ms=timeout)
+    except ValidationError as exc:
+        src.close()
+        fail(f"destination {destination!r}: {exc.fix}")
+    try:
+        total, done = src.count(), dst.count()
+        with counting("copying", total, quiet=as_json, eta=True, rate=True) as progress:
+            progress(done)  # what a cut-short run copied already
+            report = copy_store(
+                src,
+                dst,
+                tokenizer=Tokenizer.from_config(config.text),
+                context_turns=config.text.context_turns,
+                source_name=store_name(source),
+                destination_name=store_name(destination),
+                batch_size=batch,
+                sample=sample,
+                progress=progress,
+            )
+    except ValidationError as exc:
+        fail(str(exc))
+    finally:
+        src.close()
+        dst.close()
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        _print_copy(report)
+    if not report.verified:
         raise typer.Exit(1)
+
+
+def _print_copy(report: CopyReport) -> None:
+    start = f" (resumed after rowid {report.resumed_after})" if report.resumed_after else ""
+    out.print(
+        f"copied {report.copied} records and {report.vectors} vectors{start}",
+        markup=False,
+    )
+    for name, (a, b) in report.counts.items():
+        out.print(f"  {name}: {a} -> {b}", markup=False)
+    verdict = "verified" if report.verified else f"{len(report.mismatches)} differences"
+    out.print(f"sample of {report.sampled} records compared: {verdict}", markup=False)
+    for problem in report.mismatches[:20]:
+        err.print(problem, markup=False)

@@ -182,7 +182,16 @@ class IndexingConfig(_Section):
     )
     concurrency: int = Field(default=10, description="queue workers (0 or less = unlimited)")
     max_queue: int = Field(
-        default=500, description="pending items before the oldest is dropped (0 or less = no limit)"
+        default=500,
+        description="queued items before the oldest is left to the backfill (0 or less = no limit)",
+    )
+    backfill: bool = Field(
+        default=True,
+        description="async mode: a background loop embeds records left pending (queue full, "
+        "crash, provider down) as the queue has room, backing off while the provider fails",
+    )
+    backfill_max_backoff_s: float = Field(
+        default=300.0, gt=0, description="longest wait between retries while embedding fails"
     )
     batch_size: int = Field(default=32, gt=0, description="records per embedding batch")
     drain_timeout_s: float = Field(

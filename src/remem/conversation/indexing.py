@@ -1,20 +1,24 @@
 """Indexing: records get vectors after they are committed, off the caller's thread.
 
 The ``Indexer`` owns the embedder (loaded on first use, so listing never loads a model), the
-background queue, backfill (``embed_pending``) and the cut-over of a model switch. A failure
-never loses a record: it stays ``pending`` (lexically searchable) with the error noted, and
-backfill picks it up later.
+background queue with its background backfill (started with the queue, in async mode),
+on-demand backfill (``embed_pending``) and the cut-over of a model switch. A failure never
+loses a record: it stays ``pending`` (lexically searchable) with the error noted, and the
+background backfill picks it up once the provider answers again.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from remem.config import Config
+from remem.conversation.backfill import Backfill
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.factory import make_embedder, model_id_for
@@ -27,6 +31,10 @@ log = logging.getLogger("remem")
 Progress = Callable[[int], None]
 
 ACTIVE_MODEL = ("embed", "active-model")  # meta key: the model `remem reembed` switched to
+RATE = ("indexing", "rate")  # meta key: the queue's recent embedding rate, for `remem stats`
+RATE_WINDOW_S = 2.0  # the rate is measured (and written) over windows at least this long
+RATE_STALE_S = 30.0  # an older rate means nobody is embedding now
+CLEAN_GAP = ("indexing", "clean-gap")  # meta key: the gap (see Indexer._gap) at the last clean pass
 
 
 def expected_model_id(cfg: Any) -> str | None:
@@ -42,6 +50,8 @@ class Indexer:
         self._loaded = embedder is not None
         self._lock = threading.RLock()
         self._queue: IndexQueue | None = None
+        self._backfill: Backfill | None = None
+        self._window = (time.time(), 0)  # (start, records embedded by the queue since)
         if embedder is None:
             self._follow_model_switch()
 
@@ -92,18 +102,29 @@ class Indexer:
     # ------------------------------------------------------------------ queue
     @property
     def queue(self) -> IndexQueue:
-        """The background indexing queue (started on first use)."""
+        """The background indexing queue (started on first use, with the backfill)."""
         if self._queue is None:
             with self._lock:
                 if self._queue is None:
                     cfg = self.config.indexing
-                    self._queue = IndexQueue(
-                        self.embed_rowids,
+                    queue = IndexQueue(
+                        self._embed_queued,
                         concurrency=cfg.concurrency,
                         max_queue=cfg.max_queue,
                         batch_size=cfg.batch_size,
                         on_drop=self._count_dropped,
+                        on_result=self._queue_result,
                     )
+                    if cfg.backfill:
+                        self._backfill = Backfill(
+                            queue,
+                            self._find_pending,
+                            chunk=max(cfg.batch_size * 8, 64),
+                            max_backoff_s=cfg.backfill_max_backoff_s,
+                            scan_at_start=self._gap() != self.store.meta_get(*CLEAN_GAP),
+                            on_clean_pass=self._note_clean_pass,
+                        )
+                    self._queue = queue
         return self._queue
 
     def queue_stats(self) -> dict[str, int]:
@@ -113,21 +134,131 @@ class Indexer:
             )
         return self._queue.stats()
 
-    def _count_dropped(self, n: int) -> None:
+    def _count_dropped(self, rowids: list[int]) -> None:
         # Kept in the store so `remem stats` in another process still sees it.
         try:
-            self.store.meta_add("indexing", "dropped", n)
+            self.store.meta_add("indexing", "dropped", len(rowids))
         except RememError as exc:
             log.warning("could not record dropped queue items: %s", exc)
+        if self._backfill is not None:
+            self._backfill.wake(rowids)
 
     def submit(self, rowids: Sequence[int]) -> None:
-        self.queue.submit(rowids)
+        """Hand records to the background queue. More than it has room for (a bulk ingest):
+        the first ones are queued and the rest wait in the store for the backfill, which
+        feeds them at the model's pace. A single message always goes in (the newest is
+        embedded first): a full queue leaves its oldest item to the backfill."""
+        queue = self.queue
+        room = queue.room()
+        if self._backfill is None or room is None or len(rowids) <= max(room, 1):
+            queue.submit(rowids)  # one message into a full queue: its oldest item waits
+            return
+        _queued, consumed = queue.offer(rowids[:room])
+        self._backfill.wake(rowids[consumed:])
+
+    def _find_pending(self, after: int, limit: int) -> tuple[list[int], int | None]:
+        """For the backfill: pending records without a vector of the model, after ``after``
+        (and the last rowid looked at, None at the end of the store)."""
+        embedder = self.get_embedder()
+        if embedder is None:
+            return [], None  # nothing to embed with: the pass ends, nothing is fed
+        found = self.store.records_missing_vectors(
+            embedder.model_id, limit=limit, after_rowid=after
+        )
+        if not found:
+            return [], None
+        # Records with another model's vector only are a model switch: `remem reembed`'s job.
+        rowids = [r.rowid for r in found if r.rowid is not None and r.index_status == "pending"]
+        return rowids, found[-1].rowid
+
+    def _gap(self) -> str | None:
+        """Records minus vectors of the model: two counts that stay cheap on a large store
+        (a full scan for records without a vector does not). Unchanged since the last clean
+        backfill pass means nothing was left pending since, so a process starting up can skip
+        the scan. None: no model."""
+        if self._loaded:
+            model_id = self._embedder.model_id if self._embedder is not None else None
+        else:
+            model_id = expected_model_id(self.config.embed)  # without loading the model
+        if model_id is None:
+            return None
+        return f"{model_id}:{self.store.count() - self.store.vector_count(model_id)}"
+
+    def _note_clean_pass(self) -> None:
+        try:
+            self.store.meta_set(*CLEAN_GAP, self._gap())
+        except RememError as exc:
+            log.debug("could not record the clean backfill pass: %s", exc)
+
+    def _embed_queued(self, rowids: Sequence[int]) -> tuple[int, int]:
+        started = time.time()
+        ok, bad = self.embed_rowids(rowids)
+        self._note_rate(ok, started)
+        return ok, bad
+
+    def _queue_result(self, batch: list[int], embedded: int, failed: int) -> None:
+        if self._backfill is not None:
+            self._backfill.record_result(batch, embedded, failed)
+
+    def _note_rate(self, embedded: int, batch_started: float) -> None:
+        """Count embedded records; every RATE_WINDOW_S write the rate to the store's meta, so
+        `remem stats` in another process can show how fast the backlog shrinks."""
+        with self._lock:
+            start, count = self._window
+            if batch_started - start > RATE_STALE_S:  # after a quiet spell: a new window
+                start, count = batch_started, 0
+            count += embedded
+            now = time.time()
+            if now - start < RATE_WINDOW_S:
+                self._window = (start, count)
+                return
+            self._window = (now, 0)
+        rate = {"at": round(now, 3), "per_s": round(count / (now - start), 2)}
+        try:
+            self.store.meta_set(*RATE, json.dumps(rate))
+        except RememError as exc:
+            log.debug("could not record the indexing rate: %s", exc)
+
+    def backlog(self, pending: int) -> dict[str, Any]:
+        """The backlog for `stats`: ``pending`` records (index status pending), how fast the
+        queues of any process on this store embedded lately, and the time that leaves."""
+        try:
+            rate = json.loads(self.store.meta_get(*RATE) or "{}")
+        except ValueError:
+            rate = {}
+        fresh = bool(rate) and time.time() - float(rate.get("at", 0)) < RATE_STALE_S
+        per_s = float(rate.get("per_s", 0.0)) if fresh else 0.0
+        data: dict[str, Any] = {
+            "pending": pending,
+            "per_second": per_s,
+            "eta_s": round(pending / per_s, 1) if per_s > 0 and pending else None,
+        }
+        if self._backfill is not None:
+            data["backfill"] = self._backfill.stats()
+        return data
 
     def wait_indexed(self, timeout: float | None = None) -> bool:
-        """Block until the background queue has embedded everything handed to it."""
-        return True if self._queue is None else self._queue.wait_idle(timeout)
+        """Block until the background queue has embedded everything handed to it, and the
+        backfill has handed over every pending record it could (or is waiting out a failing
+        provider)."""
+        if self._queue is None:
+            return True
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not self._queue.wait_idle(left):
+                return False
+            if self._backfill is None or self._backfill.settled():
+                if self._queue.wait_idle(0):  # nothing was fed meanwhile
+                    return True
+                continue
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
 
     def close(self) -> None:
+        if self._backfill is not None:
+            self._backfill.stop()
         if self._queue is not None:
             # Whatever is still queued after the timeout stays pending for `remem embed`.
             self._queue.close(drain=True, timeout=self.config.indexing.drain_timeout_s)

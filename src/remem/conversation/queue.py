@@ -2,9 +2,11 @@
 
 ``ingest`` commits the message (it is durable and lexically searchable at once) and hands its
 rowid to this queue; worker threads embed in batches and write the vectors. Search never waits
-for the queue. The queue is bounded: when it is full the *oldest* pending item is dropped,
-counted and warned about; the record stays ``pending`` in the store, so ``remem embed``
-(backfill) still finds it. Nothing here is the only copy of anything.
+for the queue. The queue is bounded: when it is full the *oldest* pending item is dropped
+(newest messages get their vectors first), counted and warned about; the record stays
+``pending`` in the store, where the background backfill (``conversation/backfill.py``) finds
+it and hands it back through ``offer`` as room appears. Nothing here is the only copy of
+anything.
 
 Settings: ``indexing.concurrency`` workers (0 or negative = one per pending batch, unbounded),
 ``indexing.max_queue`` items (0 or negative = unbounded).
@@ -31,10 +33,12 @@ class IndexQueue:
         concurrency: int = 10,
         max_queue: int = 500,
         batch_size: int = 32,
-        on_drop: Callable[[int], None] | None = None,
+        on_drop: Callable[[list[int]], None] | None = None,
+        on_result: Callable[[list[int], int, int], None] | None = None,
     ) -> None:
         self._embed_batch = embed_batch
         self._on_drop = on_drop
+        self._on_result = on_result  # (batch, embedded, failed) after every batch
         self.concurrency = concurrency if concurrency > 0 else None
         self.max_queue = max_queue if max_queue > 0 else None
         self.batch_size = max(1, batch_size)
@@ -54,7 +58,7 @@ class IndexQueue:
     # ------------------------------------------------------------------ producer side
     def submit(self, rowids: Sequence[int]) -> None:
         """Queue records for embedding; never blocks. Full queue: the oldest item is dropped."""
-        dropped_before = self.dropped
+        dropped: list[int] = []
         with self._cond:
             if self._closed:
                 raise RuntimeError("the indexing queue is closed")
@@ -64,12 +68,13 @@ class IndexQueue:
                 if self.max_queue is not None and len(self._pending) >= self.max_queue:
                     old = self._pending.popleft()
                     self._queued.discard(old)
+                    dropped.append(old)
                     self.dropped += 1
                     if self.dropped == 1 or self.dropped % 100 == 0:
                         log.warning(
-                            "indexing queue full (%d): dropping the oldest pending items; they "
-                            "stay pending in the store for `remem embed`; raise "
-                            "indexing.max_queue or indexing.concurrency (%d dropped so far)",
+                            "indexing queue full (%d): the oldest pending items wait in the "
+                            "store for the background backfill; raise indexing.max_queue or "
+                            "indexing.concurrency if this is not a one-off burst (%d so far)",
                             self.max_queue,
                             self.dropped,
                         )
@@ -77,9 +82,47 @@ class IndexQueue:
                 self._queued.add(rowid)
             self._ensure_workers()
             self._cond.notify_all()
-            newly_dropped = self.dropped - dropped_before
-        if newly_dropped and self._on_drop is not None:
-            self._on_drop(newly_dropped)
+        if dropped and self._on_drop is not None:
+            self._on_drop(dropped)
+
+    def room(self) -> int | None:
+        """How many more items fit without dropping any (None: unbounded)."""
+        with self._cond:
+            return self._room()
+
+    def _room(self) -> int | None:
+        return None if self.max_queue is None else max(0, self.max_queue - len(self._pending))
+
+    def offer(self, rowids: Sequence[int]) -> tuple[int, int]:
+        """Queue records in order as far as there is room, never dropping anything; records
+        already queued or being embedded are passed over. Returns (queued, consumed): how
+        many were queued, and how many of ``rowids`` were dealt with before the room ran out
+        (the rest were not looked at)."""
+        accepted = consumed = 0
+        with self._cond:
+            if self._closed:
+                return 0, 0
+            for rowid in rowids:
+                room = self._room()
+                if room is not None and room <= 0:
+                    break
+                consumed += 1
+                if rowid in self._queued or rowid in self._in_flight:
+                    continue
+                self._pending.append(rowid)
+                self._queued.add(rowid)
+                accepted += 1
+            if accepted:
+                self._ensure_workers()
+                self._cond.notify_all()
+        return accepted, consumed
+
+    def wait_for_room(self, timeout: float) -> int | None:
+        """Block until the queue has room (or ``timeout``); returns the room (None:
+        unbounded, 0: still full or closed)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._closed or self._room() != 0, timeout)
+            return 0 if self._closed else self._room()
 
     def _ensure_workers(self) -> None:
         alive = [w for w in self._workers if w.is_alive()]
@@ -114,6 +157,12 @@ class IndexQueue:
             except Exception:  # a bug, not a provider failure: keep the worker alive
                 log.exception("indexing batch failed unexpectedly; records stay pending")
                 ok, bad = 0, len(batch)
+            if self._on_result is not None:
+                # before the batch counts as done, so "idle" already includes its outcome
+                try:
+                    self._on_result(batch, ok, bad)
+                except Exception:  # never lose the worker over a listener
+                    log.exception("indexing queue listener failed")
             with self._cond:
                 self._busy -= 1
                 self._in_flight.difference_update(batch)

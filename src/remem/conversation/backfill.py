@@ -1,0 +1,182 @@
+"""The background backfill: nothing stays unsearchable.
+
+Records can be left without a vector in three ways: the queue was full (a burst, a bulk
+ingest bigger than ``indexing.max_queue``), the process died with records queued, or the
+embedding provider failed. All three leave the record ``pending`` in the store, so one loop
+covers them: scan the store for pending records without a vector of the model, in rowid
+order, and hand them to the queue *only as far as it has room*. A bulk ingest therefore runs
+at the model's pace instead of overflowing the queue, and the oldest backlog goes first.
+
+While the provider fails, the loop backs off (exponentially, up to ``max_backoff_s``) and then
+scans again. It sleeps when a whole pass found nothing new to hand over, until something is
+deferred or fails again. Records that have a vector of another model only (a model switch in
+progress) are left to `remem reembed`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from remem.conversation.queue import IndexQueue
+from remem.errors import RememError
+
+log = logging.getLogger("remem.backfill")
+
+# (after rowid, limit) -> (pending rowids without a vector, last rowid scanned or None)
+FindPending = Callable[[int, int], tuple[list[int], int | None]]
+
+
+class Backfill:
+    def __init__(
+        self,
+        queue: IndexQueue,
+        find: FindPending,
+        *,
+        chunk: int = 256,
+        base_backoff_s: float = 1.0,
+        max_backoff_s: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+        scan_at_start: bool = True,
+        on_clean_pass: Callable[[], None] | None = None,
+    ) -> None:
+        self.queue = queue
+        self._find = find
+        self._on_clean_pass = on_clean_pass  # a whole pass found nothing pending
+        self.chunk = max(1, chunk)
+        self.max_backoff_s = max_backoff_s
+        self.base_backoff_s = min(base_backoff_s, max_backoff_s)
+        self._clock = clock
+        self._cond = threading.Condition()
+        # A pass is owed at start (crash leftovers from an earlier run) unless the caller knows
+        # nothing was left pending since the last clean pass.
+        self._rescan = scan_at_start
+        # Where the owed pass starts: just below the lowest record known to be left pending
+        # (0 at start), so a pass does not rescan the indexed bulk of a large store.
+        self._start = 0
+        self._failures = 0  # batches in a row that embedded nothing
+        self._retry_at = 0.0
+        self._stopped = False
+        self._active = False  # a pass is running
+        self.fed = 0  # records handed to the queue by the backfill
+        self._thread = threading.Thread(target=self._run, name="remem-backfill", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ signals
+    def wake(self, rowids: Sequence[int] = (0,)) -> None:
+        """These records were left pending (deferred or dropped by the queue, or failed):
+        scan again, from the lowest of them."""
+        with self._cond:
+            self._owe_pass(min(rowids, default=0))
+            self._cond.notify_all()
+
+    def _owe_pass(self, lowest: int) -> None:
+        start = max(0, lowest - 1)
+        self._start = start if not self._rescan else min(self._start, start)
+        self._rescan = True
+
+    def record_result(self, batch: Sequence[int], embedded: int, failed: int) -> None:
+        """A queue batch finished: a batch that embedded nothing backs the loop off; one that
+        embedded something resets it. Either way the failed records are scanned again."""
+        with self._cond:
+            if failed:
+                self._owe_pass(min(batch, default=0))
+            if failed and not embedded:
+                self._failures += 1
+                delay = min(self.max_backoff_s, self.base_backoff_s * 2 ** (self._failures - 1))
+                self._retry_at = self._clock() + delay
+                if self._failures in (1, 5) or self._failures % 20 == 0:
+                    log.warning(
+                        "embedding failed %d time(s) in a row; pending records are retried "
+                        "in %.0fs",
+                        self._failures,
+                        delay,
+                    )
+            elif embedded:
+                self._failures = 0
+                self._retry_at = 0.0
+            self._cond.notify_all()
+
+    @property
+    def backing_off(self) -> bool:
+        with self._cond:
+            return self._retry_at > self._clock()
+
+    def settled(self) -> bool:
+        """Nothing left to hand over right now: no pass owed, or waiting out a back-off."""
+        with self._cond:
+            if self._retry_at > self._clock():
+                return True
+            return not self._active and not self._rescan
+
+    def stats(self) -> dict[str, float | int | bool]:
+        with self._cond:
+            wait = max(0.0, self._retry_at - self._clock())
+            return {
+                "fed": self.fed,
+                "failures_in_a_row": self._failures,
+                "retry_in_s": round(wait, 1),
+                "scanning": self._active or (self._rescan and not wait),
+            }
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    # ------------------------------------------------------------------ the loop
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopped and (not self._rescan or self._retry_at > self._clock()):
+                    wait = self._retry_at - self._clock() if self._rescan else None
+                    self._cond.wait(timeout=wait)
+                if self._stopped:
+                    return
+                self._rescan = False
+                self._active = True
+                start = self._start
+            try:
+                clean = self._one_pass(start) and start == 0
+                if clean and self._on_clean_pass is not None:
+                    self._on_clean_pass()
+            except RememError as exc:  # the store or the model cannot be reached: back off
+                log.warning("backfill could not scan for pending records: %s", exc)
+                self.record_result([start + 1], 0, 1)
+            except Exception:  # a bug: say so, keep the process alive, try again later
+                log.exception("backfill pass failed unexpectedly")
+                self.record_result([start + 1], 0, 1)
+            finally:
+                with self._cond:
+                    self._active = False
+                    self._cond.notify_all()
+
+    def _one_pass(self, after: int) -> bool:
+        """Scan from rowid ``after`` on, handing pending records to the queue as room
+        appears. True when the pass reached the end of the store having found nothing."""
+        found_any = False
+        while not self._stopped:
+            room = self.queue.wait_for_room(timeout=1.0)
+            if room == 0:
+                if self._stopped or self.backing_off:
+                    return False
+                continue
+            rowids, last = self._find(after, self.chunk if room is None else min(room, self.chunk))
+            if last is None:
+                return not found_any  # the end of the store: this pass is complete
+            found_any = found_any or bool(rowids)
+            accepted, consumed = self.queue.offer(rowids)
+            with self._cond:
+                self.fed += accepted
+            if consumed == len(rowids):
+                after = last
+            elif consumed:  # the queue filled up meanwhile: go on after the last one taken
+                after = rowids[consumed - 1]
+            if self.backing_off:
+                self.wake([after + 1])  # the rest of this pass, after the back-off
+                return False
+        return False

@@ -1,0 +1,312 @@
+"""Import: JSONL from `remem export` (or any records), streamed in bounded batches.
+
+Two passes over the input, each reading one line at a time: the first parses and validates
+every line and writes nothing; the second writes a batch at a time (records, then their
+vectors, then embeddings for the records that brought none). So a bad line fails the whole
+import before anything is written, while memory stays flat in the number of records.
+
+Why two passes rather than one transaction: the Store protocol makes every write its own
+transaction, and one transaction around 200k records would hold SQLite's write lock (and a
+PostgreSQL snapshot) for the whole import, stalling every chat that writes meanwhile. A
+one-shot input (stdin, a generator) is spooled to a temporary file so it can be read twice.
+If the second pass stops midway (a crash, a full disk), rerunning is safe: import is
+idempotent by content hash, so a rerun adds only what is missing.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from remem.embed.base import Embedder
+from remem.errors import ValidationError
+from remem.ports import MemoryPort
+from remem.schemas import RecordIn, content_hash, validate_record
+from remem.transfer.jsonl import iter_file_lines, parse_lines, spool
+
+# Fields the store manages itself; they are exported for the record but not imported.
+_STORE_ONLY = (
+    "index_status",
+    "index_error",
+    "model_id",
+    "content_hash",
+    "access_count",
+    "last_access",
+)
+MAX_REPORTED = 1000  # invalid lines listed one by one; the rest are only counted
+BATCH = 1000  # records per write batch: bounds memory (with vectors ~3 MB of lines)
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class ImportReport:
+    added: int = 0
+    skipped: int = 0  # already stored (same content hash, or same id)
+    invalid: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
+    invalid_count: int = 0  # every invalid line; ``invalid`` lists the first MAX_REPORTED
+    vectors: int = 0  # vectors taken from the file
+    records: int = 0  # valid records in the input
+    written: bool = False  # False: a dry run, or invalid lines stopped the import
+
+    def note_invalid(self, number: int, reason: str) -> None:
+        self.invalid_count += 1
+        if len(self.invalid) < MAX_REPORTED:
+            self.invalid.append((number, reason))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "added": self.added,
+            "skipped": self.skipped,
+            "vectors": self.vectors,
+            "records": self.records,
+            "written": self.written,
+            "invalid_count": self.invalid_count,
+            "invalid": [{"line": n, "error": e} for n, e in self.invalid],
+        }
+
+
+class ImportSource:
+    """Input that can be read twice, a line at a time: a file, a list of lines, or a one-shot
+    stream (stdin's bytes, a generator) spooled to a temporary file. Use as a context manager
+    (the spool file is deleted on exit)."""
+
+    def __init__(self, source: Path | Sequence[str] | Iterable[str] | IO[bytes]) -> None:
+        self._spooled = False
+        self._lines: Sequence[str] | None = None
+        self._path: Path | None = None
+        if isinstance(source, Path):
+            self._path = source
+        elif isinstance(source, list | tuple):
+            self._lines = source
+        else:
+            self._path = spool(source)
+            self._spooled = True
+
+    def lines(self) -> Iterator[str]:
+        """A fresh pass over the lines."""
+        if self._lines is not None:
+            return iter(self._lines)
+        assert self._path is not None
+        return iter_file_lines(self._path)
+
+    def close(self) -> None:
+        if self._spooled and self._path is not None:
+            self._path.unlink(missing_ok=True)
+            self._spooled = False
+
+    def __enter__(self) -> ImportSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def import_records(
+    mem: MemoryPort,
+    lines: Path | Sequence[str] | Iterable[str] | IO[bytes],
+    *,
+    scope: str | None = None,
+    dry_run: bool = False,
+    unlabelled_vectors: bool = False,
+    skip_invalid: bool = False,
+    batch_size: int = BATCH,
+    checked: Progress | None = None,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import records (see the module docstring). Invalid lines are reported with their line
+    numbers and nothing is written, unless ``skip_invalid``: then the valid lines are imported.
+    ``unlabelled_vectors``: keep vectors that name no model as legacy vectors (the first
+    search takes them as its model; see ``remem.index.legacy``) instead of re-embedding.
+    ``checked(n)`` follows the validation pass (lines), ``progress(n)`` the write pass
+    (records, out of ``report.records``)."""
+    with ImportSource(lines) as source:
+        report = check_import(source, scope=scope, progress=checked)
+        if report.invalid_count and not skip_invalid:
+            return report
+        return write_import(
+            mem,
+            source,
+            report,
+            scope=scope,
+            dry_run=dry_run,
+            unlabelled_vectors=unlabelled_vectors,
+            batch_size=batch_size,
+            progress=progress,
+        )
+
+
+def _validated(item: dict[str, Any], scope: str | None) -> tuple[RecordIn, list[dict[str, Any]]]:
+    vectors = item.pop("vectors", None) or []
+    for key in _STORE_ONLY:
+        item.pop(key, None)
+    if scope is not None:
+        item["scope"] = scope
+    return validate_record(item), vectors if isinstance(vectors, list) else []
+
+
+def check_import(
+    source: ImportSource, *, scope: str | None = None, progress: Progress | None = None
+) -> ImportReport:
+    """The first pass: parse and validate every line, write nothing. The report counts the
+    valid records and lists the invalid lines."""
+    report = ImportReport()
+    for number, item, error in parse_lines(_counted(source.lines(), progress)):
+        if item is None:
+            report.note_invalid(number, error)
+            continue
+        try:
+            _validated(item, scope)
+        except ValidationError as exc:
+            report.note_invalid(number, str(exc))
+            continue
+        report.records += 1
+    return report
+
+
+def _counted(lines: Iterator[str], progress: Progress | None, every: int = 1000) -> Iterator[str]:
+    if progress is None:
+        yield from lines
+        return
+    n = 0
+    for line in lines:
+        yield line
+        n += 1
+        if n == every:
+            progress(n)
+            n = 0
+    if n:
+        progress(n)
+
+
+def _batches(
+    source: ImportSource, scope: str | None, size: int
+) -> Iterator[list[tuple[RecordIn, list[dict[str, Any]]]]]:
+    """The valid records of the input, ``size`` at a time (invalid lines are passed over:
+    the first pass has reported them)."""
+    batch: list[tuple[RecordIn, list[dict[str, Any]]]] = []
+    for _number, item, _error in parse_lines(source.lines()):
+        if item is None:
+            continue
+        try:
+            batch.append(_validated(item, scope))
+        except ValidationError:
+            continue
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def write_import(
+    mem: MemoryPort,
+    source: ImportSource,
+    report: ImportReport,
+    *,
+    scope: str | None = None,
+    dry_run: bool = False,
+    unlabelled_vectors: bool = False,
+    batch_size: int = BATCH,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """The second pass: write batch by batch (with ``dry_run``, only count what would be
+    added). Fills in and returns ``report`` from ``check_import``."""
+    embedder = None if dry_run else mem.get_embedder()
+    seen: set[bytes] = set()  # dry run only: nothing is written, so the store cannot tell
+    for batch in _batches(source, scope, max(1, batch_size)):
+        if dry_run:
+            digests = [bytes.fromhex(content_hash(r.text)) for r, _ in batch]
+            known = mem.store.existing_hashes([d.hex() for d in digests])
+            for digest in digests:
+                if digest.hex() in known or digest in seen:
+                    report.skipped += 1
+                else:
+                    seen.add(digest)
+                    report.added += 1
+        else:
+            _write_batch(mem, batch, report, embedder, unlabelled_vectors)
+        if progress:
+            progress(len(batch))
+    report.written = not dry_run
+    return report
+
+
+def _write_batch(
+    mem: MemoryPort,
+    batch: list[tuple[RecordIn, list[dict[str, Any]]]],
+    report: ImportReport,
+    embedder: Embedder | None,
+    unlabelled_vectors: bool,
+) -> None:
+    """Store one batch: records (one transaction), the file's vectors (one transaction per
+    model), then embed the records that brought no usable vector."""
+    # Duplicates in earlier batches are in the store by now; within the batch, `seen`.
+    known = mem.store.existing_hashes([content_hash(r.text) for r, _ in batch])
+    seen: set[str] = set()
+    fresh: list[tuple[RecordIn, list[dict[str, Any]]]] = []
+    for rec, vecs in batch:
+        digest = content_hash(rec.text)
+        if digest in known or digest in seen:
+            report.skipped += 1
+            continue
+        seen.add(digest)
+        rec.id = rec.id or uuid.uuid4().hex  # decided here so the file's vectors follow it
+        fresh.append((rec, vecs))
+    if not fresh:
+        return
+    stored = {
+        r.id: r for r in mem.ingest_many([r for r, _ in fresh], embed=False, on_conflict="skip")
+    }
+    report.added += len(stored)
+    report.skipped += len(fresh) - len(stored)  # the id exists already with other text
+    by_model: dict[tuple[str, str, str], list[tuple[int, np.ndarray]]] = {}
+    to_embed = []
+    for rec_in, vecs in fresh:
+        record = stored.get(rec_in.id or "")
+        if record is None or record.rowid is None or record.index_status == "skipped":
+            continue  # skipped by the store, or stored only (never a hit, never embedded)
+        vec = _usable_vector(vecs, embedder)
+        legacy = _unlabelled_vector(vecs) if unlabelled_vectors and vec is None else None
+        if vec is not None and embedder is not None:
+            key = (embedder.model_id, embedder.provider, embedder.model)
+            by_model.setdefault(key, []).append((record.rowid, vec))
+        elif legacy is not None:
+            by_model.setdefault(("", "", ""), []).append((record.rowid, legacy))
+        else:
+            to_embed.append(record)
+    for (model_id, provider, model), items in by_model.items():
+        report.vectors += mem.store.put_vectors(model_id, provider, model, items)
+    if to_embed:
+        mem.embed_records(to_embed)
+
+
+def _decode(v: dict[str, Any]) -> np.ndarray | None:
+    try:
+        vec = np.frombuffer(base64.b64decode(v["vector"]), dtype=np.float32)
+    except (KeyError, ValueError, TypeError):
+        return None
+    return vec if vec.shape[0] > 0 and np.all(np.isfinite(vec)) else None
+
+
+def _unlabelled_vector(vecs: list[dict[str, Any]]) -> np.ndarray | None:
+    for v in vecs:
+        if isinstance(v, dict) and not v.get("model_id"):
+            return _decode(v)
+    return None
+
+
+def _usable_vector(vecs: list[dict[str, Any]], embedder: Embedder | None) -> np.ndarray | None:
+    if embedder is None:
+        return None
+    for v in vecs:
+        if isinstance(v, dict) and v.get("model_id") == embedder.model_id:
+            vec = _decode(v)
+            return vec if vec is not None and vec.shape[0] == embedder.dim else None
+    return None

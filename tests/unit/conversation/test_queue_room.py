@@ -1,0 +1,109 @@
+"""The queue's non-dropping side (what the backfill and bulk submits use) and the backfill
+loop over a real queue, with a list standing in for the store."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from remem.conversation.backfill import Backfill
+from remem.conversation.queue import IndexQueue
+
+
+class Gate:
+    """An embed_batch that records rowids and blocks until opened."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.open = threading.Event()
+        self.seen: list[int] = []
+        self.fail = fail
+
+    def __call__(self, rowids):
+        assert self.open.wait(10)
+        self.seen.extend(rowids)
+        return (0, len(rowids)) if self.fail else (len(rowids), 0)
+
+
+def test_offer_fills_only_the_room_and_skips_what_is_queued_or_in_flight():
+    gate = Gate()
+    q = IndexQueue(gate, concurrency=1, max_queue=5, batch_size=2)
+    assert q.room() == 5
+    assert q.offer([1, 2]) == (2, 2)
+    time.sleep(0.1)  # the worker takes [1, 2] and blocks: in flight, not queued
+    assert q.room() == 5
+    assert q.offer([1, 2, 3, 4, 5, 6, 7, 8]) == (5, 7)  # 1, 2 in flight: 3..7 fit
+    assert q.room() == 0 and q.wait_for_room(timeout=0.05) == 0
+    assert q.offer([9]) == (0, 0) and q.dropped == 0  # never drops
+    gate.open.set()
+    assert q.wait_for_room(timeout=5) > 0
+    assert q.wait_idle(5)
+    assert sorted(gate.seen) == [1, 2, 3, 4, 5, 6, 7]
+    q.close()
+    assert q.offer([10]) == (0, 0) and q.wait_for_room(timeout=0) == 0
+
+
+def test_unbounded_queue_has_no_room_limit():
+    q = IndexQueue(lambda rowids: (len(rowids), 0), max_queue=0)
+    assert q.room() is None and q.wait_for_room(timeout=0) is None
+    q.close()
+
+
+class PendingRows:
+    """Rowids pending in a 'store': ``find`` answers like Indexer._find_pending."""
+
+    def __init__(self, rowids) -> None:
+        self.pending = set(rowids)
+        self.lock = threading.Lock()
+
+    def find(self, after: int, limit: int):
+        with self.lock:
+            found = sorted(r for r in self.pending if r > after)[:limit]
+        return (found, found[-1]) if found else ([], None)
+
+    def embed(self, rowids):
+        with self.lock:
+            self.pending.difference_update(rowids)
+        return len(rowids), 0
+
+
+def test_backfill_feeds_a_backlog_through_a_small_queue():
+    rows = PendingRows(range(1, 501))
+    q = IndexQueue(rows.embed, concurrency=2, max_queue=7, batch_size=3)
+    fill = Backfill(q, rows.find, chunk=4)
+    deadline = time.monotonic() + 20
+    while (rows.pending or not fill.settled()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not rows.pending and fill.fed == 500 and q.dropped == 0
+    fill.stop()
+    q.close()
+
+
+def test_backfill_backs_off_while_batches_fail_and_recovers():
+    rows = PendingRows(range(1, 21))
+    failing = threading.Event()
+    failing.set()
+    attempts: list[int] = []
+
+    def embed(rowids):
+        attempts.append(len(rowids))
+        return (0, len(rowids)) if failing.is_set() else rows.embed(rowids)
+
+    fills: list[Backfill] = []  # wired as the Indexer does: the queue reports to the backfill
+    q = IndexQueue(
+        embed,
+        concurrency=1,
+        max_queue=10,
+        batch_size=5,
+        on_result=lambda batch, ok, bad: fills[0].record_result(batch, ok, bad),
+    )
+    fills.append(Backfill(q, rows.find, base_backoff_s=0.2, max_backoff_s=0.4))
+    time.sleep(1.2)
+    assert fills[0].stats()["failures_in_a_row"] >= 2
+    assert 4 <= len(attempts) <= 60  # retried every 0.2-0.4 s, not in a tight loop
+    failing.clear()
+    deadline = time.monotonic() + 10
+    while rows.pending and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not rows.pending and fills[0].stats()["failures_in_a_row"] == 0
+    fills[0].stop()
+    q.close()
