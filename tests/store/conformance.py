@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from pg_server import fresh_schema, pg_url
-
 from remem.store.base import Store
 from remem.store.memory import InMemoryStore
 from remem.store.sqlite import SQLiteStore

@@ -125,7 +125,7 @@ class PostgresConnection:
                 )
             for number, _title, script in MIGRATIONS:
                 if number > version:
-                    conn.execute(script)  # type: ignore[arg-type]  # our own constant SQL
+                    conn.execute(script)  # our own constant SQL
                     version = number
             conn.execute("DELETE FROM schema_version")
             conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
@@ -243,7 +243,7 @@ class PostgresConnection:
                 return {(k if k is not None else "(none)"): n for k, n in rows}
 
             def one(statement: str) -> Any:
-                return c.execute(statement).fetchone()[0]  # type: ignore[index, arg-type]
+                return c.execute(statement).fetchone()[0]  # type: ignore[index]
 
             dropped = c.execute(
                 "SELECT value FROM meta WHERE namespace = 'indexing' AND key = 'dropped'"

@@ -21,7 +21,7 @@ from typing import Any
 
 import psycopg
 
-from remem.store.memory.lexical_index import B, K1, terms
+from remem.store.memory.lexical_index import K1, B, terms
 from remem.store.postgres.connection import PostgresConnection
 from remem.store.postgres.filters import filters_sql
 from remem.types import Filters

@@ -59,7 +59,7 @@ class RecordsMixin(SessionsMixin):
             lexical.insert(
                 c,
                 [
-                    (rowid, row[1], row[2] if len(row) > 2 else "")  # type: ignore[misc]
+                    (rowid, row[1], row[2] if len(row) > 2 else "")
                     for rowid, row in zip(out, rows, strict=True)
                     if rowid is not None
                 ],
