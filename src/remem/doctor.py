@@ -17,6 +17,7 @@ import numpy as np
 from remem.conversation.ingest import lexical_text
 from remem.embed.base import Embedder
 from remem.errors import RememError
+from remem.index.exact import ExactIndex
 from remem.ports import MemoryPort
 from remem.store.migrations import LATEST_VERSION
 from remem.types import Filters
@@ -153,8 +154,13 @@ def _check_index(mem: MemoryPort, embedder: Embedder) -> Finding:
     index = mem.searcher.index_for(embedder)
     index.sync()
     expected = mem.store.vector_count(embedder.model_id)
-    agree = index.size == expected and bool(
-        index.size == 0 or np.all(np.isfinite(index._matrix[: index.size]))
+    agree = (
+        index.size == expected
+        and bool(
+            index.size == 0
+            or not isinstance(index, ExactIndex)  # the store searches its own index
+            or np.all(np.isfinite(index._matrix[: index.size]))
+        )
     )
     return Finding(
         "vector index",

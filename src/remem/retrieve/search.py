@@ -23,6 +23,7 @@ from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.errors import ConfigError, ProviderUnavailableError, RememError
 from remem.index.exact import ExactIndex, blas_one_thread
 from remem.index.legacy import LegacyVectors
+from remem.index.store_side import StoreSideIndex
 from remem.retrieve import diversity as diversity_stage
 from remem.retrieve import gates, scoring
 from remem.retrieve.candidates import Candidate, pool_size
@@ -31,7 +32,7 @@ from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
-from remem.store.base import Store
+from remem.store.base import NearestStore, Store
 from remem.text.timeexpr import find_time_window
 from remem.text.tokenize import Tokenizer
 from remem.types import Explain, Filters, Hit, SearchResult
@@ -71,17 +72,19 @@ class Searcher:
         self.tokenizer = tokenizer
         self.config = config
         self._embedder_factory = embedder_factory
-        self._indexes: dict[str, ExactIndex] = {}
+        self._indexes: dict[str, ExactIndex | StoreSideIndex] = {}
         self._reranker: Reranker | None = None
         self._reranker_loaded = False
         self._model_checked: set[str] = set()
         self.legacy = LegacyVectors(store)
 
     # ------------------------------------------------------------------ helpers
-    def index_for(self, embedder: Embedder) -> ExactIndex:
+    def index_for(self, embedder: Embedder) -> ExactIndex | StoreSideIndex:
         index = self._indexes.get(embedder.model_id)
         if index is None:
-            index = self._indexes[embedder.model_id] = ExactIndex(
+            # a server backend searches its own index; others load the vectors here
+            kind = StoreSideIndex if isinstance(self.store, NearestStore) else ExactIndex
+            index = self._indexes[embedder.model_id] = kind(
                 self.store, embedder.model_id, embedder.dim
             )
         return index
@@ -135,7 +138,7 @@ class Searcher:
         t1 = time.perf_counter()
 
         vector: list[tuple[int, float]] = []
-        index: ExactIndex | None = None
+        index: ExactIndex | StoreSideIndex | None = None
         t_embed = 0.0
         if "vector" in channels:
             vector, index, query_vector, t_embed = self._vector_channel(
@@ -279,7 +282,9 @@ class Searcher:
         filters: Filters | None,
         now: float,
         result: SearchResult,
-    ) -> tuple[list[tuple[int, float]], ExactIndex | None, np.ndarray | None, float]:
+    ) -> tuple[
+        list[tuple[int, float]], ExactIndex | StoreSideIndex | None, np.ndarray | None, float
+    ]:
         try:
             embedder = self._embedder_factory()
         except RememError as exc:
@@ -340,7 +345,9 @@ class Searcher:
             self._check_models(embedder, index, result)
         return hits, index, query_vector, t_embed
 
-    def _check_models(self, embedder: Embedder, index: ExactIndex, result: SearchResult) -> None:
+    def _check_models(
+        self, embedder: Embedder, index: ExactIndex | StoreSideIndex, result: SearchResult
+    ) -> None:
         """Vectors of other models are never compared; say how many records that leaves
         without a vector for the query's model, once per model per process."""
         if embedder.model_id in self._model_checked:

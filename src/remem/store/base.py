@@ -175,6 +175,23 @@ class VectorStore(Protocol):
 
 
 @runtime_checkable
+class NearestStore(Protocol):
+    """Optional: a backend that answers vector searches itself (PostgreSQL's HNSW index).
+    Search asks it instead of loading the vectors into an in-memory index; a backend
+    without it (SQLite, in memory) is searched through ``remem.index``."""
+
+    def nearest(
+        self,
+        model_id: str,
+        dim: int,
+        query: np.ndarray,
+        n: int,
+        filters: Filters | None = None,
+        now: float | None = None,
+    ) -> list[tuple[int, float]]: ...
+
+
+@runtime_checkable
 class MetaStore(Protocol):
     """A small namespaced key/value table (markers, counters) kept with the data."""
 

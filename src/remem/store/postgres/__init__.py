@@ -13,9 +13,10 @@ from __future__ import annotations
 from remem.store.postgres.connection import is_postgres_url, redact
 from remem.store.postgres.lexical import LexicalMixin
 from remem.store.postgres.maintenance import MaintenanceMixin
+from remem.store.postgres.nearest import NearestMixin
 
 
-class PostgresStore(MaintenanceMixin, LexicalMixin):
+class PostgresStore(MaintenanceMixin, NearestMixin, LexicalMixin):
     """Records, their lexical index and their vectors in one PostgreSQL schema."""
 
 
