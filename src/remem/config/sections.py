@@ -28,6 +28,29 @@ class StoreConfig(_Section):
         description="SQLite database file; default <user data dir>/remem/remem.db",
     )
     busy_timeout_ms: int = Field(default=10_000, ge=0, description="wait this long for a lock")
+    url: str | None = Field(
+        default=None,
+        description="a PostgreSQL store instead of the SQLite file: postgresql://user:pass@host"
+        "/db (needs `pip install 'remem[postgres]'`); wins over path",
+    )
+    pg_schema: str = Field(
+        default="remem",
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="the PostgreSQL schema holding the store's tables (one store per schema)",
+    )
+    pool_size: int = Field(
+        default=4, ge=1, le=100, description="PostgreSQL connections per process"
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError(
+                f"store.url {value!r} is not a PostgreSQL URL; write postgresql://user:password"
+                "@host:port/database (or use store.path for a SQLite file)"
+            )
+        return value or None
 
     def resolved_path(self) -> Path:
         if self.path is not None:

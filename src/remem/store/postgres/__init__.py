@@ -10,14 +10,15 @@ HNSW indexes), ``claims`` (the embedding queue across processes) and ``maintenan
 
 from __future__ import annotations
 
-from remem.store.postgres.connection import is_postgres_url, redact
+from remem.store.postgres.claims import ClaimsMixin
+from remem.store.postgres.connection import redact
 from remem.store.postgres.lexical import LexicalMixin
 from remem.store.postgres.maintenance import MaintenanceMixin
 from remem.store.postgres.nearest import NearestMixin
 
 
-class PostgresStore(MaintenanceMixin, NearestMixin, LexicalMixin):
+class PostgresStore(MaintenanceMixin, NearestMixin, ClaimsMixin, LexicalMixin):
     """Records, their lexical index and their vectors in one PostgreSQL schema."""
 
 
-__all__ = ["PostgresStore", "is_postgres_url", "redact"]
+__all__ = ["PostgresStore", "redact"]

@@ -31,14 +31,9 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     ) from None
 
 assert SQLITE_VERSION == LATEST_VERSION, "one schema version for both backends"
-URL_PREFIXES = ("postgresql://", "postgres://")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 # Two processes migrating at once: the second waits here, then finds nothing left to do.
 _MIGRATION_LOCK = 0x72656D656D  # "remem"
-
-
-def is_postgres_url(target: object) -> bool:
-    return isinstance(target, str) and target.startswith(URL_PREFIXES)
 
 
 def redact(url: str) -> str:

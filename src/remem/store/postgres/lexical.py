@@ -62,6 +62,15 @@ def tsquery_text(phrases: Sequence[list[str]], own_only: bool) -> str:
     return " | ".join(alternatives)
 
 
+def _hits(column: str) -> str:
+    """SQL for how often phrase ``q.ph`` occurs in a term array: a single term (nearly every
+    query token) by built-ins, a longer phrase by the ``phrase_hits`` function."""
+    return (
+        f"CASE WHEN cardinality(q.ph) = 1 THEN cardinality(array_positions({column}, q.ph[1])) "
+        f"ELSE phrase_hits({column}, q.ph) END"
+    )
+
+
 class LexicalWriter:
     """Lexical rows and the statistics BM25 needs, changed inside a caller's transaction."""
 
@@ -157,14 +166,17 @@ class LexicalMixin(PostgresConnection):
             rows, total = self._totals(c)
             if rows == 0:
                 return []
-            idfs = [self._idf(c, phrase, rows, both) for phrase in phrases]
+            idfs = self._idfs(c, phrases, rows, both)
             found = c.execute(
-                "WITH q AS (SELECT idf, string_to_array(p, ' ') AS ph "
+                "WITH q AS MATERIALIZED (SELECT idf, string_to_array(p, ' ') AS ph "
                 "FROM unnest(%s::text[], %s::float8[]) AS u(p, idf)), "
                 "m AS (SELECT l.rowid, l.len, l.tok, l.ctx FROM lexical l "
                 f"JOIN records r ON r.rowid = l.rowid WHERE l.doc @@ %s::tsquery{where}), "
-                "f AS (SELECT m.rowid, m.len, q.idf, (phrase_hits(m.tok, q.ph) "
-                "+ %s * phrase_hits(m.ctx, q.ph))::float8 AS f FROM m CROSS JOIN q) "
+                "f AS (SELECT m.rowid, m.len, q.idf, ("
+                + _hits("m.tok")
+                + " + %s * "
+                + _hits("m.ctx")
+                + ")::float8 AS f FROM m CROSS JOIN q) "
                 "SELECT rowid, sum(idf * f * %s / (f + %s * (1 - %s + %s * len / %s))) AS s "
                 "FROM f WHERE f > 0 GROUP BY rowid ORDER BY s DESC, rowid LIMIT %s",
                 [
@@ -193,25 +205,38 @@ class LexicalMixin(PostgresConnection):
         return int(values["lex_rows"]), int(values["lex_terms"])
 
     @staticmethod
-    def _idf(c: psycopg.Connection[Any], phrase: list[str], rows: int, both: bool) -> float:
-        """FTS5's idf of a phrase: the rows it occurs in (in their own terms unless the
-        context counts too)."""
-        if len(phrase) == 1:
-            column = "df_any" if both else "df_tok"
-            row = c.execute(
-                f"SELECT {column} FROM lexical_terms WHERE term = %s", (phrase[0],)
-            ).fetchone()
-            n = int(row[0]) if row else 0
-        else:
-            hits = "phrase_hits(tok, %s) + phrase_hits(ctx, %s)" if both else "phrase_hits(tok, %s)"
-            args = [phrase, phrase] if both else [phrase]
-            row = c.execute(
-                f"SELECT count(*) FROM lexical WHERE doc @@ %s::tsquery AND {hits} > 0",
-                [tsquery_text([phrase], own_only=not both), *args],
-            ).fetchone()
-            n = int(row[0]) if row else 0
-        idf = math.log((rows - n + 0.5) / (n + 0.5))
-        return idf if idf > 0 else 1e-6
+    def _idfs(
+        c: psycopg.Connection[Any], phrases: list[list[str]], rows: int, both: bool
+    ) -> list[float]:
+        """FTS5's idf of each phrase, from the rows it occurs in (in their own terms unless
+        the context counts too): single terms from ``lexical_terms`` in one query, longer
+        phrases (rare) counted over the rows holding all their terms."""
+        column = "df_any" if both else "df_tok"
+        singles = [p[0] for p in phrases if len(p) == 1]
+        found = dict(
+            c.execute(
+                f"SELECT term, {column} FROM lexical_terms WHERE term = ANY(%s::text[])",
+                (singles,),
+            ).fetchall()
+        )
+        out = []
+        for phrase in phrases:
+            if len(phrase) == 1:
+                n = int(found.get(phrase[0], 0))
+            else:
+                hits = (
+                    "phrase_hits(tok, %s) + phrase_hits(ctx, %s)"
+                    if both
+                    else "phrase_hits(tok, %s)"
+                )
+                row = c.execute(
+                    f"SELECT count(*) FROM lexical WHERE doc @@ %s::tsquery AND {hits} > 0",
+                    [tsquery_text([phrase], own_only=not both), *[phrase] * (2 if both else 1)],
+                ).fetchone()
+                n = int(row[0]) if row else 0
+            idf = math.log((rows - n + 0.5) / (n + 0.5))
+            out.append(idf if idf > 0 else 1e-6)
+        return out
 
     def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of records, {token: records holding it}) for these tokens (a token no

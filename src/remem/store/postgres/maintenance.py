@@ -20,9 +20,12 @@ class MaintenanceMixin(VectorsMixin):
             rows, total = self._totals(c)  # type: ignore[attr-defined]
             real = c.execute("SELECT count(*), coalesce(sum(len), 0) FROM lexical").fetchone()
             drift = c.execute(
-                "SELECT count(*) FROM lexical_terms t FULL JOIN ("
-                "SELECT term, count(*) AS n FROM lexical, unnest(tok || ctx) AS term "
-                "GROUP BY term) d USING (term) WHERE coalesce(t.df_any, 0) != coalesce(d.n, 0)"
+                "SELECT count(*) FROM lexical_terms t FULL JOIN (SELECT term, "
+                "count(DISTINCT rowid) AS n, count(DISTINCT rowid) FILTER (WHERE own) AS n_own "
+                "FROM (SELECT rowid, term, true AS own FROM lexical, unnest(tok) AS term "
+                "UNION ALL SELECT rowid, term, false FROM lexical, unnest(ctx) AS term) u "
+                "GROUP BY term) d USING (term) WHERE coalesce(t.df_any, 0) != coalesce(d.n, 0) "
+                "OR coalesce(t.df_tok, 0) != coalesce(d.n_own, 0)"
             ).fetchone()
         problems = []
         if real is not None and (rows, total) != (int(real[0]), int(real[1])):
