@@ -24,7 +24,7 @@ from rich.progress import (
 )
 
 from remem import Config, Memory
-from remem.store.open import is_postgres_url
+from remem.config import is_postgres_url
 from remem.transfer import jsonl_lines
 
 out = Console(soft_wrap=True)

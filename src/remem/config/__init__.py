@@ -43,6 +43,7 @@ from remem.config.sections import (
     TextConfig,
     TimeIntentConfig,
     _Section,
+    is_postgres_url,
 )
 from remem.errors import ConfigError
 
@@ -66,6 +67,7 @@ __all__ = [
     "StoreConfig",
     "TextConfig",
     "TimeIntentConfig",
+    "is_postgres_url",
 ]
 
 
@@ -212,7 +214,7 @@ def _env_values(env: dict[str, str]) -> list[tuple[str, str, Any, str]]:
     out: list[tuple[str, str, Any, str]] = []
     if env.get("REMEM_DB"):
         # a file path, or a PostgreSQL URL (the store is chosen by what it names)
-        key = "url" if env["REMEM_DB"].startswith(("postgresql://", "postgres://")) else "path"
+        key = "url" if is_postgres_url(env["REMEM_DB"]) else "path"
         out.append(("store", key, env["REMEM_DB"], "REMEM_DB"))
     for name, raw in env.items():
         if not name.startswith("REMEM_") or "__" not in name:

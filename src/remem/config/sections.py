@@ -17,6 +17,14 @@ APP_NAME = "remem"
 BUNDLED_MODELS: tuple[str, ...] = ("multilingual-e5-small", "use-multilingual-v3")
 
 
+POSTGRES_URL_PREFIXES = ("postgresql://", "postgres://")
+
+
+def is_postgres_url(target: object) -> bool:
+    """A PostgreSQL URL (the store it names is a server, not a SQLite file)."""
+    return isinstance(target, str) and target.startswith(POSTGRES_URL_PREFIXES)
+
+
 class _Section(BaseModel):
     # A typo in a config key must be an error, not a silently ignored setting.
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -45,7 +53,7 @@ class StoreConfig(_Section):
     @field_validator("url")
     @classmethod
     def _postgres_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("postgresql://", "postgres://")):
+        if value is not None and not is_postgres_url(value):
             raise ValueError(
                 f"store.url {value!r} is not a PostgreSQL URL; write postgresql://user:password"
                 "@host:port/database (or use store.path for a SQLite file)"

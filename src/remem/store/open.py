@@ -4,15 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from remem.config.sections import StoreConfig
+from remem.config.sections import StoreConfig, is_postgres_url
 from remem.store.base import Store
 from remem.store.sqlite import SQLiteStore
-
-POSTGRES_PREFIXES = ("postgresql://", "postgres://")
-
-
-def is_postgres_url(target: object) -> bool:
-    return isinstance(target, str) and target.startswith(POSTGRES_PREFIXES)
 
 
 def open_store(config: StoreConfig, target: str | Path | None = None) -> Store:
