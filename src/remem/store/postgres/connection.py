@@ -7,6 +7,7 @@ reads that must agree with each other share one snapshot (``read()``).
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     ) from None
 
 assert SQLITE_VERSION == LATEST_VERSION, "one schema version for both backends"
+log = logging.getLogger("remem.store.postgres")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 # Two processes migrating at once: the second waits here, then finds nothing left to do.
 _MIGRATION_LOCK = 0x72656D656D  # "remem"
@@ -76,15 +78,20 @@ class PostgresConnection:
             max_size=pool_size,
             kwargs={"autocommit": True},
             configure=self._configure,
+            timeout=30,  # waiting for a free connection (or a server that went away)
             open=True,
             name=f"remem-{schema}",
         )
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         conn.execute(self._search_path)
-        # Filtered HNSW scans keep walking the graph until LIMIT rows pass the filters.
-        conn.execute("SET hnsw.iterative_scan = relaxed_order")
         register_vector(conn)
+        try:
+            # Filtered HNSW scans keep walking the graph until LIMIT rows pass the filters
+            # (pgvector 0.8+; with an older one a selective filter falls back to exact).
+            conn.execute("SET hnsw.iterative_scan = relaxed_order")
+        except psycopg.Error as exc:
+            log.info("no iterative HNSW scans on this server (%s)", exc)
 
     def _migrate(self, conn: psycopg.Connection[Any]) -> str:
         """Create the schema and apply pending migrations; returns the vector extension's
@@ -131,31 +138,46 @@ class PostgresConnection:
         if self._closed:
             raise StoreError("the store is closed; open a new one")
 
+    def _unavailable(self, exc: Exception) -> StoreError:
+        return StoreError(
+            f"the PostgreSQL store at {redact(self._url)!r} is unavailable: "
+            f"{str(exc).strip()}; check that the server runs and accepts connections"
+        )
+
     @contextmanager
     def write(self) -> Iterator[psycopg.Connection[Any]]:
         """One transaction; rolled back entirely if the body raises. Bumps the change
         token last, so its row lock is held only while committing."""
         self._check_open()
-        with self._pool.connection() as conn, conn.transaction():
-            yield conn
-            conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                yield conn
+                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
 
     @contextmanager
     def read(self) -> Iterator[psycopg.Connection[Any]]:
         """One snapshot for several SELECTs."""
         self._check_open()
-        with self._pool.connection() as conn:
-            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            try:
-                yield conn
-            finally:
-                conn.execute("COMMIT")
+        try:
+            with self._pool.connection() as conn:
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try:
+                    yield conn
+                finally:
+                    conn.execute("COMMIT")
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
 
     def query(self, statement: Any, params: Any = ()) -> list[Any]:
         """All rows of one SELECT."""
         self._check_open()
-        with self._pool.connection() as conn:
-            return conn.execute(statement, params).fetchall()
+        try:
+            with self._pool.connection() as conn:
+                return conn.execute(statement, params).fetchall()
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
 
     def query_one(self, statement: Any, params: Any = ()) -> Any:
         rows = self.query(statement, params)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,8 @@ HNSW_MIN_VECTORS = 20_000
 # pgvector's HNSW indexes 'vector' values of up to 2,000 dimensions; above, search is exact.
 HNSW_MAX_DIM = 2000
 HNSW_BUILD = "WITH (m = 16, ef_construction = 64)"
+# How long a "too small for an index" answer stands before the count is asked again.
+RECHECK_S = 30.0
 
 
 def index_name(model_id: str, dim: int) -> str:
@@ -45,10 +48,11 @@ class NearestMixin(VectorsMixin):
 
     _indexed: set[tuple[str, int]]
     _building: set[tuple[str, int]]
+    _index_checked: dict[tuple[str, int], float]
 
     def _index_state(self) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
         if not hasattr(self, "_indexed"):
-            self._indexed, self._building = set(), set()
+            self._indexed, self._building, self._index_checked = set(), set(), {}
         return self._indexed, self._building
 
     def nearest(
@@ -119,6 +123,10 @@ class NearestMixin(VectorsMixin):
             return True
         if dim > HNSW_MAX_DIM or key in building:
             return False
+        checked = self._index_checked.get(key)
+        if checked is not None and time.monotonic() - checked < RECHECK_S:
+            return False  # small a moment ago: stay exact without asking again
+        self._index_checked[key] = time.monotonic()
         found = self.query_one(
             "SELECT 1 FROM vector_indexes WHERE model_id = %s AND dim = %s", (model_id, dim)
         )
