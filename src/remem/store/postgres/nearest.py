@@ -34,6 +34,7 @@ HNSW_MIN_VECTORS = 20_000
 # pgvector's HNSW indexes 'vector' values of up to 2,000 dimensions; above, search is exact.
 HNSW_MAX_DIM = 2000
 HNSW_BUILD = "WITH (m = 16, ef_construction = 64)"
+BUILD_MEMORY = "1GB"
 # How long a "too small for an index" answer stands before the count is asked again.
 RECHECK_S = 30.0
 
@@ -161,6 +162,9 @@ class NearestMixin(VectorsMixin):
         lock = int(hashlib.sha1(name.encode()).hexdigest()[:15], 16)
         with psycopg.connect(self.url, autocommit=True) as conn:
             conn.execute(self._search_path)
+            # the graph is built in memory up to this much, then far more slowly on disk
+            # (1M x 384-d takes about 2 GB); this connection's own setting only
+            conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(BUILD_MEMORY)))
             if not conn.execute("SELECT pg_try_advisory_lock(%s)", (lock,)).fetchone()[0]:  # type: ignore[index]
                 return False
             try:
