@@ -220,11 +220,13 @@ def run_benchmark(
     progress: Callable[[str, int, int], None] | None = None,
     workdir: str | Path | None = None,
     reuse_dir: str | Path | None = None,
+    store_url: str | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark; returns one result dict per variant under ``variants``.
 
     ``reuse_dir`` keeps ingested stores between runs (for tuning search settings only:
-    anything that changes indexing needs a fresh directory)."""
+    anything that changes indexing needs a fresh directory). ``store_url`` runs on a
+    PostgreSQL server instead, one schema per conversation (``bench_<n>``, emptied first)."""
     from remem.engine import Memory
 
     dataset = Path(dataset_dir)
@@ -244,7 +246,13 @@ def run_benchmark(
                 break
             db = base / f"conv-{ci}.db"
             reuse = reuse_dir is not None and db.exists()
-            with Memory(db, config, embedder=run.embedder) as mem:
+            conv_config, target = config, str(db)
+            if store_url is not None:
+                conv_config, target, reuse = config.model_copy(deep=True), store_url, False
+                conv_config.store.pg_schema = f"bench_{ci}"
+            with Memory(target, conv_config, embedder=run.embedder) as mem:
+                if store_url is not None:
+                    mem.store.delete(mem.store.ids_where(None))
                 if run.embedder is None:
                     run.embedder = mem.get_embedder()
                 _ingest(mem, by_conv[conv], reuse, run)

@@ -28,7 +28,7 @@ from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import STAGE_NAMES, Searcher
 from remem.schemas import RecordIn, check_encodable, make_filters, parse_time, validate_record
 from remem.store.base import Store
-from remem.store.sqlite import SQLiteStore
+from remem.store.open import open_store
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters, Record, SearchResult, StoredMemory, Turn
 
@@ -58,9 +58,8 @@ class Memory:
             raise ValidationError(
                 "store", type(store).__name__, "give a database path or a store, not both"
             )
-        if store is None:
-            db_path = path if path is not None else self.config.store.resolved_path()
-            store = SQLiteStore(db_path, busy_timeout_ms=self.config.store.busy_timeout_ms)
+        if store is None:  # a file path or a postgresql:// URL; else the configured store
+            store = open_store(self.config.store, path)
         self.store: Store = store
         self.tokenizer = Tokenizer.from_config(self.config.text)
         self.indexer = Indexer(self.store, self.config, embedder)

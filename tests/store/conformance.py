@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pg_server import fresh_schema, pg_url
 from remem.store.base import Store
 from remem.store.memory import InMemoryStore
 from remem.store.sqlite import SQLiteStore
@@ -25,7 +26,17 @@ def _memory(tmp_path: Path) -> Store:
     return InMemoryStore()
 
 
-BACKENDS: dict[str, Callable[[Path], Store]] = {"sqlite": _sqlite, "memory": _memory}
+def _postgres(tmp_path: Path) -> Store:
+    from remem.store.postgres import PostgresStore
+
+    return PostgresStore(pg_url(), schema=fresh_schema(), pool_size=2)
+
+
+BACKENDS: dict[str, Callable[[Path], Store]] = {
+    "sqlite": _sqlite,
+    "memory": _memory,
+    "postgres": _postgres,
+}
 
 
 def fields(n: int, **extra: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from remem.cli import demo, maintenance, memory, records, serve, transfer
+from remem.cli import demo, maintenance, memory, postgres, records, serve, transfer
 from remem.cli.common import DbOption, err, state
 from remem.errors import NotFoundError, RememError
 
@@ -38,6 +38,7 @@ for commands in (records, maintenance, transfer, serve, demo):
     app.add_typer(commands.app)
 app.add_typer(memory.app, name="memory")
 app.add_typer(maintenance.config_app, name="config")
+app.add_typer(postgres.app, name="postgres")
 
 
 def _print_version(value: bool) -> None:

@@ -25,6 +25,7 @@ from rich.progress import (
 from rich.text import Text
 
 from remem import Config, Memory
+from remem.config import is_postgres_url
 from remem.transfer import jsonl_lines
 
 out = Console(soft_wrap=True)
@@ -35,14 +36,18 @@ err = Console(stderr=True, soft_wrap=True)
 class GlobalOptions:
     """The options given before the command (`remem --db x.db search ...`)."""
 
-    db: Path | None = None
+    db: str | None = None  # a file path or a postgresql:// URL
     config_file: Path | None = None
 
 
 state = GlobalOptions()
 
 DbOption = Annotated[
-    Path | None, typer.Option("--db", help="database file (default: $REMEM_DB or the data dir)")
+    str | None,
+    typer.Option(
+        "--db",
+        help="database file or postgresql:// URL (default: $REMEM_DB, store.url or the data dir)",
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
 AgentOption = Annotated[
@@ -55,8 +60,11 @@ UserOption = Annotated[str | None, typer.Option("--user", help="the current user
 
 def load_config(**overrides: Any) -> Config:
     """The configuration: file, environment, then the global --db and these overrides."""
-    if state.db is not None:
-        overrides["store.path"] = str(state.db)
+    if is_postgres_url(state.db):
+        overrides["store.url"] = state.db
+    elif state.db is not None:
+        overrides["store.path"] = state.db
+        overrides["store.url"] = None  # the file given wins over a configured server
     return Config.load(state.config_file, overrides=overrides)
 
 
@@ -69,7 +77,7 @@ def open_existing_memory(**overrides: Any) -> Memory:
     never created (nor its folder)."""
     config = load_config(**overrides)
     path = config.store.resolved_path()
-    if not path.exists():
+    if config.store.url is None and not path.exists():
         fail(f"no remem database at {str(path)!r}; check --db / REMEM_DB (nothing was created)", 1)
     return Memory(config=config)
 

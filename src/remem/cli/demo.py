@@ -13,6 +13,7 @@ import typer
 
 from remem import Memory
 from remem.cli.common import JsonOption, emit_json, load_config, out, short, state
+from remem.config import is_postgres_url
 from remem.recall import render_block
 
 app = typer.Typer()
@@ -30,7 +31,8 @@ DEMO_BLOCK_QUERY = "Where does Alice work now?"
 @app.command()
 def demo(
     db: Annotated[
-        Path | None, typer.Option("--db", help="store to use (default: a fresh temporary one)")
+        str | None,
+        typer.Option("--db", help="file or postgresql:// URL (default: a fresh temporary file)"),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -39,8 +41,13 @@ def demo(
     sample = files("remem") / "data" / "sample_conversation.jsonl"
     turns = [json.loads(line) for line in sample.read_text("utf-8").splitlines() if line.strip()]
     with tempfile.TemporaryDirectory(prefix="remem-demo-") as tmp:
-        path = db or state.db or Path(tmp) / "demo.db"
-        with Memory(config=load_config(**{"store.path": str(path)})) as mem:
+        path = db or state.db or str(Path(tmp) / "demo.db")
+        where = (
+            {"store.url": path}
+            if is_postgres_url(path)
+            else {"store.path": path, "store.url": None}  # a file given wins over a server
+        )
+        with Memory(config=load_config(**where)) as mem:
             started = time.perf_counter()
             stored = mem.ingest_many(turns, on_conflict="skip", wait=True)
             took = time.perf_counter() - started

@@ -6,7 +6,7 @@ from so ``remem config show`` can say it.
 
 The TOML file is ``$REMEM_CONFIG`` if set, else ``<user config dir>/remem/config.toml`` when it
 exists. Environment variables are ``REMEM_<SECTION>__<KEY>`` (for example
-``REMEM_EMBED__PROVIDER=openai``), plus the shortcut ``REMEM_DB`` for ``store.path``.
+``REMEM_EMBED__PROVIDER=openai``), plus the shortcut ``REMEM_DB`` for ``store.path`` (or ``store.url``, for a PostgreSQL URL).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from remem.config.sections import (
     TextConfig,
     TimeIntentConfig,
     _Section,
+    is_postgres_url,
 )
 from remem.errors import ConfigError
 
@@ -68,6 +69,7 @@ __all__ = [
     "TextConfig",
     "TimeIntentConfig",
     "TokenGrant",
+    "is_postgres_url",
 ]
 
 
@@ -217,7 +219,9 @@ def _flatten(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:
 def _env_values(env: dict[str, str]) -> list[tuple[str, str, Any, str]]:
     out: list[tuple[str, str, Any, str]] = []
     if env.get("REMEM_DB"):
-        out.append(("store", "path", env["REMEM_DB"], "REMEM_DB"))
+        # a file path, or a PostgreSQL URL (the store is chosen by what it names)
+        key = "url" if is_postgres_url(env["REMEM_DB"]) else "path"
+        out.append(("store", key, env["REMEM_DB"], "REMEM_DB"))
     for name, raw in env.items():
         if not name.startswith("REMEM_") or "__" not in name:
             continue

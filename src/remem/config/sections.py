@@ -17,6 +17,14 @@ APP_NAME = "remem"
 BUNDLED_MODELS: tuple[str, ...] = ("multilingual-e5-small", "use-multilingual-v3")
 
 
+POSTGRES_URL_PREFIXES = ("postgresql://", "postgres://")
+
+
+def is_postgres_url(target: object) -> bool:
+    """A PostgreSQL URL (the store it names is a server, not a SQLite file)."""
+    return isinstance(target, str) and target.startswith(POSTGRES_URL_PREFIXES)
+
+
 class _Section(BaseModel):
     # A typo in a config key must be an error, not a silently ignored setting.
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -28,6 +36,29 @@ class StoreConfig(_Section):
         description="SQLite database file; default <user data dir>/remem/remem.db",
     )
     busy_timeout_ms: int = Field(default=10_000, ge=0, description="wait this long for a lock")
+    url: str | None = Field(
+        default=None,
+        description="a PostgreSQL store instead of the SQLite file: postgresql://user:pass@host"
+        "/db (needs `pip install 'remem[postgres]'`); wins over path",
+    )
+    pg_schema: str = Field(
+        default="remem",
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="the PostgreSQL schema holding the store's tables (one store per schema)",
+    )
+    pool_size: int = Field(
+        default=4, ge=1, le=100, description="PostgreSQL connections per process"
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value is not None and not is_postgres_url(value):
+            raise ValueError(
+                f"store.url {value!r} is not a PostgreSQL URL; write postgresql://user:password"
+                "@host:port/database (or use store.path for a SQLite file)"
+            )
+        return value or None
 
     def resolved_path(self) -> Path:
         if self.path is not None:

@@ -12,8 +12,11 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import os
+import socket
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,7 +26,7 @@ from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.factory import make_embedder, model_id_for
 from remem.errors import RememError
-from remem.store.base import Store
+from remem.store.base import ClaimStore, Store
 from remem.types import Record
 
 log = logging.getLogger("remem")
@@ -358,13 +361,17 @@ class Indexer:
         marker = f"force:{embedder.model_id}"
         after = int(self.store.meta_get("embed", marker) or 0) if force else 0
         embedded = failed = 0
-        while batch := self._next_batch(embedder.model_id, size, after, force):
-            after = batch[-1].rowid or after
-            ok, bad = self.embed_records(batch, progress=progress)
-            embedded += ok
-            failed += bad
-            if force:
-                self.store.meta_set("embed", marker, str(after))
+        try:
+            while batch := self._next_batch(embedder.model_id, size, after, force):
+                after = batch[-1].rowid or after
+                ok, bad = self.embed_records(batch, progress=progress)
+                embedded += ok
+                failed += bad
+                if force:
+                    self.store.meta_set("embed", marker, str(after))
+        finally:
+            if isinstance(self.store, ClaimStore):  # what failed returns to the queue now
+                self.store.release_claims(embedder.model_id, self.worker_id)
         if force:
             self.store.meta_set("embed", marker, None)
         remaining = self.store.count_missing_vectors(embedder.model_id)
@@ -373,7 +380,18 @@ class Indexer:
     def _next_batch(self, model_id: str, size: int, after: int, force: bool) -> list[Record]:
         if force:
             return list(itertools.islice(self.store.iter_records(batch=size, after=after), size))
+        if isinstance(self.store, ClaimStore):  # shared by several processes: claim first
+            return self.store.claim_missing_vectors(
+                model_id, self.worker_id, limit=size, after_rowid=after
+            )
         return self.store.records_missing_vectors(model_id, limit=size, after_rowid=after)
+
+    @property
+    def worker_id(self) -> str:
+        """Who holds this process's claims on the embedding backlog (host, pid, instance)."""
+        if not hasattr(self, "_worker_id"):
+            self._worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        return self._worker_id
 
     def finish_switch(self, *, drop_old: bool = False) -> int:
         """After a complete re-embed with this indexer's model: record it as the store's

@@ -1,5 +1,6 @@
 """Which vector index a store gets: the snapshot index beside a database file, the in-memory
-exact index otherwise.
+exact index for a store without a file, and the store itself where it answers vector
+searches (``NearestStore``, a server backend).
 
 Both answer the same calls (``SearchIndex``). The snapshot index is itself exact until a
 model has ``remem.index.vector.ANN_MIN`` vectors (a scan is faster than a graph below that
@@ -16,7 +17,8 @@ import numpy as np
 
 from remem.index.exact import ExactIndex
 from remem.index.filtered import FilteredVectorIndex
-from remem.store.base import Store
+from remem.index.store_side import StoreSideIndex
+from remem.store.base import NearestStore, Store
 from remem.types import Filters
 
 
@@ -34,6 +36,8 @@ class SearchIndex(Protocol):
 
 
 def open_index(store: Store, model_id: str, dim: int) -> SearchIndex:
+    if isinstance(store, NearestStore):  # a server backend searches its own index
+        return StoreSideIndex(store, model_id, dim)
     if store.path is None:
         return ExactIndex(store, model_id, dim)
     return FilteredVectorIndex(store, model_id, dim)

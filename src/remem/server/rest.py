@@ -131,5 +131,6 @@ def create_app(mem) -> FastAPI:
 
     from remem.server.ui import mount_ui  # the web UI at /ui: same identities and scopes
 
-    mount_ui(app, mem)
+    if mem.path is not None:  # its aggregates read the SQLite file (not yet a server store)
+        mount_ui(app, mem)
     return app

@@ -227,6 +227,41 @@ class VectorStore(Protocol):
 
 
 @runtime_checkable
+class NearestStore(Protocol):
+    """Optional: a backend that answers vector searches itself (PostgreSQL's HNSW index).
+    Search asks it instead of loading the vectors into an in-memory index; a backend
+    without it (SQLite, in memory) is searched through ``remem.index``."""
+
+    def nearest(
+        self,
+        model_id: str,
+        dim: int,
+        query: np.ndarray,
+        n: int,
+        filters: Filters | None = None,
+        now: float | None = None,
+    ) -> list[tuple[int, float]]: ...
+
+
+@runtime_checkable
+class ClaimStore(Protocol):
+    """Optional: a backend shared by several processes hands out the embedding backlog by
+    claims, so no record is embedded twice and a crashed worker's claims expire. A backend
+    without it (one process at a time) is read with ``records_missing_vectors``."""
+
+    def claim_missing_vectors(
+        self,
+        model_id: str,
+        worker: str,
+        *,
+        limit: int = 1000,
+        after_rowid: int = 0,
+        lease_s: float = 300.0,
+    ) -> list[Record]: ...
+    def release_claims(self, model_id: str, worker: str) -> int: ...
+
+
+@runtime_checkable
 class MetaStore(Protocol):
     """A small namespaced key/value table (markers, counters) kept with the data."""
 

@@ -1,0 +1,26 @@
+"""The PostgreSQL + pgvector store: the same ``Store`` protocol over a shared server, for
+several processes and machines (``pip install 'remem[postgres]'``).
+
+Split by concern like the SQLite store: ``connection`` (pool, migrations under an advisory
+lock, transactions, meta, stats), ``records`` and ``sessions``, ``lexical`` (BM25 over
+remem's tokens, as FTS5 scores it), ``vectors``, ``nearest`` (store-side vector search with
+HNSW indexes), ``claims`` (the embedding queue across processes), ``snapshot_reads`` (the vector reads
+of an in-process snapshot index) and ``maintenance``.
+``PostgresStore`` is all of them over one connection pool.
+"""
+
+from __future__ import annotations
+
+from remem.store.postgres.claims import ClaimsMixin
+from remem.store.postgres.connection import redact
+from remem.store.postgres.lexical import LexicalMixin
+from remem.store.postgres.maintenance import MaintenanceMixin
+from remem.store.postgres.nearest import NearestMixin
+from remem.store.postgres.snapshot_reads import SnapshotReadsMixin
+
+
+class PostgresStore(MaintenanceMixin, NearestMixin, ClaimsMixin, SnapshotReadsMixin, LexicalMixin):
+    """Records, their lexical index and their vectors in one PostgreSQL schema."""
+
+
+__all__ = ["PostgresStore", "redact"]

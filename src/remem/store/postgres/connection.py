@@ -1,0 +1,300 @@
+"""The PostgreSQL store's connections: the pool, migrations, transactions, meta and stats.
+
+One connection pool per store (psycopg_pool), every connection set to the store's schema and
+able to send and receive ``vector`` values. Every write is one transaction (``write()``);
+reads that must agree with each other share one snapshot (``read()``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from remem.errors import StoreError
+from remem.store.migrations import LATEST_VERSION as SQLITE_VERSION
+from remem.store.postgres.schema import LATEST_VERSION, MIGRATIONS
+
+try:
+    import psycopg
+    from pgvector.psycopg import register_vector
+    from psycopg import sql
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    from psycopg_pool import ConnectionPool
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        f"the PostgreSQL store needs psycopg and pgvector ({exc}); "
+        "install them with: pip install 'remem[postgres]'"
+    ) from None
+
+assert SQLITE_VERSION == LATEST_VERSION, "one schema version for both backends"
+log = logging.getLogger("remem.store.postgres")
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+# Two processes migrating at once: the second waits here, then finds nothing left to do.
+_MIGRATION_LOCK = 0x72656D656D  # "remem"
+
+
+def redact(url: str) -> str:
+    """The URL without its password (for messages and ``stats()``)."""
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "postgresql://(unparsable URL)"
+    params.pop("password", None)
+    return make_conninfo("", **{k: v for k, v in params.items() if v is not None})
+
+
+class PostgresConnection:
+    """The pool every part of the PostgreSQL store shares."""
+
+    def __init__(self, url: str, *, schema: str = "remem", pool_size: int = 4) -> None:
+        if not _SCHEMA_NAME.match(schema):
+            raise StoreError(
+                f"store schema {schema!r} is not a plain lower-case SQL name; use letters, "
+                "digits and underscores"
+            )
+        self._url = url
+        self._schema = schema
+        self._lock = threading.Lock()
+        self._closed = False
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+                ext_schema = self._migrate(conn)
+        except psycopg.OperationalError as exc:
+            raise StoreError(
+                f"cannot connect to PostgreSQL at {redact(url)!r}: {str(exc).strip()}; check "
+                "the URL (postgresql://user:password@host:port/database) and that the server runs"
+            ) from None
+        self._search_path = sql.SQL("SET search_path TO {}, {}").format(
+            sql.Identifier(schema), sql.Identifier(ext_schema)
+        )
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True},
+            configure=self._configure,
+            timeout=30,  # waiting for a free connection (or a server that went away)
+            open=True,
+            name=f"remem-{schema}",
+        )
+
+    def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        conn.execute(self._search_path)
+        register_vector(conn)
+        try:
+            # Filtered HNSW scans keep walking the graph until LIMIT rows pass the filters
+            # (pgvector 0.8+; with an older one a selective filter falls back to exact).
+            conn.execute("SET hnsw.iterative_scan = relaxed_order")
+        except psycopg.Error as exc:
+            log.info("no iterative HNSW scans on this server (%s)", exc)
+
+    def _migrate(self, conn: psycopg.Connection[Any]) -> str:
+        """Create the schema and apply pending migrations; returns the vector extension's
+        schema (put on every connection's search path so the ``vector`` type resolves)."""
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            try:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except psycopg.errors.InsufficientPrivilege:
+                raise StoreError(
+                    "the database lacks the pgvector extension and this user may not create "
+                    "it; ask an administrator to run `CREATE EXTENSION vector;` in it once"
+                ) from None
+            row = conn.execute(
+                "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'vector'"
+            ).fetchone()
+            ext_schema = str(row[0]) if row else "public"
+            schema = sql.Identifier(self._schema)
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
+            conn.execute(
+                sql.SQL("SET LOCAL search_path TO {}, {}").format(
+                    schema, sql.Identifier(ext_schema)
+                )
+            )
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            found = conn.execute("SELECT version FROM schema_version").fetchone()
+            version = int(found[0]) if found else 0
+            if version > LATEST_VERSION:
+                raise StoreError(
+                    f"the store {redact(self._url)!r} (schema {self._schema}) has schema "
+                    f"version {version}, newer than this remem understands ({LATEST_VERSION}); "
+                    "upgrade remem"
+                )
+            for number, _title, script in MIGRATIONS:
+                if number > version:
+                    conn.execute(script)  # our own constant SQL
+                    version = number
+            conn.execute("DELETE FROM schema_version")
+            conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+        return ext_schema
+
+    # ---------------------------------------------------------------- transactions
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the store is closed; open a new one")
+
+    def _unavailable(self, exc: Exception) -> StoreError:
+        return StoreError(
+            f"the PostgreSQL store at {redact(self._url)!r} is unavailable: "
+            f"{str(exc).strip()}; check that the server runs and accepts connections"
+        )
+
+    @contextmanager
+    def write(self) -> Iterator[psycopg.Connection[Any]]:
+        """One transaction; rolled back entirely if the body raises. Bumps the change
+        token last, so its row lock is held only while committing."""
+        self._check_open()
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                yield conn
+                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
+
+    @contextmanager
+    def read(self) -> Iterator[psycopg.Connection[Any]]:
+        """One snapshot for several SELECTs."""
+        self._check_open()
+        try:
+            with self._pool.connection() as conn:
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try:
+                    yield conn
+                finally:
+                    conn.execute("COMMIT")
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
+
+    def query(self, statement: Any, params: Any = ()) -> list[Any]:
+        """All rows of one SELECT."""
+        self._check_open()
+        try:
+            with self._pool.connection() as conn:
+                return conn.execute(statement, params).fetchall()
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
+
+    def query_one(self, statement: Any, params: Any = ()) -> Any:
+        rows = self.query(statement, params)
+        return rows[0] if rows else None
+
+    @staticmethod
+    def _bump_rev(conn: psycopg.Connection[Any]) -> int:
+        """The next revision; its row lock orders record and vector writes by commit."""
+        row = conn.execute(
+            "UPDATE counters SET value = value + 1 WHERE name = 'rev' RETURNING value"
+        ).fetchone()
+        return int(row[0])  # type: ignore[index]
+
+    @staticmethod
+    def _bump_deletes(conn: psycopg.Connection[Any]) -> None:
+        conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
+
+    # ---------------------------------------------------------------- lifecycle
+    @property
+    def path(self) -> Path | None:
+        return None  # a server, not a file
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def schema_version(self) -> int:
+        return int(self.query_one("SELECT version FROM schema_version")[0])
+
+    def change_token(self) -> tuple[int, int]:
+        """Changes whenever any process commits a write to this store."""
+        rows = dict(self.query("SELECT name, value FROM counters WHERE name IN ('writes', 'rev')"))
+        return int(rows["writes"]), int(rows["rev"])
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._pool.close()
+
+    # ---------------------------------------------------------------- meta
+    def meta_get(self, namespace: str, key: str) -> str | None:
+        row = self.query_one(
+            "SELECT value FROM meta WHERE namespace = %s AND key = %s", (namespace, key)
+        )
+        return row[0] if row else None
+
+    def meta_set(self, namespace: str, key: str, value: str | None) -> None:
+        with self.write() as c:
+            if value is None:
+                c.execute("DELETE FROM meta WHERE namespace = %s AND key = %s", (namespace, key))
+            else:
+                c.execute(
+                    "INSERT INTO meta (namespace, key, value) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value",
+                    (namespace, key, value),
+                )
+
+    def meta_add(self, namespace: str, key: str, amount: int) -> int:
+        """Add to an integer counter kept in the meta table; returns the new value."""
+        with self.write() as c:
+            row = c.execute(
+                "INSERT INTO meta (namespace, key, value) VALUES (%s, %s, %s) "
+                "ON CONFLICT (namespace, key) DO UPDATE "
+                "SET value = (meta.value::bigint + %s)::text RETURNING value",
+                (namespace, key, str(amount), amount),
+            ).fetchone()
+            return int(row[0])  # type: ignore[index]
+
+    # ---------------------------------------------------------------- stats
+    def stats(self) -> dict[str, Any]:
+        with self.read() as c:
+
+            def group(column: str) -> dict[str, int]:
+                rows = c.execute(
+                    sql.SQL(
+                        "SELECT {col}, count(*) FROM records GROUP BY {col} ORDER BY count(*) DESC"
+                    ).format(col=sql.Identifier(column))
+                )
+                return {(k if k is not None else "(none)"): n for k, n in rows}
+
+            def one(statement: str) -> Any:
+                return c.execute(statement).fetchone()[0]  # type: ignore[index]
+
+            dropped = c.execute(
+                "SELECT value FROM meta WHERE namespace = 'indexing' AND key = 'dropped'"
+            ).fetchone()
+            data: dict[str, Any] = {
+                "records": one("SELECT count(*) FROM records"),
+                "by_kind": group("kind"),
+                "by_scope": group("scope"),
+                "by_role": group("role"),
+                "by_category": group("category"),
+                "index_status": group("index_status"),
+                "vectors": [
+                    {"model_id": m, "dim": d, "count": n}
+                    for m, d, n in c.execute(
+                        "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim"
+                    )
+                ],
+                "index_errors": one(
+                    "SELECT count(*) FROM records WHERE index_error IS NOT NULL "
+                    "AND index_status != 'skipped'"
+                ),
+                "queue_dropped_total": int(dropped[0]) if dropped else 0,
+                "sessions": one(
+                    "SELECT count(DISTINCT session) FROM records WHERE session IS NOT NULL"
+                ),
+                "schema_version": one("SELECT version FROM schema_version"),
+                # what the store's tables and indexes take on the server
+                "file_bytes": int(
+                    one(
+                        "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                        "WHERE c.relnamespace = current_schema()::regnamespace "
+                        "AND c.relkind IN ('r', 'm')"
+                    )
+                ),
+            }
+        data["path"] = f"{redact(self._url)} (schema {self._schema})"
+        return data

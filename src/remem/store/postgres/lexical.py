@@ -1,0 +1,251 @@
+"""BM25 over remem's own tokens in PostgreSQL, scored as SQLite FTS5's ``bm25()`` scores.
+
+The engine hands the store space-separated tokens its tokenizer made (stemmed English, CJK
+words and bigrams, Traditional folded to Simplified). They are split into terms exactly as
+FTS5's ``unicode61`` splits them (``remem.store.memory.lexical_index.terms``) and kept as term
+arrays (for exact term frequencies and phrases) plus a ``tsvector`` built from the same terms,
+whose GIN index finds the rows a query matches: own terms carry weight A, context terms B.
+
+Scoring is FTS5's formula (see ``lexical_index``), computed in SQL over the matching rows:
+N and the total term count come from ``counters``, document frequencies from
+``lexical_terms``, both kept in step by every write in the same transaction. PostgreSQL's
+``ts_rank`` is not BM25 and is not used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import psycopg
+
+from remem.store.memory.lexical_index import K1, B, terms
+from remem.store.postgres.connection import PostgresConnection
+from remem.store.postgres.filters import filters_sql
+from remem.types import Filters
+
+# PostgreSQL refuses lexemes of 2 KB or more; such a "word" only ever matches itself, so it
+# is left out of the tsvector (its row is still counted and scored through the arrays).
+_MAX_LEXEME_BYTES = 2046
+
+
+def _quote(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def tsvector_text(own: Iterable[str], context: Iterable[str]) -> str:
+    """A tsvector literal: every distinct term once, weight A for a record's own terms and
+    B for its context's (a term in both gets both)."""
+    weights: dict[str, list[str]] = {}
+    for term in dict.fromkeys(own):
+        weights.setdefault(term, []).append("1A")
+    for term in dict.fromkeys(context):
+        weights.setdefault(term, []).append("2B")
+    return " ".join(
+        f"{_quote(term)}:{','.join(marks)}"
+        for term, marks in weights.items()
+        if len(term.encode()) <= _MAX_LEXEME_BYTES
+    )
+
+
+def tsquery_text(phrases: Sequence[list[str]], own_only: bool) -> str:
+    """Rows holding every term of at least one phrase (in their own terms when
+    ``own_only``); which phrases really occur is for the scoring to count."""
+    weight = ":A" if own_only else ""
+    alternatives = [
+        "(" + " & ".join(f"{_quote(t)}{weight}" for t in phrase) + ")"
+        for phrase in phrases
+        if all(len(t.encode()) <= _MAX_LEXEME_BYTES for t in phrase)
+    ]
+    return " | ".join(alternatives)
+
+
+def _hits(column: str) -> str:
+    """SQL for how often phrase ``q.ph`` occurs in a term array: a single term (nearly every
+    query token) by built-ins, a longer phrase by the ``phrase_hits`` function."""
+    return (
+        f"CASE WHEN cardinality(q.ph) = 1 THEN cardinality(array_positions({column}, q.ph[1])) "
+        f"ELSE phrase_hits({column}, q.ph) END"
+    )
+
+
+class LexicalWriter:
+    """Lexical rows and the statistics BM25 needs, changed inside a caller's transaction."""
+
+    def __init__(self) -> None:
+        self._df: Counter[tuple[str, int]] = Counter()  # (term, 0 own / 1 any) -> delta
+        self._rows = 0
+        self._terms = 0
+
+    def add(self, rowid: int, own: list[str], context: list[str], sign: int = 1) -> None:
+        own_set = set(own)
+        for term in own_set:
+            self._df[(term, 0)] += sign
+        for term in own_set | set(context):
+            self._df[(term, 1)] += sign
+        self._rows += sign
+        self._terms += sign * (len(own) + len(context))
+
+    def insert(self, c: psycopg.Connection[Any], rows: Sequence[tuple[int, str, str]]) -> None:
+        """Lexical rows for new records: (rowid, tokens, context)."""
+        params = []
+        for rowid, tokens, context in rows:
+            own, ctx = terms(tokens), terms(context)
+            self.add(rowid, own, ctx)
+            params.append((rowid, own, ctx, tsvector_text(own, ctx), len(own) + len(ctx)))
+        if params:
+            with c.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO lexical (rowid, tok, ctx, doc, len) "
+                    "VALUES (%s, %s, %s, %s::tsvector, %s)",
+                    params,
+                )
+
+    def forget(self, c: psycopg.Connection[Any], rowids: Sequence[int]) -> None:
+        """Take these records' lexical rows out of the statistics and delete them."""
+        rows = c.execute(
+            "DELETE FROM lexical WHERE rowid = ANY(%s::bigint[]) RETURNING rowid, tok, ctx",
+            (list(rowids),),
+        ).fetchall()
+        for rowid, own, ctx in rows:
+            self.add(rowid, own, ctx, sign=-1)
+
+    def flush(self, c: psycopg.Connection[Any]) -> None:
+        """Apply the collected changes to the term and row statistics."""
+        by_term: dict[str, list[int]] = {}
+        for (term, column), delta in self._df.items():
+            if delta:
+                by_term.setdefault(term, [0, 0])[column] += delta
+        if by_term:
+            names = sorted(by_term)  # one lock order for every writer
+            c.execute(
+                "INSERT INTO lexical_terms (term, df_tok, df_any) "
+                "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[]) "
+                "ON CONFLICT (term) DO UPDATE SET df_tok = lexical_terms.df_tok + "
+                "excluded.df_tok, df_any = lexical_terms.df_any + excluded.df_any",
+                (names, [by_term[t][0] for t in names], [by_term[t][1] for t in names]),
+            )
+            c.execute(
+                "DELETE FROM lexical_terms WHERE term = ANY(%s::text[]) AND df_any <= 0",
+                (names,),
+            )
+        if self._rows or self._terms:
+            c.execute(
+                "UPDATE counters SET value = value + CASE name WHEN 'lex_rows' THEN %s "
+                "ELSE %s END WHERE name IN ('lex_rows', 'lex_terms')",
+                (self._rows, self._terms),
+            )
+        self._df.clear()
+        self._rows = self._terms = 0
+
+
+class LexicalMixin(PostgresConnection):
+    """BM25 search and term statistics."""
+
+    def lexical_search(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        limit: int,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> list[tuple[int, float]]:
+        """(rowid, bm25 score) best first; scores are positive, higher is better.
+
+        ``context_weight`` > 0 also matches the context column (the turns before a message)
+        with that weight; 0 searches the message's own tokens only."""
+        phrases = [p for p in (terms(t) for t in tokens if t) if p]
+        both = context_weight > 0
+        query = tsquery_text(phrases, own_only=not both)
+        if not query or limit <= 0:
+            return []
+        where, params = filters_sql(filters, now=now)
+        with self.read() as c:
+            rows, total = self._totals(c)
+            if rows == 0:
+                return []
+            idfs = self._idfs(c, phrases, rows, both)
+            found = c.execute(
+                "WITH q AS MATERIALIZED (SELECT idf, string_to_array(p, ' ') AS ph "
+                "FROM unnest(%s::text[], %s::float8[]) AS u(p, idf)), "
+                "m AS (SELECT l.rowid, l.len, l.tok, l.ctx FROM lexical l "
+                f"JOIN records r ON r.rowid = l.rowid WHERE l.doc @@ %s::tsquery{where}), "
+                "f AS (SELECT m.rowid, m.len, q.idf, ("
+                + _hits("m.tok")
+                + " + %s * "
+                + _hits("m.ctx")
+                + ")::float8 AS f FROM m CROSS JOIN q) "
+                "SELECT rowid, sum(idf * f * %s / (f + %s * (1 - %s + %s * len / %s))) AS s "
+                "FROM f WHERE f > 0 GROUP BY rowid ORDER BY s DESC, rowid LIMIT %s",
+                [
+                    [" ".join(p) for p in phrases],
+                    idfs,
+                    query,
+                    *params,
+                    float(context_weight) if both else 0.0,
+                    K1 + 1,
+                    K1,
+                    B,
+                    B,
+                    total / rows,
+                    limit,
+                ],
+            ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in found]
+
+    @staticmethod
+    def _totals(c: psycopg.Connection[Any]) -> tuple[int, int]:
+        values = dict(
+            c.execute(
+                "SELECT name, value FROM counters WHERE name IN ('lex_rows', 'lex_terms')"
+            ).fetchall()
+        )
+        return int(values["lex_rows"]), int(values["lex_terms"])
+
+    @staticmethod
+    def _idfs(
+        c: psycopg.Connection[Any], phrases: list[list[str]], rows: int, both: bool
+    ) -> list[float]:
+        """FTS5's idf of each phrase, from the rows it occurs in (in their own terms unless
+        the context counts too): single terms from ``lexical_terms`` in one query, longer
+        phrases (rare) counted over the rows holding all their terms."""
+        column = "df_any" if both else "df_tok"
+        singles = [p[0] for p in phrases if len(p) == 1]
+        found = dict(
+            c.execute(
+                f"SELECT term, {column} FROM lexical_terms WHERE term = ANY(%s::text[])",
+                (singles,),
+            ).fetchall()
+        )
+        out = []
+        for phrase in phrases:
+            if len(phrase) == 1:
+                n = int(found.get(phrase[0], 0))
+            else:
+                hits = (
+                    "phrase_hits(tok, %s) + phrase_hits(ctx, %s)"
+                    if both
+                    else "phrase_hits(tok, %s)"
+                )
+                row = c.execute(
+                    f"SELECT count(*) FROM lexical WHERE doc @@ %s::tsquery AND {hits} > 0",
+                    [tsquery_text([phrase], own_only=not both), *[phrase] * (2 if both else 1)],
+                ).fetchone()
+                n = int(row[0]) if row else 0
+            idf = math.log((rows - n + 0.5) / (n + 0.5))
+            out.append(idf if idf > 0 else 1e-6)
+        return out
+
+    def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(number of records, {token: records holding it}) for these tokens (a token no
+        record holds is left out)."""
+        with self.read() as c:
+            n, _ = self._totals(c)  # every record has its lexical row: N is the record count
+            found = c.execute(
+                "SELECT term, df_any FROM lexical_terms WHERE term = ANY(%s::text[]) "
+                "AND df_any > 0",
+                (list(tokens),),
+            ).fetchall()
+        return int(n), {t: int(df) for t, df in found}

@@ -1,0 +1,74 @@
+"""Sessions in the PostgreSQL store: origin platform, parent, and the effective platform."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import psycopg
+
+from remem.store.postgres.connection import PostgresConnection
+
+
+def upsert_session(
+    c: psycopg.Connection[Any], session: str, origin: str | None, parent: str | None
+) -> None:
+    """Record a session's origin and/or parent (None keeps a value) and recompute the
+    effective platform of it and every session below it."""
+    if parent == session:
+        parent = None  # a session is not its own parent
+    c.execute(
+        "INSERT INTO sessions (id, origin_platform, parent, updated_at) "
+        "VALUES (%s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
+        "origin_platform = COALESCE(excluded.origin_platform, sessions.origin_platform), "
+        "parent = COALESCE(excluded.parent, sessions.parent), updated_at = excluded.updated_at",
+        (session, origin, parent, time.time()),
+    )
+    below = c.execute(
+        "WITH RECURSIVE below(id) AS (SELECT %s::text UNION SELECT s.id FROM sessions s "
+        "JOIN below b ON s.parent = b.id) SELECT id FROM below",
+        (session,),
+    ).fetchall()
+    for (sid,) in below:
+        c.execute("UPDATE sessions SET platform = %s WHERE id = %s", (_root_platform(c, sid), sid))
+
+
+def _root_platform(c: psycopg.Connection[Any], session: str) -> str | None:
+    """The origin platform of the session's root (the nearest one up the chain that has one,
+    when the root has none); a parent cycle stops where it repeats."""
+    chain: list[str | None] = []
+    seen: set[str] = set()
+    current: str | None = session
+    while current is not None and current not in seen and len(seen) < 64:
+        seen.add(current)
+        row = c.execute(
+            "SELECT origin_platform, parent FROM sessions WHERE id = %s", (current,)
+        ).fetchone()
+        if row is None:
+            break
+        chain.append(row[0])
+        current = row[1]
+    return next((p for p in reversed(chain) if p), None)
+
+
+class SessionsMixin(PostgresConnection):
+    def set_session(
+        self, session: str, origin_platform: str | None = None, parent: str | None = None
+    ) -> None:
+        """Record a session's origin platform and/or parent (None leaves a value as it is)."""
+        with self.write() as c:
+            upsert_session(c, session, origin_platform, parent)
+
+    def session_info(self, session: str) -> dict[str, Any] | None:
+        row = self.query_one(
+            "SELECT id, origin_platform, parent, platform FROM sessions WHERE id = %s",
+            (session,),
+        )
+        if row is None:
+            return None
+        return {"session": row[0], "origin_platform": row[1], "parent": row[2], "platform": row[3]}
+
+    def sessions_on_platform(self, platform: str) -> list[str]:
+        """Sessions whose effective (root's origin) platform is ``platform``."""
+        rows = self.query("SELECT id FROM sessions WHERE platform = %s", (platform,))
+        return [r[0] for r in rows]

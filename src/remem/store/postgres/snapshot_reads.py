@@ -1,0 +1,83 @@
+"""The vector reads a file-backed snapshot index makes (``VectorStore.vector_state`` and
+friends), over PostgreSQL.
+
+Search on this backend asks the server's own HNSW index (``nearest.py``), so these reads
+serve tools that walk a store's vectors generically (``remem copy``, an in-process index
+built on purpose, the conformance suite). They follow the same rules as the SQLite store:
+one snapshot per call, seq order for a delta, rowid order for a full read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from remem.store.base import Allocate, IndexMetaRow, VectorRows, VectorState
+from remem.store.postgres.vectors import VectorsMixin, as_array
+from remem.store.rows import INDEX_META_FIELDS
+
+
+class SnapshotReadsMixin(VectorsMixin):
+    def vector_state(self, model_id: str, dim: int) -> VectorState:
+        with self.read() as c:
+            row = c.execute(
+                "SELECT coalesce(max(seq), 0) FROM vectors WHERE model_id = %s AND dim = %s",
+                (model_id, dim),
+            ).fetchone()
+            deletes = c.execute("SELECT value FROM counters WHERE name = 'deletes'").fetchone()
+        return VectorState(int(row[0]) if row else 0, int(deletes[0]) if deletes else 0)
+
+    def read_vectors(
+        self,
+        model_id: str,
+        dim: int,
+        after_seq: int = 0,
+        *,
+        by_rowid: bool = False,
+        allocate: Allocate | None = None,
+    ) -> VectorRows:
+        with self.read() as c:
+            rows = self._load(c, model_id, dim, after_seq)
+        rowids, matrix = rows.rowids, rows.matrix
+        if by_rowid:
+            order = np.argsort(rowids, kind="stable")
+            rowids, matrix = rowids[order], matrix[order]
+        if allocate is not None:
+            out_rowids, out_matrix = allocate(len(rowids))
+            out_rowids[:] = rowids
+            out_matrix[:] = matrix
+            rowids, matrix = out_rowids, out_matrix
+        return VectorRows(rowids, matrix, rows.max_seq)
+
+    def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
+        with self.read() as c:
+            rows = c.execute(
+                "SELECT record_rowid FROM vectors WHERE model_id = %s AND dim = %s "
+                "AND seq <= %s ORDER BY record_rowid",
+                (model_id, dim, upto_seq),
+            ).fetchall()
+        return np.array([r[0] for r in rows], np.int64)
+
+    def vectors_at(
+        self, model_id: str, dim: int, rowids: Sequence[int], upto_seq: int
+    ) -> dict[int, np.ndarray]:
+        if not rowids:
+            return {}
+        with self.read() as c, c.cursor(binary=True) as cur:
+            rows = cur.execute(
+                "SELECT record_rowid, vec FROM vectors WHERE model_id = %s AND dim = %s "
+                "AND seq <= %s AND record_rowid = ANY(%s::bigint[])",
+                (model_id, dim, upto_seq, list(rowids)),
+            ).fetchall()
+        return {int(rowid): as_array(vec) for rowid, vec in rows}
+
+    def filter_rows(self, after_rev: int) -> tuple[list[IndexMetaRow], int]:
+        with self.read() as c:
+            rev = c.execute("SELECT value FROM counters WHERE name = 'rev'").fetchone()
+            rows = c.execute(
+                f"SELECT {', '.join(INDEX_META_FIELDS)} FROM records WHERE rev > %s "
+                "ORDER BY rev, rowid",
+                (after_rev,),
+            ).fetchall()
+        return [tuple(r) for r in rows], int(rev[0]) if rev else 0

@@ -1,0 +1,211 @@
+"""What only the PostgreSQL store does: BM25 equal to FTS5's, server-side vector search
+(exact and HNSW, filtered), migrations racing, and the embedding queue shared by processes
+through claims. The protocol itself is covered by the conformance suite (``store`` fixture)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conformance import T, fields
+
+from pg_server import fresh_schema, pg_url
+from remem.store.base import ClaimStore, NearestStore
+from remem.store.sqlite import SQLiteStore
+from remem.types import Filters
+
+psycopg = pytest.importorskip("psycopg")
+from remem.store.postgres import PostgresStore  # noqa: E402
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def pg():
+    store = PostgresStore(pg_url(), schema=fresh_schema(), pool_size=2)
+    yield store
+    store.close()
+
+
+@pytest.mark.parametrize("context_weight", [0.0, 0.4, 2.0])
+def test_bm25_scores_equal_fts5s(tmp_path, pg, context_weight):
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(25)] + ["Élan", "foo-bar", "苹果"]  # folded; a phrase
+    rows = [
+        (
+            fields(i),
+            " ".join(rng.choices(words, k=rng.randint(0, 10))),
+            " ".join(rng.choices(words, k=rng.randint(0, 10))),
+        )
+        for i in range(150)
+    ]
+    sqlite = SQLiteStore(tmp_path / "s.db")
+    sqlite.insert_records(rows)
+    pg.insert_records(rows)
+    for _ in range(40):
+        query = rng.sample([*words, "élan", "w1 w2"], k=rng.randint(1, 4))
+        want = dict(sqlite.lexical_search(query, None, 1000, context_weight=context_weight))
+        got = dict(pg.lexical_search(query, None, 1000, context_weight=context_weight))
+        assert got.keys() == want.keys(), query
+        for rowid, score in want.items():
+            assert got[rowid] == pytest.approx(score, rel=1e-9), (query, rowid)
+    sqlite.close()
+
+
+def test_bm25_statistics_follow_updates_and_deletes(tmp_path, pg):
+    rows = [(fields(i), f"alpha beta{i % 3}", "gamma" if i % 2 else "") for i in range(30)]
+    sqlite = SQLiteStore(tmp_path / "s.db")
+    for store in (sqlite, pg):
+        rowids = store.insert_records(rows)
+        store.update_text(rowids[0], "x", "h", "alpha alpha delta")
+        store.delete([f"r{i}" for i in range(5, 12)])
+    for query in (["alpha"], ["beta1", "delta"], ["gamma"]):
+        want = dict(sqlite.lexical_search(query, None, 100, context_weight=0.5))
+        got = dict(pg.lexical_search(query, None, 100, context_weight=0.5))
+        assert got.keys() == want.keys()
+        for rowid, score in want.items():
+            assert got[rowid] == pytest.approx(score, rel=1e-9)
+    assert pg.term_stats(["alpha", "gamma", "nope"]) == sqlite.term_stats(
+        ["alpha", "gamma", "nope"]
+    )
+    assert pg.integrity_problems() == []
+    sqlite.close()
+
+
+def _clustered(n: int, dim: int, seed: int = 3) -> np.ndarray:
+    """Unit vectors around 20 centres: like real embeddings, unlike uniform noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(20, dim))
+    x = centres[rng.integers(0, 20, n)] + 0.35 * rng.normal(size=(n, dim))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _fill(store, vectors: np.ndarray) -> list[int]:
+    rows = [(fields(i, scope="even" if i % 2 == 0 else "odd"), "") for i in range(len(vectors))]
+    rowids = [r for r in store.insert_records(rows) if r is not None]
+    store.put_vectors("m", "p", "m", list(zip(rowids, vectors, strict=True)))
+    return rowids
+
+
+def test_nearest_exact_and_hnsw_agree_with_brute_force(pg):
+    assert isinstance(pg, NearestStore)
+    drawn = _clustered(3020, 32)  # the last 20 are queries from the same clusters
+    vectors, queries = drawn[:3000], drawn[3000:]
+    rowids = np.array(_fill(pg, vectors))
+    exact = [pg.nearest("m", 32, q, 10) for q in queries]
+    for q, hits in zip(queries, exact, strict=True):
+        best = np.argsort(-(vectors @ q))[:10]
+        assert [r for r, _ in hits] == rowids[best].tolist()
+        assert [s for _, s in hits] == pytest.approx((vectors @ q)[best].tolist(), abs=1e-5)
+    assert pg.build_vector_index("m", 32)
+    assert pg._has_index("m", 32)
+    found = 0
+    for q, want in zip(queries, exact, strict=True):
+        got = pg.nearest("m", 32, q, 10)
+        assert len(got) == 10 and [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+        found += len({r for r, _ in got} & {r for r, _ in want})
+    assert found / (10 * len(queries)) >= 0.95  # HNSW recall@10 against exact
+
+
+def test_filtered_hnsw_search_still_returns_k(pg):
+    vectors = _clustered(3000, 32)
+    rowids = _fill(pg, vectors)
+    pg.build_vector_index("m", 32)
+    odd = set(rowids[1::2])
+    hits = pg.nearest("m", 32, vectors[0], 50, Filters(scopes=["odd"]))
+    assert len(hits) == 50 and {r for r, _ in hits} <= odd
+    rare = Filters(ids=["r7", "r2001"])  # very selective: the exact retry fills it
+    assert sorted(r for r, _ in pg.nearest("m", 32, vectors[0], 5, rare)) == [
+        rowids[7],
+        rowids[2001],
+    ]
+    pg.set_validity(rowids[1], T, {})
+    gone = pg.nearest("m", 32, vectors[1], 5, Filters(include_superseded=False), now=T + 1)
+    assert rowids[1] not in [r for r, _ in gone]
+
+
+def test_migrations_race_safely():
+    schema = fresh_schema()
+    stores: list[PostgresStore] = []
+    errors: list[BaseException] = []
+
+    def open_one() -> None:
+        try:
+            stores.append(PostgresStore(pg_url(), schema=schema, pool_size=1))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(stores) == 4
+    stores[0].insert_records([(fields(1), "one")])
+    assert [s.count() for s in stores] == [1, 1, 1, 1]  # one schema, seen by all
+    for s in stores:
+        s.close()
+
+
+def test_claims_split_the_backlog_and_expire(pg):
+    assert isinstance(pg, ClaimStore)
+    pg.insert_records([(fields(i), "") for i in range(10)])
+    a = pg.claim_missing_vectors("m", "a", limit=4)
+    b = pg.claim_missing_vectors("m", "b", limit=100)
+    assert len(a) == 4 and len(b) == 6 and not {r.rowid for r in a} & {r.rowid for r in b}
+    assert pg.claim_missing_vectors("m", "c", limit=100) == []  # everything is held
+    assert len(pg.claim_missing_vectors("other-model", "c", limit=100)) == 10
+    pg.put_vectors("m", "p", "m", [(r.rowid, np.ones(3)) for r in a[:2]])  # done: unclaimed
+    assert pg.release_claims("m", "a") == 2  # a gives back what it did not finish
+    again = pg.claim_missing_vectors("m", "c", limit=100)
+    assert [r.rowid for r in again] == [r.rowid for r in a[2:]]
+    crashed = pg.claim_missing_vectors("m", "d", limit=0)
+    assert crashed == []
+    short = PostgresStore(pg.url, schema=pg._schema, pool_size=1)
+    pg.release_claims("m", "b")
+    assert len(short.claim_missing_vectors("m", "e", limit=100, lease_s=-1)) == 6  # expired
+    assert len(pg.claim_missing_vectors("m", "f", limit=100)) == 6  # taken over
+    short.close()
+
+
+WORKER = """
+import json, sys
+from helpers import HashEmbedder
+from remem import Config, Memory
+url, schema, out = sys.argv[1:4]
+embedder = HashEmbedder()
+config = Config.load(env={}, overrides={"store.url": url, "store.pg_schema": schema})
+with Memory(config=config, embedder=embedder) as mem:
+    report = mem.embed_pending(batch_size=7)
+with open(out, "w") as fh:
+    json.dump({"seen": embedder.seen, "report": report}, fh)
+"""
+
+
+def test_two_processes_embed_the_backlog_once(pg, tmp_path):
+    texts = [f"message number {i}" for i in range(120)]
+    pg.insert_records([(fields(i, text=t), t) for i, t in enumerate(texts)])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *sys.path])}
+    outs = [tmp_path / f"w{i}.json" for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, pg.url, pg._schema, str(out)],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for out in outs
+    ]
+    for p in procs:
+        assert p.wait(timeout=120) == 0, p.stderr.read() if p.stderr else ""
+    seen = [json.loads(out.read_text())["seen"] for out in outs]
+    assert sorted(seen[0] + seen[1]) == sorted(texts)  # every record once, none twice
+    assert pg.count_missing_vectors("test:hash64") == 0
+    assert pg.vector_count("test:hash64") == 120
