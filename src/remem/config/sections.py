@@ -166,6 +166,12 @@ class SearchConfig(_Section):
     min_score: float = Field(
         default=0.0, ge=0, description="drop hits whose final score is below (0 = off)"
     )
+    relevance_floor: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="return nothing when the best hit's calibrated relevance is below (0 = off)",
+    )
 
 
 class IndexingConfig(_Section):

@@ -3,7 +3,8 @@
 candidates (vector top-N, lexical top-N) -> fusion -> authoritative fetch (the store applies
 the filters again; deleted records vanish here) -> gates (semantic floor, noise) -> rerank ->
 scoring (recency, importance, length, decay, time weighting, same user, session and neighbour
-lift, time intent) -> final-score floor -> diversity -> aggregate spread -> top k.
+lift, time intent) -> relevance (calibrated scores, the "nothing relevant" floor) -> final-score
+floor -> diversity -> aggregate spread -> top k.
 
 Every stage is a small function over the candidate list (see the modules next to this one);
 each writes its score into the candidate's trace, and every candidate a gate removes is
@@ -29,6 +30,7 @@ from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
+from remem.retrieve.relevance import relevance
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
 from remem.store.base import Store
@@ -54,6 +56,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("session_lift", scoring.session_lift),
     ("neighbour_lift", scoring.neighbour_lift),
     ("time_intent", time_intent),
+    ("relevance", relevance),
     ("min_score", gates.min_score),
 ]
 STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spread"]
@@ -128,6 +131,7 @@ class Searcher:
             same_user_boost=same_user_boost,
             store=self.store,
             filters=filters,
+            tokenizer=self.tokenizer,
         )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
@@ -147,6 +151,7 @@ class Searcher:
         cands = self._fetch(self._fuse(vector, lexical), filters, now, ctx)
         if index is not None and cands:
             ctx.vectors = index.vectors_for([c.rowid for c in cands])
+            ctx.model_id = index.model_id
         if cfg.time_intent.enabled and "time_intent" not in disable:
             ctx.time_window = find_time_window(query, now)
             if ctx.time_window is not None:

@@ -1,0 +1,115 @@
+"""Calibrated relevance and the relevance floor: an honest "nothing relevant".
+
+The fused score is relative (each channel is rescaled over the query's own candidates), so it
+cannot say whether the best match is any good. This stage measures two pieces of absolute
+evidence for each candidate and maps them to a probability-like relevance in [0, 1]:
+
+- ``cosine``: the raw cosine between the query and the candidate's stored vector. Its scale
+  depends on the model (e5 puts unrelated pairs near 0.75, USE near 0.1), so the mapping has
+  per-model coefficients.
+- ``coverage``: the share of the query's information found in the candidate's own text: the
+  sum of the BM25 IDF of the query terms the text contains over the sum for all query terms
+  (terms the store has never seen count fully against it). 1 means every informative word of
+  the question is there; it does not depend on what else the query retrieved.
+
+relevance = sigmoid(intercept + a x cosine + b x coverage), a logistic calibration fitted once
+on the development suite (answer-bearing hits against the hits of off-topic questions, see
+``bench/fit_calibration.py``), never rescaled per query, so 0.6 means the same for every query.
+
+The best candidate's relevance R decides: below ``search.relevance_floor`` the search returns
+nothing and says which gate decided; otherwise every final score becomes R x score / best score,
+so the top hit scores R, the rest keep their order and all lie in [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from remem.retrieve.candidates import Candidate
+from remem.retrieve.context import StageContext
+from remem.store.base import LexicalStore
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Logistic coefficients: relevance = sigmoid(intercept + cosine x cos + coverage x cov)."""
+
+    intercept: float
+    cosine: float
+    coverage: float
+
+    def __call__(self, cos: float | None, cov: float) -> float:
+        z = self.intercept + self.coverage * cov + (self.cosine * cos if cos is not None else 0.0)
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+# Fitted with bench/fit_calibration.py on LoCoMo + zh_groupchat + the no-answer set (see there).
+CALIBRATIONS: dict[str, Calibration] = {
+    "multilingual-e5-small": Calibration(intercept=-30.0, cosine=35.0, coverage=4.0),
+}
+# Without a vector (lexical-only search, a record not embedded yet, unknown model): words only.
+LEXICAL_ONLY = Calibration(intercept=-3.0, cosine=0.0, coverage=6.0)
+
+
+def calibration_for(model_id: str | None) -> Calibration:
+    if model_id:
+        for name, calibration in CALIBRATIONS.items():
+            if model_id == name or model_id.endswith(":" + name):
+                return calibration
+    return LEXICAL_ONLY
+
+
+def idf_weights(store: LexicalStore, tokens: Sequence[str]) -> dict[str, float]:
+    """BM25's IDF of each distinct query token, ln(1 + (N - df + 0.5) / (df + 0.5))."""
+    distinct = list(dict.fromkeys(tokens))
+    if not distinct:
+        return {}
+    n, df = store.term_stats(distinct)
+    return {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in distinct}
+
+
+def term_coverage(weights: dict[str, float], text_tokens: Iterable[str]) -> float:
+    """IDF-weighted share of the query's terms that the text contains, in [0, 1]."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    present = set(text_tokens)
+    return sum(w for t, w in weights.items() if t in present) / total
+
+
+def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """Calibrate, then apply the floor (a gate on the whole result) and rescale scores."""
+    if not cands or ctx.tokenizer is None or ctx.store is None:
+        return cands
+    calibration = calibration_for(ctx.model_id if ctx.query_vector is not None else None)
+    weights = idf_weights(ctx.store, ctx.tokenizer.query_tokens(ctx.query))
+    best = 0.0
+    for c in cands:
+        assert c.record is not None
+        cos = _cosine(c, ctx)
+        cov = term_coverage(weights, ctx.tokenizer.index_tokens(c.record.text))
+        own = calibration(cos, cov) if cos is not None else LEXICAL_ONLY(None, cov)
+        c.relevance = own
+        best = max(best, own)
+    floor = ctx.config.search.relevance_floor
+    if best < floor:
+        reason = f"nothing relevant: best relevance {best:.3f} < search.relevance_floor {floor}"
+        ctx.notes.append(f"relevance gate: {reason}")
+        for c in cands:
+            ctx.drop(c, "relevance", reason)
+        return []
+    top = max(c.score for c in cands)
+    for c in cands:
+        c.set("relevance", best * max(c.score, 0.0) / top if top > 0 else 0.0, always=True)
+    return cands
+
+
+def _cosine(c: Candidate, ctx: StageContext) -> float | None:
+    vector = ctx.vectors.get(c.rowid)
+    if vector is not None and ctx.query_vector is not None:
+        return float(np.dot(vector, ctx.query_vector))
+    return c.vector_score
