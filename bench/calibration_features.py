@@ -15,8 +15,13 @@ from pathlib import Path
 import numpy as np
 
 from remem.benchmark import load_dataset
-from remem.benchmark_suite import NO_ANSWER_TARGETS, cache_key, is_unanswerable, load_no_answer
-from remem.benchmark_suite import suite_datasets
+from remem.benchmark_suite import (
+    NO_ANSWER_TARGETS,
+    cache_key,
+    is_unanswerable,
+    load_no_answer,
+    suite_datasets,
+)
 from remem.config import Config
 from remem.embed.factory import make_embedder
 from remem.engine import Memory
