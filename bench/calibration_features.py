@@ -35,6 +35,7 @@ def main() -> None:
     ap.add_argument("--datasets", default="locomo,zh_groupchat")
     ap.add_argument("--shared-dir", default="/work/shared/bench")
     ap.add_argument("--cache-dir", default=str(REPO / ".remem-bench-cache"))
+    ap.add_argument("--max-conversations", type=int, default=1000)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
@@ -54,7 +55,7 @@ def main() -> None:
             targets = NO_ANSWER_TARGETS.get(ds.name, ())
             probes = [dict(p, gold=[], kind="probe") for p in no_answer if p["target"] in targets]
             folder = Path(args.cache_dir) / cache_key(ds, embedder.model_id)
-            for ci, conv in enumerate(convs):
+            for ci, conv in enumerate(convs[: args.max_conversations]):
                 db = folder / f"conv-{ci}.db"
                 if not db.exists():
                     continue

@@ -25,6 +25,11 @@ VARIANTS = {
     "no-context": Variant("no-context", H, {"search.context_weight": 0.0}),
     "no-nb": Variant("no-nb", H, disable=("neighbour_lift",)),
     "nb-cap": Variant("nb-cap", H, {"scoring.neighbour_cap": True}),
+    "nb-uncapped": Variant("nb-uncapped", H, {"scoring.neighbour_cap": False}),
+    **{
+        f"adapt-{v}": Variant(f"adapt-{v}", H, {"search.adaptive_full_coverage": v})
+        for v in (0.3, 0.5, 0.7, 0.9)
+    },
     "rrf": Variant("rrf", H, {"search.fusion": "rrf"}),
     **{
         f"vw-{w}": Variant(

@@ -166,6 +166,13 @@ class SearchConfig(_Section):
     min_score: float = Field(
         default=0.0, ge=0, description="drop hits whose final score is below (0 = off)"
     )
+    adaptive_full_coverage: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="weighted fusion: the lexical weight scales down while its best hits hold "
+        "less than this share of the query's words (0 = fixed weights)",
+    )
     relevance_floor: float = Field(
         default=0.0,
         ge=0,
@@ -270,9 +277,9 @@ class ScoringConfig(_Section):
     neighbour_window: int = Field(default=2, ge=0, le=5, description="turns each side")
     neighbour_top: int = Field(default=10, ge=0, description="lift the neighbours of this many")
     neighbour_cap: bool = Field(
-        default=False,
-        description="a lifted turn never scores above the hit that lifted it, unless it is "
-        "another speaker's reply to it",
+        default=True,
+        description="a lifted turn never scores above the hit that lifted it, unless it "
+        "matches the query on its own (shares its words or ranks in the vector top k)",
     )
 
 

@@ -81,17 +81,44 @@ def term_coverage(weights: dict[str, float], text_tokens: Iterable[str]) -> floa
     return sum(w for t, w in weights.items() if t in present) / total
 
 
+# Own-text coverage from which a turn counts as matching the query by itself.
+OWN_MATCH_COVERAGE = 0.2
+
+
+def query_weights(ctx: StageContext) -> dict[str, float]:
+    """The query's IDF weights, computed once per search."""
+    if ctx.query_weights is None:
+        if ctx.tokenizer is None or ctx.store is None:
+            return {}
+        ctx.query_weights = idf_weights(ctx.store, ctx.tokenizer.query_tokens(ctx.query))
+    return ctx.query_weights
+
+
+def own_coverage(text: str, ctx: StageContext) -> float:
+    if ctx.tokenizer is None:
+        return 0.0
+    return term_coverage(query_weights(ctx), ctx.tokenizer.index_tokens(text))
+
+
+def matches_on_its_own(text: str, rowid: int, anchor: Candidate, ctx: StageContext) -> bool:
+    """Evidence of its own, not borrowed from the hit next to it (``anchor``): its text holds
+    a fair share of the query's words, or its vector is at least as close to the query."""
+    cos, anchor_cos = _vector_cosine(rowid, ctx), _vector_cosine(anchor.rowid, ctx)
+    if cos is not None and anchor_cos is not None and cos >= anchor_cos:
+        return True
+    return own_coverage(text, ctx) >= OWN_MATCH_COVERAGE
+
+
 def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """Calibrate, then apply the floor (a gate on the whole result) and rescale scores."""
     if not cands or ctx.tokenizer is None or ctx.store is None:
         return cands
     calibration = calibration_for(ctx.model_id if ctx.query_vector is not None else None)
-    weights = idf_weights(ctx.store, ctx.tokenizer.query_tokens(ctx.query))
     best = 0.0
     for c in cands:
         assert c.record is not None
         cos = _cosine(c, ctx)
-        cov = term_coverage(weights, ctx.tokenizer.index_tokens(c.record.text))
+        cov = own_coverage(c.record.text, ctx)
         own = calibration(cos, cov) if cos is not None else LEXICAL_ONLY(None, cov)
         c.relevance = own
         best = max(best, own)
@@ -108,8 +135,13 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands
 
 
-def _cosine(c: Candidate, ctx: StageContext) -> float | None:
-    vector = ctx.vectors.get(c.rowid)
+def _vector_cosine(rowid: int, ctx: StageContext) -> float | None:
+    vector = ctx.vectors.get(rowid)
     if vector is not None and ctx.query_vector is not None:
         return float(np.dot(vector, ctx.query_vector))
-    return c.vector_score
+    return None
+
+
+def _cosine(c: Candidate, ctx: StageContext) -> float | None:
+    cos = _vector_cosine(c.rowid, ctx)
+    return cos if cos is not None else c.vector_score

@@ -26,6 +26,7 @@ from remem.index.exact import ExactIndex, blas_one_thread
 from remem.index.legacy import LegacyVectors
 from remem.retrieve import diversity as diversity_stage
 from remem.retrieve import gates, scoring
+from remem.retrieve.adaptive import adaptive_fusion
 from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
@@ -44,6 +45,7 @@ Stage = Callable[[list[Candidate], StageContext], list[Candidate]]
 
 # (name, function) in pipeline order; names are what `disable=` and the explain trace use.
 SCORE_STAGES: list[tuple[str, Stage]] = [
+    ("adaptive_fusion", adaptive_fusion),
     ("min_semantic", gates.min_semantic),
     ("noise", gates.noise),
     ("rerank", rerank),
