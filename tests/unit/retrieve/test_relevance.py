@@ -1,4 +1,4 @@
-"""The relevance stage: IDF coverage, the logistic calibration, the floor as a gate on the
+"""The relevance stage (and the adaptive fusion built on the same coverage): IDF coverage, the logistic calibration, the floor as a gate on the
 whole result (with its reason in the trace) and the rescaling of scores into [0, 1]."""
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from remem.config import Config
+from remem.retrieve.adaptive import adaptive_fusion, lexical_confidence
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
+from remem.retrieve.fusion import weighted_fuse
 from remem.retrieve.relevance import (
     LEXICAL_ONLY,
     Calibration,
@@ -112,3 +114,64 @@ def test_cosine_comes_from_the_stored_vector():
     cal = calibration_for(ctx.model_id)
     assert cands[0].relevance == pytest.approx(cal(0.8, 0.0))
     assert cands[1].relevance == pytest.approx(cal(0.0, 0.0))
+
+
+def _fused(rowid, text, vector_score, lexical_score, lexical_rank):
+    rec = Record(id=f"r{rowid}", kind="message", text=text, created_at=0.0, rowid=rowid)
+    return Candidate(
+        rowid,
+        record=rec,
+        vector_score=vector_score,
+        vector_rank=rowid if vector_score is not None else None,
+        lexical_score=lexical_score,
+        lexical_rank=lexical_rank,
+    )
+
+
+def _adaptive_ctx(query, full):
+    config = Config.load(env={}, overrides={"search.adaptive_full_coverage": full})
+    return StageContext(
+        query=query, now=0.0, k=10, config=config, store=Stats(), tokenizer=Tokenizer()
+    )
+
+
+def test_lexical_confidence_is_the_best_coverage_among_the_top_lexical_hits():
+    cands = [
+        _fused(1, "the roof", 0.9, 5.0, 1),
+        _fused(2, "a hut on the hill", 0.8, 4.0, 2),
+        _fused(3, "the hill", 0.7, 2.0, 3),
+        _fused(4, "the hut the zebra", None, 1.0, 4),  # fourth lexical hit: not asked
+    ]
+    ctx = _adaptive_ctx("hut zebra", 0.5)
+    w = idf_weights(Stats(), ["hut", "zebra"])
+    assert lexical_confidence(cands, ctx) == pytest.approx(w["hut"] / sum(w.values()))
+
+
+def test_adaptive_fusion_moves_weight_to_vectors_when_lexical_hits_miss_the_query():
+    # BM25 prefers r1 (a common word only); the vector prefers r2.
+    def fresh():
+        cands = [_fused(1, "the roof", 0.80, 5.0, 1), _fused(2, "a cabin", 0.86, 1.0, 2)]
+        for c in weighted_fuse(
+            [(2, 0.86), (1, 0.80)], [(1, 5.0), (2, 1.0)], vector_weight=0.4, lexical_weight=0.6
+        ):
+            cand = next(x for x in cands if x.rowid == c.rowid)
+            cand.fused = cand.score = c.fused
+        return cands
+
+    fixed = sorted(fresh(), key=lambda c: -c.score)
+    assert fixed[0].rowid == 1  # the fixed blend follows BM25
+    ctx = _adaptive_ctx("hut zebra", 0.5)
+    adapted = adaptive_fusion(fresh(), ctx)
+    assert adapted[0].rowid == 2
+    assert any("lexical channel weighted x0.00" in n for n in ctx.notes)
+    off = adaptive_fusion(fresh(), _adaptive_ctx("hut zebra", 0.0))
+    assert [c.rowid for c in sorted(off, key=lambda c: -c.score)] == [1, 2]
+
+
+def test_adaptive_fusion_keeps_full_weight_when_lexical_hits_hold_the_query():
+    cands = [_fused(1, "the hut zebra", 0.80, 5.0, 1), _fused(2, "a cabin", 0.86, None, None)]
+    for c in cands:
+        c.score = c.fused = 0.5
+    ctx = _adaptive_ctx("hut zebra", 0.5)
+    assert adaptive_fusion(cands, ctx) is cands
+    assert ctx.notes == [] and all(c.score == 0.5 for c in cands)
