@@ -47,6 +47,7 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], help="section.key=value override")
     ap.add_argument("--shared-dir", default=str(REPO.parent.parent / "shared" / "bench"))
     ap.add_argument("--cache-dir", default=str(REPO / ".remem-bench-cache"))
+    ap.add_argument("--limit-conversations", type=int)
     ap.add_argument("--out")
     args = ap.parse_args()
     overrides: dict = {"indexing.mode": "sync"}
@@ -73,6 +74,7 @@ def main() -> None:
         cache_dir=Path(args.cache_dir),
         variants=[VARIANTS[v] for v in args.variants.split(",")],
         progress=progress,
+        limit_conversations=args.limit_conversations,
     )
     for vname, v in result["variants"].items():
         for dname, d in v["datasets"].items():

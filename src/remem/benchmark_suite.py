@@ -138,6 +138,7 @@ class SuiteRun:
     embedder: Embedder | None = None
     k: int = 10
     progress: Progress | None = None
+    limit_conversations: int | None = None
     scores: dict[str, dict[str, VariantScores]] = field(default_factory=dict)
 
     def run(self, dataset: SuiteDataset, probes: list[dict[str, Any]]) -> None:
@@ -155,7 +156,7 @@ class SuiteRun:
         per_variant = self.scores.setdefault(
             dataset.name, {v.name: VariantScores() for v in self.variants}
         )
-        convs = [c for c in turns_of if queries_of.get(c) or probes]
+        convs = [c for c in turns_of if queries_of.get(c) or probes][: self.limit_conversations]
         total, done = len(queries) + len(probes) * len(convs), 0
         for ci, conv in enumerate(convs):
             db = self._db(dataset, ci)  # loads the embedder first: the cache is keyed by it
@@ -246,11 +247,17 @@ def run_suite(
     variants: list[Variant] | None = None,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
+    limit_conversations: int | None = None,
 ) -> dict[str, Any]:
     """Run every dataset through every variant; returns per-variant, per-dataset summaries
     plus each variant's macro average."""
     run = SuiteRun(
-        variants or [Variant("hybrid")], config, cache_dir, embedder=embedder, progress=progress
+        variants or [Variant("hybrid")],
+        config,
+        cache_dir,
+        embedder=embedder,
+        progress=progress,
+        limit_conversations=limit_conversations,
     )
     for dataset in datasets:
         targets = NO_ANSWER_TARGETS.get(dataset.name, ())

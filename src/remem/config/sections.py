@@ -174,7 +174,7 @@ class SearchConfig(_Section):
         "less than this share of the query's words (0 = fixed weights)",
     )
     relevance_floor: float = Field(
-        default=0.0,
+        default=0.35,
         ge=0,
         le=1,
         description="return nothing when the best hit's calibrated relevance is below (0 = off)",

@@ -55,6 +55,7 @@ class StageContext:
     # What the relevance stage needs: the query's terms and the vectors' model.
     tokenizer: Tokenizer | None = None
     model_id: str | None = None
+    baseline: float | None = None  # the query's cosine to the nearest neutral sentence
     query_weights: dict[str, float] | None = None  # IDF of the query's terms, computed once
 
     def drop(self, cand: Candidate, stage: str, reason: str) -> None:

@@ -31,7 +31,7 @@ from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
-from remem.retrieve.relevance import relevance
+from remem.retrieve.relevance import NEUTRAL, relevance
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
 from remem.store.base import Store
@@ -80,6 +80,7 @@ class Searcher:
         self._reranker: Reranker | None = None
         self._reranker_loaded = False
         self._model_checked: set[str] = set()
+        self._neutral: dict[str, np.ndarray] = {}
         self.legacy = LegacyVectors(store)
 
     # ------------------------------------------------------------------ helpers
@@ -101,6 +102,27 @@ class Searcher:
             overlap=cfg.chunk_overlap,
             batch_size=cfg.batch_size,
         )[0]
+
+    def neutral_vectors(self, embedder: Embedder) -> np.ndarray:
+        """Vectors of the NEUTRAL sentences for this model, embedded once per model."""
+        cached = self._neutral.get(embedder.model_id)
+        if cached is None:
+            cached = self._neutral[embedder.model_id] = np.asarray(
+                embedder.embed_passages(list(NEUTRAL)), np.float32
+            )
+        return cached
+
+    def _baseline(self, query_vector: np.ndarray) -> float | None:
+        """The query's cosine to the nearest neutral sentence (relevance calibration)."""
+        try:
+            embedder = self._embedder_factory()
+            if embedder is None:
+                return None
+            anchors = self.neutral_vectors(embedder)
+        except RememError:
+            return None  # no baseline: the relevance stage falls back to words only
+        with blas_one_thread():
+            return float(np.max(anchors @ np.asarray(query_vector, np.float32)))
 
     def reranker(self) -> Reranker | None:
         if not self._reranker_loaded:
@@ -148,6 +170,8 @@ class Searcher:
                 query, query_vector, pool, filters, now, result
             )
         ctx.query_vector = query_vector
+        if query_vector is not None and "relevance" not in disable:
+            ctx.baseline = self._baseline(query_vector)
         t2 = time.perf_counter()
 
         cands = self._fetch(self._fuse(vector, lexical), filters, now, ctx)

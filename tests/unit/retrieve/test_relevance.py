@@ -50,9 +50,12 @@ def test_coverage_is_the_idf_share_of_query_terms_in_the_text():
 
 
 def test_calibration_is_monotone_and_bounded():
-    cal = Calibration(intercept=-30.0, cosine=35.0, coverage=4.0)
-    assert 0 < cal(0.70, 0.0) < cal(0.80, 0.0) < cal(0.80, 0.5) < 1
-    assert cal(None, 1.0) == pytest.approx(1 / (1 + math.exp(26.0)))
+    cal = Calibration(intercept=-20.0, cosine=90.0, baseline=-70.0, coverage=4.0)
+    assert 0 < cal(0.70, 0.8, 0.0) < cal(0.80, 0.8, 0.0) < cal(0.80, 0.8, 0.5) < 1
+    # the same cosine means less for a query that comes that close to anything at all
+    assert cal(0.85, 0.85, 0.0) < cal(0.85, 0.75, 0.0)
+    # no vector evidence: words only
+    assert cal(None, None, 1.0) == pytest.approx(1 / (1 + math.exp(16.0)))
     assert calibration_for("local:multilingual-e5-small") is not LEXICAL_ONLY
     assert calibration_for("test:hash64") is LEXICAL_ONLY
     assert calibration_for(None) is LEXICAL_ONLY
@@ -95,7 +98,7 @@ def test_scores_become_best_relevance_times_relative_score():
     cands = _cands([("the hut is booked", 0.8), ("bring warm gloves", 0.4)])
     ctx = _ctx("hut zebra", 0.0, Stats())  # 'zebra' unseen: it counts, 'hut' is there
     out = relevance(cands, ctx)
-    best = LEXICAL_ONLY(None, term_coverage(idf_weights(Stats(), ["hut", "zebra"]), ["hut"]))
+    best = LEXICAL_ONLY(None, None, term_coverage(idf_weights(Stats(), ["hut", "zebra"]), ["hut"]))
     assert 0.2 < best < 0.8
     assert [c.record.id for c in out] == ["r1", "r2"]  # order kept
     assert out[0].score == pytest.approx(best)
@@ -110,10 +113,11 @@ def test_cosine_comes_from_the_stored_vector():
     cands = _cands([("aaa", 0.5), ("bbb", 0.5)])
     ctx = _ctx("zzz", 0.0, Stats(), qvec=q, vectors=vectors)
     ctx.model_id = "local:multilingual-e5-small"
+    ctx.baseline = 0.5
     relevance(cands, ctx)
     cal = calibration_for(ctx.model_id)
-    assert cands[0].relevance == pytest.approx(cal(0.8, 0.0))
-    assert cands[1].relevance == pytest.approx(cal(0.0, 0.0))
+    assert cands[0].relevance == pytest.approx(cal(0.8, 0.5, 0.0))
+    assert cands[1].relevance == pytest.approx(cal(0.0, 0.5, 0.0))
 
 
 def _fused(rowid, text, vector_score, lexical_score, lexical_rank):
