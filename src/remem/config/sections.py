@@ -278,8 +278,8 @@ class ScoringConfig(_Section):
     neighbour_top: int = Field(default=10, ge=0, description="lift the neighbours of this many")
     neighbour_cap: bool = Field(
         default=True,
-        description="a lifted turn never scores above the hit that lifted it, unless it "
-        "matches the query on its own (shares its words or ranks in the vector top k)",
+        description="lift never moves a turn past the hit that lifted it (only its own "
+        "match with the query can rank it higher)",
     )
 
 

@@ -105,10 +105,6 @@ def term_coverage(weights: dict[str, float], text_tokens: Iterable[str]) -> floa
     return sum(w for t, w in weights.items() if t in present) / total
 
 
-# Own-text coverage from which a turn counts as matching the query by itself.
-OWN_MATCH_COVERAGE = 0.2
-
-
 def query_weights(ctx: StageContext) -> dict[str, float]:
     """The query's IDF weights, computed once per search."""
     if ctx.query_weights is None:
@@ -122,15 +118,6 @@ def own_coverage(text: str, ctx: StageContext) -> float:
     if ctx.tokenizer is None:
         return 0.0
     return term_coverage(query_weights(ctx), ctx.tokenizer.index_tokens(text))
-
-
-def matches_on_its_own(text: str, rowid: int, anchor: Candidate, ctx: StageContext) -> bool:
-    """Evidence of its own, not borrowed from the hit next to it (``anchor``): its text holds
-    a fair share of the query's words, or its vector is at least as close to the query."""
-    cos, anchor_cos = _vector_cosine(rowid, ctx), _vector_cosine(anchor.rowid, ctx)
-    if cos is not None and anchor_cos is not None and cos >= anchor_cos:
-        return True
-    return own_coverage(text, ctx) >= OWN_MATCH_COVERAGE
 
 
 def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:

@@ -11,7 +11,6 @@ from collections import defaultdict
 
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
-from remem.retrieve.relevance import matches_on_its_own
 from remem.text.noise import is_noise
 from remem.types import Record
 
@@ -116,8 +115,8 @@ def session_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
 def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """What a turn means often lives in the turns around it: the answer follows the question
     that matched. The turns next to each of the best candidates get ``neighbour_lift`` x its
-    score (joining the candidates if they were not among them). With ``neighbour_cap`` a
-    neighbour that does not match the query on its own stays below the hit that lifted it."""
+    score (joining the candidates if they were not among them). With ``neighbour_cap`` (the
+    default) a lifted turn stays below the hit that lifted it."""
     cfg = ctx.config.scoring
     if cfg.neighbour_lift <= 0 or cfg.neighbour_window <= 0 or not cands:
         return cands
@@ -140,10 +139,10 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
             if rec.rowid is None or rec.rowid in excluded or (check_noise and is_noise(rec.text)):
                 continue
             gain = cfg.neighbour_lift * c.score
-            # Lift brings context, not a better answer: a neighbour stays just below the hit
-            # that lifted it unless it matches the query on its own.
-            own = matches_on_its_own(rec.text, rec.rowid, c, ctx)
-            limit = math.inf if own or not cap else math.nextafter(c.score, 0.0)
+            # Lift brings context, not a better answer: it never moves a neighbour past the
+            # hit that lifted it. Only the neighbour's own score (its own match with the
+            # query) can put it above that hit, and then the lift adds nothing.
+            limit = math.inf if not cap else math.nextafter(c.score, 0.0)
             if gain > gains.get(rec.rowid, (0.0, 0.0))[0]:
                 gains[rec.rowid] = (gain, limit)
                 records[rec.rowid] = rec
