@@ -167,14 +167,14 @@ class SearchConfig(_Section):
         default=0.0, ge=0, description="drop hits whose final score is below (0 = off)"
     )
     adaptive_full_coverage: float = Field(
-        default=0.0,
+        default=0.7,
         ge=0,
         le=1,
         description="weighted fusion: the lexical weight scales down while its best hits hold "
         "less than this share of the query's words (0 = fixed weights)",
     )
     relevance_floor: float = Field(
-        default=0.35,
+        default=0.25,
         ge=0,
         le=1,
         description="return nothing when the best hit's calibrated relevance is below (0 = off)",
