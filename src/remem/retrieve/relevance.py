@@ -21,7 +21,7 @@ on the development suite (answer-bearing hits against the hits of off-topic ques
 ``bench/fit_calibration.py``), never rescaled per query, so 0.6 means the same for every query.
 
 The best candidate's relevance R decides: below ``search.relevance_floor`` the search returns
-nothing and says which gate decided; otherwise every final score becomes R x score / best score,
+nothing and says which gate decided (for calibrated models, and for searches by words only); otherwise every final score becomes R x score / best score,
 so the top hit scores R, the rest keep their order and all lie in [0, 1].
 """
 
@@ -87,6 +87,12 @@ def calibration_for(model_id: str | None) -> Calibration:
     return LEXICAL_ONLY
 
 
+def is_calibrated(model_id: str | None, used_vectors: bool) -> bool:
+    """A search that used vectors of a model without a calibration cannot tell "nothing
+    relevant" from its words alone (a paraphrase shares none): the floor does not apply."""
+    return not used_vectors or calibration_for(model_id) is not LEXICAL_ONLY
+
+
 def idf_weights(store: LexicalStore, tokens: Sequence[str]) -> dict[str, float]:
     """BM25's IDF of each distinct query token, ln(1 + (N - df + 0.5) / (df + 0.5))."""
     distinct = list(dict.fromkeys(tokens))
@@ -139,7 +145,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         c.relevance = own
         best = max(best, own)
     floor = ctx.config.search.relevance_floor
-    if best < floor:
+    if best < floor and is_calibrated(ctx.model_id, ctx.query_vector is not None):
         reason = f"nothing relevant: best relevance {best:.3f} < search.relevance_floor {floor}"
         ctx.notes.append(f"relevance gate: {reason}")
         for c in cands:

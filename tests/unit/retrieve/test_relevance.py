@@ -179,3 +179,13 @@ def test_adaptive_fusion_keeps_full_weight_when_lexical_hits_hold_the_query():
     ctx = _adaptive_ctx("hut zebra", 0.5)
     assert adaptive_fusion(cands, ctx) is cands
     assert ctx.notes == [] and all(c.score == 0.5 for c in cands)
+
+
+def test_an_uncalibrated_model_never_abstains():
+    q = np.array([1.0, 0.0], np.float32)
+    cands = _cands([("bring warm gloves", 0.9)])
+    ctx = _ctx("capital of australia", 0.5, Stats(), qvec=q, vectors={1: q})
+    ctx.model_id, ctx.baseline = "test:hash64", 0.5
+    out = relevance(cands, ctx)
+    assert [c.record.id for c in out] == ["r1"] and out[0].score < 0.5
+    assert ctx.dropped == []
