@@ -44,8 +44,8 @@ def test_nothing_relevant_returns_nothing_and_names_the_gate(demo, query):
 
 CROSS_LINGUAL = pytest.mark.xfail(
     strict=True,
-    reason="the answer is an English line and e5-small ranks it below Chinese lines about the "
-    "hut (issue 17, cross-lingual recall: not solved on this branch)",
+    reason="the answer is an English line; e5-small ranks it second, below the Chinese question "
+    "about booking the hut (issue 17, cross-lingual recall: not solved on this branch)",
 )
 
 
