@@ -91,7 +91,7 @@ def test_abstention_says_which_gate_stopped_each_candidate(db_path, e5):
         result = mem.search("quantum chromodynamics lecture notes", k=3, now=NOW)
         assert result.hits == []
         stages = {d["stage"] for d in result.dropped}
-        assert stages <= {"min_semantic", "min_score", "noise"} and stages
+        assert stages <= {"min_semantic", "min_score", "noise", "relevance"} and stages
         assert {d["id"] for d in result.dropped} >= {"t1", "t2", "t4", "t5", "t6"}
 
 

@@ -25,6 +25,7 @@ from remem.cli.common import (
     out,
     progress_bar,
 )
+from remem.cli.suite import default_shared_dir, run_suite_command
 from remem.doctor import run_doctor
 from remem.errors import ValidationError
 
@@ -197,16 +198,49 @@ BENCH_JSON_KEYS = (
 
 @app.command()
 def bench(
-    dataset_dir: Annotated[Path, typer.Argument(help="folder with corpus.jsonl, queries.jsonl")],
+    dataset_dir: Annotated[
+        Path | None, typer.Argument(help="folder with corpus.jsonl, queries.jsonl")
+    ] = None,
     k: Annotated[int, typer.Option("--k", "-k", help="hits per query (>= 10 is scored)")] = 10,
-    channels: Annotated[str, typer.Option(help="hybrid, vector or lexical")] = "hybrid",
+    channels: Annotated[
+        str, typer.Option(help="hybrid, vector or lexical (--suite: comma-separated)")
+    ] = "hybrid",
     limit_conversations: Annotated[
         int | None, typer.Option(help="only the first N conversations")
     ] = None,
     limit_queries: Annotated[int | None, typer.Option(help="only the first N queries")] = None,
+    suite: Annotated[
+        bool, typer.Option("--suite", help="LoCoMo, LongMemEval oracle, zh_groupchat, no-answer")
+    ] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="--suite without LongMemEval")] = False,
+    shared_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="--suite: folder with locomo/ and longmemeval_oracle/ "
+            "(default $REMEM_BENCH_DIR or ../shared/bench)"
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path, typer.Option(help="--suite: folder with zh_groupchat/ and no_answer/")
+    ] = Path("bench/data"),
+    cache_dir: Annotated[
+        Path, typer.Option(help="--suite: ingested stores are kept here between runs")
+    ] = Path(".remem-bench-cache"),
     as_json: JsonOption = False,
 ) -> None:
-    """Score retrieval on a benchmark dataset (../shared/bench format)."""
+    """Score retrieval on a benchmark dataset (../shared/bench format), or the whole suite."""
+    if suite:
+        run_suite_command(
+            channels=channels.split(","),
+            quick=quick,
+            shared_dir=shared_dir or default_shared_dir(),
+            data_dir=data_dir,
+            cache_dir=cache_dir,
+            as_json=as_json,
+        )
+        return
+    if dataset_dir is None:
+        fail("give DATASET_DIR (a folder with corpus.jsonl and queries.jsonl) or --suite")
     if channels not in BENCH_CHANNELS:
         fail(f"invalid --channels {channels!r}; use hybrid, vector or lexical")
     if k < 1:

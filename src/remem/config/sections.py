@@ -203,6 +203,19 @@ class SearchConfig(_Section):
     min_score: float = Field(
         default=0.0, ge=0, description="drop hits whose final score is below (0 = off)"
     )
+    adaptive_full_coverage: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="weighted fusion: the lexical weight scales down while its best hits hold "
+        "less than this share of the query's words (0 = fixed weights)",
+    )
+    relevance_floor: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="return nothing when the best hit's calibrated relevance is below (0 = off)",
+    )
 
 
 class IndexingConfig(_Section):
@@ -321,9 +334,9 @@ class ScoringConfig(_Section):
     neighbour_window: int = Field(default=2, ge=0, le=5, description="turns each side")
     neighbour_top: int = Field(default=10, ge=0, description="lift the neighbours of this many")
     neighbour_cap: bool = Field(
-        default=False,
-        description="a lifted turn never scores above the hit that lifted it, unless it is "
-        "another speaker's reply to it",
+        default=True,
+        description="lift never moves a turn past the hit that lifted it (only its own "
+        "match with the query can rank it higher)",
     )
 
 

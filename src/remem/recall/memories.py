@@ -25,6 +25,7 @@ import numpy as np
 from remem.errors import RememError
 from remem.ports import MemoryPort
 from remem.recall.render import render_memories
+from remem.retrieve import relevance
 from remem.scopes import ScopeGuard
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
@@ -66,15 +67,8 @@ def gate(query: str, cfg) -> str | None:
     return None
 
 
-# Everyday sentences about nothing in particular, English and Chinese.
-NEUTRAL = (
-    "The weather was fine and nothing much happened.",
-    "I read an article about something else.",
-    "这是一条普通的消息，没有什么特别的。",
-    "We talked about various everyday things.",
-    "今天和朋友随便聊了聊。",
-    "The package arrived on Tuesday.",
-)
+# The neutral sentences live with the relevance calibration that shares them.
+NEUTRAL = relevance.NEUTRAL
 
 
 class Relevance:

@@ -15,6 +15,7 @@ class Candidate:
     lexical_rank: int | None = None
     lexical_score: float | None = None  # BM25, higher is better
     fused: float = 0.0
+    relevance: float | None = None  # calibrated own evidence in [0, 1] (relevance stage)
     score: float = 0.0  # the current score, updated by every stage
     record: Record | None = None
     stages: list[tuple[str, float]] = field(default_factory=list)

@@ -11,6 +11,7 @@ from remem.config import Config
 from remem.retrieve.candidates import Candidate
 from remem.store.base import Store
 from remem.text.timeexpr import TimeWindow
+from remem.text.tokenize import Tokenizer
 from remem.types import Filters
 
 
@@ -51,6 +52,11 @@ class StageContext:
     store: Store | None = None
     filters: Filters | None = None
     reranker: Any = None
+    # What the relevance stage needs: the query's terms and the vectors' model.
+    tokenizer: Tokenizer | None = None
+    model_id: str | None = None
+    baseline: float | None = None  # the query's cosine to the nearest neutral sentence
+    query_weights: dict[str, float] | None = None  # IDF of the query's terms, computed once
 
     def drop(self, cand: Candidate, stage: str, reason: str) -> None:
         rid = cand.record.id if cand.record else None

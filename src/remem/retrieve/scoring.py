@@ -130,7 +130,8 @@ def session_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
 def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """What a turn means often lives in the turns around it: the answer follows the question
     that matched. The turns next to each of the best candidates get ``neighbour_lift`` x its
-    score (joining the candidates if they were not among them)."""
+    score (joining the candidates if they were not among them). With ``neighbour_cap`` (the
+    default) a lifted turn stays below the hit that lifted it."""
     cfg = ctx.config.scoring
     if cfg.neighbour_lift <= 0 or cfg.neighbour_window <= 0 or not cands:
         return cands
@@ -153,13 +154,10 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
             if rec.rowid is None or rec.rowid in excluded or (check_noise and is_noise(rec.text)):
                 continue
             gain = cfg.neighbour_lift * c.score
-            # A reply from someone else (the answer after a matching question) may outrank
-            # the turn that matched; any other neighbour can at most draw level with it.
-            assert c.record is not None
-            reply = (rec.created_at, rec.rowid) > (c.record.created_at, c.rowid) and (
-                rec.speaker_id or rec.speaker_label
-            ) != (c.record.speaker_id or c.record.speaker_label)
-            limit = math.inf if reply or not cap else c.score
+            # Lift brings context, not a better answer: it never moves a neighbour past the
+            # hit that lifted it. Only the neighbour's own score (its own match with the
+            # query) can put it above that hit, and then the lift adds nothing.
+            limit = math.inf if not cap else math.nextafter(c.score, 0.0)
             if gain > gains.get(rec.rowid, (0.0, 0.0))[0]:
                 gains[rec.rowid] = (gain, limit)
                 records[rec.rowid] = rec

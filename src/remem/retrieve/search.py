@@ -3,7 +3,8 @@
 candidates (vector top-N, lexical top-N) -> fusion -> authoritative fetch (the store applies
 the filters again; deleted records vanish here) -> gates (semantic floor, noise) -> rerank ->
 scoring (recency, importance, length, decay, time weighting, same user, session and neighbour
-lift, time intent) -> final-score floor -> diversity -> aggregate spread -> top k.
+lift, time intent) -> relevance (calibrated scores, the "nothing relevant" floor) -> final-score
+floor -> diversity -> aggregate spread -> top k.
 
 Every stage is a small function over the candidate list (see the modules next to this one);
 each writes its score into the candidate's trace, and every candidate a gate removes is
@@ -26,10 +27,12 @@ from remem.index.legacy import LegacyVectors
 from remem.index.select import SearchIndex, open_index
 from remem.retrieve import diversity as diversity_stage
 from remem.retrieve import gates, scoring
+from remem.retrieve.adaptive import adaptive_fusion
 from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
+from remem.retrieve.relevance import NEUTRAL, relevance
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
 from remem.store.base import Store
@@ -43,6 +46,7 @@ Stage = Callable[[list[Candidate], StageContext], list[Candidate]]
 
 # (name, function) in pipeline order; names are what `disable=` and the explain trace use.
 SCORE_STAGES: list[tuple[str, Stage]] = [
+    ("adaptive_fusion", adaptive_fusion),
     ("min_semantic", gates.min_semantic),
     ("noise", gates.noise),
     ("rerank", rerank),
@@ -56,6 +60,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("session_lift", scoring.session_lift),
     ("neighbour_lift", scoring.neighbour_lift),
     ("time_intent", time_intent),
+    ("relevance", relevance),
     ("min_score", gates.min_score),
 ]
 STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spread"]
@@ -77,6 +82,7 @@ class Searcher:
         self._reranker: Reranker | None = None
         self._reranker_loaded = False
         self._model_checked: set[str] = set()
+        self._neutral: dict[str, np.ndarray] = {}
         self.legacy = LegacyVectors(store)
 
     # ------------------------------------------------------------------ helpers
@@ -98,6 +104,27 @@ class Searcher:
             overlap=cfg.chunk_overlap,
             batch_size=cfg.batch_size,
         )[0]
+
+    def neutral_vectors(self, embedder: Embedder) -> np.ndarray:
+        """Vectors of the NEUTRAL sentences for this model, embedded once per model."""
+        cached = self._neutral.get(embedder.model_id)
+        if cached is None:
+            cached = self._neutral[embedder.model_id] = np.asarray(
+                embedder.embed_passages(list(NEUTRAL)), np.float32
+            )
+        return cached
+
+    def _baseline(self, query_vector: np.ndarray) -> float | None:
+        """The query's cosine to the nearest neutral sentence (relevance calibration)."""
+        try:
+            embedder = self._embedder_factory()
+            if embedder is None:
+                return None
+            anchors = self.neutral_vectors(embedder)
+        except RememError:
+            return None  # no baseline: the relevance stage falls back to words only
+        with blas_one_thread():
+            return float(np.max(anchors @ np.asarray(query_vector, np.float32)))
 
     def reranker(self) -> Reranker | None:
         if not self._reranker_loaded:
@@ -130,6 +157,7 @@ class Searcher:
             same_user_boost=same_user_boost,
             store=self.store,
             filters=filters,
+            tokenizer=self.tokenizer,
         )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
@@ -144,11 +172,14 @@ class Searcher:
                 query, query_vector, pool, filters, now, result
             )
         ctx.query_vector = query_vector
+        if query_vector is not None and "relevance" not in disable:
+            ctx.baseline = self._baseline(query_vector)
         t2 = time.perf_counter()
 
         cands = self._fetch(self._fuse(vector, lexical), filters, now, ctx)
         if index is not None and cands:
             ctx.vectors = index.vectors_for([c.rowid for c in cands])
+            ctx.model_id = index.model_id
         if cfg.time_intent.enabled and "time_intent" not in disable:
             ctx.time_window = find_time_window(query, now)
             if ctx.time_window is not None:

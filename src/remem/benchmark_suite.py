@@ -1,0 +1,273 @@
+"""The development suite (issue 17): every dataset through the same variants, one table.
+
+Datasets: LoCoMo and LongMemEval oracle (the shared benchmark folder), the Chinese group-chat
+set and the no-answer set (``bench/data`` in the repository). Each conversation is ingested
+once into a store cached by dataset, embedding model and corpus digest, so a second run (or a
+run with other search settings) only searches.
+
+Scoring differs by question kind, so that nothing is averaged as a zero it is not:
+
+- answerable questions (gold turns, not an abstention category): recall@5/10, hit@10,
+  session_recall@10, MRR, overall and per category;
+- unanswerable questions (no gold, or category ``unanswerable`` / ``abstention``): the
+  *false-hit rate*, the share of them for which the pipeline returned anything at all (every
+  hit returned passed the relevance floor, so any hit is a false injection);
+- the no-answer set: each question asked against every conversation store of the dataset it
+  targets, scored as a false-hit rate the same way.
+
+The macro average is the plain mean over answerable datasets of recall@10 and MRR.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from remem.benchmark import METRICS, Variant, _apply, load_dataset, score_query
+from remem.config import Config
+from remem.embed.base import Embedder
+from remem.embed.factory import make_embedder
+from remem.transfer import jsonl_lines
+
+UNANSWERABLE_CATEGORIES = frozenset({"unanswerable", "abstention"})
+NO_ANSWER_TARGETS = {"locomo": ("both", "locomo"), "zh_groupchat": ("both", "zh_groupchat")}
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class SuiteDataset:
+    name: str
+    path: Path
+
+
+@dataclass
+class VariantScores:
+    """Everything one variant scored on one dataset."""
+
+    answerable: list[dict[str, float]] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    unanswerable_hits: list[bool] = field(default_factory=list)  # one per question
+    no_answer_hits: list[bool] = field(default_factory=list)  # one per (question, store)
+    latency_ms: list[float] = field(default_factory=list)
+
+    def add_answerable(self, row: dict[str, float], category: str) -> None:
+        self.answerable.append(row)
+        self.categories.append(category)
+
+
+def is_unanswerable(query: dict[str, Any]) -> bool:
+    """No gold to find, or a category whose point is that nothing should be found."""
+    return not query.get("gold") or query.get("category") in UNANSWERABLE_CATEGORIES
+
+
+def rate(flags: list[bool]) -> float | None:
+    """Share of True; None (not 0) when there is nothing to measure."""
+    return round(sum(flags) / len(flags), 4) if flags else None
+
+
+def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {m: round(statistics.fmean(r[m] for r in rows), 4) for m in METRICS} if rows else {}
+
+
+def _percentile(values: list[float], pct: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))], 2)
+
+
+def summarise(scores: VariantScores) -> dict[str, Any]:
+    """Aggregate one variant's scores on one dataset (answerable means exclude the rest)."""
+    by_cat: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for cat, row in zip(scores.categories, scores.answerable, strict=True):
+        by_cat[cat].append(row)
+    return {
+        "n_answerable": len(scores.answerable),
+        "overall": _mean(scores.answerable),
+        "by_category": {c: {**_mean(r), "n": len(r)} for c, r in sorted(by_cat.items())},
+        "unanswerable": {
+            "n": len(scores.unanswerable_hits),
+            "false_hit_rate": rate(scores.unanswerable_hits),
+        },
+        "no_answer": {
+            "n": len(scores.no_answer_hits),
+            "false_hit_rate": rate(scores.no_answer_hits),
+        },
+        "latency_ms": {
+            "p50": _percentile(scores.latency_ms, 50),
+            "p95": _percentile(scores.latency_ms, 95),
+        },
+    }
+
+
+def macro_average(datasets: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """Mean over datasets with answerable questions of recall@10 and MRR."""
+    rows = [d["overall"] for d in datasets.values() if d["n_answerable"]]
+    return {
+        m: round(statistics.fmean(r[m] for r in rows), 4) if rows else 0.0
+        for m in ("recall@5", "recall@10", "mrr")
+    }
+
+
+def load_no_answer(path: Path) -> list[dict[str, Any]]:
+    import json
+
+    return [json.loads(line) for line in jsonl_lines(path.read_text("utf-8")) if line.strip()]
+
+
+def cache_key(dataset: SuiteDataset, model_id: str) -> str:
+    """Stores depend on the corpus and the model that embedded it, nothing else we vary."""
+    digest = hashlib.sha1((dataset.path / "corpus.jsonl").read_bytes()).hexdigest()[:12]
+    safe_model = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in model_id)
+    return f"{dataset.name}-{safe_model}-{digest}"
+
+
+@dataclass
+class SuiteRun:
+    """One suite run: the variants, the shared embedder, where stores are cached."""
+
+    variants: list[Variant]
+    config: Config
+    cache_dir: Path
+    embedder: Embedder | None = None
+    k: int = 10
+    progress: Progress | None = None
+    limit_conversations: int | None = None
+    scores: dict[str, dict[str, VariantScores]] = field(default_factory=dict)
+
+    def run(self, dataset: SuiteDataset, probes: list[dict[str, Any]]) -> None:
+        """Every conversation of the dataset: ingest (or reuse), ask its questions, then
+        the no-answer probes aimed at it."""
+        from remem.engine import Memory
+
+        corpus, queries = load_dataset(dataset.path)
+        turns_of: dict[str, list[dict]] = defaultdict(list)
+        for turn in corpus:
+            turns_of[turn["conversation"]].append(turn)
+        queries_of: dict[str, list[dict]] = defaultdict(list)
+        for q in queries:
+            queries_of[q["conversation"]].append(q)
+        per_variant = self.scores.setdefault(
+            dataset.name, {v.name: VariantScores() for v in self.variants}
+        )
+        convs = [c for c in turns_of if queries_of.get(c) or probes][: self.limit_conversations]
+        total, done = len(queries) + len(probes) * len(convs), 0
+        for ci, conv in enumerate(convs):
+            db = self._db(dataset, ci)  # loads the embedder first: the cache is keyed by it
+            with Memory(db, self.config, embedder=self.embedder) as mem:
+                _ingest(mem, turns_of[conv])
+                session_of = {t["id"]: t["session"] for t in turns_of[conv]}
+                asked = [(q, False) for q in queries_of[conv]] + [(p, True) for p in probes]
+                for q, probe in asked:
+                    self._ask(mem, q, session_of, per_variant, probe=probe)
+                    done += 1
+                    if self.progress:
+                        self.progress(dataset.name, done, total)
+
+    def _db(self, dataset: SuiteDataset, ci: int) -> Path:
+        if self.embedder is None:
+            self.embedder = make_embedder(self.config.embed)  # its id names the cache
+        model_id = self.embedder.model_id if self.embedder else "lexical-only"
+        folder = self.cache_dir / cache_key(dataset, model_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"conv-{ci}.db"
+
+    def _ask(
+        self,
+        mem: Any,
+        q: dict[str, Any],
+        session_of: dict[str, str],
+        per_variant: dict[str, VariantScores],
+        *,
+        probe: bool,
+    ) -> None:
+        qvec = mem.searcher.embed_query(self.embedder, q["query"]) if self.embedder else None
+        for variant in self.variants:
+            saved = _apply(mem.config, variant.overrides)
+            start = time.perf_counter()
+            try:
+                result = mem.search(
+                    q["query"],
+                    k=max(self.k, 10),
+                    now=q.get("timestamp"),
+                    query_vector=qvec if "vector" in variant.channels else None,
+                    channels=variant.channels,
+                    disable=variant.disable,
+                )
+            finally:
+                _apply(mem.config, saved)
+            scores = per_variant[variant.name]
+            scores.latency_ms.append((time.perf_counter() - start) * 1000)
+            ids = [h.record.id for h in result.hits]
+            if probe:
+                scores.no_answer_hits.append(bool(ids))
+            elif is_unanswerable(q):
+                scores.unanswerable_hits.append(bool(ids))
+            else:
+                row = score_query(
+                    ids, [session_of.get(i, "") for i in ids], q["gold"], q.get("gold_sessions", [])
+                )
+                scores.add_answerable(row, q.get("category", "all"))
+
+
+def _ingest(mem: Any, turns: list[dict]) -> None:
+    if mem.store.count() == len(turns):
+        return  # cached from an earlier run
+    keys = ("id", "text", "session", "timestamp", "speaker", "role")
+    mem.ingest_many(
+        [{key: t.get(key) for key in keys} for t in turns], on_conflict="skip", wait=True
+    )
+    mem.embed_pending()
+
+
+def suite_datasets(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:
+    """The suite's datasets that exist on this machine, LongMemEval left out when quick."""
+    candidates = [
+        SuiteDataset("locomo", shared_dir / "locomo"),
+        SuiteDataset("longmemeval_oracle", shared_dir / "longmemeval_oracle"),
+        SuiteDataset("zh_groupchat", data_dir / "zh_groupchat"),
+    ]
+    if quick:
+        candidates = [d for d in candidates if d.name != "longmemeval_oracle"]
+    return [d for d in candidates if (d.path / "queries.jsonl").is_file()]
+
+
+def run_suite(
+    datasets: list[SuiteDataset],
+    *,
+    no_answer: list[dict[str, Any]],
+    config: Config,
+    cache_dir: Path,
+    variants: list[Variant] | None = None,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+    limit_conversations: int | None = None,
+) -> dict[str, Any]:
+    """Run every dataset through every variant; returns per-variant, per-dataset summaries
+    plus each variant's macro average."""
+    run = SuiteRun(
+        variants or [Variant("hybrid")],
+        config,
+        cache_dir,
+        embedder=embedder,
+        progress=progress,
+        limit_conversations=limit_conversations,
+    )
+    for dataset in datasets:
+        targets = NO_ANSWER_TARGETS.get(dataset.name, ())
+        probes = [q for q in no_answer if q.get("target") in targets]
+        run.run(dataset, probes)
+    out: dict[str, Any] = {"variants": {}, "embed_model": run.embedder and run.embedder.model_id}
+    for variant in run.variants:
+        per_dataset = {name: summarise(v[variant.name]) for name, v in run.scores.items()}
+        out["variants"][variant.name] = {
+            "datasets": per_dataset,
+            "macro": macro_average(per_dataset),
+        }
+    return out

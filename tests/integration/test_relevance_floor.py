@@ -1,0 +1,104 @@
+"""The default relevance floor and the neighbour cap with the real bundled model, on the
+bundled sample conversation (the one `remem demo` shows): nothing relevant means nothing
+returned and nothing injected, scores stay in [0, 1], and the demo's questions find their
+answer first."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+
+import pytest
+
+from helpers import HashEmbedder
+from remem import Config, Memory, Turn
+
+SAMPLE = [
+    json.loads(line)
+    for line in (files("remem") / "data" / "sample_conversation.jsonl")
+    .read_text("utf-8")
+    .splitlines()
+    if line.strip()
+]
+NOW = 1_790_000_000.0
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, e5):
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(tmp_path_factory.mktemp("demo") / "d.db", config, embedder=e5) as mem:
+        mem.ingest_many(SAMPLE, wait=True)
+        yield mem
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["😀", "What is the capital of Australia?", "我昨天晚上看了一场足球比赛，太精彩了"],
+)
+def test_nothing_relevant_returns_nothing_and_names_the_gate(demo, query):
+    result = demo.search(query, k=5)
+    assert result.hits == []
+    assert any(n.startswith("relevance gate: nothing relevant") for n in result.notes)
+    assert {d["stage"] for d in result.dropped} >= {"relevance"}
+
+
+CROSS_LINGUAL = pytest.mark.xfail(
+    strict=True,
+    reason="the answer is an English line; e5-small ranks it second, below the Chinese question "
+    "about booking the hut (issue 17, cross-lingual recall: not solved on this branch)",
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        ("Who has a food allergy?", "allergic to peanuts"),
+        pytest.param("哪个山间小屋已经订好了？", "I booked Rifugio Firenze", marks=CROSS_LINGUAL),
+        pytest.param("小屋一晚多少钱？", "The hut costs 65 euros", marks=CROSS_LINGUAL),
+    ],
+)
+def test_demo_questions_find_their_answer_first_with_scores_in_0_1(demo, query, answer):
+    hits = demo.search(query, k=5).hits
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert answer in hits[0].record.text, [h.record.text for h in hits]
+
+
+def test_a_lifted_neighbour_stays_below_the_hit_that_lifted_it(tmp_path):
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    turns = [
+        ("t1", "We booked the mountain hut near the pass for Saturday"),
+        ("t2", "Nice, that mountain hut has a great view"),  # a weaker match of its own
+        ("t3", "Completely unrelated: my bike needs new tyres"),
+    ]
+    with Memory(tmp_path / "n.db", config, embedder=HashEmbedder()) as mem:
+        mem.ingest_many(
+            [
+                {"id": i, "session": "s", "speaker": "A", "text": t, "timestamp": NOW + n}
+                for n, (i, t) in enumerate(turns)
+            ]
+        )
+        hits = mem.search("booked mountain hut", k=3, now=NOW + 10, channels=("lexical",)).hits
+    assert [h.record.id for h in hits] == ["t1", "t2", "t3"]
+    t1, t2 = dict(hits[0].explain.stages), dict(hits[1].explain.stages)
+    # t2's own score plus its lift (half of t1's) would pass t1; the cap keeps it below
+    assert t2["importance"] + 0.5 * t1["importance"] > t1["importance"]
+    assert t2["importance"] < t2["neighbour_lift"] < t1["importance"]
+
+
+@pytest.mark.parametrize("text", ["😀", "我昨天晚上看了一场足球比赛，太精彩了"])
+def test_an_off_topic_turn_injects_nothing(demo, text):
+    demo.ingest(
+        {
+            "id": f"turn-{len(text)}",
+            "session": "group:hiking-club",
+            "speaker": "小明",
+            "text": text,
+            "timestamp": NOW,
+        }
+    )
+    out = demo.recall_for_turn(
+        Turn(session="group:hiking-club", inputs=[f"turn-{len(text)}"], now=NOW + 1)
+    )
+    assert out.hits == []
+    assert out.block == ""

@@ -1,0 +1,191 @@
+"""The relevance stage (and the adaptive fusion built on the same coverage): IDF coverage, the logistic calibration, the floor as a gate on the
+whole result (with its reason in the trace) and the rescaling of scores into [0, 1]."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from remem.config import Config
+from remem.retrieve.adaptive import adaptive_fusion, lexical_confidence
+from remem.retrieve.candidates import Candidate
+from remem.retrieve.context import StageContext
+from remem.retrieve.fusion import weighted_fuse
+from remem.retrieve.relevance import (
+    LEXICAL_ONLY,
+    Calibration,
+    calibration_for,
+    idf_weights,
+    relevance,
+    term_coverage,
+)
+from remem.text.tokenize import Tokenizer
+from remem.types import Record
+
+
+class Stats:
+    """term_stats over a fixed table: 100 records, 'the' in 90 of them, 'hut' in 2."""
+
+    def term_stats(self, tokens):
+        table = {"the": 90, "hut": 2}
+        return 100, {t: table[t] for t in tokens if t in table}
+
+
+def test_idf_weights_follow_bm25_and_count_unseen_terms_fully():
+    w = idf_weights(Stats(), ["the", "hut", "hut", "zebra"])
+    assert list(w) == ["the", "hut", "zebra"]  # distinct, in order
+    assert w["the"] == pytest.approx(math.log(1 + 10.5 / 90.5))
+    assert w["hut"] == pytest.approx(math.log(1 + 98.5 / 2.5))
+    assert w["zebra"] == pytest.approx(math.log(1 + 100.5 / 0.5))  # never seen: the most
+    assert idf_weights(Stats(), []) == {}
+
+
+def test_coverage_is_the_idf_share_of_query_terms_in_the_text():
+    w = {"the": 0.1, "hut": 3.0, "zebra": 0.9}
+    assert term_coverage(w, ["hut", "the", "roof"]) == pytest.approx(3.1 / 4.0)
+    assert term_coverage(w, ["roof"]) == 0.0
+    assert term_coverage({}, ["hut"]) == 0.0
+
+
+def test_calibration_is_monotone_and_bounded():
+    cal = Calibration(intercept=-20.0, cosine=90.0, baseline=-70.0, coverage=4.0)
+    assert 0 < cal(0.70, 0.8, 0.0) < cal(0.80, 0.8, 0.0) < cal(0.80, 0.8, 0.5) < 1
+    # the same cosine means less for a query that comes that close to anything at all
+    assert cal(0.85, 0.85, 0.0) < cal(0.85, 0.75, 0.0)
+    # no vector evidence: words only
+    assert cal(None, None, 1.0) == pytest.approx(1 / (1 + math.exp(16.0)))
+    assert calibration_for("local:multilingual-e5-small") is not LEXICAL_ONLY
+    assert calibration_for("test:hash64") is LEXICAL_ONLY
+    assert calibration_for(None) is LEXICAL_ONLY
+
+
+def _ctx(query: str, floor: float, store, qvec=None, vectors=None) -> StageContext:
+    config = Config.load(env={}, overrides={"search.relevance_floor": floor})
+    return StageContext(
+        query=query,
+        now=0.0,
+        k=10,
+        config=config,
+        store=store,
+        tokenizer=Tokenizer(),
+        query_vector=qvec,
+        vectors=vectors or {},
+    )
+
+
+def _cands(texts_scores):
+    out = []
+    for rowid, (text, score) in enumerate(texts_scores, start=1):
+        rec = Record(id=f"r{rowid}", kind="message", text=text, created_at=0.0, rowid=rowid)
+        c = Candidate(rowid, record=rec, lexical_rank=rowid)
+        c.score = c.fused = score
+        out.append(c)
+    return out
+
+
+def test_floor_drops_everything_and_says_which_gate():
+    cands = _cands([("bring warm gloves", 0.9), ("the deploy moved", 0.4)])
+    ctx = _ctx("capital of australia", 0.5, Stats())
+    assert relevance(cands, ctx) == []
+    assert [d.stage for d in ctx.dropped] == ["relevance", "relevance"]
+    assert "search.relevance_floor 0.5" in ctx.dropped[0].reason
+    assert any(n.startswith("relevance gate: nothing relevant") for n in ctx.notes)
+
+
+def test_scores_become_best_relevance_times_relative_score():
+    cands = _cands([("the hut is booked", 0.8), ("bring warm gloves", 0.4)])
+    ctx = _ctx("hut zebra", 0.0, Stats())  # 'zebra' unseen: it counts, 'hut' is there
+    out = relevance(cands, ctx)
+    best = LEXICAL_ONLY(None, None, term_coverage(idf_weights(Stats(), ["hut", "zebra"]), ["hut"]))
+    assert 0.5 < best < 1.0
+    assert [c.record.id for c in out] == ["r1", "r2"]  # order kept
+    assert out[0].score == pytest.approx(best)
+    assert out[1].score == pytest.approx(best / 2)
+    assert out[0].relevance == pytest.approx(best) and out[1].relevance < best
+    assert all(0 <= c.score <= 1 for c in out)
+
+
+def test_cosine_comes_from_the_stored_vector():
+    q = np.array([1.0, 0.0], np.float32)
+    vectors = {1: np.array([0.8, 0.6], np.float32), 2: np.array([0.0, 1.0], np.float32)}
+    cands = _cands([("aaa", 0.5), ("bbb", 0.5)])
+    ctx = _ctx("zzz", 0.0, Stats(), qvec=q, vectors=vectors)
+    ctx.model_id = "local:multilingual-e5-small"
+    ctx.baseline = 0.5
+    relevance(cands, ctx)
+    cal = calibration_for(ctx.model_id)
+    assert cands[0].relevance == pytest.approx(cal(0.8, 0.5, 0.0))
+    assert cands[1].relevance == pytest.approx(cal(0.0, 0.5, 0.0))
+
+
+def _fused(rowid, text, vector_score, lexical_score, lexical_rank):
+    rec = Record(id=f"r{rowid}", kind="message", text=text, created_at=0.0, rowid=rowid)
+    return Candidate(
+        rowid,
+        record=rec,
+        vector_score=vector_score,
+        vector_rank=rowid if vector_score is not None else None,
+        lexical_score=lexical_score,
+        lexical_rank=lexical_rank,
+    )
+
+
+def _adaptive_ctx(query, full):
+    config = Config.load(env={}, overrides={"search.adaptive_full_coverage": full})
+    return StageContext(
+        query=query, now=0.0, k=10, config=config, store=Stats(), tokenizer=Tokenizer()
+    )
+
+
+def test_lexical_confidence_is_the_best_coverage_among_the_top_lexical_hits():
+    cands = [
+        _fused(1, "the roof", 0.9, 5.0, 1),
+        _fused(2, "a hut on the hill", 0.8, 4.0, 2),
+        _fused(3, "the hill", 0.7, 2.0, 3),
+        _fused(4, "the hut the zebra", None, 1.0, 4),  # fourth lexical hit: not asked
+    ]
+    ctx = _adaptive_ctx("hut zebra", 0.5)
+    w = idf_weights(Stats(), ["hut", "zebra"])
+    assert lexical_confidence(cands, ctx) == pytest.approx(w["hut"] / sum(w.values()))
+
+
+def test_adaptive_fusion_moves_weight_to_vectors_when_lexical_hits_miss_the_query():
+    # BM25 prefers r1 (a common word only); the vector prefers r2.
+    def fresh():
+        cands = [_fused(1, "the roof", 0.80, 5.0, 1), _fused(2, "a cabin", 0.86, 1.0, 2)]
+        for c in weighted_fuse(
+            [(2, 0.86), (1, 0.80)], [(1, 5.0), (2, 1.0)], vector_weight=0.4, lexical_weight=0.6
+        ):
+            cand = next(x for x in cands if x.rowid == c.rowid)
+            cand.fused = cand.score = c.fused
+        return cands
+
+    fixed = sorted(fresh(), key=lambda c: -c.score)
+    assert fixed[0].rowid == 1  # the fixed blend follows BM25
+    ctx = _adaptive_ctx("hut zebra", 0.5)
+    adapted = adaptive_fusion(fresh(), ctx)
+    assert adapted[0].rowid == 2
+    assert any("lexical channel weighted x0.00" in n for n in ctx.notes)
+    off = adaptive_fusion(fresh(), _adaptive_ctx("hut zebra", 0.0))
+    assert [c.rowid for c in sorted(off, key=lambda c: -c.score)] == [1, 2]
+
+
+def test_adaptive_fusion_keeps_full_weight_when_lexical_hits_hold_the_query():
+    cands = [_fused(1, "the hut zebra", 0.80, 5.0, 1), _fused(2, "a cabin", 0.86, None, None)]
+    for c in cands:
+        c.score = c.fused = 0.5
+    ctx = _adaptive_ctx("hut zebra", 0.5)
+    assert adaptive_fusion(cands, ctx) is cands
+    assert ctx.notes == [] and all(c.score == 0.5 for c in cands)
+
+
+def test_an_uncalibrated_model_never_abstains():
+    q = np.array([1.0, 0.0], np.float32)
+    cands = _cands([("bring warm gloves", 0.9)])
+    ctx = _ctx("capital of australia", 0.5, Stats(), qvec=q, vectors={1: q})
+    ctx.model_id, ctx.baseline = "test:hash64", 0.5
+    out = relevance(cands, ctx)
+    assert [c.record.id for c in out] == ["r1"] and out[0].score < 0.5
+    assert ctx.dropped == []
