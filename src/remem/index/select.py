@@ -25,6 +25,8 @@ from remem.types import Filters
 class SearchIndex(Protocol):
     """One model's vector search, kept in step with the store."""
 
+    model_id: str
+
     @property
     def size(self) -> int: ...
     def sync(self) -> None: ...
