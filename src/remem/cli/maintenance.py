@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from remem import Config, Memory, maintenance
+from remem import Config, maintenance
 from remem.benchmark import Variant, run_benchmark
 from remem.cli.common import (
     JsonOption,
@@ -76,6 +76,7 @@ def stats(as_json: JsonOption = False) -> None:
     table.add_column("value", overflow="fold")
     table.add_row("file", f"{data['path']} ({data['file_bytes'] / 1e6:.1f} MB)")
     table.add_row("records", str(data["records"]))
+    table.add_row("embedding model", _model_line(data["embedder"]))
     for key in ("by_kind", "by_scope", "by_role", "by_category", "index_status"):
         table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
     vectors = ", ".join(f"{v['model_id']} ({v['dim']}d): {v['count']}" for v in data["vectors"])
@@ -87,6 +88,19 @@ def stats(as_json: JsonOption = False) -> None:
     table.add_row("sessions", str(data["sessions"]))
     table.add_row("schema version", str(data["schema_version"]))
     out.print(table)
+
+
+def _model_line(embedder: dict[str, Any]) -> str:
+    """The model searches use, and whether it is the one `remem reembed` switched to."""
+    if embedder["provider"] == "none":
+        return "none (lexical search only)"
+    model_id = f"{embedder['provider']}:{embedder['model']}"
+    active = embedder["store_active_model"]
+    if active is None:
+        return model_id
+    if active == model_id:
+        return f"{model_id} (the store's active model, set by `remem reembed`)"
+    return f"{model_id} (the store was switched to {active} by `remem reembed`)"
 
 
 @app.command()
@@ -252,7 +266,8 @@ def reembed(
     """Switch embedding model online: new vectors are written beside the old ones while
     search keeps using the configured model; when every record has one, set embed.model to
     the new model (and optionally drop the old vectors). Resumable."""
-    with Memory(config=_switched_config(model, provider)) as mem:
+    user_config = load_config()
+    with maintenance.open_for_switch(_switched_config(model, provider)) as mem:
         embedder = mem.get_embedder()
         if embedder is None:
             fail("reembed needs a real model; embed.provider 'none' has none")
@@ -261,30 +276,40 @@ def reembed(
             report = maintenance.reembed(
                 mem, drop_old=drop_old, batch_size=batch_size, progress=progress
             )
+        in_use = maintenance.model_in_use(user_config, mem.store)
     if as_json:
-        emit_json(report.to_dict())
+        emit_json({**report.to_dict(), "searching_with": in_use})
     else:
         out.print(
-            f"{report.model_id}: embedded {report.embedded}, still missing {report.remaining}",
+            f"{report.model_id}: embedded {report.embedded}, still missing {report.remaining}"
+            + (f", dropped {report.dropped_old_vectors} old vectors" if drop_old else ""),
             markup=False,
         )
-        if report.complete:
-            out.print(
-                f"coverage complete: set embed.model = {model!r} in your config (or "
-                f"REMEM_EMBED__MODEL={model}) to search with it",
-                markup=False,
-            )
-        else:
-            out.print("not complete yet: rerun `remem reembed` to continue", markup=False)
+        out.print(_switch_outcome(report, in_use, user_config), markup=False)
     if not report.complete:
         raise typer.Exit(1)
+
+
+def _switch_outcome(report: maintenance.ReembedReport, in_use: str | None, user: Config) -> str:
+    """What the switch means for the next search, true to the configuration in force."""
+    if not report.complete:
+        return "not complete yet: rerun `remem reembed` to continue"
+    if in_use == report.model_id:
+        return f"coverage complete: this store now searches with {report.model_id}"
+    source = user.source_of("embed.model")
+    return (
+        f"coverage complete, but your configuration ({source}) sets embed.model = "
+        f"{user.embed.model!r}, so searches still use {in_use}: change it to "
+        f"{report.model_id.split(':', 1)[1]!r} there to search with the new vectors"
+    )
 
 
 # ---------------------------------------------------------------------- config
 @config_app.command("show")
 def config_show(as_json: JsonOption = False) -> None:
-    """The effective settings and where each came from (default, file, env, flag)."""
-    rows = load_config().effective()
+    """The effective settings and where each came from (default, file, env, flag, or the
+    store, for a model `remem reembed` switched it to)."""
+    rows = maintenance.effective_settings(load_config())
     if as_json:
         emit_json({k: {"value": v, "source": src} for k, v, src in rows})
         return
