@@ -6,13 +6,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from remem import Config, maintenance
-from remem.benchmark import Variant, run_benchmark
 from remem.cli.common import (
     JsonOption,
     counting,
@@ -24,7 +22,10 @@ from remem.cli.common import (
     out,
     progress_bar,
 )
-from remem.doctor import run_doctor
+
+if TYPE_CHECKING:
+    from remem import Config
+    from remem.maintenance import ReembedReport
 
 app = typer.Typer()
 config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
@@ -65,6 +66,8 @@ def clear(
 @app.command()
 def stats(as_json: JsonOption = False) -> None:
     """Counts by kind, scope, role, index status and embedding model; file size."""
+    from remem import maintenance
+
     with open_existing_memory() as mem:
         data = mem.stats()
         data["missing_vectors"] = maintenance.missing_local_vectors(mem)
@@ -114,6 +117,8 @@ def embed(
 
     Safe to interrupt: finished batches are committed and a rerun continues from there.
     """
+    from remem import maintenance
+
     if batch_size is not None and batch_size <= 0:
         fail(f"invalid --batch-size {batch_size}; use a positive number")
     with open_memory() as mem:
@@ -169,6 +174,8 @@ def bench(
     as_json: JsonOption = False,
 ) -> None:
     """Score retrieval on a benchmark dataset (../shared/bench format)."""
+    from remem.benchmark import Variant, run_benchmark
+
     if channels not in BENCH_CHANNELS:
         fail(f"invalid --channels {channels!r}; use hybrid, vector or lexical")
     if k < 1:
@@ -180,10 +187,12 @@ def bench(
         )
     config = load_config()
     with progress_bar("{task.description}", quiet=as_json) as bar:
-        task = bar.add_task("queries", total=None)
+        # conversations are ingested one by one before their queries: two bars, both moving
+        tasks = {"ingest": bar.add_task("ingesting", total=None)}
+        tasks["query"] = bar.add_task("queries", total=None)
 
-        def progress(_stage: str, done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.update(tasks[stage], completed=done, total=total)
 
         result = run_benchmark(
             dataset_dir,
@@ -228,6 +237,8 @@ def doctor(
     as_json: JsonOption = False,
 ) -> None:
     """Check the store: integrity, schema, lexical index, vectors, models."""
+    from remem.doctor import run_doctor
+
     with open_existing_memory() as mem:
         findings = run_doctor(mem, fix=fix)
     if as_json:
@@ -264,8 +275,11 @@ def reembed(
     as_json: JsonOption = False,
 ) -> None:
     """Switch embedding model online: new vectors are written beside the old ones while
-    search keeps using the configured model; when every record has one, set embed.model to
-    the new model (and optionally drop the old vectors). Resumable."""
+    search keeps using the current model; when every record has one, the store searches with
+    the new model (unless embed.model is set) and --drop-old deletes the old vectors.
+    Resumable."""
+    from remem import maintenance
+
     user_config = load_config()
     with maintenance.open_for_switch(_switched_config(model, provider)) as mem:
         embedder = mem.get_embedder()
@@ -290,7 +304,7 @@ def reembed(
         raise typer.Exit(1)
 
 
-def _switch_outcome(report: maintenance.ReembedReport, in_use: str | None, user: Config) -> str:
+def _switch_outcome(report: ReembedReport, in_use: str | None, user: Config) -> str:
     """What the switch means for the next search, true to the configuration in force."""
     if not report.complete:
         return "not complete yet: rerun `remem reembed` to continue"
@@ -309,6 +323,8 @@ def _switch_outcome(report: maintenance.ReembedReport, in_use: str | None, user:
 def config_show(as_json: JsonOption = False) -> None:
     """The effective settings and where each came from (default, file, env, flag, or the
     store, for a model `remem reembed` switched it to)."""
+    from remem import maintenance
+
     rows = maintenance.effective_settings(load_config())
     if as_json:
         emit_json({k: {"value": v, "source": src} for k, v, src in rows})
@@ -327,6 +343,8 @@ def config_validate(
     as_json: JsonOption = False,
 ) -> None:
     """Check a config file on its own (environment ignored); one line per verdict."""
+    from remem import Config
+
     Config.load(file, env={})  # raises ConfigError with the key, value and fix
     if as_json:
         emit_json({"file": str(file), "valid": True})

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from remem import lancedb_import as lancedb_migration
 from remem.cli.common import (
     JsonOption,
     emit_json,
@@ -19,8 +18,9 @@ from remem.cli.common import (
     out,
     read_lines,
 )
-from remem.schemas import validate_scope
-from remem.transfer import export_file, export_records, import_records
+
+if TYPE_CHECKING:  # imported when a command runs, not for `remem --help`
+    from remem import lancedb_import as lancedb_migration
 
 app = typer.Typer()
 
@@ -48,6 +48,8 @@ def migrate(
     as_json: JsonOption = False,
 ) -> None:
     """Import memory-lancedb / memory-lancedb-pro memories (LanceDB needs the lancedb extra)."""
+    from remem import lancedb_import as lancedb_migration
+
     if action not in ("check", "run", "verify"):
         fail(f"invalid action {action!r}; use check, run or verify")
     if action == "check":
@@ -106,6 +108,8 @@ def export_(
     ] = False,
 ) -> None:
     """Write every record as JSONL (no limit). Re-import with `remem import`."""
+    from remem.transfer import export_file, export_records
+
     filters = {"scope": scope, "kind": kind}
     if output is not None and output.is_dir():
         fail(f"--output {str(output)!r} is a directory; give a file path")
@@ -137,6 +141,9 @@ def import_(
 ) -> None:
     """Import records; records whose text is already stored are skipped, invalid lines are
     reported with their numbers and change nothing."""
+    from remem.schemas import validate_scope
+    from remem.transfer import import_records
+
     if scope is not None:
         validate_scope(scope, "--scope")
     lines = read_lines(file, "a JSONL file from `remem export`")
