@@ -125,6 +125,7 @@ class _Run:
     ingest_seconds: float = 0.0
     ingested: int = 0
     done_queries: int = 0
+    turns_done: int = 0  # conversation turns stored so far, for the ingest progress
 
 
 def _by_conversation(
@@ -139,7 +140,10 @@ def _by_conversation(
     return by_conv, q_by_conv
 
 
-def _ingest(mem: Any, turns: list[dict], reuse: bool, run: _Run) -> None:
+def _ingest(
+    mem: Any, turns: list[dict], reuse: bool, run: _Run, progress: Callable[[int], None]
+) -> None:
+    """Store (and embed) one conversation's turns; ``progress(n)`` as batches finish."""
     rows = [
         {key: t.get(key) for key in ("id", "text", "session", "timestamp", "speaker", "role")}
         for t in turns
@@ -147,7 +151,7 @@ def _ingest(mem: Any, turns: list[dict], reuse: bool, run: _Run) -> None:
     if reuse and mem.store.count() == len(rows):
         return
     start = time.perf_counter()
-    mem.ingest_many(rows, on_conflict="skip", wait=True)
+    mem.ingest_many(rows, on_conflict="skip", wait=True, progress=progress)
     mem.embed_pending()
     run.ingest_seconds += time.perf_counter() - start
     run.ingested += len(rows)
@@ -226,7 +230,9 @@ def run_benchmark(
 
     ``reuse_dir`` keeps ingested stores between runs (for tuning search settings only:
     anything that changes indexing needs a fresh directory). ``store_url`` runs on a
-    PostgreSQL server instead, one schema per conversation (``bench_<n>``, emptied first)."""
+    PostgreSQL server instead, one schema per conversation (``bench_<n>``, emptied first).
+    ``progress(stage, done, total)`` reports stage "ingest" (conversation turns stored and
+    embedded) and "query"."""
     from remem.engine import Memory
 
     dataset = Path(dataset_dir)
@@ -237,6 +243,8 @@ def run_benchmark(
     conversations = [c for c in by_conv if q_by_conv.get(c)][:limit_conversations]
     total = sum(len(q_by_conv[c]) for c in conversations)
     total = min(total, limit_queries) if limit_queries else total
+    total_turns = sum(len(by_conv[c]) for c in conversations)
+    report = progress or (lambda _stage, _done, _total: None)
     run = _Run(variants, max(k, 10), {v.name: _Scores() for v in variants}, embedder)
     with tempfile.TemporaryDirectory(dir=workdir, prefix="remem-bench-") as tmp:
         base = Path(reuse_dir) if reuse_dir else Path(tmp)
@@ -255,13 +263,20 @@ def run_benchmark(
                     mem.store.delete(mem.store.ids_where(None))
                 if run.embedder is None:
                     run.embedder = mem.get_embedder()
-                _ingest(mem, by_conv[conv], reuse, run)
+                turns_before = run.turns_done
+
+                def ingested(n: int) -> None:
+                    run.turns_done += n
+                    report("ingest", run.turns_done, total_turns)
+
+                _ingest(mem, by_conv[conv], reuse, run, ingested)
+                run.turns_done = turns_before + len(by_conv[conv])  # skipped ones count too
+                report("ingest", run.turns_done, total_turns)
                 session_of = {t["id"]: t["session"] for t in by_conv[conv]}
                 for q in q_by_conv[conv]:
                     if limit_queries and run.done_queries >= limit_queries:
                         break
                     _ask(mem, q, session_of, run)
                     run.done_queries += 1
-                    if progress:
-                        progress("query", run.done_queries, total)
+                    report("query", run.done_queries, total)
     return {"variants": {v.name: _summary(dataset, v, k, run) for v in variants}}

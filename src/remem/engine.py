@@ -16,7 +16,7 @@ from typing import Any
 
 from remem import arguments
 from remem.config import Config
-from remem.conversation.indexing import Indexer, Progress, expected_model_id
+from remem.conversation.indexing import Indexer, Progress, active_model, expected_model_id
 from remem.conversation.ingest import OnTakenId, RecordWriter
 from remem.embed.base import Embedder
 from remem.embed.reads import interactive
@@ -495,5 +495,7 @@ class Memory:
         data["embedder"] = {
             "provider": self.config.embed.provider,
             "model": self.config.embed.model,
+            # the model `remem reembed` last switched this store to (None: never switched)
+            "store_active_model": active_model(self.store),
         }
         return data

@@ -11,8 +11,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from remem.config import Config
+from remem.conversation.indexing import active_model, expected_model_id, followed_model
+from remem.embed.factory import make_embedder
 from remem.errors import ConfigError, ValidationError
 from remem.schemas import SCOPE_RE
+from remem.store.base import Store
 from remem.types import Filters
 
 if TYPE_CHECKING:
@@ -115,3 +119,42 @@ def reembed(
         complete=complete,
         dropped_old_vectors=dropped,
     )
+
+
+def open_for_switch(config: Config) -> Memory:
+    """A Memory over the configured store that embeds with ``config``'s model, for `remem
+    reembed`. The embedder is handed over ready-made, so opening neither follows an earlier
+    switch nor warns that the new model has no vectors yet (the switch is what adds them)."""
+    from remem.engine import Memory
+
+    embedder = make_embedder(config.embed)
+    if embedder is None:
+        raise ConfigError("reembed needs a real model; embed.provider 'none' has none")
+    return Memory(config=config, embedder=embedder)
+
+
+def model_in_use(config: Config, store: Store) -> str | None:
+    """The model id a Memory opened over ``store`` with ``config`` searches with: the
+    configured model, or the one the store was switched to while embed.model is unset."""
+    followed = followed_model(config, active_model(store))
+    return f"local:{followed}" if followed else expected_model_id(config.embed)
+
+
+def effective_settings(config: Config) -> list[tuple[str, Any, str]]:
+    """``config.effective()`` as the store at store.path will be used: when that store was
+    switched to another bundled model with `remem reembed` and embed.model is not set, the
+    row for embed.model shows the switched-to model, from source "store". A store that does
+    not exist is not created."""
+    rows = config.effective()
+    if not config.store.resolved_path().exists():
+        return rows
+    from remem.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(config.store.resolved_path(), busy_timeout_ms=config.store.busy_timeout_ms)
+    try:
+        followed = followed_model(config, active_model(store))
+    finally:
+        store.close()
+    if followed is None:
+        return rows
+    return [(k, followed, "store") if k == "embed.model" else (k, v, s) for k, v, s in rows]

@@ -10,23 +10,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TextColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
-from remem import Config, Memory
-from remem.config import is_postgres_url
-from remem.transfer import jsonl_lines
+if TYPE_CHECKING:  # the library is imported when a command runs, not for `remem --help`
+    from rich.progress import Progress
+
+    from remem import Config, Memory
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -60,21 +52,28 @@ UserOption = Annotated[str | None, typer.Option("--user", help="the current user
 
 def load_config(**overrides: Any) -> Config:
     """The configuration: file, environment, then the global --db and these overrides."""
+    from remem import Config
+    from remem.config import is_postgres_url
+
     if is_postgres_url(state.db):
         overrides["store.url"] = state.db
     elif state.db is not None:
-        overrides["store.path"] = state.db
+        overrides["store.path"] = str(state.db)
         overrides["store.url"] = None  # the file given wins over a configured server
     return Config.load(state.config_file, overrides=overrides)
 
 
 def open_memory(**overrides: Any) -> Memory:
+    from remem import Memory
+
     return Memory(config=load_config(**overrides))
 
 
 def open_existing_memory(**overrides: Any) -> Memory:
     """For commands that only read: a database that does not exist is reported (exit 1),
     never created (nor its folder)."""
+    from remem import Memory
+
     config = load_config(**overrides)
     path = config.store.resolved_path()
     if config.store.url is None and not path.exists():
@@ -106,6 +105,8 @@ def short(text: str, width: int = 90) -> str:
 
 def read_lines(path: str, what: str = "a JSONL file (one JSON object per line)") -> list[str]:
     """The lines of a UTF-8 file, or of stdin for '-'; ``what`` says what to give instead."""
+    from remem.transfer import jsonl_lines
+
     if path == "-":
         return jsonl_lines(sys.stdin.read())
     file = Path(path)
@@ -119,31 +120,22 @@ def read_lines(path: str, what: str = "a JSONL file (one JSON object per line)")
         fail(f"{path!r} is not UTF-8 text; give {what}")
 
 
-class RateColumn(ProgressColumn):
-    """Items per second (rich's own speed column counts bytes)."""
+def progress_bar(label: str, *, quiet: bool, eta: bool = True, rate: bool = True) -> Progress:
+    """A progress bar on stderr with count, rate and time left, shown only on a terminal and
+    never with --json (``quiet``). ``label`` may name the task as ``{task.description}``.
+    (``eta`` and ``rate`` are kept for callers that pass them: every bar shows both.)"""
+    from remem.cli import progress
 
-    def render(self, task: Any) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:,.0f}/s" if speed else "-/s", style="progress.data.speed")
-
-
-def progress_bar(label: str, *, quiet: bool, eta: bool = False, rate: bool = False) -> Progress:
-    """A progress bar on stderr, shown only on a terminal and never with --json (``quiet``).
-    ``label`` may name the task's description as ``{task.description}``."""
-    columns: list[ProgressColumn] = [TextColumn(label), BarColumn(), MofNCompleteColumn()]
-    if rate:
-        columns.append(RateColumn())
-    if eta:
-        columns.append(TimeRemainingColumn())
-    return Progress(*columns, console=err, disable=quiet or not err.is_terminal)
+    return progress.progress_bar(label, console=err, quiet=quiet)
 
 
 @contextmanager
 def counting(
-    label: str, total: int | None, *, quiet: bool, eta: bool = False, rate: bool = False
+    label: str, total: int | None, *, quiet: bool, eta: bool = True, rate: bool = True
 ) -> Iterator[Callable[[int], None]]:
     """A progress bar for ``total`` items (None: not known, a count without a bar); yields
     the ``progress(n)`` callback the library's batch operations take."""
-    with progress_bar("{task.description}", quiet=quiet, eta=eta, rate=rate) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda n: bar.advance(task, n)
+    from remem.cli import progress
+
+    with progress.counting(label, total, console=err, quiet=quiet) as advance:
+        yield advance

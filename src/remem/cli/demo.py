@@ -7,14 +7,14 @@ import tempfile
 import time
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from remem import Memory
 from remem.cli.common import JsonOption, emit_json, load_config, out, short, state
-from remem.config import is_postgres_url
-from remem.recall import render_block
+
+if TYPE_CHECKING:
+    from remem import Memory
 
 app = typer.Typer()
 
@@ -38,6 +38,10 @@ def demo(
 ) -> None:
     """Ingest the bundled sample conversation, recall in English and Chinese, show the block
     that would be injected into the prompt."""
+    from remem import Memory
+    from remem.config import is_postgres_url
+    from remem.recall import render_block
+
     sample = files("remem") / "data" / "sample_conversation.jsonl"
     turns = [json.loads(line) for line in sample.read_text("utf-8").splitlines() if line.strip()]
     with tempfile.TemporaryDirectory(prefix="remem-demo-") as tmp:

@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from remem import Config, Memory, maintenance
-from remem.benchmark import Variant, run_benchmark
 from remem.cli.common import (
     JsonOption,
     counting,
@@ -25,9 +23,10 @@ from remem.cli.common import (
     out,
     progress_bar,
 )
-from remem.cli.suite import default_shared_dir, run_suite_command
-from remem.doctor import run_doctor
-from remem.errors import ValidationError
+
+if TYPE_CHECKING:
+    from remem import Config
+    from remem.maintenance import ReembedReport
 
 app = typer.Typer()
 config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
@@ -72,6 +71,8 @@ def stats(
 ) -> None:
     """Counts by kind, scope, role, index status and embedding model; file size; the declared
     scopes (scopes.definitions). With --scope: one scope's counts and description."""
+    from remem import maintenance
+
     if scope is not None:
         return _scope_stats(scope, as_json)
     with open_existing_memory() as mem:
@@ -89,6 +90,7 @@ def stats(
     table.add_column("value", overflow="fold")
     table.add_row("file", f"{data['path']} ({data['file_bytes'] / 1e6:.1f} MB)")
     table.add_row("records", str(data["records"]))
+    table.add_row("embedding model", _model_line(data["embedder"]))
     for key in ("by_kind", "by_scope", "by_role", "by_category", "index_status"):
         table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
     vectors = ", ".join(f"{v['model_id']} ({v['dim']}d): {v['count']}" for v in data["vectors"])
@@ -107,6 +109,9 @@ def stats(
 
 
 def _scope_stats(scope: str, as_json: bool) -> None:
+    from remem import maintenance
+    from remem.errors import ValidationError
+
     with open_existing_memory() as mem:
         try:
             data = maintenance.scope_stats(mem, scope)
@@ -142,6 +147,19 @@ def backlog_line(backlog: dict[str, Any]) -> str:
     return line
 
 
+def _model_line(embedder: dict[str, Any]) -> str:
+    """The model searches use, and whether it is the one `remem reembed` switched to."""
+    if embedder["provider"] == "none":
+        return "none (lexical search only)"
+    model_id = f"{embedder['provider']}:{embedder['model']}"
+    active = embedder["store_active_model"]
+    if active is None:
+        return model_id
+    if active == model_id:
+        return f"{model_id} (the store's active model, set by `remem reembed`)"
+    return f"{model_id} (the store was switched to {active} by `remem reembed`)"
+
+
 @app.command()
 def embed(
     batch_size: Annotated[int | None, typer.Option(help="texts per embedding call")] = None,
@@ -153,6 +171,8 @@ def embed(
 
     Safe to interrupt: finished batches are committed and a rerun continues from there.
     """
+    from remem import maintenance
+
     if batch_size is not None and batch_size <= 0:
         fail(f"invalid --batch-size {batch_size}; use a positive number")
     with open_memory() as mem:
@@ -230,6 +250,8 @@ def bench(
 ) -> None:
     """Score retrieval on a benchmark dataset (../shared/bench format), or the whole suite."""
     if suite:
+        from remem.cli.suite import default_shared_dir, run_suite_command
+
         run_suite_command(
             channels=channels.split(","),
             quick=quick,
@@ -241,6 +263,8 @@ def bench(
         return
     if dataset_dir is None:
         fail("give DATASET_DIR (a folder with corpus.jsonl and queries.jsonl) or --suite")
+    from remem.benchmark import Variant, run_benchmark
+
     if channels not in BENCH_CHANNELS:
         fail(f"invalid --channels {channels!r}; use hybrid, vector or lexical")
     if k < 1:
@@ -252,10 +276,12 @@ def bench(
         )
     config = load_config()
     with progress_bar("{task.description}", quiet=as_json) as bar:
-        task = bar.add_task("queries", total=None)
+        # conversations are ingested one by one before their queries: two bars, both moving
+        tasks = {"ingest": bar.add_task("ingesting", total=None)}
+        tasks["query"] = bar.add_task("queries", total=None)
 
-        def progress(_stage: str, done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.update(tasks[stage], completed=done, total=total)
 
         result = run_benchmark(
             dataset_dir,
@@ -300,6 +326,8 @@ def doctor(
     as_json: JsonOption = False,
 ) -> None:
     """Check the store: integrity, schema, lexical index, vectors, models."""
+    from remem.doctor import run_doctor
+
     with open_existing_memory() as mem:
         findings = run_doctor(mem, fix=fix)
     if as_json:
@@ -336,9 +364,13 @@ def reembed(
     as_json: JsonOption = False,
 ) -> None:
     """Switch embedding model online: new vectors are written beside the old ones while
-    search keeps using the configured model; when every record has one, set embed.model to
-    the new model (and optionally drop the old vectors). Resumable."""
-    with Memory(config=_switched_config(model, provider)) as mem:
+    search keeps using the current model; when every record has one, the store searches with
+    the new model (unless embed.model is set) and --drop-old deletes the old vectors.
+    Resumable."""
+    from remem import maintenance
+
+    user_config = load_config()
+    with maintenance.open_for_switch(_switched_config(model, provider)) as mem:
         embedder = mem.get_embedder()
         if embedder is None:
             fail("reembed needs a real model; embed.provider 'none' has none")
@@ -347,30 +379,42 @@ def reembed(
             report = maintenance.reembed(
                 mem, drop_old=drop_old, batch_size=batch_size, progress=progress
             )
+        in_use = maintenance.model_in_use(user_config, mem.store)
     if as_json:
-        emit_json(report.to_dict())
+        emit_json({**report.to_dict(), "searching_with": in_use})
     else:
         out.print(
-            f"{report.model_id}: embedded {report.embedded}, still missing {report.remaining}",
+            f"{report.model_id}: embedded {report.embedded}, still missing {report.remaining}"
+            + (f", dropped {report.dropped_old_vectors} old vectors" if drop_old else ""),
             markup=False,
         )
-        if report.complete:
-            out.print(
-                f"coverage complete: set embed.model = {model!r} in your config (or "
-                f"REMEM_EMBED__MODEL={model}) to search with it",
-                markup=False,
-            )
-        else:
-            out.print("not complete yet: rerun `remem reembed` to continue", markup=False)
+        out.print(_switch_outcome(report, in_use, user_config), markup=False)
     if not report.complete:
         raise typer.Exit(1)
+
+
+def _switch_outcome(report: ReembedReport, in_use: str | None, user: Config) -> str:
+    """What the switch means for the next search, true to the configuration in force."""
+    if not report.complete:
+        return "not complete yet: rerun `remem reembed` to continue"
+    if in_use == report.model_id:
+        return f"coverage complete: this store now searches with {report.model_id}"
+    source = user.source_of("embed.model")
+    return (
+        f"coverage complete, but your configuration ({source}) sets embed.model = "
+        f"{user.embed.model!r}, so searches still use {in_use}: change it to "
+        f"{report.model_id.split(':', 1)[1]!r} there to search with the new vectors"
+    )
 
 
 # ---------------------------------------------------------------------- config
 @config_app.command("show")
 def config_show(as_json: JsonOption = False) -> None:
-    """The effective settings and where each came from (default, file, env, flag)."""
-    rows = load_config().effective()
+    """The effective settings and where each came from (default, file, env, flag, or the
+    store, for a model `remem reembed` switched it to)."""
+    from remem import maintenance
+
+    rows = maintenance.effective_settings(load_config())
     if as_json:
         emit_json({k: {"value": v, "source": src} for k, v, src in rows})
         return
@@ -388,6 +432,8 @@ def config_validate(
     as_json: JsonOption = False,
 ) -> None:
     """Check a config file on its own (environment ignored); one line per verdict."""
+    from remem import Config
+
     Config.load(file, env={})  # raises ConfigError with the key, value and fix
     if as_json:
         emit_json({"file": str(file), "valid": True})

@@ -4,12 +4,12 @@ undo)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from remem import Memory, Record, Turn
+from remem import Record, Turn
 from remem.cli.common import (
     AgentOption,
     JsonOption,
@@ -23,7 +23,9 @@ from remem.cli.common import (
     out,
     short,
 )
-from remem.scopes import ScopeGuard
+
+if TYPE_CHECKING:
+    from remem import Memory
 
 app = typer.Typer(
     help="Curated memories as an agent sees them (through the scope resolver).",
@@ -234,6 +236,8 @@ def _readable(
 ) -> Record:
     """The memory, if this agent may read it; otherwise not found (never "forbidden", which
     would confirm that it exists)."""
+    from remem.scopes import ScopeGuard
+
     who = _agent(mem, agent)
     guard = ScopeGuard.for_agent(mem.config, who, session=session, user=user)
     rec = mem.get(memory_id)

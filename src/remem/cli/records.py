@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from remem import Memory, SearchResult
+from remem import SearchResult
 from remem.cli.common import (
     JsonOption,
     counting,
@@ -25,8 +25,10 @@ from remem.cli.common import (
     short,
 )
 from remem.errors import NotFoundError, ValidationError
-from remem.schemas import RecordIn, validate_record
-from remem.transfer import parse_lines
+
+if TYPE_CHECKING:
+    from remem import Memory
+    from remem.schemas import RecordIn
 
 app = typer.Typer()
 
@@ -76,6 +78,9 @@ def add(
 def _validated(file: str, kind: str) -> list[RecordIn]:
     """Every line of the file as a record of ``kind`` (unless it says otherwise); the first
     bad line stops the run before anything is written."""
+    from remem.schemas import validate_record
+    from remem.transfer import parse_lines
+
     items = []
     for number, item, error in parse_lines(read_lines(file)):
         if item is None:

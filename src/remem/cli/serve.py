@@ -17,7 +17,6 @@ from remem.cli.common import (
     load_config,
     open_memory,
 )
-from remem.server.identity import check_bind
 
 app = typer.Typer()
 
@@ -45,6 +44,7 @@ def mcp_command(
     """Serve the memory tools over MCP (stdio by default)."""
     import anyio
 
+    from remem.server.identity import check_bind
     from remem.server.mcp_server import build_server, serve_http, serve_stdio
 
     config = load_config()
@@ -68,6 +68,7 @@ def serve_command(host: HostOption = None, port: PortOption = None) -> None:
     try:
         import uvicorn
 
+        from remem.server.identity import check_bind
         from remem.server.rest import create_app
     except ImportError:
         fail("the REST API needs its extra: pip install 'remem[server]'")
@@ -96,6 +97,7 @@ def proxy_command(
     try:
         import uvicorn
 
+        from remem.server.identity import check_bind
         from remem.server.proxy import create_proxy
     except ImportError:
         fail("the proxy needs its extra: pip install 'remem[server]'")

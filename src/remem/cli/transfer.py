@@ -6,11 +6,10 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from remem import lancedb_import as lancedb_migration
 from remem.cli.common import (
     JsonOption,
     counting,
@@ -22,21 +21,10 @@ from remem.cli.common import (
     open_memory,
     out,
 )
-from remem.errors import ValidationError
-from remem.schemas import validate_scope
-from remem.text.tokenize import Tokenizer
-from remem.transfer import (
-    CopyReport,
-    ImportReport,
-    ImportSource,
-    check_import,
-    copy_store,
-    export_file,
-    export_records,
-    open_store,
-    store_name,
-    write_import,
-)
+
+if TYPE_CHECKING:  # imported when a command runs, not for `remem --help`
+    from remem import lancedb_import as lancedb_migration
+    from remem.transfer import CopyReport, ImportReport, ImportSource
 
 app = typer.Typer()
 
@@ -64,6 +52,8 @@ def migrate(
     as_json: JsonOption = False,
 ) -> None:
     """Import memory-lancedb / memory-lancedb-pro memories (LanceDB needs the lancedb extra)."""
+    from remem import lancedb_import as lancedb_migration
+
     if action not in ("check", "run", "verify"):
         fail(f"invalid action {action!r}; use check, run or verify")
     if action == "check":
@@ -128,6 +118,8 @@ def export_(
     ] = False,
 ) -> None:
     """Write every record as JSONL (no limit), a page at a time. Re-import with `remem import`."""
+    from remem.transfer import export_file, export_records
+
     filters = {"scope": scope, "kind": kind}
     if output is not None and output.is_dir():
         fail(f"--output {str(output)!r} is a directory; give a file path")
@@ -182,6 +174,9 @@ def import_(
     """Import records, streaming: every line is checked first, and one invalid line stops the
     import with nothing written (unless --skip-invalid); records whose text is already stored
     are skipped, so a rerun after an interruption adds only what is missing."""
+    from remem.schemas import validate_scope
+    from remem.transfer import check_import, write_import
+
     if scope is not None:
         validate_scope(scope, "--scope")
     started = time.perf_counter()
@@ -211,6 +206,8 @@ def import_(
 def _import_source(file: str) -> ImportSource:
     """The input to import: a file read a line at a time, or stdin spooled to a temporary
     file (both passes read it)."""
+    from remem.transfer import ImportSource
+
     what = "a JSONL file from `remem export`"
     if file == "-":
         return ImportSource(sys.stdin.buffer)
@@ -256,6 +253,10 @@ def copy_(
     Streams a batch at a time; rerun the same command to resume a copy that was cut short.
     Ends by comparing counts per kind and per model, and a random sample field by field
     (exit 1 when anything differs)."""
+    from remem.errors import ValidationError
+    from remem.text.tokenize import Tokenizer
+    from remem.transfer import copy_store, open_store, store_name
+
     config = load_config()
     timeout = config.store.busy_timeout_ms
     if store_name(source) == store_name(destination):

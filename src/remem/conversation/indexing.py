@@ -45,6 +45,27 @@ def expected_model_id(cfg: Any) -> str | None:
     return model_id_for(cfg)
 
 
+def followed_model(config: Config, active: str | None) -> str | None:
+    """The bundled model (name) that a store switched to with `remem reembed` (``active``,
+    its stored model id) makes this configuration use instead of its own: only while
+    embed.model is left at its default, and only between bundled models."""
+    cfg = config.embed
+    if (
+        active
+        and active.startswith("local:")
+        and cfg.provider == "local"
+        and config.source_of("embed.model") == "default"
+        and active != f"local:{cfg.model}"
+    ):
+        return active.split(":", 1)[1]
+    return None
+
+
+def active_model(store: Store) -> str | None:
+    """The model id the store was last switched to with `remem reembed`, if any."""
+    return store.meta_get(*ACTIVE_MODEL)
+
+
 class Indexer:
     def __init__(self, store: Store, config: Config, embedder: Embedder | None = None) -> None:
         self.store = store
@@ -64,16 +85,10 @@ class Indexer:
         bundled model and embed.model was not set explicitly, use the switched-to model. Then
         report, once, a configured model that has no vectors while others do."""
         cfg = self.config.embed
-        active = self.store.meta_get(*ACTIVE_MODEL)
-        if (
-            active
-            and active.startswith("local:")
-            and cfg.provider == "local"
-            and self.config.source_of("embed.model") == "default"
-            and active != f"local:{cfg.model}"
-        ):
-            cfg.model = active.split(":", 1)[1]
-            log.info("using %s: the store was switched to it with `remem reembed`", active)
+        followed = followed_model(self.config, active_model(self.store))
+        if followed is not None:
+            cfg.model = followed
+            log.info("using local:%s: the store was switched to it with `remem reembed`", followed)
         expected = expected_model_id(cfg)
         if expected is None:
             return

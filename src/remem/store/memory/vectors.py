@@ -73,7 +73,6 @@ class VectorsMixin(MemoryState):
     def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int:
         """Delete vectors (of one model, or all) of the records passing the filters; those
         records become pending again. Returns how many vectors were deleted."""
-        now = time.time()
         with self._write():
             passes = self._predicate(filters)
             doomed = [
@@ -84,8 +83,7 @@ class VectorsMixin(MemoryState):
             for vector in doomed:
                 self._remove_vector(vector.seq)
                 row = self._rows[vector.rowid]
-                row.values["index_status"] = "pending"
-                row.updated_at = now
+                row.values["index_status"] = "pending"  # updated_at dates the text: unchanged
             if doomed:
                 self._deletes += 1
         return len(doomed)

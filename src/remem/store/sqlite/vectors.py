@@ -77,7 +77,6 @@ class VectorsMixin(SQLiteConnection):
         where, params = filters_sql(filters)
         model_sql = " AND v.model_id = ?" if model_id else ""
         model_args = [model_id] if model_id else []
-        now = time.time()
         with self.write() as c:
             rowids = [
                 r[0]
@@ -94,10 +93,11 @@ class VectorsMixin(SQLiteConnection):
                     + model_sql.replace("v.", ""),
                     [*chunk, *model_args],
                 )
+                # updated_at stays: it dates the text, and dropping a vector changes no text
+                # (doctor's stale check compares the two)
                 c.execute(
-                    "UPDATE records SET index_status = 'pending', updated_at = ? "
-                    f"WHERE rowid IN ({marks})",
-                    [now, *chunk],
+                    f"UPDATE records SET index_status = 'pending' WHERE rowid IN ({marks})",
+                    chunk,
                 )
             if rowids:
                 c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")

@@ -1,0 +1,76 @@
+"""`remem --help` and `remem --version` answer without importing the library's heavy parts
+(issue 12: pydantic config, numpy and httpx made `--help` take 0.8 s). The test checks what
+gets imported, not the clock, so a loaded machine cannot make it flaky."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("numpy", "pydantic", "httpx", "faiss", "remem.config", "remem.engine", "remem.store")
+
+PROBE = """
+import json, sys
+sys.argv = ["remem", *json.loads(sys.argv[1])]
+import remem.cli
+try:
+    remem.cli.main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def modules_loaded_by(args: list[str]) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    last = proc.stderr.strip().splitlines()[-1]
+    return set(json.loads(last))
+
+
+def heavy_in(loaded: set[str], heavy: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in loaded if m.split(".")[0] in heavy or m.startswith(heavy))
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"]])
+def test_help_and_version_import_nothing_heavy(args):
+    loaded = modules_loaded_by(args)
+    heavy = heavy_in(loaded, HEAVY)
+    assert heavy == [], f"`remem {' '.join(args)}` imported {heavy[:10]}"
+    assert "remem.cli" in loaded  # the probe did run the command
+
+
+@pytest.mark.parametrize("args", [["search", "--help"], ["memory", "store", "--help"]])
+def test_a_commands_help_imports_nothing_heavy_of_remems(args):
+    """Typer itself converts a command's options with pydantic (typer._adapters) once a
+    subcommand is parsed, so pydantic is not counted here; the rest still must not load."""
+    loaded = modules_loaded_by(args)
+    heavy = heavy_in(loaded, tuple(h for h in HEAVY if h != "pydantic"))
+    assert heavy == [], f"`remem {' '.join(args)}` imported {heavy[:10]}"
+    assert "remem.cli" in loaded  # the probe did run the command
+
+
+def test_import_remem_stays_light_until_a_heavy_name_is_used():
+    code = (
+        "import sys, remem; light = 'numpy' not in sys.modules and 'pydantic' not in "
+        "sys.modules; remem.Memory; print(light, 'remem.engine' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.split() == ["True", "True"], proc.stderr
+
+
+def test_every_public_name_resolves():
+    import remem
+
+    for name in remem.__all__:
+        assert getattr(remem, name) is not None
+    assert set(remem.__all__) <= set(dir(remem))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        remem.nope  # noqa: B018
