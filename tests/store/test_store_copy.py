@@ -98,6 +98,10 @@ def test_copy_moves_everything_and_verifies(tmp_path, src_kind, dst_kind):
     dst.close()
 
 
+class Killed(Exception):
+    """Stands for the process dying between two batches."""
+
+
 def test_a_cut_short_copy_resumes_where_it_stopped(tmp_path):
     src, dst = make("sqlite", tmp_path, "src"), make("sqlite", tmp_path, "dst")
     fill(src)
@@ -107,10 +111,10 @@ def test_a_cut_short_copy_resumes_where_it_stopped(tmp_path):
         nonlocal batches
         batches += 1
         if batches == 3:
-            raise KeyboardInterrupt  # as if killed after the third batch was committed
+            raise Killed  # as if killed after the third batch was committed
 
     common = {"tokenizer": TOKENIZER, "context_turns": 2, "source_name": "src", "batch_size": 20}
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Killed):
         copy_store(src, dst, progress=stop_after_three, **common)  # type: ignore[arg-type]
     assert dst.count() == 60
     report = copy_store(src, dst, sample=500, **common)  # type: ignore[arg-type]
