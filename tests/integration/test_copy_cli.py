@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from test_cli import one_error_line, run
 
 from helpers import HashEmbedder
@@ -65,8 +66,32 @@ def test_copy_refuses_what_it_cannot_do(tmp_path):
     with Memory(src, Config.load(env={}), embedder=HashEmbedder()) as mem:
         mem.ingest({"text": "hello"})
     assert "same store" in one_error_line(run(["copy", str(src), str(src)]))
-    assert "PostgreSQL" in one_error_line(run(["copy", str(src), "postgresql://u:p@h/db"]))
+    unreachable = one_error_line(run(["copy", str(src), "postgresql://u:secret@127.0.0.1:9/db"]))
+    assert "cannot connect to PostgreSQL" in unreachable and "port=9" in unreachable
+    assert "secret" not in unreachable
     other = tmp_path / "other.db"
     with Memory(other, Config.load(env={}), embedder=HashEmbedder()) as mem:
         mem.ingest({"text": "someone else's"})
     assert "copy into an empty store" in one_error_line(run(["copy", str(src), str(other)]))
+
+
+def test_copy_to_postgresql_and_back(tmp_path):
+    pytest.importorskip("psycopg")
+    from pg_server import fresh_schema, pg_url
+
+    src, back = tmp_path / "src.db", tmp_path / "back.db"
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(src, config, embedder=HashEmbedder()) as mem:
+        mem.ingest_many([{"text": f"line {i} 第{i}行", "session": f"s{i % 4}"} for i in range(40)])
+        mem.add("Ann prefers tea", scope="user:ann")
+    schema = {"REMEM_STORE__PG_SCHEMA": fresh_schema()}
+    there = run(["copy", str(src), pg_url(), "--json"], lexical=True, env_extra=schema)
+    assert there.returncode == 0, there.stderr
+    assert json.loads(there.stdout)["verified"]
+    home = run(["copy", pg_url(), str(back), "--json"], lexical=True, env_extra=schema)
+    assert home.returncode == 0, home.stderr
+    report = json.loads(home.stdout)
+    assert report["verified"] and report["counts"]["kind:message"] == [40, 40]
+    assert report["counts"]["vectors:test:hash64:64"] == [41, 41]
+    with Memory(back, config, embedder=HashEmbedder()) as mem:
+        assert mem.search("第39行", k=1).hits[0].record.text == "line 39 第39行"

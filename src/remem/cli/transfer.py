@@ -258,15 +258,15 @@ def copy_(
     from remem.transfer import copy_store, open_store, store_name
 
     config = load_config()
-    timeout = config.store.busy_timeout_ms
+    timeout, schema = config.store.busy_timeout_ms, config.store.pg_schema
     if store_name(source) == store_name(destination):
         fail("the source and the destination are the same store; give a new destination")
     try:
-        src = open_store(source, must_exist=True, busy_timeout_ms=timeout)
+        src = open_store(source, must_exist=True, busy_timeout_ms=timeout, pg_schema=schema)
     except ValidationError as exc:
         fail(f"source {source!r}: {exc.fix}")
     try:
-        dst = open_store(destination, must_exist=False, busy_timeout_ms=timeout)
+        dst = open_store(destination, must_exist=False, busy_timeout_ms=timeout, pg_schema=schema)
     except ValidationError as exc:
         src.close()
         fail(f"destination {destination!r}: {exc.fix}")

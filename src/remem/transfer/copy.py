@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from remem.config import is_postgres_url
 from remem.conversation.indexing import ACTIVE_MODEL
 from remem.conversation.ingest import lexical_text
 from remem.errors import ValidationError
@@ -73,16 +74,18 @@ class CopyReport:
         }
 
 
-def open_store(location: str, *, must_exist: bool, busy_timeout_ms: int = 5000) -> Store:
+def open_store(
+    location: str, *, must_exist: bool, busy_timeout_ms: int = 5000, pg_schema: str = "remem"
+) -> Store:
     """The one place `remem copy` turns a location into a store: a SQLite file path, or a
-    ``postgresql://`` URL. Returns the store; the caller closes it."""
-    if location.startswith(("postgresql://", "postgres://")):
-        # The PostgreSQL backend (issue 14) plugs in here, and only here.
-        raise ValidationError(
-            "location",
-            location,
-            "this installation has no PostgreSQL backend; give a SQLite database path",
-        )
+    ``postgresql://`` URL (its tables in ``pg_schema``, ``store.pg_schema``). Returns the
+    store; the caller closes it."""
+    if is_postgres_url(location):
+        try:
+            from remem.store.postgres import PostgresStore
+        except ImportError as exc:
+            raise ValidationError("location", location, str(exc)) from None
+        return PostgresStore(location, schema=pg_schema)
     path = Path(location).expanduser()
     if path.is_dir():
         raise ValidationError("location", location, "give a database file, not a directory")

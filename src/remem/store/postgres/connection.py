@@ -66,7 +66,8 @@ class PostgresConnection:
                 ext_schema = self._migrate(conn)
         except psycopg.OperationalError as exc:
             raise StoreError(
-                f"cannot connect to PostgreSQL at {redact(url)!r}: {str(exc).strip()}; check "
+                f"cannot connect to PostgreSQL at {redact(url)!r}: {' '.join(str(exc).split())}; "
+                "check "
                 "the URL (postgresql://user:password@host:port/database) and that the server runs"
             ) from None
         self._search_path = sql.SQL("SET search_path TO {}, {}").format(
@@ -141,7 +142,7 @@ class PostgresConnection:
     def _unavailable(self, exc: Exception) -> StoreError:
         return StoreError(
             f"the PostgreSQL store at {redact(self._url)!r} is unavailable: "
-            f"{str(exc).strip()}; check that the server runs and accepts connections"
+            f"{' '.join(str(exc).split())}; check that the server runs and accepts connections"
         )
 
     @contextmanager
