@@ -122,6 +122,7 @@ def relevant_memories(
         now=now,
         query_vector=relevant.query_vector,
         filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=False),
+        disable=("relevance",),  # auto-recall has its own gate (Relevance, tuned on its eval)
     )
     hits = [h for h in result.hits if relevant(h)]
     if explicit and hits:

@@ -143,6 +143,9 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             if cos is not None and base is not None
             else LEXICAL_ONLY(None, None, cov)
         )
+        if any(name == "time_intent" for name, _ in c.stages):
+            # "what happened two days ago": being in the named window is the match
+            own = max(own, ctx.config.search.relevance_floor)
         c.relevance = own
         best = max(best, own)
     floor = ctx.config.search.relevance_floor
