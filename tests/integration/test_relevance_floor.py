@@ -1,4 +1,5 @@
-"""The default relevance floor and the neighbour cap with the real bundled model, on the
+"""The relevance floor (0.25, off by default) and the neighbour cap (off by default) with the
+real bundled model, on the
 bundled sample conversation (the one `remem demo` shows): nothing relevant means nothing
 returned and nothing injected, scores stay in [0, 1], and the demo's questions find their
 answer first."""
@@ -21,11 +22,17 @@ SAMPLE = [
     if line.strip()
 ]
 NOW = 1_790_000_000.0
+# the settings under test, as a user turns them on
+FLOOR_AND_CAP = {
+    "indexing.mode": "sync",
+    "search.relevance_floor": 0.25,
+    "scoring.neighbour_cap": True,
+}
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory, e5):
-    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    config = Config.load(env={}, overrides=FLOOR_AND_CAP)
     with Memory(tmp_path_factory.mktemp("demo") / "d.db", config, embedder=e5) as mem:
         mem.ingest_many(SAMPLE, wait=True)
         yield mem
@@ -65,7 +72,7 @@ def test_demo_questions_find_their_answer_first_with_scores_in_0_1(demo, query, 
 
 
 def test_a_lifted_neighbour_stays_below_the_hit_that_lifted_it(tmp_path):
-    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    config = Config.load(env={}, overrides=FLOOR_AND_CAP)
     turns = [
         ("t1", "We booked the mountain hut near the pass for Saturday"),
         ("t2", "Nice, that mountain hut has a great view"),  # a weaker match of its own
