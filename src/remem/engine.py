@@ -340,8 +340,7 @@ class Memory:
             )
 
     def tools(self, agent: str, *, session: str | None = None, user: str | None = None) -> Any:
-        """The agent tools (memory recall, store, forget, list, stats; conversation_recall)
-        bound to one agent, and to a session and user when given."""
+        """The agent tools bound to one agent, and to a session and user when given."""
         from remem.tools import MemoryTools
 
         return MemoryTools(self, agent, session=session, user=user)

@@ -98,12 +98,7 @@ def test_abstention_says_which_gate_stopped_each_candidate(db_path, e5):
 def test_time_intent_prefers_the_named_window(convo):
     result = convo.search("what happened two days ago", k=6, now=NOW)
     assert any("time intent" in n for n in result.notes)
-    # Without time intent nothing in this chat is relevant to the question (the relevance gate
-    # abstains); with the gate off too, the plain ranking is there to compare with.
-    assert (
-        convo.search("what happened two days ago", k=6, now=NOW, disable=("time_intent",)).hits
-        == []
-    )
+    # the plain ranking to compare with: no time intent (and no relevance floor)
     plain = convo.search(
         "what happened two days ago", k=6, now=NOW, disable=("time_intent", "relevance")
     )
@@ -136,7 +131,7 @@ def test_every_stage_can_be_switched_off(convo):
 
     result = convo.search("seals", k=3, now=NOW, disable=tuple(STAGE_NAMES))
     assert [s for s, _ in result.hits[0].explain.stages] == ["fusion (weighted)"]
-    with pytest.raises(ValidationError, match="stage names"):
+    with pytest.raises(ValidationError, match="names from"):
         convo.search("seals", disable=("magic",))
 
 

@@ -27,6 +27,7 @@ def build(db_path, **overrides) -> Memory:
             scope="agent:bot",
             category="fact",
             timestamp=T + (rid == "m2"),
+            dedup=False,  # two equal memories on purpose: only access may separate them
         )
     return mem
 

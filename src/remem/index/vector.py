@@ -118,6 +118,7 @@ class VectorIndex:
             if token == self._token and stamp == self._stamp:
                 return
             state = self.source.vector_state(self.model_id, self.dim)
+            probed = True  # a snapshot we already hold was checked when we took it
             if stamp != self._stamp:
                 info = read_info(self.folder)
                 if info is None or info.generation != self._generation():
@@ -126,8 +127,6 @@ class VectorIndex:
                         self._rejected = info.generation
                     probed = self._snapshot is None or self._probes_match()
                 self._stamp = stamp
-            else:
-                probed = True
             if not probed or self._snapshot_is_foreign(state):
                 log.warning(
                     "the vector index in %s was made from another database at this "

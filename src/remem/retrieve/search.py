@@ -32,7 +32,7 @@ from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
-from remem.retrieve.relevance import NEUTRAL, relevance
+from remem.retrieve.relevance import LEXICAL_ONLY, NEUTRAL, calibration_for, relevance
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
 from remem.store.base import Store
@@ -118,7 +118,9 @@ class Searcher:
         """The query's cosine to the nearest neutral sentence (relevance calibration)."""
         try:
             embedder = self._embedder_factory()
-            if embedder is None:
+            # Only a calibrated model uses the baseline: others (a remote API too) are not
+            # asked to embed the neutral sentences at all.
+            if embedder is None or calibration_for(embedder.model_id) is LEXICAL_ONLY:
                 return None
             anchors = self.neutral_vectors(embedder)
         except RememError:
