@@ -1,0 +1,76 @@
+"""The engine works on any Store: the whole write and read path over the in-memory store and
+over PostgreSQL (whose vector search the server answers: ``nearest``)."""
+
+import pytest
+
+from helpers import HashEmbedder
+from remem import Config, Memory, Turn
+from remem.errors import ValidationError
+from remem.index.exact import ExactIndex
+from remem.index.store_side import StoreSideIndex
+from remem.store import InMemoryStore
+
+
+def _memory_store():
+    return InMemoryStore()
+
+
+def _postgres_store():
+    pytest.importorskip("psycopg")
+    from pg_server import fresh_schema, pg_url
+    from remem.store.postgres import PostgresStore
+
+    return PostgresStore(pg_url(), schema=fresh_schema(), pool_size=2)
+
+
+# backend -> (a new store, the vector index search uses on it)
+BACKENDS = {"memory": (_memory_store, ExactIndex), "postgres": (_postgres_store, StoreSideIndex)}
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def backend(request):
+    make_store, index_type = BACKENDS[request.param]
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(config=config, store=make_store(), embedder=HashEmbedder()) as m:
+        yield m, index_type
+
+
+def _message(rid: str, text: str, at: int) -> dict:
+    return {
+        "id": rid,
+        "text": text,
+        "session": "s1",
+        "speaker": "Alice",
+        "role": "user",
+        "timestamp": at,
+    }
+
+
+def test_ingest_search_recall_capture_and_delete_without_a_file(backend):
+    mem, index_type = backend
+    assert mem.path is None
+    mem.ingest(_message("m1", "I moved to Berlin last week", 1_700_000_000))
+    mem.ingest(_message("m2", "where do I live now?", 1_700_000_100))
+    hits = mem.search("Berlin", k=3)
+    assert [h.record.id for h in hits][:1] == ["m1"]
+    assert hits[0].explain.lexical_rank == 1 and hits[0].explain.vector_rank is not None
+    assert isinstance(mem.searcher.index_for(mem.get_embedder()), index_type)
+    recall = mem.recall_for_turn(Turn(session="s1", inputs=["m2"]))
+    assert "Berlin" in recall.block
+    captured = mem.capture_after_turn(
+        Turn(
+            agent="bot",
+            session="s1",
+            user_id="alice",
+            inputs=[{"role": "user", "text": "I prefer green tea over coffee."}],
+        )
+    )
+    assert [r.text for r in captured.stored] == ["I prefer green tea over coffee."]
+    assert mem.stats()["records"] == 3
+    mem.delete(["m1"])
+    assert "m1" not in [h.record.id for h in mem.search("Berlin", k=3)]
+
+
+def test_a_path_and_a_store_together_are_refused():
+    with pytest.raises(ValidationError, match="not both"):
+        Memory("x.db", store=InMemoryStore(), embedder=HashEmbedder())
