@@ -1,6 +1,6 @@
 # Two entry points, both self-contained on a fresh machine (needs python3 >= 3.11 and PyPI):
 #   make demo   set up .venv, ingest a sample conversation, recall, show the injected block
-#   make test   set up .venv, lint, install Debian's chromium if missing, run the whole test suite
+#   make test   set up .venv, lint, install Debian's chromium and curl if missing, run the whole test suite
 #   make screenshots   PNGs of every web UI page into docs/screenshots (the README shows them)
 PYTHON ?= python3
 VENV   := .venv
@@ -31,11 +31,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
+# The README's REST examples run with curl (tests/docs): installed the same way when missing.
 browser:
-	@if [ -x $(CHROMIUM) ]; then :; \
+	@missing=""; [ -x $(CHROMIUM) ] || missing="chromium"; \
+	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
+	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
-	else echo "no $(CHROMIUM) and no root apt-get to install it: the browser tests will skip"; fi
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "missing$$missing and no root apt-get to install it: tests that need it will skip or fail"; fi
 
 test: $(STAMP) lint browser
 	$(BIN)/pytest -n $(PYTEST_WORKERS) -q
