@@ -255,18 +255,17 @@ def copy_(
     (exit 1 when anything differs)."""
     from remem.errors import ValidationError
     from remem.text.tokenize import Tokenizer
-    from remem.transfer import copy_store, open_store, store_name
+    from remem.transfer import copy_store, open_location, store_name
 
     config = load_config()
-    timeout, schema = config.store.busy_timeout_ms, config.store.pg_schema
     if store_name(source) == store_name(destination):
         fail("the source and the destination are the same store; give a new destination")
     try:
-        src = open_store(source, must_exist=True, busy_timeout_ms=timeout, pg_schema=schema)
+        src = open_location(source, must_exist=True, config=config.store)
     except ValidationError as exc:
         fail(f"source {source!r}: {exc.fix}")
     try:
-        dst = open_store(destination, must_exist=False, busy_timeout_ms=timeout, pg_schema=schema)
+        dst = open_location(destination, must_exist=False, config=config.store)
     except ValidationError as exc:
         src.close()
         fail(f"destination {destination!r}: {exc.fix}")

@@ -1,7 +1,7 @@
 """Moving whole stores: export and import (JSONL, streamed in bounded batches) and copy
 (store to store, through the Store protocol)."""
 
-from remem.transfer.copy import CopyReport, copy_store, open_store, store_name
+from remem.transfer.copy import CopyReport, copy_store, open_location, store_name
 from remem.transfer.export import export_file, export_lines, export_records
 from remem.transfer.importing import (
     ImportReport,
@@ -24,7 +24,7 @@ __all__ = [
     "import_records",
     "iter_file_lines",
     "jsonl_lines",
-    "open_store",
+    "open_location",
     "parse_lines",
     "store_name",
     "write_import",

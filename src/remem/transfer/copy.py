@@ -27,14 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from remem.config import is_postgres_url
+from remem.config import StoreConfig, is_postgres_url
 from remem.conversation.indexing import ACTIVE_MODEL
 from remem.conversation.ingest import lexical_text
 from remem.errors import ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.store.base import RecordRow, Store
-from remem.store.sqlite import SQLiteStore
+from remem.store.open import open_store
 from remem.text.tokenize import Tokenizer
 from remem.types import KINDS, Filters, Record
 
@@ -74,24 +74,21 @@ class CopyReport:
         }
 
 
-def open_store(
-    location: str, *, must_exist: bool, busy_timeout_ms: int = 5000, pg_schema: str = "remem"
-) -> Store:
-    """The one place `remem copy` turns a location into a store: a SQLite file path, or a
-    ``postgresql://`` URL (its tables in ``pg_schema``, ``store.pg_schema``). Returns the
-    store; the caller closes it."""
+def open_location(location: str, *, must_exist: bool, config: StoreConfig) -> Store:
+    """`remem copy`'s check of a location (a SQLite file path or a ``postgresql://`` URL)
+    before ``remem.store.open.open_store`` opens it with the store settings of ``config``.
+    Returns the store; the caller closes it."""
     if is_postgres_url(location):
         try:
-            from remem.store.postgres import PostgresStore
-        except ImportError as exc:
+            return open_store(config, location)
+        except ImportError as exc:  # the [postgres] extra is not installed
             raise ValidationError("location", location, str(exc)) from None
-        return PostgresStore(location, schema=pg_schema)
     path = Path(location).expanduser()
     if path.is_dir():
         raise ValidationError("location", location, "give a database file, not a directory")
     if must_exist and not path.is_file():
         raise ValidationError("location", location, "no remem database there; check the path")
-    return SQLiteStore(path, busy_timeout_ms=busy_timeout_ms)
+    return open_store(config, path)
 
 
 def store_name(location: str) -> str:
