@@ -41,6 +41,7 @@ class Backfill:
         clock: Callable[[], float] = time.monotonic,
         scan_at_start: bool = True,
         on_clean_pass: Callable[[], None] | None = None,
+        start: bool = True,
     ) -> None:
         self.queue = queue
         self._find = find
@@ -62,7 +63,14 @@ class Backfill:
         self._active = False  # a pass is running
         self.fed = 0  # records handed to the queue by the backfill
         self._thread = threading.Thread(target=self._run, name="remem-backfill", daemon=True)
-        self._thread.start()
+        if start:
+            self._thread.start()
+
+    def start(self) -> None:
+        """Start the loop (for a backfill made with ``start=False``: whoever reports the
+        queue's results to it must hold it first, or the first batches' failures are lost)."""
+        if not self._thread.is_alive() and self._thread.ident is None:
+            self._thread.start()
 
     # ------------------------------------------------------------------ signals
     def wake(self, rowids: Sequence[int] = (0,)) -> None:
@@ -125,7 +133,7 @@ class Backfill:
         with self._cond:
             self._stopped = True
             self._cond.notify_all()
-        if self._thread is not threading.current_thread():
+        if self._thread.ident is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
 
     # ------------------------------------------------------------------ the loop

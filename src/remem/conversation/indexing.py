@@ -141,7 +141,9 @@ class Indexer:
                             max_backoff_s=cfg.backfill_max_backoff_s,
                             scan_at_start=self._gap() != self.store.meta_get(*CLEAN_GAP),
                             on_clean_pass=self._note_clean_pass,
+                            start=False,  # held before it runs: no batch result is lost
                         )
+                        self._backfill.start()
                     self._queue = queue
         return self._queue
 

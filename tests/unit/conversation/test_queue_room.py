@@ -96,7 +96,8 @@ def test_backfill_backs_off_while_batches_fail_and_recovers():
         batch_size=5,
         on_result=lambda batch, ok, bad: fills[0].record_result(batch, ok, bad),
     )
-    fills.append(Backfill(q, rows.find, base_backoff_s=0.2, max_backoff_s=0.4))
+    fills.append(Backfill(q, rows.find, base_backoff_s=0.2, max_backoff_s=0.4, start=False))
+    fills[0].start()  # held first, as the Indexer does: the first failures reach it
     time.sleep(1.2)
     assert fills[0].stats()["failures_in_a_row"] >= 2
     assert 4 <= len(attempts) <= 60  # retried every 0.2-0.4 s, not in a tight loop
@@ -106,4 +107,19 @@ def test_backfill_backs_off_while_batches_fail_and_recovers():
         time.sleep(0.02)
     assert not rows.pending and fills[0].stats()["failures_in_a_row"] == 0
     fills[0].stop()
+    q.close()
+
+
+def test_a_backfill_made_unstarted_hands_nothing_over_until_started():
+    rows = PendingRows(range(1, 4))
+    q = IndexQueue(rows.embed, concurrency=1, max_queue=10, batch_size=5)
+    fill = Backfill(q, rows.find, start=False)
+    time.sleep(0.2)
+    assert fill.fed == 0 and rows.pending == {1, 2, 3}
+    fill.start()
+    deadline = time.monotonic() + 5
+    while rows.pending and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not rows.pending and fill.fed == 3
+    fill.stop()
     q.close()
