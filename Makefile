@@ -14,7 +14,7 @@ PYTEST_WORKERS ?= 2
 # otherwise the browser tests skip and say why (under CI=true they fail instead).
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint browser screenshots bench-locomo clean
+.PHONY: demo test lint cli-help browser screenshots bench-locomo clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "remem needs Python 3.11+; set PYTHON=python3.11")'
@@ -30,6 +30,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+
+# `remem --help` prints a kept copy of typer's text (src/remem/cli/help_text.py): write it
+# again after adding or renaming a command (tests/unit/cli/test_help_text.py says when).
+cli-help: $(STAMP)
+	$(BIN)/python -m remem.cli.help_text
 
 # The README's REST examples run with curl (tests/docs): installed the same way when missing.
 browser:

@@ -10,12 +10,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from remem.errors import RememError, ValidationError
-from remem.types import Explain, Filters, Hit, Record, SearchResult, Turn
 
 if TYPE_CHECKING:
     from remem.async_memory import AsyncMemory
     from remem.config import Config
     from remem.engine import Memory
+    from remem.types import Explain, Filters, Hit, Record, SearchResult, Turn
 
 __version__ = "0.1.0"
 
@@ -34,12 +34,14 @@ __all__ = [
     "__version__",
 ]
 
-# Public names whose modules pull in pydantic, numpy and the search stack: imported on first
-# use (PEP 562), so `remem --help` and `import remem.types` stay fast.
+# Public names imported on first use (PEP 562): the engine's modules pull in pydantic, numpy
+# and the search stack, and even the plain record types cost ~20 ms that `remem --help` and
+# `remem --version` need not pay.
 _LAZY = {
     "AsyncMemory": "remem.async_memory",
     "Config": "remem.config",
     "Memory": "remem.engine",
+    **dict.fromkeys(("Explain", "Filters", "Hit", "Record", "SearchResult", "Turn"), "remem.types"),
 }
 
 

@@ -6,11 +6,12 @@ one attempt and fall back on failure, so any failure is an error of the caller's
 
 from __future__ import annotations
 
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from remem.errors import RememError
+
+if TYPE_CHECKING:  # httpx (~0.2 s to import) loads when a client is made, not on import
+    import httpx
 
 
 def post_json(
@@ -22,6 +23,8 @@ def post_json(
 ) -> Any:
     """The parsed JSON of a 200 answer; a transport failure, another status or a body that is
     not JSON raises ``error`` naming the URL and what went wrong."""
+    import httpx
+
     try:
         response = client.post(url, json=body, headers=headers)
     except httpx.HTTPError as exc:

@@ -109,3 +109,22 @@ def test_an_off_topic_turn_injects_nothing(demo, text):
     )
     assert out.hits == []
     assert out.block == ""
+
+
+def test_the_shipped_neutral_vectors_are_the_bundled_models_own():
+    """The relevance baseline's NEUTRAL vectors ship with the bundled model (a first search
+    does not embed them); when NEUTRAL or the model changes, they must be written again with
+    `python -m remem.retrieve.relevance`."""
+    import numpy as np
+
+    from remem.embed.local import E5Embedder
+    from remem.retrieve.relevance import NEUTRAL, shipped_neutral_vectors
+
+    embedder = E5Embedder()
+    shipped = shipped_neutral_vectors(embedder.model_id)
+    assert shipped is not None
+    fresh = np.asarray(embedder.embed_passages(list(NEUTRAL)), np.float32)
+    assert shipped.shape == fresh.shape
+    assert np.allclose(shipped, fresh, atol=1e-4)
+    assert shipped_neutral_vectors("local:use-multilingual-v3") is None
+    assert shipped_neutral_vectors("openai:multilingual-e5-small") is None

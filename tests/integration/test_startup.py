@@ -41,8 +41,9 @@ def heavy_in(loaded: set[str], heavy: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"]])
 def test_help_and_version_import_nothing_heavy(args):
+    """Not even typer or rich (~0.2 s together): `--help` prints typer's kept text."""
     loaded = modules_loaded_by(args)
-    heavy = heavy_in(loaded, HEAVY)
+    heavy = heavy_in(loaded, (*HEAVY, "typer", "rich", "remem.types"))
     assert heavy == [], f"`remem {' '.join(args)}` imported {heavy[:10]}"
     assert "remem.cli" in loaded  # the probe did run the command
 
@@ -74,3 +75,18 @@ def test_every_public_name_resolves():
     assert set(remem.__all__) <= set(dir(remem))
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         remem.nope  # noqa: B018
+
+
+def test_a_small_search_loads_no_client_or_index_builder(tmp_path):
+    """A `remem search` on a small store needs numpy, pydantic and the model; not httpx (the
+    remote clients, ~0.2 s), faiss (the ANN graph, ~0.2 s) or filelock (snapshot builds)."""
+    db = tmp_path / "small.db"
+    subprocess.run(
+        [sys.executable, "-m", "remem.cli", "--db", str(db), "add", "I moved to Lisbon"],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    loaded = modules_loaded_by(["--db", str(db), "search", "where do I live"])
+    assert "remem.engine" in loaded  # it did search
+    assert heavy_in(loaded, ("httpx", "faiss", "filelock")) == []

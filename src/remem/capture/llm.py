@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-
-import httpx
+from typing import TYPE_CHECKING
 
 from remem.config import LLMConfig
 from remem.errors import RememError
 from remem.net import post_json
 from remem.text.triggers import CATEGORIES
+
+if TYPE_CHECKING:  # httpx (~0.2 s to import) loads when a client is made, not on import
+    import httpx
 
 SYSTEM_PROMPT = """You extract long-term memories from a chat turn.
 Return JSON: {"memories": [{"text": str, "category": "preference"|"fact"|"decision"|"entity"|"other",
@@ -43,6 +45,8 @@ class ChatClient:
         self.url = cfg.base_url.rstrip("/") + "/chat/completions"
         self.model = cfg.model
         headers = {"Authorization": f"Bearer {cfg.api_key}"} if cfg.api_key else {}
+        import httpx
+
         self._client = httpx.Client(timeout=cfg.timeout_s, headers=headers, transport=transport)
 
     def complete(self, system: str, user: str, *, json_mode: bool = False) -> str:

@@ -1,5 +1,5 @@
 """`python -m remem.cli`, the same as the ``remem`` console script."""
 
-from remem.cli import main
+from remem.cli import run
 
-main()
+run()

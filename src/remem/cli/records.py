@@ -8,9 +8,7 @@ import time
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from remem import SearchResult
 from remem.cli.common import (
     JsonOption,
     counting,
@@ -18,6 +16,7 @@ from remem.cli.common import (
     err,
     fail,
     fmt_time,
+    new_table,
     open_existing_memory,
     open_memory,
     out,
@@ -27,7 +26,7 @@ from remem.cli.common import (
 from remem.errors import NotFoundError, ValidationError
 
 if TYPE_CHECKING:
-    from remem import Memory
+    from remem import Memory, SearchResult
     from remem.schemas import RecordIn
 
 app = typer.Typer()
@@ -187,7 +186,7 @@ def search(
 
 
 def _print_hits(result: SearchResult, explain: bool) -> None:
-    table = Table(show_lines=False)
+    table = new_table(show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     table.add_column("when")
@@ -211,7 +210,7 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
 
 
 def _print_dropped(dropped: list[dict[str, Any]]) -> None:
-    table = Table(title="candidates removed by a gate")
+    table = new_table(title="candidates removed by a gate")
     for col in ("id", "stage", "reason", "score"):
         table.add_column(col)
     for d in dropped[:30]:
@@ -247,7 +246,7 @@ def list_(
     if as_json:
         emit_json([r.to_dict() for r in records])
         return
-    table = Table()
+    table = new_table()
     for col in ("id", "kind", "when", "who", "scope", "status", "text"):
         table.add_column(col, overflow="fold" if col in ("id", "text") else "ellipsis")
     for r in records:
@@ -290,7 +289,7 @@ def get(
     if as_json:
         emit_json(record.to_dict())
         return
-    table = Table(show_header=False)
+    table = new_table(show_header=False)
     table.add_column("field")
     table.add_column("value", overflow="fold")
     for key, value in record.to_dict().items():

@@ -6,11 +6,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
 from remem.benchmark import Variant
 from remem.benchmark_suite import load_no_answer, run_suite, suite_datasets
-from remem.cli.common import emit_json, fail, load_config, out, progress_bar
+from remem.cli.common import emit_json, fail, load_config, new_table, out, progress_bar
 
 SUITE_VARIANTS = {
     "hybrid": Variant("hybrid"),
@@ -71,7 +69,7 @@ def _fmt(value: float | None) -> str:
 
 def print_suite(result: dict[str, Any]) -> None:
     """One overview table (dataset x variant) and one per-category table per dataset."""
-    table = Table(title=f"remem suite ({result['embed_model']})")
+    table = new_table(title=f"remem suite ({result['embed_model']})")
     for col in ("dataset", "variant", "n", "r@5", "r@10", "MRR", "false hit (unans.)"):
         table.add_column(col, justify="left" if col in ("dataset", "variant") else "right")
     table.add_column("false hit (no-answer)", justify="right")
@@ -95,7 +93,7 @@ def print_suite(result: dict[str, Any]) -> None:
     out.print(table)
     for vname, v in result["variants"].items():
         for dname, d in v["datasets"].items():
-            cats = Table(title=f"{dname}, {vname}: per category")
+            cats = new_table(title=f"{dname}, {vname}: per category")
             for col in ("category", "n", "r@5", "r@10", "MRR"):
                 cats.add_column(col, justify="left" if col == "category" else "right")
             for cname, c in d["by_category"].items():

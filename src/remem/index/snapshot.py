@@ -33,11 +33,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from filelock import FileLock, Timeout
 
 from remem.index.source import Allocate, VectorBatch
 
 if TYPE_CHECKING:
+    from filelock import FileLock
+
     from remem.index.ann import Graph
 
 log = logging.getLogger("remem.index")
@@ -149,6 +150,8 @@ def _open_generation(folder: Path, info: SnapshotInfo, model_id: str, dim: int) 
 
 
 def build_lock(folder: Path) -> FileLock:
+    from filelock import FileLock  # ~0.1 s to import: only when a snapshot is built
+
     folder.mkdir(parents=True, exist_ok=True)
     return FileLock(folder / "build.lock")
 
@@ -237,7 +240,6 @@ def _remove_other_generations(folder: Path, keep: str) -> None:
 __all__ = [
     "Snapshot",
     "SnapshotInfo",
-    "Timeout",
     "build_lock",
     "index_dir",
     "model_dir",

@@ -26,7 +26,6 @@ import numpy as np
 from remem.index.exact import blas_one_thread
 from remem.index.snapshot import (
     Snapshot,
-    Timeout,
     build_lock,
     model_dir,
     open_snapshot,
@@ -215,6 +214,8 @@ class VectorIndex:
         process holds the build lock and ``wait`` is False (it is building one already)."""
         seen = self._generation()
         lock = build_lock(self.folder)
+        from filelock import Timeout
+
         try:
             lock.acquire(timeout=-1 if wait else 0)
         except Timeout:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -78,6 +79,28 @@ CALIBRATIONS: dict[str, Calibration] = {
 # Lenient on purpose: a Chinese question shares only a few of its bigrams with its answer, so
 # 0.05 of the query's IDF mass already clears the default floor; sharing nothing scores 0.18.
 LEXICAL_ONLY = Calibration(intercept=-1.5, cosine=0.0, baseline=0.0, coverage=8.0)
+
+
+# The NEUTRAL sentences' vectors under the bundled model, shipped so that a process's first
+# search does not embed them (~80 ms, a tenth of a CLI search). Only the bundled runtime's own
+# vectors are shipped: the same model served elsewhere may round differently.
+# tests/integration/test_relevance_floor.py checks them against the model; written again with
+# `python -m remem.retrieve.relevance`.
+SHIPPED_NEUTRAL = {"local:multilingual-e5-small": "neutral-multilingual-e5-small.npy"}
+
+
+def shipped_neutral_vectors(model_id: str) -> np.ndarray | None:
+    """The shipped NEUTRAL vectors of this model, or None (not shipped, or not current)."""
+    name = SHIPPED_NEUTRAL.get(model_id)
+    if name is None:
+        return None
+    try:
+        data = np.load(Path(__file__).parent.parent / "data" / name, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    if data.dtype != np.float32 or data.ndim != 2 or data.shape[0] != len(NEUTRAL):
+        return None
+    return data
 
 
 def calibration_for(model_id: str | None) -> Calibration:
@@ -171,3 +194,12 @@ def _vector_cosine(rowid: int, ctx: StageContext) -> float | None:
 def _cosine(c: Candidate, ctx: StageContext) -> float | None:
     cos = _vector_cosine(c.rowid, ctx)
     return cos if cos is not None else c.vector_score
+
+
+if __name__ == "__main__":  # write the shipped NEUTRAL vectors with the bundled model
+    from remem.embed.local import E5Embedder
+
+    embedder = E5Embedder()
+    path = Path(__file__).parent.parent / "data" / SHIPPED_NEUTRAL[embedder.model_id]
+    np.save(path, np.asarray(embedder.embed_passages(list(NEUTRAL)), np.float32))
+    print(f"wrote {path}")

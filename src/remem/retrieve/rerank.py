@@ -18,9 +18,8 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import httpx
 import numpy as np
 
 from remem.config import RerankConfig
@@ -29,6 +28,9 @@ from remem.net import post_json
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.cross_encoder import load_cross_encoder
+
+if TYPE_CHECKING:  # httpx (~0.2 s to import) loads when a client is made, not on import
+    import httpx
 
 log = logging.getLogger("remem.rerank")
 
@@ -75,6 +77,8 @@ class HTTPReranker:
         self.url = (base_url or _DEFAULT_URLS[provider]).rstrip("/") + "/rerank"
         self.model = model or _DEFAULT_MODELS[provider]
         self.api_key = api_key
+        import httpx
+
         self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), transport=transport)
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:

@@ -32,7 +32,13 @@ from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
-from remem.retrieve.relevance import LEXICAL_ONLY, NEUTRAL, calibration_for, relevance
+from remem.retrieve.relevance import (
+    LEXICAL_ONLY,
+    NEUTRAL,
+    calibration_for,
+    relevance,
+    shipped_neutral_vectors,
+)
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
 from remem.store.base import Store
@@ -106,12 +112,14 @@ class Searcher:
         )[0]
 
     def neutral_vectors(self, embedder: Embedder) -> np.ndarray:
-        """Vectors of the NEUTRAL sentences for this model, embedded once per model."""
+        """Vectors of the NEUTRAL sentences for this model: shipped for the bundled model,
+        otherwise embedded once per model."""
         cached = self._neutral.get(embedder.model_id)
         if cached is None:
-            cached = self._neutral[embedder.model_id] = np.asarray(
-                embedder.embed_passages(list(NEUTRAL)), np.float32
-            )
+            cached = shipped_neutral_vectors(embedder.model_id)
+            if cached is None:
+                cached = np.asarray(embedder.embed_passages(list(NEUTRAL)), np.float32)
+            self._neutral[embedder.model_id] = cached
         return cached
 
     def _baseline(self, query_vector: np.ndarray) -> float | None:

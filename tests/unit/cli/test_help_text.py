@@ -1,0 +1,49 @@
+"""``remem --help`` prints a kept copy of typer's text: it must be exactly typer's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from remem.cli import help_text
+
+
+def test_the_kept_help_is_what_typer_renders_now():
+    assert help_text.kept() == help_text.render(), (
+        "a command or global option changed: run `make cli-help` to keep the new text"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "argv0", "columns", "answers"),
+    [
+        (["--help"], "/venv/bin/remem", "80", True),
+        (["--help"], "remem", "200", True),
+        (["--help"], "remem", "79", False),  # click wraps narrower: typer renders it
+        (["search", "--help"], "remem", "80", False),
+        (["--db", "x.db", "--help"], "remem", "80", False),
+        (["--help"], "__main__.py", "80", False),  # python -m remem.cli: another prog name
+    ],
+)
+def test_the_kept_help_answers_only_where_it_is_exact(monkeypatch, args, argv0, columns, answers):
+    monkeypatch.setattr(sys, "argv", [argv0, *args])
+    monkeypatch.setenv("COLUMNS", columns)
+    assert help_text.can_answer(args) is answers
+
+
+def test_remem_help_prints_it_without_importing_typer(tmp_path: Path):
+    probe = (
+        "import sys; sys.argv = ['remem', '--help']; import remem.cli; remem.cli.main(); "
+        "print('typer' in sys.modules, file=sys.stderr)"
+    )
+    env = {**os.environ, "COLUMNS": "120"}
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == help_text.kept()
+    assert proc.stderr.strip() == "False"
