@@ -176,6 +176,12 @@ class SearchConfig(_Section):
     max_query_chars: int = Field(
         default=10_000, gt=0, description="longer queries are refused (the chat path trims)"
     )
+    query_embed_tokens: int = Field(
+        default=0,
+        ge=0,
+        description="the vector channel embeds the query's last this many tokens (estimated; "
+        "newest messages first); the lexical channel matches all of it. 0 = the whole query",
+    )
     role_filter_factor: int = Field(
         default=8, gt=0, description="k x this per channel when a role filter will drop hits"
     )

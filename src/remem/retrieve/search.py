@@ -42,6 +42,7 @@ from remem.retrieve.relevance import (
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
 from remem.store.base import Store
+from remem.text.budget import tail_within
 from remem.text.timeexpr import find_time_window
 from remem.text.tokenize import Tokenizer
 from remem.types import Explain, Filters, Hit, SearchResult
@@ -104,7 +105,7 @@ class Searcher:
         cfg = self.config.embed
         return embed_with_chunks(
             embedder,
-            [query],
+            [tail_within(query, self.config.search.query_embed_tokens)],
             is_query=True,
             max_chars=chunk_limit(embedder, cfg),
             overlap=cfg.chunk_overlap,
