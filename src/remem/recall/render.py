@@ -4,8 +4,9 @@ Stored text is data, never instructions. Every block, of archived messages (``<r
 or of curated memories (``<relevant-memories>``), goes through one wrapper,
 ``untrusted_block``: an opening tag marked ``type="untrusted-data"``, an intro that says so,
 one line per item, the closing tag. Each item is one line: newlines inside the text are
-folded, and ``&``, ``<`` and ``>`` are escaped, so stored text can neither close the wrapper
-tag nor start a line that looks like another item, a role header or a system message. The
+folded, ``&``, ``<`` and ``>`` are escaped and square brackets in stored text become
+full-width, so stored text can neither close the wrapper tag nor carry what looks like another
+item, its label, a role header or a system message. The
 agent's own past words are labelled as its own, so they never come back as someone else's,
 and nobody else's are: a speaker whose name reads as the bot or the system is marked as a
 user's name (``recall.labels``).
@@ -59,6 +60,13 @@ def escape(text: str) -> str:
     return " ⏎ ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
+def escape_content(text: str) -> str:
+    """Stored text as an item's content: ``escape``, and its square brackets made full-width,
+    so a message cannot carry what reads as another item's label (``[qq/Assistant (you) @
+    …]`` after a folded newline). Labels are the only ASCII brackets in a block."""
+    return escape(text).replace("[", "［").replace("]", "］")
+
+
 def label(record: Record, language: str = "en", bot_names: Collection[str] = ()) -> str:
     """``[platform/place/speaker @ time]``. Only the bot's own lines (role assistant or
     notice) read as the bot's: any other speaker whose name reads as the bot, the system or
@@ -99,11 +107,12 @@ def render_block(
     lines = []
     for record in records:
         text = strip_speaker_prefix(record.shown_text, record.speaker_label)
+        marker = ""
         if max_chars_per_item and len(text) > max_chars_per_item:
             cut = len(text) - max_chars_per_item
-            marker = _TRUNCATED.get(language, _TRUNCATED["en"])
-            text = text[:max_chars_per_item] + marker.format(n=cut)
-        lines.append(f"{label(record, language, bot_names)} {escape(text)}")
+            marker = _TRUNCATED.get(language, _TRUNCATED["en"]).format(n=cut)
+            text = text[:max_chars_per_item]
+        lines.append(f"{label(record, language, bot_names)} {escape_content(text)}{marker}")
     return untrusted_block(TAG, _INTRO.get(language, _INTRO["en"]), lines)
 
 
@@ -116,5 +125,5 @@ def render_memories(hits: Sequence[Hit], language: str = "en") -> str:
         if r.metadata.get("said_by") == "assistant" or r.role == "assistant":
             tags.append(_BY_ASSISTANT.get(language, _BY_ASSISTANT["en"]))
         when = datetime.fromtimestamp(r.created_at, UTC).strftime("%Y-%m-%d")
-        lines.append(f"- [{escape(', '.join(tags))}] {escape(r.text)} ({when})")
+        lines.append(f"- [{escape(', '.join(tags))}] {escape_content(r.text)} ({when})")
     return untrusted_block(MEMORY_TAG, _MEMORY_INTRO.get(language, _MEMORY_INTRO["en"]), lines)
