@@ -173,11 +173,12 @@ class Backfill:
                 if self._stopped or self.backing_off:
                     return False
                 continue
+            seen_at = time.monotonic()  # records done after this are not handed over again
             rowids, last = self._find(after, self.chunk if room is None else min(room, self.chunk))
             if last is None:
                 return not found_any  # the end of the store: this pass is complete
             found_any = found_any or bool(rowids)
-            accepted, consumed = self.queue.offer(rowids)
+            accepted, consumed = self.queue.offer(rowids, seen_at=seen_at)
             with self._cond:
                 self.fed += accepted
             if consumed == len(rowids):

@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
 log = logging.getLogger("remem.queue")
+
+# How long a finished record is remembered for ``offer(seen_at=...)``: longer than a
+# backfill's scan of one chunk can take.
+FINISHED_MEMORY_S = 120.0
 
 # (rowids) -> (embedded, failed); must never raise for per-record failures
 EmbedBatch = Callable[[Sequence[int]], tuple[int, int]]
@@ -47,6 +52,10 @@ class IndexQueue:
         # Records being embedded right now: a record is never in two batches at once, so a
         # rewrite queued during an in-flight embedding is embedded after it, in order.
         self._in_flight: set[int] = set()
+        # When recent records finished embedding (monotonic time, oldest first): an offer made
+        # from a scan older than that skips them (the backfill saw them pending, and they were
+        # done by the time it offered them: embedding them again would be wasted work).
+        self._finished: dict[int, float] = {}
         self._cond = threading.Condition()
         self._workers: list[threading.Thread] = []
         self._busy = 0
@@ -93,11 +102,12 @@ class IndexQueue:
     def _room(self) -> int | None:
         return None if self.max_queue is None else max(0, self.max_queue - len(self._pending))
 
-    def offer(self, rowids: Sequence[int]) -> tuple[int, int]:
+    def offer(self, rowids: Sequence[int], seen_at: float | None = None) -> tuple[int, int]:
         """Queue records in order as far as there is room, never dropping anything; records
-        already queued or being embedded are passed over. Returns (queued, consumed): how
-        many were queued, and how many of ``rowids`` were dealt with before the room ran out
-        (the rest were not looked at)."""
+        already queued or being embedded are passed over, and so are records that finished
+        embedding at or after ``seen_at`` (``time.monotonic()`` when the caller found them
+        pending). Returns (queued, consumed): how many were queued, and how many of
+        ``rowids`` were dealt with before the room ran out (the rest were not looked at)."""
         accepted = consumed = 0
         with self._cond:
             if self._closed:
@@ -108,6 +118,8 @@ class IndexQueue:
                     break
                 consumed += 1
                 if rowid in self._queued or rowid in self._in_flight:
+                    continue
+                if seen_at is not None and self._finished.get(rowid, -1.0) >= seen_at:
                     continue
                 self._pending.append(rowid)
                 self._queued.add(rowid)
@@ -166,9 +178,23 @@ class IndexQueue:
             with self._cond:
                 self._busy -= 1
                 self._in_flight.difference_update(batch)
+                if not bad:
+                    self._note_finished(batch)
                 self.embedded += ok
                 self.failed += bad
                 self._cond.notify_all()
+
+    def _note_finished(self, batch: list[int]) -> None:
+        now = time.monotonic()
+        for rowid in batch:
+            self._finished.pop(rowid, None)  # re-inserted at the end: the dict stays in order
+            self._finished[rowid] = now
+        # an offer comes from a scan seconds old at most: older entries are of no use
+        while self._finished:
+            oldest = next(iter(self._finished))
+            if self._finished[oldest] >= now - FINISHED_MEMORY_S:
+                break
+            del self._finished[oldest]
 
     def _ready(self) -> bool:
         return any(r not in self._in_flight for r in self._pending)

@@ -123,3 +123,29 @@ def test_a_backfill_made_unstarted_hands_nothing_over_until_started():
     assert not rows.pending and fill.fed == 3
     fill.stop()
     q.close()
+
+
+def test_an_offer_skips_records_that_finished_after_they_were_seen_pending():
+    """The backfill found these pending, then the queue finished them before the offer: they
+    are not embedded twice. A record finished before the scan (pending again: rewritten, or
+    its vector lost) is handed over."""
+    seen: list[int] = []
+    q = IndexQueue(lambda rowids: (seen.extend(rowids) or len(rowids), 0), max_queue=10)
+    q.offer([1, 2])
+    assert q.wait_idle(5)
+    scan_started = time.monotonic()
+    q.submit([3])
+    assert q.wait_idle(5) and seen == [1, 2, 3]
+    assert q.offer([1, 2, 3, 4], seen_at=scan_started) == (3, 4)  # 3 finished after the scan
+    assert q.wait_idle(5)
+    assert sorted(seen[3:]) == [1, 2, 4]
+    q.close()
+
+
+def test_a_failed_batch_is_not_remembered_as_finished():
+    q = IndexQueue(lambda rowids: (0, len(rowids)), max_queue=10)
+    seen_at = time.monotonic()
+    q.submit([7])
+    assert q.wait_idle(5)
+    assert q.offer([7], seen_at=seen_at) == (1, 1)
+    q.close()
