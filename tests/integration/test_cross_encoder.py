@@ -10,6 +10,7 @@ batching and the reranker stage end to end.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -166,3 +167,38 @@ def test_search_reranks_with_the_local_model(tmp_path, model_dir):
     stages = [name for name, _ in result.hits[0].explain.stages]
     assert "rerank (local:tiny-reranker)" in stages
     assert not result.warnings
+
+
+def _gated_config(model_dir, floor: float) -> Config:
+    return Config.load(
+        env={},
+        overrides={
+            "indexing.mode": "sync",
+            "rerank.provider": "local",
+            "rerank.local_path": str(model_dir),
+            "search.relevance_floor": floor,
+        },
+    )
+
+
+def test_the_cross_encoder_judges_relevance_in_the_gate(tmp_path, model_dir):
+    """With a cross-encoder configured, its probability (sigmoid of the logit) is a hit's
+    relevance: the gate returns nothing when it finds nothing relevant, even with an
+    uncalibrated embedding model (which alone never abstains)."""
+    with Memory(tmp_path / "m.db", _gated_config(model_dir, 0.9), embedder=HashEmbedder()) as mem:
+        mem.add("Alice likes tea", created_at=NOW - 90)
+        mem.add("Alice likes coffee", created_at=NOW - 80)
+        nothing = mem.search("where does Alice live", k=3, now=NOW)
+        assert nothing.hits == []  # logits 0: relevance 0.5 < 0.9
+        assert any("relevance gate" in n for n in nothing.notes)
+        mem.add("Alice moved to Berlin", created_at=NOW - 70)
+        found = mem.search("where does Alice live", k=3, now=NOW)
+    assert found.hits[0].record.text == "Alice moved to Berlin"
+    assert found.hits[0].score == pytest.approx(1 / (1 + math.exp(-6.0)), abs=1e-6)
+
+
+def test_without_a_floor_the_cross_encoder_still_sets_scores_in_0_1(tmp_path, model_dir):
+    with Memory(tmp_path / "m.db", _gated_config(model_dir, 0.0), embedder=HashEmbedder()) as mem:
+        mem.add("Alice likes tea", created_at=NOW - 90)
+        result = mem.search("where does Alice live", k=3, now=NOW)
+    assert [h.score for h in result.hits] == [pytest.approx(0.5)]

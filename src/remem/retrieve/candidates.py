@@ -16,6 +16,7 @@ class Candidate:
     lexical_score: float | None = None  # BM25, higher is better
     fused: float = 0.0
     relevance: float | None = None  # calibrated own evidence in [0, 1] (relevance stage)
+    rerank_relevance: float | None = None  # the cross-encoder's probability, when it ran
     score: float = 0.0  # the current score, updated by every stage
     record: Record | None = None
     stages: list[tuple[str, float]] = field(default_factory=list)

@@ -61,6 +61,7 @@ class OnnxCrossEncoder:
                 "'remem[rerank-onnx]'"
             ) from None
         self.name = f"local:{path.name}"
+        self.probabilities = False  # raw logits: the relevance stage applies a sigmoid
         self.batch_size = batch_size
         try:
             self._tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
@@ -116,6 +117,7 @@ class SentenceTransformersCrossEncoder:
                 "install 'remem[rerank-onnx]', or pip install sentence-transformers"
             ) from None
         self.name = f"local:{path.name}"
+        self.probabilities = True  # CrossEncoder.predict applies a sigmoid to a single logit
         self._model = CrossEncoder(str(path), local_files_only=True)
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:

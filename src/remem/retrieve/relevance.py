@@ -166,13 +166,16 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             if cos is not None and base is not None
             else LEXICAL_ONLY(None, None, cov)
         )
+        if c.rerank_relevance is not None:  # a cross-encoder read the pair: its judgement
+            own = c.rerank_relevance
         if any(name == "time_intent" for name, _ in c.stages):
             # "what happened two days ago": being in the named window is the match
             own = max(own, ctx.config.search.relevance_floor)
         c.relevance = own
         best = max(best, own)
     floor = ctx.config.search.relevance_floor
-    if best < floor and is_calibrated(ctx.model_id, ctx.query_vector is not None):
+    judged = any(c.rerank_relevance is not None for c in cands)
+    if best < floor and (judged or is_calibrated(ctx.model_id, ctx.query_vector is not None)):
         reason = f"nothing relevant: best relevance {best:.3f} < search.relevance_floor {floor}"
         ctx.notes.append(f"relevance gate: {reason}")
         for c in cands:

@@ -41,6 +41,10 @@ class RerankError(RememError):
 
 class Reranker(Protocol):
     name: str
+    # True when score() answers probabilities of relevance in [0, 1] (the hosted rerank APIs,
+    # sentence-transformers' CrossEncoder); False for raw logits (an ONNX export), which the
+    # relevance stage turns into probabilities with a sigmoid.
+    probabilities: bool
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
         """Relevance of each document to the query, higher is better (any scale)."""
@@ -74,6 +78,7 @@ class HTTPReranker:
     ) -> None:
         self.provider = provider
         self.name = f"{provider}:{model or _DEFAULT_MODELS[provider]}"
+        self.probabilities = True  # every hosted API answers relevance_score in [0, 1]
         self.url = (base_url or _DEFAULT_URLS[provider]).rstrip("/") + "/rerank"
         self.model = model or _DEFAULT_MODELS[provider]
         self.api_key = api_key
@@ -148,10 +153,19 @@ def rerank(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         log.warning(message)
         for c in head:
             c.notes.append(message)
+    else:
+        as_probability = bool(getattr(reranker, "probabilities", False))
+        for c, s in zip(head, scores, strict=True):
+            # the cross-encoder's own judgement of the pair: the relevance stage uses it
+            c.rerank_relevance = min(1.0, max(0.0, s)) if as_probability else _sigmoid(s)
     w = cfg.weight
     for c, s in zip(head, _normalise(scores), strict=True):
         c.set(label, w * s + (1 - w) * c.score, always=True)
     return head + tail
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, x))))
 
 
 def _cosine_scores(head: list[Candidate], ctx: StageContext) -> list[float]:
