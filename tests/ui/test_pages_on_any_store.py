@@ -264,3 +264,52 @@ def test_the_ui_on_the_in_memory_store(tmp_path):
         settings = ui.get("/ui/settings")
         assert "keeps its audit log in memory" in settings
         assert re.search(r"<td>operator</td><td>delete</td>", settings)
+
+
+def test_remem_serve_on_postgresql_serves_the_ui(tmp_path, embeddings):
+    """The real command: `remem serve` with a PostgreSQL URL mounts /ui; agent A's pages hold
+    its records and none of B's; its delete lands in the audit file the settings page names."""
+    pytest.importorskip("psycopg")
+    import httpx
+    from ui_seed import start_serve, write_config
+
+    from pg_server import fresh_schema, pg_url
+
+    config = write_config(tmp_path / "remem.toml", embeddings.url)
+    with config.open("a", encoding="utf-8") as fh:
+        fh.write(f'\n[store]\npg_schema = "{fresh_schema()}"\n')
+    with Memory(pg_url(), Config.load(config, env={})) as mem:
+        ids = seed(mem)
+    proc, url = start_serve(pg_url(), config)
+
+    def mem_gone(record_id: str) -> bool:
+        with Memory(pg_url(), Config.load(config, env={})) as again:
+            return again.get(record_id) is None
+
+    try:
+        with httpx.Client(
+            base_url=url, headers={"Authorization": f"Bearer {TOKEN_A}"}, timeout=30
+        ) as http:
+            for path in ("/ui", "/ui/conversations", "/ui/memories?state=all", "/ui/settings"):
+                page = http.get(path)
+                assert page.status_code == 200, path
+                assert not [s for s in B_ONLY if s in unescape(page.text)], path
+            assert SIZE_LABEL["postgres"] in http.get("/ui").text
+            assert "Alice lives in Berlin" in unescape(http.get("/ui/memories").text)
+            gone = http.post(
+                f"/ui/delete/{quote(ids['a_clara'], safe='')}", data={"confirm": "yes"}
+            )
+            assert gone.status_code == 303 and mem_gone(ids["a_clara"])
+            settings = http.get("/ui/settings").text
+            audit_file = re.search(r'data-testid="audit-file">([^<]+)<', settings)
+        assert audit_file and "ui-audit" in audit_file.group(1)
+        lines = Path(unescape(audit_file.group(1))).read_text("utf-8").splitlines()
+        (entry,) = [json.loads(line) for line in lines]
+        assert (entry["agent"], entry["action"], entry["ids"]) == (
+            "agent-a",
+            "delete",
+            [ids["a_clara"]],
+        )
+    finally:
+        proc.terminate()
+        proc.wait(10)
