@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from remem.store import dashboard_sql
 from remem.store.base import DistinctColumn, RecordBreakdown, SessionSummary, StoreSize
-from remem.store.postgres.connection import PostgresConnection, redact
+from remem.store.postgres.connection import SCHEMA_BYTES_SQL, PostgresConnection, redact
 from remem.store.postgres.filters import filters_sql
 from remem.types import Filters
 
@@ -49,8 +49,5 @@ class DashboardMixin(PostgresConnection):
 
     def storage_size(self) -> StoreSize:
         """The tables and indexes (with their TOAST data) of the store's schema."""
-        row = self.query_one(
-            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-            "WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'm')"
-        )
+        row = self.query_one(SCHEMA_BYTES_SQL)
         return StoreSize(int(row[0]), "schema", f"{redact(self._url)} (schema {self._schema})")
