@@ -12,6 +12,9 @@ model. Then a real uvicorn server on 127.0.0.1 serves the app and each page is f
 - cold: each fetch right after a write (one ingest), so every aggregate is recomputed.
 
     python bench/ui_pages.py [--n 100000] [--rounds 20] [--db /tmp/ui-bench.db] [--json out]
+
+``--db`` may be a PostgreSQL URL (the store in its schema ``remem``): the same pages on the
+PostgreSQL store.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ def chat_lines(shared: Path) -> list[str]:
     return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 18))) for _ in range(5000)]
 
 
-def build(db: Path, n: int, shared: Path) -> None:
+def build(db: str, n: int, shared: Path) -> None:
     config = Config.load(env={}, overrides={"embed.provider": "none"})
     with Memory(db, config) as mem:
         have = mem.store.count()
@@ -143,7 +146,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--db", type=Path, default=Path("/tmp/remem-ui-bench.db"))
+    parser.add_argument(
+        "--db", default="/tmp/remem-ui-bench.db", help="a SQLite file or a postgresql:// URL"
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
         "--corpus",

@@ -241,10 +241,10 @@ def seed(mem) -> dict[str, str]:
     }
 
 
-def start_serve(db: Path, config: Path) -> tuple[subprocess.Popen, str]:
+def start_serve(db: Path | str, config: Path) -> tuple[subprocess.Popen, str]:
     """`remem serve` as its own process on a free loopback port; returns it and its URL once
-    it answers. The child gets this process's import path, so it runs the same remem as the
-    tests (a work tree's src, not some installed copy)."""
+    it answers. ``db`` is a file or a PostgreSQL URL. The child gets this process's import
+    path, so it runs the same remem as the tests (a work tree's src, not some installed copy)."""
     port = free_port()
     env = {
         **os.environ,

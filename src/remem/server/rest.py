@@ -131,6 +131,5 @@ def create_app(mem) -> FastAPI:
 
     from remem.server.ui import mount_ui  # the web UI at /ui: same identities and scopes
 
-    if mem.path is not None:  # its aggregates read the SQLite file (not yet a server store)
-        mount_ui(app, mem)
+    mount_ui(app, mem)  # on every store: its aggregates are the store's dashboard reads
     return app

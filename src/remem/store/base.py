@@ -282,9 +282,95 @@ class MaintainedStore(Protocol):
     def stale_vectors(self, model_id: str) -> list[int]: ...
 
 
+# The record columns a breakdown counts by, and those whose values a form offers.
+BREAKDOWN_COLUMNS = ("kind", "scope", "platform", "index_status")
+DistinctColumn = Literal["scope", "category"]
+
+
+@dataclass(slots=True)
+class RecordBreakdown:
+    """The records passing one filter, counted as a dashboard shows them, in one snapshot.
+    A ``None`` key counts the records without a value in that column."""
+
+    by_column: dict[str, dict[str | None, int]]  # column of BREAKDOWN_COLUMNS -> value -> n
+    vectors_by_model: dict[str, int]  # model id -> vectors of these records
+    per_day: dict[tuple[int, str], int]  # (UTC day: created_at // 86400, kind) -> n
+    sessions: int  # distinct sessions among these records
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_column["kind"].values())
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One session as the records passing a filter show it. Platform and group are the
+    greatest value among its records (code point order; they normally agree)."""
+
+    session: str
+    platform: str | None
+    group_id: str | None
+    group_name: str | None
+    records: int
+    first: float  # created_at of its oldest record
+    last: float  # and of its newest
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSize:
+    """What a store takes: ``measure`` says what was measured (the database file with its
+    WAL; the tables and indexes of the store's schema on the server; nothing, in memory);
+    ``location`` names it (a path, a URL without password and its schema, ``:memory:``)."""
+
+    bytes: int
+    measure: Literal["file", "schema", "memory"]
+    location: str
+
+
+@runtime_checkable
+class DashboardStore(Protocol):
+    """Counts and listings over a whole (filtered) store, for the web UI. They scan, so a
+    backend runs them off the connection ordinary requests use (SQLite: a read-only
+    connection of their own; PostgreSQL: a pooled connection in a read-only transaction);
+    callers cache the answers by ``change_token``."""
+
+    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown: ...
+    def session_summaries(
+        self, filters: Filters | None = None, *, limit: int = 200
+    ) -> list[SessionSummary]:
+        """Sessions of the records passing the filters, the most recently active first
+        (ties: by session)."""
+        ...
+
+    def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
+        """The values (not None) the column holds among these records, in code point order."""
+        ...
+
+    def newest_ids(
+        self,
+        filters: Filters | None = None,
+        *,
+        ended_by: float | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[str]:
+        """Ids of the records passing the filters, newest first (created_at, then rowid);
+        with ``ended_by``, only those whose validity ended by then (valid_to <= ended_by)."""
+        ...
+
+    def storage_size(self) -> StoreSize: ...
+
+
 @runtime_checkable
 class Store(
-    RecordStore, SessionStore, LexicalStore, VectorStore, MetaStore, MaintainedStore, Protocol
+    RecordStore,
+    SessionStore,
+    LexicalStore,
+    VectorStore,
+    MetaStore,
+    MaintainedStore,
+    DashboardStore,
+    Protocol,
 ):
     """A whole backend. ``path`` is the database file (None for a server or in memory)."""
 

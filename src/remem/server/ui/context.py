@@ -84,7 +84,7 @@ class UI:
             STATES=queries.MEMORY_STATES,
             CHANNELS=CHANNELS,
         )
-        self.audit = AuditLog(audit_path(mem.path))
+        self.audit = AuditLog(audit_path(mem))
         self.backfill = actions.Backfill()
 
     def caller(self, request: Request) -> Caller:

@@ -61,7 +61,7 @@ def routes(ui: UI) -> APIRouter:
             c,
             sections=sections,
             audit=entries,
-            audit_file=str(audit.path),
+            audit_file=None if audit.path is None else str(audit.path),
         )
 
     return router

@@ -38,7 +38,7 @@ def routes(ui: UI) -> APIRouter:
             c,
             data=data,
             chart=timeline_chart(data.per_day),
-            size=queries.store_size(mem.path),
+            size=queries.store_size(mem),
             dropped=dropped,
             queue=live,
             backfill=backfill,

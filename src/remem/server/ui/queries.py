@@ -10,42 +10,28 @@ a page never waits for them: ``AGGREGATES`` keeps the last result per query and,
 has changed since (``store.change_token()``, which also sees other processes' commits), hands
 out that result at once and recomputes it in the background. Only the very first request for
 a query computes it in line, and ``warm_up`` does those at start-up for the operator and every
-token's agent. They run on their own read-only connection (WAL: readers never block the
-writer), so a long scan never holds the connection the requests use. Listings are LIMITed and
-walk indexes.
+token's agent. They are the store's ``DashboardStore`` reads, which every backend runs off
+the connection requests use (SQLite: a read-only connection of its own; PostgreSQL: a pooled
+connection in a read-only transaction). Listings are LIMITed and walk indexes.
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
-from remem.store.sqlite.filters import filters_sql
+from remem.store.base import StoreSize
 from remem.types import Filters, Record
 
 log = logging.getLogger("remem.ui")
 T = TypeVar("T")
 NONE_LABEL = "(none)"
-
-
-@contextmanager
-def _reader(mem) -> Iterator[sqlite3.Connection]:
-    """A read-only connection of its own to the store's file, for one consistent scan."""
-    conn = sqlite3.connect(f"file:{mem.path}?mode=ro", uri=True, timeout=10)
-    try:
-        conn.execute("BEGIN")
-        yield conn
-    finally:
-        conn.close()
 
 
 @dataclass
@@ -140,56 +126,33 @@ def overview(mem, scopes: list[str] | None) -> Overview:
     return AGGREGATES.get(mem, ("overview", _key(scopes)), lambda: _overview(mem, scopes))
 
 
+def _labelled(counts: dict[str | None, int]) -> dict[str, int]:
+    """Counts with a label for "no value", the largest first (ties by label), so the pages
+    list them alike on every backend."""
+    named = {(NONE_LABEL if k is None else k): n for k, n in counts.items()}
+    return dict(sorted(named.items(), key=lambda item: (-item[1], item[0])))
+
+
 def _overview(mem, scopes: list[str] | None) -> Overview:
-    where, params = filters_sql(_scoped(scopes))
-    out = Overview()
-
-    with _reader(mem) as c:
-
-        def group(column: str) -> dict[str, int]:
-            rows = c.execute(
-                f"SELECT r.{column}, count(*) FROM records r WHERE 1=1{where} "
-                f"GROUP BY r.{column} ORDER BY count(*) DESC",
-                params,
-            )
-            return {(k if k is not None else NONE_LABEL): n for k, n in rows}
-
-        out.by_kind = group("kind")
-        out.total = sum(out.by_kind.values())
-        out.by_scope = group("scope")
-        out.by_platform = group("platform")
-        out.index_status = group("index_status")
-        out.by_model = {
-            m: n
-            for m, n in c.execute(
-                f"SELECT v.model_id, count(*) FROM vectors v JOIN records r ON r.rowid = "
-                f"v.record_rowid WHERE 1=1{where} GROUP BY v.model_id ORDER BY count(*) DESC",
-                params,
-            )
-        }
-        per_day: dict[int, list[int]] = {}
-        for day, kind, n in c.execute(
-            f"SELECT CAST(r.created_at / 86400 AS INTEGER), r.kind, count(*) FROM records r "
-            f"WHERE 1=1{where} GROUP BY 1, 2",
-            params,
-        ):
-            per_day.setdefault(day, [0, 0])[0 if kind == "message" else 1] += n
-        out.per_day = {d: (m, n) for d, (m, n) in per_day.items()}
-        out.sessions = c.execute(
-            f"SELECT count(DISTINCT r.session) FROM records r WHERE r.session IS NOT NULL{where}",
-            params,
-        ).fetchone()[0]
-    return out
+    counts = mem.store.breakdown(_scoped(scopes))
+    per_day: dict[int, list[int]] = {}
+    for (day, kind), n in counts.per_day.items():
+        per_day.setdefault(day, [0, 0])[0 if kind == "message" else 1] += n
+    return Overview(
+        total=counts.total,
+        by_kind=_labelled(counts.by_column["kind"]),
+        by_scope=_labelled(counts.by_column["scope"]),
+        by_platform=_labelled(counts.by_column["platform"]),
+        by_model=_labelled(dict(counts.vectors_by_model)),
+        index_status=_labelled(counts.by_column["index_status"]),
+        per_day={d: (m, n) for d, (m, n) in per_day.items()},
+        sessions=counts.sessions,
+    )
 
 
-def store_size(path: Path) -> int:
-    """Bytes on disk of the database with its WAL and shared-memory files."""
-    total = 0
-    for suffix in ("", "-wal", "-shm"):
-        part = Path(f"{path}{suffix}")
-        if part.exists():
-            total += part.stat().st_size
-    return total
+def store_size(mem) -> StoreSize:
+    """What the store takes (the file on SQLite, the schema on PostgreSQL)."""
+    return mem.store.storage_size()
 
 
 @dataclass
@@ -218,20 +181,12 @@ def session_groups(mem, scopes: list[str] | None, limit: int = 200) -> list[Sess
 
 
 def _session_groups(mem, scopes: list[str] | None, limit: int) -> list[SessionGroup]:
-    where, params = filters_sql(_scoped(scopes))
-    with _reader(mem) as c:
-        rows = c.execute(
-            "SELECT r.session, max(r.platform), max(r.group_id), max(r.group_name), count(*), "
-            "min(r.created_at), max(r.created_at) FROM records r WHERE r.session IS NOT NULL "
-            f"AND r.kind = 'message'{where} GROUP BY r.session ORDER BY max(r.created_at) DESC "
-            "LIMIT ?",
-            [*params, limit],
-        ).fetchall()
+    summaries = mem.store.session_summaries(_scoped(scopes, kinds=["message"]), limit=limit)
     groups: dict[tuple[str, str], SessionGroup] = {}
-    for session, platform, group_id, group_name, n, first, last in rows:
-        key = (platform or NONE_LABEL, group_name or group_id or NONE_LABEL)
+    for s in summaries:
+        key = (s.platform or NONE_LABEL, s.group_name or s.group_id or NONE_LABEL)
         groups.setdefault(key, SessionGroup(*key, [])).sessions.append(
-            SessionRow(session, platform, group_id, group_name, n, first, last)
+            SessionRow(s.session, s.platform, s.group_id, s.group_name, s.records, s.first, s.last)
         )
     return list(groups.values())  # in order of each group's most recent session
 
@@ -294,32 +249,15 @@ def memory_ids(
 ) -> list[str]:
     """Ids of the memories the page's filters select, newest first (walks the kind/time
     index); ``superseded``: only those whose validity has ended (replaced or undone)."""
-    where, params = filters_sql(filters)
-    ended = ""
-    if state == "superseded":
-        ended = " AND r.valid_to IS NOT NULL AND r.valid_to <= ?"
-        params = [*params, time.time()]
-    with _reader(mem) as c:
-        rows = c.execute(
-            f"SELECT r.id FROM records r WHERE 1=1{where}{ended} "
-            "ORDER BY r.created_at DESC, r.rowid DESC LIMIT ? OFFSET ?",
-            [*params, -1 if limit is None else limit, offset],
-        ).fetchall()
-    return [r[0] for r in rows]
+    ended_by = time.time() if state == "superseded" else None
+    return mem.store.newest_ids(filters, ended_by=ended_by, limit=limit, offset=offset)
 
 
 def categories(mem, scopes: list[str] | None) -> list[str]:
     """The memory categories in use (for the filter's choices)."""
 
     def compute() -> list[str]:
-        where, params = filters_sql(_scoped(scopes, kinds=["memory"]))
-        with _reader(mem) as c:
-            rows = c.execute(
-                f"SELECT DISTINCT r.category FROM records r WHERE "
-                f"r.category IS NOT NULL{where} ORDER BY 1",
-                params,
-            )
-            return [r[0] for r in rows]
+        return mem.store.distinct_values("category", _scoped(scopes, kinds=["memory"]))
 
     return AGGREGATES.get(mem, ("categories", _key(scopes)), compute)
 
@@ -328,8 +266,7 @@ def scopes_in_use(mem) -> list[str]:
     """Every scope that holds a record (the operator's scope choices)."""
 
     def compute() -> list[str]:
-        with _reader(mem) as c:
-            return [r[0] for r in c.execute("SELECT DISTINCT scope FROM records ORDER BY 1")]
+        return mem.store.distinct_values("scope")
 
     return AGGREGATES.get(mem, ("scopes",), compute)
 

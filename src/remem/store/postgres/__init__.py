@@ -5,7 +5,7 @@ Split by concern like the SQLite store: ``connection`` (pool, migrations under a
 lock, transactions, meta, stats), ``records`` and ``sessions``, ``lexical`` (BM25 over
 remem's tokens, as FTS5 scores it), ``vectors``, ``nearest`` (store-side vector search with
 HNSW indexes), ``claims`` (the embedding queue across processes), ``snapshot_reads`` (the vector reads
-of an in-process snapshot index) and ``maintenance``.
+of an in-process snapshot index), ``dashboard`` (the web UI's counts and listings) and ``maintenance``.
 ``PostgresStore`` is all of them over one connection pool.
 """
 
@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from remem.store.postgres.claims import ClaimsMixin
 from remem.store.postgres.connection import redact
+from remem.store.postgres.dashboard import DashboardMixin
 from remem.store.postgres.lexical import LexicalMixin
 from remem.store.postgres.maintenance import MaintenanceMixin
 from remem.store.postgres.nearest import NearestMixin
 from remem.store.postgres.snapshot_reads import SnapshotReadsMixin
 
 
-class PostgresStore(MaintenanceMixin, NearestMixin, ClaimsMixin, SnapshotReadsMixin, LexicalMixin):
+class PostgresStore(
+    MaintenanceMixin, NearestMixin, ClaimsMixin, SnapshotReadsMixin, LexicalMixin, DashboardMixin
+):
     """Records, their lexical index and their vectors in one PostgreSQL schema."""
 
 

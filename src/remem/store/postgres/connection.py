@@ -36,6 +36,11 @@ log = logging.getLogger("remem.store.postgres")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 # Two processes migrating at once: the second waits here, then finds nothing left to do.
 _MIGRATION_LOCK = 0x72656D656D  # "remem"
+# What the store's tables and indexes (with their TOAST data) take on the server.
+SCHEMA_BYTES_SQL = (
+    "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+    "WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'm')"
+)
 
 
 def redact(url: str) -> str:
@@ -288,14 +293,7 @@ class PostgresConnection:
                     "SELECT count(DISTINCT session) FROM records WHERE session IS NOT NULL"
                 ),
                 "schema_version": one("SELECT version FROM schema_version"),
-                # what the store's tables and indexes take on the server
-                "file_bytes": int(
-                    one(
-                        "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                        "WHERE c.relnamespace = current_schema()::regnamespace "
-                        "AND c.relkind IN ('r', 'm')"
-                    )
-                ),
+                "file_bytes": int(one(SCHEMA_BYTES_SQL)),
             }
         data["path"] = f"{redact(self._url)} (schema {self._schema})"
         return data

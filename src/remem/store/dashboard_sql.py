@@ -1,0 +1,131 @@
+"""The ``DashboardStore`` questions as SQL, once for both SQL backends.
+
+The SQLite and PostgreSQL stores ask the same questions of the same tables; they differ
+only in placeholders, the "no limit" value, how a day number is computed and how text
+sorts. A ``Dialect`` holds those differences and each backend hands the functions here a
+connection it opened for the purpose (see ``DashboardStore`` for which).
+
+Text that is sorted or compared (``max`` of a session's platform, distinct values) sorts by
+code point on both: SQLite compares text bytewise (UTF-8, the same order), PostgreSQL is
+told ``COLLATE "C"``; the database's locale would otherwise decide, and the in-memory store
+(plain ``sorted``) could not agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from remem.store.base import (
+    BREAKDOWN_COLUMNS,
+    DistinctColumn,
+    RecordBreakdown,
+    SessionSummary,
+)
+from remem.types import Filters
+
+FiltersSQL = Callable[[Filters | None], tuple[str, list[Any]]]
+DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    mark: str  # the placeholder
+    no_limit: Any  # the LIMIT value that means "all"
+    day: str  # a record's day number (created_at / 86400, truncated)
+    by_code_point: str  # appended to a text expression to sort it by code point
+    filters_sql: FiltersSQL
+
+
+def _rows(conn: Any, sql: str, params: list[Any]) -> list[Any]:
+    return list(conn.execute(sql, params).fetchall())
+
+
+def breakdown(conn: Any, d: Dialect, filters: Filters | None) -> RecordBreakdown:
+    """Every count of a ``RecordBreakdown``; ``conn`` should hold one snapshot."""
+    where, params = d.filters_sql(filters)
+    by_column: dict[str, dict[str | None, int]] = {}
+    for column in BREAKDOWN_COLUMNS:  # constants, never input
+        rows = _rows(
+            conn, f"SELECT r.{column}, count(*) FROM records r WHERE 1=1{where} GROUP BY 1", params
+        )
+        by_column[column] = {value: int(n) for value, n in rows}
+    models = _rows(
+        conn,
+        "SELECT v.model_id, count(*) FROM vectors v JOIN records r ON r.rowid = v.record_rowid "
+        f"WHERE 1=1{where} GROUP BY 1",
+        params,
+    )
+    days = _rows(
+        conn,
+        f"SELECT {d.day}, r.kind, count(*) FROM records r WHERE 1=1{where} GROUP BY 1, 2",
+        params,
+    )
+    sessions = _rows(
+        conn,
+        f"SELECT count(DISTINCT r.session) FROM records r WHERE r.session IS NOT NULL{where}",
+        params,
+    )
+    return RecordBreakdown(
+        by_column=by_column,
+        vectors_by_model={model: int(n) for model, n in models},
+        per_day={(int(day), kind): int(n) for day, kind, n in days},
+        sessions=int(sessions[0][0]),
+    )
+
+
+def session_summaries(
+    conn: Any, d: Dialect, filters: Filters | None, limit: int
+) -> list[SessionSummary]:
+    where, params = d.filters_sql(filters)
+    text = d.by_code_point
+    rows = _rows(
+        conn,
+        f"SELECT r.session, max(r.platform{text}), max(r.group_id{text}), "
+        f"max(r.group_name{text}), count(*), min(r.created_at), max(r.created_at) "
+        f"FROM records r WHERE r.session IS NOT NULL{where} GROUP BY r.session "
+        f"ORDER BY max(r.created_at) DESC, r.session{text} LIMIT {d.mark}",
+        [*params, limit],
+    )
+    return [
+        SessionSummary(s, platform, group_id, group_name, int(n), float(first), float(last))
+        for s, platform, group_id, group_name, n, first, last in rows
+    ]
+
+
+def distinct_values(
+    conn: Any, d: Dialect, column: DistinctColumn, filters: Filters | None
+) -> list[str]:
+    if column not in DISTINCT_COLUMNS:
+        raise ValueError(f"distinct_values: column {column!r}; use one of {DISTINCT_COLUMNS}")
+    where, params = d.filters_sql(filters)
+    rows = _rows(
+        conn,
+        f"SELECT DISTINCT r.{column}{d.by_code_point} FROM records r "
+        f"WHERE r.{column} IS NOT NULL{where} ORDER BY 1",
+        params,
+    )
+    return [value for (value,) in rows]
+
+
+def newest_ids(
+    conn: Any,
+    d: Dialect,
+    filters: Filters | None,
+    *,
+    ended_by: float | None,
+    limit: int | None,
+    offset: int,
+) -> list[str]:
+    where, params = d.filters_sql(filters)
+    if ended_by is not None:
+        where += f" AND r.valid_to IS NOT NULL AND r.valid_to <= {d.mark}"
+        params = [*params, ended_by]
+    rows = _rows(
+        conn,
+        f"SELECT r.id FROM records r WHERE 1=1{where} "
+        f"ORDER BY r.created_at DESC, r.rowid DESC LIMIT {d.mark} OFFSET {d.mark}",
+        [*params, d.no_limit if limit is None else limit, offset],
+    )
+    return [record_id for (record_id,) in rows]

@@ -1,0 +1,103 @@
+"""The in-memory store's dashboard reads (``DashboardStore``), computed over its rows under
+the store's lock, answering exactly as the SQL backends do."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from remem.store.base import (
+    BREAKDOWN_COLUMNS,
+    DistinctColumn,
+    RecordBreakdown,
+    SessionSummary,
+    StoreSize,
+)
+from remem.store.memory.records import RecordsMixin
+from remem.store.memory.state import first
+from remem.types import Filters
+
+DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category")
+
+
+def _greatest(values: list[Any]) -> Any:
+    """SQL's ``max``: the greatest value that is not None (None when there is none)."""
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
+
+
+class DashboardMixin(RecordsMixin):
+    def _passing(self, filters: Filters | None) -> list[tuple[int, dict[str, Any]]]:
+        passes = self._predicate(filters)
+        return [(rowid, row.values) for rowid, row in self._rows.items() if passes(row.values)]
+
+    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
+        with self._read():
+            rows = self._passing(filters)
+            models = Counter(
+                model for rowid, _ in rows for model in self._record_vectors.get(rowid, {})
+            )
+        return RecordBreakdown(
+            by_column={
+                column: dict(Counter(values[column] for _, values in rows))
+                for column in BREAKDOWN_COLUMNS
+            },
+            vectors_by_model=dict(models),
+            per_day=dict(
+                Counter((int(values["created_at"] / 86400), values["kind"]) for _, values in rows)
+            ),
+            sessions=len({v["session"] for _, v in rows if v["session"] is not None}),
+        )
+
+    def session_summaries(
+        self, filters: Filters | None = None, *, limit: int = 200
+    ) -> list[SessionSummary]:
+        with self._read():
+            by_session: dict[str, list[dict[str, Any]]] = {}
+            for _, values in self._passing(filters):
+                if values["session"] is not None:
+                    by_session.setdefault(values["session"], []).append(values)
+        summaries = []
+        for session, rows in by_session.items():
+            times = [v["created_at"] for v in rows]
+            summaries.append(
+                SessionSummary(
+                    session,
+                    _greatest([v["platform"] for v in rows]),
+                    _greatest([v["group_id"] for v in rows]),
+                    _greatest([v["group_name"] for v in rows]),
+                    len(rows),
+                    min(times),
+                    max(times),
+                )
+            )
+        summaries.sort(key=lambda s: s.session)
+        summaries.sort(key=lambda s: s.last, reverse=True)  # stable: ties stay by session
+        return summaries[:limit]
+
+    def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
+        if column not in DISTINCT_COLUMNS:
+            raise ValueError(f"distinct_values: column {column!r}; use one of {DISTINCT_COLUMNS}")
+        with self._read():
+            values = {v[column] for _, v in self._passing(filters)}
+        return sorted(v for v in values if v is not None)
+
+    def newest_ids(
+        self,
+        filters: Filters | None = None,
+        *,
+        ended_by: float | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[str]:
+        def ended(values: dict[str, Any]) -> bool:
+            valid_to = values["valid_to"]
+            return ended_by is None or (valid_to is not None and valid_to <= ended_by)
+
+        with self._read():
+            passes = self._predicate(filters)
+            rowids = self._sorted_rowids(lambda v: passes(v) and ended(v), newest_first=True)
+            return [self._rows[r].values["id"] for r in first(rowids, limit, offset)]
+
+    def storage_size(self) -> StoreSize:
+        return StoreSize(0, "memory", ":memory:")

@@ -1,0 +1,80 @@
+"""The SQLite store's dashboard reads (``DashboardStore``): counts and listings for the web UI.
+
+They run on a read-only connection of their own, one transaction each (WAL: a reader never
+blocks the writer nor waits for it), so a scan of a large store never holds the connection
+that requests share.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from remem.errors import StoreError
+from remem.store import dashboard_sql
+from remem.store.base import DistinctColumn, RecordBreakdown, SessionSummary, StoreSize
+from remem.store.sqlite.connection import SQLiteConnection
+from remem.store.sqlite.filters import filters_sql
+from remem.types import Filters
+
+SQLITE = dashboard_sql.Dialect(
+    mark="?",
+    no_limit=-1,
+    day="CAST(r.created_at / 86400 AS INTEGER)",
+    by_code_point="",  # SQLite compares text bytewise: UTF-8 sorts by code point
+    filters_sql=filters_sql,
+)
+
+
+def file_bytes(path: Path) -> int:
+    """Bytes on disk of the database with its WAL and shared-memory files."""
+    parts = (Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm"))
+    return sum(p.stat().st_size for p in parts if p.exists())
+
+
+class DashboardMixin(SQLiteConnection):
+    @contextmanager
+    def _dashboard_read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction on a read-only connection of its own."""
+        uri = f"{self._path.resolve().as_uri()}?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=self._busy_timeout_s)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open database {str(self._path)!r}: {exc}") from None
+        try:
+            conn.execute("BEGIN")
+            yield conn
+        finally:
+            conn.close()  # ends the read transaction
+
+    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
+        with self._dashboard_read() as c:
+            return dashboard_sql.breakdown(c, SQLITE, filters)
+
+    def session_summaries(
+        self, filters: Filters | None = None, *, limit: int = 200
+    ) -> list[SessionSummary]:
+        with self._dashboard_read() as c:
+            return dashboard_sql.session_summaries(c, SQLITE, filters, limit)
+
+    def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
+        with self._dashboard_read() as c:
+            return dashboard_sql.distinct_values(c, SQLITE, column, filters)
+
+    def newest_ids(
+        self,
+        filters: Filters | None = None,
+        *,
+        ended_by: float | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[str]:
+        with self._dashboard_read() as c:
+            return dashboard_sql.newest_ids(
+                c, SQLITE, filters, ended_by=ended_by, limit=limit, offset=offset
+            )
+
+    def storage_size(self) -> StoreSize:
+        return StoreSize(file_bytes(self._path), "file", str(self._path))
