@@ -39,6 +39,10 @@ def test_two_workers_four_clients_lose_nothing(tmp_path, monkeypatch, backend):
     assert writes["acknowledged"] > 0
     assert writes["missing"] == 0 and writes["duplicated_acks"] == 0
     assert writes["unacknowledged_extra"] == 0
+    size = report["store"]  # what docs/scaling.md's records-per-GB figures come from
+    assert size["records"] >= writes["acknowledged"] and size["vectors"] == 0  # lexical run
+    assert size["bytes"] == sum(size["bytes_by_part"].values()) > 0
+    assert size["bytes_per_record"] == round(size["bytes"] / size["records"])
 
 
 def test_verify_notices_a_missing_write(tmp_path):
