@@ -205,6 +205,47 @@ def verify(db: str, tally: Tally, env: dict[str, str]) -> dict[str, int]:
     }
 
 
+def store_size(db: str, env: dict[str, str]) -> dict[str, Any]:
+    """What the store holds after the run and what it takes on disk: for SQLite the database
+    file, its WAL and the snapshot index beside it; for PostgreSQL every table of the
+    store's schema with its indexes and TOAST (``pg_total_relation_size``)."""
+    from remem import Config, Memory
+
+    config = Config.load(
+        env={k: v for k, v in env.items() if k.startswith("REMEM_")},
+        overrides={"embed.provider": "none", "indexing.mode": "sync"},
+    )
+    with Memory(db, config) as mem:
+        records = mem.store.count()
+        vectors = sum(n for _model, _dim, n in mem.store.vector_stats())
+    parts: dict[str, int] = {}
+    if "://" in db:
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as conn:
+            rows = conn.execute(
+                "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN "
+                "pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s "
+                "AND c.relkind = 'r'",
+                (config.store.pg_schema,),
+            ).fetchall()
+        parts = {name: int(size) for name, size in rows}
+    else:
+        for suffix in ("", "-wal", "-shm"):
+            if Path(db + suffix).exists():
+                parts[Path(db + suffix).name] = Path(db + suffix).stat().st_size
+        index = Path(db + ".remem-index")
+        parts[index.name] = sum(f.stat().st_size for f in index.rglob("*") if f.is_file())
+    total = sum(parts.values())
+    return {
+        "records": records,
+        "vectors": vectors,
+        "bytes": total,
+        "bytes_per_record": round(total / records) if records else None,
+        "bytes_by_part": dict(sorted(parts.items(), key=lambda kv: -kv[1])),
+    }
+
+
 def summarise(tally: Tally, seconds: float) -> dict[str, Any]:
     ops = {}
     for op, values in sorted(tally.latencies.items()):
@@ -224,6 +265,7 @@ def run(
     env = dict(os.environ, OMP_WAIT_POLICY="passive", REMEM_INDEXING__MODE="async")
     if provider:
         env["REMEM_EMBED__PROVIDER"] = provider
+    load_before = os.getloadavg()  # the machine's load average says how quiet the run was
     procs, urls = start_workers(db, workers, env)
     run_id = f"load{uuid.uuid4().hex[:8]}"
     try:
@@ -232,8 +274,10 @@ def run(
         stop_workers(procs)
     report = {"db": db if "://" not in db else db.split("@")[-1], "workers": workers}
     report |= {"clients": clients, "seconds": seconds, "provider": provider or "configured"}
+    report["load_average"] = {"before": load_before, "after": os.getloadavg()}
     report |= summarise(tally, seconds)
     report["writes"] = verify(db, tally, env)
+    report["store"] = store_size(db, env)
     return report
 
 
@@ -246,8 +290,11 @@ def main() -> None:
     parser.add_argument("--provider", help="embed.provider for the workers (e.g. none)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--out", type=Path, help="also write the JSON report here")
+    parser.add_argument("--note", help="a note kept first in the report (date, machine, load)")
     args = parser.parse_args()
     report = run(args.db, args.workers, args.clients, args.seconds, args.provider)
+    if args.note:
+        report = {"note": args.note} | report
     if args.out:
         args.out.write_text(json.dumps(report, indent=2) + "\n")
     if args.json:

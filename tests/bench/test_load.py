@@ -7,6 +7,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -19,15 +21,28 @@ def _load_bench():
     return module
 
 
-def test_two_workers_four_clients_lose_nothing(tmp_path):
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_two_workers_four_clients_lose_nothing(tmp_path, monkeypatch, backend):
     load = _load_bench()
-    report = load.run(str(tmp_path / "load.db"), workers=2, clients=4, seconds=3, provider="none")
+    if backend == "sqlite":
+        db = str(tmp_path / "load.db")
+    else:
+        pytest.importorskip("psycopg")
+        from pg_server import fresh_schema, pg_url
+
+        db = pg_url()
+        monkeypatch.setenv("REMEM_STORE__PG_SCHEMA", fresh_schema())  # workers and verify
+    report = load.run(db, workers=2, clients=4, seconds=3, provider="none")
     assert report["errors"] == 0, report["error_samples"]
     assert set(report["operations"]) == {"ingest", "memory", "search"}
     writes = report["writes"]
     assert writes["acknowledged"] > 0
     assert writes["missing"] == 0 and writes["duplicated_acks"] == 0
     assert writes["unacknowledged_extra"] == 0
+    size = report["store"]  # what docs/scaling.md's records-per-GB figures come from
+    assert size["records"] >= writes["acknowledged"] and size["vectors"] == 0  # lexical run
+    assert size["bytes"] == sum(size["bytes_by_part"].values()) > 0
+    assert size["bytes_per_record"] == round(size["bytes"] / size["records"])
 
 
 def test_verify_notices_a_missing_write(tmp_path):

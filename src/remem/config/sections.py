@@ -253,6 +253,16 @@ class IndexingConfig(_Section):
     drain_timeout_s: float = Field(
         default=30.0, ge=0, description="on close, wait this long for queued embeddings"
     )
+    # A claim outlives a crashed worker by this long; a live worker finishes a batch well
+    # inside it (one batch of the bundled model takes well under a second), so the floor of
+    # 1 s only keeps a typo from making every claim expire before its batch is written.
+    claim_lease_s: float = Field(
+        default=300.0,
+        ge=1,
+        le=86_400,
+        description="PostgreSQL store: how long a backfill (`remem embed`) holds the records "
+        "it claimed before another process may take them over (a killed run's wait this long)",
+    )
 
 
 class ConversationConfig(_Section):

@@ -399,7 +399,11 @@ class Indexer:
             return list(itertools.islice(self.store.iter_records(batch=size, after=after), size))
         if isinstance(self.store, ClaimStore):  # shared by several processes: claim first
             return self.store.claim_missing_vectors(
-                model_id, self.worker_id, limit=size, after_rowid=after
+                model_id,
+                self.worker_id,
+                limit=size,
+                after_rowid=after,
+                lease_s=self.config.indexing.claim_lease_s,
             )
         return self.store.records_missing_vectors(model_id, limit=size, after_rowid=after)
 

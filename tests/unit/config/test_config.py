@@ -69,3 +69,9 @@ def test_the_bundled_model_names_are_the_ones_remem_can_load():
     from remem.embed.local import LOCAL_MODELS
 
     assert set(BUNDLED_MODELS) == set(LOCAL_MODELS)
+
+
+def test_claim_lease_is_bounded_and_named_when_wrong():
+    assert Config.load(env={"REMEM_INDEXING__CLAIM_LEASE_S": "5"}).indexing.claim_lease_s == 5.0
+    with pytest.raises(ConfigError, match=r"indexing.claim_lease_s='0'.*greater than or equal"):
+        Config.load(env={"REMEM_INDEXING__CLAIM_LEASE_S": "0"})
