@@ -249,6 +249,13 @@ class IndexingConfig(_Section):
     backfill_max_backoff_s: float = Field(
         default=300.0, gt=0, description="longest wait between retries while embedding fails"
     )
+    backfill_check_s: float = Field(
+        default=300.0,
+        ge=0,
+        description="while idle, look this often whether the store has records left pending "
+        "that no event announced (another process killed mid-ingest): a count comparison, and a "
+        "scan only when it changed (0 = only on events)",
+    )
     batch_size: int = Field(default=32, gt=0, description="records per embedding batch")
     drain_timeout_s: float = Field(
         default=30.0, ge=0, description="on close, wait this long for queued embeddings"

@@ -42,10 +42,17 @@ class Backfill:
         scan_at_start: bool = True,
         on_clean_pass: Callable[[], None] | None = None,
         start: bool = True,
+        check_every_s: float = 0.0,
+        needs_pass: Callable[[], bool] | None = None,
     ) -> None:
         self.queue = queue
         self._find = find
         self._on_clean_pass = on_clean_pass  # a whole pass found nothing pending
+        # While idle, every ``check_every_s`` ask ``needs_pass`` (a cheap look at the store)
+        # whether records were left pending without an event here: another process that
+        # shares the store died with records queued.
+        self._check_every_s = check_every_s if needs_pass is not None else 0.0
+        self._needs_pass = needs_pass
         self.chunk = max(1, chunk)
         self.max_backoff_s = max_backoff_s
         self.base_backoff_s = min(base_backoff_s, max_backoff_s)
@@ -141,8 +148,16 @@ class Backfill:
         while True:
             with self._cond:
                 while not self._stopped and (not self._rescan or self._retry_at > self._clock()):
-                    wait = self._retry_at - self._clock() if self._rescan else None
-                    self._cond.wait(timeout=wait)
+                    if self._rescan:
+                        self._cond.wait(timeout=self._retry_at - self._clock())
+                    elif not self._cond.wait(timeout=self._check_every_s or None):
+                        self._cond.release()  # the check reads the store: not under the lock
+                        try:
+                            owed = self._check()
+                        finally:
+                            self._cond.acquire()
+                        if owed:
+                            self._owe_pass(0)
                 if self._stopped:
                     return
                 self._rescan = False
@@ -162,6 +177,14 @@ class Backfill:
                 with self._cond:
                     self._active = False
                     self._cond.notify_all()
+
+    def _check(self) -> bool:
+        assert self._needs_pass is not None
+        try:
+            return self._needs_pass()
+        except RememError as exc:  # the store is unreachable now: look again next time
+            log.debug("backfill check failed: %s", exc)
+            return False
 
     def _one_pass(self, after: int) -> bool:
         """Scan from rowid ``after`` on, handing pending records to the queue as room

@@ -142,6 +142,8 @@ class Indexer:
                             scan_at_start=self._gap() != self.store.meta_get(*CLEAN_GAP),
                             on_clean_pass=self._note_clean_pass,
                             start=False,  # held before it runs: no batch result is lost
+                            check_every_s=cfg.backfill_check_s,
+                            needs_pass=self._left_pending_since_clean_pass,
                         )
                         self._backfill.start()
                     self._queue = queue
@@ -203,6 +205,11 @@ class Indexer:
         if model_id is None:
             return None
         return f"{model_id}:{self.store.count() - self.store.vector_count(model_id)}"
+
+    def _left_pending_since_clean_pass(self) -> bool:
+        """Records minus vectors differ from the last clean pass's: something may be left
+        pending (two counts: cheap on any store)."""
+        return self._gap() != self.store.meta_get(*CLEAN_GAP)
 
     def _note_clean_pass(self) -> None:
         try:

@@ -149,3 +149,32 @@ def test_a_failed_batch_is_not_remembered_as_finished():
     assert q.wait_idle(5)
     assert q.offer([7], seen_at=seen_at) == (1, 1)
     q.close()
+
+
+def test_an_idle_backfill_finds_records_another_process_left_pending():
+    """Nothing here announced them (another process died with them queued): the periodic
+    check sees the store changed and a pass picks them up; while it sees no change, no pass
+    runs."""
+    rows = PendingRows([])
+    q = IndexQueue(rows.embed, concurrency=1, max_queue=10, batch_size=5)
+    changed = threading.Event()
+    checks: list[bool] = []
+
+    def needs_pass() -> bool:
+        checks.append(changed.is_set())
+        return changed.is_set()
+
+    fill = Backfill(q, rows.find, scan_at_start=False, check_every_s=0.05, needs_pass=needs_pass)
+    time.sleep(0.3)
+    assert checks and not any(checks) and fill.fed == 0
+    with rows.lock:
+        rows.pending.update({41, 42, 43})
+    time.sleep(0.2)
+    assert rows.pending == {41, 42, 43}  # no change seen: no scan
+    changed.set()
+    deadline = time.monotonic() + 5
+    while rows.pending and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not rows.pending and fill.fed == 3
+    fill.stop()
+    q.close()
