@@ -176,10 +176,10 @@ class SearchConfig(_Section):
     max_query_chars: int = Field(
         default=10_000, gt=0, description="longer queries are refused (the chat path trims)"
     )
-    # 32: measured on bench/long_queries.py (a question after cross-talk: zh recall@10 0.495
-    # whole, 0.553 at 24, 0.523 at 48) and free on the suite's own questions (LoCoMo 4 of
-    # 1,982 and LongMemEval 69 of 479 are longer; -0.005 recall@10 on those 69), and it
-    # bounds the query embedding (a 4000-character turn took seconds whole).
+    # 32: measured with bench/long_queries.py (a question after cross-talk: zh recall@10
+    # 0.495 whole, 0.553 at 24, 0.540 at 32, 0.523 at 48) and free on the suite's own
+    # questions (LoCoMo 4 of 1,982 and LongMemEval 69 of 479 are longer; -0.005 recall@10 on
+    # those 69), and it bounds the query embedding (a 4000-character turn took seconds whole).
     query_embed_tokens: int = Field(
         default=32,
         ge=0,
