@@ -132,9 +132,9 @@ def step_exact_load(db: Path) -> dict:
 
 def step_sql_read(db: Path) -> dict:
     """One full read of the vectors into memory (what a build without a snapshot costs)."""
-    from remem.index.source import SQLiteVectorSource
+    from remem.store.sqlite import SQLiteStore
 
-    source = SQLiteVectorSource(db)
+    source = SQLiteStore(db)
     base = reset_peak()
     wall, cpu = time.perf_counter(), time.process_time()
     batch = source.read_vectors(MODEL, DIM, 0, by_rowid=True)
@@ -149,11 +149,11 @@ def step_sql_read(db: Path) -> dict:
 
 def step_build(db: Path, graph: bool) -> dict:
     from remem.index.snapshot import index_dir
-    from remem.index.source import SQLiteVectorSource
     from remem.index.vector import VectorIndex
+    from remem.store.sqlite import SQLiteStore
 
     index = VectorIndex(
-        SQLiteVectorSource(db),
+        SQLiteStore(db),
         index_dir(db),
         MODEL,
         DIM,
@@ -191,14 +191,14 @@ def step_open(db: Path, queries: int, truth_path: Path) -> dict:
     from remem.index import ann
     from remem.index.exact import blas_one_thread
     from remem.index.snapshot import index_dir
-    from remem.index.source import SQLiteVectorSource
     from remem.index.vector import VectorIndex
+    from remem.store.sqlite import SQLiteStore
 
     qs = query_vectors()[:queries]
     truth = np.load(truth_path, allow_pickle=True).item()
     base = reset_peak()
     wall = time.perf_counter()
-    index = VectorIndex(SQLiteVectorSource(db), index_dir(db), MODEL, DIM, auto_build=False)
+    index = VectorIndex(SQLiteStore(db), index_dir(db), MODEL, DIM, auto_build=False)
     first = index.search(qs[0], K)
     first_s = time.perf_counter() - wall
     assert first and index.snapshot_info is not None, "no snapshot: run the build step"
