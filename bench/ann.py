@@ -214,11 +214,14 @@ def step_open(db: Path, queries: int, truth_path: Path) -> dict:
         "scope (5%)": np.arange(1, n + 1, SCOPES, dtype=np.int64),
         "random 0.5%": np.sort(rng.choice(np.arange(1, n + 1), n // 200, replace=False)),
     }
-    runs = [(name, allowed, ann.EXPANSION_SEARCH) for name, allowed in subsets.items()]
-    runs += [("all", None, ef) for ef in (32, 64, 128, 256) if ef != ann.EXPANSION_SEARCH]
-    default_ef = ann.EXPANSION_SEARCH
+    graph = index._snapshot.graph if index._snapshot is not None else None
+    default_ef = graph.expansion if graph is not None else ann.search_expansion(n)
+    out["ef_search"] = default_ef
+    runs = [(name, allowed, default_ef) for name, allowed in subsets.items()]
+    runs += [("all", None, ef) for ef in (64, 128, 256, 512) if ef != default_ef]
     for name, allowed, ef in runs:
-        ann.EXPANSION_SEARCH = ef
+        if graph is not None:
+            graph.expansion = ef
         times, cpu, recalls = [], [], []
         for i, q in enumerate(qs):
             t, c = time.perf_counter(), time.thread_time()
@@ -229,7 +232,8 @@ def step_open(db: Path, queries: int, truth_path: Path) -> dict:
             recalls.append(len({r for r, _ in hits} & set(want.tolist())) / K)
         key = name if ef == default_ef else f"{name}, ef_search {ef}"
         out[key] = {**_percentiles(times, cpu), "recall@10": round(float(np.mean(recalls)), 4)}
-    ann.EXPANSION_SEARCH = default_ef
+    if graph is not None:
+        graph.expansion = default_ef
     out["peak_rss_mb"] = rss_mb()  # before the exact floor below maps the whole matrix in
     # the exact floor in the same process, over the same matrix
     times, cpu = [], []
