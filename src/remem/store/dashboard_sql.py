@@ -14,6 +14,7 @@ told ``COLLATE "C"``; the database's locale would otherwise decide, and the in-m
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,3 +130,42 @@ def newest_ids(
         [*params, d.no_limit if limit is None else limit, offset],
     )
     return [record_id for (record_id,) in rows]
+
+
+class SQLDashboard:
+    """The four ``DashboardStore`` reads answered in SQL, for a backend that names its
+    ``Dialect`` and how a dashboard read opens its connection (``_dashboard_read``: one
+    snapshot per read, never the connection requests share). ``storage_size`` stays the
+    backend's own."""
+
+    _dashboard_dialect: Dialect
+
+    def _dashboard_read(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
+        with self._dashboard_read() as c:
+            return breakdown(c, self._dashboard_dialect, filters)
+
+    def session_summaries(
+        self, filters: Filters | None = None, *, limit: int = 200
+    ) -> list[SessionSummary]:
+        with self._dashboard_read() as c:
+            return session_summaries(c, self._dashboard_dialect, filters, limit)
+
+    def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
+        with self._dashboard_read() as c:
+            return distinct_values(c, self._dashboard_dialect, column, filters)
+
+    def newest_ids(
+        self,
+        filters: Filters | None = None,
+        *,
+        ended_by: float | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[str]:
+        with self._dashboard_read() as c:
+            return newest_ids(
+                c, self._dashboard_dialect, filters, ended_by=ended_by, limit=limit, offset=offset
+            )

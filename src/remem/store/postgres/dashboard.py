@@ -4,11 +4,13 @@ holds one connection of the pool, never a lock a writer waits for)."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+from typing import Any
+
 from remem.store import dashboard_sql
-from remem.store.base import DistinctColumn, RecordBreakdown, SessionSummary, StoreSize
+from remem.store.base import StoreSize
 from remem.store.postgres.connection import SCHEMA_BYTES_SQL, PostgresConnection, redact
 from remem.store.postgres.filters import filters_sql
-from remem.types import Filters
 
 POSTGRES = dashboard_sql.Dialect(
     mark="%s",
@@ -19,33 +21,11 @@ POSTGRES = dashboard_sql.Dialect(
 )
 
 
-class DashboardMixin(PostgresConnection):
-    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
-        with self.read() as c:
-            return dashboard_sql.breakdown(c, POSTGRES, filters)
+class DashboardMixin(dashboard_sql.SQLDashboard, PostgresConnection):
+    _dashboard_dialect = POSTGRES
 
-    def session_summaries(
-        self, filters: Filters | None = None, *, limit: int = 200
-    ) -> list[SessionSummary]:
-        with self.read() as c:
-            return dashboard_sql.session_summaries(c, POSTGRES, filters, limit)
-
-    def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
-        with self.read() as c:
-            return dashboard_sql.distinct_values(c, POSTGRES, column, filters)
-
-    def newest_ids(
-        self,
-        filters: Filters | None = None,
-        *,
-        ended_by: float | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[str]:
-        with self.read() as c:
-            return dashboard_sql.newest_ids(
-                c, POSTGRES, filters, ended_by=ended_by, limit=limit, offset=offset
-            )
+    def _dashboard_read(self) -> AbstractContextManager[Any]:
+        return self.read()
 
     def storage_size(self) -> StoreSize:
         """The tables and indexes (with their TOAST data) of the store's schema."""

@@ -14,10 +14,9 @@ from pathlib import Path
 
 from remem.errors import StoreError
 from remem.store import dashboard_sql
-from remem.store.base import DistinctColumn, RecordBreakdown, SessionSummary, StoreSize
+from remem.store.base import StoreSize
 from remem.store.sqlite.connection import SQLiteConnection
 from remem.store.sqlite.filters import filters_sql
-from remem.types import Filters
 
 SQLITE = dashboard_sql.Dialect(
     mark="?",
@@ -34,7 +33,9 @@ def file_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in parts if p.exists())
 
 
-class DashboardMixin(SQLiteConnection):
+class DashboardMixin(dashboard_sql.SQLDashboard, SQLiteConnection):
+    _dashboard_dialect = SQLITE
+
     @contextmanager
     def _dashboard_read(self) -> Iterator[sqlite3.Connection]:
         """One read transaction on a read-only connection of its own."""
@@ -48,33 +49,6 @@ class DashboardMixin(SQLiteConnection):
             yield conn
         finally:
             conn.close()  # ends the read transaction
-
-    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
-        with self._dashboard_read() as c:
-            return dashboard_sql.breakdown(c, SQLITE, filters)
-
-    def session_summaries(
-        self, filters: Filters | None = None, *, limit: int = 200
-    ) -> list[SessionSummary]:
-        with self._dashboard_read() as c:
-            return dashboard_sql.session_summaries(c, SQLITE, filters, limit)
-
-    def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
-        with self._dashboard_read() as c:
-            return dashboard_sql.distinct_values(c, SQLITE, column, filters)
-
-    def newest_ids(
-        self,
-        filters: Filters | None = None,
-        *,
-        ended_by: float | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[str]:
-        with self._dashboard_read() as c:
-            return dashboard_sql.newest_ids(
-                c, SQLITE, filters, ended_by=ended_by, limit=limit, offset=offset
-            )
 
     def storage_size(self) -> StoreSize:
         return StoreSize(file_bytes(self._path), "file", str(self._path))
