@@ -1,10 +1,10 @@
-"""Filters as SQL: one WHERE fragment every SQLite query shares."""
+"""Filters as SQL for SQLite (``remem.store.filter_sql`` with SQLite's placeholders)."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from remem.store.filter_sql import SQLITE_FILTERS, filters_where
 from remem.store.rows import STORED_FIELDS
 from remem.types import Filters
 
@@ -20,55 +20,4 @@ def filters_sql(
     filters: Filters | None, alias: str = "r", now: float | None = None
 ) -> tuple[str, list[Any]]:
     """A WHERE fragment (starting with ' AND', or empty) and its parameters."""
-    if filters is None:
-        return "", []
-    parts: list[str] = []
-    params: list[Any] = []
-
-    def _in(column: str, values: list[str]) -> None:
-        parts.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
-        params.extend(values)
-
-    if filters.kinds is not None:
-        _in("kind", filters.kinds)
-    if filters.scopes is not None:
-        _in("scope", filters.scopes)
-    if filters.sessions is not None:
-        _in("session", filters.sessions)
-    if filters.roles is not None:
-        _in("role", filters.roles)
-    if filters.exclude_roles:
-        marks = ",".join("?" * len(filters.exclude_roles))
-        parts.append(f"({alias}.role IS NULL OR {alias}.role NOT IN ({marks}))")
-        params.extend(filters.exclude_roles)
-    if filters.exclude_ids:
-        parts.append(f"{alias}.id NOT IN ({','.join('?' * len(filters.exclude_ids))})")
-        params.extend(filters.exclude_ids)
-    if filters.ids is not None:
-        _in("id", filters.ids)
-    if filters.since is not None:
-        parts.append(f"{alias}.created_at >= ?")
-        params.append(filters.since)
-    if filters.until is not None:
-        parts.append(f"{alias}.created_at <= ?")
-        params.append(filters.until)
-    if filters.platform is not None:
-        if filters.platform_by_session:
-            # recorded on the platform, or in a session whose origin (root's) platform it is
-            parts.append(
-                f"({alias}.platform = ? OR {alias}.session IN "
-                "(SELECT id FROM sessions WHERE platform = ?))"
-            )
-            params += [filters.platform, filters.platform]
-        else:
-            parts.append(f"{alias}.platform = ?")
-            params.append(filters.platform)
-    if filters.category is not None:
-        parts.append(f"{alias}.category = ?")
-        params.append(filters.category)
-    if not filters.include_superseded:
-        parts.append(f"({alias}.valid_to IS NULL OR {alias}.valid_to > ?)")
-        params.append(time.time() if now is None else now)
-    if not parts:
-        return "", []
-    return " AND " + " AND ".join(parts), params
+    return filters_where(filters, SQLITE_FILTERS, alias, now)
