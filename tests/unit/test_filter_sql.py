@@ -21,5 +21,5 @@ def test_lists_bind_one_mark_per_value_in_sqlite_and_one_array_in_postgres():
 def test_no_filters_or_nothing_to_filter_is_no_fragment():
     assert filters_where(None, SQLITE_FILTERS) == ("", [])
     assert filters_where(Filters(include_superseded=True), POSTGRES_FILTERS) == ("", [])
-    where, params = filters_where(Filters(), SQLITE_FILTERS, now=5.0)
+    where, params = filters_where(Filters(include_superseded=False), SQLITE_FILTERS, now=5.0)
     assert where == " AND (r.valid_to IS NULL OR r.valid_to > ?)" and params == [5.0]
