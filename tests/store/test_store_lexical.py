@@ -90,6 +90,19 @@ def test_term_stats_count_records_holding_each_token(store):
     assert df == {"apple": 2, "banana": 1, "cherry": 1}  # context counts; absent left out
 
 
+def test_lexical_tokens_are_each_records_own_indexed_tokens(store):
+    a = add(store, 1, "apple banana apple", "cherry")
+    b = add(store, 2, "durian")
+    skipped = add(store, 3, "", index_status="skipped")
+    got = store.lexical_tokens([a, b, skipped, 999_999])
+    assert got == {a: ["apple", "banana", "apple"], b: ["durian"]}  # no context, no empties
+    store.update_text(b, "new text", "h2", "elder fig")
+    assert store.lexical_tokens([b]) == {b: ["elder", "fig"]}
+    store.delete(["r1"])
+    assert store.lexical_tokens([a, b]) == {b: ["elder", "fig"]}
+    assert store.lexical_tokens([]) == {}
+
+
 def test_common_words_are_skipped_only_in_big_stores(store):
     rows = [(fields(i), "common" + (" rare" if i == 7 else "")) for i in range(40)]
     rowids = store.insert_records(rows)

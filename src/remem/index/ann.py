@@ -14,8 +14,14 @@ business: it passes ``accept``, and the search widens until it has k accepted hi
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
+
+# OpenMP threads spin while they wait: with another job on a 2-core machine, a 2 ms graph
+# search took 15 ms (p50 over 150 real queries at 100k). Passive waiting costs nothing
+# measurable when idle. Read once, when faiss's OpenMP runtime starts: set before importing it.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 import faiss
 import numpy as np

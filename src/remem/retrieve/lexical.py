@@ -14,6 +14,7 @@ def prune_common(
     max_df: float,
     min_docs: int,
     postings_budget: int = 0,
+    stats: tuple[int, dict[str, int]] | None = None,
 ) -> list[str]:
     """The query tokens worth asking BM25 for, in a store of at least ``min_docs`` records
     (smaller stores get every token).
@@ -23,8 +24,9 @@ def prune_common(
     ``postings_budget`` records to visit (0: no budget). FTS5 scores every record holding any
     asked token, so the budget bounds the work whatever the store's size: the rarest tokens
     carry the most BM25 weight (the highest IDF), and a very common one left out costs little.
-    When every token is over the limits, the rarest one stays."""
-    n, df = store.term_stats(tokens)
+    When every token is over the limits, the rarest one stays. ``stats``: the store's
+    ``term_stats`` of these tokens when the caller has them already."""
+    n, df = stats if stats is not None else store.term_stats(tokens)
     if n < min_docs:
         return tokens
     ranked = sorted(
@@ -54,11 +56,13 @@ def lexical_candidates(
     max_df: float,
     prune_min_docs: int,
     postings_budget: int = 0,
+    stats: tuple[int, dict[str, int]] | None = None,
 ) -> list[tuple[int, float]]:
-    """(rowid, BM25 score) best first for the query's tokens."""
+    """(rowid, BM25 score) best first for the query's tokens (``stats``: their
+    ``term_stats``, when the caller has them)."""
     query = list(tokens)
     if not query:
         return []
     if max_df < 1.0 and prune_min_docs > 0:
-        query = prune_common(store, query, max_df, prune_min_docs, postings_budget)
+        query = prune_common(store, query, max_df, prune_min_docs, postings_budget, stats)
     return store.lexical_search(query, filters, limit, now, context_weight=context_weight)

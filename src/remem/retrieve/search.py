@@ -36,6 +36,7 @@ from remem.retrieve.relevance import (
     LEXICAL_ONLY,
     NEUTRAL,
     calibration_for,
+    idf_from_stats,
     relevance,
     shipped_neutral_vectors,
 )
@@ -172,7 +173,7 @@ class Searcher:
         )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
-        lexical = self._lexical(query, filters, pool, now) if "lexical" in channels else []
+        lexical = self._lexical(ctx, pool) if "lexical" in channels else []
         t1 = time.perf_counter()
 
         vector: list[tuple[int, float]] = []
@@ -230,20 +231,26 @@ class Searcher:
             role_filter=role_filter,
         )
 
-    def _lexical(
-        self, query: str, filters: Filters | None, pool: int, now: float
-    ) -> list[tuple[int, float]]:
+    def _lexical(self, ctx: StageContext, pool: int) -> list[tuple[int, float]]:
+        """The lexical channel's top ``pool``. The query's term statistics are read once: the
+        channel prunes with them and the relevance stage weighs terms with them."""
         cfg = self.config.search
+        tokens = self.tokenizer.query_tokens(ctx.query)
+        if not tokens:
+            return []
+        stats = self.store.term_stats(tokens)
+        ctx.query_weights = idf_from_stats(stats, tokens)
         return lexical_candidates(
             self.store,
-            self.tokenizer.query_tokens(query),
-            filters,
+            tokens,
+            ctx.filters,
             pool,
-            now,
+            ctx.now,
             context_weight=cfg.context_weight,
             max_df=cfg.lexical_max_df,
             prune_min_docs=cfg.lexical_prune_min_docs,
             postings_budget=cfg.lexical_postings_budget,
+            stats=stats,
         )
 
     def _fuse(

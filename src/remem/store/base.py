@@ -159,6 +159,10 @@ class LexicalStore(Protocol):
         context_weight: float = 0.0,
     ) -> list[tuple[int, float]]: ...
     def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]: ...
+    def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
+        """Each record's own lexical tokens as indexed (not its context), for scoring a few
+        candidates without tokenizing their text again; records without any are left out."""
+        ...
 
 
 @runtime_checkable

@@ -32,6 +32,19 @@ class Stats:
         table = {"the": 90, "hut": 2}
         return 100, {t: table[t] for t in tokens if t in table}
 
+    def lexical_tokens(self, rowids):
+        return {}  # nothing indexed: the stage tokenizes the texts
+
+
+class Indexed(Stats):
+    """...and records whose indexed tokens are given (rowid -> tokens)."""
+
+    def __init__(self, tokens):
+        self.tokens = tokens
+
+    def lexical_tokens(self, rowids):
+        return {r: self.tokens[r] for r in rowids if r in self.tokens}
+
 
 def test_idf_weights_follow_bm25_and_count_unseen_terms_fully():
     w = idf_weights(Stats(), ["the", "hut", "hut", "zebra"])
@@ -105,6 +118,18 @@ def test_scores_become_best_relevance_times_relative_score():
     assert out[1].score == pytest.approx(best / 2)
     assert out[0].relevance == pytest.approx(best) and out[1].relevance < best
     assert all(0 <= c.score <= 1 for c in out)
+
+
+def test_coverage_reads_the_tokens_the_store_indexed():
+    # r1's indexed tokens hold 'hut' (its speaker label, say) though its text does not; r2
+    # is not indexed, so its text is tokenized
+    cands = _cands([("booked for friday", 0.8), ("the hut is booked", 0.4)])
+    relevance(cands, _ctx("hut zebra", 0.0, Indexed({1: ["hut", "book", "friday"]})))
+    cov = term_coverage(idf_weights(Stats(), ["hut", "zebra"]), ["hut"])
+    assert cands[0].relevance == pytest.approx(LEXICAL_ONLY(None, None, cov))
+    assert cands[1].relevance == pytest.approx(cands[0].relevance)
+    relevance(cands, _ctx("hut zebra", 0.0, Stats()))  # the text alone: no 'hut' in r1
+    assert cands[0].relevance == pytest.approx(LEXICAL_ONLY(None, None, 0.0))
 
 
 def test_cosine_comes_from_the_stored_vector():

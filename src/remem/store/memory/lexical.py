@@ -35,6 +35,12 @@ class LexicalMixin(MemoryState):
         found.sort(key=lambda hit: (-hit[1], hit[0]))
         return first(found, limit)
 
+    def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
+        """Each record's own lexical tokens as indexed (not its context)."""
+        with self._read():
+            found = {int(r): self._lexical.own_terms(int(r)) for r in rowids}
+        return {rowid: terms for rowid, terms in found.items() if terms}
+
     def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of records, {token: records holding it}) for these tokens (a token no
         record holds is left out)."""

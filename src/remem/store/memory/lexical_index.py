@@ -53,6 +53,11 @@ class Bm25Index:
     def __len__(self) -> int:
         return len(self._docs)
 
+    def own_terms(self, rowid: int) -> list[str]:
+        """A record's own terms (its context left out); none for a record not indexed."""
+        doc = self._docs.get(rowid)
+        return list(doc[0]) if doc is not None else []
+
     def put(self, rowid: int, tokens: str, context: str) -> None:
         """Index a record's tokens and context (replacing what it had)."""
         self._put_terms(rowid, (terms(tokens), terms(context)))

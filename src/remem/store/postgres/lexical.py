@@ -238,6 +238,14 @@ class LexicalMixin(PostgresConnection):
             out.append(idf if idf > 0 else 1e-6)
         return out
 
+    def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
+        """Each record's own lexical tokens as indexed (not its context)."""
+        rows = self.query(
+            "SELECT rowid, tok FROM lexical WHERE rowid = ANY(%s::bigint[])",
+            ([int(r) for r in rowids],),
+        )
+        return {int(rowid): list(tok) for rowid, tok in rows if tok}
+
     def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of records, {token: records holding it}) for these tokens (a token no
         record holds is left out)."""

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from remem.store.sqlite.connection import SQLiteConnection
 from remem.store.sqlite.filters import filters_sql, in_marks
+from remem.store.sqlite.records import chunks
 from remem.types import Filters
 
 
@@ -52,6 +53,17 @@ class LexicalMixin(SQLiteConnection):
             )
         rows = self.query(sql, [match, *params, limit])
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
+        """Each record's own lexical tokens as indexed (not its context)."""
+        out: dict[int, list[str]] = {}
+        ids = list(dict.fromkeys(int(r) for r in rowids))
+        for chunk in chunks(ids):
+            rows = self.query(
+                f"SELECT rowid, tokens FROM records_fts WHERE rowid IN ({in_marks(chunk)})", chunk
+            )
+            out.update((int(rowid), tokens.split()) for rowid, tokens in rows if tokens)
+        return out
 
     def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of records, {token: records holding it}) for these tokens."""
