@@ -42,12 +42,23 @@ def _json(text: str, empty: type) -> Any:
     return empty() if text in ("[]", "{}") else json.loads(text)
 
 
+# Positional construction (a search maps ~120 candidate rows; keywords cost 2x): where the
+# JSON columns sit in a row's STORED_FIELDS, and where the unstored model_id goes.
+_JSON_AT = tuple((STORED_FIELDS.index(name), empty) for name, empty in JSON_FIELDS.items())
+_RECORD_ORDER = tuple(f.name for f in fields(Record))
+_MODEL_ID_AT = _RECORD_ORDER.index("model_id")
+assert _RECORD_ORDER[-1] == "rowid", "row_to_record passes rowid last"
+
+
 def row_to_record(row: Sequence[Any]) -> Record:
     """A record from ``(rowid, *STORED_FIELDS)`` as a SQL row holds it (JSON as text)."""
-    values = dict(zip(STORED_FIELDS, row[1:], strict=True))
-    for name, empty in JSON_FIELDS.items():
-        values[name] = _json(values[name], empty)
-    return Record(rowid=row[0], **values)
+    if len(row) != len(STORED_FIELDS) + 1:
+        raise ValueError(f"a record row has {len(STORED_FIELDS) + 1} columns, not {len(row)}")
+    values = list(row[1:])
+    for at, empty in _JSON_AT:
+        values[at] = _json(values[at], empty)
+    values.insert(_MODEL_ID_AT, None)
+    return Record(*values, row[0])
 
 
 # Columns with a closed set of values. Validation at the edges (schemas) checks them first;

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import threading
 import time
 from typing import Any
@@ -35,9 +36,22 @@ HNSW_MIN_VECTORS = 10_000
 # pgvector's HNSW indexes 'vector' values of up to 2,000 dimensions; above, search is exact.
 HNSW_MAX_DIM = 2000
 HNSW_BUILD = "WITH (m = 16, ef_construction = 64)"
+# At least this much memory for a build (a server configured with more keeps its own).
 BUILD_MEMORY = "1GB"
+# Candidates the graph keeps while searching: pgvector's default up to SEARCH_AT vectors, then
+# growing with the square root of the index's size, as a bigger graph needs a wider search for
+# the same recall (bench/results/pg-store-1m.json measures recall@10 for several widths).
+SEARCH_EXPANSION = 40
+SEARCH_AT = 20_000
+SEARCH_EXPANSION_MAX = 1000
 # How long a "too small for an index" answer stands before the count is asked again.
 RECHECK_S = 30.0
+
+
+def search_expansion(size: int, n: int) -> int:
+    """``hnsw.ef_search`` for ``n`` hits from an index of about ``size`` vectors."""
+    widened = SEARCH_EXPANSION * math.sqrt(max(size, SEARCH_AT) / SEARCH_AT)
+    return min(max(round(widened), n), SEARCH_EXPANSION_MAX)
 
 
 def index_name(model_id: str, dim: int) -> str:
@@ -51,6 +65,7 @@ class NearestMixin(VectorsMixin):
     _indexed: set[tuple[str, int]]
     _building: set[tuple[str, int]]
     _index_checked: dict[tuple[str, int], float]
+    _index_sizes: dict[tuple[str, int], tuple[float, int]]
 
     def _index_state(self) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
         if not hasattr(self, "_indexed"):
@@ -87,6 +102,7 @@ class NearestMixin(VectorsMixin):
         now: float | None,
         *,
         approximate: bool,
+        ef_search: int | None = None,
     ) -> list[tuple[int, float]]:
         where, params = filters_sql(filters, now=now)
         # The index is on vec::vector(dim); the same expression lets the planner use it, a
@@ -108,13 +124,27 @@ class NearestMixin(VectorsMixin):
             if approximate:
                 # relaxed order can return a hit a little out of place: the outer ORDER BY
                 # puts it back; ef_search at least n so one pass can fill the page
-                c.execute(
-                    sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
-                        sql.Literal(min(max(40, n), 1000))
-                    )
-                )
+                if ef_search is None:
+                    ef_search = search_expansion(self._index_size(model_id, dim), n)
+                c.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef_search)))
             rows = c.execute(statement, [vector, *params, vector, n]).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def _index_size(self, model_id: str, dim: int) -> int:
+        """About how many vectors the model's HNSW index holds: the planner's estimate
+        (``pg_class.reltuples``, kept by builds and autovacuum), asked again after RECHECK_S."""
+        sizes = self.__dict__.setdefault("_index_sizes", {})
+        key = (model_id, dim)
+        known = sizes.get(key)
+        if known is not None and time.monotonic() - known[0] < RECHECK_S:
+            return known[1]
+        row = self.query_one(
+            "SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c WHERE c.oid = to_regclass(%s)",
+            (index_name(model_id, dim),),
+        )
+        size = int(row[0]) if row else 0
+        sizes[key] = (time.monotonic(), size)
+        return size
 
     def _has_index(self, model_id: str, dim: int) -> bool:
         """Whether an HNSW index serves this model; starts building one (in the background)
@@ -164,8 +194,14 @@ class NearestMixin(VectorsMixin):
         with psycopg.connect(self.url, autocommit=True) as conn:
             conn.execute(self._search_path)
             # the graph is built in memory up to this much, then far more slowly on disk
-            # (1M x 384-d takes about 2 GB); this connection's own setting only
-            conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(BUILD_MEMORY)))
+            # (1M x 384-d takes about 2 GB); this connection's own setting only, and never
+            # below what the server is configured with
+            conn.execute(
+                "SELECT set_config('maintenance_work_mem', CASE WHEN "
+                "pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(%s) "
+                "THEN %s ELSE current_setting('maintenance_work_mem') END, false)",
+                (BUILD_MEMORY, BUILD_MEMORY),
+            )
             if not conn.execute("SELECT pg_try_advisory_lock(%s)", (lock,)).fetchone()[0]:  # type: ignore[index]
                 return False
             try:
