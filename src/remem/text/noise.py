@@ -91,6 +91,11 @@ _DENIAL_ZH = re.compile(
 )
 _FIRST_SENTENCE = re.compile(r"^(.*?[.!?。！？])(\s+|$)(.*)$", re.S)
 _CONTRAST = re.compile(r"\b(but|however)\b|但是|不过|可是", re.I)
+# The patterns as one alternation: one match call per candidate instead of eleven (this runs on
+# every search candidate; 6 -> 2 us a text). Each keeps its own case rule.
+_ANY_PATTERN = re.compile(
+    "|".join(f"(?i:{p.pattern})" if p.flags & re.I else f"(?:{p.pattern})" for p in _PATTERNS)
+)
 MAX_DENIAL_CHARS = 200
 MAX_DENIAL_FOLLOW_UP = 80  # chars after the denial: "Could you tell me where you live?"
 
@@ -118,4 +123,4 @@ def is_noise(text: str) -> bool:
     # emoji and symbols only
     if not re.search(r"[\w]", stripped):
         return True
-    return any(p.match(stripped) for p in _PATTERNS)
+    return _ANY_PATTERN.match(stripped) is not None
