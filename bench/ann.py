@@ -309,7 +309,7 @@ def crossover(matrix: np.ndarray, qs: np.ndarray, sizes: list[int]) -> list[dict
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "g.faiss"
             build_graph(path, sub, threads=2)
-            graph = Graph(path, sub.shape[1], np.arange(size, dtype=np.int64))
+            graph = Graph(path, sub.shape[1], np.arange(size, dtype=np.int64), sub)
             exact_ms, graph_ms, exact_cpu, graph_cpu = [], [], [], []
             with threadpool_limits(1, "blas"):
                 for q in qs[:200]:

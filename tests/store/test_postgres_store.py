@@ -114,6 +114,53 @@ def test_nearest_exact_and_hnsw_agree_with_brute_force(pg):
     assert found / (10 * len(queries)) >= 0.95  # HNSW recall@10 against exact
 
 
+def test_hnsw_search_widens_with_the_index_size(pg):
+    from remem.store.postgres.nearest import search_expansion
+
+    assert search_expansion(0, 10) == search_expansion(20_000, 10) == 40  # pgvector's default
+    assert search_expansion(20_000, 100) == 100  # one pass can fill the page
+    assert search_expansion(80_000, 10) == 80
+    assert search_expansion(1_000_000, 10) == 283
+    assert search_expansion(10**9, 10) == 1000  # pgvector's maximum
+    vectors = _clustered(3000, 32)
+    _fill(pg, vectors)
+    pg.build_vector_index("m", 32)
+    assert pg._index_size("m", 32) == 3000  # the planner's count, set by the build
+    widths = []
+    real = pg.read
+
+    def spy():
+        conn = real()
+        return _RecordingRead(conn, widths)
+
+    pg.read = spy
+    pg.nearest("m", 32, vectors[0], 10)
+    assert widths == ["40"]
+
+
+class _RecordingRead:
+    """A read transaction that notes the ``hnsw.ef_search`` each search sets."""
+
+    def __init__(self, inner, widths):
+        self.inner, self.widths = inner, widths
+
+    def __enter__(self):
+        conn = self.inner.__enter__()
+        widths = self.widths
+
+        class Conn:
+            def execute(self, statement, *args):
+                text = statement.as_string(conn) if hasattr(statement, "as_string") else statement
+                if "hnsw.ef_search" in text:
+                    widths.append(text.rsplit("=", 1)[1].strip().strip("'"))
+                return conn.execute(statement, *args)
+
+        return Conn()
+
+    def __exit__(self, *exc):
+        return self.inner.__exit__(*exc)
+
+
 def test_filtered_hnsw_search_still_returns_k(pg):
     vectors = _clustered(3000, 32)
     rowids = _fill(pg, vectors)

@@ -55,13 +55,26 @@ WIDEST_SHARE = 0.25
 _MMAP = getattr(faiss, "IO_FLAG_MMAP_IFC", faiss.IO_FLAG_MMAP)
 
 
+# The graph keeps its own copy of the vectors to walk by: one byte per dimension (8-bit scalar
+# quantisation, per-dimension ranges learnt from up to TRAIN_ROWS rows), not four. The snapshot's
+# float32 matrix already holds them exactly, and the hits are scored again from it, so the
+# quantisation only steers the walk: on 10k real 512-d USE vectors, recall@10 0.9975 against
+# 0.9965 for a float32 copy, with 20% less CPU to build and search; at 1M the float32 copy
+# made the index hold every vector twice (4.1 GB peak for a 1.95 GB matrix).
+TRAIN_ROWS = 200_000
+
+
 def build_graph(path: Path, matrix: np.ndarray, *, threads: int = 0) -> None:
     """Build the graph over ``matrix`` (unit float32 rows; label i is row i) and save it."""
-    index = faiss.IndexHNSWFlat(matrix.shape[1], CONNECTIVITY, faiss.METRIC_INNER_PRODUCT)
+    index = faiss.IndexHNSWSQ(
+        matrix.shape[1], faiss.ScalarQuantizer.QT_8bit, CONNECTIVITY, faiss.METRIC_INNER_PRODUCT
+    )
     index.hnsw.efConstruction = EXPANSION_ADD
     before = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(threads or min(2, before))
     try:
+        step = max(1, len(matrix) // TRAIN_ROWS)
+        index.train(np.ascontiguousarray(matrix[::step], np.float32))
         # One call: faiss then sizes its copy of the vectors once. Adding in blocks grew it
         # block by block (vector reallocation) and peaked at 3.2x the matrix at 100k.
         index.add(np.ascontiguousarray(matrix, np.float32))
@@ -71,9 +84,11 @@ def build_graph(path: Path, matrix: np.ndarray, *, threads: int = 0) -> None:
 
 
 class Graph:
-    """A saved graph, its vectors memory-mapped (read-only)."""
+    """A saved graph, its vectors memory-mapped (read-only). Hits are scored exactly from
+    ``matrix`` (the snapshot's float32 rows, label i being row i): the graph's own copy of the
+    vectors may be quantised (``build_graph``) or float32 (graphs built before)."""
 
-    def __init__(self, path: Path, dim: int, rowids: np.ndarray) -> None:
+    def __init__(self, path: Path, dim: int, rowids: np.ndarray, matrix: np.ndarray) -> None:
         # MMAP_IFC maps the vectors and links without copying them (faiss 1.11+): opening a
         # 100k graph took 0.26 s and 60 MB, against 9.4 s and 400 MB read in with MMAP alone
         # (a cold page cache on a busy machine).
@@ -84,6 +99,7 @@ class Graph:
             )
         self._index = index
         self._rowids = rowids
+        self._matrix = matrix
         self.size = len(rowids)
         self.expansion = search_expansion(self.size)
 
@@ -108,10 +124,12 @@ class Graph:
             count = min(count, self.size)
             params = faiss.SearchParametersHNSW()  # type: ignore[attr-defined]  # untyped stub
             params.efSearch = max(self.expansion, count)
-            scores, labels = self._index.search(query, count, params=params)
-            found = labels[0] >= 0
-            keys = np.asarray(self._rowids[labels[0][found]], np.int64)
-            scores = scores[0][found]
+            _, labels = self._index.search(query, count, params=params)
+            found = np.sort(labels[0][labels[0] >= 0])  # in file order: mapped pages in turn
+            scores = self._matrix[found] @ query[0]
+            order = np.lexsort((found, -scores))  # best first; ties by position (= rowid)
+            keys = np.asarray(self._rowids[found[order]], np.int64)
+            scores = scores[order]
             if accept is not None:
                 ok = accept(keys)
                 keys, scores = keys[ok], scores[ok]

@@ -145,7 +145,7 @@ def _open_generation(folder: Path, info: SnapshotInfo, model_id: str, dim: int) 
     if info.has_graph:
         from remem.index.ann import Graph  # faiss costs ~0.2 s to import: only when needed
 
-        graph = Graph(paths["graph"], dim, rowids)
+        graph = Graph(paths["graph"], dim, rowids, matrix)
     return Snapshot(info, rowids, matrix, graph)
 
 

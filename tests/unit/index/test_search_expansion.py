@@ -20,7 +20,7 @@ def test_a_graph_searches_with_its_sizes_expansion(tmp_path):
     matrix = rng.normal(size=(300, 16)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     build_graph(tmp_path / "g.faiss", matrix, threads=1)
-    graph = Graph(tmp_path / "g.faiss", 16, np.arange(1, 301, dtype=np.int64))
+    graph = Graph(tmp_path / "g.faiss", 16, np.arange(1, 301, dtype=np.int64), matrix)
     assert graph.expansion == EXPANSION_SEARCH
     found = graph.search(matrix[7], 5)
     assert found is not None and found[0][0] == 8  # row 7 is rowid 8: itself first
