@@ -73,6 +73,7 @@ class Memory:
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
+        self.searcher.close()
         self.indexer.close()
         try:
             self.access_counts.flush()

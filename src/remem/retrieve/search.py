@@ -16,12 +16,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 
 import numpy as np
 
 from remem.config import Config
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
-from remem.errors import ConfigError, ProviderUnavailableError, RememError
+from remem.errors import RememError
 from remem.index.exact import blas_one_thread
 from remem.index.legacy import LegacyVectors
 from remem.index.select import SearchIndex, open_index
@@ -32,6 +33,7 @@ from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
+from remem.retrieve.query_embedding import QueryEmbedding, QueryEmbeddings
 from remem.retrieve.relevance import (
     LEXICAL_ONLY,
     NEUTRAL,
@@ -92,6 +94,10 @@ class Searcher:
         self._model_checked: set[str] = set()
         self._neutral: dict[str, np.ndarray] = {}
         self.legacy = LegacyVectors(store)
+        self.query_embeddings = QueryEmbeddings(embedder_factory, self.embed_query)
+
+    def close(self) -> None:
+        self.query_embeddings.close()
 
     # ------------------------------------------------------------------ helpers
     def index_for(self, embedder: Embedder) -> SearchIndex:
@@ -173,6 +179,9 @@ class Searcher:
         )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
+        embedding = None
+        if "vector" in channels and "lexical" in channels and query_vector is None:
+            embedding = self.query_embeddings.start(query)  # beside the keyword search
         lexical = self._lexical(ctx, pool) if "lexical" in channels else []
         t1 = time.perf_counter()
 
@@ -181,7 +190,7 @@ class Searcher:
         t_embed = 0.0
         if "vector" in channels:
             vector, index, query_vector, t_embed = self._vector_channel(
-                query, query_vector, pool, filters, now, result
+                query, query_vector, pool, filters, now, result, embedding
             )
         ctx.query_vector = query_vector
         if query_vector is not None and "relevance" not in disable:
@@ -331,29 +340,22 @@ class Searcher:
         filters: Filters | None,
         now: float,
         result: SearchResult,
+        embedding: Future[QueryEmbedding] | None = None,
     ) -> tuple[list[tuple[int, float]], SearchIndex | None, np.ndarray | None, float]:
-        try:
-            embedder = self._embedder_factory()
-        except RememError as exc:
-            self._degrade(result, f"embedding model unavailable ({exc})")
-            return [], None, None, 0.0
-        if embedder is None:
-            result.degraded = True  # lexical-only by configuration: flagged, no warning
-            return [], None, None, 0.0
-        t_embed = 0.0
-        if query_vector is None:
-            start = time.perf_counter()
-            try:
-                query_vector = self.embed_query(embedder, query)
-            except ConfigError:
-                raise  # a wrong embed.model is the operator's to fix, not a degraded answer
-            except ProviderUnavailableError as exc:  # the circuit breaker is open
-                self._degrade(result, str(exc))
-                return [], None, None, (time.perf_counter() - start) * 1000
-            except RememError as exc:
-                self._degrade(result, f"query embedding failed ({exc})")
-                return [], None, None, (time.perf_counter() - start) * 1000
-            t_embed = (time.perf_counter() - start) * 1000
+        if embedding is not None:
+            got = embedding.result()  # what the worker raised is raised here
+        elif query_vector is not None:
+            got = self.query_embeddings.given(query_vector)
+        else:
+            got = self.query_embeddings.embed(query)
+        if got.failure:
+            self._degrade(result, got.failure)
+        if got.embedder is None:
+            result.degraded = True  # lexical-only by configuration, or the failure above
+            return [], None, None, got.ms
+        if got.vector is None:
+            return [], None, None, got.ms
+        embedder, query_vector, t_embed = got.embedder, got.vector, got.ms
         index = self.index_for(embedder)
         legacy, warning = self.legacy.before_search(embedder.model_id, embedder.dim)
         if warning:
