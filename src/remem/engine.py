@@ -2,9 +2,8 @@
 
 Write path: validate -> commit (text and lexical index, one transaction: once ``ingest``
 returns, the record survives a crash) -> embed -> write the vector. If embedding fails the
-record stays ``pending`` and is still found by lexical search; ``embed_pending`` (``remem
-embed``) fills the gap later.
-"""
+record stays ``pending``, found by lexical search; ``embed_pending`` (``remem embed``) fills
+the gap later."""
 
 from __future__ import annotations
 
