@@ -14,7 +14,8 @@ Each step runs in a fresh process, so its peak memory (ru_maxrss) and its timing
   scope filter, with the snapshot index (what search uses now) and with the in-memory exact
   index (what it used before); the exact floor of the same queries: one matrix-vector product
   over the whole matrix in memory plus the same FTS5 query (every query token, no pruning);
-  and recall@10 of the snapshot index's vector top-10 against the exact top-10.
+  and recall@10 of the snapshot index's vector top-10 against the exact top-10;
+- ``e2e``: the query text in, hits out: the query embedded by the store's own model (USE).
 
 Wall times on a shared 2-core machine swing with the other jobs; the ratios against the floor
 are measured in the same run, query by query interleaved.
@@ -193,6 +194,31 @@ def step_search(db: str, queries: int) -> dict:
     return out
 
 
+def step_e2e(db: str, queries: int) -> dict:
+    """End to end: the query text in, hits out, the query embedded by the store's own model
+    (USE here: the vectors are USE's), the pipeline as shipped (embedding beside the keyword
+    search). For another model add its query-embedding time, minus the keyword search it
+    overlaps (``bench/results/query-embed-timing.json`` has e5's)."""
+    texts = query_texts()[:queries]
+    mem = _memory(db)
+    for text in texts[:20]:  # warm: the model, the mapped pages
+        mem.search(text, k=10)
+    runs, embed = [], []
+    for text in texts:
+        t, c = time.perf_counter(), time.process_time()
+        result = mem.search(text, k=10)
+        runs.append(_since(t, c))
+        embed.append(result.timings_ms["embed"])
+    mem.close()
+    return {
+        "queries": len(texts),
+        "model": MODEL,
+        **_summary(runs),
+        "embed_p50": pct(embed, 50),
+        "embed_p95": pct(embed, 95),
+    }
+
+
 def _since(wall: float, cpu: float) -> tuple[float, float]:
     return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
 
@@ -220,7 +246,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--db", default=None, help="default: /tmp/ann/speed-<n>.db")
     ap.add_argument("--json", default=None, help="also write the report to this file")
-    ap.add_argument("--steps", default="build,open,search", help="which steps to run")
+    ap.add_argument("--steps", default="build,open,search,e2e", help="which steps to run")
     args = ap.parse_args()
     db = Path(args.db or CACHE / f"speed-{args.n}.db")
     t = time.perf_counter()
@@ -240,6 +266,9 @@ def main() -> None:
         print(json.dumps(report["open"]), file=sys.stderr)
     if "search" in steps:
         report["search"] = in_child(step_search, str(db), args.queries)
+    if "e2e" in steps:
+        report["e2e"] = in_child(step_e2e, str(db), args.queries)
+        print(json.dumps(report["e2e"]), file=sys.stderr)
     text = json.dumps(report, indent=1)
     print(text)
     if args.json:
