@@ -66,9 +66,9 @@ TRAIN_ROWS = 200_000
 
 def build_graph(path: Path, matrix: np.ndarray, *, threads: int = 0) -> None:
     """Build the graph over ``matrix`` (unit float32 rows; label i is row i) and save it."""
-    index = faiss.IndexHNSWSQ(
-        matrix.shape[1], faiss.ScalarQuantizer.QT_8bit, CONNECTIVITY, faiss.METRIC_INNER_PRODUCT
-    )
+    qtype = faiss.ScalarQuantizer.QT_8bit
+    # the stub types the quantiser kind as the class, faiss takes the enum's int
+    index = faiss.IndexHNSWSQ(matrix.shape[1], qtype, CONNECTIVITY, faiss.METRIC_INNER_PRODUCT)  # type: ignore[arg-type]
     index.hnsw.efConstruction = EXPANSION_ADD
     before = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(threads or min(2, before))

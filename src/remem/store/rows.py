@@ -58,7 +58,8 @@ def row_to_record(row: Sequence[Any]) -> Record:
     for at, empty in _JSON_AT:
         values[at] = _json(values[at], empty)
     values.insert(_MODEL_ID_AT, None)
-    return Record(*values, row[0])
+    values.append(row[0])
+    return Record(*values)
 
 
 # Columns with a closed set of values. Validation at the edges (schemas) checks them first;
