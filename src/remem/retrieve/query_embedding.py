@@ -9,6 +9,7 @@ configuration error, which is the operator's to fix.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from collections.abc import Callable
@@ -74,7 +75,8 @@ class QueryEmbeddings:
                 return None
             if self._workers is None:
                 self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="remem-query")
-            return self._workers.submit(self.embed, query)
+            # in the caller's context: its read deadline (embed/reads.py) holds in the worker
+            return self._workers.submit(contextvars.copy_context().run, self.embed, query)
 
     def close(self) -> None:
         with self._lock:
