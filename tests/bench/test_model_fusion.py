@@ -1,0 +1,155 @@
+"""The model-fusion benchmark (bench/model_fusion.py): its fusion rules and separation figures
+on hand-made lists, and the whole offline pass on a tiny dataset with both bundled models."""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import json
+import sys
+from argparse import Namespace
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _load() -> ModuleType:
+    # bench/ is a folder of scripts, not a package: load it by path.
+    spec = importlib.util.spec_from_file_location(
+        "model_fusion", REPO / "bench" / "model_fusion.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["model_fusion"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+mf = _load()
+
+
+def test_doctests_pass():
+    result = doctest.testmod(mf)
+    assert result.attempted >= 7 and result.failed == 0
+
+
+# Three turns: e5 ranks 0 > 1 > 2, USE ranks 2 > 1 > 0; turn 1 is second for both.
+COS = {"e5": np.array([0.90, 0.85, 0.70]), "use": np.array([0.10, 0.50, 0.60])}
+LISTS = {"e5": [(0, 0.90), (1, 0.85)], "use": [(2, 0.60), (1, 0.50)]}
+
+
+def test_mean_cosine_reads_the_missing_models_exact_cosine():
+    # Turn 0 is only in e5's list: its USE cosine (0.10) is fetched, not taken as missing.
+    assert mf.mean_cosine(LISTS, COS, 3) == [(1, 0.675), (2, 0.65), (0, 0.5)]
+
+
+def test_rrf_rewards_agreement_and_ignores_scale():
+    ranked = mf.rrf(LISTS, COS, 3)
+    assert ranked[0][0] == 1  # second in both lists beats first in one
+    assert ranked[0][1] == pytest.approx(2 / 62 / (2 / 61), abs=1e-4)
+    scaled = {m: [(i, s * 100) for i, s in lst] for m, lst in LISTS.items()}
+    assert mf.rrf(scaled, COS, 3) == ranked
+
+
+def test_minmax_rules_put_each_models_best_at_one_and_the_unlisted_at_zero():
+    by_max = dict(mf.max_minmax(LISTS, COS, 3))
+    assert by_max[0] == 1.0 and by_max[2] == 1.0 and by_max[1] == 0.0
+    by_mean = dict(mf.mean_minmax(LISTS, COS, 3))
+    # turn 0: 1 for e5, its USE cosine is below USE's list so 0 (not negative)
+    assert by_mean == {0: 0.5, 1: 0.0, 2: 0.5}
+
+
+def test_rules_truncate_to_the_pool():
+    for rule in mf.FUSION_RULES.values():
+        assert len(rule(LISTS, COS, 2)) == 2
+
+
+def test_separation_reports_spreads_and_auc_per_group():
+    tops = {"e5": {"answerable": [0.9, 0.8, 0.7], "no_answer": [0.6, 0.75]}}
+    out = mf.separation(tops)["e5"]
+    assert out["answerable"]["p50"] == 0.8 and out["no_answer"]["n"] == 2
+    assert out["auc_answerable_vs_no_answer"] == pytest.approx(5 / 6, abs=1e-4)
+    assert "auc_answerable_vs_unanswerable" not in out
+
+
+@pytest.mark.slow
+def test_whole_run_on_a_tiny_dataset(tmp_path, monkeypatch):
+    """Both models embed a six-turn chat; the suite and offline passes score its questions.
+    Each question repeats its turn word for word, so every channel ranks it first: a
+    rowid/position mix-up between the two stores would show as an MRR below 1."""
+    monkeypatch.setenv("OMP_WAIT_POLICY", "passive")
+    data = tmp_path / "zh_groupchat"
+    data.mkdir()
+    texts = [
+        "我下周二要去成都出差",
+        "The staging server moved to a new rack in the basement",
+        "Let's order pizza for the team on Friday",
+        "我的猫叫咪咪，三岁了",
+        "The quarterly report is due next Monday",
+        "明天下午三点开会讨论预算",
+    ]
+    turns = [
+        {
+            "id": f"t{i}",
+            "conversation": "c",
+            "session": f"s{i % 2}",
+            "timestamp": 1_700_000_000 + i,
+            "speaker": "a",
+            "role": "user",
+            "text": t,
+        }
+        for i, t in enumerate(texts)
+    ]
+    questions = [
+        {
+            "qid": f"q{i}",
+            "conversation": "c",
+            "query": texts[i],
+            "gold": [f"t{i}"],
+            "gold_sessions": [f"s{i % 2}"],
+            "category": "single_fact",
+            "timestamp": 1_700_000_100,
+        }
+        for i in (1, 5)
+    ]
+    questions.append(
+        {
+            "qid": "q9",
+            "conversation": "c",
+            "query": "谁的生日是几号",
+            "gold": [],
+            "category": "unanswerable",
+            "timestamp": 1_700_000_100,
+        }
+    )
+    for name, rows in (("corpus", turns), ("queries", questions)):
+        (data / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    probes = [{"qid": "na-1", "query": "how tall is mount everest", "target": "both"}]
+    args = Namespace(cache_dir=str(tmp_path / "cache"), limit_conversations=None, skip_suite=False)
+    result = mf.run_dataset(mf.SuiteDataset("zh_groupchat", data), probes, args)
+
+    assert set(result["suite"]) == {
+        "e5-default",
+        "e5-vector",
+        "lexical",
+        "use-default",
+        "use-vector",
+    }
+    assert result["suite"]["e5-vector"]["no_answer"]["n"] == 1
+    offline = result["offline"]
+    rules = [f"fused-{r}" for r in mf.FUSION_RULES]
+    expected = {"lexical"} | {
+        f"{how}:{v}" for how in ("vector", "hybrid") for v in ["e5", "use", *rules]
+    }
+    assert set(offline) == expected
+    for name, summary in offline.items():
+        assert summary["n_answerable"] == 2, name
+        assert summary["overall"]["mrr"] == 1.0, name
+    groups = result["separation"]["fused-mean-cos"]
+    assert groups["answerable"]["n"] == 2
+    assert groups["unanswerable"]["n"] == 1 and groups["no_answer"]["n"] == 1
+    assert result["params"]["pool"] == 50 and result["params"]["no_answer_probes"] == 1
