@@ -35,13 +35,13 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from fusion_rules import FUSION_RULES, RRF_K, Ranked, auc, spread
 from remem.benchmark import Variant, load_dataset, score_query
 from remem.benchmark_suite import (
     NO_ANSWER_TARGETS,
@@ -65,117 +65,6 @@ from remem.retrieve.lexical import lexical_candidates
 REPO = Path(__file__).resolve().parents[1]
 MODELS = {"e5": "multilingual-e5-small", "use": "use-multilingual-v3"}
 K = 10
-RRF_K = 60
-Ranked = list[tuple[int, float]]  # (position in the conversation, score), best first
-Rule = Callable[[dict[str, Ranked], dict[str, np.ndarray], int], Ranked]
-
-
-# ---------------------------------------------------------------------- fusion rules
-def top(scored: Ranked, n: int) -> Ranked:
-    """The n best, ties broken by position so every run ranks alike.
-
-    >>> top([(3, 0.5), (1, 0.9), (2, 0.5)], 2)
-    [(1, 0.9), (2, 0.5)]
-    """
-    return sorted(scored, key=lambda p: (-p[1], p[0]))[:n]
-
-
-def _union(lists: dict[str, Ranked]) -> list[int]:
-    return sorted({i for ranked in lists.values() for i, _ in ranked})
-
-
-def mean_cosine(lists: dict[str, Ranked], cos: dict[str, np.ndarray], n: int) -> Ranked:
-    """Mean of the models' exact cosines over the union of their top lists.
-
-    >>> cos = {"a": np.array([0.9, 0.5, 0.1]), "b": np.array([0.2, 0.6, 0.7])}
-    >>> mean_cosine({"a": [(0, 0.9)], "b": [(2, 0.7)]}, cos, 5)
-    [(0, 0.55), (2, 0.4)]
-    """
-    scored = [(i, round(float(np.mean([cos[m][i] for m in lists])), 6)) for i in _union(lists)]
-    return top(scored, n)
-
-
-def rrf(lists: dict[str, Ranked], cos: dict[str, np.ndarray], n: int) -> Ranked:
-    """Reciprocal-rank fusion, divided by the best attainable score (as the engine's
-    ``rrf_fuse``) so it lies in [0, 1].
-
-    >>> rrf({"a": [(0, 0.9), (1, 0.8)], "b": [(1, 0.7)]}, {}, 5)
-    [(1, 0.9919), (0, 0.5)]
-    """
-    score: dict[int, float] = defaultdict(float)
-    for ranked in lists.values():
-        for rank, (i, _) in enumerate(ranked, start=1):
-            score[i] += 1.0 / (RRF_K + rank)
-    best = len(lists) / (RRF_K + 1)
-    return top([(i, round(s / best, 4)) for i, s in score.items()], n)
-
-
-def _minmax(ranked: Ranked, cos: np.ndarray, ids: list[int]) -> np.ndarray:
-    """Each id's exact cosine scaled by the min and max of the model's own top list; below
-    that list's last (a candidate only the other model found) counts as 0, not negative."""
-    scores = [s for _, s in ranked]
-    lo, hi = min(scores), max(scores)
-    values = cos[ids]
-    return np.clip((values - lo) / (hi - lo), 0.0, 1.0) if hi > lo else np.ones(len(ids))
-
-
-def max_minmax(lists: dict[str, Ranked], cos: dict[str, np.ndarray], n: int) -> Ranked:
-    """The better of the models' min-max normalised cosines (each over its own top list).
-
-    >>> cos = {"a": np.array([0.9, 0.5, 0.1]), "b": np.array([0.2, 0.6, 0.7])}
-    >>> max_minmax({"a": [(0, 0.9), (1, 0.5)], "b": [(2, 0.7), (1, 0.6)]}, cos, 5)
-    [(0, 1.0), (2, 1.0), (1, 0.0)]
-    """
-    ids = _union(lists)
-    scaled = np.max([_minmax(lists[m], cos[m], ids) for m in lists], axis=0)
-    return top([(i, round(float(s), 6)) for i, s in zip(ids, scaled, strict=True)], n)
-
-
-def mean_minmax(lists: dict[str, Ranked], cos: dict[str, np.ndarray], n: int) -> Ranked:
-    """The mean of the models' min-max normalised cosines (each over its own top list).
-
-    >>> cos = {"a": np.array([0.9, 0.5, 0.1]), "b": np.array([0.2, 0.6, 0.7])}
-    >>> mean_minmax({"a": [(0, 0.9), (1, 0.5)], "b": [(2, 0.7), (1, 0.6)]}, cos, 5)
-    [(0, 0.5), (2, 0.5), (1, 0.0)]
-    """
-    ids = _union(lists)
-    scaled = np.mean([_minmax(lists[m], cos[m], ids) for m in lists], axis=0)
-    return top([(i, round(float(s), 6)) for i, s in zip(ids, scaled, strict=True)], n)
-
-
-FUSION_RULES: dict[str, Rule] = {
-    "mean-cos": mean_cosine,
-    "rrf": rrf,
-    "max-minmax": max_minmax,
-    "mean-minmax": mean_minmax,
-}
-
-
-def auc(positives: list[float], negatives: list[float]) -> float | None:
-    """P(a positive scores above a negative), ties counting half (Mann-Whitney U / n1 n2).
-
-    >>> auc([0.9, 0.8], [0.1, 0.8])
-    0.875
-    """
-    if not positives or not negatives:
-        return None
-    pos, neg = np.asarray(positives)[:, None], np.asarray(negatives)[None, :]
-    return round(float(np.mean((pos > neg) + 0.5 * (pos == neg))), 4)
-
-
-def spread(values: list[float]) -> dict[str, float | int]:
-    """n and p10/p50/p90 (nearest rank).
-
-    >>> spread([0.1, 0.2, 0.3, 0.4, 0.5])
-    {'n': 5, 'p10': 0.1, 'p50': 0.3, 'p90': 0.5}
-    """
-    if not values:
-        return {"n": 0}
-    q = np.quantile(np.asarray(values), [0.1, 0.5, 0.9], method="nearest")
-    return {
-        "n": len(values),
-        **{f"p{p}": round(float(v), 4) for p, v in zip((10, 50, 90), q, strict=True)},
-    }
 
 
 # ---------------------------------------------------------------------- offline pass
@@ -239,6 +128,13 @@ class Question:
             return "no_answer"
         return "unanswerable" if is_unanswerable(self.query) else "answerable"
 
+    @property
+    def groups(self) -> list[str]:
+        """Its group, and ``cross_lingual`` besides for those answerable questions: a
+        relevance floor must not abstain on them (issue 17)."""
+        cross = self.group == "answerable" and self.query.get("category") == "cross_lingual"
+        return [self.group, "cross_lingual"] if cross else [self.group]
+
 
 def channel_lists(
     sides: dict[str, ModelSide], question: Question, config: Config, pool: int, out: Offline
@@ -272,15 +168,14 @@ def channel_lists(
         **lists,
         **{f"fused-{r}": rule(lists, cos, pool) for r, rule in FUSION_RULES.items()},
     }
-    group = question.group
-    for name in sides:
-        if lists[name]:
-            out.tops[name][group].append(lists[name][0][1])
-            out.tops[f"{name}-margin"][group].append(lists[name][0][1] - baseline[name])
+    best = {name: (lists[name][0][1], baseline[name]) for name in sides if lists[name]}
     if vectors["fused-mean-cos"]:
-        best = vectors["fused-mean-cos"][0][1]
-        out.tops["fused-mean-cos"][group].append(best)
-        out.tops["fused-mean-cos-margin"][group].append(best - statistics.fmean(baseline.values()))
+        mean_baseline = statistics.fmean(baseline.values())
+        best["fused-mean-cos"] = (vectors["fused-mean-cos"][0][1], mean_baseline)
+    for kind, (score, base) in best.items():
+        for group in question.groups:
+            out.tops[kind][group].append(score)
+            out.tops[f"{kind}-margin"][group].append(score - base)
     return lexical, vectors
 
 
@@ -374,16 +269,16 @@ def offline_pass(
 
 def separation(tops: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
     """Per score kind: the best hit's score by question group, and the AUC of telling the
-    answerable questions from each other group by it."""
+    answerable (and the cross-lingual) questions from the others by it."""
     out: dict[str, Any] = {}
     for kind, groups in sorted(tops.items()):
-        answerable = groups.get("answerable", [])
         out[kind] = {
             **{g: spread(v) for g, v in sorted(groups.items())},
             **{
-                f"auc_answerable_vs_{g}": auc(answerable, groups[g])
-                for g in ("unanswerable", "no_answer")
-                if groups.get(g)
+                f"auc_{pos}_vs_{neg}": auc(groups[pos], groups[neg])
+                for pos in ("answerable", "cross_lingual")
+                for neg in ("unanswerable", "no_answer")
+                if groups.get(pos) and groups.get(neg)
             },
         }
     return out
@@ -432,6 +327,14 @@ def suite_pass(
         for vname, v in result["variants"].items():
             out[vname] = v["datasets"][dataset.name]
     return out
+
+
+def kept_suite(path: Path, limit: int | None) -> dict[str, Any]:
+    """The suite figures of an earlier run with the same conversations (``--skip-suite``)."""
+    if not path.is_file():
+        return {}
+    earlier = json.loads(path.read_text())
+    return earlier["suite"] if earlier["params"]["limit_conversations"] == limit else {}
 
 
 def model_configs() -> dict[str, Config]:
@@ -601,7 +504,11 @@ def main() -> None:
     ap.add_argument(
         "--limit-conversations", type=int, help="only the first N conversations (corpus order)"
     )
-    ap.add_argument("--skip-suite", action="store_true", help="offline pass only (stores cached)")
+    ap.add_argument(
+        "--skip-suite",
+        action="store_true",
+        help="offline pass only (stores cached); keeps the suite figures of --out-dir's file",
+    )
     ap.add_argument("--speed", action="store_true", help="measure the embedding cost only")
     args = ap.parse_args()
     out_dir = Path(args.out_dir)

@@ -18,7 +18,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _load() -> ModuleType:
-    # bench/ is a folder of scripts, not a package: load it by path.
+    # bench/ is a folder of scripts, not a package: load it by path; it imports its sibling
+    # fusion_rules as a script run from bench/ would.
+    if str(REPO / "bench") not in sys.path:
+        sys.path.insert(0, str(REPO / "bench"))
     spec = importlib.util.spec_from_file_location(
         "model_fusion", REPO / "bench" / "model_fusion.py"
     )
@@ -30,10 +33,11 @@ def _load() -> ModuleType:
 
 
 mf = _load()
+rules = sys.modules["fusion_rules"]
 
 
 def test_doctests_pass():
-    result = doctest.testmod(mf)
+    result = doctest.testmod(rules)
     assert result.attempted >= 7 and result.failed == 0
 
 
@@ -44,21 +48,21 @@ LISTS = {"e5": [(0, 0.90), (1, 0.85)], "use": [(2, 0.60), (1, 0.50)]}
 
 def test_mean_cosine_reads_the_missing_models_exact_cosine():
     # Turn 0 is only in e5's list: its USE cosine (0.10) is fetched, not taken as missing.
-    assert mf.mean_cosine(LISTS, COS, 3) == [(1, 0.675), (2, 0.65), (0, 0.5)]
+    assert rules.mean_cosine(LISTS, COS, 3) == [(1, 0.675), (2, 0.65), (0, 0.5)]
 
 
 def test_rrf_rewards_agreement_and_ignores_scale():
-    ranked = mf.rrf(LISTS, COS, 3)
+    ranked = rules.rrf(LISTS, COS, 3)
     assert ranked[0][0] == 1  # second in both lists beats first in one
     assert ranked[0][1] == pytest.approx(2 / 62 / (2 / 61), abs=1e-4)
     scaled = {m: [(i, s * 100) for i, s in lst] for m, lst in LISTS.items()}
-    assert mf.rrf(scaled, COS, 3) == ranked
+    assert rules.rrf(scaled, COS, 3) == ranked
 
 
 def test_minmax_rules_put_each_models_best_at_one_and_the_unlisted_at_zero():
-    by_max = dict(mf.max_minmax(LISTS, COS, 3))
+    by_max = dict(rules.max_minmax(LISTS, COS, 3))
     assert by_max[0] == 1.0 and by_max[2] == 1.0 and by_max[1] == 0.0
-    by_mean = dict(mf.mean_minmax(LISTS, COS, 3))
+    by_mean = dict(rules.mean_minmax(LISTS, COS, 3))
     # turn 0: 1 for e5, its USE cosine is below USE's list so 0 (not negative)
     assert by_mean == {0: 0.5, 1: 0.0, 2: 0.5}
 
@@ -69,11 +73,19 @@ def test_rules_truncate_to_the_pool():
 
 
 def test_separation_reports_spreads_and_auc_per_group():
-    tops = {"e5": {"answerable": [0.9, 0.8, 0.7], "no_answer": [0.6, 0.75]}}
+    tops = {"e5": {"answerable": [0.9, 0.8, 0.7], "cross_lingual": [0.7], "no_answer": [0.6, 0.75]}}
     out = mf.separation(tops)["e5"]
     assert out["answerable"]["p50"] == 0.8 and out["no_answer"]["n"] == 2
     assert out["auc_answerable_vs_no_answer"] == pytest.approx(5 / 6, abs=1e-4)
+    assert out["auc_cross_lingual_vs_no_answer"] == 0.5
     assert "auc_answerable_vs_unanswerable" not in out
+
+
+def test_cross_lingual_questions_count_in_their_own_group_too():
+    cross = {"query": "q", "gold": ["t1"], "category": "cross_lingual"}
+    assert mf.Question(cross, False).groups == ["answerable", "cross_lingual"]
+    assert mf.Question({**cross, "gold": []}, False).groups == ["unanswerable"]
+    assert mf.Question({"query": "q"}, True).groups == ["no_answer"]
 
 
 @pytest.mark.slow
@@ -111,7 +123,7 @@ def test_whole_run_on_a_tiny_dataset(tmp_path, monkeypatch):
             "query": texts[i],
             "gold": [f"t{i}"],
             "gold_sessions": [f"s{i % 2}"],
-            "category": "single_fact",
+            "category": "cross_lingual" if i == 5 else "single_fact",
             "timestamp": 1_700_000_100,
         }
         for i in (1, 5)
@@ -129,8 +141,14 @@ def test_whole_run_on_a_tiny_dataset(tmp_path, monkeypatch):
     for name, rows in (("corpus", turns), ("queries", questions)):
         (data / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     probes = [{"qid": "na-1", "query": "how tall is mount everest", "target": "both"}]
-    args = Namespace(cache_dir=str(tmp_path / "cache"), limit_conversations=None, skip_suite=False)
-    result = mf.run_dataset(mf.SuiteDataset("zh_groupchat", data), probes, args)
+    dataset = mf.SuiteDataset("zh_groupchat", data)
+    args = Namespace(
+        cache_dir=str(tmp_path / "cache"),
+        out_dir=str(tmp_path),
+        limit_conversations=None,
+        skip_suite=False,
+    )
+    result = mf.run_dataset(dataset, probes, args)
 
     assert set(result["suite"]) == {
         "e5-default",
@@ -153,3 +171,16 @@ def test_whole_run_on_a_tiny_dataset(tmp_path, monkeypatch):
     assert groups["answerable"]["n"] == 2
     assert groups["unanswerable"]["n"] == 1 and groups["no_answer"]["n"] == 1
     assert result["params"]["pool"] == 50 and result["params"]["no_answer_probes"] == 1
+    assert groups["cross_lingual"]["n"] == 1
+
+    # --skip-suite: the offline pass again over the cached stores, the suite figures kept
+    # from the file; everything but timings comes out the same
+    (tmp_path / "model-fusion-zh_groupchat.json").write_text(json.dumps(result))
+    args.skip_suite = True
+    again = mf.run_dataset(dataset, probes, args)
+    assert again["suite"] == result["suite"]
+    assert again["separation"] == result["separation"]
+    drop = ("latency_ms",)
+    for name, summary in offline.items():
+        kept = {k: v for k, v in again["offline"][name].items() if k not in drop}
+        assert kept == {k: v for k, v in summary.items() if k not in drop}, name
