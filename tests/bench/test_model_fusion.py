@@ -88,6 +88,32 @@ def test_cross_lingual_questions_count_in_their_own_group_too():
     assert mf.Question({"query": "q"}, True).groups == ["no_answer"]
 
 
+def _summary(r10: float, mrr: float) -> dict:
+    overall = {"recall@5": r10 - 0.1, "recall@10": r10, "mrr": mrr}
+    return {"n_answerable": 10, "overall": overall, "by_category": {}}
+
+
+def test_summary_averages_datasets_and_names_those_below_lexical():
+    results = [
+        {
+            "dataset": "a",
+            "suite": {"lexical": _summary(0.5, 0.3)},
+            "offline": {"lexical": _summary(0.4, 0.3), "hybrid:x": _summary(0.45, 0.4)},
+        },
+        {
+            "dataset": "b",
+            "suite": {"lexical": _summary(0.5, 0.3)},
+            "offline": {"lexical": _summary(0.6, 0.3), "hybrid:x": _summary(0.55, 0.2)},
+        },
+    ]
+    table = mf.summary(results)
+    # offline rows are held against the offline lexical list, not the suite's
+    assert table["hybrid:x"]["below_lexical_recall@10"] == ["b"]
+    assert table["hybrid:x"]["macro"]["recall@10"] == 0.5
+    assert table["hybrid:x"]["macro"]["mrr"] == 0.3
+    assert table["suite:lexical"]["below_lexical_recall@10"] == []
+
+
 @pytest.mark.slow
 def test_whole_run_on_a_tiny_dataset(tmp_path, monkeypatch):
     """Both models embed a six-turn chat; the suite and offline passes score its questions.
