@@ -84,9 +84,25 @@ def mean_minmax(lists: dict[str, Ranked], cos: dict[str, np.ndarray], n: int) ->
     >>> mean_minmax({"a": [(0, 0.9), (1, 0.5)], "b": [(2, 0.7), (1, 0.6)]}, cos, 5)
     [(0, 0.5), (2, 0.5), (1, 0.0)]
     """
-    ids = _union(lists)
-    scaled = np.mean([_minmax(lists[m], cos[m], ids) for m in lists], axis=0)
-    return top([(i, round(float(s), 6)) for i, s in zip(ids, scaled, strict=True)], n)
+    return weighted_minmax({m: 1.0 for m in lists})(lists, cos, n)
+
+
+def weighted_minmax(weights: dict[str, float]) -> Rule:
+    """A rule: the weighted mean of the models' min-max normalised cosines.
+
+    >>> cos = {"a": np.array([0.9, 0.5, 0.1]), "b": np.array([0.2, 0.6, 0.7])}
+    >>> lists = {"a": [(0, 0.9), (1, 0.5)], "b": [(2, 0.7), (1, 0.6)]}
+    >>> weighted_minmax({"a": 3.0, "b": 1.0})(lists, cos, 5)
+    [(0, 0.75), (2, 0.25), (1, 0.0)]
+    """
+
+    def rule(lists: dict[str, Ranked], cos: dict[str, np.ndarray], n: int) -> Ranked:
+        ids = _union(lists)
+        total = sum(weights[m] for m in lists)
+        scaled = sum(weights[m] * _minmax(lists[m], cos[m], ids) for m in lists) / total
+        return top([(i, round(float(s), 6)) for i, s in zip(ids, scaled, strict=True)], n)
+
+    return rule
 
 
 FUSION_RULES: dict[str, Rule] = {
@@ -94,6 +110,8 @@ FUSION_RULES: dict[str, Rule] = {
     "rrf": rrf,
     "max-minmax": max_minmax,
     "mean-minmax": mean_minmax,
+    # one sensitivity point, not a tuned weight: e5 is the stronger model on LoCoMo
+    "minmax-e5x2": weighted_minmax({"e5": 2.0, "use": 1.0}),
 }
 
 
