@@ -337,9 +337,13 @@ def kept_suite(path: Path, limit: int | None) -> dict[str, Any]:
     return earlier["suite"] if earlier["params"]["limit_conversations"] == limit else {}
 
 
-def model_configs() -> dict[str, Config]:
+def model_configs(threads: int | None = None) -> dict[str, Config]:
+    """Each model's configuration: the defaults, sync indexing (and ``embed.threads``)."""
+    extra = {} if threads is None else {"embed.threads": threads}
     return {
-        name: Config.load(env={}, overrides={"indexing.mode": "sync", "embed.model": model})
+        name: Config.load(
+            env={}, overrides={"indexing.mode": "sync", "embed.model": model, **extra}
+        )
         for name, model in MODELS.items()
     }
 
@@ -412,12 +416,16 @@ def speed_texts(shared_dir: Path) -> dict[str, list[str]]:
     }
 
 
-def measure_speed(shared_dir: Path) -> dict[str, Any]:
+def measure_speed(shared_dir: Path, threads: int) -> dict[str, Any]:
     """Query-embedding ms (median of 50 after 3 warm-up) and passages/s per model, embedded
-    the way the engine embeds (chunked, its batch size)."""
+    the way the engine embeds (chunked, its batch size), with ``embed.threads`` = threads
+    (once per process: e5's OpenMP reads its thread count when it loads)."""
     texts = speed_texts(shared_dir)
-    configs = model_configs()
-    out: dict[str, Any] = {"load_average_1m_before": round(os.getloadavg()[0], 2)}
+    configs = model_configs(threads)
+    out: dict[str, Any] = {
+        "embed_threads": threads,
+        "load_average_1m_before": round(os.getloadavg()[0], 2),
+    }
     for name, embedder in load_embedders(configs).items():
         cfg = configs[name].embed
 
@@ -517,11 +525,13 @@ def main() -> None:
         help="offline pass only (stores cached); keeps the suite figures of --out-dir's file",
     )
     ap.add_argument("--speed", action="store_true", help="measure the embedding cost only")
+    ap.add_argument("--threads", type=int, default=2, help="embed.threads for --speed")
     args = ap.parse_args()
     out_dir = Path(args.out_dir)
     if args.speed:
-        result = measure_speed(Path(args.shared_dir))
-        (out_dir / "model-fusion-speed.json").write_text(json.dumps(result, indent=1) + "\n")
+        result = measure_speed(Path(args.shared_dir), args.threads)
+        path = out_dir / f"model-fusion-speed-threads{args.threads}.json"
+        path.write_text(json.dumps(result, indent=1) + "\n")
         print(json.dumps(result, indent=1))
         return
     names = args.datasets.split(",")
@@ -540,7 +550,7 @@ def main() -> None:
     results = [
         json.loads(p.read_text())
         for p in sorted(out_dir.glob("model-fusion-*.json"))
-        if p.stem not in ("model-fusion-summary", "model-fusion-speed")
+        if p.stem != "model-fusion-summary" and not p.stem.startswith("model-fusion-speed")
     ]
     table = summary(results)
     (out_dir / "model-fusion-summary.json").write_text(json.dumps(table, indent=1) + "\n")
