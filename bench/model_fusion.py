@@ -367,7 +367,7 @@ def run_dataset(
     probes = [q for q in no_answer if q.get("target") in NO_ANSWER_TARGETS.get(dataset.name, ())]
     started = time.time()
     suite = (
-        {}
+        kept_suite(Path(args.out_dir) / f"model-fusion-{dataset.name}.json", limit)
         if args.skip_suite
         else suite_pass(dataset, no_answer, configs, embedders, cache_dir, limit)
     )
