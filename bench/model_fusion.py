@@ -55,6 +55,7 @@ from remem.benchmark_suite import (
     suite_datasets,
     summarise,
 )
+from remem.benchmark_suite import conversations as suite_conversations
 from remem.config import Config
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.factory import make_embedder
@@ -218,15 +219,7 @@ def conversations(
     dataset: SuiteDataset, probes: list[dict[str, Any]], limit: int | None
 ) -> list[tuple[list[dict], list[dict]]]:
     """(turns, questions) per conversation, in the order ``SuiteRun`` numbers its stores."""
-    corpus, queries = load_dataset(dataset.path)
-    turns_of: dict[str, list[dict]] = defaultdict(list)
-    for turn in corpus:
-        turns_of[turn["conversation"]].append(turn)
-    queries_of: dict[str, list[dict]] = defaultdict(list)
-    for q in queries:
-        queries_of[q["conversation"]].append(q)
-    convs = [c for c in turns_of if queries_of.get(c) or probes][:limit]
-    return [(turns_of[c], queries_of[c]) for c in convs]
+    return [(turns, qs) for _, turns, qs in suite_conversations(dataset.path, probes, limit)]
 
 
 def offline_pass(

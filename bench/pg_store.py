@@ -196,29 +196,12 @@ def _load(store, tokenizer, texts, vectors, report: dict) -> list[int]:
         if lo % 100_000 == 0:
             print(f"inserted {lo + len(rows):,}", file=sys.stderr, flush=True)
     report["insert_records_per_s"] = round(n / (time.perf_counter() - start))
-    start = time.perf_counter()
-    for lo in range(0, n, 1000):
-        store.put_vectors(
-            "use",
-            "local",
-            "use",
-            list(zip(rowids[lo : lo + 1000], vectors[lo : lo + 1000], strict=True)),
-        )
-        if lo % 100_000 == 0:
-            print(f"vectors {lo + 1000:,}", file=sys.stderr, flush=True)
-    report["put_vectors_per_s"] = round(n / (time.perf_counter() - start))
+    _put_vectors(store, rowids, vectors, report)
     return rowids
 
 
-def _replace_vectors(store, rowids: list[int], vectors: np.ndarray, dim: int, report) -> None:
-    from remem.store.postgres.nearest import index_name
-
+def _put_vectors(store, rowids: list[int], vectors: np.ndarray, report: dict) -> None:
     start = time.perf_counter()
-    with store.write() as c:
-        c.execute(f"DROP INDEX IF EXISTS {index_name('use', dim)}")
-        c.execute("DELETE FROM vector_indexes")
-        c.execute("DELETE FROM vectors")
-    store._index_state()[0].clear()
     for lo in range(0, len(rowids), 1000):
         store.put_vectors(
             "use",
@@ -229,6 +212,17 @@ def _replace_vectors(store, rowids: list[int], vectors: np.ndarray, dim: int, re
         if lo % 100_000 == 0:
             print(f"vectors {lo + 1000:,}", file=sys.stderr, flush=True)
     report["put_vectors_per_s"] = round(len(rowids) / (time.perf_counter() - start))
+
+
+def _replace_vectors(store, rowids: list[int], vectors: np.ndarray, dim: int, report) -> None:
+    from remem.store.postgres.nearest import index_name
+
+    with store.write() as c:
+        c.execute(f"DROP INDEX IF EXISTS {index_name('use', dim)}")
+        c.execute("DELETE FROM vector_indexes")
+        c.execute("DELETE FROM vectors")
+    store._index_state()[0].clear()
+    _put_vectors(store, rowids, vectors, report)
 
 
 def _recall(found, truth) -> float:

@@ -121,6 +121,22 @@ def load_no_answer(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in jsonl_lines(path.read_text("utf-8")) if line.strip()]
 
 
+def conversations(
+    path: Path, probes: list[dict[str, Any]], limit: int | None = None
+) -> list[tuple[str, list[dict], list[dict]]]:
+    """(conversation, its turns, its questions) in corpus order, for the conversations that are
+    asked something (a question of their own, or the no-answer probes), the first ``limit``."""
+    corpus, queries = load_dataset(path)
+    turns_of: dict[str, list[dict]] = defaultdict(list)
+    for turn in corpus:
+        turns_of[turn["conversation"]].append(turn)
+    queries_of: dict[str, list[dict]] = defaultdict(list)
+    for q in queries:
+        queries_of[q["conversation"]].append(q)
+    convs = [c for c in turns_of if queries_of.get(c) or probes][:limit]
+    return [(c, turns_of[c], queries_of[c]) for c in convs]
+
+
 def cache_key(dataset: SuiteDataset, model_id: str) -> str:
     """Stores depend on the corpus and the model that embedded it, nothing else we vary."""
     digest = hashlib.sha1((dataset.path / "corpus.jsonl").read_bytes()).hexdigest()[:12]
@@ -146,24 +162,17 @@ class SuiteRun:
         the no-answer probes aimed at it."""
         from remem.engine import Memory
 
-        corpus, queries = load_dataset(dataset.path)
-        turns_of: dict[str, list[dict]] = defaultdict(list)
-        for turn in corpus:
-            turns_of[turn["conversation"]].append(turn)
-        queries_of: dict[str, list[dict]] = defaultdict(list)
-        for q in queries:
-            queries_of[q["conversation"]].append(q)
+        convs = conversations(dataset.path, probes, self.limit_conversations)
         per_variant = self.scores.setdefault(
             dataset.name, {v.name: VariantScores() for v in self.variants}
         )
-        convs = [c for c in turns_of if queries_of.get(c) or probes][: self.limit_conversations]
-        total, done = len(queries) + len(probes) * len(convs), 0
-        for ci, conv in enumerate(convs):
+        total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
+        for ci, (_conv, turns, questions) in enumerate(convs):
             db = self._db(dataset, ci)  # loads the embedder first: the cache is keyed by it
             with Memory(db, self.config, embedder=self.embedder) as mem:
-                _ingest(mem, turns_of[conv])
-                session_of = {t["id"]: t["session"] for t in turns_of[conv]}
-                asked = [(q, False) for q in queries_of[conv]] + [(p, True) for p in probes]
+                _ingest(mem, turns)
+                session_of = {t["id"]: t["session"] for t in turns}
+                asked = [(q, False) for q in questions] + [(p, True) for p in probes]
                 for q, probe in asked:
                     self._ask(mem, q, session_of, per_variant, probe=probe)
                     done += 1
