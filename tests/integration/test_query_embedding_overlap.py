@@ -5,6 +5,7 @@ raised)."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -86,3 +87,31 @@ def test_a_model_that_cannot_load_is_described_and_a_configuration_error_raised(
     with pytest.raises(ConfigError):
         future.result()
     embeddings.close()
+
+
+def test_timings_count_only_the_wait_for_an_embedding_made_beside_the_keywords(tmp_path):
+    # The embedding (0.2 s) ends while the keyword search (0.3 s) still runs: the vector step
+    # waited for nothing, so its time is not the embedding's time subtracted from its own.
+    class Slow(SaysWhenEmbedding):
+        def embed_queries(self, texts):
+            out = super().embed_queries(texts)
+            time.sleep(0.2)
+            return out
+
+    embedder = Slow()
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(tmp_path / "m.db", config, embedder=embedder) as mem:
+        mem.add("Alice lives in Berlin and likes green tea")
+        embedder.embedding.clear()
+        search = mem.store.lexical_search
+
+        def lexical_search(*args, **kwargs):
+            embedder.embedding.wait(5)
+            time.sleep(0.3)
+            return search(*args, **kwargs)
+
+        mem.store.lexical_search = lexical_search  # type: ignore[method-assign]
+        timings = mem.search("where does Alice live", k=3).timings_ms
+    assert timings["embed"] >= 200
+    assert 0 <= timings["vector"] < 150
+    assert timings["lexical"] >= 300

@@ -187,9 +187,9 @@ class Searcher:
 
         vector: list[tuple[int, float]] = []
         index: SearchIndex | None = None
-        t_embed = 0.0
+        t_embed = t_waited = 0.0  # embedding time; of it, what this thread spent on it
         if "vector" in channels:
-            vector, index, query_vector, t_embed = self._vector_channel(
+            vector, index, query_vector, t_embed, t_waited = self._vector_channel(
                 query, query_vector, pool, filters, now, result, embedding
             )
         ctx.query_vector = query_vector
@@ -218,7 +218,7 @@ class Searcher:
             {
                 "lexical": (t1 - t0) * 1000,
                 "embed": t_embed,
-                "vector": (t2 - t1) * 1000 - t_embed,
+                "vector": (t2 - t1) * 1000 - t_waited,
                 "fuse_fetch": (t3 - t2) * 1000,
                 "stages": (t4 - t3) * 1000,
                 "total": (t4 - t0) * 1000,
@@ -341,20 +341,25 @@ class Searcher:
         now: float,
         result: SearchResult,
         embedding: Future[QueryEmbedding] | None = None,
-    ) -> tuple[list[tuple[int, float]], SearchIndex | None, np.ndarray | None, float]:
+    ) -> tuple[list[tuple[int, float]], SearchIndex | None, np.ndarray | None, float, float]:
+        """(hits, index, query vector, embedding ms, of which ms this thread waited: all of
+        it when it embedded itself, what was left after the keyword search when a worker
+        did)."""
+        start = time.perf_counter()
         if embedding is not None:
             got = embedding.result()  # what the worker raised is raised here
         elif query_vector is not None:
             got = self.query_embeddings.given(query_vector)
         else:
             got = self.query_embeddings.embed(query)
+        waited = (time.perf_counter() - start) * 1000 if embedding is not None else got.ms
         if got.failure:
             self._degrade(result, got.failure)
         if got.embedder is None:
             result.degraded = True  # lexical-only by configuration, or the failure above
-            return [], None, None, got.ms
+            return [], None, None, got.ms, waited
         if got.vector is None:
-            return [], None, None, got.ms
+            return [], None, None, got.ms, waited
         embedder, query_vector, t_embed = got.embedder, got.vector, got.ms
         index = self.index_for(embedder)
         legacy, warning = self.legacy.before_search(embedder.model_id, embedder.dim)
@@ -392,7 +397,7 @@ class Searcher:
             self._model_checked.add(embedder.model_id)  # every result says it; the log once
         else:
             self._check_models(embedder, index, result)
-        return hits, index, query_vector, t_embed
+        return hits, index, query_vector, t_embed, waited
 
     def _check_models(self, embedder: Embedder, index: SearchIndex, result: SearchResult) -> None:
         """Vectors of other models are never compared; say how many records that leaves
