@@ -29,7 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from remem.benchmark import METRICS, Variant, _apply, load_dataset, score_query
+from remem.benchmark import (
+    METRICS,
+    Variant,
+    _apply,
+    _by_conversation,
+    load_dataset,
+    score_query,
+)
 from remem.config import Config
 from remem.embed.base import Embedder
 from remem.embed.factory import make_embedder
@@ -126,13 +133,7 @@ def conversations(
 ) -> list[tuple[str, list[dict], list[dict]]]:
     """(conversation, its turns, its questions) in corpus order, for the conversations that are
     asked something (a question of their own, or the no-answer probes), the first ``limit``."""
-    corpus, queries = load_dataset(path)
-    turns_of: dict[str, list[dict]] = defaultdict(list)
-    for turn in corpus:
-        turns_of[turn["conversation"]].append(turn)
-    queries_of: dict[str, list[dict]] = defaultdict(list)
-    for q in queries:
-        queries_of[q["conversation"]].append(q)
+    turns_of, queries_of = _by_conversation(*load_dataset(path))
     convs = [c for c in turns_of if queries_of.get(c) or probes][:limit]
     return [(c, turns_of[c], queries_of[c]) for c in convs]
 

@@ -27,6 +27,22 @@ class SaysWhenEmbedding(HashEmbedder):
         return super().embed_queries(texts)
 
 
+def _keywords_wait_for_the_embedding(mem, embedder, then_s: float = 0.0) -> list[bool]:
+    """Make the store's keyword search wait (up to 5 s) until the query's embedding has
+    started, then ``then_s`` more; returns, per keyword search, whether it started."""
+    embedder.embedding.clear()
+    search = mem.store.lexical_search
+    overlapped: list[bool] = []
+
+    def lexical_search(*args, **kwargs):
+        overlapped.append(embedder.embedding.wait(5))
+        time.sleep(then_s)
+        return search(*args, **kwargs)
+
+    mem.store.lexical_search = lexical_search  # type: ignore[method-assign]
+    return overlapped
+
+
 def test_the_query_is_embedded_while_the_keyword_search_runs(tmp_path):
     # The keyword search waits (up to 5 s) for the embedding to start: a search that ran them
     # one after the other would start embedding only after the keyword search returned.
@@ -34,15 +50,7 @@ def test_the_query_is_embedded_while_the_keyword_search_runs(tmp_path):
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     with Memory(tmp_path / "m.db", config, embedder=embedder) as mem:
         mem.add("Alice lives in Berlin and likes green tea")
-        embedder.embedding.clear()
-        search = mem.store.lexical_search
-        overlapped = []
-
-        def lexical_search(*args, **kwargs):
-            overlapped.append(embedder.embedding.wait(5))
-            return search(*args, **kwargs)
-
-        mem.store.lexical_search = lexical_search  # type: ignore[method-assign]
+        overlapped = _keywords_wait_for_the_embedding(mem, embedder)
         result = mem.search("where does Alice live", k=3)
     assert overlapped == [True]
     assert result.hits and "Berlin" in result.hits[0].record.text
@@ -102,15 +110,7 @@ def test_timings_count_only_the_wait_for_an_embedding_made_beside_the_keywords(t
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     with Memory(tmp_path / "m.db", config, embedder=embedder) as mem:
         mem.add("Alice lives in Berlin and likes green tea")
-        embedder.embedding.clear()
-        search = mem.store.lexical_search
-
-        def lexical_search(*args, **kwargs):
-            embedder.embedding.wait(5)
-            time.sleep(0.3)
-            return search(*args, **kwargs)
-
-        mem.store.lexical_search = lexical_search  # type: ignore[method-assign]
+        _keywords_wait_for_the_embedding(mem, embedder, then_s=0.3)
         timings = mem.search("where does Alice live", k=3).timings_ms
     assert timings["embed"] >= 200
     assert 0 <= timings["vector"] < 150
