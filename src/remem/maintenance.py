@@ -158,3 +158,55 @@ def effective_settings(config: Config) -> list[tuple[str, Any, str]]:
     if followed is None:
         return rows
     return [(k, followed, "store") if k == "embed.model" else (k, v, s) for k, v, s in rows]
+
+
+@dataclass
+class IndexReport:
+    """What `remem index` did: whether it built a snapshot, of how many vectors, with or
+    without an HNSW graph, its files' size and the time it took. ``reason`` says why there is
+    nothing to build for stores that keep no index files."""
+
+    model_id: str
+    built: bool
+    vectors: int
+    graph: bool
+    file_bytes: int
+    seconds: float
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def build_vector_index(mem: Memory, *, force: bool = False) -> IndexReport:
+    """Bring the configured model's vector index up to date now, in this process: build the
+    snapshot (and from 20k vectors its graph) when one is due, or always with ``force``.
+    Searches build it in the background on their own; this is for the end of a bulk write
+    and for short-lived processes, which exit before a background build would finish."""
+    from remem.index.filtered import FilteredVectorIndex
+    from remem.index.store_side import StoreSideIndex
+
+    embedder = mem.get_embedder()
+    if embedder is None:
+        raise ConfigError("embed.provider is 'none': there are no vectors to index")
+    index = mem.searcher.index_for(embedder)
+    start = time.perf_counter()
+    if not isinstance(index, FilteredVectorIndex):
+        index.sync()
+        reason = (
+            "the database server builds and keeps its own vector index"
+            if isinstance(index, StoreSideIndex)
+            else "this store has no file: its vectors are searched in memory"
+        )
+        return IndexReport(embedder.model_id, False, index.size, False, 0, 0.0, reason)
+    built = index.vectors.refresh(force=force)
+    info = index.vectors.snapshot_info
+    return IndexReport(
+        model_id=embedder.model_id,
+        built=built,
+        vectors=index.size,
+        graph=bool(info and info.has_graph),
+        file_bytes=sum(info.sizes.values()) if info else 0,
+        seconds=round(time.perf_counter() - start, 2),
+        reason="" if built or info else "fewer vectors than a snapshot needs: searches scan them",
+    )

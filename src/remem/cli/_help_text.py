@@ -24,6 +24,7 @@ TOP_LEVEL_HELP = (
     "  clear        Clear vectors (records stay, pending), context (chat...\n"
     "  stats        Counts by kind, scope, role, index status and embedding...\n"
     "  embed        Embed every record that has no vector for the configured...\n"
+    "  index        Build the vector index beside the database now (a snapshot...\n"
     "  bench        Score retrieval on a benchmark dataset (../shared/bench...\n"
     "  doctor       Check the store: integrity, schema, lexical index, vectors,...\n"
     "  reembed      Switch embedding model online: new vectors are written...\n"

@@ -177,3 +177,14 @@ def counting(
 
     with progress.counting(label, total, console=err.real, quiet=quiet) as advance:
         yield advance
+
+
+@contextmanager
+def building_index(*, quiet: bool) -> Iterator[None]:
+    """A spinner on stderr while the vector index builds (minutes at 1M vectors; the build
+    reports no progress of its own). Nothing when ``quiet`` or not on a terminal."""
+    if quiet or not err.real.is_terminal:
+        yield
+        return
+    with err.real.status("building the vector index (from 20k vectors: an HNSW graph)"):
+        yield

@@ -1,4 +1,4 @@
-"""Looking after a store, for its operator: clear, stats, embed, bench, doctor, reembed, and
+"""Looking after a store, for its operator: clear, stats, embed, index, bench, doctor, reembed, and
 the `remem config` group."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import typer
 
 from remem.cli.common import (
     JsonOption,
+    building_index,
     counting,
     emit_json,
     fail,
@@ -26,7 +27,7 @@ from remem.cli.common import (
 
 if TYPE_CHECKING:
     from remem import Config
-    from remem.maintenance import ReembedReport
+    from remem.maintenance import IndexReport, ReembedReport
 
 app = typer.Typer()
 config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=True)
@@ -198,6 +199,40 @@ def embed(
         )
     if result["failed"]:
         raise typer.Exit(1)
+
+
+@app.command()
+def index(
+    force: Annotated[bool, typer.Option("--force", help="rebuild even if it is current")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Build the vector index beside the database now (a snapshot of every vector, and from
+    20k vectors an HNSW graph).
+
+    Searches build it in the background by themselves; run this after a bulk write, or when
+    the store is only searched from short-lived commands, which exit before a background
+    build ends and then read every vector again. `remem import` runs it at its end.
+    """
+    from remem import maintenance
+
+    with open_existing_memory() as mem, building_index(quiet=as_json):
+        report = maintenance.build_vector_index(mem, force=force)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        out.print(index_line(report), markup=False)
+
+
+def index_line(report: IndexReport) -> str:
+    if report.reason:
+        return f"{report.model_id}: {report.vectors} vectors; no index built: {report.reason}"
+    verb = "built" if report.built else "already current:"
+    graph = " with an HNSW graph" if report.graph else ""
+    took = f" in {report.seconds:.1f}s" if report.built else ""
+    return (
+        f"{verb} the vector index of {report.model_id}: {report.vectors} vectors{graph}, "
+        f"{report.file_bytes / 1e6:.1f} MB{took}"
+    )
 
 
 # ---------------------------------------------------------------------- bench

@@ -12,6 +12,7 @@ import typer
 
 from remem.cli.common import (
     JsonOption,
+    building_index,
     counting,
     emit_json,
     err,
@@ -21,9 +22,12 @@ from remem.cli.common import (
     open_memory,
     out,
 )
+from remem.cli.maintenance import index_line
 
 if TYPE_CHECKING:  # imported when a command runs, not for `remem --help`
+    from remem import Memory
     from remem import lancedb_import as lancedb_migration
+    from remem.maintenance import IndexReport
     from remem.transfer import CopyReport, ImportReport, ImportSource
 
 app = typer.Typer()
@@ -195,12 +199,33 @@ def import_(
                     unlabelled_vectors=unlabelled_vectors,
                     progress=progress,
                 )
+        indexed = _index_after_import(mem, report, quiet=as_json)
     if as_json:
-        emit_json({**report.to_dict(), "seconds": round(time.perf_counter() - started, 2)})
+        emit_json(
+            {
+                **report.to_dict(),
+                "index": indexed.to_dict() if indexed else None,
+                "seconds": round(time.perf_counter() - started, 2),
+            }
+        )
     else:
         _print_import(report, file, dry_run)
+        if indexed and indexed.built:
+            out.print(index_line(indexed), markup=False)
     if report.invalid_count:
         raise typer.Exit(1)
+
+
+def _index_after_import(mem: Memory, report: ImportReport, *, quiet: bool) -> IndexReport | None:
+    """Build the vector index when the import made one due: this process is about to exit,
+    and a background build would die with it (every later command would then read the
+    vectors from the database again)."""
+    from remem import maintenance
+
+    if not report.written or not report.added or mem.get_embedder() is None:
+        return None
+    with building_index(quiet=quiet):
+        return maintenance.build_vector_index(mem)
 
 
 def _import_source(file: str) -> ImportSource:

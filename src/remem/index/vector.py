@@ -209,6 +209,19 @@ class VectorIndex:
             or (snap.graph is None and self.size >= self.ann_min)
         )
 
+    def refresh(self, *, force: bool = False) -> bool:
+        """Catch up with the store, then build a snapshot now, in this thread, if one is due
+        (always with ``force``), waiting for another process's build lock. For commands that
+        end a bulk write (``remem import``, ``remem index``): a short-lived process would
+        otherwise exit before its background build ends, and every later process would read
+        the vectors from SQL again. Returns whether it built."""
+        self._catch_up()
+        if not (force or self.needs_build()):
+            return False
+        self.build(wait=True)
+        self._catch_up()
+        return True
+
     def build(self, *, wait: bool = True, threads: int = 0) -> bool:
         """Write a fresh snapshot from the store and switch to it. Returns False when another
         process holds the build lock and ``wait`` is False (it is building one already)."""
