@@ -138,3 +138,80 @@ def test_in_memory_bm25_scores_equal_fts5s(tmp_path, context_weight):
         for rowid, score in want.items():
             assert got[rowid] == pytest.approx(score, rel=1e-9), (query, rowid)
     sqlite.close()
+
+
+@pytest.mark.parametrize("context_weight", [0.0, 0.4])
+def test_rescoring_some_rows_gives_the_scores_the_search_gives(store, context_weight):
+    rng = random.Random(11)
+    words = [f"w{i}" for i in range(20)] + ["Élan", "foo-bar"]  # folded; split into a phrase
+    rows = [
+        (
+            fields(i),
+            " ".join(rng.choices(words, k=rng.randint(0, 9))),
+            " ".join(rng.choices(words, k=rng.randint(0, 9))),
+        )
+        for i in range(120)
+    ]
+    rowids = store.insert_records(rows)
+    store.delete(["r3", "r40"])  # the statistics follow deletes
+    for _ in range(40):
+        query = rng.sample([*words, "élan", "w1 w2", "absent"], k=rng.randint(1, 5))
+        want = dict(store.lexical_search(query, None, 1000, context_weight=context_weight))
+        some = rng.sample(rowids, 30)
+        got = store.lexical_rescore(some, query, context_weight)
+        assert got.keys() == {r for r in some if r in want}, query
+        for rowid, score in got.items():
+            assert score == pytest.approx(want[rowid], rel=1e-9), (query, rowid)
+    assert store.lexical_rescore([], ["w1"], context_weight) == {}
+    assert store.lexical_rescore(rowids[:5], [], context_weight) == {}
+
+
+def test_a_big_store_searches_in_two_passes_rare_words_first(store):
+    # 60 records: "rare" in 3, "mid" in 20, "common" in 40 (one record holds "mid" alone)
+    rows = []
+    for i in range(60):
+        words = ["rare"] * (i < 3) + ["mid"] * (i < 20) + ["common"] * (i < 40)
+        rows.append((fields(i), " ".join(words) or "filler"))
+    rowids = store.insert_records(rows)
+    options = {"context_weight": 0.0, "max_df": 0.9, "prune_min_docs": 10}
+    one_pass = lexical_candidates(store, ["rare", "mid", "common"], None, 5, None, **options)
+    two = lexical_candidates(
+        store, ["rare", "mid", "common"], None, 5, None, first_pass_budget=3, **options
+    )
+    # the 3 rows holding "rare", scored for all 3 words as the one-pass search scores them
+    assert [r for r, _ in two] == [r for r, _ in one_pass[:3]] == rowids[:3]
+    assert [s for _, s in two] == pytest.approx([s for _, s in one_pass[:3]], rel=1e-9)
+    # rows without a rare word are not found by a two-pass search (one pass finds them)
+    assert len(one_pass) == 5 and len(two) == 3
+
+
+def test_newest_rows_holding_a_word_come_without_scoring(store):
+    a = add(store, 1, "apple", "pear")
+    b = add(store, 2, "apple apple")
+    c = add(store, 3, "banana", "apple", scope="user:x")
+    d = add(store, 4, "foo-bar")
+    assert store.lexical_newest(["apple"], None, 10) == [b, a]  # own tokens only
+    assert store.lexical_newest(["apple"], None, 10, context_weight=0.2) == [c, b, a]
+    assert store.lexical_newest(["apple"], None, 1) == [b]
+    assert store.lexical_newest(["apple", "pear"], Filters(scopes=["user:x"]), 5, None, 0.2) == [c]
+    assert store.lexical_newest(["foo-bar"], None, 5) == [d]  # a phrase, adjacent terms
+    assert store.lexical_newest(["bar-foo"], None, 5) == []
+    assert store.lexical_newest([], None, 5) == [] == store.lexical_newest(["apple"], None, 0)
+
+
+def test_a_query_of_common_words_only_reads_the_newest_rows_holding_the_rarest(store):
+    rows = [(fields(i), "common" + (" often" if i % 2 else "")) for i in range(60)]
+    rowids = store.insert_records(rows)
+    options = {"context_weight": 0.0, "max_df": 0.5, "prune_min_docs": 10}
+    found = lexical_candidates(
+        store, ["common", "often"], None, 3, None, first_pass_budget=5, **options
+    )
+    # every word is common: the 4 x 3 newest rows holding the rarest ("often"), then scored
+    # for the words asked; a small store (under prune_min_docs) is searched in one pass
+    newest_often = sorted(r for i, r in enumerate(rowids) if i % 2)[-12:]
+    assert len(found) == 3 and {r for r, _ in found} <= set(newest_often)
+    small = {**options, "prune_min_docs": 100}
+    assert (
+        len(lexical_candidates(store, ["often"], None, 50, None, first_pass_budget=5, **small))
+        == 30
+    )

@@ -207,6 +207,13 @@ class SearchConfig(_Section):
         description="...and ask only for the rarest query words whose records add up to at "
         "most this many (keyword search time stays flat as the store grows; 0 = no limit)",
     )
+    lexical_first_pass_budget: int = Field(
+        default=2_500,
+        ge=0,
+        description="...and when those words hold more records than this, search in two "
+        "passes: the rarest words up to this many records first, then only the rows found "
+        "scored for every word (0 = one pass)",
+    )
     min_semantic: float = Field(
         default=0.0, ge=0, le=1, description="drop vector hits whose cosine is below (0 = off)"
     )

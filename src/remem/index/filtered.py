@@ -15,6 +15,14 @@ from pathlib import Path
 import numpy as np
 
 from remem.index.columns import FilterColumns
+from remem.index.columns_file import (
+    RESAVE_ROWS,
+    RESAVE_SHARE,
+    SAVE_MIN,
+    columns_path,
+    load_columns,
+    save_columns,
+)
 from remem.index.snapshot import index_dir
 from remem.index.vector import VectorIndex
 from remem.store.base import Store
@@ -48,6 +56,8 @@ class FilteredVectorIndex:
         self._rev = 0
         self._token: Hashable | None = None
         self._lock = threading.Lock()
+        self._saved_as: Path | None = None  # the columns file last read or written
+        self._unsaved = 0  # rows applied since then
 
     @property
     def size(self) -> int:
@@ -59,13 +69,44 @@ class FilteredVectorIndex:
         if token == self._token:
             return
         with self._lock:
+            if not self._rev:
+                self._load_saved_columns()
             rows, rev = self.store.filter_rows(self._rev)
+            if rev < self._rev:  # saved columns ahead of this store: not its columns
+                self._columns, self._saved_as = FilterColumns(), None
+                rows, rev = self.store.filter_rows(0)
             columns = self._columns
             columns.apply(rows, add_unknown=True)
             if not columns.is_sorted():  # the first load comes in rev order
                 columns.sort_by_rowid()
             self._rev = rev
             self._token = token
+            self._unsaved += len(rows)
+            self._save_columns_if_due()
+
+    def _saved_columns_path(self) -> Path | None:
+        info = self.vectors.snapshot_info
+        return None if info is None else columns_path(self.vectors.folder, info.generation)
+
+    def _load_saved_columns(self) -> None:
+        """Start from the columns saved with the current snapshot (see ``columns_file``)."""
+        path = self._saved_columns_path()
+        loaded = load_columns(path) if path is not None else None
+        if loaded is None:
+            return
+        self._columns, self._rev = loaded
+        self._unsaved = 0
+        self._saved_as = path
+
+    def _save_columns_if_due(self) -> None:
+        path = self._saved_columns_path()
+        size = self._columns.size
+        if path is None or size < SAVE_MIN:
+            return
+        if path == self._saved_as and self._unsaved < max(RESAVE_ROWS, RESAVE_SHARE * size):
+            return
+        save_columns(path, self._columns, self._rev)
+        self._saved_as, self._unsaved = path, 0
 
     def search(
         self, query: np.ndarray, n: int, filters: Filters | None = None, now: float | None = None

@@ -6,6 +6,7 @@ Layout, one folder per model under ``<db>.remem-index/``::
     <model>/<gen>.rowids.npy        int64, sorted record rowids
     <model>/<gen>.vectors.npy       float32 (n, dim), row i is rowids[i]'s vector
     <model>/<gen>.faiss             the HNSW graph over those rows (big snapshots only)
+    <model>/<gen>.columns.npz       the filter columns as of a store revision (``columns_file``)
     <model>/build.lock              held while one process builds
 
 Everything here is derived and rebuildable, never the only copy: a missing, stale, truncated or
@@ -232,7 +233,7 @@ def _remove_other_generations(folder: Path, keep: str) -> None:
         name = path.name
         if name in ("current.json", "build.lock") or name.startswith(keep + "."):
             continue
-        if name.endswith((".npy", ".faiss", ".json")):
+        if name.endswith((".npy", ".faiss", ".json", ".npz")):
             with suppress(OSError):  # another process may be removing it too
                 path.unlink()
 

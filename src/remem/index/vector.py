@@ -348,9 +348,11 @@ class VectorIndex:
         with self._lock:
             if self._snapshot is not None and len(wanted):
                 pos, found = _lookup(self._snapshot.rowids, wanted)
-                for rowid, p, ok in zip(wanted.tolist(), pos.tolist(), found.tolist(), strict=True):
-                    if ok and not self._dead[p]:
-                        out[rowid] = np.array(self._snapshot.matrix[p])
+                keep = found.copy()
+                keep[found] = ~self._dead[pos[found]]
+                # one gather from the mapped matrix (a copy), not a memmap slice per row
+                rows = np.asarray(self._snapshot.matrix[pos[keep]])
+                out.update(zip(wanted[keep].tolist(), rows, strict=True))
             out.update(self._delta.vectors_for(wanted))
         return out
 

@@ -259,6 +259,7 @@ class Searcher:
             max_df=cfg.lexical_max_df,
             prune_min_docs=cfg.lexical_prune_min_docs,
             postings_budget=cfg.lexical_postings_budget,
+            first_pass_budget=cfg.lexical_first_pass_budget,
             stats=stats,
         )
 

@@ -158,6 +158,27 @@ class LexicalStore(Protocol):
         now: float | None = None,
         context_weight: float = 0.0,
     ) -> list[tuple[int, float]]: ...
+    def lexical_rescore(
+        self, rowids: Sequence[int], tokens: Sequence[str], context_weight: float = 0.0
+    ) -> dict[int, float]:
+        """The score ``lexical_search`` would give each of these records for ``tokens`` (same
+        statistics, same formula), computed for these rows alone; rows matching no token are
+        left out. The second pass of a keyword search in a big store
+        (``remem.retrieve.lexical``)."""
+        ...
+
+    def lexical_newest(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        limit: int,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> list[int]:
+        """Rowids of the newest ``limit`` records holding any token (in their own tokens, or
+        also in their context when ``context_weight`` > 0) and passing the filters: the rows
+        of a word too common to rank all of its records, found without scoring them."""
+        ...
     def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]: ...
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
         """Each record's own lexical tokens as indexed (not its context), for scoring a few

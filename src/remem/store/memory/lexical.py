@@ -35,6 +35,38 @@ class LexicalMixin(MemoryState):
         found.sort(key=lambda hit: (-hit[1], hit[0]))
         return first(found, limit)
 
+    def lexical_newest(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        limit: int,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> list[int]:
+        """Rowids of the newest records holding any token (see ``LexicalStore``)."""
+        query = [t for t in tokens if t]
+        if not query or limit <= 0:
+            return []
+        with self._read():
+            found = self._lexical.matching(query, float(context_weight) > 0)
+            passes = self._predicate(filters, now)
+            newest = sorted(
+                (r for r in found if r in self._rows and passes(self._rows[r].values)),
+                reverse=True,
+            )
+        return newest[:limit]
+
+    def lexical_rescore(
+        self, rowids: Sequence[int], tokens: Sequence[str], context_weight: float = 0.0
+    ) -> dict[int, float]:
+        """The BM25 score ``lexical_search`` gives each of these rows for ``tokens``; rows
+        matching none are left out."""
+        query = [t for t in tokens if t]
+        if not query:
+            return {}
+        with self._read():
+            return self._lexical.rescore([int(r) for r in rowids], query, float(context_weight))
+
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
         """Each record's own lexical tokens as indexed (not its context)."""
         with self._read():

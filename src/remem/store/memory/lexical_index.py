@@ -27,12 +27,50 @@ _TERM = re.compile(r"[^\W_]+")  # letters and digits, like unicode61's default c
 
 def terms(text: str) -> list[str]:
     """The terms FTS5's unicode61 tokenizer makes of a column's text."""
+    if text.replace(" ", "").isalnum() and text == text.lower():
+        return text.split()  # the usual case, in C: lowercase words between single spaces
     return [t.lower() for t in _TERM.findall(text)]
 
 
 def _occurrences(tokens: list[str], phrase: list[str]) -> int:
     n = len(phrase)
+    if n == 1:
+        return tokens.count(phrase[0])
     return sum(1 for start in range(len(tokens) - n + 1) if tokens[start : start + n] == phrase)
+
+
+def idf(rows: int, hits: int) -> float:
+    """FTS5's idf of a phrase found in ``hits`` of ``rows`` rows."""
+    value = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def row_score(
+    own: list[str],
+    context: list[str],
+    phrases: Sequence[list[str]],
+    idfs: Sequence[float],
+    avgdl: float,
+    context_weight: float,
+) -> float:
+    """FTS5's ``bm25()`` of one row from its terms (``own``, ``context``), each query phrase's
+    idf and the mean row size: what a store's ``lexical_rescore`` computes for a few rows
+    without asking the full-text index to score every row that matches."""
+    norm = K1 * (1 - B + B * (len(own) + len(context)) / avgdl)
+    use_context = context_weight > 0 and bool(context)
+    score = 0.0
+    for phrase, weight in zip(phrases, idfs, strict=True):
+        if len(phrase) == 1:  # nearly every query token: list.count, in C
+            freq: float = own.count(phrase[0])
+            if use_context:
+                freq += context_weight * context.count(phrase[0])
+        else:
+            freq = _occurrences(own, phrase)
+            if use_context:
+                freq += context_weight * _occurrences(context, phrase)
+        if freq:
+            score += weight * freq * (K1 + 1) / (freq + norm)
+    return score
 
 
 class Bm25Index:
@@ -109,6 +147,13 @@ class Bm25Index:
                 out[rowid] = hits
         return out
 
+    def matching(self, query: Sequence[str], both_columns: bool) -> set[int]:
+        """Rows holding any query token (in either column when ``both_columns``)."""
+        found: set[int] = set()
+        for token in query:
+            found.update(self._hits(terms(token), both_columns))
+        return found
+
     def scores(self, query: Sequence[str], context_weight: float) -> dict[int, float]:
         """rowid -> BM25 score (positive, higher is better) of every row matching any query
         token. ``context_weight`` > 0 also matches the context column with that weight;
@@ -122,10 +167,29 @@ class Bm25Index:
         out: dict[int, float] = {}
         for token in query:
             hits = self._hits(terms(token), both)
-            idf = math.log((rows - len(hits) + 0.5) / (len(hits) + 0.5))
-            idf = idf if idf > 0 else 1e-6
+            weight = idf(rows, len(hits))
             for rowid, (in_tokens, in_context) in hits.items():
                 freq = in_tokens * weights[0] + in_context * weights[1]
                 norm = K1 * (1 - B + B * self._sizes[rowid] / avgdl)
-                out[rowid] = out.get(rowid, 0.0) + idf * freq * (K1 + 1) / (freq + norm)
+                out[rowid] = out.get(rowid, 0.0) + weight * freq * (K1 + 1) / (freq + norm)
+        return out
+
+    def rescore(
+        self, rowids: Iterable[int], query: Sequence[str], context_weight: float
+    ) -> dict[int, float]:
+        """``scores`` for these rows only (those matching no query token are left out)."""
+        rows = len(self._docs)
+        if rows == 0:
+            return {}
+        both = context_weight > 0
+        phrases = [p for p in (terms(t) for t in query) if p]
+        idfs = [idf(rows, len(self._hits(p, both))) for p in phrases]
+        avgdl = self._total_terms / rows
+        out = {}
+        for rowid in dict.fromkeys(rowids):
+            doc = self._docs.get(rowid)
+            if doc is not None:
+                score = row_score(doc[0], doc[1], phrases, idfs, avgdl, context_weight)
+                if score > 0:
+                    out[rowid] = score
         return out

@@ -21,7 +21,7 @@ from typing import Any
 
 import psycopg
 
-from remem.store.memory.lexical_index import K1, B, terms
+from remem.store.memory.lexical_index import K1, B, row_score, terms
 from remem.store.postgres.connection import PostgresConnection
 from remem.store.postgres.filters import filters_sql
 from remem.types import Filters
@@ -236,6 +236,59 @@ class LexicalMixin(PostgresConnection):
                 n = int(row[0]) if row else 0
             idf = math.log((rows - n + 0.5) / (n + 0.5))
             out.append(idf if idf > 0 else 1e-6)
+        return out
+
+    def lexical_newest(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        limit: int,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> list[int]:
+        """Rowids of the newest records holding any token, found through the GIN index
+        without scoring them (phrases are checked like ``lexical_search`` checks them)."""
+        phrases = [p for p in (terms(t) for t in tokens if t) if p]
+        both = context_weight > 0
+        query = tsquery_text(phrases, own_only=not both)
+        if not query or limit <= 0:
+            return []
+        where, params = filters_sql(filters, now=now)
+        hits = _hits("l.tok") + (" + " + _hits("l.ctx") if both else "")
+        found = self.query(
+            "WITH q AS MATERIALIZED (SELECT string_to_array(p, ' ') AS ph "
+            "FROM unnest(%s::text[]) AS u(p)) "
+            "SELECT l.rowid FROM lexical l JOIN records r ON r.rowid = l.rowid "
+            f"WHERE l.doc @@ %s::tsquery{where} "
+            f"AND EXISTS (SELECT 1 FROM q WHERE {hits} > 0) "
+            "ORDER BY l.rowid DESC LIMIT %s",
+            [[" ".join(p) for p in phrases], query, *params, limit],
+        )
+        return [int(r[0]) for r in found]
+
+    def lexical_rescore(
+        self, rowids: Sequence[int], tokens: Sequence[str], context_weight: float = 0.0
+    ) -> dict[int, float]:
+        """``lexical_search``'s score of each of these rows for ``tokens``, from the same
+        statistics and the rows' term arrays; rows matching no token are left out."""
+        phrases = [p for p in (terms(t) for t in tokens if t) if p]
+        ids = list(dict.fromkeys(int(r) for r in rowids))
+        if not phrases or not ids:
+            return {}
+        both = context_weight > 0
+        with self.read() as c:
+            rows, total = self._totals(c)
+            if rows == 0:
+                return {}
+            idfs = self._idfs(c, phrases, rows, both)
+            found = c.execute(
+                "SELECT rowid, tok, ctx FROM lexical WHERE rowid = ANY(%s::bigint[])", (ids,)
+            ).fetchall()
+        out = {}
+        for rowid, own, ctx in found:
+            score = row_score(list(own), list(ctx), phrases, idfs, total / rows, context_weight)
+            if score > 0:
+                out[int(rowid)] = score
         return out
 
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from remem.store.memory.lexical_index import idf, row_score, terms
 from remem.store.sqlite.connection import SQLiteConnection
 from remem.store.sqlite.filters import filters_sql, in_marks
 from remem.store.sqlite.records import chunks
@@ -54,6 +55,87 @@ class LexicalMixin(SQLiteConnection):
         rows = self.query(sql, [match, *params, limit])
         return [(int(r[0]), float(r[1])) for r in rows]
 
+    def lexical_newest(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        limit: int,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> list[int]:
+        """Rowids of the newest records holding any token, without scoring them: FTS5
+        walks its doclists by rowid and stops at ``limit``."""
+        match = fts_match_expression(tokens)
+        if not match or limit <= 0:
+            return []
+        if context_weight <= 0:
+            match = "{tokens} : (" + match + ")"
+        where, params = filters_sql(filters, now=now)
+        sql = (
+            "SELECT f.rowid FROM records_fts f JOIN records r ON r.rowid = f.rowid "
+            f"WHERE records_fts MATCH ?{where} ORDER BY f.rowid DESC LIMIT ?"
+        )
+        return [int(r[0]) for r in self.query(sql, [match, *params, limit])]
+
+    def lexical_rescore(
+        self, rowids: Sequence[int], tokens: Sequence[str], context_weight: float = 0.0
+    ) -> dict[int, float]:
+        """FTS5's ``bm25()`` of these rows for ``tokens``, computed here from their indexed
+        terms: asking FTS5 to score a list of rows runs the whole query once per row.
+        The statistics are FTS5's own: the row count and token totals from its averages
+        record, each phrase's row count from the vocabulary table (a count query for a
+        phrase of several terms, or for the own column alone). Equal to ``lexical_search``'s
+        scores (tested); rows matching no token are left out."""
+        phrases = [p for p in (terms(t) for t in tokens if t) if p]
+        ids = list(dict.fromkeys(int(r) for r in rowids))
+        if not phrases or not ids:
+            return {}
+        both = context_weight > 0
+        with self._lock:
+            rows, avgdl = self._fts_averages()
+            if rows == 0:
+                return {}
+            idfs = [idf(rows, self._phrase_rows(p, both)) for p in phrases]
+        out: dict[int, float] = {}
+        for chunk in chunks(ids):
+            found = self.query(
+                "SELECT rowid, tokens, context FROM records_fts "
+                f"WHERE rowid IN ({in_marks(chunk)})",
+                chunk,
+            )
+            for rowid, own, context in found:
+                score = row_score(
+                    terms(own or ""), terms(context or ""), phrases, idfs, avgdl, context_weight
+                )
+                if score > 0:
+                    out[int(rowid)] = score
+        return out
+
+    def _fts_averages(self) -> tuple[int, float]:
+        """(rows, mean tokens per row over both columns) from FTS5's averages record (the
+        %_data row with id 1: the row count, then each column's token total, as varints)."""
+        row = self._conn.execute("SELECT block FROM records_fts_data WHERE id = 1").fetchone()
+        if row is None or not row[0]:
+            return 0, 0.0
+        rows, *totals = _varints(bytes(row[0]))
+        return rows, (sum(totals) / rows if rows else 0.0)
+
+    def _phrase_rows(self, phrase: list[str], both: bool) -> int:
+        """Rows a phrase occurs in: in either column when ``both``, else in the own column."""
+        if both and len(phrase) == 1:
+            found = self._conn.execute(
+                "SELECT doc FROM records_vocab WHERE term = ?", phrase
+            ).fetchone()
+            return int(found[0]) if found else 0
+        match = fts_match_expression([" ".join(phrase)])
+        if not both:
+            match = "{tokens} : (" + match + ")"
+        return int(
+            self._conn.execute(
+                "SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", [match]
+            ).fetchone()[0]
+        )
+
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
         """Each record's own lexical tokens as indexed (not its context)."""
         out: dict[int, list[str]] = {}
@@ -82,3 +164,23 @@ class LexicalMixin(SQLiteConnection):
                 ).fetchall()
             )
         return self._doc_count[1], df
+
+
+def _varints(data: bytes) -> list[int]:
+    """SQLite's varints (FTS5 writes its records with them): big-endian 7 bits a byte, the
+    high bit set on every byte but the last; a 9th byte carries 8 bits."""
+    out = []
+    i = 0
+    while i < len(data):
+        value = 0
+        for j in range(9):
+            byte = data[i]
+            i += 1
+            if j == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+    return out
