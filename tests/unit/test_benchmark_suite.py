@@ -167,3 +167,28 @@ def test_run_routes_each_question_and_caches_the_stores(tiny_dataset, tmp_path):
         **d,
         "latency_ms": again["variants"]["lexical"]["datasets"]["zh_groupchat"]["latency_ms"],
     }
+
+
+def test_a_cached_store_missing_vectors_is_completed_before_it_is_searched(tiny_dataset, tmp_path):
+    from remem import Memory
+
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    kwargs = dict(
+        no_answer=[],
+        config=config,
+        cache_dir=tmp_path / "cache",
+        variants=[Variant("vector", ("vector",))],
+        embedder=HashEmbedder(),
+    )
+    first = run_suite([tiny_dataset], **kwargs)
+    (db, *_) = sorted((tmp_path / "cache").rglob("conv-0.db"))
+    with Memory(db, config, embedder=HashEmbedder()) as mem:  # as if cut off mid-embedding
+        records = mem.count()
+        assert mem.store.clear_vectors() == records
+    again = run_suite([tiny_dataset], **kwargs)
+    with Memory(db, config, embedder=HashEmbedder()) as mem:
+        assert mem.missing_vectors(HashEmbedder.model_id) == 0
+    assert (
+        again["variants"]["vector"]["datasets"]["zh_groupchat"]["overall"]
+        == (first["variants"]["vector"]["datasets"]["zh_groupchat"]["overall"])
+    )
