@@ -66,3 +66,22 @@ def test_verified_files_are_remembered(tmp_path, monkeypatch):
     first = len(calls)
     local.verify_weights("use-multilingual-v3")
     assert len(calls) == first  # second start skips hashing unchanged files
+
+
+def test_use_embeds_a_query_on_one_blas_thread_and_batches_on_the_configured_ones():
+    from threadpoolctl import threadpool_info
+
+    use = local.USEEmbedder(threads=2)
+    seen: list[int] = []
+    real_encode = use._engine._model._encode
+
+    def spy(texts):  # inside the backend's own thread limit
+        blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+        seen.append(max(blas))
+        return real_encode(texts)
+
+    use._engine._model._encode = spy
+    query = use.embed_queries(["where is the hut?"])
+    batch = use.embed_passages(["where is the hut?", *[f"line {i}" for i in range(7)]])
+    assert seen == [1, 2]
+    np.testing.assert_allclose(query[0], batch[0], atol=1e-5)  # same vector either way

