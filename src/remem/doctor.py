@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from remem.conversation.fast_lane import FAST_MODEL_ID, lane_applies
 from remem.conversation.ingest import lexical_text
 from remem.embed.base import Embedder
 from remem.errors import RememError
@@ -135,7 +136,12 @@ def _check_missing(mem: MemoryPort, embedder: Embedder, fix: bool) -> Finding:
 
 
 def _check_other_models(mem: MemoryPort, embedder: Embedder) -> Finding:
-    others = [(m, n) for m, _d, n in mem.store.vector_stats() if m != embedder.model_id]
+    lane = lane_applies(mem.config, embedder.model_id, mem.store.path is not None)
+    others = [
+        (m, n)
+        for m, _d, n in mem.store.vector_stats()
+        if m != embedder.model_id and not (lane and m == FAST_MODEL_ID)  # the fast lane's
+    ]
     return Finding(
         "other models",
         "ok" if not others else "warn",

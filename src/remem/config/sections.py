@@ -268,6 +268,12 @@ class IndexingConfig(_Section):
         "scan only when it changed (0 = only on events)",
     )
     batch_size: int = Field(default=32, gt=0, description="records per embedding batch")
+    fast_lane: bool = Field(
+        default=True,
+        description="async mode, SQLite, bundled e5: records that wait for e5 (a burst, a "
+        "backlog) get a vector of the bundled USE model at once (~10x faster) and are searched "
+        "by meaning with it until their e5 vector is written",
+    )
     drain_timeout_s: float = Field(
         default=30.0, ge=0, description="on close, wait this long for queued embeddings"
     )

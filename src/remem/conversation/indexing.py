@@ -22,6 +22,7 @@ from typing import Any
 
 from remem.config import Config
 from remem.conversation.backfill import Backfill
+from remem.conversation.fast_lane import FAST_MODEL_ID, FastLane, lane_applies
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.factory import make_embedder, model_id_for
@@ -75,6 +76,7 @@ class Indexer:
         self._lock = threading.RLock()
         self._queue: IndexQueue | None = None
         self._backfill: Backfill | None = None
+        self._fast: FastLane | None = None
         self._window = (time.time(), 0)  # (start, records embedded by the queue since)
         if embedder is None:
             self._follow_model_switch()
@@ -92,7 +94,8 @@ class Indexer:
         expected = expected_model_id(cfg)
         if expected is None:
             return
-        stats = self.store.vector_stats()
+        # the fast lane's vectors stand in for the main model's: not a model of their own
+        stats = [row for row in self.store.vector_stats() if row[0] != FAST_MODEL_ID]
         if stats and all(model != expected for model, _dim, _n in stats):
             others = ", ".join(f"{m} ({n})" for m, _d, n in stats)
             log.warning(
@@ -146,8 +149,23 @@ class Indexer:
                             needs_pass=self._left_pending_since_clean_pass,
                         )
                         self._backfill.start()
+                    if lane_applies(
+                        self.config, self._main_model_id(), self.store.path is not None
+                    ):
+                        self._fast = FastLane(self.store, self.config)
                     self._queue = queue
         return self._queue
+
+    @property
+    def fast_lane(self) -> FastLane | None:
+        """The fast lane (``conversation/fast_lane.py``), once the queue has started, if
+        this store gets one."""
+        return self._fast
+
+    def _main_model_id(self) -> str | None:
+        if self._loaded:
+            return self._embedder.model_id if self._embedder is not None else None
+        return expected_model_id(self.config.embed)  # without loading the model
 
     def queue_stats(self) -> dict[str, int]:
         if self._queue is None:
@@ -164,6 +182,8 @@ class Indexer:
             log.warning("could not record dropped queue items: %s", exc)
         if self._backfill is not None:
             self._backfill.wake(rowids)
+        if self._fast is not None:
+            self._fast.wake(rowids)
 
     def submit(self, rowids: Sequence[int]) -> None:
         """Hand records to the background queue. More than it has room for (a bulk ingest):
@@ -174,9 +194,13 @@ class Indexer:
         room = queue.room()
         if self._backfill is None or room is None or len(rowids) <= max(room, 1):
             queue.submit(rowids)  # one message into a full queue: its oldest item waits
+            if self._fast is not None and queue.pending() > self.config.indexing.batch_size:
+                self._fast.wake(rowids)  # not in the main model's next batch: they wait
             return
         _queued, consumed = queue.offer(rowids[:room])
         self._backfill.wake(rowids[consumed:])
+        if self._fast is not None:
+            self._fast.wake(rowids)
 
     def _find_pending(self, after: int, limit: int) -> tuple[list[int], int | None]:
         """For the backfill: pending records without a vector of the model, after ``after``
@@ -198,10 +222,7 @@ class Indexer:
         (a full scan for records without a vector does not). Unchanged since the last clean
         backfill pass means nothing was left pending since, so a process starting up can skip
         the scan. None: no model."""
-        if self._loaded:
-            model_id = self._embedder.model_id if self._embedder is not None else None
-        else:
-            model_id = expected_model_id(self.config.embed)  # without loading the model
+        model_id = self._main_model_id()
         if model_id is None:
             return None
         return f"{model_id}:{self.store.count() - self.store.vector_count(model_id)}"
@@ -262,6 +283,8 @@ class Indexer:
         }
         if self._backfill is not None:
             data["backfill"] = self._backfill.stats()
+        if self._fast is not None:  # this process's lane: fast vectors written, queue
+            data["fast_lane"] = self._fast.stats()
         return data
 
     def wait_indexed(self, timeout: float | None = None) -> bool:
@@ -284,6 +307,8 @@ class Indexer:
             time.sleep(0.01)
 
     def close(self) -> None:
+        if self._fast is not None:
+            self._fast.close()
         if self._backfill is not None:
             self._backfill.stop()
         if self._queue is not None:

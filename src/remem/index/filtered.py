@@ -109,15 +109,25 @@ class FilteredVectorIndex:
         self._saved_as, self._unsaved = path, 0
 
     def search(
-        self, query: np.ndarray, n: int, filters: Filters | None = None, now: float | None = None
+        self,
+        query: np.ndarray,
+        n: int,
+        filters: Filters | None = None,
+        now: float | None = None,
+        *,
+        only: np.ndarray | None = None,
     ) -> list[tuple[int, float]]:
-        """(rowid, cosine) of the n best vectors passing the filters, best first."""
+        """(rowid, cosine) of the n best vectors passing the filters, best first; only among
+        the rowids ``only`` (sorted) when it is given."""
         self.sync()
         with self._lock:
             mask = self._columns.mask(filters, now, self.store)
             if mask is not None and mask.all():
                 mask = None  # the usual case: only superseded records filtered, and none are
             allowed = None if mask is None else self._columns.rowids[: self._columns.size][mask]
+        if only is not None:
+            only = np.asarray(only, np.int64)
+            allowed = only if allowed is None else np.intersect1d(allowed, only)
         return self.vectors.search(query, n, allowed)
 
     def vectors_for(self, rowids: list[int]) -> dict[int, np.ndarray]:

@@ -356,6 +356,34 @@ class VectorIndex:
             out.update(self._delta.vectors_for(wanted))
         return out
 
+    def state_key(self) -> Hashable:
+        """Changes whenever the live vectors may have changed (for callers' caches)."""
+        with self._lock:
+            return (self._generation(), self._seq, self._deletes, self._dead_count)
+
+    def live_rowids(self) -> np.ndarray:
+        """Sorted rowids of every live vector (after the last sync)."""
+        with self._lock:
+            parts = [self._delta.rowids[: self._delta.size][self._delta.alive[: self._delta.size]]]
+            if self._snapshot is not None:
+                parts.append(np.asarray(self._snapshot.rowids)[~self._dead])
+        return np.unique(np.concatenate(parts))
+
+    def contains(self, rowids: np.ndarray) -> np.ndarray:
+        """Which of these rowids have a live vector here (after the last sync)."""
+        wanted = np.asarray(rowids, np.int64)
+        with self._lock:
+            out = np.zeros(len(wanted), bool)
+            if self._snapshot is not None and len(wanted):
+                pos, found = _lookup(self._snapshot.rowids, wanted)
+                out[found] = ~self._dead[pos[found]]
+            delta = self._delta
+            for i, r in enumerate(wanted.tolist()):
+                p = delta._pos.get(r)
+                if p is not None and delta.alive[p]:
+                    out[i] = True
+        return out
+
     def all_finite(self) -> bool:
         """Whether every live vector is finite (``remem doctor``; reads the snapshot through
         in blocks, so the check's memory stays small)."""

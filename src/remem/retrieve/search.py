@@ -21,6 +21,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from remem.config import Config
+from remem.conversation.fast_lane import FAST_MODEL_ID
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.errors import RememError
 from remem.index.exact import blas_one_thread
@@ -31,6 +32,7 @@ from remem.retrieve import gates, scoring
 from remem.retrieve.adaptive import adaptive_fusion
 from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
+from remem.retrieve.fast_hits import FastHits
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
 from remem.retrieve.query_embedding import QueryEmbedding, QueryEmbeddings
@@ -95,6 +97,7 @@ class Searcher:
         self._neutral: dict[str, np.ndarray] = {}
         self.legacy = LegacyVectors(store)
         self.query_embeddings = QueryEmbeddings(embedder_factory, self.embed_query)
+        self.fast_hits = FastHits(store, config, self.embed_query, self.neutral_vectors)
 
     def close(self) -> None:
         self.query_embeddings.close()
@@ -212,7 +215,7 @@ class Searcher:
 
         result.hits = [self._hit(c, result.degraded) for c in cands[:k]]
         result.dropped = [d.to_dict() for d in ctx.dropped]
-        result.notes = list(ctx.notes)
+        result.notes += ctx.notes  # after what the vector channel noted
         result.warnings += [w for w in dict.fromkeys(ctx.warnings) if w not in result.warnings]
         result.timings_ms.update(
             {
@@ -385,7 +388,23 @@ class Searcher:
                 ],
                 key=lambda h: -h[1],
             )[:pool]
-        if index.size == 0 and self.store.count() > 0:
+        waiting = self.fast_hits.search(
+            query,
+            pool,
+            filters,
+            now,
+            index,
+            embedder.model_id,
+            lambda: self._baseline(query_vector),
+        )
+        if waiting:
+            # records the main model has not reached yet, scored on its scale (fast_hits.py)
+            hits = sorted([*hits, *waiting], key=lambda h: -h[1])[:pool]
+            result.notes.append(
+                f"fast lane: {len(waiting)} records still waiting for {embedder.model_id} "
+                "searched by their fast vectors"
+            )
+        if index.size == 0 and self.store.count() > 0 and not waiting:
             others = [
                 f"{m} ({n})" for m, _d, n in self.store.vector_stats() if m != embedder.model_id
             ]
@@ -407,7 +426,11 @@ class Searcher:
             return
         self._model_checked.add(embedder.model_id)
         missing = self.store.count() - index.size
-        others = [(m, n) for m, _d, n in self.store.vector_stats() if m != embedder.model_id]
+        others = [
+            (m, n)
+            for m, _d, n in self.store.vector_stats()
+            if m not in (embedder.model_id, FAST_MODEL_ID)  # the lane's: searched above
+        ]
         if missing > 0 and others:
             names = ", ".join(f"{m} ({n})" for m, n in others)
             message = (

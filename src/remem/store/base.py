@@ -179,6 +179,7 @@ class LexicalStore(Protocol):
         also in their context when ``context_weight`` > 0) and passing the filters: the rows
         of a word too common to rank all of its records, found without scoring them."""
         ...
+
     def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]: ...
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
         """Each record's own lexical tokens as indexed (not its context), for scoring a few

@@ -1,0 +1,173 @@
+"""The fast lane: records that wait for the main model are searchable by meaning at once.
+
+The bundled default model (multilingual-e5-small) embeds ~45 short messages a second on two
+cores; a burst, a bulk ingest or a busy bot outruns it, and the records it has not reached
+yet are found by keyword search only. The bundled USE model embeds ~10x faster. With the lane
+on (``indexing.fast_lane``, SQLite stores with the bundled e5 model), records that wait for
+e5 get a USE vector first, written without marking them indexed: they stay ``pending`` and
+the main queue and backfill still give them their e5 vector. Meanwhile a search also asks
+the USE index, but only for the records that have no e5 vector yet
+(``remem.retrieve.fast_hits``), and maps USE's cosines onto e5's scale with a line fitted on
+real questions (``bench/fast_lane_mapping.py``). Once the backlog is gone the lane is idle and
+searches are e5-only, exactly as without it.
+
+Which records: those the main queue cannot start on at once (it holds more than a batch, or
+is full, or dropped them). The lane scans the store for pending records without a USE vector
+from the lowest such rowid, with the backfill's machinery (room, back-off), so it never holds
+more than its queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+
+from remem.config import Config
+from remem.conversation.backfill import Backfill
+from remem.conversation.queue import IndexQueue
+from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
+from remem.errors import RememError
+from remem.store.base import Store
+
+log = logging.getLogger("remem")
+
+FAST_MODEL = "use-multilingual-v3"
+FAST_MODEL_ID = f"local:{FAST_MODEL}"
+FAST_DIM = 512
+# Main models whose cosines the fast model's are mapped onto. Each model's level moves with
+# the question, so the line maps margins over each model's own neutral baseline (the query's
+# best cosine to remem.retrieve.relevance.NEUTRAL): e5 - e5_base = a + b * (USE - USE_base),
+# fitted over 354k (question, turn) pairs of LoCoMo and the Chinese dev set: R^2 0.67,
+# residual sd 0.024, against 0.17 for one line on the raw cosines (bench/fast_lane_mapping.py,
+# bench/results/fast-lane-mapping.json). Another main model gets no lane: its scale is
+# unknown.
+SCORE_LINE = {"local:multilingual-e5-small": (0.0121, 0.1707)}
+
+
+def lane_applies(config: Config, main_model_id: str | None, has_file: bool) -> bool:
+    """Whether a store gets the fast lane: on in the config, a SQLite file (the snapshot
+    index searches the waiting records), and a main model with a fitted score line."""
+    return bool(config.indexing.fast_lane and has_file and main_model_id in SCORE_LINE)
+
+
+def to_main_scale(main_model_id: str, cosine: float, fast_base: float, main_base: float) -> float:
+    """A fast-model cosine as the main model's cosine it stands for (see SCORE_LINE)."""
+    a, b = SCORE_LINE[main_model_id]
+    return main_base + a + b * (cosine - fast_base)
+
+
+_shared: dict[int, Embedder] = {}
+_shared_lock = threading.Lock()
+
+
+def fast_embedder(threads: int) -> Embedder:
+    """The process's one fast model (the lane's writer and the searches share its weights)."""
+    with _shared_lock:
+        if threads not in _shared:
+            from remem.embed.local import USEEmbedder
+
+            _shared[threads] = USEEmbedder(threads=threads)
+        return _shared[threads]
+
+
+class FastLane:
+    """USE vectors for pending records, in a background thread of its own."""
+
+    def __init__(self, store: Store, config: Config) -> None:
+        self.store = store
+        self.config = config
+        self._embedder: Embedder | None = None
+        self._broken: str | None = None  # why the fast model could not load (said once)
+        cfg = config.indexing
+        self.queue = IndexQueue(
+            self._embed,
+            concurrency=1,  # one model, one lock: more workers would only wait
+            max_queue=max(cfg.max_queue, cfg.batch_size),
+            batch_size=cfg.batch_size,
+            on_result=self._result,
+        )
+        self._scan = Backfill(
+            self.queue,
+            self._find,
+            chunk=max(cfg.batch_size * 8, 64),
+            max_backoff_s=cfg.backfill_max_backoff_s,
+            scan_at_start=False,  # the main backfill owns crash leftovers
+        )
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = fast_embedder(self.config.embed.threads)
+        return self._embedder
+
+    def wake(self, rowids: Sequence[int]) -> None:
+        """These records wait for the main model: give them (and any pending after them) a
+        fast vector."""
+        if rowids and self._broken is None:
+            self._scan.wake(rowids)
+
+    def _find(self, after: int, limit: int) -> tuple[list[int], int | None]:
+        found = self.store.records_missing_vectors(FAST_MODEL_ID, limit=limit, after_rowid=after)
+        if not found:
+            return [], None
+        rowids = [r.rowid for r in found if r.rowid is not None and r.index_status == "pending"]
+        return rowids, found[-1].rowid
+
+    def _embed(self, rowids: Sequence[int]) -> tuple[int, int]:
+        records = [
+            r
+            for r in self.store.get_by_rowids(rowids).values()
+            if r.index_status == "pending" and r.rowid is not None  # not embedded by e5 since
+        ]
+        if not records:
+            return 0, 0
+        try:
+            embedder = self.embedder()
+            cfg = self.config.embed
+            vectors = embed_with_chunks(
+                embedder,
+                [r.embed_text(cfg.with_speaker) for r in records],
+                is_query=False,
+                max_chars=chunk_limit(embedder, cfg),
+                overlap=cfg.chunk_overlap,
+                batch_size=cfg.batch_size,
+            )
+        except RememError as exc:
+            if self._broken is None:
+                self._broken = str(exc)
+                log.warning("the fast lane is off: %s (records wait for the main model)", exc)
+            return 0, len(records)
+        self.store.put_vectors(
+            FAST_MODEL_ID,
+            "local",
+            FAST_MODEL,
+            [(r.rowid, v) for r, v in zip(records, vectors, strict=True) if r.rowid is not None],
+            mark_indexed=False,  # still pending: the main model's vector is what indexes it
+        )
+        return len(records), 0
+
+    def _result(self, batch: list[int], embedded: int, failed: int) -> None:
+        if self._broken is None:
+            self._scan.record_result(batch, embedded, failed)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """For tests and benchmarks: until the lane has nothing queued or owed."""
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not self.queue.wait_idle(left):
+                return False
+            if self._scan.settled() and self.queue.wait_idle(0):
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+
+    def stats(self) -> dict[str, int]:
+        return {"fed": self._scan.fed, **self.queue.stats()}
+
+    def close(self) -> None:
+        self._scan.stop()
+        self.queue.close(drain=False, timeout=1.0)
