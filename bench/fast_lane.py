@@ -17,7 +17,7 @@ the time until every one has a vector of either model (searchable by meaning), a
 every one has its e5 vector, with the lane on and off.
 
     python bench/fast_lane.py --quality [--conversations 3] [--waiting 0.3]
-    python bench/fast_lane.py --burst 2000
+    python bench/fast_lane.py --burst 2000 [--words 12]
     [--out bench/results/fast-lane.json]
 """
 
@@ -143,7 +143,7 @@ def _summary(rows: list[dict]) -> dict[str, Any]:
     }
 
 
-def burst(n: int) -> dict[str, Any]:
+def burst(n: int, words: int = 12) -> dict[str, Any]:
     from remem import Config, Memory
     from remem.conversation.fast_lane import FAST_MODEL_ID
 
@@ -153,7 +153,16 @@ def burst(n: int) -> dict[str, Any]:
         "the project review moved to Thursday afternoon after lunch today",
         "can someone bring the projector and the long cable to the meeting",
     ]
-    out: dict[str, Any] = {"messages": n, "words_per_message": 12}
+
+    def text(i: int) -> str:  # ``words`` words: sentences in turn, then the message number
+        parts: list[str] = []
+        j = i
+        while len(parts) < words - 1:
+            parts += sentences[j % 4].split()
+            j += 1
+        return " ".join(parts[: words - 1]) + f" {i}"
+
+    out: dict[str, Any] = {"messages": n, "words_per_message": words}
     for lane in (True, False):
         with tempfile.TemporaryDirectory() as tmp:
             config = Config.load(env={}, overrides={"indexing.fast_lane": lane})
@@ -164,7 +173,7 @@ def burst(n: int) -> dict[str, Any]:
                         "id": f"b{i}",
                         "session": "s",
                         "speaker": "Ann",
-                        "text": f"{sentences[i % 4]} {i}",
+                        "text": text(i),
                     }
                     for i in range(n)
                 ]
@@ -191,8 +200,29 @@ def burst(n: int) -> dict[str, Any]:
                 "e5_per_s": round(n / done, 1),
             }
             print(f"  lane={lane}: {out['lane' if lane else 'no lane']}", file=sys.stderr)
+    out["bare encoders (texts/s, batches of 32)"] = bare_rates([text(i) for i in range(n)])
     out["load_avg_1m"] = round(os.getloadavg()[0], 2)
     return out
+
+
+def bare_rates(texts: list[str]) -> dict[str, float]:
+    """The encoders alone on the same texts (what the pipeline's rates compare with)."""
+    from remem import Config
+    from remem.conversation.fast_lane import fast_embedder
+    from remem.embed.local import E5Embedder
+
+    sample = texts[: min(len(texts), 256)]
+    rates = {}
+    for name, emb in (
+        ("e5", E5Embedder()),
+        ("use", fast_embedder(Config.load(env={}).embed.threads)),
+    ):
+        emb.embed_passages(sample[:4])
+        start = time.perf_counter()
+        for i in range(0, len(sample), 32):
+            emb.embed_passages(sample[i : i + 32])
+        rates[name] = round(len(sample) / (time.perf_counter() - start), 1)
+    return rates
 
 
 def main() -> None:
@@ -201,6 +231,7 @@ def main() -> None:
     ap.add_argument("--conversations", type=int, default=3)
     ap.add_argument("--waiting", type=float, default=0.3)
     ap.add_argument("--burst", type=int, default=0)
+    ap.add_argument("--words", type=int, default=12, help="words per burst message")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     sys.path.insert(0, str(REPO / "src"))
@@ -208,7 +239,7 @@ def main() -> None:
     if args.quality:
         report["quality"] = quality(args.conversations, args.waiting)
     if args.burst:
-        report["burst"] = burst(args.burst)
+        report["burst"] = burst(args.burst, args.words)
     print(json.dumps(report, indent=2))
     if args.out:
         args.out.write_text(json.dumps(report, indent=2) + "\n")

@@ -212,3 +212,21 @@ class Backfill:
                 self.wake([after + 1])  # the rest of this pass, after the back-off
                 return False
         return False
+
+
+def wait_settled(queue: IndexQueue, backfill: Backfill | None, timeout: float | None) -> bool:
+    """Block until ``queue`` has embedded everything handed to it and ``backfill`` (if any) has
+    handed over every pending record it could, or is waiting out a failing provider. False
+    when ``timeout`` ran out first."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not queue.wait_idle(left):
+            return False
+        if backfill is None or backfill.settled():
+            if queue.wait_idle(0):  # nothing was fed meanwhile
+                return True
+            continue
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 
 from remem.config import Config
-from remem.conversation.backfill import Backfill
+from remem.conversation.backfill import Backfill, wait_settled
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.errors import RememError
@@ -152,22 +152,12 @@ class FastLane:
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """For tests and benchmarks: until the lane has nothing queued or owed."""
-        import time
-
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if not self.queue.wait_idle(left):
-                return False
-            if self._scan.settled() and self.queue.wait_idle(0):
-                return True
-            if deadline is not None and time.monotonic() >= deadline:
-                return False
-            time.sleep(0.01)
+        return wait_settled(self.queue, self._scan, timeout)
 
     def stats(self) -> dict[str, int]:
         return {"fed": self._scan.fed, **self.queue.stats()}
 
     def close(self) -> None:
         self._scan.stop()
-        self.queue.close(drain=False, timeout=1.0)
+        # the batch in flight (a fraction of a second) finishes before the store closes
+        self.queue.close(drain=False, timeout=10.0)

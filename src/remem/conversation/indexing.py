@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from remem.config import Config
-from remem.conversation.backfill import Backfill
+from remem.conversation.backfill import Backfill, wait_settled
 from remem.conversation.fast_lane import FAST_MODEL_ID, FastLane, lane_applies
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
@@ -293,18 +293,7 @@ class Indexer:
         provider)."""
         if self._queue is None:
             return True
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if not self._queue.wait_idle(left):
-                return False
-            if self._backfill is None or self._backfill.settled():
-                if self._queue.wait_idle(0):  # nothing was fed meanwhile
-                    return True
-                continue
-            if deadline is not None and time.monotonic() >= deadline:
-                return False
-            time.sleep(0.01)
+        return wait_settled(self._queue, self._backfill, timeout)
 
     def close(self) -> None:
         if self._fast is not None:
