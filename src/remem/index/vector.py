@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from remem.index.delta import Delta, lookup, top_k
 from remem.index.exact import blas_one_thread
 from remem.index.snapshot import (
     Snapshot,
@@ -88,7 +89,7 @@ class VectorIndex:
         self._snapshot: Snapshot | None = None
         self._dead = np.zeros(0, bool)  # per snapshot row
         self._dead_count = 0
-        self._delta = _Delta(dim)
+        self._delta = Delta(dim)
         self._seq = 0  # every vector with seq <= _seq is in the snapshot or the delta
         self._deletes: int | None = None  # the delete counter the masks reflect
 
@@ -173,7 +174,7 @@ class VectorIndex:
         self._snapshot = snapshot
         self._dead = np.zeros(0 if snapshot is None else len(snapshot), bool)
         self._dead_count = 0
-        self._delta = _Delta(self.dim)
+        self._delta = Delta(self.dim)
         self._seq = 0 if snapshot is None else snapshot.info.max_seq
         self._deletes = None if snapshot is None else snapshot.info.deletes
 
@@ -186,14 +187,14 @@ class VectorIndex:
     def _mark_dead(self, rowids: np.ndarray) -> None:
         if self._snapshot is None or not len(rowids):
             return
-        pos, found = _lookup(self._snapshot.rowids, rowids)
+        pos, found = lookup(self._snapshot.rowids, rowids)
         self._dead[pos[found]] = True
         self._dead_count = int(self._dead.sum())
 
     def _apply_deletes(self, live: np.ndarray) -> None:
         """``live``: sorted rowids of the vectors still present up to ``_seq``."""
         if self._snapshot is not None:
-            _, present = _lookup(live, np.asarray(self._snapshot.rowids))
+            _, present = lookup(live, np.asarray(self._snapshot.rowids))
             self._dead |= ~present
             self._dead_count = int(self._dead.sum())
         self._delta.keep_only(live)
@@ -317,10 +318,10 @@ class VectorIndex:
             dead = self._dead
 
             def accept(keys: np.ndarray) -> np.ndarray:
-                pos, _ = _lookup(snap.rowids, keys)
+                pos, _ = lookup(snap.rowids, keys)
                 ok = ~dead[pos]
                 if allowed is not None:
-                    ok &= _lookup(allowed, keys)[1]
+                    ok &= lookup(allowed, keys)[1]
                 return ok
 
             found = graph.search(query, k, accept, share)
@@ -329,7 +330,7 @@ class VectorIndex:
         # exact: over the allowed rows when given, else over everything
         pos: np.ndarray | None
         if allowed is not None:
-            pos, found_rows = _lookup(snap.rowids, allowed)
+            pos, found_rows = lookup(snap.rowids, allowed)
             pos = pos[found_rows]
             pos = pos[~self._dead[pos]]
             matrix = snap.matrix[pos]
@@ -337,7 +338,7 @@ class VectorIndex:
             pos = np.flatnonzero(~self._dead) if self._dead.any() else None
             matrix = snap.matrix if pos is None else snap.matrix[pos]
         scores = matrix @ query
-        top = _top(scores, k)
+        top = top_k(scores, k)
         rows = top if pos is None else pos[top]
         return np.asarray(snap.rowids[rows]), scores[top]
 
@@ -347,7 +348,7 @@ class VectorIndex:
         out: dict[int, np.ndarray] = {}
         with self._lock:
             if self._snapshot is not None and len(wanted):
-                pos, found = _lookup(self._snapshot.rowids, wanted)
+                pos, found = lookup(self._snapshot.rowids, wanted)
                 keep = found.copy()
                 keep[found] = ~self._dead[pos[found]]
                 # one gather from the mapped matrix (a copy), not a memmap slice per row
@@ -364,7 +365,7 @@ class VectorIndex:
     def live_rowids(self) -> np.ndarray:
         """Sorted rowids of every live vector (after the last sync)."""
         with self._lock:
-            parts = [self._delta.rowids[: self._delta.size][self._delta.alive[: self._delta.size]]]
+            parts = [self._delta.live_rowids()]
             if self._snapshot is not None:
                 parts.append(np.asarray(self._snapshot.rowids)[~self._dead])
         return np.unique(np.concatenate(parts))
@@ -375,13 +376,9 @@ class VectorIndex:
         with self._lock:
             out = np.zeros(len(wanted), bool)
             if self._snapshot is not None and len(wanted):
-                pos, found = _lookup(self._snapshot.rowids, wanted)
+                pos, found = lookup(self._snapshot.rowids, wanted)
                 out[found] = ~self._dead[pos[found]]
-            delta = self._delta
-            for i, r in enumerate(wanted.tolist()):
-                p = delta._pos.get(r)
-                if p is not None and delta.alive[p]:
-                    out[i] = True
+            out |= self._delta.has(wanted)
         return out
 
     def all_finite(self) -> bool:
@@ -399,82 +396,6 @@ class VectorIndex:
             return self._delta.all_finite()
 
 
-class _Delta:
-    """Vectors written after the snapshot, in a growable matrix; one row per record."""
-
-    def __init__(self, dim: int) -> None:
-        self.matrix = np.empty((0, dim), np.float32)
-        self.rowids = np.empty(0, np.int64)
-        self.alive = np.zeros(0, bool)
-        self.size = 0
-        self._pos: dict[int, int] = {}
-
-    @property
-    def live(self) -> int:
-        return int(self.alive[: self.size].sum())
-
-    def put(self, rowids: np.ndarray, matrix: np.ndarray) -> None:
-        # Rows come in sequence order, so a later row of the same record wins.
-        new = [r for r in dict.fromkeys(rowids.tolist()) if r not in self._pos]
-        self._grow(self.size + len(new))
-        for r in new:
-            self._pos[r] = self.size
-            self.rowids[self.size] = r
-            self.size += 1
-        pos = np.fromiter((self._pos[r] for r in rowids.tolist()), np.int64, len(rowids))
-        self.matrix[pos] = matrix
-        self.alive[pos] = True
-
-    def _grow(self, need: int) -> None:
-        if need <= len(self.rowids):
-            return
-        cap = max(need, 2 * len(self.rowids), 256)
-        for name in ("matrix", "rowids", "alive"):
-            old = getattr(self, name)
-            grown = np.zeros((cap, *old.shape[1:]), old.dtype)
-            grown[: self.size] = old[: self.size]
-            setattr(self, name, grown)
-
-    def keep_only(self, live: np.ndarray) -> None:
-        if self.size:
-            self.alive[: self.size] &= _lookup(live, self.rowids[: self.size])[1]
-
-    def search(
-        self, query: np.ndarray, k: int, allowed: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        n = self.size
-        if not n:
-            return np.empty(0, np.int64), np.empty(0, np.float32)
-        ok = self.alive[:n]
-        if allowed is not None:
-            ok = ok & _lookup(allowed, self.rowids[:n])[1]
-        pos = None if ok.all() else np.flatnonzero(ok)
-        if pos is None or 2 * len(pos) > n:
-            # most rows qualify: score them all in place (gathering them would copy the
-            # matrix on every search) and rank the rest out
-            scores = self.matrix[:n] @ query
-            if pos is not None:
-                scores = np.where(ok, scores, -np.inf)
-                k = min(k, len(pos))
-            top = _top(scores, k)
-            return self.rowids[top], scores[top]
-        scores = self.matrix[pos] @ query
-        top = _top(scores, k)
-        return self.rowids[pos[top]], scores[top]
-
-    def all_finite(self) -> bool:
-        live = self.alive[: self.size]
-        return bool(np.isfinite(self.matrix[: self.size][live]).all())
-
-    def vectors_for(self, wanted: np.ndarray) -> dict[int, np.ndarray]:
-        out = {}
-        for r in wanted.tolist():
-            p = self._pos.get(r)
-            if p is not None and self.alive[p]:
-                out[r] = self.matrix[p].copy()
-        return out
-
-
 def _stamp(path: Path) -> tuple[int, int, int] | None:
     """Cheap identity of a file's current version (a rename gives a new inode)."""
     try:
@@ -484,25 +405,8 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return st.st_ino, st.st_mtime_ns, st.st_size
 
 
-def _lookup(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(positions, found) of ``keys`` in the sorted array ``sorted_keys``."""
-    pos = np.searchsorted(sorted_keys, keys)
-    pos = np.minimum(pos, max(len(sorted_keys) - 1, 0))
-    if not len(sorted_keys):
-        return pos, np.zeros(len(keys), bool)
-    return pos, np.asarray(sorted_keys[pos] == keys)
-
-
 def _sorted_unique(rowids: np.ndarray) -> np.ndarray:
     rowids = np.asarray(rowids, np.int64)
     if len(rowids) > 1 and not bool(np.all(rowids[1:] > rowids[:-1])):
         rowids = np.unique(rowids)
     return rowids
-
-
-def _top(scores: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k highest scores, best first."""
-    if len(scores) > k:
-        top = np.argpartition(-scores, k - 1)[:k]
-        return top[np.argsort(-scores[top], kind="stable")]
-    return np.argsort(-scores, kind="stable")

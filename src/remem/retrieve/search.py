@@ -388,20 +388,10 @@ class Searcher:
                 ],
                 key=lambda h: -h[1],
             )[:pool]
-        waiting = self.fast_hits.search(
-            query,
-            pool,
-            filters,
-            now,
-            index,
-            embedder.model_id,
-            lambda: self._baseline(query_vector),
-        )
+        hits, waiting = self._with_waiting(hits, query, query_vector, pool, filters, now, index)
         if waiting:
-            # records the main model has not reached yet, scored on its scale (fast_hits.py)
-            hits = sorted([*hits, *waiting], key=lambda h: -h[1])[:pool]
             result.notes.append(
-                f"fast lane: {len(waiting)} records still waiting for {embedder.model_id} "
+                f"fast lane: {waiting} records still waiting for {embedder.model_id} "
                 "searched by their fast vectors"
             )
         if index.size == 0 and self.store.count() > 0 and not waiting:
@@ -418,6 +408,31 @@ class Searcher:
         else:
             self._check_models(embedder, index, result)
         return hits, index, query_vector, t_embed, waited
+
+    def _with_waiting(
+        self,
+        hits: list[tuple[int, float]],
+        query: str,
+        query_vector: np.ndarray,
+        pool: int,
+        filters: Filters | None,
+        now: float,
+        index: SearchIndex,
+    ) -> tuple[list[tuple[int, float]], int]:
+        """``hits`` with the records the main model has not reached yet, found by their
+        fast-lane vectors and scored on its scale (``fast_hits.py``); and how many joined."""
+        waiting = self.fast_hits.search(
+            query,
+            pool,
+            filters,
+            now,
+            index,
+            index.model_id,
+            lambda: self._baseline(query_vector),
+        )
+        if not waiting:
+            return hits, 0
+        return sorted([*hits, *waiting], key=lambda h: -h[1])[:pool], len(waiting)
 
     def _check_models(self, embedder: Embedder, index: SearchIndex, result: SearchResult) -> None:
         """Vectors of other models are never compared; say how many records that leaves
