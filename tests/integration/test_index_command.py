@@ -91,3 +91,17 @@ def test_a_store_without_a_file_has_no_index_to_build():
     with Memory(store=InMemoryStore(), config=Config.load(env={}), embedder=E5Labelled()) as mem:
         report = maintenance.build_vector_index(mem)
     assert not report.built and "no file" in report.reason
+
+
+def test_a_one_shot_search_leaves_the_build_to_remem_index_and_says_so(tmp_path):
+    db = tmp_path / "m.db"
+    store_with_vectors(db, 10_000)  # enough to make a snapshot due
+    proc = run(["search", "note about otters", "--json"], db)
+    assert proc.returncode == 0, proc.stderr
+    said = json.dumps(json.loads(proc.stdout)) + proc.stderr
+    assert "`remem index` rebuilds them" in said
+    assert read_info(model_dir(index_dir(db), E5_ID)) is None  # no build started and killed
+    assert not list(model_dir(index_dir(db), E5_ID).glob("*.npy"))
+    run(["index"], db)
+    after = run(["search", "note about otters", "--json"], db)
+    assert "remem index" not in after.stdout + after.stderr

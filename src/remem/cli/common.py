@@ -88,8 +88,11 @@ SessionOption = Annotated[str | None, typer.Option("--session", help="the curren
 UserOption = Annotated[str | None, typer.Option("--user", help="the current user")]
 
 
-def load_config(**overrides: Any) -> Config:
-    """The configuration: file, environment, then the global --db and these overrides."""
+def load_config(*, long_lived: bool = False, **overrides: Any) -> Config:
+    """The configuration: file, environment, then the global --db and these overrides. A
+    one-shot command (not ``long_lived``) leaves rebuilding the vector index files to
+    `remem index` unless search.index_build is set: a build it started in the background
+    would die with the process, and slow the command meanwhile."""
     from remem import Config
     from remem.config import is_postgres_url
 
@@ -98,13 +101,16 @@ def load_config(**overrides: Any) -> Config:
     elif state.db is not None:
         overrides["store.path"] = str(state.db)
         overrides["store.url"] = None  # the file given wins over a configured server
-    return Config.load(state.config_file, overrides=overrides)
+    config = Config.load(state.config_file, overrides=overrides)
+    if not long_lived and config.source_of("search.index_build") == "default":
+        config.search.index_build = "manual"
+    return config
 
 
-def open_memory(**overrides: Any) -> Memory:
+def open_memory(*, long_lived: bool = False, **overrides: Any) -> Memory:
     from remem import Memory
 
-    return Memory(config=load_config(**overrides))
+    return Memory(config=load_config(long_lived=long_lived, **overrides))
 
 
 def open_existing_memory(**overrides: Any) -> Memory:

@@ -380,7 +380,7 @@ def doctor(
 
 def _switched_config(model: str, provider: str | None) -> Config:
     """The configuration with the new model (and provider), over the same store."""
-    overrides = {"embed.model": model}
+    overrides: dict[str, Any] = {"embed.model": model}
     if provider:
         overrides["embed.provider"] = provider
     return load_config(**overrides)

@@ -47,13 +47,13 @@ def mcp_command(
     from remem.server.identity import check_bind
     from remem.server.mcp_server import build_server, serve_http, serve_stdio
 
-    config = load_config()
+    config = load_config(long_lived=True)
     if http is not None:
         host, port = _host_port(http)
         check_bind(config, host)
     elif not (agent or config.scopes.agent):
         fail("no agent identity: pass --agent or set scopes.agent")
-    with open_memory() as mem:
+    with open_memory(long_lived=True) as mem:
         server = build_server(mem, agent=agent, session=session, user=user)
         if http is None:
             anyio.run(serve_stdio, server)
@@ -72,11 +72,11 @@ def serve_command(host: HostOption = None, port: PortOption = None) -> None:
         from remem.server.rest import create_app
     except ImportError:
         fail("the REST API needs its extra: pip install 'remem[server]'")
-    config = load_config()
+    config = load_config(long_lived=True)
     host = host or config.server.host
     port = config.server.port if port is None else port
     check_bind(config, host)
-    with open_memory() as mem:
+    with open_memory(long_lived=True) as mem:
         err.print(
             f"remem REST API on http://{host}:{port} (docs: /docs, web UI: /ui)", markup=False
         )
@@ -102,7 +102,7 @@ def proxy_command(
     except ImportError:
         fail("the proxy needs its extra: pip install 'remem[server]'")
     overrides = {"scopes.agent": agent} if agent else {}
-    config = load_config(**overrides)
+    config = load_config(long_lived=True, **overrides)
     target = upstream or config.server.upstream
     if not target or not target.startswith(("http://", "https://")):
         fail(f"invalid --upstream {target!r}; give the API root, e.g. https://api.openai.com/v1")
@@ -111,6 +111,6 @@ def proxy_command(
     host = host or config.server.host
     port = config.server.port if port is None else port
     check_bind(config, host)
-    with open_memory(**overrides) as mem:
+    with open_memory(long_lived=True, **overrides) as mem:
         err.print(f"remem proxy on http://{host}:{port}/v1 -> {target}", markup=False)
         uvicorn.run(create_proxy(mem, target), host=host, port=port, log_level="warning")

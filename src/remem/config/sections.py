@@ -207,6 +207,13 @@ class SearchConfig(_Section):
         description="...and ask only for the rarest query words whose records add up to at "
         "most this many (keyword search time stays flat as the store grows; 0 = no limit)",
     )
+    index_build: Literal["background", "manual"] = Field(
+        default="background",
+        description="background: a process that searches rebuilds the vector index files "
+        "when they fall behind, in a thread of its own; manual: only `remem index` (and the "
+        "end of `remem import`) does. The CLI's one-shot commands default to manual: their "
+        "process exits before a build ends",
+    )
     lexical_first_pass_budget: int = Field(
         default=2_500,
         ge=0,

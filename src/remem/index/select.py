@@ -37,9 +37,11 @@ class SearchIndex(Protocol):
     def all_finite(self) -> bool: ...
 
 
-def open_index(store: Store, model_id: str, dim: int) -> SearchIndex:
+def open_index(store: Store, model_id: str, dim: int, *, auto_build: bool = True) -> SearchIndex:
+    """``auto_build``: the snapshot index rebuilds its files in a background thread when they
+    fall behind (else only an explicit build does: ``remem index``)."""
     if isinstance(store, NearestStore):  # a server backend searches its own index
         return StoreSideIndex(store, model_id, dim)
     if store.path is None:
         return ExactIndex(store, model_id, dim)
-    return FilteredVectorIndex(store, model_id, dim)
+    return FilteredVectorIndex(store, model_id, dim, auto_build=auto_build)

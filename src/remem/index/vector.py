@@ -200,6 +200,15 @@ class VectorIndex:
         self._delta.keep_only(live)
 
     # ------------------------------------------------------------------ building
+    @property
+    def unsnapshotted(self) -> int:
+        """Live vectors held only in memory: read from the store on every open."""
+        return self._delta.live
+
+    def behind(self) -> bool:
+        """A build is due and nothing will start one here (``auto_build`` off)."""
+        return not self.auto_build and self.needs_build()
+
     def needs_build(self) -> bool:
         snap = self._snapshot
         if snap is None:

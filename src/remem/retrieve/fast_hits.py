@@ -80,7 +80,11 @@ class FastHits:
             # Only the waiting rows are ever searched, a few thousand at most: scanned exactly,
             # so the fast model's snapshot never needs (nor builds) a graph.
             self._index = FilteredVectorIndex(
-                self.store, FAST_MODEL_ID, FAST_DIM, ann_min=NEVER_A_GRAPH
+                self.store,
+                FAST_MODEL_ID,
+                FAST_DIM,
+                ann_min=NEVER_A_GRAPH,
+                auto_build=self.config.search.index_build == "background",
             )
         fast = self._index
         fast.vectors.sync()  # main_index was synced by its own search just now

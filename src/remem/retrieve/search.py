@@ -25,6 +25,7 @@ from remem.conversation.fast_lane import FAST_MODEL_ID
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.errors import RememError
 from remem.index.exact import blas_one_thread
+from remem.index.filtered import FilteredVectorIndex
 from remem.index.legacy import LegacyVectors
 from remem.index.select import SearchIndex, open_index
 from remem.retrieve import diversity as diversity_stage
@@ -107,7 +108,10 @@ class Searcher:
         index = self._indexes.get(embedder.model_id)
         if index is None:
             index = self._indexes[embedder.model_id] = open_index(
-                self.store, embedder.model_id, embedder.dim
+                self.store,
+                embedder.model_id,
+                embedder.dim,
+                auto_build=self.config.search.index_build == "background",
             )
         return index
 
@@ -407,6 +411,11 @@ class Searcher:
             self._model_checked.add(embedder.model_id)  # every result says it; the log once
         else:
             self._check_models(embedder, index, result)
+        if isinstance(index, FilteredVectorIndex) and index.vectors.behind():
+            result.warnings.append(
+                f"the vector index files are behind ({index.vectors.unsnapshotted} vectors "
+                "read from the database on every start): `remem index` rebuilds them"
+            )
         return hits, index, query_vector, t_embed, waited
 
     def _with_waiting(
