@@ -38,6 +38,7 @@ ACTIVE_MODEL = ("embed", "active-model")  # meta key: the model `remem reembed` 
 RATE = ("indexing", "rate")  # meta key: the queue's recent embedding rate, for `remem stats`
 RATE_WINDOW_S = 2.0  # the rate is measured (and written) over windows at least this long
 RATE_STALE_S = 30.0  # an older rate means nobody is embedding now
+FAST_FIRST_MAX_S = 10.0  # the longest a main-model batch waits for the fast lane to idle
 CLEAN_GAP = ("indexing", "clean-gap")  # meta key: the gap (see Indexer._gap) at the last clean pass
 
 
@@ -192,15 +193,18 @@ class Indexer:
         embedded first): a full queue leaves its oldest item to the backfill."""
         queue = self.queue
         room = queue.room()
+        if self._fast is not None and (
+            (room is not None and len(rowids) > room)
+            or queue.pending() + len(rowids) > self.config.indexing.batch_size
+        ):
+            # Not all in the main model's next batch: they wait. Woken before the main queue
+            # sees them, so its workers find the lane busy and let it go first.
+            self._fast.wake(rowids)
         if self._backfill is None or room is None or len(rowids) <= max(room, 1):
             queue.submit(rowids)  # one message into a full queue: its oldest item waits
-            if self._fast is not None and queue.pending() > self.config.indexing.batch_size:
-                self._fast.wake(rowids)  # not in the main model's next batch: they wait
             return
         _queued, consumed = queue.offer(rowids[:room])
         self._backfill.wake(rowids[consumed:])
-        if self._fast is not None:
-            self._fast.wake(rowids)
 
     def _find_pending(self, after: int, limit: int) -> tuple[list[int], int | None]:
         """For the backfill: pending records without a vector of the model, after ``after``
@@ -239,6 +243,11 @@ class Indexer:
             log.debug("could not record the clean backfill pass: %s", exc)
 
     def _embed_queued(self, rowids: Sequence[int]) -> tuple[int, int]:
+        if self._fast is not None:
+            # The fast lane goes first: on two cores both models at once each run at a
+            # fraction of their speed, while the lane alone clears a burst in seconds and
+            # costs the main model only those seconds (bench/fast_lane.py --burst).
+            self._fast.wait_idle(timeout=FAST_FIRST_MAX_S)
         started = time.time()
         ok, bad = self.embed_rowids(rowids)
         self._note_rate(ok, started)
