@@ -5,11 +5,14 @@ embedded them; off by configuration, nothing of it happens."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
 from remem import Config, Memory
 from remem.conversation.fast_lane import FAST_MODEL_ID
+from remem.errors import EmbeddingError
+from remem.retrieve import fast_hits
 
 E5_ID = "local:multilingual-e5-small"
 
@@ -82,6 +85,9 @@ def test_waiting_records_are_found_by_meaning_then_leave_the_lane(tmp_path, gate
         after = mem.search("Where are we sleeping in the Alps this weekend?", k=4)
         assert "mountain hut" in after.hits[0].record.text
         assert not any(n.startswith("fast lane") for n in after.notes)  # e5 vectors only now
+    with Memory(tmp_path / "m.db", Config.load(env={}), embedder=gated) as mem:
+        # the stand-ins of records e5 has embedded are dropped (by the close at the latest)
+        assert vector_count(mem, FAST_MODEL_ID) == 0 and vector_count(mem, E5_ID) == 40
 
 
 def test_no_lane_when_switched_off(tmp_path, gated):
@@ -104,3 +110,30 @@ def test_a_main_model_that_keeps_up_leaves_the_lane_idle(tmp_path, e5):
         lane = mem.indexer.fast_lane
         assert lane is not None and lane.wait_idle(timeout=60)
         assert vector_count(mem, FAST_MODEL_ID) == 0 and vector_count(mem, E5_ID) == 3
+
+
+def test_closing_while_the_lane_works_does_not_wait_for_it(tmp_path, gated):
+    mem = Memory(tmp_path / "m.db", Config.load(env={}), embedder=gated)
+    mem.ingest_many(messages(200))
+    lane = mem.indexer.fast_lane
+    assert lane is not None
+    gated.release.set()
+    started = time.monotonic()
+    mem.close()  # the main queue drains; its batches do not wait for a closed lane
+    assert time.monotonic() - started < 60
+    assert lane.wait_idle(timeout=0)  # closed: nothing to wait for
+
+
+def test_a_fast_model_that_cannot_load_leaves_searches_working(tmp_path, gated, monkeypatch):
+    with Memory(tmp_path / "m.db", Config.load(env={}), embedder=gated) as mem:
+        mem.ingest_many(messages(40))
+        assert mem.indexer.fast_lane.wait_idle(timeout=120)
+
+        def broken(threads):
+            raise EmbeddingError("weights failed their checksum")
+
+        monkeypatch.setattr(fast_hits, "fast_embedder", broken)
+        result = mem.search("mountain hut", k=4)  # keyword hits still come back
+        assert "mountain hut" in result.hits[0].record.text
+        assert not any(n.startswith("fast lane") for n in result.notes)
+        gated.release.set()

@@ -76,6 +76,19 @@ def test_clear_vectors_by_filter_and_model(store):
     assert store.clear_vectors() == 0
 
 
+def test_stand_in_vectors_of_indexed_records_are_dropped_and_statuses_kept(store):
+    a, b = insert(store, fields(1), fields(2))
+    store.put_vectors("fast", "p", "f", [(a, vec(1, 0)), (b, vec(0, 1))], mark_indexed=False)
+    store.put_vectors("main", "p", "m", [(a, vec(1, 0, 0))])  # a is indexed now, b waits
+    deletes = store.index_delta("fast", 2, 0, 0)[3]
+    assert store.drop_vectors_of_indexed("fast") == 1
+    assert (store.vector_count("fast"), store.vector_count("main")) == (1, 1)
+    assert store.get("r1").index_status == "indexed" and store.get("r2").index_status == "pending"
+    assert store.index_delta("fast", 2, 0, 0)[3] == deletes + 1  # indexes reload
+    assert store.drop_vectors_of_indexed("fast") == 0  # b still waits: its stand-in stays
+    assert store.index_delta("fast", 2, 0, 0)[3] == deletes + 1  # nothing deleted, no bump
+
+
 def test_records_missing_vectors(store):
     a, _, c, d = insert(store, fields(1), fields(2, index_status="skipped"), fields(3), fields(4))
     store.put_vectors("m", "p", "m", [(c, vec(1, 0))])

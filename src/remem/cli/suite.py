@@ -52,7 +52,7 @@ def run_suite_command(
         result = run_suite(
             datasets,
             no_answer=no_answer,
-            config=load_config(),
+            config=load_config(long_lived=True),  # searches for minutes
             cache_dir=cache_dir,
             variants=[SUITE_VARIANTS[c] for c in channels],
             progress=progress,

@@ -120,9 +120,10 @@ class Backfill:
             return self._retry_at > self._clock()
 
     def settled(self) -> bool:
-        """Nothing left to hand over right now: no pass owed, or waiting out a back-off."""
+        """Nothing left to hand over right now: no pass owed, or waiting out a back-off, or
+        stopped (a pass owed then will never run)."""
         with self._cond:
-            if self._retry_at > self._clock():
+            if self._stopped or self._retry_at > self._clock():
                 return True
             return not self._active and not self._rescan
 

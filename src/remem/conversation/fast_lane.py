@@ -12,9 +12,9 @@ real questions (``bench/fast_lane_mapping.py``). Once the backlog is gone the la
 searches are e5-only, exactly as without it.
 
 Which records: those the main queue cannot start on at once (it holds more than a batch, or
-is full, or dropped them). The lane scans the store for pending records without a USE vector
-from the lowest such rowid, with the backfill's machinery (room, back-off), so it never holds
-more than its queue.
+is full, or dropped them). The lane scans the store for the records still without a main-model
+vector from the lowest such rowid (never below what it has done already), with the backfill's
+machinery (room, back-off), so it never holds more than its queue.
 """
 
 from __future__ import annotations
@@ -74,11 +74,17 @@ def fast_embedder(threads: int) -> Embedder:
 class FastLane:
     """USE vectors for pending records, in a background thread of its own."""
 
-    def __init__(self, store: Store, config: Config) -> None:
+    def __init__(self, store: Store, config: Config, main_model_id: str) -> None:
         self.store = store
         self.config = config
+        self.main_model_id = main_model_id
+        # Every waiting record up to here has been given its fast vector: a wake below it (a
+        # rewrite of an old record, drops the lane already covered) scans from here, never
+        # the indexed bulk of the store.
+        self._upto = 0
         self._embedder: Embedder | None = None
         self._broken: str | None = None  # why the fast model could not load (said once)
+        self._closed = False
         cfg = config.indexing
         self.queue = IndexQueue(
             self._embed,
@@ -103,17 +109,24 @@ class FastLane:
     def wake(self, rowids: Sequence[int]) -> None:
         """These records wait for the main model: give them (and any pending after them) a
         fast vector."""
-        if rowids and self._broken is None:
+        if rowids and self._broken is None and not self._closed:
             self._scan.wake(rowids)
 
     def _find(self, after: int, limit: int) -> tuple[list[int], int | None]:
-        found = self.store.records_missing_vectors(FAST_MODEL_ID, limit=limit, after_rowid=after)
+        """Records still without a main-model vector (the waiting ones: as few as the
+        backlog, however big the store), after ``after`` and the lane's mark."""
+        after = max(after, self._upto)
+        found = self.store.records_missing_vectors(
+            self.main_model_id, limit=limit, after_rowid=after
+        )
         if not found:
             return [], None
         rowids = [r.rowid for r in found if r.rowid is not None and r.index_status == "pending"]
         return rowids, found[-1].rowid
 
     def _embed(self, rowids: Sequence[int]) -> tuple[int, int]:
+        if self._broken is not None or self._closed:
+            return 0, 0  # off: the records wait for the main model as they would without it
         records = [
             r
             for r in self.store.get_by_rowids(rowids).values()
@@ -144,6 +157,7 @@ class FastLane:
             [(r.rowid, v) for r, v in zip(records, vectors, strict=True) if r.rowid is not None],
             mark_indexed=False,  # still pending: the main model's vector is what indexes it
         )
+        self._upto = max(self._upto, max(r.rowid or 0 for r in records))
         return len(records), 0
 
     def _result(self, batch: list[int], embedded: int, failed: int) -> None:
@@ -151,13 +165,16 @@ class FastLane:
             self._scan.record_result(batch, embedded, failed)
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """For tests and benchmarks: until the lane has nothing queued or owed."""
+        """Until the lane has nothing queued or owed (at once when it is closed or off)."""
+        if self._closed or self._broken is not None:
+            return True
         return wait_settled(self.queue, self._scan, timeout)
 
     def stats(self) -> dict[str, int]:
         return {"fed": self._scan.fed, **self.queue.stats()}
 
     def close(self) -> None:
+        self._closed = True
         self._scan.stop()
         # the batch in flight (a fraction of a second) finishes before the store closes
         self.queue.close(drain=False, timeout=10.0)

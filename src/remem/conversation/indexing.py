@@ -38,6 +38,7 @@ ACTIVE_MODEL = ("embed", "active-model")  # meta key: the model `remem reembed` 
 RATE = ("indexing", "rate")  # meta key: the queue's recent embedding rate, for `remem stats`
 RATE_WINDOW_S = 2.0  # the rate is measured (and written) over windows at least this long
 RATE_STALE_S = 30.0  # an older rate means nobody is embedding now
+DROP_EVERY_S = 30.0  # the fast lane's superseded vectors are dropped at most this often mid-burst
 FAST_FIRST_MAX_S = 10.0  # the longest a main-model batch waits for the fast lane to idle
 CLEAN_GAP = ("indexing", "clean-gap")  # meta key: the gap (see Indexer._gap) at the last clean pass
 
@@ -78,6 +79,7 @@ class Indexer:
         self._queue: IndexQueue | None = None
         self._backfill: Backfill | None = None
         self._fast: FastLane | None = None
+        self._dropped_at = 0.0  # when the fast lane's superseded vectors were last dropped
         self._window = (time.time(), 0)  # (start, records embedded by the queue since)
         if embedder is None:
             self._follow_model_switch()
@@ -150,10 +152,9 @@ class Indexer:
                             needs_pass=self._left_pending_since_clean_pass,
                         )
                         self._backfill.start()
-                    if lane_applies(
-                        self.config, self._main_model_id(), self.store.path is not None
-                    ):
-                        self._fast = FastLane(self.store, self.config)
+                    main = self._main_model_id()
+                    if main and lane_applies(self.config, main, self.store.path is not None):
+                        self._fast = FastLane(self.store, self.config, main)
                     self._queue = queue
         return self._queue
 
@@ -256,6 +257,30 @@ class Indexer:
     def _queue_result(self, batch: list[int], embedded: int, failed: int) -> None:
         if self._backfill is not None:
             self._backfill.record_result(batch, embedded, failed)
+        if self._fast is not None and embedded:
+            self._drop_stand_ins()
+
+    def _drop_stand_ins(self, *, now_anyway: bool = False) -> None:
+        """Delete the fast lane's vectors of records the main model has embedded since: they
+        are never searched again, and left in place they would make every later search
+        check them and every export carry them. At most every DROP_EVERY_S (each delete
+        makes the vector indexes re-read which rowids are live)."""
+        now = time.monotonic()
+        if not now_anyway and now - self._dropped_at < DROP_EVERY_S and not self._settled_now():
+            return
+        self._dropped_at = now
+        try:
+            if self.store.vector_count(FAST_MODEL_ID):
+                self.store.drop_vectors_of_indexed(FAST_MODEL_ID)
+        except RememError as exc:  # derived data: the next batch tries again
+            log.debug("could not drop the fast lane's vectors: %s", exc)
+
+    def _settled_now(self) -> bool:
+        """The main queue has nothing left and the backfill owes nothing (a burst is over)."""
+        queue, backfill = self._queue, self._backfill
+        return (
+            queue is not None and queue.pending() == 0 and (backfill is None or backfill.settled())
+        )
 
     def _note_rate(self, embedded: int, batch_started: float) -> None:
         """Count embedded records; every RATE_WINDOW_S write the rate to the store's meta, so
@@ -312,6 +337,8 @@ class Indexer:
         if self._queue is not None:
             # Whatever is still queued after the timeout stays pending for `remem embed`.
             self._queue.close(drain=True, timeout=self.config.indexing.drain_timeout_s)
+        if self._fast is not None:
+            self._drop_stand_ins(now_anyway=True)
         closer = getattr(self._embedder, "close", None)
         if callable(closer):
             closer()

@@ -9,6 +9,7 @@ index changed.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Hashable
 
 import numpy as np
@@ -25,6 +26,8 @@ from remem.embed.base import Embedder
 from remem.index.filtered import FilteredVectorIndex
 from remem.store.base import Store
 from remem.types import Filters
+
+log = logging.getLogger("remem.search")
 
 NEVER_A_GRAPH = 2**62
 EmbedQuery = Callable[[Embedder, str], np.ndarray]
@@ -43,6 +46,13 @@ class FastHits:
         self._anchors = anchors
         self._index: FilteredVectorIndex | None = None
         self._waiting: tuple[Hashable, np.ndarray] | None = None
+        self._off: str | None = None  # why the fast model could not be used (said once)
+
+    def disable(self, why: str) -> None:
+        """The fast model failed: search without the lane from now on (logged once)."""
+        if self._off is None:
+            self._off = why
+            log.warning("searching without the fast lane: %s", why)
 
     def search(
         self,
@@ -57,8 +67,10 @@ class FastHits:
         """(rowid, score on the main model's scale) of the best waiting records, best first;
         nothing when this store has no lane or nothing waits. ``main_base``: the query's
         neutral baseline under the main model."""
-        if not isinstance(main_index, FilteredVectorIndex) or not lane_applies(
-            self.config, main_model_id, self.store.path is not None
+        if (
+            self._off is not None
+            or not isinstance(main_index, FilteredVectorIndex)
+            or not lane_applies(self.config, main_model_id, self.store.path is not None)
         ):
             return []
         waiting = self.waiting(main_index)

@@ -395,8 +395,8 @@ class Searcher:
         hits, waiting = self._with_waiting(hits, query, query_vector, pool, filters, now, index)
         if waiting:
             result.notes.append(
-                f"fast lane: {waiting} records still waiting for {embedder.model_id} "
-                "searched by their fast vectors"
+                f"fast lane: {waiting} candidates still waiting for {embedder.model_id}, "
+                "found by their fast vectors"
             )
         if index.size == 0 and self.store.count() > 0 and not waiting:
             others = [
@@ -430,15 +430,19 @@ class Searcher:
     ) -> tuple[list[tuple[int, float]], int]:
         """``hits`` with the records the main model has not reached yet, found by their
         fast-lane vectors and scored on its scale (``fast_hits.py``); and how many joined."""
-        waiting = self.fast_hits.search(
-            query,
-            pool,
-            filters,
-            now,
-            index,
-            index.model_id,
-            lambda: self._baseline(query_vector),
-        )
+        try:
+            waiting = self.fast_hits.search(
+                query,
+                pool,
+                filters,
+                now,
+                index,
+                index.model_id,
+                lambda: self._baseline(query_vector),
+            )
+        except RememError as exc:  # the fast model cannot load: the main hits still stand
+            self.fast_hits.disable(str(exc))
+            return hits, 0
         if not waiting:
             return hits, 0
         return sorted([*hits, *waiting], key=lambda h: -h[1])[:pool], len(waiting)

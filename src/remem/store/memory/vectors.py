@@ -88,6 +88,21 @@ class VectorsMixin(MemoryState):
                 self._deletes += 1
         return len(doomed)
 
+    def drop_vectors_of_indexed(self, model_id: str) -> int:
+        """Delete this model's vectors of indexed records; their status stays."""
+        with self._write():
+            doomed = [
+                v
+                for v in self._vectors.values()
+                if v.model_id == model_id
+                and self._rows[v.rowid].values["index_status"] == "indexed"
+            ]
+            for vector in doomed:
+                self._remove_vector(vector.seq)
+            if doomed:
+                self._deletes += 1
+        return len(doomed)
+
     def mark_indexed_with(self, model_id: str) -> None:
         """Records holding a vector of ``model_id`` are indexed (after other models' vectors
         were cleared, which marked them pending)."""

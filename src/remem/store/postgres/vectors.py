@@ -121,6 +121,18 @@ class VectorsMixin(RecordsMixin):
                 self._bump_deletes(c)
         return len(gone)
 
+    def drop_vectors_of_indexed(self, model_id: str) -> int:
+        """Delete this model's vectors of indexed records; their status stays."""
+        with self.write() as c:
+            gone = c.execute(
+                "DELETE FROM vectors v USING records r WHERE r.rowid = v.record_rowid "
+                "AND v.model_id = %s AND r.index_status = 'indexed' RETURNING v.record_rowid",
+                (model_id,),
+            ).fetchall()
+            if gone:
+                self._bump_deletes(c)
+        return len(gone)
+
     def mark_indexed_with(self, model_id: str) -> None:
         """Records holding a vector of ``model_id`` are indexed (after other models' vectors
         were cleared, which marked them pending)."""

@@ -103,6 +103,18 @@ class VectorsMixin(SQLiteConnection):
                 c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
         return len(rowids)
 
+    def drop_vectors_of_indexed(self, model_id: str) -> int:
+        """Delete this model's vectors of indexed records; their status stays."""
+        with self.write() as c:
+            gone = c.execute(
+                "DELETE FROM vectors WHERE model_id = ? AND record_rowid IN "
+                "(SELECT rowid FROM records WHERE index_status = 'indexed')",
+                (model_id,),
+            ).rowcount
+            if gone:
+                c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
+        return int(gone)
+
     def mark_indexed_with(self, model_id: str) -> None:
         """Records holding a vector of ``model_id`` are indexed (after other models' vectors
         were cleared, which marked them pending)."""
