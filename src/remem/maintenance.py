@@ -200,6 +200,7 @@ def build_vector_index(mem: Memory, *, force: bool = False) -> IndexReport:
         )
         return IndexReport(embedder.model_id, False, index.size, False, 0, 0.0, reason)
     built = index.vectors.refresh(force=force)
+    index.sync()  # also saves the filter columns beside the new snapshot (columns_file.py)
     info = index.vectors.snapshot_info
     return IndexReport(
         model_id=embedder.model_id,

@@ -119,3 +119,19 @@ def test_a_broken_or_foreign_columns_file_is_ignored(db_path, damage):
     assert later.reads[-1] == (0, 120)  # read every row again
     same_hits(later, index, rng)
     later.close()
+
+
+def test_remem_index_saves_the_columns_with_the_snapshot(db_path):
+    from remem import Config, Memory, maintenance
+
+    class Unit:  # reports the model of the stored vectors; never asked to embed
+        provider, model, model_id, dim, default_chunk_chars = "test", "unit", MODEL, DIM, 0
+
+    writer = SQLiteStore(db_path)
+    _filter_store(writer, 120, np.random.default_rng(8))
+    writer.close()
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(db_path, config, embedder=Unit()) as mem:
+        report = maintenance.build_vector_index(mem, force=True)
+    assert report.built and report.vectors == 120
+    assert len(saved_files(db_path)) == 1  # the first cold search reads only changed rows

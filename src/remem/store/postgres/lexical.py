@@ -14,14 +14,13 @@ N and the total term count come from ``counters``, document frequencies from
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import psycopg
 
-from remem.store.memory.lexical_index import K1, B, row_score, terms
+from remem.store.memory.lexical_index import K1, B, idf, row_score, terms
 from remem.store.postgres.connection import PostgresConnection
 from remem.store.postgres.filters import filters_sql
 from remem.types import Filters
@@ -234,8 +233,7 @@ class LexicalMixin(PostgresConnection):
                     [tsquery_text([phrase], own_only=not both), *[phrase] * (2 if both else 1)],
                 ).fetchone()
                 n = int(row[0]) if row else 0
-            idf = math.log((rows - n + 0.5) / (n + 0.5))
-            out.append(idf if idf > 0 else 1e-6)
+            out.append(idf(rows, n))
         return out
 
     def lexical_newest(
