@@ -15,6 +15,18 @@ from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
 
+def random_rows(rng: random.Random, words: list[str], n: int, most: int) -> list[tuple]:
+    """``n`` records whose tokens and context are up to ``most`` random ``words`` each."""
+    return [
+        (
+            fields(i),
+            " ".join(rng.choices(words, k=rng.randint(0, most))),
+            " ".join(rng.choices(words, k=rng.randint(0, most))),
+        )
+        for i in range(n)
+    ]
+
+
 def add(store, n, tokens, context="", **extra):
     (rowid,) = store.insert_records([(fields(n, **extra), tokens, context)])
     return rowid
@@ -119,14 +131,7 @@ def test_common_words_are_skipped_only_in_big_stores(store):
 def test_in_memory_bm25_scores_equal_fts5s(tmp_path, context_weight):
     rng = random.Random(7)
     words = [f"w{i}" for i in range(25)] + ["Élan", "foo-bar"]  # folded; split into a phrase
-    rows = [
-        (
-            fields(i),
-            " ".join(rng.choices(words, k=rng.randint(0, 10))),
-            " ".join(rng.choices(words, k=rng.randint(0, 10))),
-        )
-        for i in range(150)
-    ]
+    rows = random_rows(rng, words, 150, 10)
     sqlite, memory = SQLiteStore(tmp_path / "s.db"), InMemoryStore()
     sqlite.insert_records(rows)
     memory.insert_records(rows)
@@ -144,14 +149,7 @@ def test_in_memory_bm25_scores_equal_fts5s(tmp_path, context_weight):
 def test_rescoring_some_rows_gives_the_scores_the_search_gives(store, context_weight):
     rng = random.Random(11)
     words = [f"w{i}" for i in range(20)] + ["Élan", "foo-bar"]  # folded; split into a phrase
-    rows = [
-        (
-            fields(i),
-            " ".join(rng.choices(words, k=rng.randint(0, 9))),
-            " ".join(rng.choices(words, k=rng.randint(0, 9))),
-        )
-        for i in range(120)
-    ]
+    rows = random_rows(rng, words, 120, 9)
     rowids = store.insert_records(rows)
     store.delete(["r3", "r40"])  # the statistics follow deletes
     for _ in range(40):

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from remem.config import Config
 from remem.conversation.backfill import Backfill, wait_settled
 from remem.conversation.queue import IndexQueue
-from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
+from remem.embed.base import Embedder, embed_configured
 from remem.errors import RememError
 from remem.store.base import Store
 
@@ -137,14 +137,8 @@ class FastLane:
         try:
             embedder = self.embedder()
             cfg = self.config.embed
-            vectors = embed_with_chunks(
-                embedder,
-                [r.embed_text(cfg.with_speaker) for r in records],
-                is_query=False,
-                max_chars=chunk_limit(embedder, cfg),
-                overlap=cfg.chunk_overlap,
-                batch_size=cfg.batch_size,
-            )
+            texts = [r.embed_text(cfg.with_speaker) for r in records]
+            vectors = embed_configured(embedder, texts, cfg, is_query=False)
         except RememError as exc:
             if self._broken is None:
                 self._broken = str(exc)

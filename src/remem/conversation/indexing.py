@@ -24,7 +24,7 @@ from remem.config import Config
 from remem.conversation.backfill import Backfill, wait_settled
 from remem.conversation.fast_lane import FAST_MODEL_ID, FastLane, lane_applies
 from remem.conversation.queue import IndexQueue
-from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
+from remem.embed.base import Embedder, embed_configured
 from remem.embed.factory import make_embedder, model_id_for
 from remem.errors import RememError
 from remem.store.base import ClaimStore, Store
@@ -382,14 +382,7 @@ class Indexer:
         cfg = self.config.embed
         texts = [r.embed_text(cfg.with_speaker) for r in batch]
         try:
-            vectors = embed_with_chunks(
-                embedder,
-                texts,
-                is_query=False,
-                max_chars=chunk_limit(embedder, cfg),
-                overlap=cfg.chunk_overlap,
-                batch_size=cfg.batch_size,
-            )
+            vectors = embed_configured(embedder, texts, cfg, is_query=False)
         except RememError as exc:
             # Never-embedded records stay pending (backfill retries them); records that
             # already have a vector (a rewrite) keep it and say the refresh failed.

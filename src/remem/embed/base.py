@@ -74,6 +74,20 @@ def split_for_embedding(text: str, max_chars: int, overlap: int = 0) -> list[str
     return pieces or [text]
 
 
+def embed_configured(
+    embedder: Embedder, texts: Sequence[str], config, *, is_query: bool
+) -> np.ndarray:
+    """``embed_with_chunks`` with the chunking and batch size of an ``embed`` config."""
+    return embed_with_chunks(
+        embedder,
+        texts,
+        is_query=is_query,
+        max_chars=chunk_limit(embedder, config),
+        overlap=config.chunk_overlap,
+        batch_size=config.batch_size,
+    )
+
+
 def embed_with_chunks(
     embedder: Embedder,
     texts: Sequence[str],

@@ -61,6 +61,14 @@ def tsquery_text(phrases: Sequence[list[str]], own_only: bool) -> str:
     return " | ".join(alternatives)
 
 
+def _match(tokens: Sequence[str], context_weight: float) -> tuple[list[list[str]], bool, str]:
+    """The query's phrases, whether the context column counts, and the tsquery that finds
+    the rows holding any of them."""
+    phrases = [p for p in (terms(t) for t in tokens if t) if p]
+    both = context_weight > 0
+    return phrases, both, tsquery_text(phrases, own_only=not both)
+
+
 def _hits(column: str) -> str:
     """SQL for how often phrase ``q.ph`` occurs in a term array: a single term (nearly every
     query token) by built-ins, a longer phrase by the ``phrase_hits`` function."""
@@ -155,9 +163,7 @@ class LexicalMixin(PostgresConnection):
 
         ``context_weight`` > 0 also matches the context column (the turns before a message)
         with that weight; 0 searches the message's own tokens only."""
-        phrases = [p for p in (terms(t) for t in tokens if t) if p]
-        both = context_weight > 0
-        query = tsquery_text(phrases, own_only=not both)
+        phrases, both, query = _match(tokens, context_weight)
         if not query or limit <= 0:
             return []
         where, params = filters_sql(filters, now=now)
@@ -246,9 +252,7 @@ class LexicalMixin(PostgresConnection):
     ) -> list[int]:
         """Rowids of the newest records holding any token, found through the GIN index
         without scoring them (phrases are checked like ``lexical_search`` checks them)."""
-        phrases = [p for p in (terms(t) for t in tokens if t) if p]
-        both = context_weight > 0
-        query = tsquery_text(phrases, own_only=not both)
+        phrases, both, query = _match(tokens, context_weight)
         if not query or limit <= 0:
             return []
         where, params = filters_sql(filters, now=now)
