@@ -22,11 +22,25 @@ from collections.abc import Callable, Sequence
 
 from remem.conversation.queue import IndexQueue
 from remem.errors import RememError
+from remem.store.base import Store
 
 log = logging.getLogger("remem.backfill")
 
 # (after rowid, limit) -> (pending rowids without a vector, last rowid scanned or None)
 FindPending = Callable[[int, int], tuple[list[int], int | None]]
+
+
+def pending_without_vector(
+    store: Store, model_id: str, after: int, limit: int
+) -> tuple[list[int], int | None]:
+    """A ``FindPending`` step: the pending records without a vector of ``model_id`` after
+    rowid ``after`` (records with another model's vector only are a model switch, `remem
+    reembed`'s job), and the last rowid looked at (None at the end of the store)."""
+    found = store.records_missing_vectors(model_id, limit=limit, after_rowid=after)
+    if not found:
+        return [], None
+    rowids = [r.rowid for r in found if r.rowid is not None and r.index_status == "pending"]
+    return rowids, found[-1].rowid
 
 
 class Backfill:

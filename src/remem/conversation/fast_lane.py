@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 
 from remem.config import Config
-from remem.conversation.backfill import Backfill, wait_settled
+from remem.conversation.backfill import Backfill, pending_without_vector, wait_settled
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_configured
 from remem.errors import RememError
@@ -115,14 +115,7 @@ class FastLane:
     def _find(self, after: int, limit: int) -> tuple[list[int], int | None]:
         """Records still without a main-model vector (the waiting ones: as few as the
         backlog, however big the store), after ``after`` and the lane's mark."""
-        after = max(after, self._upto)
-        found = self.store.records_missing_vectors(
-            self.main_model_id, limit=limit, after_rowid=after
-        )
-        if not found:
-            return [], None
-        rowids = [r.rowid for r in found if r.rowid is not None and r.index_status == "pending"]
-        return rowids, found[-1].rowid
+        return pending_without_vector(self.store, self.main_model_id, max(after, self._upto), limit)
 
     def _embed(self, rowids: Sequence[int]) -> tuple[int, int]:
         if self._broken is not None or self._closed:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from remem.config import Config
-from remem.conversation.backfill import Backfill, wait_settled
+from remem.conversation.backfill import Backfill, pending_without_vector, wait_settled
 from remem.conversation.fast_lane import FAST_MODEL_ID, FastLane, lane_applies
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_configured
@@ -213,14 +213,7 @@ class Indexer:
         embedder = self.get_embedder()
         if embedder is None:
             return [], None  # nothing to embed with: the pass ends, nothing is fed
-        found = self.store.records_missing_vectors(
-            embedder.model_id, limit=limit, after_rowid=after
-        )
-        if not found:
-            return [], None
-        # Records with another model's vector only are a model switch: `remem reembed`'s job.
-        rowids = [r.rowid for r in found if r.rowid is not None and r.index_status == "pending"]
-        return rowids, found[-1].rowid
+        return pending_without_vector(self.store, embedder.model_id, after, limit)
 
     def _gap(self) -> str | None:
         """Records minus vectors of the model: two counts that stay cheap on a large store
