@@ -102,6 +102,39 @@ def test_term_stats_count_records_holding_each_token(store):
     assert df == {"apple": 2, "banana": 1, "cherry": 1}  # context counts; absent left out
 
 
+def test_term_stats_and_rescoring_follow_every_write_between_searches(store):
+    # The SQLite store keeps the counts it read until the next write: none may outlive one.
+    first = add(store, 1, "apple banana")
+    add(store, 2, "apple")
+    assert store.term_stats(["apple", "banana"]) == (2, {"apple": 2, "banana": 1})
+    before = store.lexical_rescore([first], ["apple", "banana"], 0.0)
+    third = add(store, 3, "banana cherry")
+    assert store.term_stats(["apple", "banana"]) == (3, {"apple": 2, "banana": 2})
+    store.delete(["r2"])
+    assert store.term_stats(["apple", "banana", "cherry"]) == (
+        2,
+        {"apple": 1, "banana": 2, "cherry": 1},
+    )
+    for query in (["apple", "banana"], ["banana cherry", "apple"]):
+        want = dict(store.lexical_search(query, None, 10))
+        got = store.lexical_rescore([first, third], query, 0.0)
+        assert got == pytest.approx(want, rel=1e-9), query
+    assert got[first] != pytest.approx(before[first])
+
+
+def test_term_stats_see_what_another_connection_wrote(tmp_path):
+    path = tmp_path / "m.db"
+    reader, writer = SQLiteStore(path), SQLiteStore(path)
+    try:
+        add(reader, 1, "apple")
+        assert reader.term_stats(["apple"]) == (1, {"apple": 1})
+        add(writer, 2, "apple pear")
+        assert reader.term_stats(["apple", "pear"]) == (2, {"apple": 2, "pear": 1})
+    finally:
+        reader.close()
+        writer.close()
+
+
 def test_lexical_tokens_are_each_records_own_indexed_tokens(store):
     a = add(store, 1, "apple banana apple", "cherry")
     b = add(store, 2, "durian")

@@ -20,7 +20,11 @@ def fts_match_expression(tokens: Iterable[str]) -> str:
 class LexicalMixin(SQLiteConnection):
     """FTS5 with two columns: a record's own tokens and its context (the turns before it)."""
 
-    _doc_count: tuple[tuple[int, int], int] | None = None
+    # Row counts read from FTS5 for one state of the database (its change token): the record
+    # count, and per term or phrase the rows holding it. FTS5 counts a term's rows by walking
+    # its whole doclist (~0.1-0.3 ms a term at 100k), and a search asks for the same terms
+    # twice (pruning, then rescoring); searches between two writes share them too.
+    _counts: tuple[tuple[int, int], dict[object, int]] | None = None
 
     def lexical_search(
         self,
@@ -123,18 +127,40 @@ class LexicalMixin(SQLiteConnection):
     def _phrase_rows(self, phrase: list[str], both: bool) -> int:
         """Rows a phrase occurs in: in either column when ``both``, else in the own column."""
         if both and len(phrase) == 1:
-            found = self._conn.execute(
-                "SELECT doc FROM records_vocab WHERE term = ?", phrase
-            ).fetchone()
-            return int(found[0]) if found else 0
-        match = fts_match_expression([" ".join(phrase)])
-        if not both:
-            match = "{tokens} : (" + match + ")"
-        return int(
-            self._conn.execute(
-                "SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", [match]
-            ).fetchone()[0]
-        )
+            return self._vocab_rows(phrase)[phrase[0]]
+        counts = self._counts_now()
+        key = ("phrase", both, *phrase)
+        if key not in counts:
+            match = fts_match_expression([" ".join(phrase)])
+            if not both:
+                match = "{tokens} : (" + match + ")"
+            counts[key] = int(
+                self._conn.execute(
+                    "SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", [match]
+                ).fetchone()[0]
+            )
+        return counts[key]
+
+    def _counts_now(self) -> dict[object, int]:
+        """The row counts read for the database as it is now (emptied by any write)."""
+        token = self.change_token()
+        if self._counts is None or self._counts[0] != token or len(self._counts[1]) > 50_000:
+            self._counts = (token, {})
+        return self._counts[1]
+
+    def _vocab_rows(self, terms: Sequence[str]) -> dict[str, int]:
+        """{term: rows holding it in either column} from FTS5's vocabulary (0 if none)."""
+        counts = self._counts_now()
+        missing = [t for t in dict.fromkeys(terms) if ("vocab", t) not in counts]
+        if missing:
+            found = dict(
+                self._conn.execute(
+                    f"SELECT term, doc FROM records_vocab WHERE term IN ({in_marks(missing)})",
+                    missing,
+                ).fetchall()
+            )
+            counts.update((("vocab", t), int(found.get(t, 0))) for t in missing)
+        return {t: counts[("vocab", t)] for t in terms}
 
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
         """Each record's own lexical tokens as indexed (not its context)."""
@@ -150,20 +176,15 @@ class LexicalMixin(SQLiteConnection):
     def term_stats(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of records, {token: records holding it}) for these tokens."""
         with self._lock:
-            token = self.change_token()
-            if self._doc_count is None or self._doc_count[0] != token:
-                n = self._conn.execute(
-                    "SELECT value FROM counters WHERE name = 'records'"
-                ).fetchone()[0]
-                self._doc_count = (token, n)
-            terms = list(tokens)
-            df = dict(
-                self._conn.execute(
-                    f"SELECT term, doc FROM records_vocab WHERE term IN ({in_marks(terms)})",
-                    terms,
-                ).fetchall()
-            )
-        return self._doc_count[1], df
+            counts = self._counts_now()
+            if "records" not in counts:
+                counts["records"] = int(
+                    self._conn.execute(
+                        "SELECT value FROM counters WHERE name = 'records'"
+                    ).fetchone()[0]
+                )
+            df = {t: n for t, n in self._vocab_rows(list(tokens)).items() if n}
+            return counts["records"], df
 
 
 def _varints(data: bytes) -> list[int]:
