@@ -59,6 +59,7 @@ def test_the_query_is_embedded_while_the_keyword_search_runs(tmp_path):
 
 
 def test_a_failing_embedding_leaves_keywords_and_names_the_failure(tmp_path):
+    # the failure happens on the worker thread; its warning reaches the caller's result
     embedder = HashEmbedder()
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     with Memory(tmp_path / "m.db", config, embedder=embedder) as mem:
@@ -115,3 +116,34 @@ def test_timings_count_only_the_wait_for_an_embedding_made_beside_the_keywords(t
     assert timings["embed"] >= 200
     assert 0 <= timings["vector"] < 150
     assert timings["lexical"] >= 300
+
+
+def test_the_vector_index_is_searched_while_the_keyword_search_runs(tmp_path):
+    # With the query vector given there is nothing to embed: the index search itself runs on
+    # the worker. The keyword search waits (up to 5 s) for it to start.
+    embedder = HashEmbedder()
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(tmp_path / "m.db", config, embedder=embedder) as mem:
+        mem.add("Alice lives in Berlin and likes green tea")
+        searching = threading.Event()
+        index = mem.searcher.index_for(embedder)
+        search = index.search
+
+        def index_search(*args, **kwargs):
+            searching.set()
+            return search(*args, **kwargs)
+
+        index.search = index_search  # type: ignore[method-assign]
+        keyword_search = mem.store.lexical_search
+        overlapped: list[bool] = []
+
+        def lexical_search(*args, **kwargs):
+            overlapped.append(searching.wait(5))
+            return keyword_search(*args, **kwargs)
+
+        mem.store.lexical_search = lexical_search  # type: ignore[method-assign]
+        vector = embedder.embed_queries(["where does Alice live"])[0]
+        result = mem.search("where does Alice live", k=3, query_vector=vector)
+    assert overlapped == [True]
+    assert result.hits[0].explain.vector_rank == 1 and not result.degraded
+    assert result.timings_ms["embed"] == 0

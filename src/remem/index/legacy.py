@@ -33,6 +33,7 @@ class LegacyVectors:
         self.store = store
         self.lock = threading.Lock()
         self._warned = False
+        self._none_at: object = None  # the change token when the store last had none
 
     def marker(self) -> str | None:
         return self.store.meta_get(NAMESPACE, KEY)
@@ -40,7 +41,11 @@ class LegacyVectors:
     def before_search(self, model_id: str, dim: int) -> tuple[VectorRows | None, str | None]:
         """Settle legacy vectors before a search with ``model_id``. Returns (vectors to score
         as this model for this search only, warning): both None unless the metadata failed."""
+        token = self.store.change_token()  # read first: a write after it changes it
+        if token == self._none_at:
+            return None, None  # nothing was written since the store had none
         if not self.store.has_legacy_vectors():
+            self._none_at = token
             return None, None
         with self.lock:
             try:

@@ -1,9 +1,11 @@
-"""The query's embedding, computed beside the keyword search.
+"""The query's embedding, and a worker thread to run the vector channel beside the keyword
+search.
 
-Embedding a query (~20-40 ms with the bundled e5 on 2 cores) and the keyword search (FTS5, or a
-query to PostgreSQL) both release the GIL, so the search starts the embedding on a worker
-thread, runs its lexical channel meanwhile, and then waits for the vector: the shorter of the
-two is hidden. Failures are described, not raised (the search degrades to keywords), except a
+Embedding a query (~20-40 ms with the bundled e5 on 2 cores), the vector index search (faiss,
+numpy) and the keyword search (FTS5, or a query to PostgreSQL) all release the GIL, so the
+search runs its vector channel (the embedding, then the index search) on a worker thread and
+its lexical channel meanwhile, then waits for the vector hits: the shorter of the two is
+hidden. Failures are described, not raised (the search degrades to keywords), except a
 configuration error, which is the operator's to fix.
 """
 
@@ -14,16 +16,21 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 
 from remem.embed.base import Embedder
 from remem.errors import ConfigError, ProviderUnavailableError, RememError
+from remem.index.select import SearchIndex
+from remem.types import SearchResult
 
 # Concurrent searches (REST workers, several bot threads) each get a thread; a model that
 # serialises its calls (the bundled e5 holds a lock) makes the others wait there, as before.
 WORKERS = 4
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +39,25 @@ class QueryEmbedding:
     vector: np.ndarray | None  # None: no vector (see failure)
     ms: float  # time spent embedding
     failure: str | None = None  # why there is no vector, for the result's warnings
+
+
+@dataclass(slots=True)
+class VectorFound:
+    """What a search's vector channel found, and what it has to say about it."""
+
+    hits: list[tuple[int, float]] = field(default_factory=list)
+    index: SearchIndex | None = None
+    query_vector: np.ndarray | None = None
+    embed_ms: float = 0.0  # embedding the query
+    search_ms: float = 0.0  # the rest: the index search, the fast lane, the model checks
+    said: SearchResult | None = None  # its warnings, notes and whether it degraded
+
+    def report_to(self, result: SearchResult) -> None:
+        if self.said is None:
+            return
+        result.degraded = result.degraded or self.said.degraded
+        result.warnings += [w for w in self.said.warnings if w not in result.warnings]
+        result.notes += self.said.notes
 
 
 class QueryEmbeddings:
@@ -70,13 +96,18 @@ class QueryEmbeddings:
 
     def start(self, query: str) -> Future[QueryEmbedding] | None:
         """``embed(query)`` on a worker thread; None once closed (the caller embeds itself)."""
+        return self.submit(self.embed, query)
+
+    def submit(self, fn: Callable[..., R], *args: Any) -> Future[R] | None:
+        """``fn(*args)`` on a worker thread, in the caller's context (its read deadline,
+        ``embed/reads.py``, holds there); None once closed (the caller runs it itself)."""
         with self._lock:
             if self._closed:
                 return None
             if self._workers is None:
                 self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="remem-query")
-            # in the caller's context: its read deadline (embed/reads.py) holds in the worker
-            return self._workers.submit(contextvars.copy_context().run, self.embed, query)
+            run = contextvars.copy_context().run
+            return self._workers.submit(run, fn, *args)
 
     def close(self) -> None:
         with self._lock:

@@ -36,7 +36,7 @@ from remem.retrieve.context import StageContext
 from remem.retrieve.fast_hits import FastHits
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
-from remem.retrieve.query_embedding import QueryEmbedding, QueryEmbeddings
+from remem.retrieve.query_embedding import QueryEmbeddings, VectorFound
 from remem.retrieve.relevance import (
     LEXICAL_ONLY,
     NEUTRAL,
@@ -186,19 +186,21 @@ class Searcher:
         )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
-        embedding = None
-        if "vector" in channels and "lexical" in channels and query_vector is None:
-            embedding = self.query_embeddings.start(query)  # beside the keyword search
+        side: Future[VectorFound] | None = None
+        if "vector" in channels and "lexical" in channels:  # beside the keyword search
+            side = self.query_embeddings.submit(
+                self._vector_found, query, query_vector, pool, filters, now
+            )
         lexical = self._lexical(ctx, pool) if "lexical" in channels else []
         t1 = time.perf_counter()
 
-        vector: list[tuple[int, float]] = []
-        index: SearchIndex | None = None
-        t_embed = t_waited = 0.0  # embedding time; of it, what this thread spent on it
-        if "vector" in channels:
-            vector, index, query_vector, t_embed, t_waited = self._vector_channel(
-                query, query_vector, pool, filters, now, result, embedding
-            )
+        found = VectorFound()
+        if side is not None:
+            found = side.result()  # what the worker raised is raised here
+        elif "vector" in channels:
+            found = self._vector_found(query, query_vector, pool, filters, now)
+        found.report_to(result)
+        vector, index, query_vector = found.hits, found.index, found.query_vector
         ctx.query_vector = query_vector
         if query_vector is not None and "relevance" not in disable:
             ctx.baseline = self._baseline(query_vector)
@@ -224,8 +226,8 @@ class Searcher:
         result.timings_ms.update(
             {
                 "lexical": (t1 - t0) * 1000,
-                "embed": t_embed,
-                "vector": (t2 - t1) * 1000 - t_waited,
+                "embed": found.embed_ms,
+                "vector": found.search_ms,
                 "fuse_fetch": (t3 - t2) * 1000,
                 "stages": (t4 - t3) * 1000,
                 "total": (t4 - t0) * 1000,
@@ -340,6 +342,24 @@ class Searcher:
         )
         return Hit(record=c.record, score=c.score, explain=explain)
 
+    def _vector_found(
+        self,
+        query: str,
+        query_vector: np.ndarray | None,
+        pool: int,
+        filters: Filters | None,
+        now: float,
+    ) -> VectorFound:
+        """The vector channel, with what it has to say kept apart (it may run on a worker
+        thread while the keyword search runs; the caller reports it)."""
+        said = SearchResult(query=query)
+        start = time.perf_counter()
+        hits, index, query_vector, embed_ms = self._vector_channel(
+            query, query_vector, pool, filters, now, said
+        )
+        search_ms = (time.perf_counter() - start) * 1000 - embed_ms
+        return VectorFound(hits, index, query_vector, embed_ms, search_ms, said)
+
     def _vector_channel(
         self,
         query: str,
@@ -348,26 +368,19 @@ class Searcher:
         filters: Filters | None,
         now: float,
         result: SearchResult,
-        embedding: Future[QueryEmbedding] | None = None,
-    ) -> tuple[list[tuple[int, float]], SearchIndex | None, np.ndarray | None, float, float]:
-        """(hits, index, query vector, embedding ms, of which ms this thread waited: all of
-        it when it embedded itself, what was left after the keyword search when a worker
-        did)."""
-        start = time.perf_counter()
-        if embedding is not None:
-            got = embedding.result()  # what the worker raised is raised here
-        elif query_vector is not None:
+    ) -> tuple[list[tuple[int, float]], SearchIndex | None, np.ndarray | None, float]:
+        """(hits, index, query vector, embedding ms); warnings and notes go to ``result``."""
+        if query_vector is not None:
             got = self.query_embeddings.given(query_vector)
         else:
             got = self.query_embeddings.embed(query)
-        waited = (time.perf_counter() - start) * 1000 if embedding is not None else got.ms
         if got.failure:
             self._degrade(result, got.failure)
         if got.embedder is None:
             result.degraded = True  # lexical-only by configuration, or the failure above
-            return [], None, None, got.ms, waited
+            return [], None, None, got.ms
         if got.vector is None:
-            return [], None, None, got.ms, waited
+            return [], None, None, got.ms
         embedder, query_vector, t_embed = got.embedder, got.vector, got.ms
         index = self.index_for(embedder)
         legacy, warning = self.legacy.before_search(embedder.model_id, embedder.dim)
@@ -416,7 +429,7 @@ class Searcher:
                 f"the vector index files are behind ({index.vectors.unsnapshotted} vectors "
                 "read from the database on every start): `remem index` rebuilds them"
             )
-        return hits, index, query_vector, t_embed, waited
+        return hits, index, query_vector, t_embed
 
     def _with_waiting(
         self,

@@ -37,9 +37,18 @@ class SQLiteConnection:
             raise StoreError(f"cannot open database {str(self._path)!r}: {exc}") from None
         self.local_writes = 0  # bumped on every commit of this connection
         self._busy_timeout_s = busy_timeout_ms / 1000
+        # A second connection only asks whether anything was committed (change_token): the
+        # vector channel asks it while the keyword search holds the main connection, and a
+        # connection's data_version counts every other connection's commits, this process's
+        # main connection included.
+        self._watch: sqlite3.Connection | None = None
+        self._watch_lock = threading.Lock()
         try:
             self._configure(busy_timeout_ms)
             self._migrate()
+            self._watch = sqlite3.connect(
+                str(self._path), timeout=busy_timeout_ms / 1000, check_same_thread=False
+            )
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             if is_busy(exc):
@@ -99,6 +108,9 @@ class SQLiteConnection:
     def close(self) -> None:
         with self._lock, suppress(sqlite3.Error):
             self._conn.close()
+        with self._watch_lock, suppress(sqlite3.Error):
+            if self._watch is not None:
+                self._watch.close()
 
     def _busy_error(self) -> StoreBusyError:
         return StoreBusyError(
@@ -184,10 +196,11 @@ class SQLiteConnection:
         return rows[0] if rows else None
 
     def change_token(self) -> tuple[int, int]:
-        """Changes whenever this or another process commits a write."""
-        with self._lock:
-            data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
-            return data_version, self.local_writes
+        """Changes whenever this or another process commits a write. Read before the data it
+        guards: a commit in between makes the next token differ, so nothing stale is kept."""
+        with self._watch_lock:
+            watch = self._watch if self._watch is not None else self._conn  # (opening)
+            return watch.execute("PRAGMA data_version").fetchone()[0], self.local_writes
 
     @staticmethod
     def _bump_rev(c: sqlite3.Connection) -> int:
