@@ -216,6 +216,31 @@ def test_a_big_store_searches_in_two_passes_rare_words_first(store):
     assert len(one_pass) == 5 and len(two) == 3
 
 
+@pytest.mark.parametrize("context_weight", [0.0, 0.3])
+def test_two_passes_score_as_one_whatever_the_words(store, context_weight):
+    # The second pass adds the other words' share to the first pass's BM25: equal to one
+    # pass over all words for every row the first pass found, repeated words included.
+    rng = random.Random(5)
+    words = ["rare", "rarer", *(f"w{i}" for i in range(8)), "foo-bar"]
+    weights = [1, 1, *([12] * 8), 4]
+    rows = [
+        (
+            fields(i),
+            " ".join(rng.choices(words, weights, k=6)),
+            " ".join(rng.choices(words, weights, k=4)),
+        )
+        for i in range(80)
+    ]
+    store.insert_records(rows)
+    options = {"context_weight": context_weight, "max_df": 0.99, "prune_min_docs": 10}
+    for query in (["rare", "w1", "w2"], ["w3", "rarer", "w3", "foo-bar"], ["rare", "rare", "w0"]):
+        one = dict(lexical_candidates(store, query, None, 200, None, **options))
+        two = lexical_candidates(store, query, None, 50, None, first_pass_budget=12, **options)
+        assert two and len(two) < len(one), query  # two passes ran, and kept fewer rows
+        for rowid, score in two:
+            assert score == pytest.approx(one[rowid], rel=1e-9), (query, rowid)
+
+
 def test_newest_rows_holding_a_word_come_without_scoring(store):
     a = add(store, 1, "apple", "pear")
     b = add(store, 2, "apple apple")

@@ -108,10 +108,17 @@ def two_pass(
     only), ranking all its rows would visit them all; the first pass takes the newest rows
     holding it instead (``lexical_newest``), so the cost stays bounded."""
     pool = FIRST_PASS_FACTOR * limit
-    if ranked:
-        found = store.lexical_search(rare, filters, pool, now, context_weight=context_weight)
-        rowids = [rowid for rowid, _ in found]
-    else:
+    if not ranked:
         rowids = store.lexical_newest(rare, filters, pool, now, context_weight=context_weight)
-    scores = store.lexical_rescore(rowids, scored, context_weight)
-    return sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
+        scores = store.lexical_rescore(rowids, scored, context_weight)
+        return sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
+    found = dict(store.lexical_search(rare, filters, pool, now, context_weight=context_weight))
+    # BM25 is a sum over the query's phrases, each with its own idf and the row's length:
+    # the first pass's scores already hold the rare words' share, so only the other words
+    # are scored here (every occurrence of a rare word is in ``rare``; see prune_common)
+    kept = set(rare)
+    others = [t for t in scored if t not in kept]
+    if others:
+        for rowid, more in store.lexical_rescore(list(found), others, context_weight).items():
+            found[rowid] += more
+    return sorted(found.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
