@@ -150,7 +150,11 @@ def effective_settings(config: Config) -> list[tuple[str, Any, str]]:
         return rows
     from remem.store.sqlite import SQLiteStore
 
-    store = SQLiteStore(config.store.resolved_path(), busy_timeout_ms=config.store.busy_timeout_ms)
+    store = SQLiteStore(
+        config.store.resolved_path(),
+        busy_timeout_ms=config.store.busy_timeout_ms,
+        cache_mb=config.store.cache_mb,
+    )
     try:
         followed = followed_model(config, active_model(store))
     finally:

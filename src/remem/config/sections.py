@@ -36,6 +36,14 @@ class StoreConfig(_Section):
         description="SQLite database file; default <user data dir>/remem/remem.db",
     )
     busy_timeout_ms: int = Field(default=10_000, ge=0, description="wait this long for a lock")
+    cache_mb: int = Field(
+        default=64,
+        ge=1,
+        le=65_536,
+        description="the SQLite file's page cache, in MB (SQLite's own default is 2 MB, which "
+        "a big store's keyword search overflows on every query); memory is taken only as "
+        "pages are read",
+    )
     url: str | None = Field(
         default=None,
         description="a PostgreSQL store instead of the SQLite file: postgresql://user:pass@host"

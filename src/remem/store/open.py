@@ -20,4 +20,4 @@ def open_store(config: StoreConfig, target: str | Path | None = None) -> Store:
 
         return PostgresStore(url, schema=config.pg_schema, pool_size=config.pool_size)
     path = target if target is not None else config.resolved_path()
-    return SQLiteStore(path, busy_timeout_ms=config.busy_timeout_ms)
+    return SQLiteStore(path, busy_timeout_ms=config.busy_timeout_ms, cache_mb=config.cache_mb)

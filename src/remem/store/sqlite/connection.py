@@ -23,7 +23,9 @@ from remem.store.paths import prepare_db_path
 class SQLiteConnection:
     """The connection every part of the SQLite store shares (one lock guards it)."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000) -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout_ms: int = 10_000, cache_mb: int = 64
+    ) -> None:
         self._path = prepare_db_path(path)
         self._lock = threading.RLock()
         try:
@@ -44,7 +46,7 @@ class SQLiteConnection:
         self._watch: sqlite3.Connection | None = None
         self._watch_lock = threading.Lock()
         try:
-            self._configure(busy_timeout_ms)
+            self._configure(busy_timeout_ms, cache_mb)
             self._migrate()
             self._watch = sqlite3.connect(
                 str(self._path), timeout=busy_timeout_ms / 1000, check_same_thread=False
@@ -62,9 +64,10 @@ class SQLiteConnection:
     def path(self) -> Path:
         return self._path
 
-    def _configure(self, busy_timeout_ms: int) -> None:
+    def _configure(self, busy_timeout_ms: int, cache_mb: int) -> None:
         c = self._conn
         c.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        c.execute(f"PRAGMA cache_size = {-1024 * int(cache_mb)}")  # negative: in KiB
         mode = c.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(
