@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.store.base import LexicalStore
@@ -171,9 +172,10 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     base = ctx.baseline
     best = 0.0
     indexed = ctx.store.lexical_tokens([c.rowid for c in cands])
+    cosines = _vector_cosines(cands, ctx)
     for c in cands:
         assert c.record is not None
-        cos = _cosine(c, ctx)
+        cos = cosines.get(c.rowid, c.vector_score)
         cov = own_coverage(c.record.text, ctx, indexed.get(c.rowid))
         own = (
             calibration(cos, base, cov)
@@ -201,16 +203,18 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands
 
 
-def _vector_cosine(rowid: int, ctx: StageContext) -> float | None:
-    vector = ctx.vectors.get(rowid)
-    if vector is not None and ctx.query_vector is not None:
-        return float(np.dot(vector, ctx.query_vector))
-    return None
-
-
-def _cosine(c: Candidate, ctx: StageContext) -> float | None:
-    cos = _vector_cosine(c.rowid, ctx)
-    return cos if cos is not None else c.vector_score
+def _vector_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:
+    """Each candidate's cosine to the query from its stored vector (one product for all;
+    candidates without a vector are left out)."""
+    if ctx.query_vector is None:
+        return {}
+    rowids = [c.rowid for c in cands if c.rowid in ctx.vectors]
+    if not rowids:
+        return {}
+    matrix = np.stack([ctx.vectors[r] for r in rowids])
+    with blas_one_thread():
+        sims = matrix @ np.asarray(ctx.query_vector, matrix.dtype)
+    return dict(zip(rowids, sims.tolist(), strict=True))
 
 
 if __name__ == "__main__":  # write the shipped NEUTRAL vectors with the bundled model

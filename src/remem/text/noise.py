@@ -11,6 +11,7 @@ denial that goes on to give content is kept. (memory-lancedb-pro filters the sam
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from remem.text.normalize import to_simplified
 
@@ -115,6 +116,22 @@ def is_denial(text: str) -> bool:
 
 def is_noise(text: str) -> bool:
     """True for greetings, acknowledgements, refusals, heartbeats, memory meta-talk."""
+    if len(text) <= CACHED_CHARS:
+        return _is_noise_cached(text)
+    return _is_noise(text)
+
+
+# Every search asks about its ~100 candidates, and the same records come back search after
+# search (a chat keeps to its topics): the verdict is a pure function of the text.
+CACHED_CHARS = 1000
+
+
+@lru_cache(maxsize=16_384)
+def _is_noise_cached(text: str) -> bool:
+    return _is_noise(text)
+
+
+def _is_noise(text: str) -> bool:
     stripped = text.strip()
     if stripped and is_denial(stripped):
         return True
