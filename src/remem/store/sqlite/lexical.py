@@ -17,6 +17,12 @@ def fts_match_expression(tokens: Iterable[str]) -> str:
     return " OR ".join(quoted)
 
 
+# FTS5's own copy of each row's columns (c0: tokens, c1: context), read directly: a lookup
+# by rowid through the full-text table costs ~4x a plain table's (0.89 against 0.22 ms for
+# 200 rows at 100k). The averages record (%_data, id 1) is read the same way below.
+CONTENT = "records_fts_content"
+
+
 class LexicalMixin(SQLiteConnection):
     """FTS5 with two columns: a record's own tokens and its context (the turns before it)."""
 
@@ -103,9 +109,7 @@ class LexicalMixin(SQLiteConnection):
         out: dict[int, float] = {}
         for chunk in chunks(ids):
             found = self.query(
-                "SELECT rowid, tokens, context FROM records_fts "
-                f"WHERE rowid IN ({in_marks(chunk)})",
-                chunk,
+                f"SELECT id, c0, c1 FROM {CONTENT} WHERE id IN ({in_marks(chunk)})", chunk
             )
             for rowid, own, context in found:
                 score = row_score(
@@ -168,7 +172,7 @@ class LexicalMixin(SQLiteConnection):
         ids = list(dict.fromkeys(int(r) for r in rowids))
         for chunk in chunks(ids):
             rows = self.query(
-                f"SELECT rowid, tokens FROM records_fts WHERE rowid IN ({in_marks(chunk)})", chunk
+                f"SELECT id, c0 FROM {CONTENT} WHERE id IN ({in_marks(chunk)})", chunk
             )
             out.update((int(rowid), tokens.split()) for rowid, tokens in rows if tokens)
         return out
