@@ -1,6 +1,7 @@
 """The bundled models load offline and refuse weight files that fail their checksum."""
 
 import shutil
+import time
 
 import numpy as np
 import pytest
@@ -85,3 +86,32 @@ def test_use_embeds_a_query_on_one_blas_thread_and_batches_on_the_configured_one
     batch = use.embed_passages(["where is the hut?", *[f"line {i}" for i in range(7)]])
     assert seen == [1, 2]
     np.testing.assert_allclose(query[0], batch[0], atol=1e-5)  # same vector either way
+
+
+def test_a_query_does_not_wait_for_the_indexers_whole_batch(e5):
+    # 6 long turns are 3+ s of e5 (one 300-word turn per slice); the query goes after the slice
+    # in flight, so it is answered while the batch is still running, and the batch's vectors
+    # are the ones embedding each turn alone gives.
+    import threading
+
+    turns = [
+        f"turn {i}: " + "the hike to the hut was long but the stove was warm " * 28
+        for i in range(6)
+    ]
+    done: list[float] = []
+    batch: list[np.ndarray] = []
+
+    def index() -> None:
+        batch.append(e5.embed_passages(turns))
+        done.append(time.perf_counter())
+
+    worker = threading.Thread(target=index)
+    worker.start()
+    time.sleep(0.2)
+    query = e5.embed_queries(["where is the hut"])
+    answered = time.perf_counter()
+    worker.join(120)
+    assert query.shape == (1, 384)
+    assert done and answered < done[0]
+    alone = e5.embed_passages(turns[-1:])
+    assert np.allclose(batch[0][-1], alone[0], atol=1e-4)

