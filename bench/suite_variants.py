@@ -33,6 +33,7 @@ VARIANTS = {
         for v in (0.3, 0.5, 0.7, 0.9)
     },
     "rrf": Variant("rrf", H, {"search.fusion": "rrf"}),
+    "no-names": Variant("no-names", H, {"names.translate_vector": False}),
     **{
         f"vw-{w}": Variant(
             f"vw-{w}", H, {"search.vector_weight": w, "search.lexical_weight": 1 - w}

@@ -84,6 +84,11 @@ def test_distinct_values_sort_by_code_point(store):
         store.distinct_values("text")  # type: ignore[arg-type]
 
 
+def test_distinct_speaker_labels(store):
+    insert(store, fields(1, speaker_label="赵磊"), fields(2, speaker_label="Ann"), fields(3))
+    assert store.distinct_values("speaker_label") == ["Ann", "赵磊"]
+
+
 def test_newest_ids_pages_and_ended_validity(store):
     insert(
         store,

@@ -36,6 +36,7 @@ from remem.config.sections import (
     DiversityConfig,
     EmbedConfig,
     IndexingConfig,
+    NamesConfig,
     NoiseConfig,
     RerankConfig,
     ScoringConfig,
@@ -59,6 +60,7 @@ __all__ = [
     "EmbedConfig",
     "IndexingConfig",
     "LLMConfig",
+    "NamesConfig",
     "NoiseConfig",
     "RerankConfig",
     "ScopesConfig",
@@ -83,6 +85,7 @@ class Config(_Section):
     rerank: RerankConfig = Field(default_factory=RerankConfig)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     time_intent: TimeIntentConfig = Field(default_factory=TimeIntentConfig)
+    names: NamesConfig = Field(default_factory=NamesConfig)
     diversity: DiversityConfig = Field(default_factory=DiversityConfig)
     noise: NoiseConfig = Field(default_factory=NoiseConfig)
     scopes: ScopesConfig = Field(default_factory=ScopesConfig)
@@ -105,6 +108,7 @@ class Config(_Section):
         "rerank",
         "scoring",
         "time_intent",
+        "names",
         "diversity",
         "noise",
         mode="before",

@@ -402,6 +402,17 @@ class ScoringConfig(_Section):
     )
 
 
+class NamesConfig(_Section):
+    """People a query names by another form than their speaker label (``remem.text.names``:
+    Chinese nicknames, pinyin)."""
+
+    translate_vector: bool = Field(
+        default=True,
+        description="a name written otherwise than the label ('Lao Zhao', 'Xiaoming', '老赵') "
+        "adds the person's label to the embedded query (bench/results/entity-names.json)",
+    )
+
+
 class TimeIntentConfig(_Section):
     enabled: bool = True
     mode: Literal["boost", "filter"] = "boost"

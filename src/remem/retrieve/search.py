@@ -36,6 +36,7 @@ from remem.retrieve.context import StageContext
 from remem.retrieve.fast_hits import FastHits
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
+from remem.retrieve.names import SpeakerNames, embedded_query
 from remem.retrieve.query_embedding import QueryEmbeddings, VectorFound
 from remem.retrieve.relevance import (
     LEXICAL_ONLY,
@@ -97,6 +98,7 @@ class Searcher:
         self._model_checked: set[str] = set()
         self._neutral: dict[str, np.ndarray] = {}
         self.legacy = LegacyVectors(store)
+        self.speaker_names = SpeakerNames(store)
         self.query_embeddings = QueryEmbeddings(embedder_factory, self.embed_query)
         self.fast_hits = FastHits(store, config, self.embed_query, self.neutral_vectors)
 
@@ -186,10 +188,12 @@ class Searcher:
         )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
+        names = self.speaker_names if cfg.names.translate_vector and "vector" in channels else None
+        vector_query, query_vector = embedded_query(query, query_vector, filters, names, ctx.notes)
         side: Future[VectorFound] | None = None
         if "vector" in channels and "lexical" in channels:  # beside the keyword search
             side = self.query_embeddings.submit(
-                self._vector_found, query, query_vector, pool, filters, now
+                self._vector_found, vector_query, query_vector, pool, filters, now
             )
         lexical = self._lexical(ctx, pool) if "lexical" in channels else []
         t1 = time.perf_counter()
@@ -198,7 +202,7 @@ class Searcher:
         if side is not None:
             found = side.result()  # what the worker raised is raised here
         elif "vector" in channels:
-            found = self._vector_found(query, query_vector, pool, filters, now)
+            found = self._vector_found(vector_query, query_vector, pool, filters, now)
         found.report_to(result)
         vector, index, query_vector = found.hits, found.index, found.query_vector
         ctx.query_vector = query_vector

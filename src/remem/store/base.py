@@ -316,7 +316,7 @@ class MaintainedStore(Protocol):
 
 # The record columns a breakdown counts by, and those whose values a form offers.
 BREAKDOWN_COLUMNS = ("kind", "scope", "platform", "index_status")
-DistinctColumn = Literal["scope", "category"]
+DistinctColumn = Literal["scope", "category", "speaker_label"]
 
 
 @dataclass(slots=True)

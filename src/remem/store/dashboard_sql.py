@@ -27,7 +27,7 @@ from remem.store.base import (
 from remem.types import Filters
 
 FiltersSQL = Callable[[Filters | None], tuple[str, list[Any]]]
-DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category")
+DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category", "speaker_label")
 
 
 @dataclass(frozen=True)

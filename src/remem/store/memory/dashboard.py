@@ -17,7 +17,7 @@ from remem.store.memory.records import RecordsMixin
 from remem.store.memory.state import first
 from remem.types import Filters
 
-DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category")
+DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category", "speaker_label")
 
 
 def _greatest(values: list[Any]) -> Any:
