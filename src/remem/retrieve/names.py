@@ -81,10 +81,11 @@ class SpeakerNames:
         return stale
 
     def _read(self, key: tuple[str, ...] | None, token: object) -> NameIndex:
-        start = time.perf_counter()
         scopes = Filters(scopes=list(key)) if key is not None else None
-        index = NameIndex(alias_table(self._store.distinct_values("speaker_label", scopes)))
-        took = time.perf_counter() - start
+        start = time.perf_counter()
+        labels = self._store.distinct_values("speaker_label", scopes)
+        took = time.perf_counter() - start  # the read alone: pinyin is computed once a label
+        index = NameIndex(alias_table(labels))
         with self._lock:
             if len(self._indexes) >= MAX_SCOPE_SETS and key not in self._indexes:
                 self._indexes.pop(next(iter(self._indexes)))
