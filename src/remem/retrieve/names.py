@@ -15,9 +15,10 @@ speaker's turns, boosting turns that mention them, a vector pass over the speake
 and adding the label to the keyword query were measured too and lost (boosts lower LoCoMo).
 
 The labels are the store's distinct speaker labels within the search's scopes. Reading them
-takes 50-240 ms at 100k records, so a big store's labels are read again in the background at
-most once a minute (the previous set answers meanwhile); a small store's (a read under 5 ms)
-are read again whenever the store changed.
+takes 50-240 ms at 100k records, so a big store's labels are read in the background, first
+(searches go without names until the read is done) and then at most once a minute (the
+previous set answers meanwhile); a small store's (a read under 5 ms) are read whenever the
+store changed.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ log = logging.getLogger("remem.search")
 CHEAP_READ_S = 0.005  # a label read this fast is repeated after every change
 REFRESH_S = 60.0  # else at most this often, in the background
 MAX_SCOPE_SETS = 64
+# A bigger store's first read runs in the background too (a cold `remem search` must not wait
+# ~0.5 s for it at 200k records): its first searches go without names.
+SMALL_STORE = 20_000
+EMPTY = NameIndex({})
 
 
 def translated(query: str, named: dict[str, str]) -> str:
@@ -66,12 +71,17 @@ class SpeakerNames:
             held = self._indexes.get(key)
             if held is not None and held[0] == token:
                 return held[3]
-            if held is None or held[2] < CHEAP_READ_S:
-                stale = None  # read now: the first time, or cheap
+            if held is None and key in self._reading:
+                return EMPTY  # a big store's first read is under way
+            if held is None:
+                stale = None if self._store.count() <= SMALL_STORE else EMPTY
+            elif held[2] < CHEAP_READ_S:
+                stale = None  # cheap: read again now
             elif key in self._reading or time.monotonic() - held[1] < REFRESH_S:
                 return held[3]
             else:
                 stale = held[3]
+            if stale is not None:
                 self._reading.add(key)
         if stale is None:
             return self._read(key, token)

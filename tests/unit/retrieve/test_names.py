@@ -107,3 +107,18 @@ def test_a_big_stores_labels_are_read_again_in_the_background():
             time.sleep(0.01)
         assert set(names.named("Xiaoming?", None)) == {"王小明"}  # ... the new one next
         assert store.reads == 2
+
+
+def test_a_big_stores_first_read_does_not_hold_the_search(monkeypatch):
+    monkeypatch.setattr("remem.retrieve.names.SMALL_STORE", 0)  # every store counts as big
+    store = SlowLabels()
+    names = SpeakerNames(store)
+    with Memory(store=store, config=LEXICAL) as mem:
+        mem.ingest_many([_turn(1, "赵磊", "你好")])
+        assert names.named("Lao Zhao?", None) == {}  # the read runs in the background
+        assert store.read_done.wait(5)
+        deadline = time.monotonic() + 5
+        while not names.named("Lao Zhao?", None) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert names.named("Lao Zhao?", None) == {"赵磊": "lao zhao"}
+        assert store.reads == 1
