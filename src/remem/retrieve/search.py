@@ -193,7 +193,7 @@ class Searcher:
         side: Future[VectorFound] | None = None
         if "vector" in channels and "lexical" in channels:  # beside the keyword search
             side = self.query_embeddings.submit(
-                self._vector_found, vector_query, query_vector, pool, filters, now
+                self._vector_channel, vector_query, query_vector, pool, filters, now
             )
         lexical = self._lexical(ctx, pool) if "lexical" in channels else []
         t1 = time.perf_counter()
@@ -202,7 +202,7 @@ class Searcher:
         if side is not None:
             found = side.result()  # what the worker raised is raised here
         elif "vector" in channels:
-            found = self._vector_found(vector_query, query_vector, pool, filters, now)
+            found = self._vector_channel(vector_query, query_vector, pool, filters, now)
         found.report_to(result)
         vector, index, query_vector = found.hits, found.index, found.query_vector
         ctx.query_vector = query_vector
@@ -346,24 +346,6 @@ class Searcher:
         )
         return Hit(record=c.record, score=c.score, explain=explain)
 
-    def _vector_found(
-        self,
-        query: str,
-        query_vector: np.ndarray | None,
-        pool: int,
-        filters: Filters | None,
-        now: float,
-    ) -> VectorFound:
-        """The vector channel, with what it has to say kept apart (it may run on a worker
-        thread while the keyword search runs; the caller reports it)."""
-        said = SearchResult(query=query)
-        start = time.perf_counter()
-        hits, index, query_vector, embed_ms = self._vector_channel(
-            query, query_vector, pool, filters, now, said
-        )
-        search_ms = (time.perf_counter() - start) * 1000 - embed_ms
-        return VectorFound(hits, index, query_vector, embed_ms, search_ms, said)
-
     def _vector_channel(
         self,
         query: str,
@@ -371,9 +353,11 @@ class Searcher:
         pool: int,
         filters: Filters | None,
         now: float,
-        result: SearchResult,
-    ) -> tuple[list[tuple[int, float]], SearchIndex | None, np.ndarray | None, float]:
-        """(hits, index, query vector, embedding ms); warnings and notes go to ``result``."""
+    ) -> VectorFound:
+        """The vector channel, with what it has to say kept apart in its own result (it may
+        run on a worker thread while the keyword search runs; the caller reports it)."""
+        start = time.perf_counter()
+        result = SearchResult(query=query)
         if query_vector is not None:
             got = self.query_embeddings.given(query_vector)
         else:
@@ -382,9 +366,9 @@ class Searcher:
             self._degrade(result, got.failure)
         if got.embedder is None:
             result.degraded = True  # lexical-only by configuration, or the failure above
-            return [], None, None, got.ms
+            return VectorFound(embed_ms=got.ms, said=result)
         if got.vector is None:
-            return [], None, None, got.ms
+            return VectorFound(embed_ms=got.ms, said=result)
         embedder, query_vector, t_embed = got.embedder, got.vector, got.ms
         index = self.index_for(embedder)
         legacy, warning = self.legacy.before_search(embedder.model_id, embedder.dim)
@@ -433,7 +417,8 @@ class Searcher:
                 f"the vector index files are behind ({index.vectors.unsnapshotted} vectors "
                 "read from the database on every start): `remem index` rebuilds them"
             )
-        return hits, index, query_vector, t_embed
+        search_ms = (time.perf_counter() - start) * 1000 - t_embed
+        return VectorFound(hits, index, query_vector, t_embed, search_ms, result)
 
     def _with_waiting(
         self,
