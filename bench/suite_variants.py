@@ -35,6 +35,15 @@ VARIANTS = {
     "rrf": Variant("rrf", H, {"search.fusion": "rrf"}),
     "no-names": Variant("no-names", H, {"names.translate_vector": False}),
     **{
+        name: Variant(name, H, {"translate.keyword": keyword, "translate.vector": vector})
+        for name, keyword, vector in (
+            ("no-translate", False, False),
+            ("tr-kw", True, False),
+            ("tr-vec", False, True),
+            ("tr-both", True, True),
+        )
+    },
+    **{
         f"vw-{w}": Variant(
             f"vw-{w}", H, {"search.vector_weight": w, "search.lexical_weight": 1 - w}
         )

@@ -44,6 +44,7 @@ from remem.config.sections import (
     StoreConfig,
     TextConfig,
     TimeIntentConfig,
+    TranslateConfig,
     _Section,
     is_postgres_url,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "TextConfig",
     "TimeIntentConfig",
     "TokenGrant",
+    "TranslateConfig",
     "is_postgres_url",
 ]
 
@@ -86,6 +88,7 @@ class Config(_Section):
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     time_intent: TimeIntentConfig = Field(default_factory=TimeIntentConfig)
     names: NamesConfig = Field(default_factory=NamesConfig)
+    translate: TranslateConfig = Field(default_factory=TranslateConfig)
     diversity: DiversityConfig = Field(default_factory=DiversityConfig)
     noise: NoiseConfig = Field(default_factory=NoiseConfig)
     scopes: ScopesConfig = Field(default_factory=ScopesConfig)
@@ -109,6 +112,7 @@ class Config(_Section):
         "scoring",
         "time_intent",
         "names",
+        "translate",
         "diversity",
         "noise",
         mode="before",

@@ -413,6 +413,21 @@ class NamesConfig(_Section):
     )
 
 
+class TranslateConfig(_Section):
+    """Dictionary translations (CC-CEDICT) of a question asked in one script about messages in
+    another (``remem.retrieve.translate``); only words the store holds are added."""
+
+    keyword: bool = Field(
+        default=True,
+        description="the keyword search also matches the translations of the question's words "
+        "(bench/results/translate.json)",
+    )
+    vector: bool = Field(
+        default=False,
+        description="the embedded query also says the translations of the question's words",
+    )
+
+
 class TimeIntentConfig(_Section):
     enabled: bool = True
     mode: Literal["boost", "filter"] = "boost"

@@ -48,6 +48,7 @@ from remem.retrieve.relevance import (
 )
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
+from remem.retrieve.translate import QueryTranslator, Translation, translated_query
 from remem.store.base import Store
 from remem.text.budget import tail_within
 from remem.text.timeexpr import find_time_window
@@ -99,6 +100,7 @@ class Searcher:
         self._neutral: dict[str, np.ndarray] = {}
         self.legacy = LegacyVectors(store)
         self.speaker_names = SpeakerNames(store)
+        self.translator = QueryTranslator(store, tokenizer)
         self.query_embeddings = QueryEmbeddings(embedder_factory, self.embed_query)
         self.fast_hits = FastHits(store, config, self.embed_query, self.neutral_vectors)
 
@@ -190,12 +192,20 @@ class Searcher:
         t0 = time.perf_counter()
         names = self.speaker_names if cfg.names.translate_vector and "vector" in channels else None
         vector_query, query_vector = embedded_query(query, query_vector, filters, names, ctx.notes)
+        translation = Translation()
+        if cfg.translate.keyword or cfg.translate.vector:
+            named = self.speaker_names.named(query, filters)  # names are not translated
+            translation = self.translator.translate(query, [*named, *named.values()])
+            vector_query, query_vector = translated_query(
+                vector_query, query_vector, translation, cfg.translate, ctx.notes
+            )
         side: Future[VectorFound] | None = None
         if "vector" in channels and "lexical" in channels:  # beside the keyword search
             side = self.query_embeddings.submit(
                 self._vector_channel, vector_query, query_vector, pool, filters, now
             )
-        lexical = self._lexical(ctx, pool) if "lexical" in channels else []
+        more = translation.tokens if cfg.translate.keyword else []
+        lexical = self._lexical(ctx, pool, more) if "lexical" in channels else []
         t1 = time.perf_counter()
 
         found = VectorFound()
@@ -253,11 +263,13 @@ class Searcher:
             role_filter=role_filter,
         )
 
-    def _lexical(self, ctx: StageContext, pool: int) -> list[tuple[int, float]]:
-        """The lexical channel's top ``pool``. The query's term statistics are read once: the
-        channel prunes with them and the relevance stage weighs terms with them."""
+    def _lexical(self, ctx: StageContext, pool: int, more: list[str]) -> list[tuple[int, float]]:
+        """The lexical channel's top ``pool`` for the query's tokens and ``more`` (its
+        translations). The query's term statistics are read once: the channel prunes with
+        them and the relevance stage weighs terms with them."""
         cfg = self.config.search
         tokens = self.tokenizer.query_tokens(ctx.query)
+        tokens += [t for t in more if t not in tokens]
         if not tokens:
             return []
         stats = self.store.term_stats(tokens)

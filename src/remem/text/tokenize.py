@@ -272,6 +272,18 @@ class Tokenizer:
         """Distinct tokens of a query, in first-seen order."""
         return list(dict.fromkeys(self._tokens(text, for_query=True)))
 
+    def word_tokens(self, words: list[str]) -> list[str]:
+        """The keyword token of each lower-case English word, one for one ("" for a stop word
+        or an over-long word): the same tokens ``query_tokens`` gives, for many words at once."""
+        kept = [
+            w
+            if len(w) <= _MAX_TOKEN_LEN and not (self.drop_stopwords and w in ENGLISH_STOPWORDS)
+            else ""
+            for w in words
+        ]
+        stems = iter(self._stem([w for w in kept if w]))
+        return [next(stems) if w else "" for w in kept]
+
     def index_string(self, text: str) -> str:
         return " ".join(self.index_tokens(text))
 

