@@ -38,13 +38,12 @@ def test_a_query_waits_for_one_slice_not_the_whole_batch():
     worker = threading.Thread(target=lambda: result.append(turns.passages(run, texts, 2)))
     worker.start()
     started.wait(5)
-    t = time.perf_counter()
     vector = turns.query(run, ["query"])
-    waited = time.perf_counter() - t
     worker.join(5)
     assert vector.shape == (1, 2)
-    assert waited < 0.2  # the slice in flight and the query itself, not 5 more slices
-    assert calls.index("q") <= 2  # right after the slice that was running
+    # right after the slice that was running, not after 5 more (the order, not a wall time:
+    # a loaded machine delays threads, never reorders them here)
+    assert calls.index("q") <= 2
     assert result[0].shape == (len(texts), 2)  # every passage still embedded, in order
 
 
