@@ -37,7 +37,7 @@ import platformdirs
 
 log = logging.getLogger("remem.search")
 
-CACHE_FORMAT = 1  # bump when the cleaning or the keys change
+CACHE_FORMAT = 2  # bump when the cleaning or the keys change
 MAX_WORD = 6  # the longest dictionary word tried when cutting a Chinese run
 MAX_SENSES = 8  # senses read per word (the store then keeps the ones it holds)
 MAX_SENSE_WORDS = 3  # a longer sense is a definition, not a translation
@@ -182,7 +182,12 @@ class Bilingual:
         token = dict(zip(vocabulary, self.stem(vocabulary), strict=True))
         best: dict[str, dict[str, int]] = {}  # key -> Chinese word -> its earliest position
         for text, position, word in senses:
-            key = " ".join(t for t in (token[w] for w in text.split()) if t)
+            tokens = [token[w] for w in text.split()]
+            # a sense with a stop word ("this year", "be called") is not the bare word
+            # ("year", "call"); nor is a plural ("goods") the word it stems to ("good")
+            if not all(tokens) or (len(tokens) == 1 and text.endswith("s") and text != tokens[0]):
+                continue
+            key = " ".join(tokens)
             if key:
                 words = best.setdefault(key, {})
                 words[word] = min(position, words.get(word, position))
