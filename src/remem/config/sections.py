@@ -354,6 +354,14 @@ class ScoringConfig(_Section):
     recency_weight: float = Field(default=0.0, ge=0, description="additive boost for new records")
     recency_half_life_days: float = Field(default=14.0, gt=0)
     importance: bool = Field(default=True, description="x (0.7 + 0.3 x importance)")
+    authority: float = Field(
+        default=0.25,
+        ge=0,
+        le=4,
+        description="a curated memory kept on purpose x (1 + authority), one captured "
+        "automatically x (1 + authority / 2): chat that matches about as well does not outrank "
+        "it (0 = off)",
+    )
     length_anchor: int = Field(
         default=500, ge=0, description="texts longer than this are damped (0 = off)"
     )

@@ -43,6 +43,34 @@ def importance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands
 
 
+def authority(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """score x (1 + scoring.authority) for a curated memory someone chose to keep (stored
+    through ``add`` or a memory tool, or captured from an explicit "remember ..."), x (1 +
+    authority / 2) for one captured automatically; a memory of what the assistant said gets
+    nothing. So a chat line must match clearly better to outrank a kept decision, and
+    similarity alone does not decide between them."""
+    weight = ctx.config.scoring.authority
+    if weight <= 0:
+        return cands
+    for c in cands:
+        level = authority_level(c.record)
+        if level > 0:
+            c.set("authority", c.score * (1 + weight * level))
+    return cands
+
+
+def authority_level(record: Record | None) -> float:
+    """1 for a memory kept on purpose, 0.5 for an automatically captured one, else 0."""
+    if record is None or record.kind != "memory":
+        return 0.0
+    meta = record.metadata or {}
+    if meta.get("said_by") == "assistant":
+        return 0.0
+    if meta.get("captured_by") and not meta.get("explicit"):
+        return 0.5
+    return 1.0
+
+
 def length_norm(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """Long texts match many queries a little; damp them beyond the anchor length:
     score x 1 / (1 + 0.5 x log2(length / anchor))."""

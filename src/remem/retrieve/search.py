@@ -67,6 +67,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("rerank", rerank),
     ("recency", scoring.recency),
     ("importance", scoring.importance),
+    ("authority", scoring.authority),
     ("length", scoring.length_norm),
     ("decay", scoring.decay),
     ("access", scoring.access),

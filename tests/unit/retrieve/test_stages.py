@@ -113,6 +113,31 @@ def test_importance_factor():
     assert lo.score == pytest.approx(0.35) and hi.score == pytest.approx(0.5)
 
 
+def _memory(rowid, score, **metadata) -> Candidate:
+    c = cand(rowid, score)
+    assert c.record is not None
+    c.record.kind, c.record.metadata = "memory", metadata
+    return c
+
+
+def test_authority_lifts_memories_kept_on_purpose_above_chat_of_similar_strength():
+    chat = cand(1, 0.6)
+    kept = _memory(2, 0.5)  # stored through add() or a memory tool
+    said = _memory(3, 0.5, captured_by="rules", explicit=True)  # "remember that ..."
+    auto = _memory(4, 0.5, captured_by="rules")
+    assistant = _memory(5, 0.5, said_by="assistant")
+    scoring.authority([chat, kept, said, auto, assistant], ctx())
+    assert chat.score == 0.6 and assistant.score == 0.5
+    assert kept.score == pytest.approx(0.625) and said.score == pytest.approx(0.625)
+    assert auto.score == pytest.approx(0.5625)
+    assert ("authority", pytest.approx(0.625)) in kept.stages
+    # a chat line that matches clearly better still wins; off, similarity alone decides
+    assert cand(6, 0.7).score > kept.score
+    off = _memory(7, 0.5)
+    scoring.authority([off], ctx(cfg(**{"scoring.authority": 0})))
+    assert off.score == 0.5
+
+
 def test_length_norm_only_damps_long_texts():
     short, long, longer = (
         cand(1, text="x" * 100),
