@@ -23,7 +23,10 @@ VARIANTS = {
     "lexical": Variant("lexical", ("lexical",)),
     "no-floor": Variant("no-floor", H, {"search.relevance_floor": 0.0}),
     "fixed-weights": Variant("fixed-weights", H, {"search.adaptive_full_coverage": 0.0}),
-    **{f"floor-{v}": Variant(f"floor-{v}", H, {"search.relevance_floor": v}) for v in (0.35, 0.5)},
+    **{
+        f"floor-{v}": Variant(f"floor-{v}", H, {"search.relevance_floor": v})
+        for v in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+    },
     "no-context": Variant("no-context", H, {"search.context_weight": 0.0}),
     "no-nb": Variant("no-nb", H, disable=("neighbour_lift",)),
     "nb-cap": Variant("nb-cap", H, {"scoring.neighbour_cap": True}),

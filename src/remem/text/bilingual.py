@@ -126,10 +126,18 @@ class Bilingual:
     stem: Callable[[list[str]], list[str]]
     _reverse: dict[str, list[str]] | None = field(default=None, repr=False)
     cache: Path | None = field(default=None, repr=False)  # where to keep both directions
+    _glosses: dict[str, list[Gloss]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def glosses(self, word: str) -> list[Gloss]:
-        """The first senses of a Chinese word, cleaned, each once."""
+        """The first senses of a Chinese word, cleaned, each once (kept per word: cleaning and
+        stemming them took most of a search's translation time)."""
+        held = self._glosses.get(word)
+        if held is None:
+            held = self._glosses[word] = self._read_glosses(word)
+        return held
+
+    def _read_glosses(self, word: str) -> list[Gloss]:
         out: dict[str, Gloss] = {}
         for sense in self.definitions.get(word, "").split("/")[:MAX_SENSES]:
             text = clean_sense(sense)
