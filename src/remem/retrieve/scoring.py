@@ -15,6 +15,7 @@ from remem.text.noise import is_noise
 from remem.types import Record
 
 DAY = 86400.0
+BELOW = 1e-9  # how far under its anchor a capped neighbour stays, relative to the anchor
 
 
 def _age_days(cand: Candidate, now: float) -> float:
@@ -185,7 +186,9 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
             # Lift brings context, not a better answer: it never moves a neighbour past the
             # hit that lifted it. Only the neighbour's own score (its own match with the
             # query) can put it above that hit, and then the lift adds nothing.
-            limit = math.inf if not cap else math.nextafter(c.score, 0.0)
+            # (a relative margin, not the next float below: the relevance stage rescales every
+            # score, and one ulp of difference rounded away left the two tied, ordered by rowid)
+            limit = math.inf if not cap else c.score * (1 - BELOW)
             if gain > gains.get(rec.rowid, (0.0, 0.0))[0]:
                 gains[rec.rowid] = (gain, limit)
                 records[rec.rowid] = rec

@@ -268,3 +268,19 @@ def test_aggregate_spread_leaves_other_questions_and_can_be_switched_off():
     ] == [1, 2, 3, 4]
     off = ctx(cfg(**{"diversity.aggregate_max_per_session": 0}), query="How many huts?")
     assert [c.rowid for c in diversity.aggregate_spread(list(cands), off)] == [1, 2, 3, 4]
+
+
+def test_a_capped_neighbour_stays_below_its_anchor_after_the_relevance_rescale():
+    import math
+    import random
+
+    # the demo's "小屋一晚多少钱？": one float below its anchor, the lifted Chinese line tied
+    # with the English answer once relevance rescaled both, and won the tie by rowid
+    anchor, best = 0.7106506195227227, 0.5201736030835117
+    assert best * math.nextafter(anchor, 0.0) / anchor == best * anchor / anchor
+    assert best * anchor * (1 - scoring.BELOW) / anchor < best
+    rng = random.Random(7)
+    for _ in range(10_000):
+        anchor, best = rng.uniform(1e-3, 3.0), rng.uniform(1e-3, 1.0)
+        top = anchor * rng.uniform(1.0, 5.0)
+        assert best * anchor * (1 - scoring.BELOW) / top < best * anchor / top
