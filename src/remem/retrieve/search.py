@@ -36,7 +36,7 @@ from remem.retrieve.context import StageContext
 from remem.retrieve.fast_hits import FastHits
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
-from remem.retrieve.names import SpeakerNames, embedded_query
+from remem.retrieve.names import SpeakerNames
 from remem.retrieve.query_embedding import QueryEmbeddings, VectorFound
 from remem.retrieve.relevance import (
     LEXICAL_ONLY,
@@ -48,7 +48,7 @@ from remem.retrieve.relevance import (
 )
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
-from remem.retrieve.translate import QueryTranslator, Translation, translated_query
+from remem.retrieve.translate import QueryTranslator, across_scripts
 from remem.store.base import Store
 from remem.text.budget import tail_within
 from remem.text.timeexpr import find_time_window
@@ -101,7 +101,7 @@ class Searcher:
         self._neutral: dict[str, np.ndarray] = {}
         self.legacy = LegacyVectors(store)
         self.speaker_names = SpeakerNames(store)
-        self.translator = QueryTranslator(store, tokenizer)
+        self.translator = QueryTranslator(store, tokenizer, self.speaker_names)
         self.query_embeddings = QueryEmbeddings(embedder_factory, self.embed_query)
         self.fast_hits = FastHits(store, config, self.embed_query, self.neutral_vectors)
 
@@ -191,15 +191,9 @@ class Searcher:
         )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
-        names = self.speaker_names if cfg.names.translate_vector and "vector" in channels else None
-        vector_query, query_vector = embedded_query(query, query_vector, filters, names, ctx.notes)
-        translation = Translation()
-        if cfg.translate.keyword or cfg.translate.vector:
-            named = self.speaker_names.named(query, filters)  # names are not translated
-            translation = self.translator.translate(query, [*named, *named.values()])
-            vector_query, query_vector = translated_query(
-                vector_query, query_vector, translation, cfg.translate, ctx.notes
-            )
+        vector_query, query_vector, translation = across_scripts(
+            ctx, query_vector, channels, self.translator
+        )
         side: Future[VectorFound] | None = None
         if "vector" in channels and "lexical" in channels:  # beside the keyword search
             side = self.query_embeddings.submit(

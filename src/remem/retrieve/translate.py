@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from remem.config import TranslateConfig
+from remem.retrieve.context import StageContext
+from remem.retrieve.names import SpeakerNames, embedded_query
 from remem.store.base import Store
 from remem.text.bilingual import ENGLISH_STOPWORDS, Bilingual, dictionary, english_keys
 from remem.text.normalize import to_simplified
@@ -58,8 +60,9 @@ class Translation:
 class QueryTranslator:
     """Dictionary translations of a question, kept to the words a store holds."""
 
-    def __init__(self, store: Store, tokenizer: Tokenizer) -> None:
+    def __init__(self, store: Store, tokenizer: Tokenizer, names: SpeakerNames | None = None):
         self._store = store
+        self.names = names if names is not None else SpeakerNames(store)
         self._tokenizer = tokenizer
         self._lock = threading.Lock()
         self._has_chinese = False
@@ -162,3 +165,25 @@ def translated_query(
     if not config.vector:
         return query, query_vector
     return f"{query} {' '.join(translation.words)}", None
+
+
+def across_scripts(
+    ctx: StageContext,
+    query_vector: np.ndarray | None,
+    channels: tuple[str, ...],
+    translator: QueryTranslator,
+) -> tuple[str, np.ndarray | None, Translation]:
+    """(the text to embed, the query vector to use, the translation for the keyword search) of
+    a search: people it names otherwise than their label (``names.translate_vector``), then the
+    words of the other script (``translate``)."""
+    config, query, filters, names = ctx.config, ctx.query, ctx.filters, translator.names
+    people = names if config.names.translate_vector and "vector" in channels else None
+    vector_query, query_vector = embedded_query(query, query_vector, filters, people, ctx.notes)
+    translation = Translation()
+    if config.translate.keyword or config.translate.vector:
+        named = names.named(query, filters)  # names are not translated
+        translation = translator.translate(query, [*named, *named.values()])
+        vector_query, query_vector = translated_query(
+            vector_query, query_vector, translation, config.translate, ctx.notes
+        )
+    return vector_query, query_vector, translation
