@@ -57,14 +57,26 @@ def test_recall_english_and_chinese(chat):
 
 
 def test_recall_across_languages(chat):
-    # With the default settings (no relevance floor: search.relevance_floor = 0). A floor of
-    # 0.25 abstains on these: e5-small's cosine across languages is low, and its calibration
-    # reads it as nothing relevant (README, "Development suite").
-    # Across languages e5-small is weaker (see README): the fact is found, not always first.
-    top3 = [h.record.id for h in chat.search("Who is allergic to peanuts?", k=3)]
-    assert "m5" in top3
-    top3 = [h.record.id for h in chat.search("谁在学大提琴？", k=3)]
-    assert "m6" in top3
+    # The ranking, without the relevance floor: the dictionary's translations (过敏, 花生;
+    # "cello") find the fact in the other language.
+    chat.config.search.relevance_floor = 0.0
+    try:
+        top3 = [h.record.id for h in chat.search("Who is allergic to peanuts?", k=3)]
+        assert "m5" in top3
+        top3 = [h.record.id for h in chat.search("谁在学大提琴？", k=3)]
+        assert "m6" in top3
+    finally:
+        chat.config.search.relevance_floor = Config().search.relevance_floor
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the default floor (0.2) abstains: e5-small's cosine across languages reads as "
+    "nothing relevant and the relevance stage judges a hit by the question's own words "
+    "(README, 'A default relevance floor'; issue 17)",
+)
+def test_recall_across_languages_at_the_default_floor(chat):
+    assert chat.search("Who is allergic to peanuts?", k=3).hits
 
 
 def test_alternative_model_use_crosses_languages(tmp_path):

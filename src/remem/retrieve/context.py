@@ -57,6 +57,8 @@ class StageContext:
     model_id: str | None = None
     baseline: float | None = None  # the query's cosine to the nearest neutral sentence
     query_weights: dict[str, float] | None = None  # IDF of the query's terms, computed once
+    # IDF of the dictionary translations of the query's words (retrieve/translate.py)
+    translated_weights: dict[str, float] = field(default_factory=dict)
 
     def drop(self, cand: Candidate, stage: str, reason: str) -> None:
         rid = cand.record.id if cand.record else None

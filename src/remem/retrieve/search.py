@@ -273,6 +273,7 @@ class Searcher:
         # too raised false hits on the no-answer probes by 6-8 points for +0.003 recall@10
         # (bench/results/floor-with-translation.json against floor-own-words.json)
         ctx.query_weights = idf_from_stats(stats, own)
+        ctx.translated_weights = idf_from_stats(stats, more)
         return lexical_candidates(
             self.store,
             tokens,

@@ -18,6 +18,8 @@ def time_intent(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         inside = window.contains(when)
         if cfg.mode == "filter":
             if inside:
+                # marked, so the relevance stage counts being in the window as the match
+                c.set("time_intent", c.score, always=True)
                 kept.append(c)
             else:
                 ctx.drop(c, "time_intent", f"outside '{window.expression}'")
