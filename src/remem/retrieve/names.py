@@ -115,15 +115,14 @@ class SpeakerNames:
 def embedded_query(
     query: str,
     query_vector: np.ndarray | None,
-    filters: Filters | None,
-    names: SpeakerNames | None,
+    named: dict[str, str] | None,
     notes: list[str],
 ) -> tuple[str, np.ndarray | None]:
     """(the query to embed, the query vector to use: None when the translated query must be
-    embedded again); ``names`` None: translation is off."""
-    if names is None:
+    embedded again); ``named``: ``SpeakerNames.named`` of the query, None when translation is
+    off."""
+    if not named:
         return query, query_vector
-    named = names.named(query, filters)
     vector_query = translated(query, named)
     if vector_query == query:
         return query, query_vector

@@ -176,12 +176,15 @@ def across_scripts(
     """(the text to embed, the query vector to use, the translation for the keyword search) of
     a search: people it names otherwise than their label (``names.translate_vector``), then the
     words of the other script (``translate``)."""
-    config, query, filters, names = ctx.config, ctx.query, ctx.filters, translator.names
-    people = names if config.names.translate_vector and "vector" in channels else None
-    vector_query, query_vector = embedded_query(query, query_vector, filters, people, ctx.notes)
+    config, query = ctx.config, ctx.query
+    rename = config.names.translate_vector and "vector" in channels
+    words = config.translate.keyword or config.translate.vector
+    named = translator.names.named(query, ctx.filters) if rename or words else {}
+    vector_query, query_vector = embedded_query(
+        query, query_vector, named if rename else None, ctx.notes
+    )
     translation = Translation()
-    if config.translate.keyword or config.translate.vector:
-        named = names.named(query, filters)  # names are not translated
+    if words:  # people's names are not translated
         translation = translator.translate(query, [*named, *named.values()])
         vector_query, query_vector = translated_query(
             vector_query, query_vector, translation, config.translate, ctx.notes
