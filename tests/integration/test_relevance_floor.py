@@ -1,5 +1,5 @@
-"""The relevance floor (0.25, off by default) and the neighbour cap (off by default) with the
-real bundled model, on the
+"""The relevance floor (0.25 here; 0.2 by default) and the neighbour cap (off by default) with
+the real bundled model, on the
 bundled sample conversation (the one `remem demo` shows): nothing relevant means nothing
 returned and nothing injected, scores stay in [0, 1], and the demo's questions find their
 answer first."""
@@ -47,6 +47,27 @@ def test_nothing_relevant_returns_nothing_and_names_the_gate(demo, query):
     assert result.hits == []
     assert any(n.startswith("relevance gate: nothing relevant") for n in result.notes)
     assert {d["stage"] for d in result.dropped} >= {"relevance"}
+
+
+@pytest.fixture(scope="module")
+def demo_defaults(tmp_path_factory, e5):
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(tmp_path_factory.mktemp("defaults") / "d.db", config, embedder=e5) as mem:
+        mem.ingest_many(SAMPLE, wait=True)
+        yield mem
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["😀", "What is the capital of Australia?", "我昨天晚上看了一场足球比赛，太精彩了"],
+)
+def test_the_default_floor_returns_nothing_for_off_topic_questions(demo_defaults, query):
+    assert Config().search.relevance_floor == 0.2
+    result = demo_defaults.search(query, k=5)
+    assert result.hits == []
+    assert any(n.startswith("relevance gate: nothing relevant") for n in result.notes)
+    # and the demo's own questions still find their answer
+    assert demo_defaults.search("Who has a food allergy?", k=5).hits
 
 
 CROSS_LINGUAL = pytest.mark.xfail(
