@@ -30,18 +30,27 @@ FLOOR_AND_CAP = {
 }
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory, e5):
-    config = Config.load(env={}, overrides=FLOOR_AND_CAP)
+OFF_TOPIC = ["😀", "What is the capital of Australia?", "我昨天晚上看了一场足球比赛，太精彩了"]
+
+
+def _sample_store(tmp_path_factory, e5, overrides):
+    config = Config.load(env={}, overrides=overrides)
     with Memory(tmp_path_factory.mktemp("demo") / "d.db", config, embedder=e5) as mem:
         mem.ingest_many(SAMPLE, wait=True)
         yield mem
 
 
-@pytest.mark.parametrize(
-    "query",
-    ["😀", "What is the capital of Australia?", "我昨天晚上看了一场足球比赛，太精彩了"],
-)
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, e5):
+    yield from _sample_store(tmp_path_factory, e5, FLOOR_AND_CAP)
+
+
+@pytest.fixture(scope="module")
+def demo_defaults(tmp_path_factory, e5):
+    yield from _sample_store(tmp_path_factory, e5, {"indexing.mode": "sync"})
+
+
+@pytest.mark.parametrize("query", OFF_TOPIC)
 def test_nothing_relevant_returns_nothing_and_names_the_gate(demo, query):
     result = demo.search(query, k=5)
     assert result.hits == []
@@ -49,18 +58,7 @@ def test_nothing_relevant_returns_nothing_and_names_the_gate(demo, query):
     assert {d["stage"] for d in result.dropped} >= {"relevance"}
 
 
-@pytest.fixture(scope="module")
-def demo_defaults(tmp_path_factory, e5):
-    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
-    with Memory(tmp_path_factory.mktemp("defaults") / "d.db", config, embedder=e5) as mem:
-        mem.ingest_many(SAMPLE, wait=True)
-        yield mem
-
-
-@pytest.mark.parametrize(
-    "query",
-    ["😀", "What is the capital of Australia?", "我昨天晚上看了一场足球比赛，太精彩了"],
-)
+@pytest.mark.parametrize("query", OFF_TOPIC)
 def test_the_default_floor_returns_nothing_for_off_topic_questions(demo_defaults, query):
     assert Config().search.relevance_floor == 0.2
     result = demo_defaults.search(query, k=5)
