@@ -36,6 +36,7 @@ VARIANTS = {
         for v in (0.3, 0.5, 0.7, 0.9)
     },
     "rrf": Variant("rrf", H, {"search.fusion": "rrf"}),
+    "no-witness": Variant("no-witness", H, {"search.cross_script_witness": False}),
     "no-names": Variant("no-names", H, {"names.translate_vector": False}),
     **{
         name: Variant(name, H, {"translate.keyword": keyword, "translate.vector": vector})

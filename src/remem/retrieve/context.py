@@ -59,6 +59,7 @@ class StageContext:
     query_weights: dict[str, float] | None = None  # IDF of the query's terms, computed once
     # IDF of the dictionary translations of the query's words (retrieve/translate.py)
     translated_weights: dict[str, float] = field(default_factory=dict)
+    witness: Any = None  # a CrossScriptWitness (retrieve/witness.py), when the searcher has one
 
     def drop(self, cand: Candidate, stage: str, reason: str) -> None:
         rid = cand.record.id if cand.record else None

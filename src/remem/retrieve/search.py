@@ -49,6 +49,7 @@ from remem.retrieve.relevance import (
 from remem.retrieve.rerank import Reranker, make_reranker, rerank
 from remem.retrieve.time_intent import time_intent
 from remem.retrieve.translate import QueryTranslator, across_scripts
+from remem.retrieve.witness import CrossScriptWitness
 from remem.store.base import Store
 from remem.text.budget import tail_within
 from remem.text.timeexpr import find_time_window
@@ -104,6 +105,7 @@ class Searcher:
         self.translator = QueryTranslator(store, tokenizer, self.speaker_names)
         self.query_embeddings = QueryEmbeddings(embedder_factory, self.embed_query)
         self.fast_hits = FastHits(store, config, self.embed_query, self.neutral_vectors)
+        self.witness = CrossScriptWitness(config.embed.threads, self.neutral_vectors)
 
     def close(self) -> None:
         self.query_embeddings.close()
@@ -188,6 +190,7 @@ class Searcher:
             store=self.store,
             filters=filters,
             tokenizer=self.tokenizer,
+            witness=self.witness,
         )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()

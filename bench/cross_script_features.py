@@ -1,0 +1,129 @@
+"""Dump, for every suite question and no-answer probe, the evidence of each of its top hits
+(no relevance floor): the e5 cosine and the query's e5 neutral baseline, the share of the
+query's own words in the hit, the USE cosine of the (query, hit text) pair and the query's
+USE baseline, each side's script (and whether the cross-script witness would read the hit), the hit's rank and score, and whether it is gold.
+
+It answers two questions offline: does USE, asked at search time about a few candidates,
+tell answers from off-topic hits better than e5 (the relevance floor), and does it rank
+answers in the other script better (the cross-lingual category)?
+
+PYTHONPATH=src python bench/cross_script_features.py --cache-dir /var/tmp/suite-cache \
+    --out /var/tmp/xs.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from remem.benchmark import load_dataset
+from remem.benchmark_suite import (
+    NO_ANSWER_TARGETS,
+    cache_key,
+    is_unanswerable,
+    load_no_answer,
+    suite_datasets,
+)
+from remem.config import Config
+from remem.conversation.fast_lane import fast_embedder
+from remem.embed.factory import make_embedder
+from remem.engine import Memory
+from remem.retrieve.relevance import NEUTRAL, idf_weights, term_coverage
+from remem.retrieve.witness import crosses, script_of
+
+REPO = Path(__file__).resolve().parents[1]
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--datasets", default="locomo,zh_groupchat")
+    ap.add_argument("--shared-dir", default="/work/shared/bench")
+    ap.add_argument("--cache-dir", default=str(REPO / ".remem-bench-cache"))
+    ap.add_argument("--k", type=int, default=30)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    config = Config.load(env={}, overrides={"indexing.mode": "sync", "search.relevance_floor": 0})
+    embedder = make_embedder(config.embed)
+    assert embedder is not None
+    use = fast_embedder(2)
+    use_neutral = np.asarray(use.embed_passages(list(NEUTRAL)), np.float32)
+    no_answer = load_no_answer(REPO / "bench" / "data" / "no_answer" / "queries.jsonl")
+    names = args.datasets.split(",")
+    with open(args.out, "w") as out:
+        for ds in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False):
+            if ds.name not in names:
+                continue
+            corpus, queries = load_dataset(ds.path)
+            convs = list(dict.fromkeys(t["conversation"] for t in corpus))
+            by_conv = defaultdict(list)
+            for q in queries:
+                by_conv[q["conversation"]].append(q)
+            targets = NO_ANSWER_TARGETS.get(ds.name, ())
+            probes = [dict(p, gold=[], kind="probe") for p in no_answer if p["target"] in targets]
+            folder = Path(args.cache_dir) / cache_key(ds, embedder.model_id)
+            for ci, conv in enumerate(convs):
+                db = folder / f"conv-{ci}.db"
+                if not db.exists():
+                    continue
+                with Memory(db, config, embedder=embedder) as mem:
+                    for q in by_conv[conv] + probes:
+                        kind = q.get("kind") or ("unans" if is_unanswerable(q) else "ans")
+                        row = _features(mem, embedder, use, use_neutral, q, args.k)
+                        row.update(
+                            dataset=ds.name, conv=ci, qid=q["qid"], kind=kind,
+                            cat=q.get("category"),
+                        )  # fmt: skip
+                        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                print(ds.name, ci, flush=True)
+
+
+def _features(mem, embedder, use, use_neutral, q, k) -> dict:
+    query = q["query"]
+    qvec = mem.searcher.embed_query(embedder, query)
+    result = mem.search(query, k=k, now=q.get("timestamp"), query_vector=qvec)
+    hits = result.hits
+    rowids = [h.record.rowid for h in hits]
+    vecs = mem.searcher.index_for(embedder).vectors_for(rowids)
+    tokens = mem.searcher.tokenizer.query_tokens(query)
+    weights = idf_weights(mem.store, tokens)
+    base = mem.searcher._baseline(qvec)
+    uq = use.embed_queries([query])[0]
+    ubase = float(np.max(use_neutral @ uq))
+    texts = [h.record.text for h in hits]
+    uvecs = use.embed_passages(texts) if texts else np.zeros((0, 512), np.float32)
+    gold = set(q.get("gold") or [])
+    out = []
+    for i, h in enumerate(hits):
+        v = vecs.get(h.record.rowid)
+        out.append(
+            {
+                "id": h.record.id,
+                "rank": i,
+                "score": h.score,
+                "cos": float(np.dot(v, qvec)) if v is not None else None,
+                "cov": term_coverage(weights, mem.searcher.tokenizer.index_tokens(h.record.text)),
+                "ucos": float(uvecs[i] @ uq),
+                "han": bool(HAN.search(h.record.text)),
+                # what the relevance stage would ask the witness about (search.witness_top)
+                "cross": i < mem.config.search.witness_top
+                and crosses(script_of(query), h.record.text),
+                "gold": h.record.id in gold,
+            }
+        )
+    return {
+        "hits": out,
+        "base": base,
+        "ubase": ubase,
+        "qhan": bool(HAN.search(query)),
+        "n_gold": len(gold),
+    }
+
+
+if __name__ == "__main__":
+    main()
