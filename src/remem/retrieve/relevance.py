@@ -41,6 +41,7 @@ from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.witness import crosses, script_of
 from remem.store.base import LexicalStore
+from remem.text.budget import tail_within
 
 # Everyday sentences about nothing in particular, English and Chinese: how close a query comes
 # to these is its baseline, the cosine it gets from anything at all (short Chinese queries sit
@@ -231,13 +232,15 @@ def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, f
         return {}
     if ctx.query_vector is None or not ctx.witness.applies(ctx.model_id):
         return {}
-    script = script_of(ctx.query)
+    # what the vector channel embedded: a long chat turn's last few dozen tokens
+    query = tail_within(ctx.query, cfg.query_embed_tokens)
+    script = script_of(query)
     best = sorted(cands, key=lambda c: (-c.score, c.rowid))[: cfg.witness_top]
     other = [c for c in best if c.record is not None and crosses(script, c.record.text)]
     if not other:
         return {}
     texts = [c.record.text[:WITNESS_CHARS] for c in other if c.record is not None]
-    found = ctx.witness.cosines(ctx.query, texts, ctx.model_id, ctx.baseline)
+    found = ctx.witness.cosines(query, texts, ctx.model_id, ctx.baseline)
     if found is None:
         return {}
     ctx.notes.append(f"relevance: USE read {len(other)} candidates in the other script")

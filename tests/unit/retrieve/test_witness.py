@@ -13,6 +13,7 @@ from remem.errors import RememError
 from remem.retrieve import witness as witness_module
 from remem.retrieve.relevance import calibration_for, relevance
 from remem.retrieve.witness import CrossScriptWitness, crosses, script_of
+from remem.text.budget import tail_within
 from unit.retrieve.test_relevance import Stats, _cands, _ctx
 
 E5 = "local:multilingual-e5-small"
@@ -52,7 +53,7 @@ class FakeUSE:
     def embed_queries(self, texts):
         self.calls.append(list(texts))
         table = {"W": [1.0, 0.0], "我": [0.8, 0.6], "今": [-1.0, 0.0], "T": [0.6, 0.8]}
-        return np.array([table[t[0]] for t in texts], np.float32)
+        return np.array([table.get(t[0], [1.0, 0.0]) for t in texts], np.float32)
 
 
 def _witness(monkeypatch, use):
@@ -94,6 +95,17 @@ def test_the_witness_reads_only_the_best_candidates(monkeypatch):
     ctx.config.search.witness_top = 1
     relevance(cands, ctx)
     assert use.calls == [["Who is allergic to peanuts?", "我对花生过敏"]]
+
+
+def test_a_long_chat_turn_is_read_as_the_vector_channel_embeds_it(monkeypatch):
+    use = FakeUSE()
+    turn = "我们聊了周末的计划和天气。" * 40 + "谁对花生过敏？"
+    cands = _cands([("I am allergic to peanuts", 0.9)])
+    relevance(cands, _e5_ctx(turn, cands, _witness(monkeypatch, use)))
+    # USE reads the turn's last 32 tokens, as e5 embedded them, not the whole turn
+    asked = tail_within(turn, 32)
+    assert len(asked) < len(turn) // 10
+    assert use.calls == [[asked, "I am allergic to peanuts"]]
 
 
 def test_no_witness_in_one_script_when_off_or_for_another_model(monkeypatch):
