@@ -7,7 +7,7 @@ USE cosine mapped onto e5's scale, as the relevance stage does. Then the floor: 
 candidate floor, per dataset, the recall@10 lost on answerable questions whose best hit falls
 below it and the share of off-topic probes and unanswerable questions whose best hit clears it.
 
-PYTHONPATH=src python bench/fit_calibration.py /var/tmp/xs.jsonl
+PYTHONPATH=src python bench/fit_calibration.py /var/tmp/xs.jsonl  (rows of bench/cross_script_features.py)
 """
 
 from __future__ import annotations
