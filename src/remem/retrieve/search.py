@@ -190,7 +190,6 @@ class Searcher:
             store=self.store,
             filters=filters,
             tokenizer=self.tokenizer,
-            witness=self.witness,
         )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
@@ -321,6 +320,7 @@ class Searcher:
         """The scoring stages in order, then diversity and aggregate spread."""
         if "rerank" not in disable:
             ctx.reranker = self.reranker()
+        ctx.witness = self.witness  # the relevance stage's second model across scripts
         for name, stage in SCORE_STAGES:
             if name not in disable and cands:
                 cands = stage(cands, ctx)
