@@ -1,0 +1,290 @@
+"""The link channel: records linked to the strongest hits join them, just below the hit.
+
+A question that needs two pieces ("Where did Caroline move from?") often matches one piece
+well and the other not at all; what ties them is a link the query does not spell out. Three
+kinds, each switched by ``scoring.link_kinds``:
+
+- ``entity``: a name in a hit's text (a capitalised Latin word or phrase that is not just a
+  sentence's first word, or a speaker the text names, ``retrieve/names.py``) that few records
+  hold (a name in more than ``MAX_DF`` of them links everything); the records holding it
+  that match the query best join, ``PER_NAME`` per name;
+- ``source``: a memory distilled from messages links to them (``Record.source_ids``), and a
+  source among the candidates links to the memories that cite it;
+- ``supersession``: a memory and the versions it replaced or that replaced it
+  (``supersedes`` / ``superseded_by`` in its metadata).
+
+Every linked record is read through the search's own filters (``get_by_rowids`` and
+``lexical_search`` apply them), so a link never reaches outside the scopes, kinds or validity
+the caller asked for; a record a gate dropped, or noise, does not come back this way. A linked
+record gains ``link_lift`` x the hit's score and stays below that hit (the rule of the capped
+neighbour lift): a link brings context, only the record's own match can rank it higher.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+
+from remem.retrieve.candidates import Candidate
+from remem.retrieve.context import StageContext
+from remem.retrieve.relevance import query_weights, term_coverage
+from remem.retrieve.scoring import BELOW
+from remem.text.noise import is_noise
+from remem.text.tokenize import ENGLISH_STOPWORDS
+from remem.types import Record
+
+# anchor rowid -> linked rowid -> (the linked record, why it is linked)
+Links = dict[int, dict[int, tuple[Record, str]]]
+
+# A run of capitalised Latin words ("Point Reyes", "LGBTQ", "Mini 4 Pro"); the look-behind,
+# not \b, so a name written straight after Chinese characters counts too.
+_WORD = r"[A-Z][A-Za-z0-9'’\-]*"
+_NAME = re.compile(rf"(?<![A-Za-z0-9'’]){_WORD}(?:[ ]+(?:{_WORD}|\d+))*")
+_SENTENCE_END = tuple(".!?。！？:：;；\n\"“”'(（[—-")
+# Capitalised because they open a sentence, not because they name something.
+# fmt: off
+_OPENERS = frozenset([
+    "hey", "hi", "hello", "wow", "oh", "ok", "okay", "yes", "yeah", "yep", "no", "nope",
+    "thanks", "thank", "sure", "well", "so", "yay", "haha", "lol", "great", "cool", "nice",
+    "awesome", "sounds", "glad", "good", "sorry", "congrats", "congratulations",
+    "absolutely", "definitely", "totally", "really", "also", "just", "maybe", "anyway",
+    "btw", "what", "how", "why", "when", "where", "who", "which", "do", "does", "did",
+    "can", "could", "would", "should", "will", "have", "has", "had", "let",
+])
+# Capitalised, but a time, not a thing two records can share (the time intent stage's job).
+_TIMES = frozenset([
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "saturday", "sunday", "today", "tomorrow", "yesterday",
+])
+# fmt: on
+SEARCH_FACTOR = 4  # rows read per name, of which the best query matches are kept
+PER_NAME = 3  # records lifted per shared name
+NAMES_PER_HIT = 3  # the rarest names of each hit are followed
+# A name in more than this share of the records links nearly everything (a speaker's label
+# sits on each of their lines): it links nothing.
+MAX_DF = 0.05
+
+
+def salient_names(text: str) -> list[str]:
+    """The capitalised Latin names in a text, first word dropped when it only opens a sentence
+    (a stop word, an interjection, a contraction such as "I'm")."""
+    names = []
+    for match in _NAME.finditer(text):
+        words = match.group().split()
+        before = text[: match.start()].rstrip()
+        if not before or before.endswith(_SENTENCE_END):
+            first = words[0].casefold()
+            if first in ENGLISH_STOPWORDS or first in _OPENERS or "'" in first or "’" in first:
+                words = words[1:]
+        words = [w for w in words if w not in ("I", "I'm", "I’m", "I've", "I'll", "I'd")]
+        while words and words[-1].isdigit():  # "Sweden 4 years ago": the name is "Sweden"
+            words.pop()
+        if len(words) == 1 and words[0].casefold() in _TIMES:
+            continue
+        if words:
+            names.append(" ".join(words))
+    return list(dict.fromkeys(names))
+
+
+def _record_names(rec: Record, ctx: StageContext) -> list[str]:
+    """Names of a hit: its capitalised names, and the speakers it names (the label, and the
+    form the text calls them by: "老赵" for 赵磊)."""
+    text = rec.shown_text
+    names = salient_names(text)
+    if ctx.speaker_names is not None:
+        for label, alias in ctx.speaker_names.named(text, ctx.filters).items():
+            names += [label, alias]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _pick_names(
+    top: list[Candidate], ctx: StageContext
+) -> tuple[dict[int, list[tuple[str, ...]]], dict[tuple[str, ...], str]]:
+    """Per hit, the token tuples of its rarest names that pass ``MAX_DF`` and the
+    ``link_entities`` mode; and each tuple's name as written (for the trace)."""
+    cfg = ctx.config.scoring
+    assert ctx.store is not None and ctx.tokenizer is not None
+    asked = set(ctx.tokenizer.query_tokens(ctx.query))
+    per_hit: dict[int, list[tuple[str, ...]]] = {}
+    shown: dict[tuple[str, ...], str] = {}
+    for c in top:
+        assert c.record is not None
+        per_hit[c.rowid] = []
+        for name in _record_names(c.record, ctx):
+            tokens = tuple(ctx.tokenizer.query_tokens(name))
+            if not tokens:
+                continue
+            in_query = set(tokens) <= asked
+            if (cfg.link_entities == "query" and not in_query) or (
+                cfg.link_entities == "other" and in_query
+            ):
+                continue
+            per_hit[c.rowid].append(tokens)
+            shown.setdefault(tokens, name)
+    if not shown:
+        return {}, {}
+    n, df = ctx.store.term_stats(sorted({t for tokens in shown for t in tokens}))
+
+    def rarity(tokens: tuple[str, ...]) -> int:  # a name is as rare as its rarest word
+        return min(df.get(t, 0) for t in tokens)
+
+    limit = MAX_DF * n
+    own = ctx.store.lexical_tokens(list(per_hit))
+    for rowid, names in per_hit.items():
+        # held by the hit alone links nothing (a speaker the text names by a nickname is
+        # held by their own lines, not the hit's); by too many, everything
+        mine = set(own.get(rowid, ()))
+        kept = sorted(
+            (t for t in dict.fromkeys(names) if (set(t) <= mine) < rarity(t) <= limit),
+            key=rarity,
+        )
+        per_hit[rowid] = kept[:NAMES_PER_HIT]
+    return per_hit, shown
+
+
+def entity_links(top: list[Candidate], cands: list[Candidate], ctx: StageContext) -> Links:
+    """Records sharing a rare name with a hit, those that match the query best first."""
+    if ctx.store is None or ctx.tokenizer is None:
+        return {}
+    per_hit, shown = _pick_names(top, ctx)
+    wanted = {tokens for names in per_hit.values() for tokens in names}
+    if not wanted:
+        return {}
+    store, want = ctx.store, PER_NAME + 1  # the hit itself is among the holders
+    found = {
+        tokens: [
+            r for r, _ in store.lexical_search(tokens, ctx.filters, SEARCH_FACTOR * want, ctx.now)
+        ]
+        for tokens in wanted
+    }
+    indexed = store.lexical_tokens(sorted({r for rows in found.values() for r in rows}))
+    weights = query_weights(ctx)
+    best: dict[tuple[str, ...], list[int]] = {}
+    for tokens, rows in found.items():
+        # BM25 over the name's words also finds rows holding only one of them: keep the
+        # holders of the whole name, then those sharing most of the question's words
+        # (BM25 order breaks ties: the list is best first and the sort is stable)
+        holders = [r for r in rows if set(tokens) <= set(indexed.get(r, ()))]
+        holders.sort(key=lambda r: -term_coverage(weights, indexed.get(r, ())))
+        best[tokens] = holders[:want]
+    records = store.get_by_rowids(
+        sorted({r for rows in best.values() for r in rows}), ctx.filters, ctx.now
+    )
+    links: Links = {}
+    for anchor, names in per_hit.items():
+        out = links.setdefault(anchor, {})
+        for tokens in names:
+            held = [r for r in best[tokens] if r != anchor and r in records]
+            for rowid in held[:PER_NAME]:
+                out.setdefault(rowid, (records[rowid], f"shares '{shown[tokens]}'"))
+    return links
+
+
+def _by_ids(
+    top: list[Candidate],
+    cands: list[Candidate],
+    ctx: StageContext,
+    ids_of: Callable[[Record], Iterable[str]],
+    why: str,
+) -> Links:
+    """Links named by record ids (``ids_of`` a record), followed both ways: a hit's ids are
+    read through the search's filters; a candidate naming a hit's id links back to it."""
+    assert ctx.store is not None
+    wanted = {c.rowid: list(ids_of(c.record)) for c in top if c.record is not None}
+    all_ids = sorted({i for ids in wanted.values() for i in ids})
+    records: dict[str, Record] = {}
+    if all_ids:
+        rowids = ctx.store.rowids_for_ids(all_ids)
+        records = {r.id: r for r in ctx.store.get_by_rowids(rowids, ctx.filters, ctx.now).values()}
+    links: Links = {}
+    for c in top:
+        assert c.record is not None
+        out = links.setdefault(c.rowid, {})
+        for i in wanted.get(c.rowid, []):
+            rec = records.get(i)
+            if rec is not None and rec.rowid is not None and rec.rowid != c.rowid:
+                out.setdefault(rec.rowid, (rec, f"{why} {c.record.id}"))
+        for other in cands:  # back-links: only among the candidates (no reverse index)
+            named = other.record is not None and c.record.id in ids_of(other.record)
+            if named and other.rowid != c.rowid:
+                assert other.record is not None
+                out.setdefault(other.rowid, (other.record, f"{why} {c.record.id}"))
+    return links
+
+
+def _source_ids(rec: Record) -> list[str]:
+    return list(rec.source_ids)
+
+
+def _version_ids(rec: Record) -> list[str]:
+    meta = rec.metadata or {}
+    older = meta.get("supersedes") or []
+    newer = meta.get("superseded_by")
+    ids = [i for i in older if isinstance(i, str)] if isinstance(older, list) else []
+    return ids + ([newer] if isinstance(newer, str) else [])
+
+
+def source_links(top: list[Candidate], cands: list[Candidate], ctx: StageContext) -> Links:
+    return _by_ids(top, cands, ctx, _source_ids, "source link of")
+
+
+def supersession_links(top: list[Candidate], cands: list[Candidate], ctx: StageContext) -> Links:
+    return _by_ids(top, cands, ctx, _version_ids, "another version of")
+
+
+FINDERS: dict[str, Callable[[list[Candidate], list[Candidate], StageContext], Links]] = {
+    "entity": entity_links,
+    "source": source_links,
+    "supersession": supersession_links,
+}
+
+
+def link_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """Records linked to the best ``link_top`` candidates gain ``link_lift`` x the hit's
+    score, capped just below it, joining the candidates when absent."""
+    cfg = ctx.config.scoring
+    if cfg.link_lift <= 0 or cfg.link_top <= 0 or not cfg.link_kinds or not cands:
+        return cands
+    if ctx.store is None:
+        return cands
+    top = sorted(cands, key=lambda c: (-c.score, c.rowid))[: cfg.link_top]
+    links: Links = {c.rowid: {} for c in top}
+    for kind in dict.fromkeys(cfg.link_kinds):
+        for anchor, linked in FINDERS[kind](top, cands, ctx).items():
+            for rowid, item in linked.items():
+                links[anchor].setdefault(rowid, item)
+    return _lift(cands, top, links, ctx)
+
+
+def _lift(
+    cands: list[Candidate], top: list[Candidate], links: Links, ctx: StageContext
+) -> list[Candidate]:
+    cfg = ctx.config.scoring
+    excluded = {d.rowid for d in ctx.dropped}  # a gate's verdict stands
+    check_noise = ctx.config.noise.enabled
+    by_rowid = {c.rowid: c for c in cands}
+    # rowid -> (gain, the most it may reach, the record, why)
+    gains: dict[int, tuple[float, float, Record, str]] = {}
+    for c in top:
+        for rowid, (rec, why) in links.get(c.rowid, {}).items():
+            if rowid in excluded or (check_noise and is_noise(rec.text)):
+                continue
+            gain = cfg.link_lift * c.score
+            # a relative margin below the hit, as neighbour_lift's cap: it survives the
+            # relevance stage's rescaling
+            limit = c.score * (1 - BELOW) if c.score > 0 else -math.inf
+            if gain > gains.get(rowid, (0.0,))[0]:
+                gains[rowid] = (gain, limit, rec, why)
+    for rowid, (gain, limit, rec, why) in gains.items():
+        cand = by_rowid.get(rowid)
+        if cand is None:
+            cand = Candidate(rowid, record=rec)
+            cand.stages.append(("link", 0.0))
+            by_rowid[rowid] = cand
+            cands.append(cand)
+        if cand.score < limit:
+            cand.set("link_lift", min(cand.score + gain, limit))
+            cand.notes.append(f"link: {why}")
+    return cands
