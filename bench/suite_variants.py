@@ -36,6 +36,42 @@ VARIANTS = {
         for v in (0.3, 0.5, 0.7, 0.9)
     },
     "rrf": Variant("rrf", H, {"search.fusion": "rrf"}),
+    # the link channel (retrieve/links.py), each link kind alone and together
+    **{
+        f"link-ent-{v}": Variant(
+            f"link-ent-{v}", H, {"scoring.link_lift": v, "scoring.link_kinds": ["entity"]}
+        )
+        for v in (0.1, 0.2, 0.3, 0.5)
+    },
+    **{
+        f"link-ent-{mode[0]}-{v}": Variant(
+            f"link-ent-{mode[0]}-{v}",
+            H,
+            {
+                "scoring.link_lift": v,
+                "scoring.link_kinds": ["entity"],
+                "scoring.link_entities": mode,
+            },
+        )
+        for mode in ("query", "other")
+        for v in (0.1, 0.2)
+    },
+    **{
+        f"link-ent-top{t}-{v}": Variant(
+            f"link-ent-top{t}-{v}",
+            H,
+            {"scoring.link_lift": v, "scoring.link_kinds": ["entity"], "scoring.link_top": t},
+        )
+        for t in (3, 10)
+        for v in (0.1, 0.2)
+    },
+    "link-src": Variant(
+        "link-src", H, {"scoring.link_lift": 0.2, "scoring.link_kinds": ["source"]}
+    ),
+    "link-sup": Variant(
+        "link-sup", H, {"scoring.link_lift": 0.2, "scoring.link_kinds": ["supersession"]}
+    ),
+    **{f"link-all-{v}": Variant(f"link-all-{v}", H, {"scoring.link_lift": v}) for v in (0.1, 0.2)},
     "no-names": Variant("no-names", H, {"names.translate_vector": False}),
     **{
         name: Variant(name, H, {"translate.keyword": keyword, "translate.vector": vector})
