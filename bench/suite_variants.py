@@ -41,7 +41,7 @@ VARIANTS = {
         f"link-ent-{v}": Variant(
             f"link-ent-{v}", H, {"scoring.link_lift": v, "scoring.link_kinds": ["entity"]}
         )
-        for v in (0.1, 0.2, 0.3, 0.5)
+        for v in (0.1, 0.2, 0.3, 0.5, 0.8)
     },
     **{
         f"link-ent-{mode[0]}-{v}": Variant(
@@ -54,16 +54,22 @@ VARIANTS = {
             },
         )
         for mode in ("query", "other")
-        for v in (0.1, 0.2)
+        for v in (0.1, 0.2, 0.3, 0.5, 0.8)
     },
     **{
-        f"link-ent-top{t}-{v}": Variant(
-            f"link-ent-top{t}-{v}",
+        f"link-ent-{m[0]}top{t}-{v}": Variant(
+            f"link-ent-{m[0]}top{t}-{v}",
             H,
-            {"scoring.link_lift": v, "scoring.link_kinds": ["entity"], "scoring.link_top": t},
+            {
+                "scoring.link_lift": v,
+                "scoring.link_kinds": ["entity"],
+                "scoring.link_top": t,
+                "scoring.link_entities": m,
+            },
         )
+        for m in ("any", "other")
         for t in (3, 10)
-        for v in (0.1, 0.2)
+        for v in (0.1, 0.2, 0.3, 0.5)
     },
     "link-src": Variant(
         "link-src", H, {"scoring.link_lift": 0.2, "scoring.link_kinds": ["source"]}

@@ -68,16 +68,22 @@ MAX_DF = 0.05
 
 
 def salient_names(text: str) -> list[str]:
-    """The capitalised Latin names in a text, first word dropped when it only opens a sentence
-    (a stop word, an interjection, a contraction such as "I'm")."""
+    """The capitalised Latin names in a text. A sentence's first word alone is not one (its
+    capital says where the sentence starts: "Since", "Check", "Best" linked LoCoMo turns at
+    random); a longer run opened by a stop word, an interjection or a contraction ("I'm")
+    loses that word."""
     names = []
     for match in _NAME.finditer(text):
         words = match.group().split()
         before = text[: match.start()].rstrip()
         if not before or before.endswith(_SENTENCE_END):
+            if len(words) == 1:
+                continue
             first = words[0].casefold()
             if first in ENGLISH_STOPWORDS or first in _OPENERS or "'" in first or "’" in first:
                 words = words[1:]
+        if words:  # a possessive is the name: "Scout's" -> "Scout"
+            words[-1] = re.sub(r"['’]s$", "", words[-1])
         words = [w for w in words if w not in ("I", "I'm", "I’m", "I've", "I'll", "I'd")]
         while words and words[-1].isdigit():  # "Sweden 4 years ago": the name is "Sweden"
             words.pop()

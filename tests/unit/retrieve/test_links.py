@@ -131,7 +131,7 @@ def test_the_cap_keeps_a_linked_record_below_its_hit_unless_its_own_score_is_hig
 
 
 def test_a_common_name_links_nothing(monkeypatch):
-    rows = [(f"c{i}", f"Caroline said line {i}") for i in range(10)] + SWEDEN
+    rows = [(f"c{i}", f"line {i}: we met Caroline") for i in range(10)] + SWEDEN
     store = make_store(rows)
     out = by_id(links.link_lift([cand(store, "c0", 0.9)], context(store, on(0.2))))
     assert set(out) == {"c0"}  # "Caroline" is in 11 of 53 records
@@ -263,4 +263,6 @@ def test_the_whole_search_lifts_a_linked_record_only_when_on():
 def test_salient_names_skip_sentence_openers_and_times():
     text = "Hey Caroline! Thanks. I went to Point Reyes in June, then Sweden 4 years ago."
     assert links.salient_names(text) == ["Caroline", "Point Reyes", "Sweden"]
+    # a sentence's first word alone is no name; a possessive is
+    assert links.salient_names("Since then Scout's bed arrived. Check it.") == ["Scout"]
     assert links.salient_names("老赵用大疆 Mini 4 Pro 拍的") == ["Mini 4 Pro"]
