@@ -71,6 +71,12 @@ VARIANTS = {
         for t in (3, 10)
         for v in (0.1, 0.2, 0.3, 0.5)
     },
+    **{
+        f"link-term-{v}": Variant(
+            f"link-term-{v}", H, {"scoring.link_lift": v, "scoring.link_kinds": ["term"]}
+        )
+        for v in (0.1, 0.2, 0.3, 0.5)
+    },
     "link-src": Variant(
         "link-src", H, {"scoring.link_lift": 0.2, "scoring.link_kinds": ["source"]}
     ),

@@ -1,7 +1,7 @@
 """The link channel: records linked to the strongest hits join them, just below the hit.
 
 A question that needs two pieces ("Where did Caroline move from?") often matches one piece
-well and the other not at all; what ties them is a link the query does not spell out. Three
+well and the other not at all; what ties them is a link the query does not spell out. The
 kinds, each switched by ``scoring.link_kinds``:
 
 - ``entity``: a name in a hit's text (a capitalised Latin word or phrase that is not just a
@@ -11,7 +11,9 @@ kinds, each switched by ``scoring.link_kinds``:
 - ``source``: a memory distilled from messages links to them (``Record.source_ids``), and a
   source among the candidates links to the memories that cite it;
 - ``supersession``: a memory and the versions it replaced or that replaced it
-  (``supersedes`` / ``superseded_by`` in its metadata).
+  (``supersedes`` / ``superseded_by`` in its metadata);
+- ``term`` (an experiment, not in the default list): any rare word of a hit that the query
+  lacks, as a name.
 
 Every linked record is read through the search's own filters (``get_by_rowids`` and
 ``lexical_search`` apply them), so a link never reaches outside the scopes, kinds or validity
@@ -36,6 +38,7 @@ from remem.types import Record
 
 # anchor rowid -> linked rowid -> (the linked record, why it is linked)
 Links = dict[int, dict[int, tuple[Record, str]]]
+IdsOf = Callable[[Record], Iterable[str]]  # the ids a record links to
 
 # A run of capitalised Latin words ("Point Reyes", "LGBTQ", "Mini 4 Pro"); the look-behind,
 # not \b, so a name written straight after Chinese characters counts too.
@@ -105,29 +108,39 @@ def _record_names(rec: Record, ctx: StageContext) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))
 
 
+def _hit_names(
+    c: Candidate, ctx: StageContext, asked: set[str], own: list[str], terms: bool
+) -> list[tuple[tuple[str, ...], str]]:
+    """(tokens, as written) of each name of a hit, or with ``terms`` of each of its own words
+    the query does not hold (one-character Chinese tokens left out: they are index unigrams)."""
+    if terms:
+        return [
+            ((t,), t) for t in dict.fromkeys(own) if t not in asked and (t.isascii() or len(t) > 1)
+        ]
+    mode, out = ctx.config.scoring.link_entities, []
+    assert c.record is not None and ctx.tokenizer is not None
+    for name in _record_names(c.record, ctx):
+        tokens = tuple(ctx.tokenizer.query_tokens(name))
+        in_query = set(tokens) <= asked
+        if tokens and {"any": True, "query": in_query, "other": not in_query}[mode]:
+            out.append((tokens, name))
+    return out
+
+
 def _pick_names(
-    top: list[Candidate], ctx: StageContext
+    top: list[Candidate], ctx: StageContext, terms: bool = False
 ) -> tuple[dict[int, list[tuple[str, ...]]], dict[tuple[str, ...], str]]:
-    """Per hit, the token tuples of its rarest names that pass ``MAX_DF`` and the
-    ``link_entities`` mode; and each tuple's name as written (for the trace)."""
-    cfg = ctx.config.scoring
+    """Per hit, the token tuples of its rarest names (or ``terms``) that pass ``MAX_DF`` and
+    the ``link_entities`` mode; and each tuple's name as written (for the trace)."""
     assert ctx.store is not None and ctx.tokenizer is not None
     asked = set(ctx.tokenizer.query_tokens(ctx.query))
+    own = ctx.store.lexical_tokens([c.rowid for c in top])
     per_hit: dict[int, list[tuple[str, ...]]] = {}
     shown: dict[tuple[str, ...], str] = {}
     for c in top:
-        assert c.record is not None
-        per_hit[c.rowid] = []
-        for name in _record_names(c.record, ctx):
-            tokens = tuple(ctx.tokenizer.query_tokens(name))
-            if not tokens:
-                continue
-            in_query = set(tokens) <= asked
-            if (cfg.link_entities == "query" and not in_query) or (
-                cfg.link_entities == "other" and in_query
-            ):
-                continue
-            per_hit[c.rowid].append(tokens)
+        named = _hit_names(c, ctx, asked, own.get(c.rowid, []), terms)
+        per_hit[c.rowid] = [tokens for tokens, _ in named]
+        for tokens, name in named:
             shown.setdefault(tokens, name)
     if not shown:
         return {}, {}
@@ -137,7 +150,6 @@ def _pick_names(
         return min(df.get(t, 0) for t in tokens)
 
     limit = MAX_DF * n
-    own = ctx.store.lexical_tokens(list(per_hit))
     for rowid, names in per_hit.items():
         # held by the hit alone links nothing (a speaker the text names by a nickname is
         # held by their own lines, not the hit's); by too many, everything
@@ -150,11 +162,14 @@ def _pick_names(
     return per_hit, shown
 
 
-def entity_links(top: list[Candidate], cands: list[Candidate], ctx: StageContext) -> Links:
-    """Records sharing a rare name with a hit, those that match the query best first."""
+def entity_links(
+    top: list[Candidate], cands: list[Candidate], ctx: StageContext, terms: bool = False
+) -> Links:
+    """Records sharing a rare name (``terms``: a rare word) with a hit, those that match the
+    query best first."""
     if ctx.store is None or ctx.tokenizer is None:
         return {}
-    per_hit, shown = _pick_names(top, ctx)
+    per_hit, shown = _pick_names(top, ctx, terms)
     wanted = {tokens for names in per_hit.values() for tokens in names}
     if not wanted:
         return {}
@@ -189,11 +204,7 @@ def entity_links(top: list[Candidate], cands: list[Candidate], ctx: StageContext
 
 
 def _by_ids(
-    top: list[Candidate],
-    cands: list[Candidate],
-    ctx: StageContext,
-    ids_of: Callable[[Record], Iterable[str]],
-    why: str,
+    top: list[Candidate], cands: list[Candidate], ctx: StageContext, ids_of: IdsOf, why: str
 ) -> Links:
     """Links named by record ids (``ids_of`` a record), followed both ways: a hit's ids are
     read through the search's filters; a candidate naming a hit's id links back to it."""
@@ -220,20 +231,14 @@ def _by_ids(
     return links
 
 
-def _source_ids(rec: Record) -> list[str]:
-    return list(rec.source_ids)
-
-
 def _version_ids(rec: Record) -> list[str]:
     meta = rec.metadata or {}
-    older = meta.get("supersedes") or []
-    newer = meta.get("superseded_by")
-    ids = [i for i in older if isinstance(i, str)] if isinstance(older, list) else []
-    return ids + ([newer] if isinstance(newer, str) else [])
+    older, newer = meta.get("supersedes"), meta.get("superseded_by")
+    return [i for i in [*(older if isinstance(older, list) else []), newer] if isinstance(i, str)]
 
 
 def source_links(top: list[Candidate], cands: list[Candidate], ctx: StageContext) -> Links:
-    return _by_ids(top, cands, ctx, _source_ids, "source link of")
+    return _by_ids(top, cands, ctx, lambda rec: rec.source_ids, "source link of")
 
 
 def supersession_links(top: list[Candidate], cands: list[Candidate], ctx: StageContext) -> Links:
@@ -244,6 +249,7 @@ FINDERS: dict[str, Callable[[list[Candidate], list[Candidate], StageContext], Li
     "entity": entity_links,
     "source": source_links,
     "supersession": supersession_links,
+    "term": lambda top, cands, ctx: entity_links(top, cands, ctx, terms=True),
 }
 
 
@@ -251,9 +257,7 @@ def link_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """Records linked to the best ``link_top`` candidates gain ``link_lift`` x the hit's
     score, capped just below it, joining the candidates when absent."""
     cfg = ctx.config.scoring
-    if cfg.link_lift <= 0 or cfg.link_top <= 0 or not cfg.link_kinds or not cands:
-        return cands
-    if ctx.store is None:
+    if cfg.link_lift <= 0 or cfg.link_top <= 0 or not cfg.link_kinds or ctx.store is None:
         return cands
     top = sorted(cands, key=lambda c: (-c.score, c.rowid))[: cfg.link_top]
     links: Links = {c.rowid: {} for c in top}
@@ -269,13 +273,12 @@ def _lift(
 ) -> list[Candidate]:
     cfg = ctx.config.scoring
     excluded = {d.rowid for d in ctx.dropped}  # a gate's verdict stands
-    check_noise = ctx.config.noise.enabled
     by_rowid = {c.rowid: c for c in cands}
     # rowid -> (gain, the most it may reach, the record, why)
     gains: dict[int, tuple[float, float, Record, str]] = {}
     for c in top:
         for rowid, (rec, why) in links.get(c.rowid, {}).items():
-            if rowid in excluded or (check_noise and is_noise(rec.text)):
+            if rowid in excluded or (ctx.config.noise.enabled and is_noise(rec.text)):
                 continue
             gain = cfg.link_lift * c.score
             # a relative margin below the hit, as neighbour_lift's cap: it survives the

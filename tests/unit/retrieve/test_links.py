@@ -168,6 +168,23 @@ def test_a_speaker_named_by_a_nickname_links_the_records_calling_them_so(monkeyp
     assert {"linked", "label"} <= set(out)
 
 
+def test_the_term_kind_links_by_a_rare_word_the_query_lacks():
+    rows = [
+        ("hit", "we adopted a puppy last spring"),
+        ("linked", "the puppy chewed my shoes"),
+        ("other", "my shoes are new"),
+        *FILLER,
+    ]
+    store = make_store(rows)
+    cfg = on(0.2, **kinds("term"))
+    out = by_id(links.link_lift([cand(store, "hit", 0.9)], context(store, cfg, "any pets?")))
+    assert set(out) == {"hit", "linked"} and "puppi" in out["linked"].notes[-1]  # the stem
+    # a word the query holds is the lexical channel's business, not a link
+    asked = context(store, cfg, "a puppy?")
+    assert "linked" not in by_id(links.link_lift([cand(store, "hit", 0.9)], asked))
+    assert "linked" not in by_id(links.link_lift([cand(store, "hit", 0.9)], context(store, on())))
+
+
 def test_a_linked_record_outside_the_filters_never_joins():
     store = make_store(SWEDEN, linked={"scope": "private"})
     scoped = context(store, on(0.5), filters=Filters(scopes=["global"]))
