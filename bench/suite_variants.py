@@ -77,6 +77,18 @@ VARIANTS = {
         )
         for v in (0.1, 0.2, 0.3, 0.5)
     },
+    **{
+        f"link-ent-o-term-{v}": Variant(
+            f"link-ent-o-term-{v}",
+            H,
+            {
+                "scoring.link_lift": v,
+                "scoring.link_kinds": ["entity", "term"],
+                "scoring.link_entities": "other",
+            },
+        )
+        for v in (0.1, 0.2, 0.3)
+    },
     "link-src": Variant(
         "link-src", H, {"scoring.link_lift": 0.2, "scoring.link_kinds": ["source"]}
     ),

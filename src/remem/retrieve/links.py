@@ -5,7 +5,7 @@ well and the other not at all; what ties them is a link the query does not spell
 kinds, each switched by ``scoring.link_kinds``:
 
 - ``entity``: a name in a hit's text (a capitalised Latin word or phrase that is not just a
-  sentence's first word, or a speaker the text names, ``retrieve/names.py``) that few records
+  sentence's first word, ``text/salient.py``, or a speaker the text names, ``retrieve/names.py``) that few records
   hold (a name in more than ``MAX_DF`` of them links everything); the records holding it
   that match the query best join, ``PER_NAME`` per name;
 - ``source``: a memory distilled from messages links to them (``Record.source_ids``), and a
@@ -25,76 +25,28 @@ neighbour lift): a link brings context, only the record's own match can rank it 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable
+
+import numpy as np
 
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.relevance import query_weights, term_coverage
 from remem.retrieve.scoring import BELOW
 from remem.text.noise import is_noise
-from remem.text.tokenize import ENGLISH_STOPWORDS
+from remem.text.salient import salient_names
 from remem.types import Record
 
 # anchor rowid -> linked rowid -> (the linked record, why it is linked)
 Links = dict[int, dict[int, tuple[Record, str]]]
 IdsOf = Callable[[Record], Iterable[str]]  # the ids a record links to
 
-# A run of capitalised Latin words ("Point Reyes", "LGBTQ", "Mini 4 Pro"); the look-behind,
-# not \b, so a name written straight after Chinese characters counts too.
-_WORD = r"[A-Z][A-Za-z0-9'’\-]*"
-_NAME = re.compile(rf"(?<![A-Za-z0-9'’]){_WORD}(?:[ ]+(?:{_WORD}|\d+))*")
-_SENTENCE_END = tuple(".!?。！？:：;；\n\"“”'(（[—-")
-# Capitalised because they open a sentence, not because they name something.
-# fmt: off
-_OPENERS = frozenset([
-    "hey", "hi", "hello", "wow", "oh", "ok", "okay", "yes", "yeah", "yep", "no", "nope",
-    "thanks", "thank", "sure", "well", "so", "yay", "haha", "lol", "great", "cool", "nice",
-    "awesome", "sounds", "glad", "good", "sorry", "congrats", "congratulations",
-    "absolutely", "definitely", "totally", "really", "also", "just", "maybe", "anyway",
-    "btw", "what", "how", "why", "when", "where", "who", "which", "do", "does", "did",
-    "can", "could", "would", "should", "will", "have", "has", "had", "let",
-])
-# Capitalised, but a time, not a thing two records can share (the time intent stage's job).
-_TIMES = frozenset([
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
-    "friday", "saturday", "sunday", "today", "tomorrow", "yesterday",
-])
-# fmt: on
 SEARCH_FACTOR = 4  # rows read per name, of which the best query matches are kept
 PER_NAME = 3  # records lifted per shared name
 NAMES_PER_HIT = 3  # the rarest names of each hit are followed
 # A name in more than this share of the records links nearly everything (a speaker's label
 # sits on each of their lines): it links nothing.
 MAX_DF = 0.05
-
-
-def salient_names(text: str) -> list[str]:
-    """The capitalised Latin names in a text. A sentence's first word alone is not one (its
-    capital says where the sentence starts: "Since", "Check", "Best" linked LoCoMo turns at
-    random); a longer run opened by a stop word, an interjection or a contraction ("I'm")
-    loses that word."""
-    names = []
-    for match in _NAME.finditer(text):
-        words = match.group().split()
-        before = text[: match.start()].rstrip()
-        if not before or before.endswith(_SENTENCE_END):
-            if len(words) == 1:
-                continue
-            first = words[0].casefold()
-            if first in ENGLISH_STOPWORDS or first in _OPENERS or "'" in first or "’" in first:
-                words = words[1:]
-        if words:  # a possessive is the name: "Scout's" -> "Scout"
-            words[-1] = re.sub(r"['’]s$", "", words[-1])
-        words = [w for w in words if w not in ("I", "I'm", "I’m", "I've", "I'll", "I'd")]
-        while words and words[-1].isdigit():  # "Sweden 4 years ago": the name is "Sweden"
-            words.pop()
-        if len(words) == 1 and words[0].casefold() in _TIMES:
-            continue
-        if words:
-            names.append(" ".join(words))
-    return list(dict.fromkeys(names))
 
 
 def _record_names(rec: Record, ctx: StageContext) -> list[str]:
@@ -268,6 +220,17 @@ def link_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return _lift(cands, top, links, ctx)
 
 
+def _own_vectors(ctx: StageContext, rowids: list[int]) -> None:
+    """The stored vectors of the records a link brings in: the relevance stage judges them by
+    their own cosine to the query, as every other hit (by their words alone, the lenient
+    words-only calibration let 1.2 points more of LoCoMo's off-topic probes through)."""
+    if rowids and ctx.model_id is not None and ctx.store is not None:
+        for rowid, stored in ctx.store.vectors_of(rowids).items():
+            for model_id, _provider, _model, blob in stored:
+                if model_id == ctx.model_id:
+                    ctx.vectors[rowid] = np.frombuffer(blob, np.float32)
+
+
 def _lift(
     cands: list[Candidate], top: list[Candidate], links: Links, ctx: StageContext
 ) -> list[Candidate]:
@@ -286,6 +249,7 @@ def _lift(
             limit = c.score * (1 - BELOW) if c.score > 0 else -math.inf
             if gain > gains.get(rowid, (0.0,))[0]:
                 gains[rowid] = (gain, limit, rec, why)
+    _own_vectors(ctx, [r for r in gains if r not in by_rowid])
     for rowid, (gain, limit, rec, why) in gains.items():
         cand = by_rowid.get(rowid)
         if cand is None:

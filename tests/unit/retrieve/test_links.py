@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from remem import Memory
 from remem.config import Config
 from remem.retrieve import links, scoring
@@ -168,6 +170,21 @@ def test_a_speaker_named_by_a_nickname_links_the_records_calling_them_so(monkeyp
     assert {"linked", "label"} <= set(out)
 
 
+def test_a_joining_record_brings_its_own_vector_for_the_relevance_stage():
+    store = make_store(SWEDEN)
+    linked = store.get("linked")
+    assert linked is not None and linked.rowid is not None
+    vec = np.array([0.6, 0.8], np.float32)
+    store.put_vectors("m:a", "local", "a", [(linked.rowid, vec)])
+    store.put_vectors("m:b", "local", "b", [(linked.rowid, np.array([1.0, 0.0], np.float32))])
+    ctx = context(store, on(0.2), model_id="m:a")
+    links.link_lift([cand(store, "hit", 0.9)], ctx)
+    assert np.array_equal(ctx.vectors[linked.rowid], vec)  # the search's model's, no other
+    bare = context(store, on(0.2))  # a search without vectors reads none
+    links.link_lift([cand(store, "hit", 0.9)], bare)
+    assert bare.vectors == {}
+
+
 def test_the_term_kind_links_by_a_rare_word_the_query_lacks():
     rows = [
         ("hit", "we adopted a puppy last spring"),
@@ -275,11 +292,3 @@ def test_the_whole_search_lifts_a_linked_record_only_when_on():
     assert "linked" not in search(0.0)
     found = search(0.3)
     assert found[:2] == ["hit", "linked"]
-
-
-def test_salient_names_skip_sentence_openers_and_times():
-    text = "Hey Caroline! Thanks. I went to Point Reyes in June, then Sweden 4 years ago."
-    assert links.salient_names(text) == ["Caroline", "Point Reyes", "Sweden"]
-    # a sentence's first word alone is no name; a possessive is
-    assert links.salient_names("Since then Scout's bed arrived. Check it.") == ["Scout"]
-    assert links.salient_names("老赵用大疆 Mini 4 Pro 拍的") == ["Mini 4 Pro"]
