@@ -89,6 +89,24 @@ VARIANTS = {
         )
         for v in (0.1, 0.2, 0.3)
     },
+    **{
+        f"link-{name}-below-{v}": Variant(
+            f"link-{name}-below-{v}",
+            H,
+            {
+                "scoring.link_lift": v,
+                "scoring.link_kinds": kinds,
+                "scoring.link_entities": "other",
+                "scoring.link_below_top": True,
+            },
+        )
+        for name, kinds in (
+            ("ent-o", ["entity"]),
+            ("term", ["term"]),
+            ("ent-o-term", ["entity", "term"]),
+        )
+        for v in (0.2, 0.3, 0.5)
+    },
     "link-src": Variant(
         "link-src", H, {"scoring.link_lift": 0.2, "scoring.link_kinds": ["source"]}
     ),

@@ -414,6 +414,7 @@ class ScoringConfig(_Section):
         default=0.0, ge=0, le=1, description="share of a hit's score lent to records linked to it"
     )
     link_top: int = Field(default=5, ge=0, description="follow the links of this many hits")
+    link_below_top: bool = Field(default=False, description="linked records stay below them all")
     link_kinds: list[Literal["entity", "source", "supersession", "term"]] = Field(
         default=["entity", "source", "supersession"], description="which links to follow"
     )

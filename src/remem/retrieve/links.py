@@ -239,6 +239,9 @@ def _lift(
     by_rowid = {c.rowid: c for c in cands}
     # rowid -> (gain, the most it may reach, the record, why)
     gains: dict[int, tuple[float, float, Record, str]] = {}
+    # with link_below_top, under the weakest of the followed hits: a link fills the ranks
+    # after them and never moves one of them down
+    floor = top[-1].score * (1 - BELOW) if top[-1].score > 0 else -math.inf
     for c in top:
         for rowid, (rec, why) in links.get(c.rowid, {}).items():
             if rowid in excluded or (ctx.config.noise.enabled and is_noise(rec.text)):
@@ -247,6 +250,7 @@ def _lift(
             # a relative margin below the hit, as neighbour_lift's cap: it survives the
             # relevance stage's rescaling
             limit = c.score * (1 - BELOW) if c.score > 0 else -math.inf
+            limit = min(limit, floor) if cfg.link_below_top else limit
             if gain > gains.get(rowid, (0.0,))[0]:
                 gains[rowid] = (gain, limit, rec, why)
     _own_vectors(ctx, [r for r in gains if r not in by_rowid])

@@ -132,6 +132,17 @@ def test_the_cap_keeps_a_linked_record_below_its_hit_unless_its_own_score_is_hig
     assert above.score == 0.95 and hit.score < 0.95
 
 
+def test_below_top_keeps_a_linked_record_under_every_followed_hit():
+    store = make_store(SWEDEN)
+    hit, weak = cand(store, "hit", 0.9), cand(store, "other", 0.5)
+    out = by_id(links.link_lift([hit, weak], context(store, on(1.0))))
+    assert weak.score < out["linked"].score < hit.score  # under its own hit only
+    hit, weak = cand(store, "hit", 0.9), cand(store, "other", 0.5)
+    cfg = on(1.0, **{"scoring.link_below_top": True})
+    out = by_id(links.link_lift([hit, weak], context(store, cfg)))
+    assert 0.49 < out["linked"].score < weak.score == 0.5
+
+
 def test_a_common_name_links_nothing(monkeypatch):
     rows = [(f"c{i}", f"line {i}: we met Caroline") for i in range(10)] + SWEDEN
     store = make_store(rows)
