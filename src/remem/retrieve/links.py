@@ -35,12 +35,14 @@ from remem.retrieve.relevance import query_weights, term_coverage
 from remem.retrieve.scoring import BELOW
 from remem.text.noise import is_noise
 from remem.text.salient import salient_names
+from remem.text.tokenize import Tokenizer
 from remem.types import Record
 
 # anchor rowid -> linked rowid -> (the linked record, why it is linked)
 Links = dict[int, dict[int, tuple[Record, str]]]
 IdsOf = Callable[[Record], Iterable[str]]  # the ids a record links to
 
+_WORDS = Tokenizer("words")  # Chinese as the segmenter's words (the ``term`` kind)
 SEARCH_FACTOR = 4  # rows read per name, of which the best query matches are kept
 PER_NAME = 3  # records lifted per shared name
 NAMES_PER_HIT = 3  # the rarest names of each hit are followed
@@ -64,13 +66,18 @@ def _hit_names(
     c: Candidate, ctx: StageContext, asked: set[str], own: list[str], terms: bool
 ) -> list[tuple[tuple[str, ...], str]]:
     """(tokens, as written) of each name of a hit, or with ``terms`` of each of its own words
-    the query does not hold (one-character Chinese tokens left out: they are index unigrams)."""
+    the query does not hold."""
+    assert c.record is not None and ctx.tokenizer is not None
     if terms:
+        # Chinese: the segmenter's words only, the index's bigrams also span two words ("和口"
+        # of 写作和口语) and linked zh_groupchat turns at random; no one-character words
+        words = set(_WORDS.query_tokens(c.record.shown_text))
         return [
-            ((t,), t) for t in dict.fromkeys(own) if t not in asked and (t.isascii() or len(t) > 1)
+            ((t,), t)
+            for t in dict.fromkeys(own)
+            if t not in asked and len(t) > 1 and (t.isascii() or t in words)
         ]
     mode, out = ctx.config.scoring.link_entities, []
-    assert c.record is not None and ctx.tokenizer is not None
     for name in _record_names(c.record, ctx):
         tokens = tuple(ctx.tokenizer.query_tokens(name))
         in_query = set(tokens) <= asked

@@ -213,6 +213,19 @@ def test_the_term_kind_links_by_a_rare_word_the_query_lacks():
     assert "linked" not in by_id(links.link_lift([cand(store, "hit", 0.9)], context(store, on())))
 
 
+def test_the_term_kind_links_chinese_by_words_not_by_bigrams_across_them():
+    rows = [
+        ("hit", "写作和口语都要提高"),
+        ("word", "口语考试很难"),  # shares the word 口语
+        ("bigram", "我和口琴老师聊天"),  # shares only the bigram 和口, across two words
+        *FILLER,
+    ]
+    store = make_store(rows)
+    cfg = on(0.2, **kinds("term"))
+    out = by_id(links.link_lift([cand(store, "hit", 0.9)], context(store, cfg, "怎么办")))
+    assert "word" in out and "bigram" not in out
+
+
 def test_a_linked_record_outside_the_filters_never_joins():
     store = make_store(SWEDEN, linked={"scope": "private"})
     scoped = context(store, on(0.5), filters=Filters(scopes=["global"]))
