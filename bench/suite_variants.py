@@ -105,7 +105,7 @@ VARIANTS = {
             ("term", ["term"]),
             ("ent-o-term", ["entity", "term"]),
         )
-        for v in (0.2, 0.3, 0.5)
+        for v in (0.2, 0.3, 0.4, 0.5)
     },
     "link-src": Variant(
         "link-src", H, {"scoring.link_lift": 0.2, "scoring.link_kinds": ["source"]}
