@@ -17,6 +17,19 @@ from remem.config import Config
 
 H = ("vector", "lexical")
 REPO = Path(__file__).resolve().parents[1]
+LIFTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.8)
+
+
+def _link(lift: float, kinds: list[str], entities: str, below: bool, top: int) -> dict:
+    return {
+        "scoring.link_lift": lift,
+        "scoring.link_kinds": kinds,
+        "scoring.link_entities": entities,
+        "scoring.link_below_top": below,
+        "scoring.link_top": top,
+    }
+
+
 VARIANTS = {
     "default": Variant("default"),
     "vector": Variant("vector", ("vector",)),
@@ -36,94 +49,40 @@ VARIANTS = {
         for v in (0.3, 0.5, 0.7, 0.9)
     },
     "rrf": Variant("rrf", H, {"search.fusion": "rrf"}),
-    # the link channel (retrieve/links.py), each link kind alone and together
+    # the link channel (retrieve/links.py), each kind alone and together, every key explicit
+    # (the measured runs predate the defaults): ent = names, o/q = only names the query does
+    # not / does say, term = rare words, below = under the weakest followed hit
     **{
-        f"link-ent-{v}": Variant(
-            f"link-ent-{v}", H, {"scoring.link_lift": v, "scoring.link_kinds": ["entity"]}
-        )
-        for v in (0.1, 0.2, 0.3, 0.5, 0.8)
+        name: Variant(name, H, _link(lift, kinds, entities, below, top))
+        for name, lift, kinds, entities, below, top in [
+            *((f"link-ent-{v}", v, ["entity"], "any", False, 5) for v in LIFTS),
+            *((f"link-ent-q-{v}", v, ["entity"], "query", False, 5) for v in LIFTS),
+            *((f"link-ent-o-{v}", v, ["entity"], "other", False, 5) for v in LIFTS),
+            *(
+                (f"link-ent-{m[0]}top{t}-{v}", v, ["entity"], m, False, t)
+                for m in ("any", "other")
+                for t in (3, 10)
+                for v in LIFTS
+            ),
+            *((f"link-term-{v}", v, ["term"], "any", False, 5) for v in LIFTS),
+            *((f"link-ent-o-term-{v}", v, ["entity", "term"], "other", False, 5) for v in LIFTS),
+            *((f"link-ent-o-below-{v}", v, ["entity"], "other", True, 5) for v in LIFTS),
+            *((f"link-term-below-{v}", v, ["term"], "any", True, 5) for v in LIFTS),
+            *(
+                (f"link-ent-o-term-below-{v}", v, ["entity", "term"], "other", True, 5)
+                for v in LIFTS
+            ),
+            ("link-src", 0.2, ["source"], "any", False, 5),
+            ("link-sup", 0.2, ["supersession"], "any", False, 5),
+            *(
+                (f"link-all-{v}", v, ["entity", "source", "supersession"], "any", False, 5)
+                for v in LIFTS
+            ),
+        ]
     },
-    **{
-        f"link-ent-{mode[0]}-{v}": Variant(
-            f"link-ent-{mode[0]}-{v}",
-            H,
-            {
-                "scoring.link_lift": v,
-                "scoring.link_kinds": ["entity"],
-                "scoring.link_entities": mode,
-            },
-        )
-        for mode in ("query", "other")
-        for v in (0.1, 0.2, 0.3, 0.5, 0.8)
-    },
-    **{
-        f"link-ent-{m[0]}top{t}-{v}": Variant(
-            f"link-ent-{m[0]}top{t}-{v}",
-            H,
-            {
-                "scoring.link_lift": v,
-                "scoring.link_kinds": ["entity"],
-                "scoring.link_top": t,
-                "scoring.link_entities": m,
-            },
-        )
-        for m in ("any", "other")
-        for t in (3, 10)
-        for v in (0.1, 0.2, 0.3, 0.5)
-    },
-    **{
-        f"link-term-{v}": Variant(
-            f"link-term-{v}", H, {"scoring.link_lift": v, "scoring.link_kinds": ["term"]}
-        )
-        for v in (0.1, 0.2, 0.3, 0.5)
-    },
-    **{
-        f"link-ent-o-term-{v}": Variant(
-            f"link-ent-o-term-{v}",
-            H,
-            {
-                "scoring.link_lift": v,
-                "scoring.link_kinds": ["entity", "term"],
-                "scoring.link_entities": "other",
-            },
-        )
-        for v in (0.1, 0.2, 0.3)
-    },
-    **{
-        f"link-{name}-below-{v}": Variant(
-            f"link-{name}-below-{v}",
-            H,
-            {
-                "scoring.link_lift": v,
-                "scoring.link_kinds": kinds,
-                "scoring.link_entities": "other",
-                "scoring.link_below_top": True,
-            },
-        )
-        for name, kinds in (
-            ("ent-o", ["entity"]),
-            ("term", ["term"]),
-            ("ent-o-term", ["entity", "term"]),
-        )
-        for v in (0.2, 0.3, 0.4, 0.5)
-    },
-    "link-src": Variant(
-        "link-src", H, {"scoring.link_lift": 0.2, "scoring.link_kinds": ["source"]}
-    ),
-    "link-sup": Variant(
-        "link-sup", H, {"scoring.link_lift": 0.2, "scoring.link_kinds": ["supersession"]}
-    ),
-    **{f"link-all-{v}": Variant(f"link-all-{v}", H, {"scoring.link_lift": v}) for v in (0.1, 0.2)},
-    "no-names": Variant("no-names", H, {"names.translate_vector": False}),
-    **{
-        name: Variant(name, H, {"translate.keyword": keyword, "translate.vector": vector})
-        for name, keyword, vector in (
-            ("no-translate", False, False),
-            ("tr-kw", True, False),
-            ("tr-vec", False, True),
-            ("tr-both", True, True),
-        )
-    },
+    # around the default (link_lift 0.2, entity + term, other names, below the top 5)
+    "no-link": Variant("no-link", H, {"scoring.link_lift": 0.0}),
+    **{f"link-top{t}": Variant(f"link-top{t}", H, {"scoring.link_top": t}) for t in (3, 10)},
     **{
         f"vw-{w}": Variant(
             f"vw-{w}", H, {"search.vector_weight": w, "search.lexical_weight": 1 - w}

@@ -409,17 +409,17 @@ class ScoringConfig(_Section):
         description="lift never moves a turn past the hit that lifted it (only its own "
         "match with the query can rank it higher)",
     )
-    # The link channel (retrieve/links.py; the tuning constants live there): off while measured
+    # The link channel (retrieve/links.py): +0.004 macro recall@10 (bench/results/link-channel.json)
     link_lift: float = Field(
-        default=0.0, ge=0, le=1, description="share of a hit's score lent to records linked to it"
+        default=0.2, ge=0, le=1, description="share of a hit's score lent to records linked to it"
     )
     link_top: int = Field(default=5, ge=0, description="follow the links of this many hits")
-    link_below_top: bool = Field(default=False, description="linked records stay below them all")
+    link_below_top: bool = Field(default=True, description="linked records stay below them all")
     link_kinds: list[Literal["entity", "source", "supersession", "term"]] = Field(
-        default=["entity", "source", "supersession"], description="which links to follow"
+        default=["entity", "term"], description="which links to follow"
     )
     link_entities: Literal["any", "query", "other"] = Field(
-        default="any", description="names a hit links by: any, the query's, or the others"
+        default="other", description="names a hit links by: any, the query's, or the others"
     )
 
 

@@ -51,7 +51,14 @@ def config(**overrides: Any) -> Config:
 
 
 def on(lift: float = 0.2, **overrides: Any) -> Config:
-    return config(**{"scoring.link_lift": lift, **overrides})
+    """The channel on, names of any kind, capped under its own hit only (each test says what
+    it changes)."""
+    plain = {
+        "scoring.link_kinds": ["entity"],
+        "scoring.link_entities": "any",
+        "scoring.link_below_top": False,
+    }
+    return config(**{"scoring.link_lift": lift, **plain, **overrides})
 
 
 def context(store: InMemoryStore, cfg: Config, query: str = "q", **kw: Any) -> StageContext:
@@ -92,14 +99,21 @@ def test_the_stage_runs_after_neighbour_lift():
     assert names.index("link_lift") == names.index("neighbour_lift") + 1
 
 
-def test_off_by_default_changes_nothing():
+def test_off_changes_nothing():
     store = make_store(SWEDEN)
     cands = [cand(store, "hit", 0.9), cand(store, "other", 0.3)]
-    out = links.link_lift(list(cands), context(store, config()))
-    assert [(c.rowid, c.score, c.stages) for c in out] == [
-        (c.rowid, c.score, c.stages) for c in cands
-    ]
-    assert config().scoring.link_lift == 0.0
+    before = [(c.rowid, c.score, list(c.stages)) for c in cands]
+    off = config(**{"scoring.link_lift": 0.0})
+    out = links.link_lift(list(cands), context(store, off))
+    assert [(c.rowid, c.score, c.stages) for c in out] == before
+    # the same with the default settings does lift: the test above tests "off"
+    assert len(links.link_lift(list(cands), context(store, config()))) == 3
+
+
+def test_the_defaults_are_the_measured_winner():
+    cfg = config().scoring  # bench/results/link-channel.json: link-ent-o-term-below-0.2
+    assert (cfg.link_lift, cfg.link_kinds) == (0.2, ["entity", "term"])
+    assert (cfg.link_entities, cfg.link_below_top, cfg.link_top) == ("other", True, 5)
 
 
 def test_a_shared_rare_name_lifts_the_record_holding_it_below_the_hit():
