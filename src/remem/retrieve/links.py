@@ -49,6 +49,8 @@ NAMES_PER_HIT = 3  # the rarest names of each hit are followed
 # A name in more than this share of the records links nearly everything (a speaker's label
 # sits on each of their lines): it links nothing.
 MAX_DF = 0.05
+# and in a big store, in more than this many: each name is one keyword search over its holders
+MAX_HOLDERS = 500
 
 
 def _record_names(rec: Record, ctx: StageContext) -> list[str]:
@@ -108,7 +110,7 @@ def _pick_names(
     def rarity(tokens: tuple[str, ...]) -> int:  # a name is as rare as its rarest word
         return min(df.get(t, 0) for t in tokens)
 
-    limit = MAX_DF * n
+    limit = min(MAX_DF * n, MAX_HOLDERS)
     for rowid, names in per_hit.items():
         # held by the hit alone links nothing (a speaker the text names by a nickname is
         # held by their own lines, not the hit's); by too many, everything

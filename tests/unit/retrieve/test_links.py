@@ -164,6 +164,8 @@ def test_a_common_name_links_nothing(monkeypatch):
     assert set(out) == {"c0"}  # "Caroline" is in 11 of 53 records
     monkeypatch.setattr(links, "MAX_DF", 1.0)
     assert len(links.link_lift([cand(store, "c0", 0.9)], context(store, on(0.2)))) > 1
+    monkeypatch.setattr(links, "MAX_HOLDERS", 10)  # a big store's cap: 11 holders are many
+    assert len(links.link_lift([cand(store, "c0", 0.9)], context(store, on(0.2)))) == 1
 
 
 def test_the_entity_mode_decides_between_names_the_query_says_and_the_others():
