@@ -106,20 +106,14 @@ def _pick_names(
     if not shown:
         return {}, {}
     n, df = ctx.store.term_stats(sorted({t for tokens in shown for t in tokens}))
-
-    def rarity(tokens: tuple[str, ...]) -> int:  # a name is as rare as its rarest word
-        return min(df.get(t, 0) for t in tokens)
-
+    rarity = {t: min(df.get(w, 0) for w in t) for t in shown}  # as rare as its rarest word
     limit = min(MAX_DF * n, MAX_HOLDERS)
     for rowid, names in per_hit.items():
         # held by the hit alone links nothing (a speaker the text names by a nickname is
         # held by their own lines, not the hit's); by too many, everything
         mine = set(own.get(rowid, ()))
-        kept = sorted(
-            (t for t in dict.fromkeys(names) if (set(t) <= mine) < rarity(t) <= limit),
-            key=rarity,
-        )
-        per_hit[rowid] = kept[:NAMES_PER_HIT]
+        kept = [t for t in dict.fromkeys(names) if (set(t) <= mine) < rarity[t] <= limit]
+        per_hit[rowid] = sorted(kept, key=rarity.__getitem__)[:NAMES_PER_HIT]
     return per_hit, shown
 
 
