@@ -17,6 +17,19 @@ from remem.config import Config
 
 H = ("vector", "lexical")
 REPO = Path(__file__).resolve().parents[1]
+LIFTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.8)
+
+
+def _link(lift: float, kinds: list[str], entities: str, below: bool, top: int) -> dict:
+    return {
+        "scoring.link_lift": lift,
+        "scoring.link_kinds": kinds,
+        "scoring.link_entities": entities,
+        "scoring.link_below_top": below,
+        "scoring.link_top": top,
+    }
+
+
 VARIANTS = {
     "default": Variant("default"),
     "vector": Variant("vector", ("vector",)),
@@ -38,15 +51,40 @@ VARIANTS = {
     "rrf": Variant("rrf", H, {"search.fusion": "rrf"}),
     "no-witness": Variant("no-witness", H, {"search.cross_script_witness": False}),
     "no-names": Variant("no-names", H, {"names.translate_vector": False}),
+    # the link channel (retrieve/links.py), each kind alone and together, every key explicit
+    # (the measured runs predate the defaults): ent = names, o/q = only names the query does
+    # not / does say, term = rare words, below = under the weakest followed hit
     **{
-        name: Variant(name, H, {"translate.keyword": keyword, "translate.vector": vector})
-        for name, keyword, vector in (
-            ("no-translate", False, False),
-            ("tr-kw", True, False),
-            ("tr-vec", False, True),
-            ("tr-both", True, True),
-        )
+        name: Variant(name, H, _link(lift, kinds, entities, below, top))
+        for name, lift, kinds, entities, below, top in [
+            *((f"link-ent-{v}", v, ["entity"], "any", False, 5) for v in LIFTS),
+            *((f"link-ent-q-{v}", v, ["entity"], "query", False, 5) for v in LIFTS),
+            *((f"link-ent-o-{v}", v, ["entity"], "other", False, 5) for v in LIFTS),
+            *(
+                (f"link-ent-{m[0]}top{t}-{v}", v, ["entity"], m, False, t)
+                for m in ("any", "other")
+                for t in (3, 10)
+                for v in LIFTS
+            ),
+            *((f"link-term-{v}", v, ["term"], "any", False, 5) for v in LIFTS),
+            *((f"link-ent-o-term-{v}", v, ["entity", "term"], "other", False, 5) for v in LIFTS),
+            *((f"link-ent-o-below-{v}", v, ["entity"], "other", True, 5) for v in LIFTS),
+            *((f"link-term-below-{v}", v, ["term"], "any", True, 5) for v in LIFTS),
+            *(
+                (f"link-ent-o-term-below-{v}", v, ["entity", "term"], "other", True, 5)
+                for v in LIFTS
+            ),
+            ("link-src", 0.2, ["source"], "any", False, 5),
+            ("link-sup", 0.2, ["supersession"], "any", False, 5),
+            *(
+                (f"link-all-{v}", v, ["entity", "source", "supersession"], "any", False, 5)
+                for v in LIFTS
+            ),
+        ]
     },
+    # around the default (link_lift 0.2, entity + term, other names, below the top 5)
+    "no-link": Variant("no-link", H, {"scoring.link_lift": 0.0}),
+    **{f"link-top{t}": Variant(f"link-top{t}", H, {"scoring.link_top": t}) for t in (3, 10)},
     **{
         f"vw-{w}": Variant(
             f"vw-{w}", H, {"search.vector_weight": w, "search.lexical_weight": 1 - w}

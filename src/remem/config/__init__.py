@@ -33,20 +33,22 @@ from remem.config.sections import (
     APP_NAME,
     BUNDLED_MODELS,
     ConversationConfig,
-    DiversityConfig,
     EmbedConfig,
     IndexingConfig,
-    NamesConfig,
-    NoiseConfig,
     RerankConfig,
-    ScoringConfig,
     SearchConfig,
     StoreConfig,
     TextConfig,
-    TimeIntentConfig,
-    TranslateConfig,
     _Section,
     is_postgres_url,
+)
+from remem.config.stages import (
+    DiversityConfig,
+    NamesConfig,
+    NoiseConfig,
+    ScoringConfig,
+    TimeIntentConfig,
+    TranslateConfig,
 )
 from remem.errors import ConfigError
 

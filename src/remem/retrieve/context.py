@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,6 +13,9 @@ from remem.store.base import Store
 from remem.text.timeexpr import TimeWindow
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters
+
+if TYPE_CHECKING:
+    from remem.retrieve.names import SpeakerNames
 
 
 @dataclass(slots=True)
@@ -52,6 +55,7 @@ class StageContext:
     store: Store | None = None
     filters: Filters | None = None
     reranker: Any = None
+    speaker_names: SpeakerNames | None = None  # the people a text names (link lift)
     # What the relevance stage needs: the query's terms and the vectors' model.
     tokenizer: Tokenizer | None = None
     model_id: str | None = None

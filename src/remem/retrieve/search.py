@@ -2,9 +2,9 @@
 
 candidates (vector top-N, lexical top-N) -> fusion -> authoritative fetch (the store applies
 the filters again; deleted records vanish here) -> gates (semantic floor, noise) -> rerank ->
-scoring (recency, importance, length, decay, time weighting, same user, session and neighbour
-lift, time intent) -> relevance (calibrated scores, the "nothing relevant" floor) -> final-score
-floor -> diversity -> aggregate spread -> top k.
+scoring (recency, importance, length, decay, time weighting, same user, session, neighbour
+and link lift, time intent) -> relevance (calibrated scores, the "nothing relevant" floor) ->
+final-score floor -> diversity -> aggregate spread -> top k.
 
 Every stage is a small function over the candidate list (see the modules next to this one);
 each writes its score into the candidate's trace, and every candidate a gate removes is
@@ -36,6 +36,7 @@ from remem.retrieve.context import StageContext
 from remem.retrieve.fast_hits import FastHits
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.lexical import lexical_candidates
+from remem.retrieve.links import link_lift
 from remem.retrieve.names import SpeakerNames
 from remem.retrieve.query_embedding import QueryEmbeddings, VectorFound
 from remem.retrieve.relevance import (
@@ -76,6 +77,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("same_user", scoring.same_user),
     ("session_lift", scoring.session_lift),
     ("neighbour_lift", scoring.neighbour_lift),
+    ("link_lift", link_lift),
     ("time_intent", time_intent),
     ("relevance", relevance),
     ("min_score", gates.min_score),
@@ -321,6 +323,7 @@ class Searcher:
         if "rerank" not in disable:
             ctx.reranker = self.reranker()
         ctx.witness = self.witness  # the relevance stage's second model across scripts
+        ctx.speaker_names = self.speaker_names  # the people a hit names (link lift)
         for name, stage in SCORE_STAGES:
             if name not in disable and cands:
                 cands = stage(cands, ctx)

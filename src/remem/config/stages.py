@@ -1,0 +1,148 @@
+"""The settings of the read pipeline's stages after fusion: scoring and lifts (the link channel
+included), names and translations across scripts, time intent, diversity and noise."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from remem.config.sections import _Section
+
+
+class ScoringConfig(_Section):
+    recency_weight: float = Field(default=0.0, ge=0, description="additive boost for new records")
+    recency_half_life_days: float = Field(default=14.0, gt=0)
+    importance: bool = Field(default=True, description="x (0.7 + 0.3 x importance)")
+    authority: float = Field(
+        default=0.25,
+        ge=0,
+        le=4,
+        description="a curated memory kept on purpose x (1 + authority), one captured "
+        "automatically x (1 + authority / 2): chat that matches about as well does not outrank "
+        "it (0 = off)",
+    )
+    length_anchor: int = Field(
+        default=500, ge=0, description="texts longer than this are damped (0 = off)"
+    )
+    decay: bool = Field(default=False, description="x (0.5 + 0.5 x exp(-age / half-life))")
+    decay_half_life_days: float = Field(default=60.0, gt=0)
+    reinforcement_factor: float = Field(
+        default=0.5, ge=0, description="each explicit recall stretches the half-life by this"
+    )
+    reinforcement_cap: float = Field(default=3.0, ge=1, description="at most this x half-life")
+    access_debounce_s: float = Field(
+        default=30.0, ge=0, description="explicit recalls are written at most this often"
+    )
+    access_boost: float = Field(
+        default=0.0,
+        ge=0,
+        description="x (1 + this x ln(1 + explicit recalls)), at most reinforcement_cap x; "
+        "0 = off (memory-lancedb-pro's access reinforcement)",
+    )
+    access_window_s: float = Field(
+        default=1800.0,
+        ge=0,
+        description="explicit recalls of one record within this many seconds count once",
+    )
+    time_weight: float = Field(
+        default=0.0, ge=0, le=1, description="(1-w) x score + w x exp(-0.1 x days); 0 = off"
+    )
+    same_user_boost: float = Field(
+        default=2.0, ge=1, description="x when the asking user wrote or is mentioned in it"
+    )
+    session_lift: float = Field(
+        default=0.0, ge=0, le=1, description="share of a session's best score lent to its turns"
+    )
+    neighbour_lift: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="share of a hit's score given to the turns next to it in its session",
+    )
+    neighbour_window: int = Field(default=2, ge=0, le=5, description="turns each side")
+    neighbour_top: int = Field(default=10, ge=0, description="lift the neighbours of this many")
+    # Off by default: +0.012 recall@10 on zh_groupchat, -0.016 on LoCoMo.
+    neighbour_cap: bool = Field(
+        default=False,
+        description="lift never moves a turn past the hit that lifted it (only its own "
+        "match with the query can rank it higher)",
+    )
+    # The link channel (retrieve/links.py), off: its best shape (0.2, the settings below) adds
+    # 0.004 macro recall@10, found among ~40 shapes tried on the same two datasets, and costs
+    # 2-3 ms p50 / up to 12 ms p95 of stages at 100k records (bench/results/link-channel.json)
+    link_lift: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="share of a hit's score lent to records linked to it (0 = off; 0.2 measured)",
+    )
+    link_top: int = Field(default=5, ge=0, description="follow the links of this many hits")
+    link_below_top: bool = Field(default=True, description="linked records stay below them all")
+    link_kinds: list[Literal["entity", "source", "supersession", "term"]] = Field(
+        default=["entity", "term"], description="which links to follow"
+    )
+    link_entities: Literal["any", "query", "other"] = Field(
+        default="other", description="names a hit links by: any, the query's, or the others"
+    )
+
+
+class NamesConfig(_Section):
+    """People a query names by another form than their speaker label (``remem.text.names``:
+    Chinese nicknames, pinyin)."""
+
+    translate_vector: bool = Field(
+        default=True,
+        description="a name written otherwise than the label ('Lao Zhao', 'Xiaoming', '老赵') "
+        "adds the person's label to the embedded query (bench/results/entity-names.json)",
+    )
+
+
+class TranslateConfig(_Section):
+    """Dictionary translations (CC-CEDICT) of a question asked in one script about messages in
+    another (``remem.retrieve.translate``); only words the store holds are added."""
+
+    keyword: bool = Field(
+        default=True,
+        description="the keyword search also matches the translations of the question's words "
+        "(bench/results/translate.json)",
+    )
+    vector: bool = Field(
+        default=False,
+        description="the embedded query also says the translations of the question's words",
+    )
+
+
+class TimeIntentConfig(_Section):
+    enabled: bool = True
+    mode: Literal["boost", "filter"] = "boost"
+    boost: float = Field(default=0.5, ge=0, description="added to hits inside the window")
+
+
+class DiversityConfig(_Section):
+    mode: Literal["off", "demote", "mmr"] = "demote"
+    threshold: float = Field(default=0.95, gt=0, le=1, description="demote: cosine to a better hit")
+    mmr_lambda: float = Field(default=0.7, ge=0, le=1, description="mmr: relevance vs novelty")
+    session_coverage: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="a session missing from the top k gets a place for its best hit if it "
+        "scores at least this share of the top score (0 = off)",
+    )
+    max_per_session: int = Field(
+        default=0, ge=0, description="hits of one session beyond this move down (0 = off)"
+    )
+    aggregate_max_per_session: int = Field(
+        default=2,
+        ge=0,
+        description="for questions that count, sum, compare or order things across occasions "
+        "('how many', 'in total', 'which first', '一共', '几次'): hits of one session beyond "
+        "this move down (0 = off)",
+    )
+
+
+class NoiseConfig(_Section):
+    enabled: bool = Field(
+        default=True, description="drop greetings, refusals, heartbeats and memory meta-talk"
+    )
