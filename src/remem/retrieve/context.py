@@ -65,6 +65,18 @@ class StageContext:
     translated_weights: dict[str, float] = field(default_factory=dict)
     witness: Any = None  # a CrossScriptWitness (retrieve/witness.py), when the searcher has one
 
+    def read_vectors(self, rowids: list[int]) -> None:
+        """Add the stored vectors (of the search's model) of records a stage brings in, so the
+        relevance stage judges them by their own cosine to the query as every other hit: by
+        their words alone, the lenient words-only calibration let off-topic questions through."""
+        wanted = [r for r in rowids if r not in self.vectors]
+        if not wanted or self.model_id is None or self.store is None:
+            return
+        for rowid, stored in self.store.vectors_of(wanted).items():
+            for model_id, _provider, _model, blob in stored:
+                if model_id == self.model_id:
+                    self.vectors[rowid] = np.frombuffer(blob, np.float32)
+
     def drop(self, cand: Candidate, stage: str, reason: str) -> None:
         rid = cand.record.id if cand.record else None
         self.dropped.append(Dropped(rid, cand.rowid, stage, reason, cand.score))

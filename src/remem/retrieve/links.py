@@ -27,8 +27,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
-import numpy as np
-
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.relevance import query_weights, term_coverage
@@ -223,17 +221,6 @@ def link_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return _lift(cands, top, links, ctx)
 
 
-def _own_vectors(ctx: StageContext, rowids: list[int]) -> None:
-    """The stored vectors of the records a link brings in: the relevance stage judges them by
-    their own cosine to the query, as every other hit (by their words alone, the lenient
-    words-only calibration let 1.2 points more of LoCoMo's off-topic probes through)."""
-    if rowids and ctx.model_id is not None and ctx.store is not None:
-        for rowid, stored in ctx.store.vectors_of(rowids).items():
-            for model_id, _provider, _model, blob in stored:
-                if model_id == ctx.model_id:
-                    ctx.vectors[rowid] = np.frombuffer(blob, np.float32)
-
-
 def _lift(
     cands: list[Candidate], top: list[Candidate], links: Links, ctx: StageContext
 ) -> list[Candidate]:
@@ -256,7 +243,7 @@ def _lift(
             limit = min(limit, floor) if cfg.link_below_top else limit
             if gain > gains.get(rowid, (0.0,))[0]:
                 gains[rowid] = (gain, limit, rec, why)
-    _own_vectors(ctx, [r for r in gains if r not in by_rowid])
+    ctx.read_vectors([r for r in gains if r not in by_rowid])
     for rowid, (gain, limit, rec, why) in gains.items():
         cand = by_rowid.get(rowid)
         if cand is None:

@@ -192,6 +192,7 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
             if gain > gains.get(rec.rowid, (0.0, 0.0))[0]:
                 gains[rec.rowid] = (gain, limit)
                 records[rec.rowid] = rec
+    ctx.read_vectors([r for r in gains if r not in by_rowid])  # judged by their own cosine
     for rowid, (gain, limit) in gains.items():
         cand = by_rowid.get(rowid)
         if cand is None:

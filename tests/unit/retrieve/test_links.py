@@ -335,3 +335,18 @@ def test_the_whole_search_lifts_a_linked_record_only_when_on():
     assert "linked" not in search(0.0)
     found = search(0.3)
     assert found[:2] == ["hit", "linked"]
+
+
+def test_a_joining_neighbour_brings_its_own_vector_for_the_relevance_stage():
+    from remem.retrieve.scoring import neighbour_lift
+
+    rows = [("question", "Where did Caroline move from?"), ("answer", "From Sweden, years ago.")]
+    store = make_store(rows, question={"session": "s"}, answer={"session": "s"})
+    answer = store.get("answer")
+    assert answer is not None and answer.rowid is not None
+    vec = np.array([0.6, 0.8], np.float32)
+    store.put_vectors("m:a", "local", "a", [(answer.rowid, vec)])
+    ctx = context(store, config(), model_id="m:a")
+    out = by_id(neighbour_lift([cand(store, "question", 0.9)], ctx))
+    assert set(out) == {"question", "answer"}
+    assert np.array_equal(ctx.vectors[answer.rowid], vec)
