@@ -1,4 +1,4 @@
-"""The relevance floor (0.25 here; 0.3 by default) and the neighbour cap (off by default) with
+"""The relevance floor (0.25, the default) and the neighbour cap (off by default) with
 the real bundled model, on the
 bundled sample conversation (the one `remem demo` shows): nothing relevant means nothing
 returned and nothing injected, scores stay in [0, 1], and the demo's questions find their
@@ -60,7 +60,7 @@ def test_nothing_relevant_returns_nothing_and_names_the_gate(demo, query):
 
 @pytest.mark.parametrize("query", OFF_TOPIC)
 def test_the_default_floor_returns_nothing_for_off_topic_questions(demo_defaults, query):
-    assert Config().search.relevance_floor == 0.3
+    assert Config().search.relevance_floor == 0.25
     result = demo_defaults.search(query, k=5)
     assert result.hits == []
     assert any(n.startswith("relevance gate: nothing relevant") for n in result.notes)
