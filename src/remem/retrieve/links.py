@@ -12,8 +12,8 @@ kinds, each switched by ``scoring.link_kinds``:
   source among the candidates links to the memories that cite it;
 - ``supersession``: a memory and the versions it replaced or that replaced it
   (``supersedes`` / ``superseded_by`` in its metadata);
-- ``term`` (an experiment, not in the default list): any rare word of a hit that the query
-  lacks, as a name.
+- ``term``: any rare word of a hit that the query lacks, as a name (with ``entity``, the
+  measured shape; the channel itself is off by default).
 
 Every linked record is read through the search's own filters (``get_by_rowids`` and
 ``lexical_search`` apply them), so a link never reaches outside the scopes, kinds or validity

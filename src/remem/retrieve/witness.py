@@ -10,7 +10,7 @@ relevance stage asks USE about the (question, text) pair and reads its cosine on
 cosines is the candidate's evidence.
 
 Only the relevance stage uses it: re-ranking by it lowered zh_groupchat's MRR at every weight
-(bench/results/cross-script-witness.json). A store and a question in one script never load
+(bench/results/cross-script-ranking.json). A store and a question in one script never load
 USE; a model other than the bundled e5 has no fitted line and gets no witness.
 """
 
