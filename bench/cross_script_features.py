@@ -1,7 +1,8 @@
 """Dump, for every suite question and no-answer probe, the evidence of each of its top hits
 (no relevance floor): the e5 cosine and the query's e5 neutral baseline, the share of the
 query's own words in the hit, the USE cosine of the (query, hit text) pair and the query's
-USE baseline, each side's script (and whether the cross-script witness would read the hit), the hit's rank and score, and whether it is gold.
+USE baseline, whether the cross-script witness would read the hit (the other script, among the
+best search.witness_top), the hit's rank and score, and whether it is gold.
 
 It answers two questions offline: does USE, asked at search time about a few candidates,
 tell answers from off-topic hits better than e5 (the relevance floor), and does it rank
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -34,10 +34,9 @@ from remem.conversation.fast_lane import fast_embedder
 from remem.embed.factory import make_embedder
 from remem.engine import Memory
 from remem.retrieve.relevance import NEUTRAL, idf_weights, term_coverage
-from remem.retrieve.witness import crosses, script_of
+from remem.text.scripts import crosses, script_of
 
 REPO = Path(__file__).resolve().parents[1]
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def main() -> None:
@@ -109,7 +108,6 @@ def _features(mem, embedder, use, use_neutral, q, k) -> dict:
                 "cos": float(np.dot(v, qvec)) if v is not None else None,
                 "cov": term_coverage(weights, mem.searcher.tokenizer.index_tokens(h.record.text)),
                 "ucos": float(uvecs[i] @ uq),
-                "han": bool(HAN.search(h.record.text)),
                 # what the relevance stage would ask the witness about (search.witness_top)
                 "cross": i < mem.config.search.witness_top
                 and crosses(script_of(query), h.record.text),
@@ -120,7 +118,6 @@ def _features(mem, embedder, use, use_neutral, q, k) -> dict:
         "hits": out,
         "base": base,
         "ubase": ubase,
-        "qhan": bool(HAN.search(query)),
         "n_gold": len(gold),
     }
 

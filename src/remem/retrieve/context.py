@@ -16,6 +16,7 @@ from remem.types import Filters
 
 if TYPE_CHECKING:
     from remem.retrieve.names import SpeakerNames
+    from remem.retrieve.witness import CrossScriptWitness
 
 
 @dataclass(slots=True)
@@ -63,7 +64,7 @@ class StageContext:
     query_weights: dict[str, float] | None = None  # IDF of the query's terms, computed once
     # IDF of the dictionary translations of the query's words (retrieve/translate.py)
     translated_weights: dict[str, float] = field(default_factory=dict)
-    witness: Any = None  # a CrossScriptWitness (retrieve/witness.py), when the searcher has one
+    witness: CrossScriptWitness | None = None  # relevance's second model (retrieve/witness.py)
 
     def read_vectors(self, rowids: list[int]) -> None:
         """Add the stored vectors (of the search's model) of records a stage brings in, so the

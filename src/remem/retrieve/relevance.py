@@ -39,9 +39,9 @@ import numpy as np
 from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
-from remem.retrieve.witness import crosses, script_of
 from remem.store.base import LexicalStore
 from remem.text.budget import tail_within
+from remem.text.scripts import crosses, script_of
 
 # Everyday sentences about nothing in particular, English and Chinese: how close a query comes
 # to these is its baseline, the cosine it gets from anything at all (short Chinese queries sit

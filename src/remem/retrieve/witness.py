@@ -6,7 +6,7 @@ cannot tell a cross-language answer from an off-topic hit (AUC 0.46 on zh_groupc
 "Both models at once"). The bundled USE model, which the fast lane already loads, is better
 across languages (AUC 0.89 there). For the best few candidates in the other script, the
 relevance stage asks USE about the (question, text) pair and reads its cosine on e5's scale
-(the fast lane's fitted line, ``fast_lane.to_main_scale``); the better of the two models'
+(the fast lane's fitted line, ``fast_lane.to_main_scale``; the script: ``text/scripts.py``); the better of the two models'
 cosines is the candidate's evidence.
 
 Only the relevance stage uses it: re-ranking by it lowered zh_groupchat's MRR at every weight
@@ -17,7 +17,6 @@ USE; a model other than the bundled e5 has no fitted line and gets no witness.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -29,30 +28,7 @@ from remem.index.exact import blas_one_thread
 
 log = logging.getLogger("remem.search")
 
-# Han, kana and hangul: the scripts e5-small matches poorly against Latin text.
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-# A text's first characters decide its script: a long turn is not read whole.
-SCRIPT_CHARS = 400
 Anchors = Callable[[Embedder], np.ndarray]  # a model's vectors of the NEUTRAL sentences
-
-
-def script_of(text: str) -> str | None:
-    """ "cjk" or "latin", whichever the text has more of (a CJK character against a Latin
-    word: "周末去 Rifugio Firenze" is CJK, "What did 小明 say about the trip?" Latin); None
-    for a text with neither (emoji, digits)."""
-    head = text[:SCRIPT_CHARS]
-    cjk = len(_CJK.findall(head))
-    latin = len(_LATIN_WORD.findall(head))
-    if not cjk and not latin:
-        return None
-    return "cjk" if cjk >= latin else "latin"
-
-
-def crosses(query_script: str | None, text: str) -> bool:
-    """Whether a text is in the other script than the question's."""
-    other = script_of(text)
-    return query_script is not None and other is not None and other != query_script
 
 
 class CrossScriptWitness:
@@ -69,11 +45,11 @@ class CrossScriptWitness:
         return self._off is None and main_model_id in SCORE_LINE
 
     def cosines(
-        self, query: str, texts: Sequence[str], main_model_id: str, main_base: float
+        self, query: str, texts: Sequence[str], main_model_id: str | None, main_base: float
     ) -> list[float] | None:
         """Each text's USE cosine to the query as the main model's cosine it stands for; None
         when the witness is off or USE failed."""
-        if not texts or not self.applies(main_model_id):
+        if not texts or main_model_id is None or not self.applies(main_model_id):
             return None
         try:
             use = fast_embedder(self._threads)

@@ -13,14 +13,13 @@ pieces) and one per four other characters (English averages four to five).
 
 from __future__ import annotations
 
-import re
+from remem.text.scripts import CJK
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 CHARS_PER_TOKEN = 4  # non-CJK text
 
 
 def estimate_tokens(text: str) -> float:
-    cjk = len(_CJK.findall(text))
+    cjk = len(CJK.findall(text))
     return cjk + (len(text) - cjk) / CHARS_PER_TOKEN
 
 
@@ -47,7 +46,7 @@ def _line_tail(line: str, budget: int) -> str:
     start = len(line)
     used = 0.0
     while start > 0:
-        cost = 1.0 if _CJK.match(line[start - 1]) else 1 / CHARS_PER_TOKEN
+        cost = 1.0 if CJK.match(line[start - 1]) else 1 / CHARS_PER_TOKEN
         if used + cost > budget:
             break
         used += cost

@@ -12,36 +12,11 @@ from remem.conversation.fast_lane import to_main_scale
 from remem.errors import RememError
 from remem.retrieve import witness as witness_module
 from remem.retrieve.relevance import calibration_for, relevance
-from remem.retrieve.witness import CrossScriptWitness, crosses, script_of
+from remem.retrieve.witness import CrossScriptWitness
 from remem.text.budget import tail_within
 from unit.retrieve.test_relevance import Stats, _cands, _ctx
 
 E5 = "local:multilingual-e5-small"
-
-
-@pytest.mark.parametrize(
-    ("text", "script"),
-    [
-        ("Who is allergic to peanuts?", "latin"),
-        ("我对花生过敏", "cjk"),
-        ("周末去 Rifugio Firenze", "cjk"),  # three characters against two words
-        ("What did 小明 say about the trip?", "latin"),
-        ("ピーナッツアレルギー", "cjk"),
-        ("땅콩 알레르기", "cjk"),
-        ("😀 42", None),
-        ("", None),
-    ],
-)
-def test_a_text_has_the_script_it_holds_more_of(text, script):
-    assert script_of(text) == script
-
-
-def test_only_a_text_in_the_other_script_crosses():
-    assert crosses("latin", "我对花生过敏")
-    assert crosses("cjk", "The hut costs 65 euros")
-    assert not crosses("latin", "The hut costs 65 euros")
-    assert not crosses("latin", "👍")  # no script: nothing to cross
-    assert not crosses(None, "我对花生过敏")
 
 
 class FakeUSE:
