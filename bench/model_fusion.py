@@ -506,7 +506,7 @@ def main() -> None:
         default="zh_groupchat,locomo",
         help='comma-separated suite datasets; "" only rebuilds the summary from --out-dir',
     )
-    ap.add_argument("--shared-dir", default=str(REPO.parent.parent / "shared" / "bench"))
+    ap.add_argument("--shared-dir", default=str(REPO.parent / "shared" / "bench"))
     ap.add_argument("--cache-dir", default=str(REPO / ".remem-bench-cache"))
     ap.add_argument("--out-dir", default=str(REPO / "bench" / "results"))
     ap.add_argument(

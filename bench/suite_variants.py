@@ -99,7 +99,7 @@ def main() -> None:
     ap.add_argument("--datasets", default="locomo,zh_groupchat")
     ap.add_argument("--variants", default="default,lexical")
     ap.add_argument("--set", action="append", default=[], help="section.key=value override")
-    ap.add_argument("--shared-dir", default=str(REPO.parent.parent / "shared" / "bench"))
+    ap.add_argument("--shared-dir", default=str(REPO.parent / "shared" / "bench"))
     ap.add_argument("--cache-dir", default=str(REPO / ".remem-bench-cache"))
     ap.add_argument("--limit-conversations", type=int)
     ap.add_argument("--out")
