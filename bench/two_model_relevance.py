@@ -1,0 +1,219 @@
+"""Does the bundled USE model, asked about every top hit (not only those in the other script),
+tell answers from off-topic hits better than e5's evidence alone?
+
+Reads bench/cross_script_features.py rows (each question's and off-topic probe's top hits with
+e5's cosine and baseline, the query's own-word coverage, USE's cosine and baseline) and fits
+the relevance stage's logistic calibration with several sets of evidence:
+
+- ``today``: e5 cosine (the better of e5's and the witness's mapped USE cosine for hits the
+  witness reads), e5 baseline, coverage: what ``retrieve/relevance.py`` computes now;
+- ``+use``: the same plus USE's margin over its own neutral baseline for every hit;
+- ``+use-min``: the same plus the smaller of the two models' margins (both must agree).
+
+Each calibration is fitted on half of each dataset's conversations and scored on the other
+half, and the other way round (2-fold by conversation), so no row scores the fit it was in;
+datasets given with ``--held-out`` are never fitted on. Per dataset and floor: recall@10 lost
+on answerable questions whose best hit falls under the floor, and the share of off-topic
+probes (and unanswerable questions) whose best hit clears it. The floor a calibration would
+ship with is the highest that costs no dataset more than 0.01 recall@10 (the suite's rule).
+
+PYTHONPATH=src python bench/two_model_relevance.py /var/tmp/xs.jsonl [more.jsonl] \
+    [--held-out longmemeval_oracle] [--out bench/results/two-model-relevance.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from remem.conversation.fast_lane import SCORE_LINE
+from remem.text.scripts import script_of
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "bench" / "data"
+SHARED = REPO.parent / "shared" / "bench"
+
+A, B = SCORE_LINE["local:multilingual-e5-small"]
+FLOORS = tuple(round(0.05 * i, 2) for i in range(1, 15))
+RULE = 0.01  # the most recall@10 a floor may cost any dataset
+
+
+def _e5(row: dict, hit: dict) -> list[float]:
+    cos = hit["cos"]
+    if hit.get("cross"):
+        cos = max(cos, row["base"] + A + B * (hit["ucos"] - row["ubase"]))
+    return [cos, row["base"], hit["cov"]]
+
+
+def _use_margin(row: dict, hit: dict) -> float:
+    return hit["ucos"] - row["ubase"]
+
+
+EVIDENCE: dict[str, Callable[[dict, dict], list[float]]] = {
+    "today": _e5,
+    "+use": lambda r, h: [*_e5(r, h), _use_margin(r, h)],
+    "+use-min": lambda r, h: [
+        *_e5(r, h),
+        _use_margin(r, h),
+        min(_use_margin(r, h), h["cos"] - r["base"]),
+    ],
+    # coefficients of their own for questions written in CJK (e5 puts a short Chinese
+    # question near every text: its baseline and cosines sit higher than an English one's)
+    "by-script": lambda r, h: [*_e5(r, h), *(r["cjk"] * v for v in (1.0, *_e5(r, h)))],
+}
+
+
+def load(paths: list[str]) -> list[dict]:
+    """The dumped rows, each marked ``cjk`` (1.0 when its question is written in CJK)."""
+    rows = []
+    for path in paths:
+        with open(path) as fh:
+            rows += [json.loads(line) for line in fh if line.strip()]
+    script = _question_scripts()
+    for r in rows:
+        r["cjk"] = float(script.get((r["dataset"], r["qid"]), script.get(r["qid"])) == "cjk")
+    return [r for r in rows if r["base"] is not None]
+
+
+def _question_scripts() -> dict:
+    """The script of every suite question ((dataset, qid)) and no-answer probe (qid)."""
+    out: dict = {}
+    for name, folder in (
+        ("locomo", SHARED / "locomo"),
+        ("longmemeval_oracle", SHARED / "longmemeval_oracle"),
+        ("zh_groupchat", DATA / "zh_groupchat"),
+    ):
+        path = folder / "queries.jsonl"
+        if path.is_file():
+            for q in map(json.loads, path.read_text("utf-8").splitlines()):
+                out[(name, q["qid"])] = script_of(q["query"])
+    for q in map(json.loads, (DATA / "no_answer" / "queries.jsonl").read_text().splitlines()):
+        out[q["qid"]] = script_of(q["query"])
+    return out
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 60) -> np.ndarray:
+    """Logistic regression by Newton's method (IRLS), balanced classes, small L2."""
+    xb = np.hstack([np.ones((len(x), 1)), x])
+    w = np.zeros(xb.shape[1])
+    cw = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-np.clip(xb @ w, -30, 30)))
+        g = xb.T @ (cw * (p - y)) + l2 * w
+        h = (xb * (cw * p * (1 - p))[:, None]).T @ xb + l2 * np.eye(len(w))
+        w -= np.linalg.solve(h, g)
+    return w
+
+
+def training_set(rows: list[dict], evidence: Callable) -> tuple[np.ndarray, np.ndarray]:
+    """Gold hits of answerable questions against every hit of an off-topic probe (top 10)."""
+    xs, ys = [], []
+    for r in rows:
+        for h in r["hits"][:10]:
+            if h["cos"] is None:
+                continue
+            if r["kind"] == "ans" and h["gold"]:
+                xs.append(evidence(r, h))
+                ys.append(1)
+            elif r["kind"] == "probe":
+                xs.append(evidence(r, h))
+                ys.append(0)
+    return np.array(xs), np.array(ys, float)
+
+
+def best_relevance(row: dict, w: np.ndarray, evidence: Callable) -> float:
+    best = 0.0
+    for h in row["hits"][:10]:
+        if h["cos"] is None:
+            continue
+        z = w[0] + float(np.dot(w[1:], evidence(row, h)))
+        best = max(best, 1 / (1 + math.exp(-max(-30.0, min(30.0, z)))))
+    return best
+
+
+def recall10(row: dict) -> float:
+    return sum(h["gold"] for h in row["hits"][:10]) / row["n_gold"] if row["n_gold"] else 0.0
+
+
+def judged(rows: list[dict], held_out: set[str], evidence: Callable) -> dict[int, float]:
+    """Each row's best relevance under a calibration fitted without it (2-fold by conversation;
+    held-out datasets are judged by the fit on every other row)."""
+    fold = {id(r): (r["conv"] % 2) for r in rows}
+    fitted = [r for r in rows if r["dataset"] not in held_out]
+    out: dict[int, float] = {}
+    for k in (0, 1):
+        w = fit(*training_set([r for r in fitted if fold[id(r)] != k], evidence))
+        for r in fitted:
+            if fold[id(r)] == k:
+                out[id(r)] = best_relevance(r, w, evidence)
+    w_all = fit(*training_set(fitted, evidence))
+    for r in rows:
+        if r["dataset"] in held_out:
+            out[id(r)] = best_relevance(r, w_all, evidence)
+    return out
+
+
+def floor_table(rows: list[dict], rel: dict[int, float]) -> dict[str, dict[float, dict]]:
+    table: dict[str, dict[float, dict]] = {}
+    for ds in sorted({r["dataset"] for r in rows}):
+        sub = [r for r in rows if r["dataset"] == ds]
+        ans = [r for r in sub if r["kind"] == "ans"]
+        probe = [r for r in sub if r["kind"] == "probe"]
+        unans = [r for r in sub if r["kind"] == "unans"]
+        total = sum(recall10(r) for r in ans) / max(1, len(ans))
+        for floor in FLOORS:
+            kept = sum(recall10(r) for r in ans if rel[id(r)] >= floor) / max(1, len(ans))
+            cell = {"recall@10 lost": round(total - kept, 4)}
+            if probe:
+                cell["probes answered"] = round(
+                    sum(rel[id(r)] >= floor for r in probe) / len(probe), 4
+                )
+            if unans:
+                cell["unanswerable answered"] = round(
+                    sum(rel[id(r)] >= floor for r in unans) / len(unans), 4
+                )
+            table.setdefault(ds, {})[floor] = cell
+    return table
+
+
+def shipping_floor(table: dict[str, dict[float, dict]]) -> float:
+    ok = [f for f in FLOORS if all(t[f]["recall@10 lost"] <= RULE for t in table.values())]
+    return max(ok, default=0.0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rows", nargs="+")
+    ap.add_argument("--held-out", default="")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    rows = load(args.rows)
+    held = {d for d in args.held_out.split(",") if d}
+    report: dict = {"rule": f"highest floor costing no dataset more than {RULE} recall@10"}
+    for name, evidence in EVIDENCE.items():
+        rel = judged(rows, held, evidence)
+        table = floor_table(rows, rel)
+        floor = shipping_floor(table)
+        fitted_on = [r for r in rows if r["dataset"] not in held]
+        w = fit(*training_set(fitted_on, evidence))
+        report[name] = {
+            "coefficients (fitted on all but the held-out)": w.round(3).tolist(),
+            "shipping floor": floor,
+            "at the shipping floor": {ds: t.get(floor) for ds, t in table.items()},
+            "floors": table,
+        }
+        print(f"== {name}: coefficients {w.round(3).tolist()}, shipping floor {floor}")
+        for ds, t in table.items():
+            print(f"   {ds:20s} {t.get(floor)}")
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump(report, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
