@@ -43,6 +43,25 @@ VARIANTS = {
     "no-context": Variant("no-context", H, {"search.context_weight": 0.0}),
     "no-nb": Variant("no-nb", H, disable=("neighbour_lift",)),
     "nb-cap": Variant("nb-cap", H, {"scoring.neighbour_cap": True}),
+    # each stage that is on by default, off (the suite-wide ablation)
+    **{
+        f"no-{name}": Variant(f"no-{name}", H, disable=(stage,))
+        for name, stage in (
+            ("time", "time_intent"),
+            ("diversity", "diversity"),
+            ("spread", "aggregate_spread"),
+            ("importance", "importance"),
+            ("length", "length"),
+            ("noise", "noise"),
+            ("authority", "authority"),
+        )
+    },
+    "no-translate": Variant("no-translate", H, {"translate.keyword": False}),
+    # diversity's near-duplicate test: the cosine alone (0, before) or also shared words
+    **{
+        f"div-text-{v}": Variant(f"div-text-{v}", H, {"diversity.text_overlap": v})
+        for v in (0.0, 0.3, 0.5, 0.7)
+    },
     "nb-uncapped": Variant("nb-uncapped", H, {"scoring.neighbour_cap": False}),
     **{
         f"adapt-{v}": Variant(f"adapt-{v}", H, {"search.adaptive_full_coverage": v})

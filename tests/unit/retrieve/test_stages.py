@@ -229,6 +229,53 @@ def test_demote_moves_near_duplicates_down_but_keeps_them():
     assert [x.rowid for x in diversity.diversity([cand(1, 0.9), cand(2, 0.8)], c_off)] == [1, 2]
 
 
+def test_demote_needs_the_same_words_not_only_a_close_vector():
+    # e5-small puts these two above 0.95: one topic, two different facts weeks apart
+    plan = "我在练越野跑，准备报 5 月的一个 30 公里越野赛"
+    done = "迟到的报告：5 月 10 号跑完了 30 公里越野赛，4 小时 52 分，完赛了"
+    vectors = _vecs([1, 0, 0], [1, 0.01, 0], [0, 1, 0])
+    cands = [cand(1, 0.9, text=plan), cand(2, 0.8, text=done), cand(3, 0.7)]
+    assert [x.rowid for x in diversity.diversity(list(cands), ctx(vectors=vectors))] == [1, 2, 3]
+    # the cosine alone (text_overlap 0) moves the later fact down, as before
+    alone = ctx(cfg(**{"diversity.text_overlap": 0.0}), vectors=vectors)
+    assert [x.rowid for x in diversity.diversity(list(cands), alone)] == [1, 3, 2]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("I moved to Lisbon.", "i moved to  Lisbon!"),
+        ("明天開會，別遲到", "明天开会 别迟到"),  # Traditional and Simplified, other punctuation
+    ],
+)
+def test_a_repeat_in_other_spacing_case_or_script_is_still_a_duplicate(a, b):
+    vectors = _vecs([1, 0, 0], [1, 0.01, 0], [0, 1, 0])
+    out = diversity.diversity(
+        [cand(1, 0.9, text=a), cand(2, 0.8, text=b), cand(3, 0.7)], ctx(vectors=vectors)
+    )
+    assert [x.rowid for x in out] == [1, 3, 2]
+    assert diversity.text_overlap(cand(1, text=a), cand(2, text=b)) == 1.0
+
+
+def test_text_overlap_is_low_for_lines_that_only_share_a_topic():
+    assert (
+        diversity.text_overlap(
+            cand(1, text="我在练越野跑，准备报 5 月的一个 30 公里越野赛"),
+            cand(2, text="迟到的报告：5 月 10 号跑完了 30 公里越野赛，4 小时 52 分，完赛了"),
+        )
+        < 0.25
+    )
+    assert diversity.text_overlap(cand(1, text="!!"), cand(2, text="ok")) == 0.0
+
+
+def test_a_duplicate_of_a_demoted_hit_is_judged_against_the_kept_ones_only():
+    # 2 repeats 1 and moves down; 3 is close to 2 alone (not to 1): it stays
+    vectors = _vecs([1, 0, 0], [1, 0.2, 0], [1, 0.45, 0])  # 1~2 0.981, 2~3 0.975, 1~3 0.912
+    cands = [cand(1, 0.9), cand(2, 0.8), cand(3, 0.7)]
+    config = cfg(**{"diversity.threshold": 0.97})
+    assert [x.rowid for x in diversity.diversity(cands, ctx(config, vectors=vectors))] == [1, 3, 2]
+
+
 def test_mmr_prefers_novelty():
     vectors = _vecs([1, 0, 0], [1, 0.05, 0], [0, 1, 0])
     c = ctx(cfg(**{"diversity.mode": "mmr", "diversity.mmr_lambda": 0.5}), vectors=vectors)
