@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fit_calibration import fit  # the relevance stage's own fit (a sibling script)
 from remem.conversation.fast_lane import SCORE_LINE
 from remem.text.scripts import script_of
 
@@ -95,19 +96,6 @@ def _question_scripts() -> dict:
     for q in map(json.loads, (DATA / "no_answer" / "queries.jsonl").read_text().splitlines()):
         out[q["qid"]] = script_of(q["query"])
     return out
-
-
-def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 60) -> np.ndarray:
-    """Logistic regression by Newton's method (IRLS), balanced classes, small L2."""
-    xb = np.hstack([np.ones((len(x), 1)), x])
-    w = np.zeros(xb.shape[1])
-    cw = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-np.clip(xb @ w, -30, 30)))
-        g = xb.T @ (cw * (p - y)) + l2 * w
-        h = (xb * (cw * p * (1 - p))[:, None]).T @ xb + l2 * np.eye(len(w))
-        w -= np.linalg.solve(h, g)
-    return w
 
 
 def training_set(rows: list[dict], evidence: Callable) -> tuple[np.ndarray, np.ndarray]:

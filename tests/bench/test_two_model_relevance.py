@@ -18,7 +18,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _load() -> ModuleType:
-    # bench/ is a folder of scripts, not a package: load the script by path.
+    # bench/ is a folder of scripts, not a package: load the script by path; it imports its
+    # sibling fit_calibration as a script run from bench/ would.
+    if str(REPO / "bench") not in sys.path:
+        sys.path.insert(0, str(REPO / "bench"))
     spec = importlib.util.spec_from_file_location(
         "two_model_relevance", REPO / "bench" / "two_model_relevance.py"
     )

@@ -49,10 +49,11 @@ def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         sims = matrix @ matrix.T
     kept: list[Candidate] = []
     kept_rows: list[int] = []  # rows of ``sims`` of the kept candidates that have a vector
+    kept_with_vec: list[Candidate] = []  # those candidates, in the same order
     demoted: list[Candidate] = []
     for i, c in enumerate(ordered):
         j = pos.get(i)
-        twin = _twin(c, j, kept_rows, sims, ordered, with_vec, cfg) if j is not None else None
+        twin = _twin(c, sims[j, kept_rows], kept_with_vec, cfg) if j is not None else None
         if twin is not None:
             c.notes.append(f"near-duplicate of a better hit (cosine {twin:.3f}): moved down")
             demoted.append(c)
@@ -60,31 +61,22 @@ def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         kept.append(c)
         if j is not None:
             kept_rows.append(j)
+            kept_with_vec.append(c)
     for c in demoted:
         c.stages.append(("diversity", c.score))
     return kept + demoted
 
 
 def _twin(
-    c: Candidate,
-    j: int,
-    kept_rows: list[int],
-    sims: np.ndarray,
-    ordered: list[Candidate],
-    with_vec: list[int],
-    cfg: DiversityConfig,
+    c: Candidate, cosines: np.ndarray, kept: list[Candidate], cfg: DiversityConfig
 ) -> float | None:
-    """The cosine to the best kept hit ``c`` repeats (close in vectors, and in words when
-    ``text_overlap`` asks), or None."""
-    if not kept_rows:
-        return None
-    row = sims[j, kept_rows]
-    for m in np.argsort(-row):
-        if row[m] <= cfg.threshold:
+    """The cosine to the best kept hit that ``c`` repeats (``cosines[m]`` is its cosine to
+    ``kept[m]``): close in vectors, and in words when ``text_overlap`` asks; None if none."""
+    for m in np.argsort(-cosines):
+        if cosines[m] <= cfg.threshold:
             return None
-        other = ordered[with_vec[kept_rows[m]]]
-        if cfg.text_overlap <= 0 or text_overlap(c, other) >= cfg.text_overlap:
-            return float(row[m])
+        if cfg.text_overlap <= 0 or text_overlap(c, kept[m]) >= cfg.text_overlap:
+            return float(cosines[m])
     return None
 
 
@@ -98,7 +90,7 @@ def text_overlap(a: Candidate, b: Candidate) -> float:
 
 
 def _pairs(c: Candidate) -> set[str]:
-    text = c.record.text if c.record else ""
+    text = c.record.shown_text if c.record else ""
     chars = "".join(ch for ch in normalize_text(text) if ch.isalnum())
     if len(chars) < 2:
         return {chars} if chars else set()
