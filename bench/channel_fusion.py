@@ -19,18 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
-import time
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from remem.benchmark import Variant
-from remem.benchmark_suite import SuiteRun, is_unanswerable, suite_datasets
-from remem.config import Config
+from remem.benchmark_suite import SuiteRun, is_unanswerable
+from suite_cli import add_suite_options, dump_rows, read_rows
 
-REPO = Path(__file__).resolve().parents[1]
 Ranked = list[tuple[int, float]]
 
 
@@ -165,10 +160,7 @@ def metrics(rows: list[dict], ranked: Callable[[dict], list[int]]) -> dict[str, 
 
 
 def score(paths: list[str], out: str | None) -> None:
-    rows = []
-    for path in paths:
-        with open(path) as fh:
-            rows += [json.loads(line) for line in fh if line.strip()]
+    rows = read_rows(paths)
     for row in rows:
         row["v"] = [tuple(p) for p in row["v"]]
         row["l"] = [tuple(p) for p in row["l"]]
@@ -196,39 +188,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=("dump", "score"))
     ap.add_argument("rows", nargs="*")
-    ap.add_argument("--datasets", default="locomo,zh_groupchat")
-    ap.add_argument("--shared-dir", default=str(REPO.parent / "shared" / "bench"))
-    ap.add_argument("--cache-dir", default=str(REPO / ".remem-bench-cache"))
-    ap.add_argument("--limit-conversations", type=int)
+    add_suite_options(ap)
     ap.add_argument("--out")
     args = ap.parse_args()
     if args.mode == "score":
         score(args.rows, args.out)
         return
-    names = args.datasets.split(",")
-    datasets = [
-        d
-        for d in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False)
-        if d.name in names
-    ]
-    started = time.time()
-
-    def progress(name: str, done: int, total: int) -> None:
-        if done % 200 == 0:
-            print(f"  {name} {done}/{total}, {time.time() - started:.0f}s", file=sys.stderr)
-
-    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
-    with open(args.out, "w") as out:
-        run = DumpRun(
-            [Variant("default")],
-            config,
-            Path(args.cache_dir),
-            progress=progress,
-            limit_conversations=args.limit_conversations,
-            out=out,
-        )
-        for dataset in datasets:
-            run.run(dataset, [])
+    dump_rows(DumpRun, args, 20)
 
 
 if __name__ == "__main__":

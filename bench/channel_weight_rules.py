@@ -20,15 +20,13 @@ import json
 import statistics
 from collections import defaultdict
 
+from suite_cli import read_rows
+
 DEFAULT = 0.4
 
 
 def load(paths: list[str]) -> list[dict]:
-    rows = []
-    for path in paths:
-        with open(path) as fh:
-            rows += [json.loads(line) for line in fh if line.strip()]
-    return rows
+    return read_rows(paths)
 
 
 def weights_of(rows: list[dict]) -> list[float]:

@@ -22,19 +22,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from remem.benchmark import Variant, _apply, score_query
-from remem.benchmark_suite import SuiteRun, is_unanswerable, suite_datasets
-from remem.config import Config
+from remem.benchmark import _apply, score_query
+from remem.benchmark_suite import SuiteRun, is_unanswerable
 from remem.retrieve import search as search_module
 from remem.retrieve.adaptive import lexical_confidence
 from remem.text.scripts import script_of
+from suite_cli import add_suite_options, dump_rows
 
-REPO = Path(__file__).resolve().parents[1]
 WEIGHTS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 
@@ -154,37 +151,10 @@ class WeightRun(SuiteRun):
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--datasets", default="locomo,zh_groupchat")
-    ap.add_argument("--shared-dir", default=str(REPO.parent / "shared" / "bench"))
-    ap.add_argument("--cache-dir", default=str(REPO / ".remem-bench-cache"))
-    ap.add_argument("--limit-conversations", type=int)
+    add_suite_options(ap)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    names = args.datasets.split(",")
-    datasets = [
-        d
-        for d in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False)
-        if d.name in names
-    ]
-    started, last = time.time(), [0.0]
-
-    def progress(name: str, done: int, total: int) -> None:
-        if time.time() - last[0] > 30:
-            last[0] = time.time()
-            print(f"  {name} {done}/{total}, {time.time() - started:.0f}s", file=sys.stderr)
-
-    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
-    with open(args.out, "w") as out:
-        run = WeightRun(
-            [Variant("default")],
-            config,
-            Path(args.cache_dir),
-            progress=progress,
-            limit_conversations=args.limit_conversations,
-            out=out,
-        )
-        for dataset in datasets:
-            run.run(dataset, [])
+    dump_rows(WeightRun, args, 30)
 
 
 if __name__ == "__main__":

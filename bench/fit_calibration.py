@@ -28,17 +28,14 @@ import numpy as np
 
 from remem.conversation.fast_lane import SCORE_LINE
 from remem.retrieve.relevance import CALIBRATIONS
+from suite_cli import read_rows
 
 A, B = SCORE_LINE["local:multilingual-e5-small"]
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
 
 
 def load(paths: list[str]) -> list[dict]:
-    rows = []
-    for path in paths:
-        with open(path) as fh:
-            rows += [json.loads(line) for line in fh if line.strip()]
-    return rows
+    return read_rows(paths)
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 60) -> np.ndarray:

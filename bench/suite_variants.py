@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-import time
 from pathlib import Path
 
 from remem.benchmark import Variant
-from remem.benchmark_suite import load_no_answer, run_suite, suite_datasets
+from remem.benchmark_suite import load_no_answer, run_suite
 from remem.config import Config
+from suite_cli import add_suite_options, chosen_datasets, progress_every
 
 H = ("vector", "lexical")
 REPO = Path(__file__).resolve().parents[1]
@@ -115,38 +114,22 @@ VARIANTS = {
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--datasets", default="locomo,zh_groupchat")
     ap.add_argument("--variants", default="default,lexical")
     ap.add_argument("--set", action="append", default=[], help="section.key=value override")
-    ap.add_argument("--shared-dir", default=str(REPO.parent / "shared" / "bench"))
-    ap.add_argument("--cache-dir", default=str(REPO / ".remem-bench-cache"))
-    ap.add_argument("--limit-conversations", type=int)
+    add_suite_options(ap)
     ap.add_argument("--out")
     args = ap.parse_args()
     overrides: dict = {"indexing.mode": "sync"}
     for item in args.set:
         key, _, value = item.partition("=")
         overrides[key] = json.loads(value) if value[:1] in "[{0123456789-tf" else value
-    names = args.datasets.split(",")
-    datasets = [
-        d
-        for d in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False)
-        if d.name in names
-    ]
-    started, last = time.time(), [0.0]
-
-    def progress(name: str, done: int, total: int) -> None:
-        if time.time() - last[0] > 20:
-            last[0] = time.time()
-            print(f"  {name} {done}/{total}, {time.time() - started:.0f}s", file=sys.stderr)
-
     result = run_suite(
-        datasets,
+        chosen_datasets(args),
         no_answer=load_no_answer(REPO / "bench" / "data" / "no_answer" / "queries.jsonl"),
         config=Config.load(env={}, overrides=overrides),
         cache_dir=Path(args.cache_dir),
         variants=[VARIANTS[v] for v in args.variants.split(",")],
-        progress=progress,
+        progress=progress_every(20),
         limit_conversations=args.limit_conversations,
     )
     for vname, v in result["variants"].items():

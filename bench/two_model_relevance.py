@@ -34,6 +34,7 @@ import numpy as np
 from fit_calibration import fit  # the relevance stage's own fit (a sibling script)
 from remem.conversation.fast_lane import SCORE_LINE
 from remem.text.scripts import script_of
+from suite_cli import read_rows
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "bench" / "data"
@@ -71,10 +72,7 @@ EVIDENCE: dict[str, Callable[[dict, dict], list[float]]] = {
 
 def load(paths: list[str]) -> list[dict]:
     """The dumped rows, each marked ``cjk`` (1.0 when its question is written in CJK)."""
-    rows = []
-    for path in paths:
-        with open(path) as fh:
-            rows += [json.loads(line) for line in fh if line.strip()]
+    rows = read_rows(paths)
     script = _question_scripts()
     for r in rows:
         r["cjk"] = float(script.get((r["dataset"], r["qid"]), script.get(r["qid"])) == "cjk")

@@ -5,30 +5,13 @@ score pass over dumped rows."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from helpers import load_bench_script
 
-
-def _load() -> ModuleType:
-    # bench/ is a folder of scripts, not a package: load the script by path.
-    spec = importlib.util.spec_from_file_location(
-        "channel_fusion", REPO / "bench" / "channel_fusion.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["channel_fusion"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-cf = _load()
+cf = load_bench_script("channel_fusion")
 
 
 # ---------------------------------------------------------------------------- normalisers

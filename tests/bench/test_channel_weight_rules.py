@@ -5,30 +5,15 @@ it is not scored on)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from helpers import load_bench_script
 
-
-def _load() -> ModuleType:
-    # bench/ is a folder of scripts, not a package: load the script by path.
-    spec = importlib.util.spec_from_file_location(
-        "channel_weight_rules", REPO / "bench" / "channel_weight_rules.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["channel_weight_rules"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-cwr = _load()
+cwr = load_bench_script("channel_weight_rules")
 WS = [0.2, 0.4, 0.6]
 assert cwr.DEFAULT in WS
 

@@ -4,35 +4,20 @@ on hand-made lists, and the whole offline pass on a tiny dataset with both bundl
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import json
 import sys
 from argparse import Namespace
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 
+from helpers import load_bench_script
+
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _load() -> ModuleType:
-    # bench/ is a folder of scripts, not a package: load it by path; it imports its sibling
-    # fusion_rules as a script run from bench/ would.
-    if str(REPO / "bench") not in sys.path:
-        sys.path.insert(0, str(REPO / "bench"))
-    spec = importlib.util.spec_from_file_location(
-        "model_fusion", REPO / "bench" / "model_fusion.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["model_fusion"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-mf = _load()
+mf = load_bench_script("model_fusion")
 rules = sys.modules["fusion_rules"]
 
 

@@ -5,34 +5,19 @@ it would ship with, and the CJK marking of load()."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 
+from helpers import load_bench_script
+
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _load() -> ModuleType:
-    # bench/ is a folder of scripts, not a package: load the script by path; it imports its
-    # sibling fit_calibration as a script run from bench/ would.
-    if str(REPO / "bench") not in sys.path:
-        sys.path.insert(0, str(REPO / "bench"))
-    spec = importlib.util.spec_from_file_location(
-        "two_model_relevance", REPO / "bench" / "two_model_relevance.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["two_model_relevance"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-tmr = _load()
+tmr = load_bench_script("two_model_relevance")
 
 
 def _sigmoid(z: float) -> float:
