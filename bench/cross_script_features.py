@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from remem.benchmark import load_dataset
 from remem.benchmark_suite import (
     NO_ANSWER_TARGETS,
     cache_key,
+    conversations,
     is_unanswerable,
     load_no_answer,
     suite_datasets,
@@ -37,6 +36,7 @@ from remem.retrieve.relevance import NEUTRAL, idf_weights, term_coverage
 from remem.text.scripts import crosses, script_of
 
 REPO = Path(__file__).resolve().parents[1]
+STORE_RANKS = 50  # how many of the store's nearest cosines each row keeps
 
 
 def main() -> None:
@@ -58,20 +58,16 @@ def main() -> None:
         for ds in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False):
             if ds.name not in names:
                 continue
-            corpus, queries = load_dataset(ds.path)
-            convs = list(dict.fromkeys(t["conversation"] for t in corpus))
-            by_conv = defaultdict(list)
-            for q in queries:
-                by_conv[q["conversation"]].append(q)
             targets = NO_ANSWER_TARGETS.get(ds.name, ())
             probes = [dict(p, gold=[], kind="probe") for p in no_answer if p["target"] in targets]
             folder = Path(args.cache_dir) / cache_key(ds, embedder.model_id)
-            for ci, conv in enumerate(convs):
+            # the suite's own numbering of the cached stores (conversations asked something)
+            for ci, (_conv, _turns, questions) in enumerate(conversations(ds.path, probes)):
                 db = folder / f"conv-{ci}.db"
                 if not db.exists():
                     continue
                 with Memory(db, config, embedder=embedder) as mem:
-                    for q in by_conv[conv] + probes:
+                    for q in questions + probes:
                         kind = q.get("kind") or ("unans" if is_unanswerable(q) else "ans")
                         row = _features(mem, embedder, use, use_neutral, q, args.k)
                         row.update(
@@ -114,8 +110,12 @@ def _features(mem, embedder, use, use_neutral, q, k) -> dict:
                 "gold": h.record.id in gold,
             }
         )
+    # the query's cosines to the store's nearest records, best first: how close it comes to
+    # this store's ordinary lines (a store-relative baseline)
+    nearest = mem.searcher.index_for(embedder).search(qvec, STORE_RANKS)
     return {
         "hits": out,
+        "store_cos": [round(c, 5) for _, c in nearest],
         "base": base,
         "ubase": ubase,
         "n_gold": len(gold),
