@@ -8,7 +8,16 @@ the relevance stage's logistic calibration with several sets of evidence:
 - ``today``: e5 cosine (the better of e5's and the witness's mapped USE cosine for hits the
   witness reads), e5 baseline, coverage: what ``retrieve/relevance.py`` computes now;
 - ``+use``: the same plus USE's margin over its own neutral baseline for every hit;
-- ``+use-min``: the same plus the smaller of the two models' margins (both must agree).
+- ``+use-min``: the same plus the smaller of the two models' margins (both must agree);
+- ``+store5``: today's plus the hit's lead over the query's 5th-nearest record in its store
+  (rows dumped with ``store_cos``), and ``+store5-one-script``, that with coefficients of its
+  own where the question and the store are in one script;
+- ``by-script``: today's with coefficients of their own for questions written in CJK.
+
+With ``store_cos`` rows it also scores a split calibration (``one_script_calibration``): the
+shipped coefficients, except where question and store share one script, which get today's
+evidence fitted on them alone at a stricter operating point
+(bench/results/one-script-calibration.json).
 
 Each calibration is fitted on half of each dataset's conversations and scored on the other
 half, and the other way round (2-fold by conversation), so no row scores the fit it was in;
@@ -32,7 +41,9 @@ from pathlib import Path
 import numpy as np
 
 from fit_calibration import fit  # the relevance stage's own fit (a sibling script)
+from remem.config import Config
 from remem.conversation.fast_lane import SCORE_LINE
+from remem.retrieve.relevance import CALIBRATIONS
 from remem.text.scripts import script_of
 from suite_cli import read_rows
 
@@ -52,6 +63,24 @@ def _e5(row: dict, hit: dict) -> list[float]:
     return [cos, row["base"], hit["cov"]]
 
 
+def _store(row: dict, rank: int) -> float:
+    """The query's cosine to its ``rank``-th nearest record in the store (the last one a
+    small store has)."""
+    near = row["store_cos"]
+    return near[min(rank, len(near)) - 1]
+
+
+def one_script(row: dict) -> bool:
+    return not row["cjk"] and row["dataset"] != "zh_groupchat"
+
+
+def _one_script(row: dict, hit: dict, rank: int) -> list[float]:
+    e5 = _e5(row, hit)
+    m = 1.0 if one_script(row) else 0.0
+    store = (1.0, *e5, e5[0] - _store(row, rank))
+    return [*((1 - m) * v for v in e5), *(m * v for v in store)]
+
+
 def _use_margin(row: dict, hit: dict) -> float:
     return hit["ucos"] - row["ubase"]
 
@@ -64,6 +93,11 @@ EVIDENCE: dict[str, Callable[[dict, dict], list[float]]] = {
         _use_margin(r, h),
         min(_use_margin(r, h), h["cos"] - r["base"]),
     ],
+    # the store as the baseline: the hit's lead over the query's 5th nearest record in this
+    # store (rows dumped with ``store_cos``), beside the neutral sentences, with coefficients
+    # of its own where question and store share one script
+    "+store5": lambda r, h: [*_e5(r, h), _e5(r, h)[0] - _store(r, 5)],
+    "+store5-one-script": lambda r, h: _one_script(r, h, 5),
     # coefficients of their own for questions written in CJK (e5 puts a short Chinese
     # question near every text: its baseline and cosines sit higher than an English one's)
     "by-script": lambda r, h: [*_e5(r, h), *(r["cjk"] * v for v in (1.0, *_e5(r, h)))],
@@ -172,6 +206,38 @@ def shipping_floor(table: dict[str, dict[float, dict]]) -> float:
     return max(ok, default=0.0)
 
 
+def one_script_calibration(rows: list[dict], held_out: set[str], floor: float) -> dict:
+    """The shipped calibration for every question but those where question and store share
+    one script (``one_script``); those get today's evidence fitted on them alone, its
+    intercept moved so that ``floor`` sits at the highest floor costing them at most RULE
+    recall@10 under their own fit (2-fold by conversation, held-out datasets never fitted).
+    Returns the coefficients and the floor table of the whole scheme."""
+    shipped = CALIBRATIONS["multilingual-e5-small"]
+    today = np.array([shipped.intercept, shipped.cosine, shipped.baseline, shipped.coverage])
+    one = [r for r in rows if one_script(r)]
+    rel = {id(r): best_relevance(r, today, _e5) for r in rows if not one_script(r)}
+    own = judged(one, held_out, _e5)
+    fitted = [r for r in one if r["dataset"] not in held_out]
+    point = shipping_floor(floor_table(fitted, own))
+    w = fit(*training_set(fitted, _e5))
+    shift = _logit(floor) - _logit(point)
+    for r in one:  # the same shift on the 2-fold fits: each row's logit moves by it
+        p = min(max(own[id(r)], 1e-12), 1 - 1e-12)
+        rel[id(r)] = 1 / (1 + math.exp(-(_logit(p) + shift)))
+    w[0] += shift
+    table = floor_table(rows, rel)
+    return {
+        "coefficients (intercept, cosine, baseline, coverage)": w.round(3).tolist(),
+        "own fit's floor at the rule": point,
+        "at the shared floor": {ds: t.get(floor) for ds, t in table.items()},
+        "floors": table,
+    }
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("rows", nargs="+")
@@ -182,6 +248,8 @@ def main() -> None:
     held = {d for d in args.held_out.split(",") if d}
     report: dict = {"rule": f"highest floor costing no dataset more than {RULE} recall@10"}
     for name, evidence in EVIDENCE.items():
+        if "store" in name and not all("store_cos" in r for r in rows):
+            continue  # rows dumped before the store's nearest cosines were kept
         rel = judged(rows, held, evidence)
         table = floor_table(rows, rel)
         floor = shipping_floor(table)
@@ -196,6 +264,14 @@ def main() -> None:
         print(f"== {name}: coefficients {w.round(3).tolist()}, shipping floor {floor}")
         for ds, t in table.items():
             print(f"   {ds:20s} {t.get(floor)}")
+    if all("store_cos" in r for r in rows):  # rows of today's dump
+        floor = Config().search.relevance_floor  # the shipped floor
+        report["one-script calibration"] = got = one_script_calibration(rows, held, floor)
+        print(
+            f"== one-script calibration {got['coefficients (intercept, cosine, baseline, coverage)']}"
+        )
+        for ds, cell in got["at the shared floor"].items():
+            print(f"   {ds:20s} {cell}")
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(report, fh, indent=1)

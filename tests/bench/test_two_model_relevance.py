@@ -278,8 +278,10 @@ def test_main_reports_every_evidence_set_at_its_shipping_floor(tmp_path, monkeyp
     monkeypatch.setattr(sys, "argv", ["two_model_relevance.py", str(path), "--out", str(out)])
     tmr.main()
     report = json.loads(out.read_text())
-    assert set(report) == {"rule", *tmr.EVIDENCE}
-    for name in tmr.EVIDENCE:
+    # rows dumped without the store's nearest cosines: the evidence that needs them is left out
+    needs_store = {name for name in tmr.EVIDENCE if "store" in name}
+    assert needs_store and set(report) == {"rule", *tmr.EVIDENCE} - needs_store
+    for name in set(tmr.EVIDENCE) - needs_store:
         got = report[name]
         floor = got["shipping floor"]
         assert floor in (0.0, *tmr.FLOORS)
@@ -288,3 +290,34 @@ def test_main_reports_every_evidence_set_at_its_shipping_floor(tmp_path, monkeyp
             assert got["floors"]["a"][str(floor)]["recall@10 lost"] <= tmr.RULE
         n_features = len(tmr.EVIDENCE[name](_dump_rows()[0], _dump_rows()[0]["hits"][0]))
         assert len(got["coefficients (fitted on all but the held-out)"]) == n_features + 1
+
+
+def test_the_store_baseline_reads_the_kth_nearest_or_a_small_stores_last():
+    row = {"store_cos": [0.9, 0.8, 0.7]}
+    assert tmr._store(row, 1) == 0.9
+    assert tmr._store(row, 3) == 0.7
+    assert tmr._store(row, 5) == 0.7  # three records only
+
+
+def test_with_the_stores_nearest_cosines_every_evidence_set_and_the_one_script_split_report(
+    tmp_path, monkeypatch
+):
+    rows = _dump_rows()
+    for r in rows:  # an answer stands out of its store's neighbourhood less than a probe
+        r["store_cos"] = [r["hits"][0]["cos"] - 0.01 * k for k in range(6)]
+    path = tmp_path / "xs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "report.json"
+    monkeypatch.setattr(tmr, "_question_scripts", lambda: {})
+    monkeypatch.setattr(sys, "argv", ["two_model_relevance.py", str(path), "--out", str(out)])
+    tmr.main()
+    report = json.loads(out.read_text())
+    assert set(report) == {"rule", *tmr.EVIDENCE, "one-script calibration"}
+    split = report["one-script calibration"]
+    assert len(split["coefficients (intercept, cosine, baseline, coverage)"]) == 4
+    assert split["own fit's floor at the rule"] in (0.0, *tmr.FLOORS)
+    # every row is in one script (dataset "a", no CJK): the whole table is the split's own fit
+    assert set(split["at the shared floor"]) == {"a"}
+    assert tmr.one_script({"cjk": 0.0, "dataset": "locomo"})
+    assert not tmr.one_script({"cjk": 1.0, "dataset": "locomo"})
+    assert not tmr.one_script({"cjk": 0.0, "dataset": "zh_groupchat"})
