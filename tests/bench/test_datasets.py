@@ -18,7 +18,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 ZH = REPO / "bench" / "data" / "zh_groupchat"
 NO_ANSWER = REPO / "bench" / "data" / "no_answer" / "queries.jsonl"
-CATEGORIES = {"single_fact", "multi_message", "temporal", "update", "cross_lingual", "unanswerable"}
+CATEGORIES = {
+    "single_fact",
+    "multi_message",
+    "temporal",
+    "update",
+    "cross_lingual",
+    "unanswerable",
+    "aggregate",
+}
 
 
 def _load(name: str, path: Path) -> ModuleType:
@@ -58,6 +66,17 @@ def test_zh_groupchat_sizes(zh_report) -> None:
 def test_zh_groupchat_spreads_every_category_over_every_conversation(zh_report) -> None:
     for conv, cats in zh_report.categories_per_conversation.items():
         assert set(cats) == CATEGORIES, conv
+
+
+def test_zh_groupchat_aggregate_questions_gather_several_sessions(zh_report) -> None:
+    assert zh_report.categories["aggregate"] >= 40
+    queries = [json.loads(line) for line in (ZH / "queries.jsonl").read_text().splitlines()]
+    for q in (q for q in queries if q["category"] == "aggregate"):
+        assert len(q["gold"]) >= 2 and len(q["gold_sessions"]) >= 2, q["qid"]
+
+
+def test_the_build_and_the_tests_know_the_same_categories() -> None:
+    assert build.CATEGORIES == CATEGORIES
 
 
 def test_zh_groupchat_cross_lingual_goes_both_ways() -> None:
