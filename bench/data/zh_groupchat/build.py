@@ -34,8 +34,15 @@ CONVERSATIONS = ("hike", "family", "devteam", "friends", "assistant")
 BEIJING = timezone(timedelta(hours=8))
 # Questions are asked one day after the last message of their conversation.
 QUERY_DELAY_S = 86_400
-CATEGORIES = {"single_fact", "multi_message", "temporal", "update", "cross_lingual", "unanswerable",
-              "aggregate"}
+CATEGORIES = {
+    "single_fact",
+    "multi_message",
+    "temporal",
+    "update",
+    "cross_lingual",
+    "unanswerable",
+    "aggregate",
+}
 
 _SESSION = re.compile(r"^=== (\d{4}-\d{2}-\d{2} \d{2}:\d{2})$")
 _JUMP = re.compile(r"^\+(\d+)([smh])$")
