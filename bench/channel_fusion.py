@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from remem.benchmark_suite import SuiteRun, is_unanswerable
-from suite_cli import add_suite_options, dump_rows, read_rows
+from suite_cli import add_suite_options, dump_rows, read_rows, watch_fusion
 
 Ranked = list[tuple[int, float]]
 
@@ -42,20 +42,15 @@ class DumpRun(SuiteRun):
         self.dataset = dataset.name
         super().run(dataset, [])
 
+    def _keep(self, vector: Ranked, lexical: Ranked) -> None:
+        self.lists = (vector, lexical)
+
     def _ask(self, mem: Any, q: dict[str, Any], session_of: dict[str, str], per_variant: Any,
              *, probe: bool) -> None:  # fmt: skip
         if probe or is_unanswerable(q):
             return
         searcher = mem.searcher
-        if not getattr(searcher, "_dumping", False):
-            fuse = searcher._fuse
-
-            def watched(vector: Ranked, lexical: Ranked) -> list:
-                self.lists = (vector, lexical)
-                return fuse(vector, lexical)
-
-            searcher._fuse = watched
-            searcher._dumping = True
+        watch_fusion(searcher, self._keep)
         qvec = searcher.embed_query(self.embedder, q["query"])
         mem.config.search.relevance_floor = 0.0
         result = mem.search(q["query"], k=10, now=q.get("timestamp"), query_vector=qvec)

@@ -30,7 +30,7 @@ from remem.benchmark_suite import SuiteRun, is_unanswerable
 from remem.retrieve import search as search_module
 from remem.retrieve.adaptive import lexical_confidence
 from remem.text.scripts import script_of
-from suite_cli import add_suite_options, dump_rows
+from suite_cli import add_suite_options, dump_rows, watch_fusion
 
 WEIGHTS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
@@ -94,6 +94,9 @@ class WeightRun(SuiteRun):
         self.conv = ci
         return super()._db(dataset, ci)
 
+    def _keep(self, vector: list, lexical: list) -> None:
+        self.cap.vector, self.cap.lexical = vector, lexical
+
     def _ask(
         self,
         mem: Any,
@@ -106,15 +109,7 @@ class WeightRun(SuiteRun):
         if probe or is_unanswerable(q):
             return
         searcher = mem.searcher
-        if not getattr(searcher, "_captured", False):
-            fuse = searcher._fuse
-
-            def watched(vector: list, lexical: list) -> list:
-                self.cap.vector, self.cap.lexical = vector, lexical
-                return fuse(vector, lexical)
-
-            searcher._fuse = watched
-            searcher._captured = True
+        watch_fusion(searcher, self._keep)
         qvec = searcher.embed_query(self.embedder, q["query"])
         row: dict[str, Any] = {
             "dataset": self.dataset,

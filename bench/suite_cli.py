@@ -59,6 +59,21 @@ def read_rows(paths: list[str]) -> list[dict]:
     return rows
 
 
+def watch_fusion(searcher: Any, keep: Callable[[list, list], None]) -> None:
+    """Have ``searcher`` hand its two channel lists (vector, lexical) to ``keep`` before each
+    fusion; wrapped once per searcher."""
+    if getattr(searcher, "_watched", False):
+        return
+    fuse = searcher._fuse
+
+    def watched(vector: list, lexical: list) -> list:
+        keep(vector, lexical)
+        return fuse(vector, lexical)
+
+    searcher._fuse = watched
+    searcher._watched = True
+
+
 def dump_rows(run_class: type[SuiteRun], args: argparse.Namespace, seconds: float = 30) -> None:
     """Every chosen dataset's questions asked once with the defaults by ``run_class`` (a
     SuiteRun taking an ``out`` file it writes JSON lines to), into ``args.out``."""
