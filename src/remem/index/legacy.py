@@ -19,7 +19,10 @@ import logging
 import sqlite3
 import threading
 
+import numpy as np
+
 from remem.errors import RememError
+from remem.index.exact import blas_one_thread
 from remem.store.base import Store, VectorRows
 
 log = logging.getLogger("remem.index")
@@ -74,3 +77,17 @@ class LegacyVectors:
                     return self.store.load_vectors("", dim), warning
                 except (RememError, sqlite3.Error):
                     return None, warning
+
+
+def with_legacy(
+    hits: list[tuple[int, float]], legacy: VectorRows, query_vector: np.ndarray, pool: int
+) -> list[tuple[int, float]]:
+    """The index's ``hits`` and the legacy vectors' best ``pool``, best first: for one search
+    only (the metadata failed), legacy vectors count as the model's. The fetch stage
+    re-applies the filters to whatever they bring."""
+    with blas_one_thread():
+        scores = legacy.matrix @ np.asarray(query_vector, np.float32)
+    best = np.argsort(-scores)[:pool]
+    seen = {r for r, _ in hits}
+    more = [(int(legacy.rowids[i]), float(scores[i])) for i in best]
+    return sorted([*hits, *(h for h in more if h[0] not in seen)], key=lambda h: -h[1])[:pool]
