@@ -30,7 +30,8 @@ FLOOR_AND_CAP = {
 }
 
 
-OFF_TOPIC = ["😀", "What is the capital of Australia?", "我昨天晚上看了一场足球比赛，太精彩了"]
+OFF_TOPIC = ["What is the capital of Australia?", "我昨天晚上看了一场足球比赛，太精彩了"]
+NOISE = ["😀", "ok", "thanks", "谢谢", "...", "🎉🎉🎉"]  # greetings, acknowledgements, emoji
 
 
 def _sample_store(tmp_path_factory, e5, overrides):
@@ -66,6 +67,23 @@ def test_the_default_floor_returns_nothing_for_off_topic_questions(demo_defaults
     assert any(n.startswith("relevance gate: nothing relevant") for n in result.notes)
     # and the demo's own questions still find their answer
     assert demo_defaults.search("Who has a food allergy?", k=5).hits
+
+
+@pytest.mark.parametrize("query", NOISE)
+def test_a_noise_query_returns_nothing_and_names_the_noise_gate(demo_defaults, query):
+    result = demo_defaults.search(query, k=5)
+    assert result.hits == [] and result.dropped == []
+    assert result.notes == [
+        "noise gate: the query is only a greeting, acknowledgement, emoji or punctuation"
+    ]
+
+
+def test_without_the_noise_gate_the_relevance_floor_still_rejects_an_emoji(demo_defaults):
+    result = demo_defaults.search("😀", k=5, disable=("noise",))
+    assert result.hits == []
+    assert any(n.startswith("relevance gate: nothing relevant") for n in result.notes)
+    # and a word that the sample says ("谢谢Alice", "Thanks Xiaoming") is found when asked for
+    assert demo_defaults.search("thanks", k=5, disable=("noise",)).hits
 
 
 CROSS_LINGUAL = pytest.mark.xfail(

@@ -1,7 +1,8 @@
-"""Gates that remove candidates: semantic floor, noise, final-score floor.
+"""Gates that remove candidates: semantic floor, noise, final-score floor; and the query
+gate that decides a search has nothing to look for.
 
-Each returns the survivors and reports every removal to the context, so the explain trace
-can say which gate stopped which candidate.
+Each candidate gate returns the survivors and reports every removal to the context, so the
+explain trace can say which gate stopped which candidate.
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ def min_semantic(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         else:
             kept.append(c)
     return kept
+
+
+def noise_query(query: str, ctx: StageContext, disable: frozenset[str]) -> str | None:
+    """Why this query has nothing to look for, or None. A query that is itself noise ("ok",
+    "谢谢", "😀", "...") can only reach a record through the few words or the vague vector it
+    shares with everything: the noise gate never returns a record like it, so it returns nothing.
+    ``disable=("noise",)`` or ``noise.enabled = false`` searches such a query anyway."""
+    if not ctx.config.noise.enabled or "noise" in disable or not is_noise(query):
+        return None
+    return "noise gate: the query is only a greeting, acknowledgement, emoji or punctuation"
 
 
 def noise(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:

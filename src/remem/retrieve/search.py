@@ -1,10 +1,10 @@
 """The read pipeline.
 
-candidates (vector top-N, lexical top-N) -> fusion -> authoritative fetch (the store applies
-the filters again; deleted records vanish here) -> gates (semantic floor, noise) -> rerank ->
-scoring (recency, importance, length, decay, time weighting, same user, session, neighbour
-and link lift, time intent) -> relevance (calibrated scores, the "nothing relevant" floor) ->
-final-score floor -> diversity -> aggregate spread -> top k.
+query noise gate -> candidates (vector and lexical top-N) -> fusion -> authoritative fetch
+(the store applies the filters again) -> gates (semantic floor, noise) -> rerank -> scoring
+(recency, importance, length, decay, time, same user, session, neighbour and link lift, time
+intent) -> relevance (calibrated, the "nothing relevant" floor) -> final-score floor ->
+diversity -> aggregate spread -> top k.
 
 Every stage is a small function over the candidate list (see the modules next to this one);
 each writes its score into the candidate's trace, and every candidate a gate removes is
@@ -26,7 +26,7 @@ from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.errors import RememError
 from remem.index.exact import blas_one_thread
 from remem.index.filtered import FilteredVectorIndex
-from remem.index.legacy import LegacyVectors
+from remem.index.legacy import LegacyVectors, with_legacy
 from remem.index.select import SearchIndex, open_index
 from remem.retrieve import diversity as diversity_stage
 from remem.retrieve import gates, scoring
@@ -112,7 +112,6 @@ class Searcher:
     def close(self) -> None:
         self.query_embeddings.close()
 
-    # ------------------------------------------------------------------ helpers
     def index_for(self, embedder: Embedder) -> SearchIndex:
         index = self._indexes.get(embedder.model_id)
         if index is None:
@@ -181,18 +180,10 @@ class Searcher:
         disable: tuple[str, ...] | frozenset[str] = (),
     ) -> SearchResult:
         cfg = self.config
+        ctx = self._context(query, k, filters, now, asker, same_user_boost)
+        if (nothing := gates.noise_query(query, ctx, frozenset(disable))) is not None:
+            return SearchResult(query=query, notes=[nothing], timings_ms={"total": 0.0})
         result = SearchResult(query=query)
-        ctx = StageContext(
-            query=query,
-            now=now,
-            k=k,
-            config=cfg,
-            asker=asker,
-            same_user_boost=same_user_boost,
-            store=self.store,
-            filters=filters,
-            tokenizer=self.tokenizer,
-        )
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
         vector_query, query_vector, translation = across_scripts(
@@ -247,6 +238,28 @@ class Searcher:
             }
         )
         return result
+
+    def _context(
+        self,
+        query: str,
+        k: int,
+        filters: Filters | None,
+        now: float,
+        asker: str | None,
+        same_user_boost: bool,
+    ) -> StageContext:
+        """What every stage of this search reads: the query, the store, the settings."""
+        return StageContext(
+            query=query,
+            now=now,
+            k=k,
+            config=self.config,
+            asker=asker,
+            same_user_boost=same_user_boost,
+            store=self.store,
+            filters=filters,
+            tokenizer=self.tokenizer,
+        )
 
     def _pool(self, k: int, filters: Filters | None) -> int:
         """Each channel's top-N for this k (larger when a role filter will drop hits)."""
@@ -394,23 +407,7 @@ class Searcher:
             result.warnings.append(warning)
         hits = index.search(query_vector, pool, filters, now)
         if legacy is not None and len(legacy.rowids):
-            # This search only (the metadata failed): legacy vectors count as this model's.
-            # The fetch stage re-applies the filters to whatever they bring.
-            with blas_one_thread():
-                scores = legacy.matrix @ np.asarray(query_vector, np.float32)
-            best = np.argsort(-scores)[:pool]
-            seen = {r for r, _ in hits}
-            hits = sorted(
-                [
-                    *hits,
-                    *(
-                        (int(legacy.rowids[i]), float(scores[i]))
-                        for i in best
-                        if int(legacy.rowids[i]) not in seen
-                    ),
-                ],
-                key=lambda h: -h[1],
-            )[:pool]
+            hits = with_legacy(hits, legacy, query_vector, pool)
         hits, waiting = self._with_waiting(hits, query, query_vector, pool, filters, now, index)
         if waiting:
             result.notes.append(

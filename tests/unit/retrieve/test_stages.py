@@ -90,6 +90,23 @@ def test_noise_gate():
     assert len(gates.noise([cand(1, text="hi")], ctx(cfg(**{"noise.enabled": False})))) == 1
 
 
+@pytest.mark.parametrize(
+    "query", ["ok", "thanks!", "谢谢", "晚安～", "hi Bob", "😀", "...", "？？？"]
+)
+def test_a_query_that_is_only_noise_has_nothing_to_look_for(query):
+    assert gates.noise_query(query, ctx(), frozenset()).startswith("noise gate:")
+    # switched off in the config or for this search: searched like any other query
+    assert gates.noise_query(query, ctx(cfg(**{"noise.enabled": False})), frozenset()) is None
+    assert gates.noise_query(query, ctx(), frozenset({"noise"})) is None
+
+
+@pytest.mark.parametrize(
+    "query", ["Bob?", "thanks for the hut tips", "谢谢你订的小屋在哪", "ok so when?"]
+)
+def test_a_query_with_content_is_not_noise(query):
+    assert gates.noise_query(query, ctx(), frozenset()) is None
+
+
 def test_min_score_abstains_and_explains():
     c = ctx(cfg(**{"search.min_score": 0.6}))
     assert gates.min_score([cand(1, score=0.5), cand(2, score=0.3)], c) == []
