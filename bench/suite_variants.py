@@ -39,6 +39,14 @@ VARIANTS = {
         f"floor-{v}": Variant(f"floor-{v}", H, {"search.relevance_floor": v})
         for v in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
     },
+    # the best candidates' latent terms as relevance evidence, at the floors they allow
+    **{
+        f"latent{top}-{v}": Variant(
+            f"latent{top}-{v}", H, {"search.latent_top": top, "search.relevance_floor": v}
+        )
+        for top in (5, 10)
+        for v in (0.25, 0.3, 0.35, 0.4)
+    },
     "no-context": Variant("no-context", H, {"search.context_weight": 0.0}),
     "no-nb": Variant("no-nb", H, disable=("neighbour_lift",)),
     "nb-cap": Variant("nb-cap", H, {"scoring.neighbour_cap": True}),

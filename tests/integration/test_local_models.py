@@ -115,3 +115,17 @@ def test_a_query_does_not_wait_for_the_indexers_whole_batch(e5):
     assert done and answered < done[0]
     alone = e5.embed_passages(turns[-1:])
     assert np.allclose(batch[0][-1], alone[0], atol=1e-4)
+
+
+def test_e5s_sparse_head_reads_latent_terms_that_tell_an_answer_from_an_unrelated_line(e5):
+    from remem.embed import latent
+
+    question = e5.latent_terms(["老赵用的是什么无人机？"], query=True)[0]
+    answer, unrelated = e5.latent_terms(
+        ["老赵的无人机是大疆 Mini 4 Pro", "今天的天气很好，我们去公园散步了。"]
+    )
+    assert len(question) == 4 * latent.TOP
+    assert latent.cosine(question, answer) > latent.cosine(question, unrelated) + 0.2
+    # a long text is read from its beginning: the same terms however it goes on
+    long_text = "The hut costs 65 euros per night. " * 100
+    assert e5.latent_terms([long_text]) == e5.latent_terms([long_text[: latent.CHARS]])

@@ -265,6 +265,15 @@ class SearchConfig(_Section):
     witness_top: int = Field(
         default=10, ge=1, le=100, description="how many of the best candidates it may read"
     )
+    # e5's sparse head tells answers from off-topic hits better than its dense cosine: the
+    # relevance stage reads the latent terms of the best candidates (retrieve/latent_reader.py)
+    latent_top: int = Field(
+        default=0,
+        ge=0,
+        le=50,
+        description="relevance reads the sparse latent terms of this many of the best "
+        "candidates (bundled e5 only; 0 = off)",
+    )
 
 
 class IndexingConfig(_Section):

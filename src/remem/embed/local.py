@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
+from remem.embed import latent
 from remem.embed.query_first import QueryFirst
 from remem.errors import EmbeddingError, ModelIntegrityError
 
@@ -151,6 +152,20 @@ class E5Embedder:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._turns.passages(lambda part: self._engine.passage(list(part)), texts, self.dim)
+
+    def latent_terms(self, texts: Sequence[str], *, query: bool = False) -> list[bytes]:
+        """Each text's sparse latent terms (``remem.embed.latent``), packed; a query goes
+        before the passages waiting for the model."""
+        if not self._engine.has_sparse:
+            raise EmbeddingError("the bundled e5 engine has no sparse head (sae.bin missing)")
+
+        def run(part: Sequence[str]) -> list[bytes]:
+            sparse = self._engine.sparse
+            return [latent.pack(*sparse(t[: latent.CHARS], fmt="indices")) for t in part]
+
+        if query:
+            return self._turns.query(run, texts)
+        return [code for part in self._turns.in_slices(run, texts) for code in part]
 
 
 class USEEmbedder:

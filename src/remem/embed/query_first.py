@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
@@ -19,6 +20,8 @@ import numpy as np
 # 300-word turn ~0.55 s. A faster model takes bigger slices (batching is what makes it fast).
 SLICE_TEXTS = 8
 SLICE_CHARS = 2000
+
+T = TypeVar("T")
 
 
 def slices(
@@ -49,7 +52,7 @@ class QueryFirst:
         self._count = threading.Lock()
         self._queries_waiting = 0
 
-    def query(self, run: Callable[[Sequence[str]], np.ndarray], texts: Sequence[str]) -> np.ndarray:
+    def query(self, run: Callable[[Sequence[str]], T], texts: Sequence[str]) -> T:
         with self._count:
             self._queries_waiting += 1
         try:
@@ -64,12 +67,17 @@ class QueryFirst:
     def passages(
         self, run: Callable[[Sequence[str]], np.ndarray], texts: Sequence[str], dim: int
     ) -> np.ndarray:
+        parts = self.in_slices(run, texts)
+        if not parts:
+            return np.zeros((0, dim), np.float32)
+        return np.concatenate([np.asarray(p, np.float32).reshape(-1, dim) for p in parts])
+
+    def in_slices(self, run: Callable[[Sequence[str]], T], texts: Sequence[str]) -> list[T]:
+        """``run`` over ``texts`` slice by slice, each slice after any waiting query."""
         parts = []
         for part in slices(texts, *self._slice):
             with self._turn:
                 while self._queries_waiting:
                     self._turn.wait()
                 parts.append(run(part))
-        if not parts:
-            return np.zeros((0, dim), np.float32)
-        return np.concatenate([np.asarray(p, np.float32).reshape(-1, dim) for p in parts])
+        return parts

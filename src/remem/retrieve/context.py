@@ -15,6 +15,7 @@ from remem.text.tokenize import Tokenizer
 from remem.types import Filters
 
 if TYPE_CHECKING:
+    from remem.retrieve.latent_reader import LatentReader
     from remem.retrieve.names import SpeakerNames
     from remem.retrieve.witness import CrossScriptWitness
 
@@ -65,6 +66,7 @@ class StageContext:
     # IDF of the dictionary translations of the query's words (retrieve/translate.py)
     translated_weights: dict[str, float] = field(default_factory=dict)
     witness: CrossScriptWitness | None = None  # relevance's second model (retrieve/witness.py)
+    latent: LatentReader | None = None  # the best candidates' latent terms (latent_reader.py)
 
     def read_vectors(self, rowids: list[int]) -> None:
         """Add the stored vectors (of the search's model) of records a stage brings in, so the

@@ -59,18 +59,24 @@ NEUTRAL = (
 @dataclass(frozen=True)
 class Calibration:
     """Logistic coefficients: relevance = sigmoid(intercept + cosine x cos + baseline x
-    base + coverage x cov), base being the query's cosine to the nearest NEUTRAL sentence."""
+    base + coverage x cov [+ latent x the latent-term cosine]), base being the query's cosine
+    to the nearest NEUTRAL sentence."""
 
     intercept: float
     cosine: float
     baseline: float
     coverage: float
+    latent: float = 0.0
 
-    def __call__(self, cos: float | None, base: float | None, cov: float) -> float:
+    def __call__(
+        self, cos: float | None, base: float | None, cov: float, lat: float | None = None
+    ) -> float:
         z = self.intercept + self.coverage * cov
         if cos is not None and base is not None:
             z += self.cosine * cos + self.baseline * base
-        return 1.0 / (1.0 + math.exp(-z))
+        if lat is not None:
+            z += self.latent * lat
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 # Fitted with bench/fit_calibration.py on every conversation of LoCoMo and zh_groupchat against
@@ -79,6 +85,15 @@ class Calibration:
 CALIBRATIONS: dict[str, Calibration] = {
     "multilingual-e5-small": Calibration(
         intercept=-12.398, cosine=89.969, baseline=-80.342, coverage=4.259
+    ),
+}
+# With the latent-term cosine of the best search.latent_top candidates (retrieve/latent_reader.py):
+# fitted with bench/two_model_relevance.py (+sparse) on LoCoMo and zh_groupchat, 2-fold by
+# conversation, the noise probes left out; LongMemEval held out
+# (bench/results/sparse-relevance.json).
+LATENT_CALIBRATIONS: dict[str, Calibration] = {
+    "multilingual-e5-small": Calibration(
+        intercept=-10.527, cosine=72.393, baseline=-67.448, coverage=6.57, latent=17.198
     ),
 }
 # The cross-script witness reads a long turn's beginning only (USE's cost grows with length).
@@ -112,9 +127,12 @@ def shipped_neutral_vectors(model_id: str) -> np.ndarray | None:
     return data
 
 
-def calibration_for(model_id: str | None) -> Calibration:
+def calibration_for(
+    model_id: str | None, table: dict[str, Calibration] | None = None
+) -> Calibration:
+    """The model's calibration in ``table`` (CALIBRATIONS), else LEXICAL_ONLY."""
     if model_id:
-        for name, calibration in CALIBRATIONS.items():
+        for name, calibration in (CALIBRATIONS if table is None else table).items():
             if model_id == name or model_id.endswith(":" + name):
                 return calibration
     return LEXICAL_ONLY
@@ -194,15 +212,18 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     cosines = _vector_cosines(cands, ctx)
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
+    latent = _latent_cosines(cands, ctx)
+    with_latent = calibration_for(ctx.model_id, LATENT_CALIBRATIONS)
     for c in cands:
         assert c.record is not None
         cos = cosines.get(c.rowid, c.vector_score)
         cov = own_coverage(c.record.text, ctx, indexed.get(c.rowid))
-        own = (
-            calibration(cos, base, cov)
-            if cos is not None and base is not None
-            else LEXICAL_ONLY(None, None, translated_coverage(ctx, indexed.get(c.rowid), cov))
-        )
+        if cos is None or base is None:
+            own = LEXICAL_ONLY(None, None, translated_coverage(ctx, indexed.get(c.rowid), cov))
+        elif c.rowid in latent:
+            own = with_latent(cos, base, cov, latent[c.rowid])
+        else:
+            own = calibration(cos, base, cov)
         if c.rerank_relevance is not None:  # a cross-encoder read the pair: its judgement
             own = c.rerank_relevance
         if any(name == "time_intent" for name, _ in c.stages):
@@ -245,6 +266,22 @@ def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, f
         return {}
     ctx.notes.append(f"relevance: USE read {len(other)} candidates in the other script")
     return {c.rowid: cos for c, cos in zip(other, found, strict=True)}
+
+
+def _latent_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:
+    """The latent-term cosines of the best ``search.latent_top`` candidates, for a model
+    with a latent calibration (none: an empty dict)."""
+    top = ctx.config.search.latent_top
+    if top <= 0 or ctx.latent is None or ctx.query_vector is None or ctx.baseline is None:
+        return {}
+    if calibration_for(ctx.model_id, LATENT_CALIBRATIONS) is LEXICAL_ONLY:
+        return {}
+    best = [c for c in sorted(cands, key=lambda c: (-c.score, c.rowid))[:top] if c.record]
+    query = tail_within(ctx.query, ctx.config.search.query_embed_tokens)  # as embedded
+    found = ctx.latent.cosines(query, [c.record for c in best if c.record is not None])
+    if found is None:
+        return {}
+    return {c.rowid: lat for c, lat in zip(best, found, strict=True)}
 
 
 def _vector_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:

@@ -35,6 +35,7 @@ from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fast_hits import FastHits
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
+from remem.retrieve.latent_reader import LatentReader
 from remem.retrieve.lexical import lexical_candidates
 from remem.retrieve.links import link_lift
 from remem.retrieve.names import SpeakerNames
@@ -108,6 +109,7 @@ class Searcher:
         self.query_embeddings = QueryEmbeddings(embedder_factory, self.embed_query)
         self.fast_hits = FastHits(store, config, self.embed_query, self.neutral_vectors)
         self.witness = CrossScriptWitness(config.embed.threads, self.neutral_vectors)
+        self.latent = LatentReader(embedder_factory)
 
     def close(self) -> None:
         self.query_embeddings.close()
@@ -336,6 +338,7 @@ class Searcher:
         if "rerank" not in disable:
             ctx.reranker = self.reranker()
         ctx.witness = self.witness  # the relevance stage's second model across scripts
+        ctx.latent = self.latent  # and the best candidates' latent terms
         ctx.speaker_names = self.speaker_names  # the people a hit names (link lift)
         for name, stage in SCORE_STAGES:
             if name not in disable and cands:

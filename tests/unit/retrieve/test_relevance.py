@@ -214,3 +214,55 @@ def test_an_uncalibrated_model_never_abstains():
     out = relevance(cands, ctx)
     assert [c.record.id for c in out] == ["r1"] and out[0].score < 0.5
     assert ctx.dropped == []
+
+
+class Reader:
+    """A latent reader that says 0.3 for every record it is asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    def cosines(self, query, records):
+        self.asked.append([r.id for r in records])
+        return [0.3] * len(records)
+
+
+def _latent_ctx(top: int) -> tuple[list[Candidate], StageContext, Reader]:
+    q = np.array([1.0, 0.0], np.float32)
+    vectors = {i: np.array([0.85, np.sqrt(1 - 0.85**2)], np.float32) for i in (1, 2, 3)}
+    cands = _cands([("aaa", 0.9), ("bbb", 0.5), ("ccc", 0.7)])
+    ctx = _ctx("zzz", 0.0, Stats(), qvec=q, vectors=vectors)
+    ctx.config = Config.load(env={}, overrides={"search.latent_top": top})
+    ctx.model_id = "local:multilingual-e5-small"
+    ctx.baseline = 0.8
+    ctx.latent = reader = Reader()
+    return cands, ctx, reader
+
+
+def test_the_best_candidates_are_judged_with_their_latent_terms_when_asked_for():
+    from remem.retrieve.relevance import LATENT_CALIBRATIONS
+
+    cands, ctx, reader = _latent_ctx(2)
+    relevance(cands, ctx)
+    assert reader.asked == [["r1", "r3"]]  # the best two by score
+    with_latent = LATENT_CALIBRATIONS["multilingual-e5-small"]
+    shipped = calibration_for(ctx.model_id)
+    by_id = {c.record.id: c.relevance for c in cands}
+    assert by_id["r1"] == pytest.approx(with_latent(0.85, 0.8, 0.0, 0.3), rel=1e-4)
+    assert by_id["r3"] == pytest.approx(by_id["r1"])
+    assert by_id["r2"] == pytest.approx(shipped(0.85, 0.8, 0.0), rel=1e-4)
+
+
+def test_without_latent_top_no_latent_terms_are_read():
+    cands, ctx, reader = _latent_ctx(0)
+    relevance(cands, ctx)
+    assert reader.asked == []
+    shipped = calibration_for(ctx.model_id)
+    assert all(c.relevance == pytest.approx(shipped(0.85, 0.8, 0.0), rel=1e-4) for c in cands)
+
+
+def test_a_latent_calibration_weighs_the_latent_cosine_up():
+    cal = Calibration(intercept=-10.0, cosine=70.0, baseline=-67.0, coverage=6.5, latent=17.0)
+    assert cal(0.85, 0.8, 0.0, 0.1) < cal(0.85, 0.8, 0.0, 0.3)
+    assert cal(0.85, 0.8, 0.0) == pytest.approx(cal(0.85, 0.8, 0.0, 0.0))
+    assert 0.0 < cal(-5.0, 0.0, 0.0, 0.0) < 1e-12  # bounded, no overflow

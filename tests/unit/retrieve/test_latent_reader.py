@@ -1,0 +1,64 @@
+"""The relevance stage's latent-term reader: cosines of the question against the best
+candidates, each text read once per process, and off (not failing the search) when the model
+has no sparse head or it fails."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from remem.embed import latent
+from remem.errors import EmbeddingError
+from remem.retrieve.latent_reader import LatentReader
+from remem.types import Record
+
+
+class Model:
+    """Latent terms from the words of a text: word i of a fixed vocabulary is term i."""
+
+    VOCAB = ("hut", "booked", "weather", "capital", "australia")
+
+    def __init__(self, fail: bool = False) -> None:
+        self.read: list[str] = []
+        self.fail = fail
+
+    def latent_terms(self, texts, *, query=False):
+        if self.fail:
+            raise EmbeddingError("the sparse head failed")
+        self.read += list(texts)
+        out = []
+        for t in texts:
+            ids = [i for i, w in enumerate(self.VOCAB) if w in t.lower()]
+            out.append(latent.pack(np.array(ids, int), np.ones(len(ids))))
+        return out
+
+
+def _rec(i: int, text: str) -> Record:
+    return Record(
+        id=f"r{i}", kind="message", text=text, created_at=0.0, rowid=i, content_hash=f"h{i}"
+    )
+
+
+def test_cosines_of_the_question_against_each_record_read_once():
+    model = Model()
+    reader = LatentReader(lambda: model)
+    records = [_rec(1, "The hut is booked"), _rec(2, "Nice weather")]
+    got = reader.cosines("which hut is booked?", records)
+    assert got == pytest.approx([1.0, 0.0], abs=1e-3)
+    assert reader.cosines("which hut is booked?", records) == got
+    assert model.read == ["which hut is booked?", "The hut is booked", "Nice weather"]  # once
+
+
+def test_a_model_without_a_sparse_head_gives_no_evidence():
+    assert LatentReader(lambda: object()).cosines("q", [_rec(1, "x")]) is None
+    assert LatentReader(lambda: None).cosines("q", [_rec(1, "x")]) is None
+    assert LatentReader(lambda: Model()).cosines("q", []) is None
+
+
+def test_a_failing_head_switches_the_reader_off_and_the_search_goes_on(caplog):
+    model = Model(fail=True)
+    reader = LatentReader(lambda: model)
+    assert reader.cosines("q", [_rec(1, "x")]) is None
+    model.fail = False
+    assert reader.cosines("q", [_rec(1, "hut")]) is None  # off for the process: logged once
+    assert "relevance without latent terms" in caplog.text
