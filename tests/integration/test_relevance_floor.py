@@ -51,6 +51,36 @@ def demo_defaults(tmp_path_factory, e5):
     yield from _sample_store(tmp_path_factory, e5, {"indexing.mode": "sync"})
 
 
+@pytest.fixture(scope="module")
+def demo_latent(tmp_path_factory, e5):
+    # the latent terms of the best candidates, at the floor measured with them
+    overrides = {"indexing.mode": "sync", "search.latent_top": 5, "search.relevance_floor": 0.4}
+    yield from _sample_store(tmp_path_factory, e5, overrides)
+
+
+@pytest.mark.parametrize("query", OFF_TOPIC)
+def test_with_latent_terms_off_topic_questions_still_return_nothing(demo_latent, query):
+    result = demo_latent.search(query, k=5)
+    assert result.hits == []
+    assert any("search.relevance_floor 0.4" in n for n in result.notes)
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        ("Who has a food allergy?", "allergic to peanuts"),
+        ("小屋一晚多少钱？", "The hut costs 65 euros"),
+        ("Where does Alice work now?", "robotics startup in Munich"),
+    ],
+)
+def test_with_latent_terms_the_demo_questions_still_find_their_answer(demo_latent, query, answer):
+    result = demo_latent.search(query, k=3)
+    hits = result.hits
+    assert any(answer in h.record.text for h in hits), [h.record.text for h in hits]
+    assert "relevance: the latent terms of the best 5 candidates" in result.notes
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+
+
 @pytest.mark.parametrize("query", OFF_TOPIC)
 def test_nothing_relevant_returns_nothing_and_names_the_gate(demo, query):
     result = demo.search(query, k=5)

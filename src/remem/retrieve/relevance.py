@@ -281,6 +281,7 @@ def _latent_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, floa
     found = ctx.latent.cosines(query, [c.record for c in best if c.record is not None])
     if found is None:
         return {}
+    ctx.notes.append(f"relevance: the latent terms of the best {len(best)} candidates")
     return {c.rowid: lat for c, lat in zip(best, found, strict=True)}
 
 
