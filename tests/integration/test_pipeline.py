@@ -76,9 +76,15 @@ def test_neighbour_lift_brings_the_answer_after_the_question(convo):
 
 
 def test_noise_is_dropped_and_reported(convo):
-    result = convo.search("hi Eli", k=5, now=NOW)
+    result = convo.search("hi Eli, what did you do on Saturday?", k=5, now=NOW)
     assert "t3" not in [h.record.id for h in result]
     assert any(d["id"] == "t3" and d["stage"] == "noise" for d in result.dropped)
+
+
+def test_a_query_that_is_itself_noise_finds_nothing_and_says_why(convo):
+    result = convo.search("hi Eli", k=5, now=NOW)
+    assert result.hits == [] and result.dropped == []
+    assert result.notes[0].startswith("noise gate:")
 
 
 def test_abstention_says_which_gate_stopped_each_candidate(db_path, e5):

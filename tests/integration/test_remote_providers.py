@@ -290,4 +290,4 @@ def test_memory_search_with_unknown_remote_model_is_an_error(ollama, tmp_path):
     with Memory(tmp_path / "x.db", config) as mem:
         mem.ingest({"text": "hello there"}, embed=False)
         with pytest.raises(ConfigError, match="bogus-model"):
-            mem.search("hello")
+            mem.search("where is the hut?")
