@@ -57,7 +57,7 @@ class LatentReader:
         return [latent.cosine(question, code) for code in codes]
 
     def _question(self, terms: Callable[..., list[bytes]], query: str) -> bytes:
-        key = "query: " + query  # a text's and a question's terms are the same reading
+        key = "query: " + query  # kept apart from the records' content-hash keys
         with self._lock:
             known = self._cache.get(key)
         if known is None:
