@@ -45,7 +45,7 @@ VARIANTS = {
             f"latent{top}-{v}", H, {"search.latent_top": top, "search.relevance_floor": v}
         )
         for top in (5, 10)
-        for v in (0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+        for v in (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
     },
     "no-context": Variant("no-context", H, {"search.context_weight": 0.0}),
     "no-nb": Variant("no-nb", H, disable=("neighbour_lift",)),
