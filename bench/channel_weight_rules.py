@@ -15,12 +15,11 @@ PYTHONPATH=src python bench/channel_weight_rules.py /var/tmp/cw.jsonl [more.json
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 from collections import defaultdict
 
-from suite_cli import read_rows
+from suite_cli import read_rows, rows_and_out
 
 DEFAULT = 0.4
 
@@ -102,10 +101,7 @@ def quartiles(by_ds: dict[str, list[dict]], ws: list[float], feature: str) -> li
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("rows", nargs="+")
-    ap.add_argument("--out")
-    args = ap.parse_args()
+    args = rows_and_out()
     rows = load(args.rows)
     ws = weights_of(rows)
     by_ds: dict[str, list[dict]] = defaultdict(list)

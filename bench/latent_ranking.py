@@ -11,13 +11,13 @@ PYTHONPATH=src:bench python bench/latent_ranking.py /var/tmp/xs-sparse.jsonl \
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import numpy as np
 
 from remem.retrieve.relevance import LATENT_CALIBRATIONS
+from suite_cli import rows_and_out
 from two_model_relevance import _e5, load
 
 CALIBRATION = LATENT_CALIBRATIONS["multilingual-e5-small"]
@@ -57,10 +57,7 @@ def report(rows: list[dict]) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("rows", nargs="+")
-    ap.add_argument("--out")
-    args = ap.parse_args()
+    args = rows_and_out()
     got = report(load(args.rows))
     for ds, cell in got.items():
         print(ds, cell)

@@ -59,6 +59,15 @@ def read_rows(paths: list[str]) -> list[dict]:
     return rows
 
 
+def rows_and_out() -> argparse.Namespace:
+    """The arguments of a script that reads dumped rows: the files, and ``--out`` for its
+    JSON report."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rows", nargs="+")
+    ap.add_argument("--out")
+    return ap.parse_args()
+
+
 def watch_fusion(searcher: Any, keep: Callable[[list, list], None]) -> None:
     """Have ``searcher`` hand its two channel lists (vector, lexical) to ``keep`` before each
     fusion; wrapped once per searcher."""
