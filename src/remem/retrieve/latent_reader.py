@@ -57,33 +57,32 @@ class LatentReader:
         return [latent.cosine(question, code) for code in codes]
 
     def _question(self, terms: Callable[..., list[bytes]], query: str) -> bytes:
-        key = "query: " + query  # kept apart from the records' content-hash keys
-        with self._lock:
-            known = self._cache.get(key)
-        if known is None:
-            known = terms([query], query=True)[0]
-            with self._lock:
-                self._cache[key] = known
-        return known
+        # kept apart from the records' content-hash keys
+        return self._cached(terms, ["query: " + query], [query])[0]
 
     def _codes(self, terms: Callable[..., list[bytes]], records: Sequence[Record]) -> list[bytes]:
-        keys = [r.content_hash or r.text for r in records]
+        return self._cached(
+            terms, [r.content_hash or r.text for r in records], [r.text for r in records]
+        )
+
+    def _cached(
+        self, terms: Callable[..., list[bytes]], keys: list[str], texts: list[str]
+    ) -> list[bytes]:
+        """The terms of each text under its key: from the cache, else computed (in one call,
+        before the indexer's passages: it is a search's own work) and kept, least recently
+        used first out."""
         with self._lock:
             known = {k: self._cache[k] for k in keys if k in self._cache}
-        missing = list(dict.fromkeys(k for k in keys if k not in known))
+        text_of = dict(zip(keys, texts, strict=True))
+        missing = [k for k in dict.fromkeys(keys) if k not in known]
         if missing:
-            text_of = {k: r.text for k, r in zip(keys, records, strict=True)}
-            # a search's own work: it goes before the indexer's passages
-            fresh = dict(
+            known.update(
                 zip(missing, terms([text_of[k] for k in missing], query=True), strict=True)
             )
-            known.update(fresh)
-            with self._lock:
-                self._cache.update(fresh)
-                while len(self._cache) > CACHE_TEXTS:
-                    self._cache.popitem(last=False)
         with self._lock:
             for k in keys:
-                if k in self._cache:
-                    self._cache.move_to_end(k)
+                self._cache[k] = known[k]
+                self._cache.move_to_end(k)
+            while len(self._cache) > CACHE_TEXTS:
+                self._cache.popitem(last=False)
         return [known[k] for k in keys]

@@ -212,8 +212,8 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     cosines = _vector_cosines(cands, ctx)
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
-    latent = _latent_cosines(cands, ctx)
     with_latent = calibration_for(ctx.model_id, LATENT_CALIBRATIONS)
+    latent = _latent_cosines(cands, ctx) if with_latent is not LEXICAL_ONLY else {}
     for c in cands:
         assert c.record is not None
         cos = cosines.get(c.rowid, c.vector_score)
@@ -269,20 +269,20 @@ def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, f
 
 
 def _latent_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:
-    """The latent-term cosines of the best ``search.latent_top`` candidates, for a model
-    with a latent calibration (none: an empty dict)."""
+    """The latent-term cosines of the best ``search.latent_top`` candidates (the caller asks
+    only for a model with a latent calibration)."""
     top = ctx.config.search.latent_top
     if top <= 0 or ctx.latent is None or ctx.query_vector is None or ctx.baseline is None:
         return {}
-    if calibration_for(ctx.model_id, LATENT_CALIBRATIONS) is LEXICAL_ONLY:
-        return {}
-    best = [c for c in sorted(cands, key=lambda c: (-c.score, c.rowid))[:top] if c.record]
+    best = [(c.rowid, c.record) for c in sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]]
+    records = [r for _, r in best if r is not None]  # every candidate has one by now
     query = tail_within(ctx.query, ctx.config.search.query_embed_tokens)  # as embedded
-    found = ctx.latent.cosines(query, [c.record for c in best if c.record is not None])
+    found = ctx.latent.cosines(query, records)
     if found is None:
         return {}
-    ctx.notes.append(f"relevance: the latent terms of the best {len(best)} candidates")
-    return {c.rowid: lat for c, lat in zip(best, found, strict=True)}
+    ctx.notes.append(f"relevance: the latent terms of the best {len(records)} candidates")
+    rowids = [rowid for rowid, r in best if r is not None]
+    return dict(zip(rowids, found, strict=True))
 
 
 def _vector_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:
