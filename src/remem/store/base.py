@@ -259,6 +259,33 @@ class VectorStore(Protocol):
 
 
 @runtime_checkable
+class LatentStore(Protocol):
+    """Each record's sparse latent terms (``remem.embed.latent``) by the model that read
+    them: derived data like vectors, computed from the record's text, kept beside it so a
+    search reads them instead of running the model. A stored entry counts only while the
+    record still holds the text it was computed from (its content hash); a deleted record's
+    terms go with it. Writing them bumps no ``rev``: no index depends on them."""
+
+    def put_latent_terms(self, model_id: str, items: Sequence[tuple[int, str, bytes]]) -> int:
+        """Store (rowid, content hash, packed terms), replacing older ones. Records deleted
+        meanwhile, or whose text no longer has that hash, are skipped. Returns how many
+        were written."""
+        ...
+
+    def latent_terms_of(self, model_id: str, rowids: Sequence[int]) -> dict[int, bytes]:
+        """The stored, current terms of these records (missing and stale ones left out)."""
+        ...
+
+    def records_missing_latent_terms(
+        self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
+    ) -> list[Record]:
+        """Records (not 'skipped') without current terms of this model, in rowid order."""
+        ...
+
+    def count_missing_latent_terms(self, model_id: str) -> int: ...
+
+
+@runtime_checkable
 class NearestStore(Protocol):
     """Optional: a backend that answers vector searches itself (PostgreSQL's HNSW index).
     Search asks it instead of loading the vectors into an in-memory index; a backend
@@ -399,6 +426,7 @@ class Store(
     SessionStore,
     LexicalStore,
     VectorStore,
+    LatentStore,
     MetaStore,
     MaintainedStore,
     DashboardStore,

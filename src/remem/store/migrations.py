@@ -230,6 +230,20 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         END
         """,
     ),
+    (
+        8,
+        "latent terms: each record's sparse latent terms by model, with the content hash of "
+        "the text they were read from (a search reads them instead of running the model)",
+        """
+        CREATE TABLE latent_terms (
+            record_rowid INTEGER NOT NULL REFERENCES records (rowid) ON DELETE CASCADE,
+            model_id     TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            terms        BLOB NOT NULL,
+            PRIMARY KEY (record_rowid, model_id)
+        ) WITHOUT ROWID
+        """,
+    ),
 ]
 # The runner applies migrations with foreign keys off (SQLite's procedure for rebuilding a
 # table that others reference, as 4 does) and checks foreign_key_check before committing.

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from remem.store.memory.changes import ChangesMixin
 from remem.store.memory.dashboard import DashboardMixin
+from remem.store.memory.latent import LatentMixin
 from remem.store.memory.lexical import LexicalMixin
 from remem.store.memory.maintenance import MaintenanceMixin
 from remem.store.memory.vectors import VectorsMixin
 
 
-class InMemoryStore(ChangesMixin, LexicalMixin, VectorsMixin, MaintenanceMixin, DashboardMixin):
+class InMemoryStore(
+    ChangesMixin, LexicalMixin, VectorsMixin, LatentMixin, MaintenanceMixin, DashboardMixin
+):
     """Records, sessions, a BM25 index, vectors and meta, all in this process's memory."""
 
 

@@ -99,6 +99,7 @@ class ChangesMixin(TimelineMixin):
         self._lexical.remove(rowid)
         for seq in list(self._record_vectors.get(rowid, {}).values()):
             self._remove_vector(seq)
+        self._latent.pop(rowid, None)
 
     def delete_session_after(self, session: str, after: float) -> list[str]:
         """Delete a session's records created after ``after``; returns their ids."""

@@ -73,6 +73,8 @@ class MemoryState:
         self._lexical = Bm25Index()
         self._vectors: dict[int, StoredVectorRow] = {}  # seq -> vector; seqs only grow
         self._record_vectors: dict[int, dict[str, int]] = {}  # rowid -> {model_id: seq}
+        # rowid -> {model_id: (content hash of the text read, packed latent terms)}
+        self._latent: dict[int, dict[str, tuple[str, bytes]]] = {}
         self._meta: dict[tuple[str, str], str] = {}
         self._next_rowid = 1
         self._next_seq = 1

@@ -3,9 +3,10 @@ several processes and machines (``pip install 'remem[postgres]'``).
 
 Split by concern like the SQLite store: ``connection`` (pool, migrations under an advisory
 lock, transactions, meta, stats), ``records`` and ``sessions``, ``lexical`` (BM25 over
-remem's tokens, as FTS5 scores it), ``vectors``, ``nearest`` (store-side vector search with
-HNSW indexes), ``claims`` (the embedding queue across processes), ``snapshot_reads`` (the vector reads
-of an in-process snapshot index), ``dashboard`` (the web UI's counts and listings) and ``maintenance``.
+remem's tokens, as FTS5 scores it), ``vectors``, ``latent`` (each record's latent terms),
+``nearest`` (store-side vector search with HNSW indexes), ``claims`` (the embedding queue
+across processes), ``snapshot_reads`` (the vector reads of an in-process snapshot index),
+``dashboard`` (the web UI's counts and listings) and ``maintenance``.
 ``PostgresStore`` is all of them over one connection pool.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from remem.store.postgres.claims import ClaimsMixin
 from remem.store.postgres.connection import redact
 from remem.store.postgres.dashboard import DashboardMixin
+from remem.store.postgres.latent import LatentMixin
 from remem.store.postgres.lexical import LexicalMixin
 from remem.store.postgres.maintenance import MaintenanceMixin
 from remem.store.postgres.nearest import NearestMixin
@@ -21,7 +23,13 @@ from remem.store.postgres.snapshot_reads import SnapshotReadsMixin
 
 
 class PostgresStore(
-    MaintenanceMixin, NearestMixin, ClaimsMixin, SnapshotReadsMixin, LexicalMixin, DashboardMixin
+    MaintenanceMixin,
+    NearestMixin,
+    ClaimsMixin,
+    SnapshotReadsMixin,
+    LexicalMixin,
+    LatentMixin,
+    DashboardMixin,
 ):
     """Records, their lexical index and their vectors in one PostgreSQL schema."""
 

@@ -171,6 +171,20 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "this store counts with its own indexes and counters, and the numbers stay aligned",
         "SELECT 1",
     ),
+    (
+        8,
+        "latent terms: each record's sparse latent terms by model, with the content hash of "
+        "the text they were read from (a search reads them instead of running the model)",
+        """
+        CREATE TABLE latent_terms (
+            record_rowid BIGINT NOT NULL REFERENCES records (rowid) ON DELETE CASCADE,
+            model_id     TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            terms        BYTEA NOT NULL,
+            PRIMARY KEY (record_rowid, model_id)
+        )
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

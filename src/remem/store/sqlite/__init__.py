@@ -1,19 +1,22 @@
 """The SQLite store: the source of truth of the embedded default (one file, WAL).
 
-Split by concern (connection and meta, records and sessions, lexical, vectors,
+Split by concern (connection and meta, records and sessions, lexical, vectors, latent terms,
 maintenance, the web UI's dashboard reads); ``SQLiteStore`` is all of them over one connection.
 """
 
 from __future__ import annotations
 
 from remem.store.sqlite.dashboard import DashboardMixin
+from remem.store.sqlite.latent import LatentMixin
 from remem.store.sqlite.lexical import LexicalMixin, fts_match_expression
 from remem.store.sqlite.maintenance import MaintenanceMixin
 from remem.store.sqlite.records import RecordsMixin
 from remem.store.sqlite.vectors import VectorsMixin
 
 
-class SQLiteStore(RecordsMixin, LexicalMixin, VectorsMixin, MaintenanceMixin, DashboardMixin):
+class SQLiteStore(
+    RecordsMixin, LexicalMixin, VectorsMixin, LatentMixin, MaintenanceMixin, DashboardMixin
+):
     """Records, their lexical index and their vectors in one SQLite file."""
 
 
