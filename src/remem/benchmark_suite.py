@@ -40,6 +40,7 @@ from remem.benchmark import (
 from remem.config import Config
 from remem.embed.base import Embedder
 from remem.embed.factory import make_embedder
+from remem.maintenance import store_latent_terms
 from remem.transfer import jsonl_lines
 
 UNANSWERABLE_CATEGORIES = frozenset({"unanswerable", "abstention"})
@@ -233,8 +234,10 @@ def _ingest(mem: Any, turns: list[dict]) -> None:
             [{key: t.get(key) for key in keys} for t in turns], on_conflict="skip", wait=True
         )
     # Also for a cached store: a run cut off after the writes but before every vector would
-    # otherwise leave it searched with vectors missing. Nothing missing costs one count.
+    # otherwise leave it searched with vectors missing. Nothing missing costs one count. The
+    # latent terms too, so a search reads them as a user's store would (when they are on).
     mem.embed_pending()
+    store_latent_terms(mem)
 
 
 def suite_datasets(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:

@@ -29,6 +29,18 @@ def records_to_embed(mem: Memory, model_id: str, *, force: bool = False) -> int:
     return mem.count() if force else mem.missing_vectors(model_id)
 
 
+def latent_terms_to_store(mem: Memory) -> int:
+    """How many records lack the latent terms the relevance stage reads (0 when they are off,
+    ``search.latent_top`` = 0, or the model has none)."""
+    return mem.indexer.latent.count_missing()
+
+
+def store_latent_terms(mem: Memory, *, progress: Callable[[int], None] | None = None) -> int:
+    """Store the latent terms of every record lacking them now, instead of in the background
+    (``remem embed``; the benchmark suite). Returns how many were written."""
+    return mem.indexer.latent.fill_all(progress=progress)
+
+
 def missing_local_vectors(mem: Memory) -> int | None:
     """Records without a vector from the configured bundled model, counted without loading
     it; None when the provider is not ``local``."""

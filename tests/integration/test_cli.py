@@ -107,8 +107,16 @@ def test_ingest_without_embedding_then_backfill(tmp_path, jsonl):
     assert run(["ingest", str(jsonl), "--no-embed"], db).returncode == 0
     stats = json.loads(run(["stats", "--json"], db).stdout)
     assert stats["missing_vectors"] == 2 and stats["index_status"] == {"pending": 2}
+    dry = json.loads(run(["embed", "--dry-run", "--json"], db).stdout)
+    assert dry["would_embed"] == 2 and dry["would_store_latent_terms"] == 2
+    assert "latent terms" in run(["stats"], db).stdout  # 2 records without
     proc = run(["embed", "--json"], db)
-    assert json.loads(proc.stdout) == {"embedded": 2, "failed": 0, "remaining": 0}
+    assert json.loads(proc.stdout) == {
+        "embedded": 2,
+        "failed": 0,
+        "remaining": 0,
+        "latent_terms": 2,  # the relevance stage's evidence, stored beside the vectors
+    }
     # rerunning skips existing ids only when asked
     assert run(["ingest", str(jsonl), "--skip-existing", "--json"], db).returncode == 0
     one_error_line(run(["ingest", str(jsonl)], db))

@@ -3,7 +3,7 @@
 Every error is one line on stderr that names the problem and the fix, with exit code 2 for
 bad input and 1 for "not found"; every command that prints a table also takes ``--json``.
 
-One module per audience (records, maintenance, transfer, memory, serve, demo), each with its
+One module per audience (records, maintenance, bench, transfer, memory, serve, demo), each with its
 own Typer app merged here; ``common`` holds what they share. The commands call the public
 library only (``remem.Memory`` and the feature modules), never the store underneath.
 """
@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from remem.cli import demo, maintenance, memory, postgres, records, serve, transfer
+from remem.cli import bench, demo, maintenance, memory, postgres, records, serve, transfer
 from remem.cli.common import DbOption, state
 
 __all__ = ["app"]
@@ -31,7 +31,7 @@ app = typer.Typer(
 )
 # Unnamed groups merge their commands into the top level, in this order (`remem --help`);
 # the named groups follow them.
-for commands in (records, maintenance, transfer, serve, demo):
+for commands in (records, maintenance, bench, transfer, serve, demo):
     app.add_typer(commands.app)
 app.add_typer(memory.app, name="memory")
 app.add_typer(maintenance.config_app, name="config")

@@ -1,5 +1,5 @@
-"""Looking after a store, for its operator: clear, stats, embed, index, bench, doctor, reembed, and
-the `remem config` group."""
+"""Looking after a store, for its operator: clear, stats, embed, index, doctor, reembed, and
+the `remem config` group (`remem bench` is in ``cli/bench.py``)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from remem.cli.common import (
     open_existing_memory,
     open_memory,
     out,
-    progress_bar,
 )
 
 if TYPE_CHECKING:
@@ -101,6 +100,8 @@ def stats(
     table.add_row("index errors", str(data["index_errors"]))
     table.add_row("dropped from the indexing queue", str(data["queue_dropped_total"]))
     table.add_row("backlog", backlog_line(data["backlog"]))
+    if "latent_terms" in data["backlog"]:
+        table.add_row("latent terms", latent_line(data["backlog"]["latent_terms"]))
     table.add_row("sessions", str(data["sessions"]))
     table.add_row("schema version", str(data["schema_version"]))
     for name, declared in data["declared_scopes"].items():  # operator text: no markup
@@ -148,6 +149,16 @@ def backlog_line(backlog: dict[str, Any]) -> str:
     return line
 
 
+def latent_line(latent: dict[str, Any]) -> str:
+    """'all stored' or '1,234 records without (filling in the background)'."""
+    if not latent["missing"]:
+        return "stored for every record"
+    line = f"{latent['missing']:,} records without"
+    if latent["filling"]:
+        return line + " (filling in the background)"
+    return line + " (searches compute them; `remem embed` stores them)"
+
+
 def _model_line(embedder: dict[str, Any]) -> str:
     """The model searches use, and whether it is the one `remem reembed` switched to."""
     if embedder["provider"] == "none":
@@ -168,7 +179,8 @@ def embed(
     force: Annotated[bool, typer.Option("--force", help="re-embed every record")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Embed every record that has no vector for the configured model (backfill).
+    """Embed every record that has no vector for the configured model (backfill), then store
+    the latent terms the relevance stage reads for every record still without them.
 
     Safe to interrupt: finished batches are committed and a rerun continues from there.
     """
@@ -182,19 +194,36 @@ def embed(
             fail("embed.provider is 'none': nothing to embed; configure a provider first")
         total = maintenance.records_to_embed(mem, embedder.model_id, force=force)
         if dry_run:
+            latent = maintenance.latent_terms_to_store(mem)
             if as_json:
-                emit_json({"model_id": embedder.model_id, "would_embed": total})
+                emit_json(
+                    {
+                        "model_id": embedder.model_id,
+                        "would_embed": total,
+                        "would_store_latent_terms": latent,
+                    }
+                )
             else:
-                out.print(f"would embed {total} records with {embedder.model_id}", markup=False)
+                also = f" and store the latent terms of {latent}" if latent else ""
+                out.print(
+                    f"would embed {total} records with {embedder.model_id}{also}", markup=False
+                )
             return
+        owed = maintenance.latent_terms_to_store(mem)  # embedding stores them as it goes
         with counting("embedding", total, quiet=as_json) as progress:
             result = mem.embed_pending(batch_size=batch_size, force=force, progress=progress)
+        rest = maintenance.latent_terms_to_store(mem) if owed else 0
+        if rest:
+            with counting("latent terms", rest, quiet=as_json) as progress:
+                maintenance.store_latent_terms(mem, progress=progress)
+        result["latent_terms"] = owed - maintenance.latent_terms_to_store(mem) if owed else 0
     if as_json:
         emit_json(result)
     else:
+        stored = f", latent terms stored for {result['latent_terms']}" if owed else ""
         out.print(
             f"embedded {result['embedded']}, failed {result['failed']}, "
-            f"still missing {result['remaining']}",
+            f"still missing {result['remaining']}{stored}",
             markup=False,
         )
     if result["failed"]:
@@ -232,125 +261,6 @@ def index_line(report: IndexReport) -> str:
     return (
         f"{verb} the vector index of {report.model_id}: {report.vectors} vectors{graph}, "
         f"{report.file_bytes / 1e6:.1f} MB{took}"
-    )
-
-
-# ---------------------------------------------------------------------- bench
-BENCH_CHANNELS = {"hybrid": ("vector", "lexical"), "vector": ("vector",), "lexical": ("lexical",)}
-BENCH_METRICS = ("recall@5", "recall@10", "hit@10", "session_recall@10", "mrr")
-BENCH_JSON_KEYS = (
-    "dataset",
-    "n_queries",
-    "overall",
-    "by_category",
-    "latency_ms",
-    "ingest_per_s",
-    "channels",
-    "embed_model",
-    "k",
-)
-
-
-@app.command()
-def bench(
-    dataset_dir: Annotated[
-        Path | None, typer.Argument(help="folder with corpus.jsonl, queries.jsonl")
-    ] = None,
-    k: Annotated[int, typer.Option("--k", "-k", help="hits per query (>= 10 is scored)")] = 10,
-    channels: Annotated[
-        str, typer.Option(help="hybrid, vector or lexical (--suite: comma-separated)")
-    ] = "hybrid",
-    limit_conversations: Annotated[
-        int | None, typer.Option(help="only the first N conversations")
-    ] = None,
-    limit_queries: Annotated[int | None, typer.Option(help="only the first N queries")] = None,
-    suite: Annotated[
-        bool, typer.Option("--suite", help="LoCoMo, LongMemEval oracle, zh_groupchat, no-answer")
-    ] = False,
-    quick: Annotated[bool, typer.Option("--quick", help="--suite without LongMemEval")] = False,
-    shared_dir: Annotated[
-        Path | None,
-        typer.Option(
-            help="--suite: folder with locomo/ and longmemeval_oracle/ "
-            "(default $REMEM_BENCH_DIR or ../shared/bench)"
-        ),
-    ] = None,
-    data_dir: Annotated[
-        Path, typer.Option(help="--suite: folder with zh_groupchat/ and no_answer/")
-    ] = Path("bench/data"),
-    cache_dir: Annotated[
-        Path, typer.Option(help="--suite: ingested stores are kept here between runs")
-    ] = Path(".remem-bench-cache"),
-    as_json: JsonOption = False,
-) -> None:
-    """Score retrieval on a benchmark dataset (../shared/bench format), or the whole suite."""
-    if suite:
-        from remem.cli.suite import default_shared_dir, run_suite_command
-
-        run_suite_command(
-            channels=channels.split(","),
-            quick=quick,
-            shared_dir=shared_dir or default_shared_dir(),
-            data_dir=data_dir,
-            cache_dir=cache_dir,
-            as_json=as_json,
-        )
-        return
-    if dataset_dir is None:
-        fail("give DATASET_DIR (a folder with corpus.jsonl and queries.jsonl) or --suite")
-    from remem.benchmark import Variant, run_benchmark
-
-    if channels not in BENCH_CHANNELS:
-        fail(f"invalid --channels {channels!r}; use hybrid, vector or lexical")
-    if k < 1:
-        fail(f"invalid --k {k}; use a positive number")
-    if not dataset_dir.is_dir():
-        fail(
-            f"{str(dataset_dir)!r} is not a folder; give a folder with corpus.jsonl and "
-            "queries.jsonl"
-        )
-    config = load_config(long_lived=True)  # searches for minutes: background builds pay off
-    with progress_bar("{task.description}", quiet=as_json) as bar:
-        # conversations are ingested one by one before their queries: two bars, both moving
-        tasks = {"ingest": bar.add_task("ingesting", total=None)}
-        tasks["query"] = bar.add_task("queries", total=None)
-
-        def progress(stage: str, done: int, total: int) -> None:
-            bar.update(tasks[stage], completed=done, total=total)
-
-        result = run_benchmark(
-            dataset_dir,
-            config=config,
-            k=k,
-            variants=[Variant(channels, BENCH_CHANNELS[channels])],
-            limit_conversations=limit_conversations,
-            limit_queries=limit_queries,
-            progress=progress,
-        )
-    res = result["variants"][channels]
-    if as_json:
-        emit_json({key: res[key] for key in BENCH_JSON_KEYS})
-    else:
-        _print_bench(res, channels)
-
-
-def _print_bench(res: dict[str, Any], channels: str) -> None:
-    table = new_table(title=f"{res['dataset']} ({res['n_queries']} queries, {channels})")
-    table.add_column("category")
-    table.add_column("n", justify="right")
-    for m in BENCH_METRICS:
-        table.add_column(m, justify="right")
-    rows = [("overall", res["overall"], res["n_queries"])]
-    rows += [(c, v, v["n"]) for c, v in res["by_category"].items()]
-    for name, v, n in rows:
-        table.add_row(name, str(n), *(f"{v[m]:.3f}" for m in BENCH_METRICS))
-    out.print(table)
-    lat = res["latency_ms"]
-    out.print(
-        f"search p50 {lat['search_p50']} ms, p95 {lat['search_p95']} ms; with query embedding "
-        f"p50 {lat['search_embed_p50']} ms, p95 {lat['search_embed_p95']} ms; "
-        f"ingest {res['ingest_per_s']} messages/s",
-        markup=False,
     )
 
 

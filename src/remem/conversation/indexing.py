@@ -23,6 +23,7 @@ from typing import Any
 from remem.config import Config
 from remem.conversation.backfill import Backfill, pending_without_vector, wait_settled
 from remem.conversation.fast_lane import FAST_MODEL_ID, FastLane, lane_applies
+from remem.conversation.latent_fill import LatentTerms
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_configured
 from remem.embed.factory import make_embedder, model_id_for
@@ -79,6 +80,7 @@ class Indexer:
         self._queue: IndexQueue | None = None
         self._backfill: Backfill | None = None
         self._fast: FastLane | None = None
+        self.latent = LatentTerms(store, config, self._main_model_id, self.get_embedder)
         self._dropped_at = 0.0  # when the fast lane's superseded vectors were last dropped
         self._window = (time.time(), 0)  # (start, records embedded by the queue since)
         if embedder is None:
@@ -156,6 +158,7 @@ class Indexer:
                     if main and lane_applies(self.config, main, self.store.path is not None):
                         self._fast = FastLane(self.store, self.config, main)
                     self._queue = queue
+                    self.latent.start_fill(self._embedding_busy)  # when latent terms are on
         return self._queue
 
     @property
@@ -243,7 +246,7 @@ class Indexer:
             # costs the main model only those seconds (bench/fast_lane.py --burst).
             self._fast.wait_idle(timeout=FAST_FIRST_MAX_S)
         started = time.time()
-        ok, bad = self.embed_rowids(rowids)
+        ok, bad = self.embed_rowids(rowids, latent_terms=False)  # the fill does them, when idle
         self._note_rate(ok, started)
         return ok, bad
 
@@ -252,6 +255,18 @@ class Indexer:
             self._backfill.record_result(batch, embedded, failed)
         if self._fast is not None and embedded:
             self._drop_stand_ins()
+        if embedded:
+            self.latent.wake(batch)
+
+    def _embedding_busy(self) -> bool:
+        """Vectors are being made (or owed) by the queue, the backfill or the fast lane: the
+        latent fill waits for them."""
+        queue, backfill, fast = self._queue, self._backfill, self._fast
+        if queue is not None and not queue.wait_idle(0):
+            return True
+        if backfill is not None and not backfill.settled():
+            return True
+        return fast is not None and not fast.wait_idle(0)
 
     def _drop_stand_ins(self, *, now_anyway: bool = False) -> None:
         """Delete the fast lane's vectors of records the main model has embedded since: they
@@ -312,6 +327,8 @@ class Indexer:
             data["backfill"] = self._backfill.stats()
         if self._fast is not None:  # this process's lane: fast vectors written, queue
             data["fast_lane"] = self._fast.stats()
+        if self.latent.model_id() is not None:  # records whose latent terms are still owed
+            data["latent_terms"] = self.latent.stats()
         return data
 
     def wait_indexed(self, timeout: float | None = None) -> bool:
@@ -323,6 +340,7 @@ class Indexer:
         return wait_settled(self._queue, self._backfill, timeout)
 
     def close(self) -> None:
+        self.latent.stop()
         if self._fast is not None:
             self._fast.close()
         if self._backfill is not None:
@@ -337,16 +355,21 @@ class Indexer:
             closer()
 
     # ------------------------------------------------------------------ embedding
-    def embed_rowids(self, rowids: Sequence[int]) -> tuple[int, int]:
+    def embed_rowids(self, rowids: Sequence[int], *, latent_terms: bool = True) -> tuple[int, int]:
         # Records deleted since they were queued simply are not there any more.
         records = sorted(self.store.get_by_rowids(rowids).values(), key=lambda r: r.rowid or 0)
-        return self.embed_records(records) if records else (0, 0)
+        return self.embed_records(records, latent_terms=latent_terms) if records else (0, 0)
 
     def embed_records(
-        self, records: Sequence[Record], *, progress: Progress | None = None
+        self,
+        records: Sequence[Record],
+        *,
+        progress: Progress | None = None,
+        latent_terms: bool = True,
     ) -> tuple[int, int]:
-        """Embed and store vectors; returns (embedded, failed). Failures leave records
-        pending with the error noted, for ``embed_pending`` to retry."""
+        """Embed and store vectors (and, with ``latent_terms``, the records' latent terms
+        when they are on); returns (embedded, failed). Failures leave records pending with
+        the error noted, for ``embed_pending`` to retry."""
         try:
             embedder = self.get_embedder()
         except RememError as exc:
@@ -365,6 +388,8 @@ class Indexer:
             batch = records[start : start + size]
             if self._embed_batch(embedder, batch):
                 done += len(batch)
+                if latent_terms:
+                    self.latent.store_now(batch)
             else:
                 failed += len(batch)
             if progress:

@@ -19,6 +19,16 @@ TOP = 128  # terms kept per text
 CHARS = 1000  # a long text is read from its beginning only: the cost of one model window
 DIM = 16384  # the sparse head's dimension: term ids fit in uint16
 
+# The id a model's latent terms are stored under: its sparse head ships (and is pinned) with
+# the bundled runtime, and the packing is part of the id, so a change of either never reads
+# terms packed otherwise.
+MODEL_IDS = {"local:multilingual-e5-small": f"local:multilingual-e5-small/latent-top{TOP}"}
+
+
+def model_id_for(embedder_model_id: str | None) -> str | None:
+    """The id latent terms of this embedding model are stored under (None: it has none)."""
+    return MODEL_IDS.get(embedder_model_id or "")
+
 
 def pack(terms: np.ndarray, weights: np.ndarray) -> bytes:
     """The ``TOP`` heaviest (term, weight) pairs, weights normalised, as bytes."""

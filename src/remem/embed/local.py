@@ -130,6 +130,7 @@ class E5Embedder:
     model = "multilingual-e5-small"
     model_id = "local:multilingual-e5-small"
     dim = 384
+    latent_model_id = latent.MODEL_IDS[model_id]  # its latent terms are stored under this
     default_chunk_chars = 0  # the engine windows long inputs itself (no truncation)
 
     def __init__(self, threads: int = 2) -> None:

@@ -1,0 +1,260 @@
+"""Latent terms for stored records: computed once, beside the vectors, read by every search.
+
+The relevance stage reads the sparse latent terms of a search's best candidates
+(``retrieve/latent_reader.py``). Computed at search time they cost a model pass for every
+candidate not seen before (search p50 104 ms on LoCoMo against 9-17 ms); stored with the
+record, a search pays one pass, for its question. Three paths store them:
+
+- ``fill_latent_terms``: every record lacking current terms, now (``remem embed``, a
+  synchronous ingest's records, the benchmark suite);
+- ``LatentFill``: the same in the background, for the indexing queue. Vectors come first: it
+  computes a small chunk at a time and only while the queue, the backfill and the fast lane
+  have nothing to do, so a new message's vector never waits behind latent terms;
+- a search computes what is still missing itself (``LatentReader``), so nothing depends on
+  the fill having caught up.
+
+Terms are derived data: a failure is logged and retried later, never fatal.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+from remem.config import Config
+from remem.embed import latent
+from remem.embed.base import Embedder
+from remem.errors import RememError
+from remem.store.base import Store
+from remem.types import Record
+
+log = logging.getLogger("remem.latent")
+
+# texts -> packed latent terms (remem.embed.latent), one per text
+Compute = Callable[[Sequence[str]], list[bytes]]
+Progress = Callable[[int], None]
+
+CHUNK = 16  # records a background step computes: ~0.5 s of model time for chat-length texts
+BUSY_WAIT_S = 0.25  # how often a waiting fill looks whether the queues are idle again
+BACKOFF_S = (5.0, 300.0)  # after a failure: first and longest wait before trying again
+SKIP_AFTER = 3  # failures in a row of one chunk before the fill goes on past it
+
+
+def store_terms(store: Store, model_id: str, compute: Compute, records: Sequence[Record]) -> int:
+    """Compute and store these records' latent terms; returns how many were written (a
+    record deleted or rewritten meanwhile is skipped by the store)."""
+    wanted = [r for r in records if r.rowid is not None]
+    if not wanted:
+        return 0
+    codes = compute([r.text for r in wanted])
+    return store.put_latent_terms(
+        model_id,
+        [(r.rowid, r.content_hash, code) for r, code in zip(wanted, codes, strict=True) if r.rowid],
+    )
+
+
+def fill_latent_terms(
+    store: Store,
+    model_id: str,
+    compute: Compute,
+    *,
+    batch: int = 32,
+    progress: Progress | None = None,
+) -> int:
+    """Give every record lacking current latent terms of ``model_id`` its terms, batch by
+    batch (each committed: an interrupted run keeps what it did). Returns how many were
+    written."""
+    written, after = 0, 0
+    while records := store.records_missing_latent_terms(model_id, limit=batch, after_rowid=after):
+        written += store_terms(store, model_id, compute, records)
+        after = records[-1].rowid or after
+        if progress:
+            progress(len(records))
+    return written
+
+
+class LatentFill:
+    """The background fill: woken with the rowids of records that got vectors (or at start
+    with 0, for an older store), it walks the records lacking terms from the lowest of them."""
+
+    def __init__(
+        self,
+        store: Store,
+        model_id: str,
+        compute: Compute,
+        busy: Callable[[], bool],
+        *,
+        chunk: int = CHUNK,
+        start: bool = True,
+    ) -> None:
+        self.store = store
+        self.model_id = model_id
+        self._compute = compute
+        self._busy = busy
+        self.chunk = max(1, chunk)
+        self._cond = threading.Condition()
+        self._owed: int | None = 0  # a pass is owed from after this rowid (0: the whole store)
+        self._stopped = False
+        self._active = False
+        self._failures = 0
+        self.filled = 0  # terms written by this fill
+        self._thread = threading.Thread(target=self._run, name="remem-latent-fill", daemon=True)
+        if start:
+            self._thread.start()
+
+    def wake(self, rowids: Sequence[int] = (0,)) -> None:
+        """These records may lack terms now: walk again, from the lowest of them."""
+        lowest = max(0, min(rowids, default=1) - 1)
+        with self._cond:
+            self._owed = lowest if self._owed is None else min(self._owed, lowest)
+            self._cond.notify_all()
+
+    def settled(self) -> bool:
+        """Nothing owed and nothing running (tests; stats)."""
+        with self._cond:
+            return self._owed is None and not self._active
+
+    def wait_settled(self, timeout: float | None = None) -> bool:
+        with self._cond:
+            return self._cond.wait_for(
+                lambda: self._stopped or (self._owed is None and not self._active), timeout
+            )
+
+    def stats(self) -> dict[str, int | bool]:
+        with self._cond:
+            return {"filled": self.filled, "filling": self._active or self._owed is not None}
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        if self._thread.ident is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    # ------------------------------------------------------------------ the loop
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._stopped or self._owed is not None)
+                if self._stopped:
+                    return
+                after, self._owed, self._active = self._owed or 0, None, True
+            try:
+                self._one_pass(after)
+            finally:
+                with self._cond:
+                    self._active = False
+                    self._cond.notify_all()
+
+    def _one_pass(self, after: int) -> None:
+        """Walk the records lacking terms from rowid ``after`` on, a chunk at a time, each
+        chunk only once the queues are idle. On a failure: back off, then owe the rest (a
+        chunk that failed SKIP_AFTER times in a row is left to the search-time reader)."""
+        while not self._stopped:
+            if self._busy():
+                with self._cond:
+                    self._cond.wait(BUSY_WAIT_S)
+                continue
+            records: list[Record] = []
+            try:
+                records = self.store.records_missing_latent_terms(
+                    self.model_id, limit=self.chunk, after_rowid=after
+                )
+                if not records:
+                    return
+                written = store_terms(self.store, self.model_id, self._compute, records)
+            except (RememError, OSError, RuntimeError) as exc:
+                skip = self._failures + 1 >= SKIP_AFTER and bool(records)
+                self._back_off(records[-1].rowid or after if skip else after, exc)
+                return
+            with self._cond:
+                self.filled += written
+            after = records[-1].rowid or after
+            self._failures = 0
+
+    def _back_off(self, resume_after: int, exc: Exception) -> None:
+        self._failures += 1
+        if self._failures in (1, SKIP_AFTER) or self._failures % 20 == 0:
+            log.warning("latent terms not stored (will retry): %s", exc)
+        wait = min(BACKOFF_S[1], BACKOFF_S[0] * 2 ** (self._failures - 1))
+        if self._failures >= SKIP_AFTER:
+            self._failures = 0
+        with self._cond:
+            if self._cond.wait_for(lambda: self._stopped, wait):
+                return
+            self._owed = resume_after if self._owed is None else min(self._owed, resume_after)
+
+
+class LatentTerms:
+    """An indexer's latent terms: the id they are stored under, computing and storing them
+    now (a synchronous embedding, ``remem embed``) and the background fill of its queue."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        main_model_id: Callable[[], str | None],
+        get_embedder: Callable[[], Embedder | None],
+    ) -> None:
+        self.store = store
+        self.config = config
+        self._main_model_id = main_model_id
+        self._get_embedder = get_embedder
+        self.fill: LatentFill | None = None
+
+    def model_id(self) -> str | None:
+        """The id this store keeps latent terms under, when the relevance stage reads them
+        (``search.latent_top`` > 0) and the configured model has a sparse head; else None.
+        Known without loading the model."""
+        if self.config.search.latent_top <= 0:
+            return None
+        return latent.model_id_for(self._main_model_id())
+
+    def compute(self, texts: Sequence[str]) -> list[bytes]:
+        terms = getattr(self._get_embedder(), "latent_terms", None)
+        if terms is None:
+            raise RememError(f"{self._main_model_id()} reads no latent terms")
+        return terms(texts)
+
+    def store_now(self, records: Sequence[Record]) -> None:
+        """These (just embedded) records' terms, now; a failure is logged and left to the
+        fill and to search time."""
+        terms_id = self.model_id()
+        if terms_id is None or not records:
+            return
+        try:
+            store_terms(self.store, terms_id, self.compute, records)
+        except (RememError, OSError, RuntimeError) as exc:
+            log.warning("latent terms not stored (searches compute them): %s", exc)
+
+    def fill_all(self, *, progress: Progress | None = None) -> int:
+        """Every record lacking current terms gets them now; how many were written (0 when
+        latent terms are off or the model has none)."""
+        terms_id = self.model_id()
+        if terms_id is None:
+            return 0
+        return fill_latent_terms(self.store, terms_id, self.compute, progress=progress)
+
+    def count_missing(self) -> int:
+        terms_id = self.model_id()
+        return self.store.count_missing_latent_terms(terms_id) if terms_id else 0
+
+    def stats(self) -> dict[str, int | bool]:
+        """Records lacking terms, and this process's fill (written, still filling)."""
+        fill = self.fill.stats() if self.fill is not None else {"filled": 0, "filling": False}
+        return {"missing": self.count_missing(), **fill}
+
+    def start_fill(self, busy: Callable[[], bool]) -> None:
+        """Start the background fill (with the queue), from the store's first record."""
+        terms_id = self.model_id()
+        if terms_id is not None and self.fill is None:
+            self.fill = LatentFill(self.store, terms_id, self.compute, busy)
+
+    def wake(self, rowids: Sequence[int]) -> None:
+        if self.fill is not None:
+            self.fill.wake(rowids)
+
+    def stop(self) -> None:
+        if self.fill is not None:
+            self.fill.stop()

@@ -1,0 +1,48 @@
+"""Latent terms with the real bundled model: an async ingest's records get them in the
+background once their vectors are in, and a store written without them (an older version, or
+latent terms off) gets them once its queue runs; `remem embed` stores them at once."""
+
+from __future__ import annotations
+
+import json
+import time
+from importlib.resources import files
+
+from remem import Config, Memory
+
+SAMPLE = [
+    json.loads(line)
+    for line in (files("remem") / "data" / "sample_conversation.jsonl")
+    .read_text("utf-8")
+    .splitlines()
+    if line.strip()
+]
+
+
+def _settled(mem: Memory, timeout: float = 120.0) -> int:
+    """Wait for the vectors, then for the latent fill; the records still without terms."""
+    assert mem.wait_indexed(timeout=timeout)
+    fill = mem.indexer.latent.fill
+    assert fill is not None and fill.wait_settled(timeout=timeout)
+    return mem.indexer.latent.count_missing()
+
+
+def test_an_async_ingest_gets_its_latent_terms_in_the_background(tmp_path, e5):
+    with Memory(tmp_path / "a.db", Config.load(env={}), embedder=e5) as mem:
+        mem.ingest_many(SAMPLE)
+        assert _settled(mem) == 0
+        backlog = mem.stats()["backlog"]["latent_terms"]
+        assert backlog == {"missing": 0, "filled": len(SAMPLE), "filling": False}
+
+
+def test_a_store_without_latent_terms_gets_them_once_its_queue_runs(tmp_path, e5):
+    off = Config.load(env={}, overrides={"indexing.mode": "sync", "search.latent_top": 0})
+    with Memory(tmp_path / "old.db", off, embedder=e5) as mem:
+        mem.ingest_many(SAMPLE)
+        assert mem.store.count_missing_latent_terms(e5.latent_model_id) == len(SAMPLE)
+    with Memory(tmp_path / "old.db", Config.load(env={}), embedder=e5) as mem:
+        assert mem.indexer.latent.count_missing() == len(SAMPLE)
+        mem.ingest(
+            {"session": "s", "speaker": "A", "text": "One more line", "timestamp": time.time()}
+        )
+        assert _settled(mem) == 0
