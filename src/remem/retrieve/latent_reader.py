@@ -7,9 +7,11 @@ cosine of a question's and a hit's features separates the two better. For the be
 ``search.latent_top`` candidates, the relevance stage asks for it and calibrates with it
 (``relevance.LATENT_CALIBRATIONS``).
 
-A candidate's terms are computed the first time it is among the best and kept in a
-per-process cache keyed by its content, so a chat that keeps hitting the same records pays
-once. Only a model with a sparse head (the bundled e5) has them; if they cannot be computed,
+A candidate's terms are read from the store, where the indexer keeps them beside its vectors
+(``conversation/latent_fill.py``); a record the fill has not reached yet gets them computed
+here. Either way they are kept in a per-process cache keyed by the record's content, so a chat
+that keeps hitting the same records reads them once. The question's terms cost one model
+pass. Only a model with a sparse head (the bundled e5) has them; if they cannot be computed,
 the reader switches itself off (logged once) and relevance goes on without them.
 """
 
@@ -23,6 +25,7 @@ from collections.abc import Callable, Sequence
 from remem.embed import latent
 from remem.embed.base import Embedder
 from remem.errors import RememError
+from remem.store.base import Store
 from remem.types import Record
 
 log = logging.getLogger("remem.search")
@@ -33,7 +36,8 @@ CACHE_TEXTS = 20_000  # ~10 MB of packed terms
 class LatentReader:
     """Per searcher: the latent-term cosines of a question against a few candidates."""
 
-    def __init__(self, embedder_factory: Callable[[], Embedder | None]) -> None:
+    def __init__(self, store: Store, embedder_factory: Callable[[], Embedder | None]) -> None:
+        self.store = store
         self._factory = embedder_factory
         self._cache: OrderedDict[str, bytes] = OrderedDict()
         self._lock = threading.Lock()
@@ -49,7 +53,7 @@ class LatentReader:
             if terms is None:
                 return None
             question = self._question(terms, query)
-            codes = self._codes(terms, records)
+            codes = self._codes(terms, getattr(embedder, "latent_model_id", None), records)
         except (RememError, OSError, RuntimeError) as exc:
             self._off = str(exc)
             log.warning("relevance without latent terms: %s", exc)
@@ -60,21 +64,42 @@ class LatentReader:
         # kept apart from the records' content-hash keys
         return self._cached(terms, ["query: " + query], [query])[0]
 
-    def _codes(self, terms: Callable[..., list[bytes]], records: Sequence[Record]) -> list[bytes]:
-        return self._cached(
-            terms, [r.content_hash or r.text for r in records], [r.text for r in records]
-        )
+    def _codes(
+        self, terms: Callable[..., list[bytes]], model_id: str | None, records: Sequence[Record]
+    ) -> list[bytes]:
+        def stored(keys: list[str]) -> dict[str, bytes]:
+            """The store's current terms of the records under these keys."""
+            rowid_of = {r.content_hash: r.rowid for r in records if r.rowid is not None}
+            wanted = {rowid_of[k]: k for k in keys if k in rowid_of}
+            if model_id is None or not wanted:
+                return {}
+            try:
+                found = self.store.latent_terms_of(model_id, list(wanted))
+            except RememError as exc:  # a busy or unreachable store: compute them instead
+                log.debug("latent terms not read from the store: %s", exc)
+                return {}
+            return {wanted[rowid]: code for rowid, code in found.items()}
+
+        keys = [r.content_hash or r.text for r in records]
+        return self._cached(terms, keys, [r.text for r in records], stored)
 
     def _cached(
-        self, terms: Callable[..., list[bytes]], keys: list[str], texts: list[str]
+        self,
+        terms: Callable[..., list[bytes]],
+        keys: list[str],
+        texts: list[str],
+        stored: Callable[[list[str]], dict[str, bytes]] | None = None,
     ) -> list[bytes]:
-        """The terms of each text under its key: from the cache, else computed (in one call,
-        before the indexer's passages: it is a search's own work) and kept, least recently
-        used first out."""
+        """The terms of each text under its key: from the cache, else from the store, else
+        computed (in one call, before the indexer's passages: it is a search's own work), and
+        kept, least recently used first out."""
         with self._lock:
             known = {k: self._cache[k] for k in keys if k in self._cache}
         text_of = dict(zip(keys, texts, strict=True))
         missing = [k for k in dict.fromkeys(keys) if k not in known]
+        if missing and stored is not None:
+            known.update(stored(missing))
+            missing = [k for k in missing if k not in known]
         if missing:
             known.update(
                 zip(missing, terms([text_of[k] for k in missing], query=True), strict=True)

@@ -109,7 +109,7 @@ class Searcher:
         self.query_embeddings = QueryEmbeddings(embedder_factory, self.embed_query)
         self.fast_hits = FastHits(store, config, self.embed_query, self.neutral_vectors)
         self.witness = CrossScriptWitness(config.embed.threads, self.neutral_vectors)
-        self.latent = LatentReader(embedder_factory)
+        self.latent = LatentReader(store, embedder_factory)
 
     def close(self) -> None:
         self.query_embeddings.close()

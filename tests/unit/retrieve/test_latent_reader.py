@@ -1,6 +1,6 @@
 """The relevance stage's latent-term reader: cosines of the question against the best
 candidates, each text read once per process, and off (not failing the search) when the model
-has no sparse head or it fails."""
+has no sparse head or it fails; terms the store keeps are read instead of computed."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from remem.embed import latent
-from remem.errors import EmbeddingError
+from remem.errors import EmbeddingError, StoreError
 from remem.retrieve.latent_reader import LatentReader
+from remem.schemas import content_hash
+from remem.store.memory import InMemoryStore
 from remem.types import Record
 
 
@@ -17,6 +19,7 @@ class Model:
     """Latent terms from the words of a text: word i of a fixed vocabulary is term i."""
 
     VOCAB = ("hut", "booked", "weather", "capital", "australia")
+    latent_model_id = "test:latent"
 
     def __init__(self, fail: bool = False) -> None:
         self.read: list[str] = []
@@ -41,7 +44,7 @@ def _rec(i: int, text: str) -> Record:
 
 def test_cosines_of_the_question_against_each_record_read_once():
     model = Model()
-    reader = LatentReader(lambda: model)
+    reader = LatentReader(InMemoryStore(), lambda: model)
     records = [_rec(1, "The hut is booked"), _rec(2, "Nice weather")]
     got = reader.cosines("which hut is booked?", records)
     assert got == pytest.approx([1.0, 0.0], abs=1e-3)
@@ -50,15 +53,62 @@ def test_cosines_of_the_question_against_each_record_read_once():
 
 
 def test_a_model_without_a_sparse_head_gives_no_evidence():
-    assert LatentReader(lambda: object()).cosines("q", [_rec(1, "x")]) is None
-    assert LatentReader(lambda: None).cosines("q", [_rec(1, "x")]) is None
-    assert LatentReader(lambda: Model()).cosines("q", []) is None
+    assert LatentReader(InMemoryStore(), lambda: object()).cosines("q", [_rec(1, "x")]) is None
+    assert LatentReader(InMemoryStore(), lambda: None).cosines("q", [_rec(1, "x")]) is None
+    assert LatentReader(InMemoryStore(), lambda: Model()).cosines("q", []) is None
 
 
 def test_a_failing_head_switches_the_reader_off_and_the_search_goes_on(caplog):
     model = Model(fail=True)
-    reader = LatentReader(lambda: model)
+    reader = LatentReader(InMemoryStore(), lambda: model)
     assert reader.cosines("q", [_rec(1, "x")]) is None
     model.fail = False
     assert reader.cosines("q", [_rec(1, "hut")]) is None  # off for the process: logged once
     assert "relevance without latent terms" in caplog.text
+
+
+def _stored(texts: list[str]) -> tuple[InMemoryStore, list[Record]]:
+    store = InMemoryStore()
+    rows = [
+        (
+            {
+                "id": f"r{i}",
+                "kind": "message",
+                "text": t,
+                "scope": "global",
+                "created_at": 1.0 + i,
+                "content_hash": content_hash(t),
+                "importance": 0.5,
+            },
+            "",
+        )
+        for i, t in enumerate(texts)
+    ]
+    rowids = [r for r in store.insert_records(rows) if r is not None]
+    return store, list(store.get_by_rowids(rowids).values())
+
+
+def test_terms_the_store_keeps_are_read_not_computed():
+    store, (hut, weather) = _stored(["The hut is booked", "Nice weather"])
+    model = Model()
+    (kept,) = Model().latent_terms(["hut"])  # what the store says (computed: hut, booked)
+    store.put_latent_terms("test:latent", [(hut.rowid, hut.content_hash, kept)])
+    got = LatentReader(store, lambda: model).cosines("capital hut", [hut, weather])
+    assert got == pytest.approx([2**-0.5, 0.0], abs=1e-3)  # computed, it would be 0.5
+    assert model.read == ["capital hut", "Nice weather"]  # the hut's terms came from the store
+
+
+def test_stale_or_unreadable_stored_terms_are_computed_instead():
+    store, (hut,) = _stored(["The hut is booked"])
+    model = Model()
+    store.put_latent_terms("test:latent", [(hut.rowid, hut.content_hash, b"")])
+    store.update_text(hut.rowid, "Nice weather", content_hash("Nice weather"), "")
+    (fresh,) = store.get_by_rowids([hut.rowid]).values()
+    assert LatentReader(store, lambda: model).cosines("weather", [fresh]) == pytest.approx([1.0])
+
+    class Broken(InMemoryStore):
+        def latent_terms_of(self, model_id, rowids):
+            raise StoreError("database is locked")
+
+    reader = LatentReader(Broken(), lambda: model)
+    assert reader.cosines("hut", [_rec(1, "hut")]) == pytest.approx([1.0])  # still on
