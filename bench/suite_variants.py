@@ -35,17 +35,32 @@ VARIANTS = {
     "lexical": Variant("lexical", ("lexical",)),
     "no-floor": Variant("no-floor", H, {"search.relevance_floor": 0.0}),
     "fixed-weights": Variant("fixed-weights", H, {"search.adaptive_full_coverage": 0.0}),
+    # without the latent terms (the default before they were stored): the dense evidence alone
+    "no-latent": Variant("no-latent", H, {"search.latent_top": 0}),
+    # once latent terms were read: the floor of candidates in the other script
     **{
-        f"floor-{v}": Variant(f"floor-{v}", H, {"search.relevance_floor": v})
+        f"cross-floor-{v}": Variant(
+            f"cross-floor-{v}", H, {"search.cross_script_relevance_floor": v}
+        )
+        for v in (0.25, 0.3, 0.35, 0.4, 0.5)
+    },
+    # latent terms for candidates in the other script too (how they were first measured)
+    "latent-cross-script": Variant("latent-cross-script", H, {"search.latent_cross_script": True}),
+    **{
+        f"floor-{v}": Variant(
+            f"floor-{v}", H, {"search.latent_top": 0, "search.relevance_floor": v}
+        )
         for v in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
     },
     # the best candidates' latent terms as relevance evidence, at the floors they allow
     **{
         f"latent{top}-{v}": Variant(
-            f"latent{top}-{v}", H, {"search.latent_top": top, "search.relevance_floor": v}
+            f"latent{top}-{v}",
+            H,
+            {"search.latent_top": top, "search.latent_relevance_floor": v},
         )
         for top in (5, 10)
-        for v in (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+        for v in (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
     },
     "no-context": Variant("no-context", H, {"search.context_weight": 0.0}),
     "no-nb": Variant("no-nb", H, disable=("neighbour_lift",)),

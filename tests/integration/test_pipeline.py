@@ -117,7 +117,8 @@ def test_time_intent_prefers_the_named_window(convo):
         hit = result.hits[rank(result, rid)]
         assert [name for name, _ in hit.explain.stages][-2:] == ["time_intent", "relevance"]
     assert {h.record.id for h in result.hits[:3]} >= {"t4", "t5"}
-    filtered = convo.search("flights last week", k=5, now=NOW, disable=("time_intent",))
+    # (a 40-day-old booking is no answer to "last week" by the latent floor: not what is tested)
+    filtered = convo.search("flights last week", k=5, now=NOW, disable=("time_intent", "relevance"))
     assert "t6" in [h.record.id for h in filtered]
 
 

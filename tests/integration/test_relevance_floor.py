@@ -1,8 +1,8 @@
-"""The relevance floor (0.25, the default) and the neighbour cap (off by default) with
-the real bundled model, on the
-bundled sample conversation (the one `remem demo` shows): nothing relevant means nothing
-returned and nothing injected, scores stay in [0, 1], and the demo's questions find their
-answer first."""
+"""The relevance floors (0.6 for a candidate judged by latent terms, 0.35 for one in the
+other script, 0.25 without latent terms)
+and the neighbour cap (off by default) with the real bundled model, on the bundled sample
+conversation (the one `remem demo` shows): nothing relevant means nothing returned and nothing
+injected, scores stay in [0, 1], and the demo's questions find their answer first."""
 
 from __future__ import annotations
 
@@ -52,17 +52,27 @@ def demo_defaults(tmp_path_factory, e5):
 
 
 @pytest.fixture(scope="module")
-def demo_latent(tmp_path_factory, e5):
-    # the latent terms of the best candidates, at the floor measured with them
-    overrides = {"indexing.mode": "sync", "search.latent_top": 5, "search.relevance_floor": 0.4}
-    yield from _sample_store(tmp_path_factory, e5, overrides)
+def demo_dense(tmp_path_factory, e5):
+    # without the latent terms (as with another model): the dense evidence and its floor
+    yield from _sample_store(
+        tmp_path_factory, e5, {"indexing.mode": "sync", "search.latent_top": 0}
+    )
 
 
 @pytest.mark.parametrize("query", OFF_TOPIC)
-def test_with_latent_terms_off_topic_questions_still_return_nothing(demo_latent, query):
-    result = demo_latent.search(query, k=5)
+def test_off_topic_questions_return_nothing_by_the_latent_floor(demo_defaults, query):
+    assert Config().search.latent_relevance_floor == 0.6
+    result = demo_defaults.search(query, k=5)
     assert result.hits == []
-    assert any("search.relevance_floor 0.4" in n for n in result.notes)
+    assert any("< search.latent_relevance_floor 0.6" in n for n in result.notes)
+
+
+@pytest.mark.parametrize("query", OFF_TOPIC)
+def test_without_latent_terms_the_dense_floor_decides(demo_dense, query):
+    result = demo_dense.search(query, k=5)
+    assert result.hits == []
+    assert any("< search.relevance_floor 0.25" in n for n in result.notes)
+    assert not any("latent terms" in n for n in result.notes)
 
 
 @pytest.mark.parametrize(
@@ -73,12 +83,47 @@ def test_with_latent_terms_off_topic_questions_still_return_nothing(demo_latent,
         ("Where does Alice work now?", "robotics startup in Munich"),
     ],
 )
-def test_with_latent_terms_the_demo_questions_still_find_their_answer(demo_latent, query, answer):
-    result = demo_latent.search(query, k=3)
+def test_with_latent_terms_the_demo_questions_still_find_their_answer(demo_defaults, query, answer):
+    result = demo_defaults.search(query, k=3)
     hits = result.hits
     assert any(answer in h.record.text for h in hits), [h.record.text for h in hits]
-    assert "relevance: the latent terms of the best 5 candidates" in result.notes
+    assert any(n.startswith("relevance: the latent terms of the best") for n in result.notes)
     assert all(0.0 <= h.score <= 1.0 for h in hits)
+
+
+class CountingLatentTerms:
+    """The bundled model, counting the texts it reads latent terms of."""
+
+    def __init__(self, model) -> None:
+        self._model = model
+        self.read: list[str] = []
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+    def latent_terms(self, texts, *, query=False):
+        self.read += list(texts)
+        return self._model.latent_terms(texts, query=query)
+
+
+def test_a_search_reads_the_stored_latent_terms_and_computes_only_the_questions(demo_defaults, e5):
+    store = demo_defaults.store
+    assert store.count_missing_latent_terms(e5.latent_model_id) == 0  # the sync ingest's
+    counting = CountingLatentTerms(e5)
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(store.path, config, embedder=counting) as mem:
+        result = mem.search("Who has a food allergy?", k=3)
+    assert "allergic to peanuts" in result.hits[0].record.text
+    assert counting.read == ["Who has a food allergy?"]
+
+
+def test_an_english_question_keeps_a_chinese_answer_by_the_witness_not_latent_terms(
+    demo_defaults,
+):
+    # the sparse head's terms barely meet across languages: candidates in the other script
+    # are judged by the dense floor with the cross-script witness
+    result = demo_defaults.search("Who is allergic to peanuts?", k=5)
+    assert any("allergic to peanuts" in h.record.text for h in result.hits)
 
 
 @pytest.mark.parametrize("query", OFF_TOPIC)
@@ -92,6 +137,7 @@ def test_nothing_relevant_returns_nothing_and_names_the_gate(demo, query):
 @pytest.mark.parametrize("query", OFF_TOPIC)
 def test_the_default_floor_returns_nothing_for_off_topic_questions(demo_defaults, query):
     assert Config().search.relevance_floor == 0.25
+    assert Config().search.latent_top == 10
     result = demo_defaults.search(query, k=5)
     assert result.hits == []
     assert any(n.startswith("relevance gate: nothing relevant") for n in result.notes)

@@ -245,7 +245,8 @@ class SearchConfig(_Section):
         description="weighted fusion: the lexical weight scales down while its best hits hold "
         "less than this share of the query's words (0 = fixed weights)",
     )
-    # 0.25: the highest floor that costs no dataset more than 0.01 recall@10 with the cross-script
+    # Without latent terms (another model, search.latent_top = 0, a failing sparse head):
+    # 0.25, the highest floor that costs no dataset more than 0.01 recall@10 with the cross-script
     # witness (LoCoMo 0, zh_groupchat 0.003, LongMemEval 0.005; 0.3 costs LongMemEval 0.0105);
     # no-answer probes answered 51% (LoCoMo) and 40% (zh_groupchat) instead of 100%
     # (bench/results/suite-defaults.json, longmemeval-full.json).
@@ -253,7 +254,8 @@ class SearchConfig(_Section):
         default=0.25,
         ge=0,
         le=1,
-        description="return nothing when the best hit's calibrated relevance is below (0 = off)",
+        description="return nothing when the best hit's calibrated relevance is below, unless "
+        "latent terms were read (then search.latent_relevance_floor); 0 = off",
     )
     # e5-small matches a question to a line in another script poorly: the bundled USE model
     # reads the best candidates in the other script for the relevance stage (retrieve/witness.py)
@@ -266,13 +268,40 @@ class SearchConfig(_Section):
         default=10, ge=1, le=100, description="how many of the best candidates it may read"
     )
     # e5's sparse head tells answers from off-topic hits better than its dense cosine: the
-    # relevance stage reads the latent terms of the best candidates (retrieve/latent_reader.py)
+    # relevance stage reads the latent terms of the best candidates (retrieve/latent_reader.py),
+    # kept beside the vectors (conversation/latent_fill.py), for the best 10 in the question's
+    # script (across scripts their terms barely meet: zh_groupchat's cross_lingual questions
+    # lost 0.048 recall@10 when they were read too). Floor 0.6 for those judged with them: the
+    # strictest that costs no recall@10 over 0.55 (0.65: -0.002); LongMemEval -0.004 against
+    # no latent terms (bench/results/latent-same-script-floors.json).
     latent_top: int = Field(
-        default=0,
+        default=10,
         ge=0,
         le=50,
         description="relevance reads the sparse latent terms of this many of the best "
         "candidates (bundled e5 only; 0 = off)",
+    )
+    latent_relevance_floor: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="the relevance floor of a candidate whose latent terms were read "
+        "(search.relevance_floor = 0 turns both off)",
+    )
+    # 0.35: the highest that costs zh_groupchat's cross_lingual questions nothing (0.4: -0.016
+    # recall@10); probes answered LoCoMo 26% -> 23%, zh_groupchat 29% -> 21%
+    # (bench/results/latent-cross-script-floors.json)
+    cross_script_relevance_floor: float = Field(
+        default=0.35,
+        ge=0,
+        le=1,
+        description="with latent terms on: the floor of a candidate in another script than "
+        "the question (judged by the dense evidence and the witness, not by latent terms)",
+    )
+    latent_cross_script: bool = Field(
+        default=False,
+        description="also read the latent terms of candidates in another script than the "
+        "question (their terms barely meet across languages; the witness judges them)",
     )
 
 

@@ -43,6 +43,16 @@ class LatentReader:
         self._lock = threading.Lock()
         self._off: str | None = None
 
+    def is_on(self) -> bool:
+        """Whether latent terms can be read: the model has a sparse head and it has not failed
+        (the model is loaded by then: a search embedded its question)."""
+        if self._off is not None:
+            return False
+        try:
+            return getattr(self._factory(), "latent_terms", None) is not None
+        except (RememError, OSError, RuntimeError):
+            return False
+
     def cosines(self, query: str, records: Sequence[Record]) -> list[float] | None:
         """Each record's latent-term cosine to the query, or None (no sparse head, off)."""
         if self._off is not None or not records:

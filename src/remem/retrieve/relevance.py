@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from remem.config.sections import SearchConfig
 from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
@@ -207,42 +208,87 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         return cands
     calibration = calibration_for(ctx.model_id if ctx.query_vector is not None else None)
     base = ctx.baseline
-    best = 0.0
     indexed = ctx.store.lexical_tokens([c.rowid for c in cands])
     cosines = _vector_cosines(cands, ctx)
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
     with_latent = calibration_for(ctx.model_id, LATENT_CALIBRATIONS)
-    latent = _latent_cosines(cands, ctx) if with_latent is not LEXICAL_ONLY else {}
+    found = _latent_cosines(cands, ctx) if with_latent is not LEXICAL_ONLY else None
+    latent = found or {}
+    floors = Floors(ctx.config.search, with_latent=found is not None)
+    script = script_of(tail_within(ctx.query, ctx.config.search.query_embed_tokens))
     for c in cands:
         assert c.record is not None
         cos = cosines.get(c.rowid, c.vector_score)
         cov = own_coverage(c.record.text, ctx, indexed.get(c.rowid))
-        if cos is None or base is None:
+        if c.rerank_relevance is not None:  # a cross-encoder read the pair: its judgement
+            own = c.rerank_relevance
+        elif cos is None or base is None:
             own = LEXICAL_ONLY(None, None, translated_coverage(ctx, indexed.get(c.rowid), cov))
         elif c.rowid in latent:
             own = with_latent(cos, base, cov, latent[c.rowid])
         else:
             own = calibration(cos, base, cov)
-        if c.rerank_relevance is not None:  # a cross-encoder read the pair: its judgement
-            own = c.rerank_relevance
+        floor = floors.of(
+            c.rowid in latent and c.rerank_relevance is None,
+            reranked=c.rerank_relevance is not None,
+            crossing=crosses(script, c.record.text),
+        )
         if any(name == "time_intent" for name, _ in c.stages):
             # "what happened two days ago": being in the named window is the match
-            own = max(own, ctx.config.search.relevance_floor)
+            own = max(own, floor[1])
         c.relevance = own
-        best = max(best, own)
-    floor = ctx.config.search.relevance_floor
+        floors.judge(own, floor)
     judged = any(c.rerank_relevance is not None for c in cands)
-    if best < floor and (judged or is_calibrated(ctx.model_id, ctx.query_vector is not None)):
-        reason = f"nothing relevant: best relevance {best:.3f} < search.relevance_floor {floor}"
+    if not floors.cleared and (judged or is_calibrated(ctx.model_id, ctx.query_vector is not None)):
+        name, value = floors.best_floor
+        reason = f"nothing relevant: best relevance {floors.best:.3f} < {name} {value}"
         ctx.notes.append(f"relevance gate: {reason}")
         for c in cands:
             ctx.drop(c, "relevance", reason)
         return []
-    top = max(c.score for c in cands)
+    top, best = max(c.score for c in cands), floors.best
     for c in cands:
         c.set("relevance", best * max(c.score, 0.0) / top if top > 0 else 0.0, always=True)
     return cands
+
+
+class Floors:
+    """Which floor a candidate is held to. When the search has latent evidence (the bundled
+    model, search.latent_top > 0), search.latent_relevance_floor holds for every candidate in
+    the question's script, those beyond the best N too (judged by the dense evidence alone
+    they must not let an off-topic search through); a candidate in another script (judged by
+    the dense evidence and the witness: latent terms barely meet across languages) is held to
+    search.cross_script_relevance_floor, and one a cross-encoder judged to
+    search.relevance_floor. Without latent evidence (another model, latent_top = 0, a failed
+    sparse head) search.relevance_floor holds for all. The result passes when any candidate
+    clears its floor; search.relevance_floor = 0 turns every floor off."""
+
+    def __init__(self, cfg: SearchConfig, *, with_latent: bool) -> None:
+        self.off = cfg.relevance_floor <= 0
+        self.with_latent = with_latent and not self.off
+        self.dense = ("search.relevance_floor", cfg.relevance_floor)
+        self.latent = ("search.latent_relevance_floor", cfg.latent_relevance_floor)
+        self.cross = ("search.cross_script_relevance_floor", cfg.cross_script_relevance_floor)
+        self.cleared = False
+        self.best = 0.0
+        self.best_floor = self.dense
+
+    def of(self, judged_latent: bool, *, reranked: bool, crossing: bool) -> tuple[str, float]:
+        """(setting, value) of the floor of a candidate judged with its latent terms or not,
+        by a cross-encoder, or written in another script than the question."""
+        if not self.with_latent:
+            return self.dense
+        if judged_latent:
+            return self.latent
+        if crossing:
+            return self.cross
+        return self.dense if reranked else self.latent
+
+    def judge(self, relevance: float, floor: tuple[str, float]) -> None:
+        self.cleared = self.cleared or relevance >= floor[1]
+        if relevance > self.best or self.best == 0.0:
+            self.best, self.best_floor = relevance, floor
 
 
 def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:
@@ -268,18 +314,33 @@ def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, f
     return {c.rowid: cos for c, cos in zip(other, found, strict=True)}
 
 
-def _latent_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:
-    """The latent-term cosines of the best ``search.latent_top`` candidates (the caller asks
-    only for a model with a latent calibration)."""
+def _latent_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float] | None:
+    """The latent-term cosines of the best ``search.latent_top`` candidates written in the
+    question's script (the caller asks only for a model with a latent calibration); None when
+    this search has no latent evidence (off, no sparse head, the reader failed), empty when
+    none of the best is in the question's script."""
     top = ctx.config.search.latent_top
     if top <= 0 or ctx.latent is None or ctx.query_vector is None or ctx.baseline is None:
-        return {}
-    best = [(c.rowid, c.record) for c in sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]]
-    records = [r for _, r in best if r is not None]  # every candidate has one by now
+        return None
+    if not ctx.latent.is_on():
+        return None
     query = tail_within(ctx.query, ctx.config.search.query_embed_tokens)  # as embedded
+    script = script_of(query)
+    best = [
+        (c.rowid, c.record)
+        for c in sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]
+        if c.rerank_relevance is None  # a cross-encoder's judgement stands
+        # the sparse head's terms do not meet across languages (an English question shares
+        # 0.07 with the Chinese line that answers it): the witness judges those
+        and c.record is not None
+        and (ctx.config.search.latent_cross_script or not crosses(script, c.record.text))
+    ]
+    records = [r for _, r in best if r is not None]  # every candidate has one by now
+    if not records:
+        return {}
     found = ctx.latent.cosines(query, records)
     if found is None:
-        return {}
+        return None
     ctx.notes.append(f"relevance: the latent terms of the best {len(records)} candidates")
     rowids = [rowid for rowid, r in best if r is not None]
     return dict(zip(rowids, found, strict=True))

@@ -226,6 +226,9 @@ class Reader:
         self.asked.append([r.id for r in records])
         return [0.3] * len(records)
 
+    def is_on(self):
+        return True
+
 
 def _latent_ctx(top: int) -> tuple[list[Candidate], StageContext, Reader]:
     q = np.array([1.0, 0.0], np.float32)
@@ -266,3 +269,38 @@ def test_a_latent_calibration_weighs_the_latent_cosine_up():
     assert cal(0.85, 0.8, 0.0, 0.1) < cal(0.85, 0.8, 0.0, 0.3)
     assert cal(0.85, 0.8, 0.0) == pytest.approx(cal(0.85, 0.8, 0.0, 0.0))
     assert 0.0 < cal(-5.0, 0.0, 0.0, 0.0) < 1e-12  # bounded, no overflow
+
+
+def test_once_latent_terms_were_read_every_candidate_is_held_to_the_latent_floor():
+    # the best candidate (r1) fails the latent floor; r2, beyond the best one and judged by
+    # the dense evidence alone, would clear the dense floor but must not open the gate
+    cands, ctx, _ = _latent_ctx(1)
+    ctx.config.search.relevance_floor = 0.0001
+    ctx.config.search.latent_relevance_floor = 0.9999
+    assert relevance(cands, ctx) == []
+    assert "< search.latent_relevance_floor 0.9999" in ctx.notes[-1]
+
+
+def test_candidates_in_another_script_are_held_to_the_cross_script_floor():
+    cands, ctx, reader = _latent_ctx(3)
+    cands[1].record.text = "另一种文字写的一行"  # r2: Chinese, the question is not
+    ctx.config.search.latent_relevance_floor = 0.9999
+    ctx.config.search.cross_script_relevance_floor = 0.4  # r2's dense relevance: 0.45
+    out = relevance(cands, ctx)
+    assert reader.asked == [["r1", "r3"]]  # not asked about the Chinese line
+    assert [c.record.id for c in out] == ["r1", "r2", "r3"]  # r2 cleared its floor
+    cands, ctx, _ = _latent_ctx(3)
+    cands[1].record.text = "另一种文字写的一行"
+    ctx.config.search.latent_relevance_floor = 0.9999
+    ctx.config.search.cross_script_relevance_floor = 0.5
+    assert relevance(cands, ctx) == []
+
+
+def test_without_latent_terms_the_dense_floor_holds_and_zero_turns_both_off():
+    cands, ctx, _ = _latent_ctx(0)
+    ctx.config.search.latent_relevance_floor = 0.9999
+    assert relevance(cands, ctx)  # the dense floor (0.25) is cleared at cosine 0.85
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.config.search.relevance_floor = 0.0
+    ctx.config.search.latent_relevance_floor = 0.9999
+    assert len(relevance(cands, ctx)) == 3
