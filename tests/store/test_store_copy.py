@@ -19,6 +19,7 @@ from remem.transfer import copy_store
 
 PAIRS = list(itertools.product(BACKENDS, BACKENDS))
 CONFIG = Config.load(env={}, overrides={"indexing.mode": "sync"})
+LATENT_ID = "local:multilingual-e5-small/latent-top128"
 TOKENIZER = Tokenizer.from_config(CONFIG.text)
 
 
@@ -59,6 +60,10 @@ def fill(store: Store, n: int = 120) -> None:
     )
     store.put_vectors("", "", "", [(r, rng.standard_normal(16)) for r in rows[50:60]])
     store.record_access([(rows[0], 3, 1_700_000_900.0), (rows[-1], 1, 1_700_000_950.0)])
+    kept = store.get_by_rowids(rows[:40])  # the bundled model's latent terms of 40 records
+    store.put_latent_terms(
+        LATENT_ID, [(r, kept[r].content_hash, bytes([r % 256]) * 8) for r in kept]
+    )
 
 
 def search_ids(store: Store, query: str) -> list[tuple[str, float]]:
@@ -91,6 +96,11 @@ def test_copy_moves_everything_and_verifies(tmp_path, src_kind, dst_kind):
     assert sorted(src.vector_stats()) == sorted(dst.vector_stats())
     assert dst.get("notice").index_status == "skipped"
     assert dst.session_info("s1") == src.session_info("s1")
+    assert dst.count_missing_latent_terms(LATENT_ID) == src.count_missing_latent_terms(LATENT_ID)
+    by_id = {r.id: r.rowid for r in dst.list_records(limit=None)}
+    for rec in src.list_records(limit=None):
+        mine = src.latent_terms_of(LATENT_ID, [rec.rowid]).get(rec.rowid)
+        assert dst.latent_terms_of(LATENT_ID, [by_id[rec.id]]).get(by_id[rec.id]) == mine
     # lexical tokens and context tokens were remade the same way: the same hits, same scores
     for query in ("otters river number 3", "what did Ann say about otters", "green tea"):
         assert search_ids(dst, query) == search_ids(src, query)

@@ -1,7 +1,8 @@
 """Copy a whole store into another backend, through the Store protocol only.
 
 Records (with their ids, times, index status and access counts), the sessions they name,
-every model's vectors (legacy ones too) and the store's model markers go across, a batch of
+every model's vectors (legacy ones too), the latent terms of the bundled model (derived data,
+but an hour of model time at 100k records) and the store's model markers go across, a batch of
 records at a time in source rowid order: memory is flat in the store's size.
 
 Resumable: after each batch the destination's meta table notes the source and the last
@@ -30,6 +31,7 @@ import numpy as np
 from remem.config import StoreConfig, is_postgres_url
 from remem.conversation.indexing import ACTIVE_MODEL
 from remem.conversation.ingest import lexical_text
+from remem.embed import latent
 from remem.errors import ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
@@ -181,8 +183,22 @@ class _BatchCopier:
         for (model_id, provider, model), items in by_model.items():
             # the record's own index status came across with it: leave it as it is
             written += self.dst.put_vectors(model_id, provider, model, items, mark_indexed=False)
+        self._copy_latent_terms(batch, dst_rowid)
         self._top_up_access(batch, dst_rowid)
         return written
+
+    def _copy_latent_terms(self, batch: Sequence[Record], dst_rowid: dict[int, int]) -> None:
+        """The batch's stored latent terms, under the same content hash (the text is the
+        same), so the destination's fill does not compute them again."""
+        hashes = {r.rowid: r.content_hash for r in batch if r.rowid is not None}
+        for terms_id in latent.MODEL_IDS.values():
+            stored = self.src.latent_terms_of(terms_id, list(hashes))
+            items = [
+                (dst_rowid[rowid], hashes[rowid], terms)
+                for rowid, terms in stored.items()
+                if rowid in dst_rowid
+            ]
+            self.dst.put_latent_terms(terms_id, items)
 
     def _row(self, rec: Record, session: dict[str, Any] | None) -> RecordRow:
         fields = rec.to_dict()
