@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import sys
+from importlib.resources import files
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +29,36 @@ def load_bench_script(name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def sample_conversation() -> list[dict[str, Any]]:
+    """The bundled sample conversation (the one `remem demo` ingests), as message dicts."""
+    text = (files("remem") / "data" / "sample_conversation.jsonl").read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def memory_store_with(*texts: str) -> tuple[Any, list[int]]:
+    """An in-memory store holding one message per text (ids r0, r1 ...), and their rowids."""
+    from remem.schemas import content_hash
+    from remem.store.memory import InMemoryStore
+
+    store = InMemoryStore()
+    rows = [
+        (
+            {
+                "id": f"r{i}",
+                "kind": "message",
+                "text": t,
+                "scope": "global",
+                "created_at": 1.0 + i,
+                "content_hash": content_hash(t),
+                "importance": 0.5,
+            },
+            "",
+        )
+        for i, t in enumerate(texts)
+    ]
+    return store, [r for r in store.insert_records(rows) if r is not None]
 
 
 class HashEmbedder:

@@ -4,19 +4,12 @@ latent terms off) gets them once its queue runs; `remem embed` stores them at on
 
 from __future__ import annotations
 
-import json
 import time
-from importlib.resources import files
 
+from helpers import sample_conversation
 from remem import Config, Memory
 
-SAMPLE = [
-    json.loads(line)
-    for line in (files("remem") / "data" / "sample_conversation.jsonl")
-    .read_text("utf-8")
-    .splitlines()
-    if line.strip()
-]
+SAMPLE = sample_conversation()
 
 
 def _settled(mem: Memory, timeout: float = 120.0) -> int:

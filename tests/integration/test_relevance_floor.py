@@ -6,21 +6,12 @@ injected, scores stay in [0, 1], and the demo's questions find their answer firs
 
 from __future__ import annotations
 
-import json
-from importlib.resources import files
-
 import pytest
 
-from helpers import HashEmbedder
+from helpers import HashEmbedder, sample_conversation
 from remem import Config, Memory, Turn
 
-SAMPLE = [
-    json.loads(line)
-    for line in (files("remem") / "data" / "sample_conversation.jsonl")
-    .read_text("utf-8")
-    .splitlines()
-    if line.strip()
-]
+SAMPLE = sample_conversation()
 NOW = 1_790_000_000.0
 # the settings under test, as a user turns them on
 FLOOR_AND_CAP = {

@@ -8,33 +8,13 @@ import threading
 
 import pytest
 
+from helpers import memory_store_with
 from remem.config import Config
 from remem.conversation.latent_fill import LatentFill, LatentTerms, fill_latent_terms
 from remem.errors import EmbeddingError
 from remem.schemas import content_hash
-from remem.store.memory import InMemoryStore
 
 MODEL = "test:latent"
-
-
-def _store(*texts: str) -> tuple[InMemoryStore, list[int]]:
-    store = InMemoryStore()
-    rows = [
-        (
-            {
-                "id": f"r{i}",
-                "kind": "message",
-                "text": t,
-                "scope": "global",
-                "created_at": 1.0 + i,
-                "content_hash": content_hash(t),
-                "importance": 0.5,
-            },
-            "",
-        )
-        for i, t in enumerate(texts)
-    ]
-    return store, [r for r in store.insert_records(rows) if r is not None]
 
 
 class Terms:
@@ -52,7 +32,7 @@ class Terms:
 
 
 def test_fill_latent_terms_stores_every_missing_record_once_with_progress():
-    store, rowids = _store("a", "b", "c")
+    store, rowids = memory_store_with("a", "b", "c")
     store.mark_index_status([rowids[2]], "skipped")  # never searched: never read
     terms, seen = Terms(), []
     assert fill_latent_terms(store, MODEL, terms, batch=1, progress=seen.append) == 2
@@ -63,7 +43,7 @@ def test_fill_latent_terms_stores_every_missing_record_once_with_progress():
 
 
 def test_the_background_fill_waits_for_the_queues_then_fills():
-    store, rowids = _store("a", "b", "c")
+    store, rowids = memory_store_with("a", "b", "c")
     busy = threading.Event()
     busy.set()
     fill = LatentFill(store, MODEL, Terms(), busy.is_set, chunk=2)
@@ -84,7 +64,7 @@ def test_the_background_fill_waits_for_the_queues_then_fills():
 
 def test_a_chunk_that_keeps_failing_is_passed_over(monkeypatch):
     monkeypatch.setattr("remem.conversation.latent_fill.BACKOFF_S", (0.01, 0.01))
-    store, rowids = _store("a", "bad", "c")
+    store, rowids = memory_store_with("a", "bad", "c")
     fill = LatentFill(store, MODEL, Terms(fail_on="bad"), lambda: False, chunk=1)
     try:
         for _ in range(100):
@@ -105,7 +85,7 @@ class FakeE5:
 
 @pytest.mark.parametrize(("top", "expected"), [(10, True), (0, False)])
 def test_latent_terms_are_kept_only_when_the_relevance_stage_reads_them(top, expected):
-    store, rowids = _store("a")
+    store, rowids = memory_store_with("a")
     config = Config.load(env={}, overrides={"search.latent_top": top})
     terms = LatentTerms(store, config, lambda: FakeE5.model_id, FakeE5)
     assert (terms.model_id() is not None) is expected
@@ -117,7 +97,7 @@ def test_latent_terms_are_kept_only_when_the_relevance_stage_reads_them(top, exp
 
 
 def test_a_model_without_a_sparse_head_keeps_none():
-    store, _ = _store("a")
+    store, _ = memory_store_with("a")
     terms = LatentTerms(store, Config(), lambda: "openai:text-embedding-3-small", lambda: None)
     assert terms.model_id() is None and terms.fill_all() == 0 and terms.count_missing() == 0
     terms.start_fill(lambda: False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from helpers import memory_store_with
 from remem.embed import latent
 from remem.errors import EmbeddingError, StoreError
 from remem.retrieve.latent_reader import LatentReader
@@ -68,23 +69,7 @@ def test_a_failing_head_switches_the_reader_off_and_the_search_goes_on(caplog):
 
 
 def _stored(texts: list[str]) -> tuple[InMemoryStore, list[Record]]:
-    store = InMemoryStore()
-    rows = [
-        (
-            {
-                "id": f"r{i}",
-                "kind": "message",
-                "text": t,
-                "scope": "global",
-                "created_at": 1.0 + i,
-                "content_hash": content_hash(t),
-                "importance": 0.5,
-            },
-            "",
-        )
-        for i, t in enumerate(texts)
-    ]
-    rowids = [r for r in store.insert_records(rows) if r is not None]
+    store, rowids = memory_store_with(*texts)
     return store, list(store.get_by_rowids(rowids).values())
 
 
