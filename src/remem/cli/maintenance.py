@@ -78,6 +78,8 @@ def stats(
     with open_existing_memory() as mem:
         data = mem.stats()
         data["missing_vectors"] = maintenance.missing_local_vectors(mem)
+        if "latent_terms" in data["backlog"]:  # a scan: for the operator's command only
+            data["backlog"]["latent_terms"]["missing"] = maintenance.latent_terms_to_store(mem)
         data["declared_scopes"] = {
             name: {"description": text, "records": mem.count({"scope": name})}
             for name, text in mem.config.scopes.definitions.items()
@@ -150,7 +152,7 @@ def backlog_line(backlog: dict[str, Any]) -> str:
 
 
 def latent_line(latent: dict[str, Any]) -> str:
-    """'all stored' or '1,234 records without (filling in the background)'."""
+    """'stored for every record' or '1,234 records without (filling in the background)'."""
     if not latent["missing"]:
         return "stored for every record"
     line = f"{latent['missing']:,} records without"

@@ -272,7 +272,7 @@ class SearchConfig(_Section):
     # kept beside the vectors (conversation/latent_fill.py), for the best 10 in the question's
     # script (across scripts their terms barely meet: zh_groupchat's cross_lingual questions
     # lost 0.048 recall@10 when they were read too). Floor 0.6 for those judged with them: the
-    # strictest that costs no recall@10 over 0.55 (0.65: -0.002); LongMemEval -0.004 against
+    # strictest that costs no recall@10 over 0.55 (0.65: zh -0.005); LongMemEval -0.004 against
     # no latent terms (bench/results/latent-same-script-floors.json).
     latent_top: int = Field(
         default=10,

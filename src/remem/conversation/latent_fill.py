@@ -97,7 +97,8 @@ class LatentFill:
         self._owed: int | None = 0  # a pass is owed from after this rowid (0: the whole store)
         self._stopped = False
         self._active = False
-        self._failures = 0
+        self._failures = 0  # failures in a row: the back-off
+        self._chunk_failures = 0  # of the chunk at hand: passed over after SKIP_AFTER
         self.filled = 0  # terms written by this fill
         self._thread = threading.Thread(target=self._run, name="remem-latent-fill", daemon=True)
         if start:
@@ -150,36 +151,43 @@ class LatentFill:
     def _one_pass(self, after: int) -> None:
         """Walk the records lacking terms from rowid ``after`` on, a chunk at a time, each
         chunk only once the queues are idle. On a failure: back off, then owe the rest (a
-        chunk that failed SKIP_AFTER times in a row is left to the search-time reader)."""
+        chunk whose terms failed SKIP_AFTER times in a row is left to the search-time
+        reader)."""
         while not self._stopped:
             if self._busy():
                 with self._cond:
                     self._cond.wait(BUSY_WAIT_S)
                 continue
-            records: list[Record] = []
             try:
                 records = self.store.records_missing_latent_terms(
                     self.model_id, limit=self.chunk, after_rowid=after
                 )
-                if not records:
-                    return
+            except Exception as exc:  # the store is unreachable: back off, come back here
+                self._back_off(after, exc)
+                return
+            if not records:
+                return
+            try:
                 written = store_terms(self.store, self.model_id, self._compute, records)
-            except (RememError, OSError, RuntimeError) as exc:
-                skip = self._failures + 1 >= SKIP_AFTER and bool(records)
-                self._back_off(records[-1].rowid or after if skip else after, exc)
+            except Exception as exc:  # derived data: a failure is never fatal to the loop
+                self._chunk_failures += 1
+                skip = self._chunk_failures >= SKIP_AFTER
+                if skip:
+                    self._chunk_failures = 0
+                self._back_off((records[-1].rowid or after) if skip else after, exc)
                 return
             with self._cond:
                 self.filled += written
             after = records[-1].rowid or after
-            self._failures = 0
+            self._failures = self._chunk_failures = 0
 
     def _back_off(self, resume_after: int, exc: Exception) -> None:
+        """Wait (5 s, doubling up to 300 s while failures go on), then owe the pass again
+        from ``resume_after``."""
         self._failures += 1
-        if self._failures in (1, SKIP_AFTER) or self._failures % 20 == 0:
-            log.warning("latent terms not stored (will retry): %s", exc)
-        wait = min(BACKOFF_S[1], BACKOFF_S[0] * 2 ** (self._failures - 1))
-        if self._failures >= SKIP_AFTER:
-            self._failures = 0
+        if self._failures in (1, 5) or self._failures % 20 == 0:
+            log.warning("latent terms not stored (will retry): %s", exc, exc_info=True)
+        wait = min(BACKOFF_S[1], BACKOFF_S[0] * 2 ** min(self._failures - 1, 16))
         with self._cond:
             if self._cond.wait_for(lambda: self._stopped, wait):
                 return
@@ -223,9 +231,12 @@ class LatentTerms:
         terms_id = self.model_id()
         if terms_id is None or not records:
             return
-        try:
-            store_terms(self.store, terms_id, self.compute, records)
-        except (RememError, OSError, RuntimeError) as exc:
+        try:  # a re-embedding (--force, a model switch) leaves current terms as they are
+            current = self.store.latent_terms_of(terms_id, [r.rowid for r in records if r.rowid])
+            store_terms(
+                self.store, terms_id, self.compute, [r for r in records if r.rowid not in current]
+            )
+        except Exception as exc:  # derived data: the vectors are in, the fill tries again
             log.warning("latent terms not stored (searches compute them): %s", exc)
 
     def fill_all(self, *, progress: Progress | None = None) -> int:
@@ -241,9 +252,9 @@ class LatentTerms:
         return self.store.count_missing_latent_terms(terms_id) if terms_id else 0
 
     def stats(self) -> dict[str, int | bool]:
-        """Records lacking terms, and this process's fill (written, still filling)."""
-        fill = self.fill.stats() if self.fill is not None else {"filled": 0, "filling": False}
-        return {"missing": self.count_missing(), **fill}
+        """This process's fill: terms written, still filling (no scan of the store:
+        ``count_missing`` is the count, for `remem stats`)."""
+        return self.fill.stats() if self.fill is not None else {"filled": 0, "filling": False}
 
     def start_fill(self, busy: Callable[[], bool]) -> None:
         """Start the background fill (with the queue), from the store's first record."""

@@ -64,11 +64,11 @@ class LatentReader:
                 return None
             question = self._question(terms, query)
             codes = self._codes(terms, getattr(embedder, "latent_model_id", None), records)
-        except (RememError, OSError, RuntimeError) as exc:
+            return [latent.cosine(question, code) for code in codes]
+        except Exception as exc:  # evidence, not a requirement: the search goes on without
             self._off = str(exc)
-            log.warning("relevance without latent terms: %s", exc)
+            log.warning("relevance without latent terms: %s", exc, exc_info=True)
             return None
-        return [latent.cosine(question, code) for code in codes]
 
     def _question(self, terms: Callable[..., list[bytes]], query: str) -> bytes:
         # kept apart from the records' content-hash keys
@@ -85,10 +85,11 @@ class LatentReader:
                 return {}
             try:
                 found = self.store.latent_terms_of(model_id, list(wanted))
-            except RememError as exc:  # a busy or unreachable store: compute them instead
+            except Exception as exc:  # a busy or unreachable store: compute them instead
                 log.debug("latent terms not read from the store: %s", exc)
                 return {}
-            return {wanted[rowid]: code for rowid, code in found.items()}
+            # a malformed entry (not 4 bytes a term) is computed again instead of trusted
+            return {wanted[r]: code for r, code in found.items() if len(code) % 4 == 0}
 
         keys = [r.content_hash or r.text for r in records]
         return self._cached(terms, keys, [r.text for r in records], stored)

@@ -22,9 +22,12 @@ relevance = sigmoid(intercept + a x cosine + c x baseline + b x coverage), fitte
 on the development suite (answer-bearing hits against the hits of off-topic questions, see
 ``bench/fit_calibration.py``), never rescaled per query, so 0.6 means the same for every query.
 
-The best candidate's relevance R decides: below ``search.relevance_floor`` the search returns
-nothing and says which gate decided (for calibrated models, and for searches by words only); otherwise every final score becomes R x score / best score,
-so the top hit scores R, the rest keep their order and all lie in [0, 1].
+With the bundled model the best candidates in the question's script are also judged by their
+latent terms (``latent_reader.py``, ``LATENT_CALIBRATIONS``). Each candidate is held to the
+floor of the evidence that judged it (``Floors``): when none clears its floor the search
+returns nothing and says which gate decided (for calibrated models, and for searches by words
+only); otherwise every final score becomes R x score / best score, R the best relevance, so
+the top hit scores R, the rest keep their order and all lie in [0, 1].
 """
 
 from __future__ import annotations
@@ -213,7 +216,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
     with_latent = calibration_for(ctx.model_id, LATENT_CALIBRATIONS)
-    found = _latent_cosines(cands, ctx) if with_latent is not LEXICAL_ONLY else None
+    found = _latent_cosines(cands, ctx, cosines) if with_latent is not LEXICAL_ONLY else None
     latent = found or {}
     floors = Floors(ctx.config.search, with_latent=found is not None)
     script = script_of(tail_within(ctx.query, ctx.config.search.query_embed_tokens))
@@ -221,26 +224,25 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         assert c.record is not None
         cos = cosines.get(c.rowid, c.vector_score)
         cov = own_coverage(c.record.text, ctx, indexed.get(c.rowid))
+        judged = "dense"
         if c.rerank_relevance is not None:  # a cross-encoder read the pair: its judgement
-            own = c.rerank_relevance
+            own, judged = c.rerank_relevance, "rerank"
         elif cos is None or base is None:
             own = LEXICAL_ONLY(None, None, translated_coverage(ctx, indexed.get(c.rowid), cov))
+            judged = "words"
         elif c.rowid in latent:
-            own = with_latent(cos, base, cov, latent[c.rowid])
+            own, judged = with_latent(cos, base, cov, latent[c.rowid]), "latent"
         else:
             own = calibration(cos, base, cov)
-        floor = floors.of(
-            c.rowid in latent and c.rerank_relevance is None,
-            reranked=c.rerank_relevance is not None,
-            crossing=crosses(script, c.record.text),
-        )
+        floor = floors.of(judged, crossing=crosses(script, c.record.text))
         if any(name == "time_intent" for name, _ in c.stages):
             # "what happened two days ago": being in the named window is the match
             own = max(own, floor[1])
         c.relevance = own
         floors.judge(own, floor)
-    judged = any(c.rerank_relevance is not None for c in cands)
-    if not floors.cleared and (judged or is_calibrated(ctx.model_id, ctx.query_vector is not None)):
+    reranked = any(c.rerank_relevance is not None for c in cands)
+    calibrated = is_calibrated(ctx.model_id, ctx.query_vector is not None)
+    if not floors.cleared and (reranked or calibrated):
         name, value = floors.best_floor
         reason = f"nothing relevant: best relevance {floors.best:.3f} < {name} {value}"
         ctx.notes.append(f"relevance gate: {reason}")
@@ -259,8 +261,8 @@ class Floors:
     the question's script, those beyond the best N too (judged by the dense evidence alone
     they must not let an off-topic search through); a candidate in another script (judged by
     the dense evidence and the witness: latent terms barely meet across languages) is held to
-    search.cross_script_relevance_floor, and one a cross-encoder judged to
-    search.relevance_floor. Without latent evidence (another model, latent_top = 0, a failed
+    search.cross_script_relevance_floor, and one a cross-encoder judged or one without a vector
+    yet (judged by its words alone) to search.relevance_floor. Without latent evidence (another model, latent_top = 0, a failed
     sparse head) search.relevance_floor holds for all. The result passes when any candidate
     clears its floor; search.relevance_floor = 0 turns every floor off."""
 
@@ -274,16 +276,15 @@ class Floors:
         self.best = 0.0
         self.best_floor = self.dense
 
-    def of(self, judged_latent: bool, *, reranked: bool, crossing: bool) -> tuple[str, float]:
-        """(setting, value) of the floor of a candidate judged with its latent terms or not,
-        by a cross-encoder, or written in another script than the question."""
-        if not self.with_latent:
+    def of(self, judged: str, *, crossing: bool) -> tuple[str, float]:
+        """(setting, value) of the floor of a candidate judged by ``judged`` ("latent",
+        "dense", "words": no vector yet, "rerank"), ``crossing`` when it is written in
+        another script than the question."""
+        if not self.with_latent or judged in ("rerank", "words"):
             return self.dense
-        if judged_latent:
+        if judged == "latent":
             return self.latent
-        if crossing:
-            return self.cross
-        return self.dense if reranked else self.latent
+        return self.cross if crossing else self.latent
 
     def judge(self, relevance: float, floor: tuple[str, float]) -> None:
         self.cleared = self.cleared or relevance >= floor[1]
@@ -314,7 +315,9 @@ def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, f
     return {c.rowid: cos for c, cos in zip(other, found, strict=True)}
 
 
-def _latent_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float] | None:
+def _latent_cosines(
+    cands: list[Candidate], ctx: StageContext, cosines: dict[int, float]
+) -> dict[int, float] | None:
     """The latent-term cosines of the best ``search.latent_top`` candidates written in the
     question's script (the caller asks only for a model with a latent calibration); None when
     this search has no latent evidence (off, no sparse head, the reader failed), empty when
@@ -330,6 +333,8 @@ def _latent_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, floa
         (c.rowid, c.record)
         for c in sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]
         if c.rerank_relevance is None  # a cross-encoder's judgement stands
+        # without a vector (not embedded yet) the latent calibration does not apply
+        and cosines.get(c.rowid, c.vector_score) is not None
         # the sparse head's terms do not meet across languages (an English question shares
         # 0.07 with the Chinese line that answers it): the witness judges those
         and c.record is not None

@@ -264,7 +264,8 @@ class LatentStore(Protocol):
     them: derived data like vectors, computed from the record's text, kept beside it so a
     search reads them instead of running the model. A stored entry counts only while the
     record still holds the text it was computed from (its content hash); a deleted record's
-    terms go with it. Writing them bumps no ``rev``: no index depends on them."""
+    terms go with it. Writing them bumps no ``rev`` (no index depends on them); the change
+    token moves as for any write."""
 
     def put_latent_terms(self, model_id: str, items: Sequence[tuple[int, str, bytes]]) -> int:
         """Store (rowid, content hash, packed terms), replacing older ones. Records deleted

@@ -102,3 +102,26 @@ def test_a_model_without_a_sparse_head_keeps_none():
     assert terms.model_id() is None and terms.fill_all() == 0 and terms.count_missing() == 0
     terms.start_fill(lambda: False)
     assert terms.fill is None
+
+
+def test_the_fill_survives_an_unexpected_error_and_goes_on(monkeypatch):
+    monkeypatch.setattr("remem.conversation.latent_fill.BACKOFF_S", (0.01, 0.01))
+    store, rowids = memory_store_with("a", "b")
+    calls = []
+
+    def flaky(texts):
+        calls.append(list(texts))
+        if len(calls) == 1:
+            raise ValueError("a bug, not a RememError")
+        return [t.encode() for t in texts]
+
+    fill = LatentFill(store, MODEL, flaky, lambda: False, chunk=2)
+    try:
+        for _ in range(100):
+            if store.count_missing_latent_terms(MODEL) == 0:
+                break
+            threading.Event().wait(0.05)
+        assert store.latent_terms_of(MODEL, rowids) == {rowids[0]: b"a", rowids[1]: b"b"}
+        assert fill._thread.is_alive()
+    finally:
+        fill.stop()

@@ -97,3 +97,20 @@ def test_stale_or_unreadable_stored_terms_are_computed_instead():
 
     reader = LatentReader(Broken(), lambda: model)
     assert reader.cosines("hut", [_rec(1, "hut")]) == pytest.approx([1.0])  # still on
+
+
+def test_a_malformed_stored_entry_is_computed_instead_of_failing_the_search():
+    store, (hut,) = _stored(["The hut is booked"])
+    store.put_latent_terms("test:latent", [(hut.rowid, hut.content_hash, b"abc")])  # 3 bytes
+    model = Model()
+    got = LatentReader(store, lambda: model).cosines("hut", [hut])
+    assert got == pytest.approx([2**-0.5], abs=1e-3)
+    assert model.read == ["hut", "The hut is booked"]
+
+
+def test_is_on_only_with_a_sparse_head_that_has_not_failed():
+    assert LatentReader(InMemoryStore(), lambda: Model()).is_on()
+    assert not LatentReader(InMemoryStore(), lambda: object()).is_on()
+    failing = LatentReader(InMemoryStore(), lambda: Model(fail=True))
+    failing.cosines("q", [_rec(1, "x")])
+    assert not failing.is_on()

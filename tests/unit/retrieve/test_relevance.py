@@ -304,3 +304,21 @@ def test_without_latent_terms_the_dense_floor_holds_and_zero_turns_both_off():
     ctx.config.search.relevance_floor = 0.0
     ctx.config.search.latent_relevance_floor = 0.9999
     assert len(relevance(cands, ctx)) == 3
+
+
+def test_a_candidate_without_a_vector_yet_is_judged_by_words_against_the_dense_floor():
+    cands, ctx, reader = _latent_ctx(3)
+    del ctx.vectors[1]  # r1 is not embedded yet: words only
+    cands[0].record.text = "zzz"  # ...and they cover the question fully
+    ctx.config.search.latent_relevance_floor = 0.9999
+    out = relevance(cands, ctx)
+    assert reader.asked == [["r3", "r2"]]  # no latent terms for the one without a vector
+    assert [c.record.id for c in out] == ["r1", "r2", "r3"]  # r1 cleared the dense floor
+
+
+def test_a_cross_encoders_judgement_is_held_to_the_dense_floor_in_any_script():
+    cands, ctx, _ = _latent_ctx(3)
+    cands[1].record.text = "另一种文字写的一行"
+    cands[1].rerank_relevance = 0.3  # above relevance_floor 0.25, below the cross floor 0.35
+    ctx.config.search.latent_relevance_floor = 0.9999
+    assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]

@@ -13,7 +13,7 @@ class LatentMixin(MemoryState):
         """Store (rowid, content hash, packed terms), replacing older ones; records deleted
         meanwhile or holding another text now are skipped. Returns how many were written."""
         written = 0
-        with self._read():  # derived data: the change token stays (as on SQLite)
+        with self._write():
             for rowid, content_hash, terms in items:
                 row = self._rows.get(rowid)
                 if row is None or row.values["content_hash"] != content_hash:

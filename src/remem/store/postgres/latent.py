@@ -28,15 +28,19 @@ class LatentMixin(PostgresConnection):
         hashes = [latest[r][0] for r in rowids]
         terms = [latest[r][1] for r in rowids]
         with self.write() as c:
-            # one statement: only rows whose record still holds that text are written
+            # the records that still hold that text, locked against a concurrent delete (as
+            # put_vectors does), then one statement writes their terms
             cur = c.execute(
+                "WITH live AS (SELECT r.rowid, r.content_hash FROM records r JOIN "
+                "unnest(%s::bigint[], %s::text[]) AS t (rowid, content_hash) "
+                "ON r.rowid = t.rowid AND r.content_hash = t.content_hash "
+                "ORDER BY r.rowid FOR KEY SHARE OF r) "
                 "INSERT INTO latent_terms (record_rowid, model_id, content_hash, terms) "
-                "SELECT r.rowid, %s, r.content_hash, t.terms FROM "
-                "unnest(%s::bigint[], %s::text[], %s::bytea[]) AS t (rowid, content_hash, terms) "
-                "JOIN records r ON r.rowid = t.rowid AND r.content_hash = t.content_hash "
+                "SELECT live.rowid, %s, live.content_hash, t.terms FROM live JOIN "
+                "unnest(%s::bigint[], %s::bytea[]) AS t (rowid, terms) ON t.rowid = live.rowid "
                 "ON CONFLICT (record_rowid, model_id) DO UPDATE SET "
                 "content_hash = excluded.content_hash, terms = excluded.terms",
-                (model_id, rowids, hashes, terms),
+                (rowids, hashes, model_id, rowids, terms),
             )
             return max(cur.rowcount, 0)
 
