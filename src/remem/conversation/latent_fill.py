@@ -111,11 +111,6 @@ class LatentFill:
             self._owed = lowest if self._owed is None else min(self._owed, lowest)
             self._cond.notify_all()
 
-    def settled(self) -> bool:
-        """Nothing owed and nothing running (tests; stats)."""
-        with self._cond:
-            return self._owed is None and not self._active
-
     def wait_settled(self, timeout: float | None = None) -> bool:
         with self._cond:
             return self._cond.wait_for(
