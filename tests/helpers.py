@@ -37,8 +37,9 @@ def sample_conversation() -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def memory_store_with(*texts: str) -> tuple[Any, list[int]]:
-    """An in-memory store holding one message per text (ids r0, r1 ...), and their rowids."""
+def memory_store_with(*texts: str, indexed: bool = False) -> tuple[Any, list[int]]:
+    """An in-memory store holding one message per text (ids r0, r1 ...), and their rowids;
+    ``indexed``: each text is also its own lexical tokens."""
     from remem.schemas import content_hash
     from remem.store.memory import InMemoryStore
 
@@ -54,7 +55,7 @@ def memory_store_with(*texts: str) -> tuple[Any, list[int]]:
                 "content_hash": content_hash(t),
                 "importance": 0.5,
             },
-            "",
+            t if indexed else "",
         )
         for i, t in enumerate(texts)
     ]

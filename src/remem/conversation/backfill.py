@@ -30,6 +30,24 @@ log = logging.getLogger("remem.backfill")
 FindPending = Callable[[int, int], tuple[list[int], int | None]]
 
 
+class StoppableLoop:
+    """A background loop on a thread of its own that waits on a condition and ends when
+    ``_stopped`` is set (the backfill, the latent fill)."""
+
+    _cond: threading.Condition
+    _thread: threading.Thread
+    _stopped: bool
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        """Mark it stopped, wake it, and wait for its thread (unless the loop itself asks, or
+        it never started)."""
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        if self._thread.ident is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+
 def pending_without_vector(
     store: Store, model_id: str, after: int, limit: int
 ) -> tuple[list[int], int | None]:
@@ -43,7 +61,7 @@ def pending_without_vector(
     return rowids, found[-1].rowid
 
 
-class Backfill:
+class Backfill(StoppableLoop):
     def __init__(
         self,
         queue: IndexQueue,
@@ -150,13 +168,6 @@ class Backfill:
                 "retry_in_s": round(wait, 1),
                 "scanning": self._active or (self._rescan and not wait),
             }
-
-    def stop(self, timeout: float | None = 5.0) -> None:
-        with self._cond:
-            self._stopped = True
-            self._cond.notify_all()
-        if self._thread.ident is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
 
     # ------------------------------------------------------------------ the loop
     def _run(self) -> None:

@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from remem.config import Config
+from remem.conversation.backfill import StoppableLoop
 from remem.embed import latent
 from remem.embed.base import Embedder
 from remem.errors import RememError
@@ -74,7 +75,7 @@ def fill_latent_terms(
     return written
 
 
-class LatentFill:
+class LatentFill(StoppableLoop):
     """The background fill: woken with the rowids of records that got vectors (or at start
     with 0, for an older store), it walks the records lacking terms from the lowest of them."""
 
@@ -120,13 +121,6 @@ class LatentFill:
     def stats(self) -> dict[str, int | bool]:
         with self._cond:
             return {"filled": self.filled, "filling": self._active or self._owed is not None}
-
-    def stop(self, timeout: float | None = 5.0) -> None:
-        with self._cond:
-            self._stopped = True
-            self._cond.notify_all()
-        if self._thread.ident is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
 
     # ------------------------------------------------------------------ the loop
     def _run(self) -> None:

@@ -215,11 +215,16 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     cosines = _vector_cosines(cands, ctx)
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
+    query = tail_within(ctx.query, ctx.config.search.query_embed_tokens)  # as embedded
+    script = script_of(query)
     with_latent = calibration_for(ctx.model_id, LATENT_CALIBRATIONS)
-    found = _latent_cosines(cands, ctx, cosines) if with_latent is not LEXICAL_ONLY else None
+    found = (
+        _latent_cosines(cands, ctx, cosines, query, script)
+        if with_latent is not LEXICAL_ONLY
+        else None
+    )
     latent = found or {}
     floors = Floors(ctx.config.search, with_latent=found is not None)
-    script = script_of(tail_within(ctx.query, ctx.config.search.query_embed_tokens))
     for c in cands:
         assert c.record is not None
         cos = cosines.get(c.rowid, c.vector_score)
@@ -316,7 +321,11 @@ def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, f
 
 
 def _latent_cosines(
-    cands: list[Candidate], ctx: StageContext, cosines: dict[int, float]
+    cands: list[Candidate],
+    ctx: StageContext,
+    cosines: dict[int, float],
+    query: str,
+    script: str | None,
 ) -> dict[int, float] | None:
     """The latent-term cosines of the best ``search.latent_top`` candidates written in the
     question's script (the caller asks only for a model with a latent calibration); None when
@@ -327,8 +336,6 @@ def _latent_cosines(
         return None
     if not ctx.latent.is_on():
         return None
-    query = tail_within(ctx.query, ctx.config.search.query_embed_tokens)  # as embedded
-    script = script_of(query)
     best = [
         (c.rowid, c.record)
         for c in sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
+from helpers import memory_store_with
 from remem.retrieve.lexical import prune_common
 from remem.store.memory import InMemoryStore
 
 
 def _store(docs: list[str]) -> InMemoryStore:
-    store = InMemoryStore()
-    rows = [
-        (
-            {
-                "id": f"r{i}",
-                "kind": "message",
-                "text": text,
-                "scope": "global",
-                "created_at": 1000.0 + i,
-                "content_hash": f"h{i}",
-                "importance": 0.5,
-            },
-            text,
-        )
-        for i, text in enumerate(docs)
-    ]
-    store.insert_records(rows)
-    return store
+    return memory_store_with(*docs, indexed=True)[0]
 
 
 # 100 records: "common" in all, "often" in 40, "some" in 10, "rare" in 2, "once" in 1
