@@ -32,7 +32,7 @@ from remem.config import Config
 from remem.conversation.fast_lane import fast_embedder
 from remem.embed.factory import make_embedder
 from remem.engine import Memory
-from remem.retrieve.relevance import NEUTRAL, idf_weights, term_coverage
+from remem.retrieve.relevance import NEUTRAL, idf_weights, term_coverage, unseen_share
 from remem.text.scripts import crosses, script_of
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,6 +87,7 @@ def _features(mem, embedder, use, use_neutral, q, k) -> dict:
     vecs = mem.searcher.index_for(embedder).vectors_for(rowids)
     tokens = mem.searcher.tokenizer.query_tokens(query)
     weights = idf_weights(mem.store, tokens)
+    _, df = mem.store.term_stats(list(weights))
     base = mem.searcher._baseline(qvec)
     uq = use.embed_queries([query])[0]
     ubase = float(np.max(use_neutral @ uq))
@@ -119,6 +120,8 @@ def _features(mem, embedder, use, use_neutral, q, k) -> dict:
         "base": base,
         "ubase": ubase,
         "n_gold": len(gold),
+        # the share of the query's IDF mass in words this store has never held
+        "unseen": unseen_share(weights, df),
     }
 
 

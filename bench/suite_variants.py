@@ -37,6 +37,11 @@ VARIANTS = {
     "fixed-weights": Variant("fixed-weights", H, {"search.adaptive_full_coverage": 0.0}),
     # without the latent terms (the default before they were stored): the dense evidence alone
     "no-latent": Variant("no-latent", H, {"search.latent_top": 0}),
+    # an assistant's records under a question about the asker (scoring.self_reference)
+    **{
+        f"self-ref-{v}": Variant(f"self-ref-{v}", H, {"scoring.self_reference": v})
+        for v in (1.0, 0.75, 0.5, 0.25, 0.0)
+    },
     # once latent terms were read: the floor of candidates in the other script
     **{
         f"cross-floor-{v}": Variant(

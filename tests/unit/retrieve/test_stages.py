@@ -211,6 +211,32 @@ def test_same_user_boost_only_when_enabled():
     assert x.score == 0.5
 
 
+def test_self_reference_weighs_the_assistant_down_under_a_question_about_the_asker():
+    def scored(query, **overrides):
+        said, replied, other = (
+            cand(1, role="user"),
+            cand(2, role="assistant"),
+            cand(3),  # no role: kept as it is
+        )
+        scoring.self_reference([said, replied, other], ctx(cfg(**overrides), query=query))
+        return said.score, replied.score, other.score
+
+    assert scored("How many fitness classes do I attend?") == (0.5, 0.25, 0.5)
+    assert scored("我的车是什么牌子？") == (0.5, 0.25, 0.5)
+    # put to the assistant, about someone else, or turned off: nothing moves
+    assert scored("What did you suggest for my trip?") == (0.5, 0.5, 0.5)
+    assert scored("What did Caroline research?") == (0.5, 0.5, 0.5)
+    assert scored("What do I take?", **{"scoring.self_reference": 1.0}) == (0.5, 0.5, 0.5)
+
+
+def test_self_reference_reads_a_long_turn_by_its_newest_text():
+    earlier = "I told everyone about my plans. " * 20
+    c = ctx(query=earlier + "\nWhat did Caroline research?")
+    replied = cand(1, role="assistant")
+    scoring.self_reference([replied], c)
+    assert replied.score == 0.5  # the newest line, as embedded, does not speak of the asker
+
+
 def test_session_lift():
     c = ctx(cfg(**{"scoring.session_lift": 0.2}))
     best, mate, alone = (

@@ -2,7 +2,7 @@
 
 import pytest
 
-from remem.text.intent import is_aggregate
+from remem.text.intent import is_aggregate, speaks_of_self
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,33 @@ def test_aggregate_questions(query):
 )
 def test_single_fact_questions(query):
     assert not is_aggregate(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "How many fitness classes do I attend in a typical week?",
+        "What did I name my cat?",
+        "I'm not sure which cocktail to make, any idea what I liked?",
+        "我上次说的那家店叫什么？",
+        "我的车是什么牌子？",
+    ],
+)
+def test_questions_about_the_asker(query):
+    assert speaks_of_self(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What did you suggest for my trip?",  # put to the assistant
+        "Can you remind me what I said?",
+        "你还记得我说的出差吗？",
+        "我们下次去哪？",  # "we" may take in the assistant
+        "What did Caroline research?",
+        "Where does Alice work now?",
+        "Is this mine or yours?",
+    ],
+)
+def test_questions_not_only_about_the_asker(query):
+    assert not speaks_of_self(query)
