@@ -36,7 +36,10 @@ def main() -> None:
     args = ap.parse_args()
     rows = [json.loads(line) for line in Path(args.rows).read_text("utf-8").splitlines()]
     text, query = texts_and_queries({r["dataset"] for r in rows}, Path(args.shared_dir))
-    datasets = {d.name: d for d in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False)}
+    datasets = {
+        d.name: d
+        for d in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False)
+    }
 
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     by_store: dict[tuple[str, int], list[dict]] = {}
