@@ -37,6 +37,15 @@ VARIANTS = {
     "fixed-weights": Variant("fixed-weights", H, {"search.adaptive_full_coverage": 0.0}),
     # without the latent terms (the default before they were stored): the dense evidence alone
     "no-latent": Variant("no-latent", H, {"search.latent_top": 0}),
+    # the defaults before the two stages of who said it (2026-12-02)
+    "before-speakers": Variant(
+        "before-speakers", H, {"scoring.self_reference": 1.0, "scoring.named_speaker": 1.0}
+    ),
+    # other speakers' records under a question that names a speaker (scoring.named_speaker)
+    **{
+        f"named-{v}": Variant(f"named-{v}", H, {"scoring.named_speaker": v})
+        for v in (1.0, 0.9, 0.8, 0.7, 0.5)
+    },
     # an assistant's records under a question about the asker (scoring.self_reference)
     **{
         f"self-ref-{v}": Variant(f"self-ref-{v}", H, {"scoring.self_reference": v})

@@ -2,8 +2,7 @@
 
 Write path: validate -> commit (text and lexical index, one transaction: once ``ingest``
 returns, the record survives a crash) -> embed -> write the vector. If embedding fails the
-record stays ``pending``, found by lexical search; ``embed_pending`` (``remem embed``) fills
-the gap later."""
+record stays ``pending``, found by lexical search, until ``embed_pending`` fills the gap."""
 
 from __future__ import annotations
 
@@ -24,7 +23,8 @@ from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
-from remem.retrieve.search import STAGE_NAMES, Searcher
+from remem.retrieve.search import Searcher
+from remem.retrieve.stages import STAGE_NAMES
 from remem.schemas import RecordIn, check_encodable, make_filters, parse_time, validate_record
 from remem.store.base import Store
 from remem.store.open import open_store

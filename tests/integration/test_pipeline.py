@@ -75,6 +75,29 @@ def test_neighbour_lift_brings_the_answer_after_the_question(convo):
     assert any(name == "neighbour_lift" for name, _ in t2.explain.stages)
 
 
+def test_a_question_naming_a_speaker_weighs_the_others_down(convo):
+    # names come from the store's speaker labels, through the search's own name index
+    result = convo.search("What did Eli see at the coast?", k=6, now=NOW)
+    stages = {h.record.id: [name for name, _ in h.explain.stages] for h in result}
+    by_eli = [i for i in stages if i in {"t2", "t4"}]
+    assert by_eli and all("named_speaker" not in stages[i] for i in by_eli)
+    assert any("named_speaker" in names for i, names in stages.items() if i not in by_eli)
+
+
+def test_a_question_about_the_asker_weighs_the_assistant_down(memory):
+    memory.ingest_many(
+        [
+            {"id": "u", "text": "I started a BodyPump class on Mondays.", "role": "user"},
+            {"id": "a", "text": "Here are playlists for your BodyPump class.", "role": "assistant"},
+        ]
+    )
+    mine = {h.record.id: h for h in memory.search("Which classes do I take?", k=2, now=NOW)}
+    theirs = {h.record.id: h for h in memory.search("Which classes did you list?", k=2, now=NOW)}
+    assert "self_reference" in [name for name, _ in mine["a"].explain.stages]
+    assert "self_reference" not in [name for name, _ in mine["u"].explain.stages]
+    assert all("self_reference" not in [n for n, _ in h.explain.stages] for h in theirs.values())
+
+
 def test_noise_is_dropped_and_reported(convo):
     result = convo.search("hi Eli, what did you do on Saturday?", k=5, now=NOW)
     assert "t3" not in [h.record.id for h in result]
@@ -134,7 +157,7 @@ def test_time_intent_filter_mode(db_path, e5):
 
 
 def test_every_stage_can_be_switched_off(convo):
-    from remem.retrieve.search import STAGE_NAMES
+    from remem.retrieve.stages import STAGE_NAMES
 
     result = convo.search("seals", k=3, now=NOW, disable=tuple(STAGE_NAMES))
     assert [s for s, _ in result.hits[0].explain.stages] == ["fusion (weighted)"]

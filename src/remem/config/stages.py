@@ -54,6 +54,14 @@ class ScoringConfig(_Section):
     session_lift: float = Field(
         default=0.0, ge=0, le=1, description="share of a session's best score lent to its turns"
     )
+    named_speaker: float = Field(
+        default=0.9,
+        ge=0,
+        le=1,
+        description="x for the records of other speakers when the question names a speaker "
+        "('What did Caroline research?', '小明什么时候有空？'): who said it is evidence "
+        "(1 = off)",
+    )
     self_reference: float = Field(
         default=0.5,
         ge=0,

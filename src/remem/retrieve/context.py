@@ -58,6 +58,8 @@ class StageContext:
     filters: Filters | None = None
     reranker: Any = None
     speaker_names: SpeakerNames | None = None  # the people a text names (link lift)
+    # speaker label -> the form the query calls them by (retrieve/names.py; named_speaker)
+    named: dict[str, str] = field(default_factory=dict)
     # What the relevance stage needs: the query's terms and the vectors' model.
     tokenizer: Tokenizer | None = None
     model_id: str | None = None

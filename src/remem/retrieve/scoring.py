@@ -158,6 +158,26 @@ def self_reference(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
     return cands
 
 
+def named_speaker(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """x scoring.named_speaker for the records of everyone else when the question names a
+    speaker of the store ("What did Caroline research?", "Xiaoming" for 小明): what a person
+    did or said is most often in their own lines (bench/results/named-speaker.json). Names in
+    a long chat turn count in its newest text only, as embedded; a question naming someone who
+    said nothing among the candidates changes nothing."""
+    factor = ctx.config.scoring.named_speaker
+    if factor >= 1 or not ctx.named:
+        return cands
+    tail = tail_within(ctx.query, ctx.config.search.query_embed_tokens).lower()
+    named = {label for label, form in ctx.named.items() if form.lower() in tail}
+    if not any(c.record is not None and c.record.speaker_label in named for c in cands):
+        return cands
+    for c in cands:
+        assert c.record is not None
+        if c.record.speaker_label not in named:
+            c.set("named_speaker", c.score * factor)
+    return cands
+
+
 def session_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """Evidence clusters by session: every other candidate of a session gains
     ``session_lift`` x that session's best score."""

@@ -29,15 +29,13 @@ from remem.index.filtered import FilteredVectorIndex
 from remem.index.legacy import LegacyVectors, with_legacy
 from remem.index.select import SearchIndex, open_index
 from remem.retrieve import diversity as diversity_stage
-from remem.retrieve import gates, scoring
-from remem.retrieve.adaptive import adaptive_fusion
+from remem.retrieve import gates
 from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.fast_hits import FastHits
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
 from remem.retrieve.latent_reader import LatentReader
 from remem.retrieve.lexical import lexical_candidates
-from remem.retrieve.links import link_lift
 from remem.retrieve.names import SpeakerNames
 from remem.retrieve.query_embedding import QueryEmbeddings, VectorFound
 from remem.retrieve.relevance import (
@@ -45,11 +43,10 @@ from remem.retrieve.relevance import (
     NEUTRAL,
     calibration_for,
     idf_from_stats,
-    relevance,
     shipped_neutral_vectors,
 )
-from remem.retrieve.rerank import Reranker, make_reranker, rerank
-from remem.retrieve.time_intent import time_intent
+from remem.retrieve.rerank import Reranker, make_reranker
+from remem.retrieve.stages import SCORE_STAGES
 from remem.retrieve.translate import QueryTranslator, across_scripts
 from remem.retrieve.witness import CrossScriptWitness
 from remem.store.base import Store
@@ -59,32 +56,6 @@ from remem.text.tokenize import Tokenizer
 from remem.types import Explain, Filters, Hit, SearchResult
 
 log = logging.getLogger("remem.search")
-
-Stage = Callable[[list[Candidate], StageContext], list[Candidate]]
-
-# (name, function) in pipeline order; names are what `disable=` and the explain trace use.
-SCORE_STAGES: list[tuple[str, Stage]] = [
-    ("adaptive_fusion", adaptive_fusion),
-    ("min_semantic", gates.min_semantic),
-    ("noise", gates.noise),
-    ("rerank", rerank),
-    ("recency", scoring.recency),
-    ("importance", scoring.importance),
-    ("authority", scoring.authority),
-    ("length", scoring.length_norm),
-    ("decay", scoring.decay),
-    ("access", scoring.access),
-    ("time_weight", scoring.time_weighting),
-    ("same_user", scoring.same_user),
-    ("session_lift", scoring.session_lift),
-    ("neighbour_lift", scoring.neighbour_lift),
-    ("link_lift", link_lift),
-    ("time_intent", time_intent),
-    ("self_reference", scoring.self_reference),
-    ("relevance", relevance),
-    ("min_score", gates.min_score),
-]
-STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spread"]
 
 
 class Searcher:

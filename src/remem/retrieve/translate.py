@@ -179,7 +179,9 @@ def across_scripts(
     config, query = ctx.config, ctx.query
     rename = config.names.translate_vector and "vector" in channels
     words = config.translate.keyword or config.translate.vector
-    named = translator.names.named(query, ctx.filters) if rename or words else {}
+    prefer = config.scoring.named_speaker < 1  # the named_speaker stage reads them too
+    named = translator.names.named(query, ctx.filters) if rename or words or prefer else {}
+    ctx.named = named
     vector_query, query_vector = embedded_query(
         query, query_vector, named if rename else None, ctx.notes
     )

@@ -10,8 +10,8 @@ keep a place for every session that matched on its own (see ``diversity.keep_sea
 Plain patterns, no LLM: a question counting, summing, comparing or listing things.
 
 Questions about the asker (``speaks_of_self``): "How many fitness classes do I attend?",
-"我上次说的那家店叫什么？" speak of the asker in the first person singular and do not address
-anyone: what answers them is what the asker said, not what an assistant said back (the
+"我上次说的那家店叫什么？" speak of the asker in the first person singular, address no one and
+do not speak for others ("we"): what answers them is what the asker said, not what an assistant said back (the
 scoring stage ``self_reference``).
 """
 
@@ -44,11 +44,15 @@ def is_aggregate(query: str) -> bool:
 
 # "I", "me", "my", "mine", "myself" as words; 我 but not 我们 ("we" may take in the assistant)
 _FIRST = re.compile(r"\b(I|me|my|mine|myself)\b|我(?!们)", re.I)
-# "you" and its forms, 你 / 您 (你们 too): a question put to someone is not only about oneself
-_SECOND = re.compile(r"\b(you|your|yours|yourself|yourselves)\b|你|您", re.I)
+# "you" and its forms, 你 / 您 (你们 too): a question put to someone is not only about oneself;
+# nor is one of "we" ("our previous chat" takes in the assistant; "US" is a country, "us" not)
+_OTHERS = re.compile(
+    r"(?i:\b(you|your|yours|yourself|yourselves|we|our|ours|ourselves)\b)|\bus\b|你|您|我们"
+)
 
 
 def speaks_of_self(query: str) -> bool:
     """True when the question speaks of the asker (first person singular) without addressing
-    anyone ("What did I order?", "我的车是什么牌子？"; not "What did you suggest for me?")."""
-    return bool(_FIRST.search(query)) and not _SECOND.search(query)
+    anyone or speaking for others ("What did I order?", "我的车是什么牌子？"; not "What did you
+    suggest for me?", not "What did I say in our last chat?")."""
+    return bool(_FIRST.search(query)) and not _OTHERS.search(query)

@@ -13,7 +13,7 @@ from remem.retrieve import links, scoring
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.names import SpeakerNames
-from remem.retrieve.search import SCORE_STAGES
+from remem.retrieve.stages import SCORE_STAGES
 from remem.store.memory import InMemoryStore
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters

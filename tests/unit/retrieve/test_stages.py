@@ -237,6 +237,33 @@ def test_self_reference_reads_a_long_turn_by_its_newest_text():
     assert replied.score == 0.5  # the newest line, as embedded, does not speak of the asker
 
 
+def test_named_speaker_weighs_other_speakers_down():
+    def scored(query, named, **overrides):
+        own, other, unknown = (
+            cand(1, speaker_label="Caroline"),
+            cand(2, speaker_label="Melanie"),
+            cand(3),  # no speaker label: someone else
+        )
+        c = ctx(cfg(**overrides), query=query, named=named)
+        scoring.named_speaker([own, other, unknown], c)
+        return own.score, other.score, unknown.score
+
+    assert scored("What did Caroline research?", {"Caroline": "Caroline"}) == (0.5, 0.45, 0.45)
+    assert scored("Xiaoming 什么时候有空？", {"Caroline": "xiaoming"}) == (0.5, 0.45, 0.45)
+    # named by no one, turned off, or naming someone who said nothing here: nothing moves
+    assert scored("Who is allergic?", {}) == (0.5, 0.5, 0.5)
+    off = {"scoring.named_speaker": 1.0}
+    assert scored("What did Caroline do?", {"Caroline": "Caroline"}, **off) == (0.5, 0.5, 0.5)
+    assert scored("What did Bob do?", {"Bob": "Bob"}) == (0.5, 0.5, 0.5)
+
+
+def test_named_speaker_reads_names_in_a_long_turns_newest_text_only():
+    query = "Caroline was here earlier. " * 20 + "\nWho is allergic to peanuts?"
+    own, other = cand(1, speaker_label="Caroline"), cand(2, speaker_label="Melanie")
+    scoring.named_speaker([own, other], ctx(query=query, named={"Caroline": "Caroline"}))
+    assert (own.score, other.score) == (0.5, 0.5)
+
+
 def test_session_lift():
     c = ctx(cfg(**{"scoring.session_lift": 0.2}))
     best, mate, alone = (

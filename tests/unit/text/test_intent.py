@@ -50,6 +50,7 @@ def test_single_fact_questions(query):
         "I'm not sure which cocktail to make, any idea what I liked?",
         "我上次说的那家店叫什么？",
         "我的车是什么牌子？",
+        "How long have my parents been staying with me in the US?",
     ],
 )
 def test_questions_about_the_asker(query):
@@ -66,6 +67,8 @@ def test_questions_about_the_asker(query):
         "What did Caroline research?",
         "Where does Alice work now?",
         "Is this mine or yours?",
+        "I was looking back at our previous chat: what did I ask about?",
+        "Did I tell us the plan?",
     ],
 )
 def test_questions_not_only_about_the_asker(query):

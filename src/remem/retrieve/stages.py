@@ -1,0 +1,44 @@
+"""The read pipeline's scoring stages after fusion, in order (see the modules they come from).
+
+Each stage is a small function over the candidate list; its name is what ``disable=`` and the
+explain trace use. Diversity and the aggregate spread run after these, over the final order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from remem.retrieve import gates, scoring
+from remem.retrieve.adaptive import adaptive_fusion
+from remem.retrieve.candidates import Candidate
+from remem.retrieve.context import StageContext
+from remem.retrieve.links import link_lift
+from remem.retrieve.relevance import relevance
+from remem.retrieve.rerank import rerank
+from remem.retrieve.time_intent import time_intent
+
+Stage = Callable[[list[Candidate], StageContext], list[Candidate]]
+
+SCORE_STAGES: list[tuple[str, Stage]] = [
+    ("adaptive_fusion", adaptive_fusion),
+    ("min_semantic", gates.min_semantic),
+    ("noise", gates.noise),
+    ("rerank", rerank),
+    ("recency", scoring.recency),
+    ("importance", scoring.importance),
+    ("authority", scoring.authority),
+    ("length", scoring.length_norm),
+    ("decay", scoring.decay),
+    ("access", scoring.access),
+    ("time_weight", scoring.time_weighting),
+    ("same_user", scoring.same_user),
+    ("session_lift", scoring.session_lift),
+    ("neighbour_lift", scoring.neighbour_lift),
+    ("link_lift", link_lift),
+    ("time_intent", time_intent),
+    ("self_reference", scoring.self_reference),
+    ("named_speaker", scoring.named_speaker),
+    ("relevance", relevance),
+    ("min_score", gates.min_score),
+]
+STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spread"]
