@@ -278,9 +278,13 @@ def test_main_reports_every_evidence_set_at_its_shipping_floor(tmp_path, monkeyp
     monkeypatch.setattr(sys, "argv", ["two_model_relevance.py", str(path), "--out", str(out)])
     tmr.main()
     report = json.loads(out.read_text())
-    # rows dumped without the store's nearest cosines or the sparse cosines: the evidence that
-    # needs them is left out
-    needs_store = {name for name in tmr.EVIDENCE if "store" in name or "sparse" in name}
+    # rows dumped without the store's nearest cosines, the sparse cosines, the unseen share or
+    # the translated coverage: the evidence that needs them is left out
+    needs_store = {
+        name
+        for name in tmr.EVIDENCE
+        if any(field in name for field in ("store", "sparse", "unseen", "tcov"))
+    }
     assert needs_store and set(report) == {"rule", *tmr.EVIDENCE} - needs_store
     for name in set(tmr.EVIDENCE) - needs_store:
         got = report[name]
@@ -313,7 +317,7 @@ def test_with_the_stores_nearest_cosines_every_evidence_set_and_the_one_script_s
     monkeypatch.setattr(sys, "argv", ["two_model_relevance.py", str(path), "--out", str(out)])
     tmr.main()
     report = json.loads(out.read_text())
-    sparse = {name for name in tmr.EVIDENCE if "sparse" in name}
+    sparse = {name for name in tmr.EVIDENCE if "sparse" in name or "unseen" in name}
     assert set(report) == {"rule", *tmr.EVIDENCE, "one-script calibration"} - sparse
     split = report["one-script calibration"]
     assert len(split["coefficients (intercept, cosine, baseline, coverage)"]) == 4
