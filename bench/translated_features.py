@@ -35,7 +35,7 @@ def main() -> None:
     ap.add_argument("--shared-dir", default=str(REPO.parent / "shared" / "bench"))
     args = ap.parse_args()
     rows = [json.loads(line) for line in Path(args.rows).read_text("utf-8").splitlines()]
-    text, query = texts_and_queries({r["dataset"] for r in rows}, Path(args.shared_dir))
+    _, query = texts_and_queries({r["dataset"] for r in rows}, Path(args.shared_dir))
     datasets = {
         d.name: d
         for d in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False)
@@ -53,10 +53,16 @@ def main() -> None:
                 q = query[r["qid"]]
                 named = searcher.translator.names.named(q, None)
                 found = searcher.translator.translate(q, [*named, *named.values()])
-                weights = idf_weights(mem.store, found.tokens) if found else {}
+                # as the search weighs them: the translations that are not the question's
+                # own words, against the tokens the store indexed for each hit
+                own = set(searcher.tokenizer.query_tokens(q))
+                added = [t for t in found.tokens if t not in own]
+                weights = idf_weights(mem.store, added) if added else {}
                 r["translated"] = found.words
+                rowids = {h["id"]: mem.store.get(h["id"]).rowid for h in r["hits"]}
+                indexed = mem.store.lexical_tokens([i for i in rowids.values() if i])
                 for h in r["hits"]:
-                    tokens = searcher.tokenizer.index_tokens(text[(name, h["id"])])
+                    tokens = indexed.get(rowids[h["id"]], [])
                     h["tcov"] = term_coverage(weights, tokens) if weights else 0.0
         print(name, ci, flush=True)
 

@@ -58,7 +58,7 @@ class StageContext:
     filters: Filters | None = None
     reranker: Any = None
     speaker_names: SpeakerNames | None = None  # the people a text names (link lift)
-    # speaker label -> the form the query calls them by (retrieve/names.py; named_speaker)
+    # speaker label -> the alias the query names them by, casefolded (retrieve/names.py)
     named: dict[str, str] = field(default_factory=dict)
     # What the relevance stage needs: the query's terms and the vectors' model.
     tokenizer: Tokenizer | None = None

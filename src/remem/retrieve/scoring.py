@@ -11,7 +11,6 @@ from collections import defaultdict
 
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
-from remem.text.budget import tail_within
 from remem.text.intent import speaks_of_self
 from remem.text.noise import is_noise
 from remem.types import Record
@@ -140,16 +139,21 @@ def same_user(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands
 
 
+def newest_message(query: str) -> str:
+    """A chat turn's newest message: the query's last non-empty line (the whole of a
+    one-line question, however long)."""
+    lines = [line for line in query.splitlines() if line.strip()]
+    return lines[-1] if lines else query
+
+
 def self_reference(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """x scoring.self_reference for an assistant's records when the question speaks of the
     asker without addressing anyone ("How many fitness classes do I attend?"): the asker's
     own words answer it, and an assistant's long replies on the same topic crowd them out
-    (LongMemEval, bench/results/self-reference.json). A long chat turn is judged by its
-    newest text, the part the vector channel embeds."""
+    (LongMemEval, bench/results/self-reference.json). A chat turn of several messages is
+    judged by its newest one, whole ("our previous chat" at its start counts)."""
     factor = ctx.config.scoring.self_reference
-    if factor >= 1 or not speaks_of_self(
-        tail_within(ctx.query, ctx.config.search.query_embed_tokens)
-    ):
+    if factor >= 1 or not speaks_of_self(newest_message(ctx.query)):
         return cands
     for c in cands:
         assert c.record is not None
@@ -159,21 +163,26 @@ def self_reference(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
 
 
 def named_speaker(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
-    """x scoring.named_speaker for the records of everyone else when the question names a
+    """x scoring.named_speaker for the chat lines of everyone else when the question names a
     speaker of the store ("What did Caroline research?", "Xiaoming" for 小明): what a person
-    did or said is most often in their own lines (bench/results/named-speaker.json). Names in
-    a long chat turn count in its newest text only, as embedded; a question naming someone who
-    said nothing among the candidates changes nothing."""
+    did or said is most often in their own lines (bench/results/named-speaker.json). In a chat
+    turn of several messages the names of its newest one count; a question naming someone
+    who said nothing among the candidates changes nothing, and curated memories (no speaker
+    of their own) keep their score."""
     factor = ctx.config.scoring.named_speaker
     if factor >= 1 or not ctx.named:
         return cands
-    tail = tail_within(ctx.query, ctx.config.search.query_embed_tokens).lower()
-    named = {label for label, form in ctx.named.items() if form.lower() in tail}
+    newest = newest_message(ctx.query)
+    named = set(ctx.named)
+    if newest != ctx.query:  # the search's names were found in the whole turn
+        found = ctx.speaker_names.named(newest, ctx.filters) if ctx.speaker_names else {}
+        named &= set(found)
     if not any(c.record is not None and c.record.speaker_label in named for c in cands):
         return cands
     for c in cands:
         assert c.record is not None
-        if c.record.speaker_label not in named:
+        label = c.record.speaker_label
+        if c.record.kind == "message" and label and label not in named:
             c.set("named_speaker", c.score * factor)
     return cands
 

@@ -42,12 +42,16 @@ def is_aggregate(query: str) -> bool:
     return bool(_EN.search(query) or _ZH.search(query))
 
 
-# "I", "me", "my", "mine", "myself" as words; 我 but not 我们 ("we" may take in the assistant)
-_FIRST = re.compile(r"\b(I|me|my|mine|myself)\b|我(?!们)", re.I)
+# "I" (a capital letter on its own: not "World War I" or "Type I"; a lower-case "i" only as
+# a word before a space or an apostrophe, as typed in chat, not "i.e."), "me", "my",
+# "myself"; 我 but not 我们 or 我国 ("we", "our country" take in others)
+_FIRST = re.compile(r"(?<!War )(?<!Type )\bI\b|\bi(?=[\s'’])|(?i:\b(me|my|myself)\b)|我(?![们国])")
 # "you" and its forms, 你 / 您 (你们 too): a question put to someone is not only about oneself;
-# nor is one of "we" ("our previous chat" takes in the assistant; "US" is a country, "us" not)
+# nor one of "we" ("our previous chat" takes in the assistant; "US" is a country, "us" not),
+# nor one about the assistant's own words ("what did the assistant recommend for my trip?")
 _OTHERS = re.compile(
-    r"(?i:\b(you|your|yours|yourself|yourselves|we|our|ours|ourselves)\b)|\bus\b|你|您|我们"
+    r"(?i:\b(you|your|yours|yourself|yourselves|u|we|our|ours|ourselves|assistant|bot)\b)"
+    r"|\bus\b|你|您|我们|助手|机器人"
 )
 
 

@@ -10,6 +10,7 @@ from remem.retrieve import diversity, gates, scoring
 from remem.retrieve.candidates import Candidate, pool_size
 from remem.retrieve.context import StageContext
 from remem.retrieve.time_intent import time_intent
+from remem.text.names import NameIndex, alias_table, find_names
 from remem.text.timeexpr import TimeWindow
 from remem.types import Record
 
@@ -34,9 +35,9 @@ def cand(
     lexical=False,
     **record_fields,
 ) -> Candidate:
+    record_fields.setdefault("kind", "message")
     rec = Record(
         id=f"r{rowid}",
-        kind="message",
         text=text,
         created_at=NOW - age_days * DAY,
         rowid=rowid,
@@ -229,39 +230,65 @@ def test_self_reference_weighs_the_assistant_down_under_a_question_about_the_ask
     assert scored("What do I take?", **{"scoring.self_reference": 1.0}) == (0.5, 0.5, 0.5)
 
 
-def test_self_reference_reads_a_long_turn_by_its_newest_text():
-    earlier = "I told everyone about my plans. " * 20
-    c = ctx(query=earlier + "\nWhat did Caroline research?")
-    replied = cand(1, role="assistant")
-    scoring.self_reference([replied], c)
-    assert replied.score == 0.5  # the newest line, as embedded, does not speak of the asker
+def test_self_reference_reads_a_chat_turn_by_its_newest_message_whole():
+    def scored(query):
+        replied = cand(1, role="assistant")
+        scoring.self_reference([replied], ctx(query=query))
+        return replied.score
+
+    assert scored("I told everyone about my plans.\nWhat did Caroline research?") == 0.5
+    assert scored("Caroline said hi.\nWhat did I order?") == 0.25
+    # one long question: "our previous chat" at its start counts, however long it runs
+    long = (
+        "I was going through our previous chat and I wanted to remind myself, what was the "
+        "name of the budgeting app that was recommended for tracking my expenses?"
+    )
+    assert scored(long) == 0.5
 
 
-def test_named_speaker_weighs_other_speakers_down():
-    def scored(query, named, **overrides):
-        own, other, unknown = (
-            cand(1, speaker_label="Caroline"),
+class _Names:
+    """SpeakerNames over fixed labels: the search's own alias lookup, without a store."""
+
+    def __init__(self, *labels: str) -> None:
+        self.index = NameIndex(alias_table(labels))
+
+    def named(self, query, filters):
+        return find_names(query, self.index)
+
+
+def _named_ctx(query, *labels, **overrides):
+    names = _Names(*labels)
+    return ctx(cfg(**overrides), query=query, named=names.named(query, None), speaker_names=names)
+
+
+def test_named_speaker_weighs_other_speakers_lines_down():
+    def scored(query, **overrides):
+        own, other, memory = (
+            cand(1, speaker_label="王小明"),
             cand(2, speaker_label="Melanie"),
-            cand(3),  # no speaker label: someone else
+            cand(3, speaker_label="Melanie", kind="memory"),  # a curated memory keeps its score
         )
-        c = ctx(cfg(**overrides), query=query, named=named)
-        scoring.named_speaker([own, other, unknown], c)
-        return own.score, other.score, unknown.score
+        labels = ("王小明", "Melanie", "Caroline")
+        scoring.named_speaker([own, other, memory], _named_ctx(query, *labels, **overrides))
+        return own.score, other.score, memory.score
 
-    assert scored("What did Caroline research?", {"Caroline": "Caroline"}) == (0.5, 0.45, 0.45)
-    assert scored("Xiaoming 什么时候有空？", {"Caroline": "xiaoming"}) == (0.5, 0.45, 0.45)
+    # the forms the search's name index finds: the label, pinyin spaced or not, a nickname
+    for query in ("王小明什么时候有空？", "What did Xiaoming do?", "When is Xiao Ming free?"):
+        assert scored(query) == (0.5, 0.45, 0.5), query
     # named by no one, turned off, or naming someone who said nothing here: nothing moves
-    assert scored("Who is allergic?", {}) == (0.5, 0.5, 0.5)
-    off = {"scoring.named_speaker": 1.0}
-    assert scored("What did Caroline do?", {"Caroline": "Caroline"}, **off) == (0.5, 0.5, 0.5)
-    assert scored("What did Bob do?", {"Bob": "Bob"}) == (0.5, 0.5, 0.5)
+    assert scored("Who is allergic?") == (0.5, 0.5, 0.5)
+    assert scored("What did Xiaoming do?", **{"scoring.named_speaker": 1.0}) == (0.5, 0.5, 0.5)
+    assert scored("What did Caroline do?") == (0.5, 0.5, 0.5)
 
 
-def test_named_speaker_reads_names_in_a_long_turns_newest_text_only():
-    query = "Caroline was here earlier. " * 20 + "\nWho is allergic to peanuts?"
-    own, other = cand(1, speaker_label="Caroline"), cand(2, speaker_label="Melanie")
-    scoring.named_speaker([own, other], ctx(query=query, named={"Caroline": "Caroline"}))
-    assert (own.score, other.score) == (0.5, 0.5)
+def test_named_speaker_reads_a_chat_turns_names_in_its_newest_message():
+    def scored(query):
+        own, other = cand(1, speaker_label="Caroline"), cand(2, speaker_label="Melanie")
+        scoring.named_speaker([own, other], _named_ctx(query, "Caroline", "Melanie"))
+        return own.score, other.score
+
+    assert scored("Caroline was here earlier.\nWho is allergic to peanuts?") == (0.5, 0.5)
+    assert scored("Hi all!\nWhat did Caroline research?") == (0.5, 0.45)
 
 
 def test_session_lift():

@@ -51,6 +51,7 @@ def test_single_fact_questions(query):
         "我上次说的那家店叫什么？",
         "我的车是什么牌子？",
         "How long have my parents been staying with me in the US?",
+        "what did i say about the trip",  # typed in lower case
     ],
 )
 def test_questions_about_the_asker(query):
@@ -69,6 +70,12 @@ def test_questions_about_the_asker(query):
         "Is this mine or yours?",
         "I was looking back at our previous chat: what did I ask about?",
         "Did I tell us the plan?",
+        "When did World War I end?",
+        "Where is the coal mine Caroline visited?",
+        "What is i.e. short for?",
+        "What did the assistant recommend for my trip?",
+        "can u remind me of the plan",
+        "我国的首都是哪里？",
     ],
 )
 def test_questions_not_only_about_the_asker(query):
