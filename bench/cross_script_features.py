@@ -32,11 +32,21 @@ from remem.config import Config
 from remem.conversation.fast_lane import fast_embedder
 from remem.embed.factory import make_embedder
 from remem.engine import Memory
-from remem.retrieve.relevance import NEUTRAL, idf_weights, term_coverage, unseen_share
+from remem.retrieve.relevance import NEUTRAL, idf_weights, term_coverage
 from remem.text.scripts import crosses, script_of
 
 REPO = Path(__file__).resolve().parents[1]
 STORE_RANKS = 50  # how many of the store's nearest cosines each row keeps
+
+
+def unseen_share(weights: dict[str, float], df: dict[str, int]) -> float:
+    """The share of the query's IDF mass in terms no record of the store holds (``df`` from
+    ``LexicalStore.term_stats``): a question mostly about words this store has never contained
+    is about something else. In [0, 1]; 0 for a query without terms."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for t, w in weights.items() if not df.get(t)) / total
 
 
 def main() -> None:

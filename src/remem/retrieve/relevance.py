@@ -175,16 +175,6 @@ def term_coverage(weights: dict[str, float], text_tokens: Iterable[str]) -> floa
     return sum(w for t, w in weights.items() if t in present) / total
 
 
-def unseen_share(weights: dict[str, float], df: dict[str, int]) -> float:
-    """The share of the query's IDF mass in terms no record of the store holds (``df`` from
-    ``LexicalStore.term_stats``): a question mostly about words this store has never contained
-    is about something else. In [0, 1]; 0 for a query without terms."""
-    total = sum(weights.values())
-    if total <= 0:
-        return 0.0
-    return sum(w for t, w in weights.items() if not df.get(t)) / total
-
-
 def query_weights(ctx: StageContext) -> dict[str, float]:
     """The query's IDF weights, computed once per search."""
     if ctx.query_weights is None:

@@ -11,8 +11,8 @@ Plain patterns, no LLM: a question counting, summing, comparing or listing thing
 
 Questions about the asker (``speaks_of_self``): "How many fitness classes do I attend?",
 "我上次说的那家店叫什么？" speak of the asker in the first person singular, address no one and
-do not speak for others ("we"): what answers them is what the asker said, not what an assistant said back (the
-scoring stage ``self_reference``).
+do not speak for others ("we"): what answers them is what the asker said, not what an
+assistant said back (the scoring stage ``self_reference``).
 """
 
 from __future__ import annotations
