@@ -157,6 +157,22 @@ ENGLISH_STOPWORDS = frozenset(
 
 _MAX_TOKEN_LEN = 64
 
+# What a Chinese question asks with, not about: the counterpart of "what", "when", "where",
+# "who", "how" in the English stop words. A query's Han run is cut at these before its
+# bigrams are made, so "小明什么时候有空" looks for 小明 and 有空, not for 时候 (any "…的时候")
+# or 么时 across the gap. Traditional forms too, for text.traditional_to_simplified = false.
+_ZH_QUESTION_WORDS = re.compile(
+    r"什么时候|什麼時候|什么样|什麼樣|为什么|為什麼|什么|什麼|为啥|為啥|怎么样|怎麼樣|怎么|怎麼|"
+    r"怎样|怎樣|哪里|哪裡|哪儿|哪兒|哪个|哪個|哪些|哪位|哪|谁|誰|多少|几(?!乎)|幾(?!乎)|"
+    r"是不是|有没有|有沒有|吗|嗎|呢|啥"
+)
+# A character left alone between question words ("你住在哪里了" leaves 了) is a grammatical
+# one: it would only match (and read the postings of) nearly every record. A lone content
+# character stays ("一晚多少钱" keeps 钱).
+_ZH_FUNCTION_CHARS = frozenset(
+    "了的是在有和与就都也还又要会能我你他她它们这那个次把被给对从到一不没很太最再"
+)
+
 
 class _Segmenter:
     """Chinese word segmentation: rjieba (Rust) when installed, else jieba, else none."""
@@ -247,11 +263,22 @@ class Tokenizer:
                 if len(run) <= _MAX_TOKEN_LEN:
                     words.append(run)
             elif kind == "cjk" and not _KANA_RE.search(run):
-                out.extend(self._chinese(run, for_query=for_query))
+                for part in self._question_cut(run) if for_query else (run,):
+                    out.extend(self._chinese(part, for_query=for_query))
             else:  # Japanese (has kana) or Korean
                 out.extend(_ngrams(run, for_query=for_query))
         out.extend(self._stem(words))
         return out
+
+    def _question_cut(self, run: str) -> list[str]:
+        """A query's Han run without its question words (with drop_stopwords), in the pieces
+        they leave; the run whole when it has none."""
+        if not self.drop_stopwords:
+            return [run]
+        parts = _ZH_QUESTION_WORDS.split(run)
+        if len(parts) == 1:
+            return parts
+        return [p for p in parts if len(p) > 1 or (p and p not in _ZH_FUNCTION_CHARS)]
 
     def _chinese(self, run: str, *, for_query: bool) -> Iterable[str]:
         if self.cjk_mode in ("bigram", "both"):

@@ -68,3 +68,22 @@ def test_only_letters_and_digits_survive():
     tok = Tokenizer()
     for token in tok.index_tokens("hello, world! (test) -- e-mail: a@b.c 你好！"):
         assert token.isalnum(), token
+
+
+def test_a_chinese_question_searches_for_what_it_asks_about_not_how_it_asks():
+    tok = Tokenizer("bigram")
+    # 什么时候 is "when": its 时候 would match any "…的时候", 么时 / 候有 are the gap's bigrams
+    assert tok.query_tokens("小明什么时候有空？") == ["小明", "有空"]
+    assert tok.query_tokens("他叫什麼名字") == ["他叫", "名字"]  # Traditional as well
+    # a content character left between question words stays, a grammatical one goes
+    assert tok.query_tokens("小屋一晚多少钱？") == ["小屋", "屋一", "一晚", "钱"]
+    assert tok.query_tokens("你住在哪里了") == ["你住", "住在"]
+    assert tok.query_tokens("什么？") == []
+    assert tok.query_tokens("几乎每天") == ["几乎", "乎每", "每天"]  # 几乎 is "almost"
+
+
+def test_question_words_stay_in_documents_and_with_stop_words_kept():
+    line = "登山的时候帮我提醒一下大家"
+    assert "时候" in Tokenizer("bigram").index_tokens(line)  # what is stored is unchanged
+    kept = Tokenizer("bigram", drop_stopwords=False)
+    assert "时候" in kept.query_tokens("小明什么时候有空？")
