@@ -173,6 +173,16 @@ _ZH_FUNCTION_CHARS = frozenset(
     "了的是在有和与就都也还又要会能我你他她它们这那个次把被给对从到一不没很太最再"
 )
 
+# The same for Japanese (a run with kana: "東京タワーはいつ建てられましたか" looks for 东京タワー
+# and 建てられました, not いつ) and Korean (a word that starts with one: 언제, 어디에서, 몇시).
+# Not their indefinite uses: いつも (always), 何か (something), どこでも, 誰も, どうぞ.
+_JA_QUESTION_WORDS = re.compile(
+    r"何時|(?:何|なに|なん)(?!か|も|でも|と)|いつ(?!も|か|でも)|どこ(?!か|も|でも)|"
+    r"(?:誰|谁|だれ)(?!か|も|でも)|なぜ|どうして|どう(?!ぞ|も|か)|どれ(?!か|も)|どの|"
+    r"どちら(?!か|も)|どんな|いくら(?!か|でも)|いくつ(?!か)"
+)
+_KO_QUESTION_WORD = re.compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|어느|무슨)")
+
 
 class _Segmenter:
     """Chinese word segmentation: rjieba (Rust) when installed, else jieba, else none."""
@@ -263,22 +273,30 @@ class Tokenizer:
                 if len(run) <= _MAX_TOKEN_LEN:
                     words.append(run)
             elif kind == "cjk" and not _KANA_RE.search(run):
-                for part in self._question_cut(run) if for_query else (run,):
+                for part in self._question_cut(run, _ZH_QUESTION_WORDS) if for_query else (run,):
                     out.extend(self._chinese(part, for_query=for_query))
-            else:  # Japanese (has kana) or Korean
-                out.extend(_ngrams(run, for_query=for_query))
+            elif kind == "cjk":  # Japanese: Han with kana
+                for part in self._question_cut(run, _JA_QUESTION_WORDS) if for_query else (run,):
+                    out.extend(_ngrams(part, for_query=for_query))
+            elif not (for_query and self.drop_stopwords and _KO_QUESTION_WORD.match(run)):
+                out.extend(_ngrams(run, for_query=for_query))  # Korean
         out.extend(self._stem(words))
         return out
 
-    def _question_cut(self, run: str) -> list[str]:
-        """A query's Han run without its question words (with drop_stopwords), in the pieces
-        they leave; the run whole when it has none."""
+    def _question_cut(self, run: str, words: re.Pattern[str]) -> list[str]:
+        """A query's run without its question words (with drop_stopwords), in the pieces they
+        leave, less a lone grammatical character (a Chinese one of _ZH_FUNCTION_CHARS, a kana
+        particle: は, が, の); the run whole when it has none."""
         if not self.drop_stopwords:
             return [run]
-        parts = _ZH_QUESTION_WORDS.split(run)
+        parts = words.split(run)
         if len(parts) == 1:
             return parts
-        return [p for p in parts if len(p) > 1 or (p and p not in _ZH_FUNCTION_CHARS)]
+        return [
+            p
+            for p in parts
+            if len(p) > 1 or (p and p not in _ZH_FUNCTION_CHARS and not _KANA_RE.match(p))
+        ]
 
     def _chinese(self, run: str, *, for_query: bool) -> Iterable[str]:
         if self.cjk_mode in ("bigram", "both"):

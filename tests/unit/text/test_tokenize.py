@@ -87,3 +87,15 @@ def test_question_words_stay_in_documents_and_with_stop_words_kept():
     assert "时候" in Tokenizer("bigram").index_tokens(line)  # what is stored is unchanged
     kept = Tokenizer("bigram", drop_stopwords=False)
     assert "时候" in kept.query_tokens("小明什么时候有空？")
+
+
+def test_japanese_and_korean_questions_leave_their_question_words_out_too():
+    tok = Tokenizer("bigram")
+    asked = tok.query_tokens("東京タワーはいつ建てられましたか")
+    assert "いつ" not in asked and "つ建" not in asked and {"东京", "建て"} <= set(asked)
+    # an indefinite is no question word: いつも is "always"
+    assert "いつ" in tok.query_tokens("私はいつも駅で待っています")
+    assert "何か" in tok.query_tokens("何か食べたい")
+    # a Korean word that starts with one goes whole (its particle with it)
+    assert tok.query_tokens("언제 서울에 가요?") == ["서울", "울에", "가요"]
+    assert tok.query_tokens("어디에서 만나요") == ["만나", "나요"]
