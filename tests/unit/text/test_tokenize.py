@@ -99,3 +99,16 @@ def test_japanese_and_korean_questions_leave_their_question_words_out_too():
     # a Korean word that starts with one goes whole (its particle with it)
     assert tok.query_tokens("언제 서울에 가요?") == ["서울", "울에", "가요"]
     assert tok.query_tokens("어디에서 만나요") == ["만나", "나요"]
+
+
+def test_a_text_asked_as_a_query_finds_itself_whatever_its_question_words():
+    import random
+
+    rng = random.Random(17)
+    alphabet = (
+        "什么时候哪里谁多少几乎吗呢啥的了是在有小明有空いつもどこ何か誰언제어디서울에aZ 0？!🎉"
+    )
+    tok = Tokenizer("bigram")
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
+        assert set(tok.query_tokens(text)) <= set(tok.index_tokens(text)), text
