@@ -71,7 +71,7 @@ def _hit_names(
     if terms:
         # Chinese: the segmenter's words only, the index's bigrams also span two words ("和口"
         # of 写作和口语) and linked zh_groupchat turns at random; no one-character words
-        words = set(_WORDS.query_tokens(c.record.shown_text))
+        words = set(_WORDS.phrase_tokens(c.record.shown_text))
         return [
             ((t,), t)
             for t in dict.fromkeys(own)
@@ -79,7 +79,7 @@ def _hit_names(
         ]
     mode, out = ctx.config.scoring.link_entities, []
     for name in _record_names(c.record, ctx):
-        tokens = tuple(ctx.tokenizer.query_tokens(name))
+        tokens = tuple(ctx.tokenizer.phrase_tokens(name))
         in_query = set(tokens) <= asked
         if tokens and {"any": True, "query": in_query, "other": not in_query}[mode]:
             out.append((tokens, name))

@@ -103,7 +103,7 @@ class QueryTranslator:
             found = bilingual.chinese_for(key)
             if found:
                 options = found[:CANDIDATES]
-                out.append([(w, tuple(self._tokenizer.query_tokens(w))) for w in options])
+                out.append([(w, tuple(self._tokenizer.phrase_tokens(w))) for w in options])
         return out
 
     def _held(self, candidates: list[list[tuple[str, tuple[str, ...]]]]) -> Translation:

@@ -166,6 +166,10 @@ _ZH_QUESTION_WORDS = re.compile(
     r"怎样|怎樣|哪里|哪裡|哪儿|哪兒|哪个|哪個|哪些|哪位|哪|谁|誰|多少|几(?!乎)|幾(?!乎)|"
     r"是不是|有没有|有沒有|吗|嗎|呢|啥"
 )
+# Particles and the copula, where the segmenter leaves them as words of their own: the
+# counterpart of "the", "of", "is" in the English stop words. "婷婷的脚是怎么受伤的" looks for
+# 婷婷, 脚 and 受伤, not for 婷的 / 的脚 / 脚是; words that hold one stay (目的, 了解, 但是).
+_ZH_PARTICLES = frozenset("的了吧啊呀嘛是")
 # A character left alone between question words ("你住在哪里了" leaves 了) is a grammatical
 # one: it would only match (and read the postings of) nearly every record. A lone content
 # character stays ("一晚多少钱" keeps 钱).
@@ -260,10 +264,11 @@ class Tokenizer:
             stemmer = self._local.stemmer = Stemmer.Stemmer("english")
         return stemmer.stemWords(words)
 
-    def _tokens(self, text: str, *, for_query: bool) -> list[str]:
+    def _tokens(self, text: str, *, for_query: bool, whole: bool = False) -> list[str]:
         text = normalize_text(text, simplify=self.simplify)
         out: list[str] = []
         words: list[str] = []
+        cut = for_query and not whole  # a query's question words and particles go
         for match in _TOKEN_RE.finditer(text):
             kind = match.lastgroup
             run = match.group()
@@ -273,12 +278,12 @@ class Tokenizer:
                 if len(run) <= _MAX_TOKEN_LEN:
                     words.append(run)
             elif kind == "cjk" and not _KANA_RE.search(run):
-                for part in self._question_cut(run, _ZH_QUESTION_WORDS) if for_query else (run,):
+                for part in self._question_cut(run, _ZH_QUESTION_WORDS) if cut else (run,):
                     out.extend(self._chinese(part, for_query=for_query))
             elif kind == "cjk":  # Japanese: Han with kana
-                for part in self._question_cut(run, _JA_QUESTION_WORDS) if for_query else (run,):
+                for part in self._question_cut(run, _JA_QUESTION_WORDS) if cut else (run,):
                     out.extend(_ngrams(part, for_query=for_query))
-            elif not (for_query and self.drop_stopwords and _KO_QUESTION_WORD.match(run)):
+            elif not (cut and self.drop_stopwords and _KO_QUESTION_WORD.match(run)):
                 out.extend(_ngrams(run, for_query=for_query))  # Korean
         out.extend(self._stem(words))
         return out
@@ -290,6 +295,8 @@ class Tokenizer:
         if not self.drop_stopwords:
             return [run]
         parts = words.split(run)
+        if words is _ZH_QUESTION_WORDS:
+            parts = [piece for part in parts for piece in _particle_cut(part)]
         if len(parts) == 1:
             return parts
         return [
@@ -317,6 +324,11 @@ class Tokenizer:
         """Distinct tokens of a query, in first-seen order."""
         return list(dict.fromkeys(self._tokens(text, for_query=True)))
 
+    def phrase_tokens(self, text: str) -> list[str]:
+        """Distinct query tokens of a phrase taken whole, a dictionary word, a name or a
+        record's text: nothing cut at question words or particles (吃的 is "food", not 吃)."""
+        return list(dict.fromkeys(self._tokens(text, for_query=True, whole=True)))
+
     def word_tokens(self, words: list[str]) -> list[str]:
         """The keyword token of each lower-case English word, one for one ("" for a stop word
         or an over-long word): the same tokens ``query_tokens`` gives, for many words at once."""
@@ -331,6 +343,22 @@ class Tokenizer:
 
     def index_string(self, text: str) -> str:
         return " ".join(self.index_tokens(text))
+
+
+def _particle_cut(run: str) -> list[str]:
+    """A Chinese run in the pieces its particles (``_ZH_PARTICLES``, as the segmenter cuts
+    them) leave; whole when it holds none or no segmenter is installed."""
+    if not any(ch in _ZH_PARTICLES for ch in run):
+        return [run]
+    pieces, piece = [], ""
+    for word in _segmenter.cut(run):
+        if word in _ZH_PARTICLES:
+            pieces.append(piece)
+            piece = ""
+        else:
+            piece += word
+    pieces.append(piece)
+    return [p for p in pieces if p]
 
 
 def _ngrams(run: str, *, for_query: bool) -> Iterable[str]:

@@ -82,6 +82,23 @@ def test_a_chinese_question_searches_for_what_it_asks_about_not_how_it_asks():
     assert tok.query_tokens("几乎每天") == ["几乎", "乎每", "每天"]  # 几乎 is "almost"
 
 
+def test_particles_and_the_copula_leave_a_chinese_query_where_they_stand_alone():
+    tok = Tokenizer("bigram")
+    # 的 and 是 as words of their own: "the", "is"; not the 婷的 / 的脚 / 脚是 across them
+    assert tok.query_tokens("婷婷的脚是怎么受伤的？") == ["婷婷", "脚", "受伤"]
+    # inside a word they stay: 目的 (purpose), 了解 (understand), 为了 (for)
+    assert tok.query_tokens("我的目的是为了好玩") == ["目的", "为了", "了好", "好玩"]
+    assert "了解" in tok.query_tokens("你了解他吗")
+
+
+def test_a_phrase_taken_whole_keeps_its_particles_and_question_words():
+    # a dictionary word ("food" -> 吃的) or a name is one unit: cut, 吃的 would look for 吃
+    tok = Tokenizer("bigram")
+    assert tok.query_tokens("吃的") == ["吃"]
+    assert tok.phrase_tokens("吃的") == ["吃的"]
+    assert tok.phrase_tokens("什么时候") == tok.index_tokens("什么时候")[-3:]
+
+
 def test_question_words_stay_in_documents_and_with_stop_words_kept():
     line = "登山的时候帮我提醒一下大家"
     assert "时候" in Tokenizer("bigram").index_tokens(line)  # what is stored is unchanged
