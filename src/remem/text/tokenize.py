@@ -9,6 +9,9 @@
 - Japanese (Han + kana runs) and Korean (Hangul runs): character bigrams, plus the single
   character of one-character runs.
 - Traditional Chinese is converted to Simplified first, so "記憶" finds "记忆".
+- A query (not a document, not a phrase taken whole) leaves out what it asks with, with the
+  English stop words: CJK question words (什么时候, 哪里, いつ, 언제) and Chinese particles
+  standing alone (的, 了, 是), so "小明什么时候有空" looks for 小明 and 有空.
 
 Tokens contain only letters and digits so FTS5's ``unicode61`` tokenizer keeps each intact.
 """
