@@ -271,7 +271,8 @@ class Tokenizer:
         text = normalize_text(text, simplify=self.simplify)
         out: list[str] = []
         words: list[str] = []
-        cut = for_query and not whole  # a query's question words and particles go
+        # a query's question words and particles go (with the English stop words)
+        cut = for_query and not whole and self.drop_stopwords
         for match in _TOKEN_RE.finditer(text):
             kind = match.lastgroup
             run = match.group()
@@ -281,32 +282,17 @@ class Tokenizer:
                 if len(run) <= _MAX_TOKEN_LEN:
                     words.append(run)
             elif kind == "cjk" and not _KANA_RE.search(run):
-                for part in self._question_cut(run, _ZH_QUESTION_WORDS) if cut else (run,):
+                for part in (
+                    _question_cut(run, _ZH_QUESTION_WORDS, particles=True) if cut else (run,)
+                ):
                     out.extend(self._chinese(part, for_query=for_query))
             elif kind == "cjk":  # Japanese: Han with kana
-                for part in self._question_cut(run, _JA_QUESTION_WORDS) if cut else (run,):
+                for part in _question_cut(run, _JA_QUESTION_WORDS) if cut else (run,):
                     out.extend(_ngrams(part, for_query=for_query))
-            elif not (cut and self.drop_stopwords and _KO_QUESTION_WORD.match(run)):
+            elif not (cut and _KO_QUESTION_WORD.match(run)):
                 out.extend(_ngrams(run, for_query=for_query))  # Korean
         out.extend(self._stem(words))
         return out
-
-    def _question_cut(self, run: str, words: re.Pattern[str]) -> list[str]:
-        """A query's run without its question words (with drop_stopwords), in the pieces they
-        leave, less a lone grammatical character (a Chinese one of _ZH_FUNCTION_CHARS, a kana
-        particle: は, が, の); the run whole when it has none."""
-        if not self.drop_stopwords:
-            return [run]
-        parts = words.split(run)
-        if words is _ZH_QUESTION_WORDS:
-            parts = [piece for part in parts for piece in _particle_cut(part)]
-        if len(parts) == 1:
-            return parts
-        return [
-            p
-            for p in parts
-            if len(p) > 1 or (p and p not in _ZH_FUNCTION_CHARS and not _KANA_RE.match(p))
-        ]
 
     def _chinese(self, run: str, *, for_query: bool) -> Iterable[str]:
         if self.cjk_mode in ("bigram", "both"):
@@ -346,6 +332,22 @@ class Tokenizer:
 
     def index_string(self, text: str) -> str:
         return " ".join(self.index_tokens(text))
+
+
+def _question_cut(run: str, words: re.Pattern[str], *, particles: bool = False) -> list[str]:
+    """A query's run without its question words (and, with ``particles``, its Chinese
+    particles), in the pieces they leave, less a lone grammatical character (a Chinese one of
+    _ZH_FUNCTION_CHARS, a kana particle: は, が, の); the run whole when it has none."""
+    parts = words.split(run)
+    if particles:
+        parts = [piece for part in parts for piece in _particle_cut(part)]
+    if len(parts) == 1:
+        return parts
+    return [
+        p
+        for p in parts
+        if len(p) > 1 or (p and p not in _ZH_FUNCTION_CHARS and not _KANA_RE.match(p))
+    ]
 
 
 def _particle_cut(run: str) -> list[str]:

@@ -96,7 +96,7 @@ def test_a_phrase_taken_whole_keeps_its_particles_and_question_words():
     tok = Tokenizer("bigram")
     assert tok.query_tokens("吃的") == ["吃"]
     assert tok.phrase_tokens("吃的") == ["吃的"]
-    assert tok.phrase_tokens("什么时候") == tok.index_tokens("什么时候")[-3:]
+    assert tok.phrase_tokens("什么时候") == ["什么", "么时", "时候"]
 
 
 def test_question_words_stay_in_documents_and_with_stop_words_kept():
