@@ -46,6 +46,11 @@ VARIANTS = {
         f"named-{v}": Variant(f"named-{v}", H, {"scoring.named_speaker": v})
         for v in (1.0, 0.9, 0.8, 0.7, 0.5)
     },
+    # other speakers' lines that say what the question asks about, spared (named_speaker_spare)
+    **{
+        f"spare-{v}": Variant(f"spare-{v}", H, {"scoring.named_speaker_spare": v})
+        for v in (0.0, 0.1, 0.2, 0.3, 0.4, 1.0)
+    },
     # an assistant's records under a question about the asker (scoring.self_reference)
     **{
         f"self-ref-{v}": Variant(f"self-ref-{v}", H, {"scoring.self_reference": v})

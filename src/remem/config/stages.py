@@ -62,6 +62,14 @@ class ScoringConfig(_Section):
         "('What did Caroline research?', '小明什么时候有空？'): who said it is evidence "
         "(1 = off)",
     )
+    named_speaker_spare: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="an other speaker's line keeps its score under a question naming someone "
+        "when its own words cover the question (names aside) by more than this over every "
+        "candidate line of the named person: the topic is theirs (1 = never spared)",
+    )
     self_reference: float = Field(
         default=0.5,
         ge=0,

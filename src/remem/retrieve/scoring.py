@@ -11,6 +11,7 @@ from collections import defaultdict
 
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
+from remem.retrieve.relevance import query_weights, term_coverage
 from remem.text.intent import speaks_of_self
 from remem.text.noise import is_noise
 from remem.types import Record
@@ -179,12 +180,42 @@ def named_speaker(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         named &= set(found)
     if not any(c.record is not None and c.record.speaker_label in named for c in cands):
         return cands
-    for c in cands:
-        assert c.record is not None
-        label = c.record.speaker_label
-        if c.record.kind == "message" and label and label not in named:
+    others = [
+        c
+        for c in cands
+        if c.record is not None
+        and c.record.kind == "message"
+        and c.record.speaker_label
+        and c.record.speaker_label not in named
+    ]
+    spared = _said_only_by_others(cands, others, named, ctx)
+    for c in others:
+        if c.rowid not in spared:
             c.set("named_speaker", c.score * factor)
     return cands
+
+
+def _said_only_by_others(
+    cands: list[Candidate], others: list[Candidate], named: set[str], ctx: StageContext
+) -> set[int]:
+    """The other speakers' lines that cover the question's words (its names aside) by more
+    than ``scoring.named_speaker_spare`` over every line of the named person among the
+    candidates: the question's topic is in their words, not in the named person's ("What did
+    Caroline realize after her charity race?" when Melanie ran it), so who said it is no
+    evidence against them."""
+    margin = ctx.config.scoring.named_speaker_spare
+    if margin >= 1 or ctx.store is None or ctx.tokenizer is None or not others:
+        return set()
+    names = {t for alias in ctx.named.values() for t in ctx.tokenizer.query_tokens(alias)}
+    weights = {t: w for t, w in query_weights(ctx).items() if t not in names}
+    if not weights:
+        return set()
+    own = [c for c in cands if c.record is not None and c.record.speaker_label in named]
+    indexed = ctx.store.lexical_tokens([c.rowid for c in own + others])
+    best = max(term_coverage(weights, indexed.get(c.rowid, ())) for c in own)
+    return {
+        c.rowid for c in others if term_coverage(weights, indexed.get(c.rowid, ())) > best + margin
+    }
 
 
 def session_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:

@@ -12,6 +12,7 @@ from remem.retrieve.context import StageContext
 from remem.retrieve.time_intent import time_intent
 from remem.text.names import NameIndex, alias_table, find_names
 from remem.text.timeexpr import TimeWindow
+from remem.text.tokenize import Tokenizer
 from remem.types import Record
 
 NOW = 1_800_000_000.0
@@ -279,6 +280,46 @@ def test_named_speaker_weighs_other_speakers_lines_down():
     assert scored("Who is allergic?") == (0.5, 0.5, 0.5)
     assert scored("What did Xiaoming do?", **{"scoring.named_speaker": 1.0}) == (0.5, 0.5, 0.5)
     assert scored("What did Caroline do?") == (0.5, 0.5, 0.5)
+
+
+class _Terms:
+    """term_stats and lexical_tokens over hand-made records: 100 records, each word in 5."""
+
+    def __init__(self, cands):
+        self.tokens = {c.rowid: Tokenizer().index_tokens(c.record.text) for c in cands}
+
+    def term_stats(self, tokens):
+        return 100, {t: 5 for t in tokens}
+
+    def lexical_tokens(self, rowids):
+        return {r: self.tokens[r] for r in rowids if r in self.tokens}
+
+
+def test_named_speaker_spares_a_line_that_alone_says_what_is_asked():
+    query = "What did Caroline realize after the charity race?"
+
+    def scored(own_text, other_text, **overrides):
+        own = cand(1, text=own_text, speaker_label="Caroline")
+        other = cand(2, text=other_text, speaker_label="Melanie")
+        c = _named_ctx(query, "Caroline", "Melanie", **overrides)
+        c.store, c.tokenizer = _Terms([own, other]), Tokenizer()
+        scoring.named_speaker([own, other], c)
+        return other.score
+
+    race = "The charity race made me realize how strong I am."
+    # Caroline never spoke of the race: Melanie's line says what the question asks about
+    assert scored("I went to a pottery class.", race) == 0.5
+    # Caroline spoke of it as well: who said it counts again
+    assert scored("I ran the charity race too and realize it helped.", race) == 0.45
+    # the question's name is not a topic: "Thanks Caroline!" covers only the name
+    assert scored("I went to a pottery class.", "Thanks Caroline! Nice weather.") == 0.45
+    # off (1), or a margin above what the line adds: weighed down as before
+    assert (
+        scored("I went to a pottery class.", race, **{"scoring.named_speaker_spare": 1.0}) == 0.45
+    )
+    assert (
+        scored("I went to a pottery class.", race, **{"scoring.named_speaker_spare": 0.8}) == 0.45
+    )
 
 
 def test_named_speaker_reads_a_chat_turns_names_in_its_newest_message():
