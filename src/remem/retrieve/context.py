@@ -69,6 +69,19 @@ class StageContext:
     translated_weights: dict[str, float] = field(default_factory=dict)
     witness: CrossScriptWitness | None = None  # relevance's second model (retrieve/witness.py)
     latent: LatentReader | None = None  # the best candidates' latent terms (latent_reader.py)
+    # rowid -> its indexed tokens, and every rowid already asked for (a row the index lacks
+    # stays absent, so a stage falls back to tokenizing the text, as with a direct read)
+    indexed: dict[int, list[str]] = field(default_factory=dict)
+    indexed_asked: set[int] = field(default_factory=set)
+
+    def indexed_tokens(self, rowids: list[int]) -> dict[int, list[str]]:
+        """The records' indexed tokens (``Store.lexical_tokens``), read once per search: the
+        speaker, link and relevance stages weigh many of the same candidates' words."""
+        wanted = sorted({r for r in rowids if r not in self.indexed_asked})
+        if wanted and self.store is not None:
+            self.indexed.update(self.store.lexical_tokens(wanted))
+            self.indexed_asked.update(wanted)
+        return {r: self.indexed[r] for r in rowids if r in self.indexed}
 
     def read_vectors(self, rowids: list[int]) -> None:
         """Add the stored vectors (of the search's model) of records a stage brings in, so the

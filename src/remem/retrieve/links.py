@@ -93,7 +93,7 @@ def _pick_names(
     the ``link_entities`` mode; and each tuple's name as written (for the trace)."""
     assert ctx.store is not None and ctx.tokenizer is not None
     asked = set(ctx.tokenizer.query_tokens(ctx.query))
-    own = ctx.store.lexical_tokens([c.rowid for c in top])
+    own = ctx.indexed_tokens([c.rowid for c in top])
     per_hit: dict[int, list[tuple[str, ...]]] = {}
     shown: dict[tuple[str, ...], str] = {}
     for c in top:
@@ -133,7 +133,7 @@ def entity_links(
         ]
         for tokens in wanted
     }
-    indexed = store.lexical_tokens(sorted({r for rows in found.values() for r in rows}))
+    indexed = ctx.indexed_tokens(sorted({r for rows in found.values() for r in rows}))
     weights = query_weights(ctx)
     best: dict[tuple[str, ...], list[int]] = {}
     for tokens, rows in found.items():

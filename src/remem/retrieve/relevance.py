@@ -211,7 +211,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         return cands
     calibration = calibration_for(ctx.model_id if ctx.query_vector is not None else None)
     base = ctx.baseline
-    indexed = ctx.store.lexical_tokens([c.rowid for c in cands])
+    indexed = ctx.indexed_tokens([c.rowid for c in cands])
     cosines = _vector_cosines(cands, ctx)
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))

@@ -211,7 +211,7 @@ def _said_only_by_others(
     if not weights:
         return set()
     own = [c for c in cands if c.record is not None and c.record.speaker_label in named]
-    indexed = ctx.store.lexical_tokens([c.rowid for c in own + others])
+    indexed = ctx.indexed_tokens([c.rowid for c in own + others])
     best = max(term_coverage(weights, indexed.get(c.rowid, ())) for c in own)
     return {
         c.rowid for c in others if term_coverage(weights, indexed.get(c.rowid, ())) > best + margin

@@ -469,3 +469,21 @@ def test_a_capped_neighbour_stays_below_its_anchor_after_the_relevance_rescale()
         anchor, best = rng.uniform(1e-3, 3.0), rng.uniform(1e-3, 1.0)
         top = anchor * rng.uniform(1.0, 5.0)
         assert best * anchor * (1 - scoring.BELOW) / top < best * anchor / top
+
+
+def test_indexed_tokens_reads_each_row_once_and_leaves_unindexed_rows_out():
+    class Counting:
+        def __init__(self):
+            self.asked: list[list[int]] = []
+
+        def lexical_tokens(self, rowids):
+            self.asked.append(list(rowids))
+            return {r: [f"t{r}"] for r in rowids if r != 3}  # row 3 is not indexed
+
+    store = Counting()
+    c = ctx(store=store)
+    assert c.indexed_tokens([2, 1, 3]) == {1: ["t1"], 2: ["t2"]}
+    assert c.indexed_tokens([3, 2, 4]) == {2: ["t2"], 4: ["t4"]}
+    assert store.asked == [[1, 2, 3], [4]]  # 3 is not asked again: it was asked and is absent
+    assert c.indexed_tokens([1, 2]) == {1: ["t1"], 2: ["t2"]}
+    assert store.asked == [[1, 2, 3], [4]]
