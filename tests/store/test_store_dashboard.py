@@ -152,3 +152,32 @@ def test_sqlite_dashboard_reads_never_wait_for_the_request_connection(tmp_path):
         release.set()
         writer.join()
         store.close()
+
+
+def test_speaker_lines_matching_a_pattern_case_sensitively_oldest_first(store):
+    insert(
+        store,
+        fields(1, speaker_label="周婷婷", text="欢迎小明！我是 Tina", scope="a"),
+        fields(2, speaker_label="Kelvin", text="Welcome! I'm Kelvin", scope="b"),
+        fields(3, speaker_label="Ann", text="I'm tired", scope="a"),
+        fields(4, text="我是 Nobody: no speaker", scope="a"),
+        fields(5, speaker_label="Bo", text="100%_off* I'm Bo?", scope="a"),
+        fields(6, speaker_label="Cy", text="100 percent off I'M Cy", scope="a"),
+        fields(7, speaker_label="Di", text="I'm Di\nsecond line", scope="a"),
+    )
+    patterns = ("%我是%[A-Z]%", "%I'm [A-Z]%")
+    assert store.speaker_lines_matching(patterns) == [
+        ("周婷婷", "欢迎小明！我是 Tina"),
+        ("Kelvin", "Welcome! I'm Kelvin"),
+        ("Bo", "100%_off* I'm Bo?"),
+        ("Di", "I'm Di\nsecond line"),
+    ]
+    assert store.speaker_lines_matching(patterns, Filters(scopes=["b"])) == [
+        ("Kelvin", "Welcome! I'm Kelvin")
+    ]
+    assert store.speaker_lines_matching(patterns, limit=1) == [("周婷婷", "欢迎小明！我是 Tina")]
+    # the backends' own wildcards in a pattern are matched as themselves
+    assert store.speaker_lines_matching(["100%_off*%"]) == [("Bo", "100%_off* I'm Bo?")]
+    assert store.speaker_lines_matching(["%[?]%", "%(%", "%Bo[?]"]) == []
+    assert store.speaker_lines_matching(["%Bo?"]) == [("Bo", "100%_off* I'm Bo?")]
+    assert store.speaker_lines_matching([]) == []

@@ -5,7 +5,8 @@ An English question about a Chinese chat calls people by romanised names and nic
 the two scripts poorly. With ``names.translate_vector`` (the default) the embedded query gets
 the label of each person it names by another form ("What drone does Lao Zhao fly? 赵磊"); the
 keyword search keeps the query as asked. Aliases come from ``remem.text.names``, without an
-LLM. A query vector the caller gave is of the query as asked, so a translated query is
+LLM: from the labels, and from the lines in which a speaker says what they are called ("我是
+Tina"). A query vector the caller gave is of the query as asked, so a translated query is
 embedded again.
 
 Measured on the dev suite (``bench/results/entity-names.json``): zh_groupchat recall@10
@@ -26,11 +27,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import defaultdict
 
 import numpy as np
 
 from remem.store.base import Store
-from remem.text.names import NameIndex, alias_table, find_names
+from remem.text.names import (
+    INTRODUCTION_PATTERNS,
+    NameIndex,
+    alias_table,
+    find_names,
+    introduced_names,
+)
 from remem.types import Filters
 
 log = logging.getLogger("remem.search")
@@ -59,6 +67,9 @@ class SpeakerNames:
         # scopes (None: all) -> (change token read at, when, how long the read took, index)
         self._indexes: dict[tuple[str, ...] | None, tuple[object, float, float, NameIndex]] = {}
         self._reading: set[tuple[str, ...] | None] = set()
+        # scopes -> (when read, label -> the names its speaker introduced themselves by)
+        self._intros: dict[tuple[str, ...] | None, tuple[float, dict[str, list[str]]]] = {}
+        self._intros_reading: set[tuple[str, ...] | None] = set()
 
     def named(self, query: str, filters: Filters | None) -> dict[str, str]:
         """Label -> the alias the query calls that person by."""
@@ -70,6 +81,7 @@ class SpeakerNames:
         with self._lock:
             held = self._indexes.get(key)
             if held is not None and held[0] == token:
+                self._refresh_if_stale(key)
                 return held[3]
             if held is None and key in self._reading:
                 return EMPTY  # a big store's first read is under way
@@ -95,13 +107,68 @@ class SpeakerNames:
         start = time.perf_counter()
         labels = self._store.distinct_values("speaker_label", scopes)
         took = time.perf_counter() - start  # the read alone: pinyin is computed once a label
-        index = NameIndex(alias_table(labels))
+        index = NameIndex(alias_table(labels, self._introduced(key, scopes)))
         with self._lock:
             if len(self._indexes) >= MAX_SCOPE_SETS and key not in self._indexes:
                 self._indexes.pop(next(iter(self._indexes)))
             self._indexes[key] = (token, time.monotonic(), took, index)
             self._reading.discard(key)
         return index
+
+    def _introduced(
+        self, key: tuple[str, ...] | None, scopes: Filters | None
+    ) -> dict[str, list[str]]:
+        """Label -> the names its speaker introduced themselves by. The lines are searched
+        for (a scan: 4 ms at 1,000 records, 200 at 100,000) with the first labels, then in the
+        background at most once a ``REFRESH_S``, so the labels' own read stays cheap; a
+        refresh that finds other names has the labels read again."""
+        with self._lock:
+            held = self._intros.get(key)
+            self._refresh_if_stale(key)
+        return held[1] if held is not None else self._read_introduced(key, scopes)
+
+    def _refresh_if_stale(self, key: tuple[str, ...] | None) -> None:
+        """Read the self-introductions again in the background when due (lock held)."""
+        held = self._intros.get(key)
+        if held is None or key in self._intros_reading:
+            return
+        if time.monotonic() - held[0] >= REFRESH_S:
+            self._intros_reading.add(key)
+            scopes = Filters(scopes=list(key)) if key is not None else None
+            threading.Thread(
+                target=self._refresh_introduced,
+                args=(key, scopes),
+                daemon=True,
+                name="remem-names-introduced",
+            ).start()
+
+    def _read_introduced(
+        self, key: tuple[str, ...] | None, scopes: Filters | None
+    ) -> dict[str, list[str]]:
+        introduced: dict[str, list[str]] = defaultdict(list)
+        for label, text in self._store.speaker_lines_matching(INTRODUCTION_PATTERNS, scopes):
+            introduced[label] += introduced_names(text)
+        found = {label: names for label, names in introduced.items() if names}
+        with self._lock:
+            if len(self._intros) >= MAX_SCOPE_SETS and key not in self._intros:
+                self._intros.pop(next(iter(self._intros)))
+            self._intros[key] = (time.monotonic(), found)
+        return found
+
+    def _refresh_introduced(self, key: tuple[str, ...] | None, scopes: Filters | None) -> None:
+        try:
+            before = self._intros.get(key)
+            found = self._read_introduced(key, scopes)
+            if before is None or before[1] != found:
+                with self._lock:  # the next search reads the labels again, as after a write
+                    held = self._indexes.get(key)
+                    if held is not None:
+                        self._indexes[key] = (object(), 0.0, held[2], held[3])
+        except Exception as exc:  # a closed store, a busy file: the old names keep answering
+            log.debug("self-introductions not read again: %s", exc)
+        finally:
+            with self._lock:
+                self._intros_reading.discard(key)
 
     def _read_quietly(self, key: tuple[str, ...] | None, token: object) -> None:
         try:

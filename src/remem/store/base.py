@@ -9,6 +9,7 @@ heuristics live in their features, not here: a store answers plain questions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -345,6 +346,10 @@ class MaintainedStore(Protocol):
 # The record columns a breakdown counts by, and those whose values a form offers.
 BREAKDOWN_COLUMNS = ("kind", "scope", "platform", "index_status")
 DistinctColumn = Literal["scope", "category", "speaker_label"]
+# The parts of a text pattern every backend matches the same way, case-sensitively, over the
+# whole text (``speaker_lines_matching``): "%" stands for any run of characters, "[A-Z]" for one
+# capital ASCII letter, any other character for itself.
+PATTERN_PARTS = re.compile(r"%|\[A-Z\]|.", re.S)
 
 
 @dataclass(slots=True)
@@ -404,6 +409,15 @@ class DashboardStore(Protocol):
 
     def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
         """The values (not None) the column holds among these records, in code point order."""
+        ...
+
+    def speaker_lines_matching(
+        self, patterns: Sequence[str], filters: Filters | None = None, *, limit: int = 10_000
+    ) -> list[tuple[str, str]]:
+        """(speaker label, text) of the records with a speaker label whose whole text matches
+        one of ``patterns``, case-sensitively ("%": any run of characters, "[A-Z]": a capital
+        ASCII letter, any other character itself), oldest first, at most ``limit``: the lines
+        a self-introduction is looked for in."""
         ...
 
     def newest_ids(

@@ -13,13 +13,14 @@ told ``COLLATE "C"``; the database's locale would otherwise decide, and the in-m
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from remem.store.base import (
     BREAKDOWN_COLUMNS,
+    PATTERN_PARTS,
     DistinctColumn,
     RecordBreakdown,
     SessionSummary,
@@ -37,6 +38,8 @@ class Dialect:
     day: str  # a record's day number (created_at / 86400, truncated)
     by_code_point: str  # appended to a text expression to sort it by code point
     filters_sql: FiltersSQL
+    text_matches: str  # a record's text matches a pattern ({mark}: the pattern's placeholder)
+    pattern: Callable[[str], str]  # a portable pattern (PATTERN_PARTS) as text_matches takes it
 
 
 def _rows(conn: Any, sql: str, params: list[Any]) -> list[Any]:
@@ -110,6 +113,47 @@ def distinct_values(
     return [value for (value,) in rows]
 
 
+# A text pattern (``PATTERN_PARTS``) is matched by SQLite as GLOB, by PostgreSQL as SIMILAR TO.
+_GLOB_SPECIAL = set("*?[]")
+_SIMILAR_SPECIAL = set("_%|*+?{}()[]\\")
+
+
+def glob_pattern(pattern: str) -> str:
+    def part(p: str) -> str:
+        if p == "%":
+            return "*"
+        if p == "[A-Z]":
+            return p
+        return f"[{p}]" if p in _GLOB_SPECIAL else p
+
+    return "".join(part(p) for p in PATTERN_PARTS.findall(pattern))
+
+
+def similar_pattern(pattern: str) -> str:
+    def part(p: str) -> str:
+        if p in ("%", "[A-Z]"):
+            return p
+        return "\\" + p if p in _SIMILAR_SPECIAL else p
+
+    return "".join(part(p) for p in PATTERN_PARTS.findall(pattern))
+
+
+def speaker_lines_matching(
+    conn: Any, d: Dialect, patterns: Sequence[str], filters: Filters | None, limit: int
+) -> list[tuple[str, str]]:
+    if not patterns:
+        return []
+    where, params = d.filters_sql(filters)
+    matches = " OR ".join(d.text_matches.format(mark=d.mark) for _ in patterns)
+    rows = _rows(
+        conn,
+        f"SELECT r.speaker_label, r.text FROM records r WHERE r.speaker_label IS NOT NULL"
+        f"{where} AND ({matches}) ORDER BY r.rowid LIMIT {d.mark}",
+        [*params, *(d.pattern(p) for p in patterns), limit],
+    )
+    return [(label, text) for label, text in rows]
+
+
 def newest_ids(
     conn: Any,
     d: Dialect,
@@ -156,6 +200,12 @@ class SQLDashboard:
     def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
         with self._dashboard_read() as c:
             return distinct_values(c, self._dashboard_dialect, column, filters)
+
+    def speaker_lines_matching(
+        self, patterns: Sequence[str], filters: Filters | None = None, *, limit: int = 10_000
+    ) -> list[tuple[str, str]]:
+        with self._dashboard_read() as c:
+            return speaker_lines_matching(c, self._dashboard_dialect, patterns, filters, limit)
 
     def newest_ids(
         self,

@@ -8,13 +8,17 @@ Xiaoming", "Jingyi"); a single pinyin syllable ("Dong") counts only written with
 inside the query, since many syllables are English words ("long", "fan"). A Latin label
 ("Daniel Tan", "Caroline") is matched case-folded, and by its first word. An alias that two
 labels of the store share names neither.
+
+People also say what they are called: "我是 Tina", "I'm Kelvin, 香港人", "英文名 Ethan". Such a
+self-introduction (``introduced_names``) gives its speaker's label one more alias, so an
+English question about Tina finds 周婷婷's lines.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -115,9 +119,109 @@ def aliases(label: str) -> frozenset[Alias]:
     return frozenset(out)
 
 
-def alias_table(labels: Iterable[str]) -> dict[Alias, str]:
+# A Latin name as people write their own: "Tina", "Ho Ka-ho", "Anna Lee" (up to three words).
+_NAME = r"(?-i:[A-Z][a-z]+(?:[-'][A-Za-z]+)?(?: [A-Z][a-z]+(?:[-'][A-Za-z]+)?){0,2})"
+# After the name: the line or the clause ends ("我是 Tina", "I'm Kelvin, 香港人"). "我是 Leo 的
+# 朋友" is someone else's name and "I'm So tired" no name; the words that follow "英文名" or "叫
+# 我" may go on ("叫我 Tina 就好"). A title is no introduction: '**I Am Legend** (2007)'.
+_ENDS = r"(?=\s*(?:$|[^\w\s'’\-*\"”]|\[))"
+_GOES_ON = r"(?=\s*(?:$|[^\w\s'’\-*\"”]|\[|(?!的)[\u4e00-\u9fff]))"
+_INTRODUCTIONS = (
+    re.compile(r"我是(?:群主|新人|新来的|管理员|群管|老师)?\s*(" + _NAME + ")" + _ENDS),
+    re.compile(r"(?:英文名|英文名字|叫我|我叫|我係)(?:是|叫)?\s*(" + _NAME + ")" + _GOES_ON),
+    re.compile(
+        r"(?<![*\"“])\b(?:i['’]?m|i am|my name is|my name's|call me|i go by)\s+"
+        + f"({_NAME}){_ENDS}",
+        re.I,
+    ),
+)
+# Capitalised words that follow "I'm" without being a name ("I'm Back!", "I'm Chinese.").
+_NOT_NAMES = frozenset(
+    [
+        "back",
+        "here",
+        "home",
+        "fine",
+        "good",
+        "great",
+        "ok",
+        "okay",
+        "sorry",
+        "sure",
+        "done",
+        "ready",
+        "in",
+        "out",
+        "on",
+        "off",
+        "free",
+        "busy",
+        "tired",
+        "late",
+        "new",
+        "so",
+        "not",
+        "just",
+        "also",
+        "very",
+        "still",
+        "chinese",
+        "english",
+        "american",
+        "british",
+        "french",
+        "german",
+        "japanese",
+        "korean",
+        "canadian",
+        "australian",
+        "indian",
+        "thai",
+        "malaysian",
+        "singaporean",
+    ]
+)
+# The lines a store is asked for before ``introduced_names`` reads them (the store's portable
+# patterns: "%" any characters, "[A-Z]" a capital): a capitalised Latin word after one of the
+# words people introduce themselves with. Most English lines say "I'm"; few go on with a capital.
+INTRODUCTION_PATTERNS = (
+    *(f"%{w}%[A-Z]%" for w in ("我是", "英文名", "叫我", "我叫", "我係")),
+    *(
+        f"%{w} [A-Z]%"
+        for w in (
+            "I'm",
+            "I’m",
+            "i'm",
+            "Im",
+            "im",
+            "I am",
+            "i am",
+            "name is",
+            "name's",
+            "call me",
+            "go by",
+        )
+    ),
+)
+
+
+def introduced_names(text: str) -> list[str]:
+    """The Latin names the writer of ``text`` says they are called by, in order."""
+    found: list[str] = []
+    for pattern in _INTRODUCTIONS:
+        for match in pattern.finditer(text):
+            name = match.group(1)
+            if name.casefold() not in _NOT_NAMES and name not in found:
+                found.append(name)
+    return found
+
+
+def alias_table(
+    labels: Iterable[str], introduced: Mapping[str, Iterable[str]] | None = None
+) -> dict[Alias, str]:
     """Alias -> the one label it names. A label's own text names that label; any other alias
-    two labels share is left out."""
+    two labels share is left out. ``introduced``: label -> the names its speaker introduced
+    themselves by (``introduced_names``), each one more alias of that label."""
     owners: dict[Alias, set[str]] = defaultdict(set)
     exact: dict[str, str] = {}
     for label in dict.fromkeys(labels):
@@ -125,6 +229,10 @@ def alias_table(labels: Iterable[str]) -> dict[Alias, str]:
             exact[label.strip().casefold()] = label
             for alias in aliases(label):
                 owners[alias].add(label)
+    for label, names in (introduced or {}).items():
+        if label in exact.values():
+            for name in names:
+                owners[Alias(" ".join(name.casefold().split()), True)].add(label)
     table = {}
     for alias, owner in owners.items():
         if alias.text in exact:

@@ -9,6 +9,7 @@ import time
 
 from helpers import HashEmbedder
 from remem import Config, Memory
+from remem.retrieve import names as retrieve_names
 from remem.retrieve.names import CHEAP_READ_S, SpeakerNames, translated
 from remem.store.memory import InMemoryStore
 from remem.types import Filters
@@ -70,6 +71,22 @@ def test_labels_come_from_the_scopes_searched_and_follow_writes():
         assert names.named("Where is Xiaoming?", Filters(scopes=[scope_a])) == {}
         mem.ingest_many([_turn(3, "王小明", "我也在", scope="custom:a")])  # a cheap store
         assert set(names.named("Where is Xiaoming?", Filters(scopes=[scope_a]))) == {"王小明"}
+
+
+def test_a_self_introduction_names_its_speaker_in_the_scopes_that_hold_it(tmp_path, monkeypatch):
+    with Memory(tmp_path / "m.db", LEXICAL) as mem:
+        names = SpeakerNames(mem.store)
+        mem.ingest_many([_turn(1, "周婷婷", "欢迎小明！我是 Tina", scope="custom:a")])
+        mem.ingest_many([_turn(2, "周婷婷", "你好", scope="custom:b")])
+        assert names.named("How did Tina hurt herself?", None) == {"周婷婷": "tina"}
+        assert names.named("How did Tina hurt herself?", Filters(scopes=["custom:b"])) == {}
+        mem.delete("m1")  # forgotten: the name goes with the line, at the next refresh
+        assert names.named("How did Tina hurt herself?", None) == {"周婷婷": "tina"}
+        monkeypatch.setattr(retrieve_names, "REFRESH_S", 0.0)
+        deadline = time.monotonic() + 10
+        while names.named("How did Tina hurt herself?", None) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert names.named("How did Tina hurt herself?", None) == {}
 
 
 class SlowLabels(InMemoryStore):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from remem.text.names import alias_table, aliases, find_names
+from remem.text.names import alias_table, aliases, find_names, introduced_names
 
 HIKE = ["何家豪", "刘洋", "周婷婷", "林佩珊", "王小明", "群助手", "赵磊", "阿杰", "陈思远"]
 FAMILY = ["张建国", "张晓东", "张晓雨", "李秀兰"]
@@ -60,3 +60,36 @@ def test_no_surname_no_nicknames():
 def test_capital_single_syllable_first_in_a_chinese_question():
     # "Dong" opening an English sentence proves nothing; opening a Chinese question it names
     assert set(find_names("Dong 的航班晚了多久？", alias_table(FAMILY))) == {"张晓东"}
+
+
+def test_introduced_names_from_what_people_say_they_are_called():
+    assert introduced_names("欢迎小明！我是 Tina") == ["Tina"]
+    assert introduced_names("大家新年好！我是群主 Leo，今年继续带大家爬山 [表情]") == ["Leo"]
+    assert introduced_names("Welcome! I'm Kelvin, 香港人，週末先上嚟行山") == ["Kelvin"]
+    assert introduced_names("我叫林子轩，英文名 Ethan，在广州天河上班") == ["Ethan"]
+    assert introduced_names("叫我 Tina 就好") == ["Tina"]
+    assert introduced_names("Hi all, my name is Anna Lee.") == ["Anna Lee"]
+    assert introduced_names("I’m Ho Ka-ho.") == ["Ho Ka-ho"]
+
+
+def test_introduced_names_leave_out_what_is_no_self_introduction():
+    assert introduced_names("大家好，我是 Leo 的朋友阿杰，今天第一次跟团") == []  # Leo's friend
+    assert introduced_names("我是Tina的妈妈") == []
+    assert introduced_names("I'm so nervous") == []  # not capitalised
+    assert introduced_names("I'll remember it when I'm back in September") == []
+    assert introduced_names("I'm Back!") == [] and introduced_names("I'm Chinese, lol") == []
+    assert introduced_names("I'm Kelvin's sister") == []
+
+
+def test_an_introduced_name_is_an_alias_of_its_speaker_unless_two_share_it():
+    table = alias_table(["周婷婷", "何家豪"], {"周婷婷": ["Tina"], "何家豪": ["Kelvin"]})
+    assert find_names("How did Tina hurt herself?", table) == {"周婷婷": "tina"}
+    assert find_names("Kelvin 在群里找人帮什么忙？", table) == {"何家豪": "kelvin"}
+    shared = alias_table(["周婷婷", "许静怡"], {"周婷婷": ["Tina"], "许静怡": ["Tina"]})
+    assert find_names("How did Tina hurt herself?", shared) == {}
+    # a name someone else goes by as their label stays theirs; a label not in scope adds none
+    labelled = alias_table(["Tina", "周婷婷"], {"周婷婷": ["Tina"], "王强": ["Leo"]})
+    assert find_names("Where is Tina?", labelled) == {"Tina": "tina"}
+    assert find_names("Where is Leo?", labelled) == {}
+    assert introduced_names("8. **I Am Legend** (2007) - a sci-fi film") == []
+    assert introduced_names('7. **"I\'m Dying Up Here: Heartbreak"** by William Knoedelseder') == []

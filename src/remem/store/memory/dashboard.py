@@ -3,11 +3,14 @@ the store's lock, answering exactly as the SQL backends do."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from remem.store.base import (
     BREAKDOWN_COLUMNS,
+    PATTERN_PARTS,
     DistinctColumn,
     RecordBreakdown,
     SessionSummary,
@@ -16,6 +19,16 @@ from remem.store.base import (
 from remem.store.memory.records import RecordsMixin
 from remem.store.memory.state import first
 from remem.types import Filters
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    """A portable text pattern (``PATTERN_PARTS``) as a regular expression."""
+
+    def part(p: str) -> str:
+        return ".*" if p == "%" else p if p == "[A-Z]" else re.escape(p)
+
+    return re.compile("".join(part(p) for p in PATTERN_PARTS.findall(pattern)), re.S)
+
 
 DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category", "speaker_label")
 
@@ -81,6 +94,20 @@ class DashboardMixin(RecordsMixin):
         with self._read():
             values = {v[column] for _, v in self._passing(filters)}
         return sorted(v for v in values if v is not None)
+
+    def speaker_lines_matching(
+        self, patterns: Sequence[str], filters: Filters | None = None, *, limit: int = 10_000
+    ) -> list[tuple[str, str]]:
+        compiled = [_regex(p) for p in patterns]
+        with self._read():
+            rows = sorted(self._passing(filters), key=lambda row: row[0])
+        found = [
+            (values["speaker_label"], values["text"])
+            for _, values in rows
+            if values["speaker_label"] is not None
+            and any(c.fullmatch(values["text"]) for c in compiled)
+        ]
+        return found[:limit]
 
     def newest_ids(
         self,
