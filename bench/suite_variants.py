@@ -63,6 +63,12 @@ VARIANTS = {
         )
         for v in (0.25, 0.3, 0.35, 0.4, 0.5)
     },
+    # the floor of a candidate in the other script that nothing but the embeddings ties to the
+    # question (search.cross_script_unlinked_floor; 0.35 = the cross-script floor, as before)
+    **{
+        f"unlinked-{v}": Variant(f"unlinked-{v}", H, {"search.cross_script_unlinked_floor": v})
+        for v in (0.35, 0.5, 0.6, 0.7, 1.0)
+    },
     # latent terms for candidates in the other script too (how they were first measured)
     "latent-cross-script": Variant("latent-cross-script", H, {"search.latent_cross_script": True}),
     **{

@@ -298,6 +298,15 @@ class SearchConfig(_Section):
         description="with latent terms on: the floor of a candidate in another script than "
         "the question (judged by the dense evidence and the witness, not by latent terms)",
     )
+    cross_script_unlinked_floor: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="with latent terms on: the floor of a candidate in another script that "
+        "holds no dictionary translation of the question's words, under a question naming no "
+        "speaker (the embeddings alone cross scripts loosely); "
+        "search.cross_script_relevance_floor for the others",
+    )
     latent_cross_script: bool = Field(
         default=False,
         description="also read the latent terms of candidates in another script than the "

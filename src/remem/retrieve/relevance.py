@@ -239,7 +239,9 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             own, judged = with_latent(cos, base, cov, latent[c.rowid]), "latent"
         else:
             own = calibration(cos, base, cov)
-        floor = floors.of(judged, crossing=crosses(script, c.record.text))
+        crossing = crosses(script, c.record.text)
+        linked = crossing and (cov > 0 or bool(ctx.named) or _holds_translation(c, ctx, indexed))
+        floor = floors.of(judged, crossing=crossing, linked=linked)
         if any(name == "time_intent" for name, _ in c.stages):
             # "what happened two days ago": being in the named window is the match
             own = max(own, floor[1])
@@ -266,7 +268,12 @@ class Floors:
     the question's script, those beyond the best N too (judged by the dense evidence alone
     they must not let an off-topic search through); a candidate in another script (judged by
     the dense evidence and the witness: latent terms barely meet across languages) is held to
-    search.cross_script_relevance_floor, and one a cross-encoder judged or one without a vector
+    search.cross_script_relevance_floor when more than the embeddings ties it to the question
+    (it holds one of the question's words or of their dictionary translations, or the question
+    names a speaker), else to search.cross_script_unlinked_floor: across scripts e5 and the
+    witness put off-topic questions near lines about anything (an English probe reached a
+    Chinese line at 0.87), and half of the Chinese set's answered probes came that way. One a
+    cross-encoder judged or one without a vector
     yet (judged by its words alone) to search.relevance_floor. Without latent evidence (another model, latent_top = 0, a failed
     sparse head) search.relevance_floor holds for all. The result passes when any candidate
     clears its floor; search.relevance_floor = 0 turns every floor off."""
@@ -277,24 +284,39 @@ class Floors:
         self.dense = ("search.relevance_floor", cfg.relevance_floor)
         self.latent = ("search.latent_relevance_floor", cfg.latent_relevance_floor)
         self.cross = ("search.cross_script_relevance_floor", cfg.cross_script_relevance_floor)
+        self.unlinked = ("search.cross_script_unlinked_floor", cfg.cross_script_unlinked_floor)
         self.cleared = False
         self.best = 0.0
         self.best_floor = self.dense
 
-    def of(self, judged: str, *, crossing: bool) -> tuple[str, float]:
+    def of(self, judged: str, *, crossing: bool, linked: bool = True) -> tuple[str, float]:
         """(setting, value) of the floor of a candidate judged by ``judged`` ("latent",
         "dense", "words": no vector yet, "rerank"), ``crossing`` when it is written in
-        another script than the question."""
+        another script than the question, ``linked`` when more than the embeddings ties such
+        a candidate to the question (it holds a translation of its words, the question names
+        a speaker)."""
         if not self.with_latent or judged in ("rerank", "words"):
             return self.dense
         if judged == "latent":
             return self.latent
-        return self.cross if crossing else self.latent
+        if not crossing:
+            return self.latent
+        return self.cross if linked else self.unlinked
 
     def judge(self, relevance: float, floor: tuple[str, float]) -> None:
         self.cleared = self.cleared or relevance >= floor[1]
         if relevance > self.best or self.best == 0.0:
             self.best, self.best_floor = relevance, floor
+
+
+def _holds_translation(c: Candidate, ctx: StageContext, indexed: dict[int, list[str]]) -> bool:
+    """Whether the candidate holds one of the dictionary translations of the question's words
+    that the keyword search looked for."""
+    if not ctx.translated_weights or ctx.tokenizer is None or c.record is None:
+        return False
+    tokens = indexed.get(c.rowid)
+    present = set(tokens if tokens is not None else ctx.tokenizer.index_tokens(c.record.text))
+    return any(t in present for t in ctx.translated_weights)
 
 
 def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:

@@ -284,6 +284,7 @@ def test_once_latent_terms_were_read_every_candidate_is_held_to_the_latent_floor
 def test_candidates_in_another_script_are_held_to_the_cross_script_floor():
     cands, ctx, reader = _latent_ctx(3)
     cands[1].record.text = "另一种文字写的一行"  # r2: Chinese, the question is not
+    ctx.named = {"王小明": "xiaoming"}  # the question names a speaker: a link beyond vectors
     ctx.config.search.latent_relevance_floor = 0.9999
     ctx.config.search.cross_script_relevance_floor = 0.4  # r2's dense relevance: 0.45
     out = relevance(cands, ctx)
@@ -291,8 +292,32 @@ def test_candidates_in_another_script_are_held_to_the_cross_script_floor():
     assert [c.record.id for c in out] == ["r1", "r2", "r3"]  # r2 cleared its floor
     cands, ctx, _ = _latent_ctx(3)
     cands[1].record.text = "另一种文字写的一行"
+    ctx.named = {"王小明": "xiaoming"}
     ctx.config.search.latent_relevance_floor = 0.9999
     ctx.config.search.cross_script_relevance_floor = 0.5
+    assert relevance(cands, ctx) == []
+
+
+def _chinese_r2(translated: dict[str, float] | None) -> tuple[list[Candidate], StageContext]:
+    cands, ctx, _ = _latent_ctx(3)
+    cands[1].record.text = "小屋已经订好了"  # r2: Chinese, the question is not
+    ctx.translated_weights = translated
+    ctx.config.search.latent_relevance_floor = 0.9999
+    ctx.config.search.cross_script_relevance_floor = 0.4  # r2's dense relevance: 0.45
+    return cands, ctx
+
+
+def test_a_candidate_in_another_script_tied_by_nothing_but_vectors_is_held_higher():
+    cands, ctx = _chinese_r2(None)  # no word of the question, no translation, no name
+    assert relevance(cands, ctx) == []  # r2's 0.45 is under the unlinked floor, 0.6
+    cands, ctx = _chinese_r2(None)
+    ctx.config.search.cross_script_unlinked_floor = 0.4  # as low as the cross-script floor
+    assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
+    # a translation of the question's words that the line holds ties it to the question
+    token = ctx.tokenizer.index_tokens("小屋已经订好了")[0]
+    cands, ctx = _chinese_r2({token: 1.0})
+    assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
+    cands, ctx = _chinese_r2({"不在这行": 1.0})  # one it does not hold does not
     assert relevance(cands, ctx) == []
 
 
