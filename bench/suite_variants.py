@@ -69,6 +69,12 @@ VARIANTS = {
         f"unlinked-{v}": Variant(f"unlinked-{v}", H, {"search.cross_script_unlinked_floor": v})
         for v in (0.35, 0.5, 0.6, 0.7, 1.0)
     },
+    # the floor of a candidate in the question's script holding none of its words
+    # (search.wordless_relevance_floor; 0.6 = the latent floor, as before)
+    **{
+        f"wordless-{v}": Variant(f"wordless-{v}", H, {"search.wordless_relevance_floor": v})
+        for v in (0.6, 0.7, 0.8, 0.9, 1.0)
+    },
     # latent terms for candidates in the other script too (how they were first measured)
     "latent-cross-script": Variant("latent-cross-script", H, {"search.latent_cross_script": True}),
     **{

@@ -1,5 +1,5 @@
-"""The relevance floors (0.6 for a candidate judged by latent terms, 0.35 for one in the
-other script, 0.25 without latent terms)
+"""The relevance floors (0.6 for a candidate judged by latent terms, 0.9 for one holding no
+word of the question, 0.35 for one in the other script, 0.25 without latent terms)
 and the neighbour cap (off by default) with the real bundled model, on the bundled sample
 conversation (the one `remem demo` shows): nothing relevant means nothing returned and nothing
 injected, scores stay in [0, 1], and the demo's questions find their answer first."""
@@ -53,9 +53,12 @@ def demo_dense(tmp_path_factory, e5):
 @pytest.mark.parametrize("query", OFF_TOPIC)
 def test_off_topic_questions_return_nothing_by_the_latent_floor(demo_defaults, query):
     assert Config().search.latent_relevance_floor == 0.6
+    assert Config().search.wordless_relevance_floor == 0.9
     result = demo_defaults.search(query, k=5)
     assert result.hits == []
-    assert any("< search.latent_relevance_floor 0.6" in n for n in result.notes)
+    # the best candidate holds a word of the question (0.6) or none (0.9)
+    gates = ("< search.latent_relevance_floor 0.6", "< search.wordless_relevance_floor 0.9")
+    assert any(g in n for n in result.notes for g in gates)
 
 
 @pytest.mark.parametrize("query", OFF_TOPIC)

@@ -298,6 +298,14 @@ class SearchConfig(_Section):
         description="with latent terms on: the floor of a candidate in another script than "
         "the question (judged by the dense evidence and the witness, not by latent terms)",
     )
+    wordless_relevance_floor: float = Field(
+        default=0.9,
+        ge=0,
+        le=1,
+        description="with latent terms on: the floor of a candidate in the question's script "
+        "that holds none of the question's words (search.latent_relevance_floor for the "
+        "others)",
+    )
     cross_script_unlinked_floor: float = Field(
         default=0.6,
         ge=0,

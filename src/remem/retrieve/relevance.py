@@ -241,7 +241,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             own = calibration(cos, base, cov)
         crossing = crosses(script, c.record.text)
         linked = crossing and (cov > 0 or bool(ctx.named) or _holds_translation(c, ctx, indexed))
-        floor = floors.of(judged, crossing=crossing, linked=linked)
+        floor = floors.of(judged, crossing=crossing, linked=linked, worded=cov > 0)
         if any(name == "time_intent" for name, _ in c.stages):
             # "what happened two days ago": being in the named window is the match
             own = max(own, floor[1])
@@ -265,8 +265,10 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
 class Floors:
     """Which floor a candidate is held to. When the search has latent evidence (the bundled
     model, search.latent_top > 0), search.latent_relevance_floor holds for every candidate in
-    the question's script, those beyond the best N too (judged by the dense evidence alone
-    they must not let an off-topic search through); a candidate in another script (judged by
+    the question's script that holds one of the question's words, those beyond the best N too
+    (judged by the dense evidence alone they must not let an off-topic search through), and
+    search.wordless_relevance_floor for one that holds none (the latent terms put "How does a
+    heat pump work?" near "Super pumped for your next adventure"); a candidate in another script (judged by
     the dense evidence and the witness: latent terms barely meet across languages) is held to
     search.cross_script_relevance_floor when more than the embeddings ties it to the question
     (it holds one of the question's words or of their dictionary translations, or the question
@@ -285,23 +287,26 @@ class Floors:
         self.latent = ("search.latent_relevance_floor", cfg.latent_relevance_floor)
         self.cross = ("search.cross_script_relevance_floor", cfg.cross_script_relevance_floor)
         self.unlinked = ("search.cross_script_unlinked_floor", cfg.cross_script_unlinked_floor)
+        self.wordless = ("search.wordless_relevance_floor", cfg.wordless_relevance_floor)
         self.cleared = False
         self.best = 0.0
         self.best_floor = self.dense
 
-    def of(self, judged: str, *, crossing: bool, linked: bool = True) -> tuple[str, float]:
+    def of(
+        self, judged: str, *, crossing: bool, linked: bool = True, worded: bool = True
+    ) -> tuple[str, float]:
         """(setting, value) of the floor of a candidate judged by ``judged`` ("latent",
         "dense", "words": no vector yet, "rerank"), ``crossing`` when it is written in
         another script than the question, ``linked`` when more than the embeddings ties such
-        a candidate to the question (it holds a translation of its words, the question names
-        a speaker)."""
+        a candidate to the question (it holds one of its words or of their translations, the
+        question names a speaker), ``worded`` when it holds one of the question's words."""
         if not self.with_latent or judged in ("rerank", "words"):
             return self.dense
-        if judged == "latent":
-            return self.latent
-        if not crossing:
-            return self.latent
-        return self.cross if linked else self.unlinked
+        if crossing:
+            if judged == "latent":  # search.latent_cross_script
+                return self.latent
+            return self.cross if linked else self.unlinked
+        return self.latent if worded else self.wordless
 
     def judge(self, relevance: float, floor: tuple[str, float]) -> None:
         self.cleared = self.cleared or relevance >= floor[1]

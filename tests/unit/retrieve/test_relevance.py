@@ -233,7 +233,9 @@ class Reader:
 def _latent_ctx(top: int) -> tuple[list[Candidate], StageContext, Reader]:
     q = np.array([1.0, 0.0], np.float32)
     vectors = {i: np.array([0.85, np.sqrt(1 - 0.85**2)], np.float32) for i in (1, 2, 3)}
-    cands = _cands([("aaa", 0.9), ("bbb", 0.5), ("ccc", 0.7)])
+    # each holds the question's one word (coverage 1): judged by the latent floor, not the
+    # wordless one
+    cands = _cands([("aaa zzz", 0.9), ("bbb zzz", 0.5), ("ccc zzz", 0.7)])
     ctx = _ctx("zzz", 0.0, Stats(), qvec=q, vectors=vectors)
     ctx.config = Config.load(env={}, overrides={"search.latent_top": top})
     ctx.model_id = "local:multilingual-e5-small"
@@ -251,9 +253,9 @@ def test_the_best_candidates_are_judged_with_their_latent_terms_when_asked_for()
     with_latent = LATENT_CALIBRATIONS["multilingual-e5-small"]
     shipped = calibration_for(ctx.model_id)
     by_id = {c.record.id: c.relevance for c in cands}
-    assert by_id["r1"] == pytest.approx(with_latent(0.85, 0.8, 0.0, 0.3), rel=1e-4)
+    assert by_id["r1"] == pytest.approx(with_latent(0.85, 0.8, 1.0, 0.3), rel=1e-4)
     assert by_id["r3"] == pytest.approx(by_id["r1"])
-    assert by_id["r2"] == pytest.approx(shipped(0.85, 0.8, 0.0), rel=1e-4)
+    assert by_id["r2"] == pytest.approx(shipped(0.85, 0.8, 1.0), rel=1e-4)
 
 
 def test_without_latent_top_no_latent_terms_are_read():
@@ -261,7 +263,7 @@ def test_without_latent_top_no_latent_terms_are_read():
     relevance(cands, ctx)
     assert reader.asked == []
     shipped = calibration_for(ctx.model_id)
-    assert all(c.relevance == pytest.approx(shipped(0.85, 0.8, 0.0), rel=1e-4) for c in cands)
+    assert all(c.relevance == pytest.approx(shipped(0.85, 0.8, 1.0), rel=1e-4) for c in cands)
 
 
 def test_a_latent_calibration_weighs_the_latent_cosine_up():
@@ -347,3 +349,16 @@ def test_a_cross_encoders_judgement_is_held_to_the_dense_floor_in_any_script():
     cands[1].rerank_relevance = 0.3  # above relevance_floor 0.25, below the cross floor 0.35
     ctx.config.search.latent_relevance_floor = 0.9999
     assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
+
+
+def test_a_candidate_holding_none_of_the_questions_words_is_held_to_the_wordless_floor():
+    cands, ctx, _ = _latent_ctx(3)
+    for c in cands:
+        c.record.text = c.record.text.replace(" zzz", "")  # none holds the question's word
+    ctx.config.search.wordless_relevance_floor = 0.95  # their latent relevance: ~0.90
+    assert relevance(cands, ctx) == []
+    assert "< search.wordless_relevance_floor 0.95" in ctx.notes[-1]
+    cands, ctx, _ = _latent_ctx(3)
+    cands[0].record.text = "aaa"  # r1 holds no word of the question; r2 and r3 do
+    ctx.config.search.wordless_relevance_floor = 0.95
+    assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]  # r3 cleared 0.6
