@@ -248,7 +248,9 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
         out = tools.call(
             "memory_store", {"text": text, **({"scope": requested} if requested else {})}
         )
-        assert out["memory"]["scope"] in ok
+        # two uuids can share the hash embedder's one bucket of 64 (identical vectors: a
+        # duplicate); the memory it names must be one this caller may see as well
+        assert (out["memory"] if out["stored"] else out["duplicate_of"])["scope"] in ok
     else:
         with pytest.raises(ToolError):
             tools.call("memory_store", {"text": text, "scope": requested})
