@@ -154,7 +154,7 @@ def test_sqlite_dashboard_reads_never_wait_for_the_request_connection(tmp_path):
         store.close()
 
 
-def test_speaker_lines_matching_a_pattern_case_sensitively_oldest_first(store):
+def test_speaker_lines_matching_a_pattern_case_sensitively_newest_first(store):
     insert(
         store,
         fields(1, speaker_label="周婷婷", text="欢迎小明！我是 Tina", scope="a"),
@@ -164,20 +164,23 @@ def test_speaker_lines_matching_a_pattern_case_sensitively_oldest_first(store):
         fields(5, speaker_label="Bo", text="100%_off* I'm Bo?", scope="a"),
         fields(6, speaker_label="Cy", text="100 percent off I'M Cy", scope="a"),
         fields(7, speaker_label="Di", text="I'm Di\nsecond line", scope="a"),
+        fields(8, speaker_label="Ed", text="a.b^c$d|e{f}g]h\\i", scope="a"),
     )
     patterns = ("%我是%[A-Z]%", "%I'm [A-Z]%")
     assert store.speaker_lines_matching(patterns) == [
-        ("周婷婷", "欢迎小明！我是 Tina"),
-        ("Kelvin", "Welcome! I'm Kelvin"),
-        ("Bo", "100%_off* I'm Bo?"),
         ("Di", "I'm Di\nsecond line"),
+        ("Bo", "100%_off* I'm Bo?"),
+        ("Kelvin", "Welcome! I'm Kelvin"),
+        ("周婷婷", "欢迎小明！我是 Tina"),
     ]
     assert store.speaker_lines_matching(patterns, Filters(scopes=["b"])) == [
         ("Kelvin", "Welcome! I'm Kelvin")
     ]
-    assert store.speaker_lines_matching(patterns, limit=1) == [("周婷婷", "欢迎小明！我是 Tina")]
-    # the backends' own wildcards in a pattern are matched as themselves
+    assert store.speaker_lines_matching(patterns, limit=1) == [("Di", "I'm Di\nsecond line")]
+    # the backends' own wildcards and regex characters in a pattern are matched as themselves
     assert store.speaker_lines_matching(["100%_off*%"]) == [("Bo", "100%_off* I'm Bo?")]
     assert store.speaker_lines_matching(["%[?]%", "%(%", "%Bo[?]"]) == []
     assert store.speaker_lines_matching(["%Bo?"]) == [("Bo", "100%_off* I'm Bo?")]
+    assert store.speaker_lines_matching(["a.b^c$d|e{f}g]h\\i"]) == [("Ed", "a.b^c$d|e{f}g]h\\i")]
+    assert store.speaker_lines_matching(["a?b%", "a.b^c$d|e{f}g]h\\", "%b.c%"]) == []
     assert store.speaker_lines_matching([]) == []

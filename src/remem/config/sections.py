@@ -285,8 +285,8 @@ class SearchConfig(_Section):
         default=0.6,
         ge=0,
         le=1,
-        description="the relevance floor of a candidate whose latent terms were read "
-        "(search.relevance_floor = 0 turns both off)",
+        description="the relevance floor of a candidate whose latent terms were read and "
+        "that holds one of the question's words (search.relevance_floor = 0 turns both off)",
     )
     # 0.35: the highest that costs zh_groupchat's cross_lingual questions nothing (0.4: -0.016
     # recall@10); probes answered LoCoMo 26% -> 23%, zh_groupchat 29% -> 21%
@@ -296,7 +296,8 @@ class SearchConfig(_Section):
         ge=0,
         le=1,
         description="with latent terms on: the floor of a candidate in another script than "
-        "the question (judged by the dense evidence and the witness, not by latent terms)",
+        "the question (judged by the dense evidence and the witness, not by latent terms) "
+        "that holds one of its words or their translations, or whose question names a speaker",
     )
     wordless_relevance_floor: float = Field(
         default=0.9,
@@ -311,8 +312,8 @@ class SearchConfig(_Section):
         ge=0,
         le=1,
         description="with latent terms on: the floor of a candidate in another script that "
-        "holds no dictionary translation of the question's words, under a question naming no "
-        "speaker (the embeddings alone cross scripts loosely); "
+        "holds none of the question's words nor of their dictionary translations, under a "
+        "question naming no speaker (the embeddings alone cross scripts loosely); "
         "search.cross_script_relevance_floor for the others",
     )
     latent_cross_script: bool = Field(

@@ -241,8 +241,12 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             own = calibration(cos, base, cov)
         crossing = crosses(script, c.record.text)
         linked = crossing and (cov > 0 or bool(ctx.named) or _holds_translation(c, ctx, indexed))
-        floor = floors.of(judged, crossing=crossing, linked=linked, worded=cov > 0)
-        if any(name == "time_intent" for name, _ in c.stages):
+        in_window = any(name == "time_intent" for name, _ in c.stages)
+        # a question without keywords ("Who is she?") has no word to hold; in a time window
+        # being there is the match
+        worded = cov > 0 or not query_weights(ctx) or in_window
+        floor = floors.of(judged, crossing=crossing, linked=linked, worded=worded)
+        if in_window:
             # "what happened two days ago": being in the named window is the match
             own = max(own, floor[1])
         c.relevance = own
@@ -264,21 +268,21 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
 
 class Floors:
     """Which floor a candidate is held to. When the search has latent evidence (the bundled
-    model, search.latent_top > 0), search.latent_relevance_floor holds for every candidate in
-    the question's script that holds one of the question's words, those beyond the best N too
-    (judged by the dense evidence alone they must not let an off-topic search through), and
-    search.wordless_relevance_floor for one that holds none (the latent terms put "How does a
-    heat pump work?" near "Super pumped for your next adventure"); a candidate in another script (judged by
-    the dense evidence and the witness: latent terms barely meet across languages) is held to
-    search.cross_script_relevance_floor when more than the embeddings ties it to the question
-    (it holds one of the question's words or of their dictionary translations, or the question
-    names a speaker), else to search.cross_script_unlinked_floor: across scripts e5 and the
-    witness put off-topic questions near lines about anything (an English probe reached a
-    Chinese line at 0.87), and half of the Chinese set's answered probes came that way. One a
-    cross-encoder judged or one without a vector
-    yet (judged by its words alone) to search.relevance_floor. Without latent evidence (another model, latent_top = 0, a failed
-    sparse head) search.relevance_floor holds for all. The result passes when any candidate
-    clears its floor; search.relevance_floor = 0 turns every floor off."""
+    model, search.latent_top > 0), a candidate in the question's script is held to
+    search.latent_relevance_floor when it holds one of the question's words (those beyond the
+    best N too: judged by the dense evidence alone they must not let an off-topic search
+    through), else to search.wordless_relevance_floor (the latent terms put "How does a heat
+    pump work?" near "Super pumped for your next adventure"). A candidate in another script
+    (judged by the dense evidence and the witness: latent terms barely meet across languages)
+    is held to search.cross_script_relevance_floor when more than the embeddings ties it to
+    the question (it holds one of the question's words or of their dictionary translations,
+    or the question names a speaker), else to search.cross_script_unlinked_floor: across
+    scripts e5 and the witness put off-topic questions near lines about anything (an English
+    probe reached a Chinese line at 0.87). One a cross-encoder judged, or one without a
+    vector yet (judged by its words alone), is held to search.relevance_floor. Without latent
+    evidence (another model, latent_top = 0, a failed sparse head) search.relevance_floor
+    holds for all. The result passes when any candidate clears its floor;
+    search.relevance_floor = 0 turns every floor off."""
 
     def __init__(self, cfg: SearchConfig, *, with_latent: bool) -> None:
         self.off = cfg.relevance_floor <= 0
@@ -304,7 +308,9 @@ class Floors:
             return self.dense
         if crossing:
             if judged == "latent":  # search.latent_cross_script
-                return self.latent
+                return (
+                    self.latent if linked or self.latent[1] >= self.unlinked[1] else self.unlinked
+                )
             return self.cross if linked else self.unlinked
         return self.latent if worded else self.wordless
 

@@ -416,7 +416,7 @@ class DashboardStore(Protocol):
     ) -> list[tuple[str, str]]:
         """(speaker label, text) of the records with a speaker label whose whole text matches
         one of ``patterns``, case-sensitively ("%": any run of characters, "[A-Z]": a capital
-        ASCII letter, any other character itself), oldest first, at most ``limit``: the lines
+        ASCII letter, any other character itself), newest first, at most ``limit``: the lines
         a self-introduction is looked for in."""
         ...
 

@@ -1,8 +1,8 @@
 """The ``DashboardStore`` questions as SQL, once for both SQL backends.
 
 The SQLite and PostgreSQL stores ask the same questions of the same tables; they differ
-only in placeholders, the "no limit" value, how a day number is computed and how text
-sorts. A ``Dialect`` holds those differences and each backend hands the functions here a
+only in placeholders, the "no limit" value, how a day number is computed, how text
+sorts and how it is matched against a pattern (GLOB / SIMILAR TO). A ``Dialect`` holds those differences and each backend hands the functions here a
 connection it opened for the purpose (see ``DashboardStore`` for which).
 
 Text that is sorted or compared (``max`` of a session's platform, distinct values) sorts by
@@ -148,7 +148,7 @@ def speaker_lines_matching(
     rows = _rows(
         conn,
         f"SELECT r.speaker_label, r.text FROM records r WHERE r.speaker_label IS NOT NULL"
-        f"{where} AND ({matches}) ORDER BY r.rowid LIMIT {d.mark}",
+        f"{where} AND ({matches}) ORDER BY r.rowid DESC LIMIT {d.mark}",
         [*params, *(d.pattern(p) for p in patterns), limit],
     )
     return [(label, text) for label, text in rows]

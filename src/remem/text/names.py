@@ -120,89 +120,56 @@ def aliases(label: str) -> frozenset[Alias]:
 
 
 # A Latin name as people write their own: "Tina", "Ho Ka-ho", "Anna Lee" (up to three words).
-_NAME = r"(?-i:[A-Z][a-z]+(?:[-'][A-Za-z]+)?(?: [A-Z][a-z]+(?:[-'][A-Za-z]+)?){0,2})"
-# After the name: the line or the clause ends ("我是 Tina", "I'm Kelvin, 香港人"). "我是 Leo 的
-# 朋友" is someone else's name and "I'm So tired" no name; the words that follow "英文名" or "叫
-# 我" may go on ("叫我 Tina 就好"). A title is no introduction: '**I Am Legend** (2007)'.
-_ENDS = r"(?=\s*(?:$|[^\w\s'’\-*\"”]|\[))"
-_GOES_ON = r"(?=\s*(?:$|[^\w\s'’\-*\"”]|\[|(?!的)[\u4e00-\u9fff]))"
+_NAME = r"[A-Z][a-z]+(?:[-'][A-Za-z]+)?(?: [A-Z][a-z]+(?:[-'][A-Za-z]+)?){0,2}"
+# After the name the line or the clause ends ("我是 Tina", "I'm Kelvin, 香港人"), or a particle
+# follows ("我是 Tina 呀"). "我是 Leo 的朋友" is someone else's name, "I'm So tired" no name, and a
+# title is no introduction ('**I Am Legend** (2007)'). After 叫我 / 我叫 only "just call me"
+# words may follow ("叫我 Tina 就好"; "我叫Uber了" ordered a car), after 英文名 anything but 的.
+_PARTICLES = "呀啊啦喔哦吧嘛哈"
+_CLOSE = rf"$|[^\w\s'’\-*\"”]|\[|[{_PARTICLES}]"
+_ENDS = rf"(?=\s*(?:{_CLOSE}))"
+_CALLED_ENDS = rf"(?=\s*(?:{_CLOSE}|就好|就行|就可以|好了))"
+_GOES_ON = rf"(?=\s*(?:{_CLOSE}|(?!的)[\u4e00-\u9fff]))"
+# The English words people introduce themselves with, as written (case-sensitive, one space
+# before the name): the store is asked for exactly these, so the two never disagree.
+_EN_TRIGGERS = (
+    *("I'm", "I’m", "i'm", "i’m", "Im", "im", "I'M", "I’M", "IM"),
+    *("I am", "i am", "I AM", "I go by", "i go by", "call me", "Call me"),
+    *(f"{my} name{is_}" for my in ("my", "My") for is_ in (" is", "'s", "’s")),
+)
 _INTRODUCTIONS = (
-    re.compile(r"我是(?:群主|新人|新来的|管理员|群管|老师)?\s*(" + _NAME + ")" + _ENDS),
-    re.compile(r"(?:英文名|英文名字|叫我|我叫|我係)(?:是|叫)?\s*(" + _NAME + ")" + _GOES_ON),
+    re.compile(rf"(?:我是(?:群主|新人|新来的|管理员|群管|老师)?|我係)\s*({_NAME}){_ENDS}"),
+    re.compile(rf"(?:叫我|我叫)\s*({_NAME}){_CALLED_ENDS}"),
+    re.compile(rf"英文名(?:字)?(?:是|叫)?\s*({_NAME}){_GOES_ON}"),
     re.compile(
-        r"(?<![*\"“])\b(?:i['’]?m|i am|my name is|my name's|call me|i go by)\s+"
-        + f"({_NAME}){_ENDS}",
-        re.I,
+        r"(?<![*\"“])\b(?:" + "|".join(map(re.escape, _EN_TRIGGERS)) + rf") ({_NAME}){_ENDS}"
     ),
 )
-# Capitalised words that follow "I'm" without being a name ("I'm Back!", "I'm Chinese.").
+# Capitalised words that follow "I'm" without being a name ("I'm Back!", "I am Not Sure.");
+# any word of a name found is checked, and so are words in -ing ("I'm Coming!").
 _NOT_NAMES = frozenset(
-    [
-        "back",
-        "here",
-        "home",
-        "fine",
-        "good",
-        "great",
-        "ok",
-        "okay",
-        "sorry",
-        "sure",
-        "done",
-        "ready",
-        "in",
-        "out",
-        "on",
-        "off",
-        "free",
-        "busy",
-        "tired",
-        "late",
-        "new",
-        "so",
-        "not",
-        "just",
-        "also",
-        "very",
-        "still",
-        "chinese",
-        "english",
-        "american",
-        "british",
-        "french",
-        "german",
-        "japanese",
-        "korean",
-        "canadian",
-        "australian",
-        "indian",
-        "thai",
-        "malaysian",
-        "singaporean",
-    ]
+    re.findall(
+        r"\w+",
+        """back here home fine good great ok okay sorry sure done ready in out on off free busy
+    tired late new so not just also very still really too always never almost all only there
+    happy sad glad proud grateful excited hungry alive thanks thank lost sick right wrong
+    serious nervous scared afraid bored stuck retired married single curious interested
+    the a an no yes your my chinese english american british french german japanese korean
+    canadian australian indian thai malaysian singaporean""",
+    )
 )
 # The lines a store is asked for before ``introduced_names`` reads them (the store's portable
 # patterns: "%" any characters, "[A-Z]" a capital): a capitalised Latin word after one of the
 # words people introduce themselves with. Most English lines say "I'm"; few go on with a capital.
 INTRODUCTION_PATTERNS = (
-    *(f"%{w}%[A-Z]%" for w in ("我是", "英文名", "叫我", "我叫", "我係")),
-    *(
-        f"%{w} [A-Z]%"
-        for w in (
-            "I'm",
-            "I’m",
-            "i'm",
-            "Im",
-            "im",
-            "I am",
-            "i am",
-            "name is",
-            "name's",
-            "call me",
-            "go by",
-        )
-    ),
+    *(f"%{w}%[A-Z]%" for w in ("我是", "我係", "叫我", "我叫", "英文名")),
+    *(f"%{w} [A-Z]%" for w in _EN_TRIGGERS),
 )
+
+
+def _is_name(name: str) -> bool:
+    words = name.casefold().split()
+    return not any(w in _NOT_NAMES or (len(w) >= 5 and w.endswith("ing")) for w in words)
 
 
 def introduced_names(text: str) -> list[str]:
@@ -211,7 +178,7 @@ def introduced_names(text: str) -> list[str]:
     for pattern in _INTRODUCTIONS:
         for match in pattern.finditer(text):
             name = match.group(1)
-            if name.casefold() not in _NOT_NAMES and name not in found:
+            if _is_name(name) and name not in found:
                 found.append(name)
     return found
 
@@ -220,25 +187,33 @@ def alias_table(
     labels: Iterable[str], introduced: Mapping[str, Iterable[str]] | None = None
 ) -> dict[Alias, str]:
     """Alias -> the one label it names. A label's own text names that label; any other alias
-    two labels share is left out. ``introduced``: label -> the names its speaker introduced
-    themselves by (``introduced_names``), each one more alias of that label."""
-    owners: dict[Alias, set[str]] = defaultdict(set)
+    text two labels share (whatever its case rule) is left out. ``introduced``: label -> the
+    names its speaker introduced themselves by (``introduced_names``), each one more alias of
+    that label; a one-word name counts only capitalised in a question, as written ("Sunny",
+    not "a sunny day")."""
+    owners: dict[tuple[str, bool], set[str]] = defaultdict(set)
+    forms: dict[tuple[str, bool], set[Alias]] = defaultdict(set)
     exact: dict[str, str] = {}
+
+    def own(alias: Alias, label: str) -> None:
+        owners[alias.text, alias.latin].add(label)
+        forms[alias.text, alias.latin].add(alias)
+
     for label in dict.fromkeys(labels):
         if label and label.strip():
             exact[label.strip().casefold()] = label
             for alias in aliases(label):
-                owners[alias].add(label)
+                own(alias, label)
     for label, names in (introduced or {}).items():
         if label in exact.values():
             for name in names:
-                owners[Alias(" ".join(name.casefold().split()), True)].add(label)
-    table = {}
-    for alias, owner in owners.items():
-        if alias.text in exact:
-            table[alias] = exact[alias.text]
-        elif len(owner) == 1:
-            table[alias] = next(iter(owner))
+                text = " ".join(name.casefold().split())
+                own(Alias(text, True, capital=" " not in text), label)
+    table: dict[Alias, str] = {}
+    for key, owner in owners.items():
+        named = exact.get(key[0]) or (next(iter(owner)) if len(owner) == 1 else None)
+        if named is not None:
+            table.update(dict.fromkeys(forms[key], named))
     return table
 
 

@@ -89,6 +89,44 @@ def test_a_self_introduction_names_its_speaker_in_the_scopes_that_hold_it(tmp_pa
         assert names.named("How did Tina hurt herself?", None) == {}
 
 
+class LateIntroductions(InMemoryStore):
+    """The first read of the self-introductions misses them (it raced the write)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def speaker_lines_matching(self, patterns, filters=None, *, limit=10_000):
+        self.reads += 1
+        return [] if self.reads == 1 else super().speaker_lines_matching(patterns, filters)
+
+
+def test_a_refresh_that_finds_new_names_is_used_without_a_write(monkeypatch):
+    store = LateIntroductions()
+    names = SpeakerNames(store)
+    with Memory(store=store, config=LEXICAL) as mem:
+        mem.ingest_many([_turn(1, "周婷婷", "欢迎小明！我是 Tina")])
+        assert names.named("How did Tina hurt herself?", None) == {}  # the first read missed it
+        monkeypatch.setattr(retrieve_names, "REFRESH_S", 0.0)
+        deadline = time.monotonic() + 10
+        while not names.named("How did Tina hurt herself?", None) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert names.named("How did Tina hurt herself?", None) == {"周婷婷": "tina"}
+
+
+class BrokenIntroductions(InMemoryStore):
+    def speaker_lines_matching(self, patterns, filters=None, *, limit=10_000):
+        raise RuntimeError("database is locked")
+
+
+def test_a_failed_read_of_introductions_leaves_the_labels_their_names():
+    store = BrokenIntroductions()
+    names = SpeakerNames(store)
+    with Memory(store=store, config=LEXICAL) as mem:
+        mem.ingest_many([_turn(1, "王小明", "我是 Tina")])
+        assert set(names.named("Where is Xiaoming?", None)) == {"王小明"}
+
+
 class SlowLabels(InMemoryStore):
     """Reading the labels takes as long as on a big store."""
 

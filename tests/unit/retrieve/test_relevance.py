@@ -362,3 +362,34 @@ def test_a_candidate_holding_none_of_the_questions_words_is_held_to_the_wordless
     cands[0].record.text = "aaa"  # r1 holds no word of the question; r2 and r3 do
     ctx.config.search.wordless_relevance_floor = 0.95
     assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]  # r3 cleared 0.6
+
+
+def test_which_floor_holds_for_each_kind_of_candidate():
+    from remem.retrieve.relevance import Floors
+
+    floors = Floors(Config().search, with_latent=True)
+    assert floors.of("latent", crossing=False) == ("search.latent_relevance_floor", 0.6)
+    assert floors.of("dense", crossing=False, worded=False) == (
+        "search.wordless_relevance_floor",
+        0.9,
+    )
+    assert floors.of("dense", crossing=True) == ("search.cross_script_relevance_floor", 0.35)
+    assert floors.of("dense", crossing=True, linked=False) == (
+        "search.cross_script_unlinked_floor",
+        0.6,
+    )
+    # read by its latent terms across scripts (search.latent_cross_script): no laxer unlinked
+    assert floors.of("latent", crossing=True, linked=False)[1] == 0.6
+    assert floors.of("rerank", crossing=True, linked=False) == ("search.relevance_floor", 0.25)
+    assert floors.of("words", crossing=False, worded=False) == ("search.relevance_floor", 0.25)
+    without = Floors(Config().search, with_latent=False)
+    assert without.of("dense", crossing=True, linked=False, worded=False)[1] == 0.25
+
+
+def test_a_question_without_keywords_is_not_held_to_the_wordless_floor():
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.query = "Who is she?"  # every word a stop word: nothing to hold
+    for c in cands:
+        c.record.text = c.record.text.replace(" zzz", "")
+    ctx.config.search.wordless_relevance_floor = 0.95  # their latent relevance: ~0.90
+    assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]

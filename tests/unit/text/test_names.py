@@ -93,3 +93,54 @@ def test_an_introduced_name_is_an_alias_of_its_speaker_unless_two_share_it():
     assert find_names("Where is Leo?", labelled) == {}
     assert introduced_names("8. **I Am Legend** (2007) - a sci-fi film") == []
     assert introduced_names('7. **"I\'m Dying Up Here: Heartbreak"** by William Knoedelseder') == []
+
+
+ACCEPTED = [
+    "欢迎小明！我是 Tina",
+    "大家新年好！我是群主 Leo，今年继续带大家爬山 [表情]",
+    "我是Tina呀",
+    "我係 Kelvin",
+    "Welcome! I'm Kelvin, 香港人",
+    "我叫林子轩，英文名 Ethan，在广州天河上班",
+    "叫我 Tina 就好",
+    "Hi all, my name is Anna Lee.",
+    "My name’s Tina",
+    "Call me Tina.",
+    "IM Tina",
+    "I’m Ho Ka-ho.",
+]
+
+
+@pytest.mark.parametrize("text", ACCEPTED)
+def test_every_introduction_found_is_a_line_the_store_is_asked_for(text):
+    from remem.store.memory.dashboard import _regex
+    from remem.text.names import INTRODUCTION_PATTERNS
+
+    assert introduced_names(text)
+    assert any(_regex(p).fullmatch(text) for p in INTRODUCTION_PATTERNS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I’m Fine Thanks!",
+        "I am Not Sure.",
+        "I am So Excited!!",
+        "I am Happy!",
+        "I'm Coming!",
+        "我叫Uber了",  # ordered a car
+        "他叫我 Review 一下",  # asked me to review
+        "我係Central等你",  # Cantonese: I'm at Central
+    ],
+)
+def test_common_words_after_i_am_are_no_names(text):
+    assert introduced_names(text) == []
+
+
+def test_a_one_word_introduced_name_counts_only_capitalised():
+    table = alias_table(["周婷婷", "苏晴"], {"苏晴": ["Sunny"]})
+    assert find_names("What is Sunny's new job?", table) == {"苏晴": "sunny"}
+    assert find_names("Was it sunny on the hike?", table) == {}
+    # an alias text two labels share names neither, whatever its case rule
+    both = alias_table(["Sunny Li", "苏晴"], {"苏晴": ["Sunny"]})
+    assert find_names("What is Sunny's new job?", both) == {}

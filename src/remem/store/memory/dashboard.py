@@ -100,7 +100,7 @@ class DashboardMixin(RecordsMixin):
     ) -> list[tuple[str, str]]:
         compiled = [_regex(p) for p in patterns]
         with self._read():
-            rows = sorted(self._passing(filters), key=lambda row: row[0])
+            rows = sorted(self._passing(filters), key=lambda row: row[0], reverse=True)
         found = [
             (values["speaker_label"], values["text"])
             for _, values in rows
