@@ -1,9 +1,10 @@
 """The ``DashboardStore`` questions as SQL, once for both SQL backends.
 
 The SQLite and PostgreSQL stores ask the same questions of the same tables; they differ
-only in placeholders, the "no limit" value, how a day number is computed, how text
-sorts and how it is matched against a pattern (GLOB / SIMILAR TO). A ``Dialect`` holds those differences and each backend hands the functions here a
-connection it opened for the purpose (see ``DashboardStore`` for which).
+only in placeholders, the "no limit" value, how a day number is computed, how text sorts and
+how it is matched against a pattern (GLOB / SIMILAR TO). A ``Dialect`` holds those
+differences and each backend hands the functions here a connection it opened for the purpose
+(see ``DashboardStore`` for which).
 
 Text that is sorted or compared (``max`` of a session's platform, distinct values) sorts by
 code point on both: SQLite compares text bytewise (UTF-8, the same order), PostgreSQL is
