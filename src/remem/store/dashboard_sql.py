@@ -2,7 +2,7 @@
 
 The SQLite and PostgreSQL stores ask the same questions of the same tables; they differ
 only in placeholders, the "no limit" value, how a day number is computed, how text sorts and
-how it is matched against a pattern (GLOB / SIMILAR TO). A ``Dialect`` holds those
+how it is matched against a pattern (GLOB / a regular expression). A ``Dialect`` holds those
 differences and each backend hands the functions here a connection it opened for the purpose
 (see ``DashboardStore`` for which).
 
@@ -29,6 +29,7 @@ from remem.store.base import (
 from remem.types import Filters
 
 FiltersSQL = Callable[[Filters | None], tuple[str, list[Any]]]
+MatchesAny = Callable[[Sequence[str], str], tuple[str, list[Any]]]
 DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category", "speaker_label")
 
 
@@ -39,8 +40,7 @@ class Dialect:
     day: str  # a record's day number (created_at / 86400, truncated)
     by_code_point: str  # appended to a text expression to sort it by code point
     filters_sql: FiltersSQL
-    text_matches: str  # a record's text matches a pattern ({mark}: the pattern's placeholder)
-    pattern: Callable[[str], str]  # a portable pattern (PATTERN_PARTS) as text_matches takes it
+    matches_any: MatchesAny  # (patterns, mark) -> (a record's text matches one, parameters)
 
 
 def _rows(conn: Any, sql: str, params: list[Any]) -> list[Any]:
@@ -114,12 +114,15 @@ def distinct_values(
     return [value for (value,) in rows]
 
 
-# A text pattern (``PATTERN_PARTS``) is matched by SQLite as GLOB, by PostgreSQL as SIMILAR TO.
+# Text patterns (``PATTERN_PARTS``) as SQL: SQLite matches each as GLOB; PostgreSQL matches
+# them all with one regular expression (ten SIMILAR TO patterns took 0.62 s at 100k records,
+# one ~ of their union 0.2 s).
 _GLOB_SPECIAL = set("*?[]")
-_SIMILAR_SPECIAL = set("_%|*+?{}()[]\\")
 
 
-def glob_pattern(pattern: str) -> str:
+def glob_any(patterns: Sequence[str], mark: str) -> tuple[str, list[Any]]:
+    """SQLite: the text matches one of the patterns as GLOB."""
+
     def part(p: str) -> str:
         if p == "%":
             return "*"
@@ -127,16 +130,28 @@ def glob_pattern(pattern: str) -> str:
             return p
         return f"[{p}]" if p in _GLOB_SPECIAL else p
 
-    return "".join(part(p) for p in PATTERN_PARTS.findall(pattern))
+    globs = ["".join(part(p) for p in PATTERN_PARTS.findall(pattern)) for pattern in patterns]
+    return " OR ".join(f"r.text GLOB {mark}" for _ in globs), globs
 
 
-def similar_pattern(pattern: str) -> str:
-    def part(p: str) -> str:
-        if p in ("%", "[A-Z]"):
-            return p
-        return "\\" + p if p in _SIMILAR_SPECIAL else p
+def regex_any(patterns: Sequence[str], mark: str) -> tuple[str, list[Any]]:
+    """PostgreSQL: the text matches the union of the patterns as one regular expression
+    (an ARE: a backslash before a character that is not a letter or digit makes it literal,
+    "." also matches a newline, as GLOB's "*" does)."""
 
-    return "".join(part(p) for p in PATTERN_PARTS.findall(pattern))
+    def branch(pattern: str) -> str:
+        parts = PATTERN_PARTS.findall(pattern)
+        head = "" if parts[:1] == ["%"] else "^"
+        tail = "" if parts[-1:] == ["%"] and len(parts) > 1 else "$"
+        body = parts[1 if head == "" else 0 : len(parts) - (1 if tail == "" else 0)]
+        regex = "".join(".*" if p == "%" else p if p == "[A-Z]" else _literal(p) for p in body)
+        return f"(?:{head}{regex}{tail})"
+
+    return f"r.text ~ {mark}", ["|".join(branch(p) for p in patterns)]
+
+
+def _literal(char: str) -> str:
+    return char if char.isalnum() or ord(char) > 127 else "\\" + char
 
 
 def speaker_lines_matching(
@@ -145,12 +160,12 @@ def speaker_lines_matching(
     if not patterns:
         return []
     where, params = d.filters_sql(filters)
-    matches = " OR ".join(d.text_matches.format(mark=d.mark) for _ in patterns)
+    matches, values = d.matches_any(patterns, d.mark)
     rows = _rows(
         conn,
         f"SELECT r.speaker_label, r.text FROM records r WHERE r.speaker_label IS NOT NULL"
         f"{where} AND ({matches}) ORDER BY r.rowid DESC LIMIT {d.mark}",
-        [*params, *(d.pattern(p) for p in patterns), limit],
+        [*params, *values, limit],
     )
     return [(label, text) for label, text in rows]
 

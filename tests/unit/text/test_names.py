@@ -144,3 +144,13 @@ def test_a_one_word_introduced_name_counts_only_capitalised():
     # an alias text two labels share names neither, whatever its case rule
     both = alias_table(["Sunny Li", "苏晴"], {"苏晴": ["Sunny"]})
     assert find_names("What is Sunny's new job?", both) == {}
+
+
+def test_the_store_is_asked_for_every_trigger_word():
+    from remem.store.memory.dashboard import _regex
+    from remem.text.names import _EN_TRIGGERS, INTRODUCTION_PATTERNS
+
+    for trigger in _EN_TRIGGERS:
+        line = f"Hello! {trigger} Tina."
+        assert introduced_names(line) == ["Tina"], line
+        assert any(_regex(p).fullmatch(line) for p in INTRODUCTION_PATTERNS), line

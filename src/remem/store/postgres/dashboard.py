@@ -18,8 +18,7 @@ POSTGRES = dashboard_sql.Dialect(
     day="trunc(r.created_at / 86400)::bigint",
     by_code_point=' COLLATE "C"',  # by code point, not by the database's locale
     filters_sql=filters_sql,
-    text_matches="r.text SIMILAR TO {mark}",
-    pattern=dashboard_sql.similar_pattern,
+    matches_any=dashboard_sql.regex_any,
 )
 
 

@@ -24,8 +24,7 @@ SQLITE = dashboard_sql.Dialect(
     day="CAST(r.created_at / 86400 AS INTEGER)",
     by_code_point="",  # SQLite compares text bytewise: UTF-8 sorts by code point
     filters_sql=filters_sql,
-    text_matches="r.text GLOB {mark}",
-    pattern=dashboard_sql.glob_pattern,
+    matches_any=dashboard_sql.glob_any,
 )
 
 
