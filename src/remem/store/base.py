@@ -352,6 +352,18 @@ DistinctColumn = Literal["scope", "category", "speaker_label"]
 PATTERN_PARTS = re.compile(r"%|\[A-Z\]|.", re.S)
 
 
+def pattern_regex(pattern: str, literal: Callable[[str], str], end: str = "$") -> str:
+    """A text pattern as a regular expression searched for in the text (anchored where the
+    pattern does not start or end with "%"; ``end``: the flavour's end of text), each other
+    character written by ``literal``."""
+    parts = PATTERN_PARTS.findall(pattern)
+    head = "" if parts[:1] == ["%"] else "^"
+    tail = "" if parts[-1:] == ["%"] and len(parts) > 1 else end
+    body = parts[1 if head == "" else 0 : len(parts) - (1 if tail == "" else 0)]
+    regex = "".join(".*" if p == "%" else p if p == "[A-Z]" else literal(p) for p in body)
+    return f"{head}{regex}{tail}"
+
+
 @dataclass(slots=True)
 class RecordBreakdown:
     """The records passing one filter, counted as a dashboard shows them, in one snapshot.

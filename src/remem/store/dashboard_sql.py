@@ -25,6 +25,7 @@ from remem.store.base import (
     DistinctColumn,
     RecordBreakdown,
     SessionSummary,
+    pattern_regex,
 )
 from remem.types import Filters
 
@@ -139,15 +140,8 @@ def regex_any(patterns: Sequence[str], mark: str) -> tuple[str, list[Any]]:
     (an ARE: a backslash before a character that is not a letter or digit makes it literal,
     "." also matches a newline, as GLOB's "*" does)."""
 
-    def branch(pattern: str) -> str:
-        parts = PATTERN_PARTS.findall(pattern)
-        head = "" if parts[:1] == ["%"] else "^"
-        tail = "" if parts[-1:] == ["%"] and len(parts) > 1 else "$"
-        body = parts[1 if head == "" else 0 : len(parts) - (1 if tail == "" else 0)]
-        regex = "".join(".*" if p == "%" else p if p == "[A-Z]" else _literal(p) for p in body)
-        return f"(?:{head}{regex}{tail})"
-
-    return f"r.text ~ {mark}", ["|".join(branch(p) for p in patterns)]
+    union = "|".join(f"(?:{pattern_regex(p, _literal)})" for p in patterns)
+    return f"r.text ~ {mark}", [union]
 
 
 def _literal(char: str) -> str:

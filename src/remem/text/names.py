@@ -206,8 +206,9 @@ def alias_table(
             exact[label.strip().casefold()] = label
             for alias in aliases(label):
                 own(alias, label)
+    known = set(exact.values())
     for label, names in (introduced or {}).items():
-        if label in exact.values():
+        if label in known:
             for name in names:
                 text = " ".join(name.casefold().split())
                 own(Alias(text, True, capital=" " not in text), label)

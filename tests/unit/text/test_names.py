@@ -117,7 +117,7 @@ def test_every_introduction_found_is_a_line_the_store_is_asked_for(text):
     from remem.text.names import INTRODUCTION_PATTERNS
 
     assert introduced_names(text)
-    assert any(_regex(p).fullmatch(text) for p in INTRODUCTION_PATTERNS)
+    assert any(_regex(p).search(text) for p in INTRODUCTION_PATTERNS)
 
 
 @pytest.mark.parametrize(
@@ -153,4 +153,4 @@ def test_the_store_is_asked_for_every_trigger_word():
     for trigger in _EN_TRIGGERS:
         line = f"Hello! {trigger} Tina."
         assert introduced_names(line) == ["Tina"], line
-        assert any(_regex(p).fullmatch(line) for p in INTRODUCTION_PATTERNS), line
+        assert any(_regex(p).search(line) for p in INTRODUCTION_PATTERNS), line

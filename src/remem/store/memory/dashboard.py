@@ -10,11 +10,11 @@ from typing import Any
 
 from remem.store.base import (
     BREAKDOWN_COLUMNS,
-    PATTERN_PARTS,
     DistinctColumn,
     RecordBreakdown,
     SessionSummary,
     StoreSize,
+    pattern_regex,
 )
 from remem.store.memory.records import RecordsMixin
 from remem.store.memory.state import first
@@ -22,12 +22,9 @@ from remem.types import Filters
 
 
 def _regex(pattern: str) -> re.Pattern[str]:
-    """A portable text pattern (``PATTERN_PARTS``) as a regular expression."""
-
-    def part(p: str) -> str:
-        return ".*" if p == "%" else p if p == "[A-Z]" else re.escape(p)
-
-    return re.compile("".join(part(p) for p in PATTERN_PARTS.findall(pattern)), re.S)
+    """A portable text pattern (``PATTERN_PARTS``) as a Python regular expression (searched
+    for: ``pattern_regex`` anchors it as the SQL backends match the whole text)."""
+    return re.compile(pattern_regex(pattern, re.escape, end=r"\Z"), re.S)  # "$" allows a "\n"
 
 
 DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category", "speaker_label")
@@ -105,7 +102,7 @@ class DashboardMixin(RecordsMixin):
             (values["speaker_label"], values["text"])
             for _, values in rows
             if values["speaker_label"] is not None
-            and any(c.fullmatch(values["text"]) for c in compiled)
+            and any(c.search(values["text"]) for c in compiled)
         ]
         return found[:limit]
 
