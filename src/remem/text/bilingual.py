@@ -37,7 +37,7 @@ import platformdirs
 
 log = logging.getLogger("remem.search")
 
-CACHE_FORMAT = 2  # bump when the cleaning or the keys change
+CACHE_FORMAT = 3  # bump when the cleaning or the keys change
 MAX_WORD = 6  # the longest dictionary word tried when cutting a Chinese run
 MAX_SENSES = 8  # senses read per word (the store then keeps the ones it holds)
 MAX_SENSE_WORDS = 3  # a longer sense is a definition, not a translation
@@ -179,12 +179,16 @@ class Bilingual:
     def _build_reverse(self) -> dict[str, list[str]]:
         senses: list[tuple[str, int, str]] = []  # (cleaned sense, its position, Chinese word)
         for word, defs in self.definitions.items():
-            if len(word) < 2:
-                continue  # one character means too many things to stand for an English word
             for position, sense in enumerate(defs.split("/")[:MAX_SENSES]):
                 text = clean_sense(sense)
                 if text is not None:
                     senses.append((text, position, word))
+                    # One character means many things: it stands for an English word by its
+                    # first meaning only (住 "to live", 车 "car"; not 住 "to stop"). Without
+                    # them "Where does Xiaoming live now?" found no Chinese word: the chat
+                    # says 住, not 居住.
+                    if len(word) < 2:
+                        break
         # every distinct English word stemmed in one batch (per sense it took ~3 s)
         vocabulary = list({w for text, _, _ in senses for w in text.split()})
         token = dict(zip(vocabulary, self.stem(vocabulary), strict=True))

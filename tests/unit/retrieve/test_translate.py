@@ -97,7 +97,8 @@ def test_a_write_in_the_other_script_turns_translation_on(tmp_path):
         _ingest(mem, [CHAT[3]], start=2)
         result = mem.search("What is the expense per person?", k=1, now=NOW + 10)
         assert result.hits[0].record.text.startswith("大家好，费用")
-        assert "translate: the keyword and embedded query also says 费用, 每人" in result.notes
+        # "person" is 人 (a character by its first meaning) and 每人 ("per person")
+        assert "translate: the keyword and embedded query also says 费用, 人, 每人" in result.notes
 
 
 @pytest.mark.parametrize("query", ["", "   ", "😀", "12345"])

@@ -70,7 +70,12 @@ def test_english_words_find_chinese_words_by_stem_and_by_phrase():
     assert bilingual.chinese_for("book") == ["书本"]
     assert bilingual.chinese_for("book ahead") == ["预订"]
     assert bilingual.chinese_for(" ".join(TOKENIZER.query_tokens("wedding banquet"))) == ["婚宴"]
-    assert bilingual.chinese_for("order") == []  # single characters never stand for a word
+    # one character stands for a word by its first meaning only (not a surname or a note)
+    assert bilingual.chinese_for("agre") == ["订"]  # 'agree' as the index stems it
+    assert bilingual.chinese_for("order") == []
+    assert bilingual.chinese_for("coin") == ["钱"]
+    assert bilingual.chinese_for("money") == []
+    assert bilingual.chinese_for("evening") == ["晚"]
 
 
 def test_english_keys_are_words_then_adjacent_pairs():
