@@ -38,6 +38,7 @@ CANDIDATES = 24  # Chinese words looked up in the store per English word (earlie
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_CAPITALISED = re.compile(r"(?<![A-Za-z'-])[A-Z][a-z]+(?![A-Za-z'-])")
 # The most frequent Chinese characters: a store that holds Chinese holds some of them
 # (Chinese documents are also indexed by single characters). Looking up a term the index lacks
 # is one b-tree seek, so an English store's probe stays cheap.
@@ -91,6 +92,7 @@ class QueryTranslator:
                 candidates.append([(g.text, g.tokens) for g in bilingual.glosses(word)])
         if english_words:
             candidates += self._chinese_candidates(bilingual, latin)
+            candidates += self._romanised_candidates(bilingual, query)
         return self._held(candidates)
 
     def _chinese_candidates(
@@ -104,6 +106,24 @@ class QueryTranslator:
             if found:
                 options = found[:CANDIDATES]
                 out.append([(w, tuple(self._tokenizer.phrase_tokens(w))) for w in options])
+        return out
+
+    def _romanised_candidates(
+        self, bilingual: Bilingual, query: str
+    ) -> list[list[tuple[str, tuple[str, ...]]]]:
+        """Chinese words an English question writes in pinyin: a capitalised word that is no
+        English word ("the cat Niangao" -> 年糕, "move to Panyu" -> 番禺). Words apart only:
+        "Chen Mo" is a person (陈默), not 沉默 "silent", which the two syllables also spell."""
+        out = []
+        for word in dict.fromkeys(_CAPITALISED.findall(query)):
+            key = word.lower()
+            if key in ENGLISH_STOPWORDS or any(
+                bilingual.chinese_for(k) for k in english_keys(self._tokenizer.word_tokens([key]))
+            ):
+                continue  # an English word (or a name CC-CEDICT translates: "Shanghai")
+            found = bilingual.written_as(key)[:CANDIDATES]
+            if found:
+                out.append([(w, tuple(self._tokenizer.phrase_tokens(w))) for w in found])
         return out
 
     def _held(self, candidates: list[list[tuple[str, tuple[str, ...]]]]) -> Translation:

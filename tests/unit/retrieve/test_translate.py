@@ -105,3 +105,33 @@ def test_a_write_in_the_other_script_turns_translation_on(tmp_path):
 def test_queries_without_words_translate_to_nothing(query):
     translator = QueryTranslator(InMemoryStore(), Tokenizer())
     assert not translator.translate(query)
+
+
+ROMANISED_CHAT = [
+    ("许静怡", "[图片] 给你看年糕，又胖了"),
+    ("许静怡", "今天称了 10.5 斤，年糕每天玩逗猫棒"),
+    ("苏晴", "他一直很沉默"),
+    ("苏晴", "陈默求婚了！"),
+]
+
+
+def test_a_chinese_word_written_in_pinyin_is_looked_up_by_its_reading(tmp_path):
+    config = Config.load(env={}, overrides={**BOTH, "embed.provider": "none"})
+    with Memory(tmp_path / "m.db", config) as mem:
+        _ingest(mem, ROMANISED_CHAT)
+        result = mem.search("How heavy is Niangao now?", k=4, now=NOW + 10)
+        assert any("also says" in n and "年糕" in n for n in result.notes), result.notes
+        assert {h.record.id for h in result.hits[:2]} == {"m0", "m1"}
+        # a lower-case word is English ("niangao" is no name), and so is a capitalised one
+        # CC-CEDICT translates ("Heavy" -> 沉重 is a sense, not a reading)
+        assert not any("年糕" in n for n in mem.search("niangao?", k=4, now=NOW + 10).notes)
+
+
+def test_words_apart_are_read_one_by_one_so_a_persons_name_is_not_spelt_as_a_word(tmp_path):
+    config = Config.load(env={}, overrides={**BOTH, "embed.provider": "none"})
+    with Memory(tmp_path / "m.db", config) as mem:
+        _ingest(mem, ROMANISED_CHAT)
+        translator = QueryTranslator(mem.store, Tokenizer())
+        # 沉默 "silent" is read "chen mo", and the store holds it, but "Chen Mo" is a person
+        assert "沉默" not in translator.translate("Where did Chen Mo propose?").words
+        assert translator.translate("Is Niangao fat?").words == ["年糕"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from remem.text import bilingual
-from remem.text.bilingual import Bilingual, clean_sense, dictionary, english_keys
+from remem.text.bilingual import Bilingual, clean_sense, dictionary, english_keys, toneless
 from remem.text.tokenize import Tokenizer
 
 TOKENIZER = Tokenizer()
@@ -76,6 +76,22 @@ def test_english_words_find_chinese_words_by_stem_and_by_phrase():
     assert bilingual.chinese_for("coin") == ["钱"]
     assert bilingual.chinese_for("money") == []
     assert bilingual.chinese_for("evening") == ["晚"]
+
+
+@pytest.mark.parametrize(
+    ("reading", "written"),
+    [("Pan1 yu2", "panyu"), ("nian2 gao1", "niangao"), ("lu:4 shi1", "lvshi"), ("Xi1 an1", "xian")],
+)
+def test_toneless_writes_a_reading_as_one_latin_word(reading, written):
+    assert toneless(reading) == written
+
+
+def test_words_are_found_by_their_reading_without_tones():
+    bilingual = dictionary(TOKENIZER.word_tokens, key="test")
+    assert "年糕" in bilingual.written_as("niangao")
+    assert "番禺" in bilingual.written_as("panyu")
+    assert all(len(w) >= 2 for w in bilingual.written_as("ma"))  # never one character
+    assert _tiny().written_as("xiaowu") == []  # no readings given
 
 
 def test_english_keys_are_words_then_adjacent_pairs():
