@@ -110,6 +110,8 @@ VARIANTS = {
         )
     },
     "no-translate": Variant("no-translate", H, {"translate.keyword": False}),
+    # the translations in the embedded query too (the query is embedded again)
+    "translate-vector": Variant("translate-vector", H, {"translate.vector": True}),
     # diversity's near-duplicate test: the cosine alone (0, before) or also shared words
     **{
         f"div-text-{v}": Variant(f"div-text-{v}", H, {"diversity.text_overlap": v})
