@@ -75,6 +75,12 @@ VARIANTS = {
         f"wordless-{v}": Variant(f"wordless-{v}", H, {"search.wordless_relevance_floor": v})
         for v in (0.6, 0.7, 0.8, 0.9, 1.0)
     },
+    # the share of a Latin-script question's IDF a candidate must hold to count as saying its
+    # words (search.worded_min_coverage; 0 = any word, as before)
+    **{
+        f"worded-{v}": Variant(f"worded-{v}", H, {"search.worded_min_coverage": v})
+        for v in (0.0, 0.1, 0.15, 0.2, 0.25, 0.3)
+    },
     # latent terms for candidates in the other script too (how they were first measured)
     "latent-cross-script": Variant("latent-cross-script", H, {"search.latent_cross_script": True}),
     **{

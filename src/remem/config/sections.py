@@ -307,6 +307,18 @@ class SearchConfig(_Section):
         "that holds none of the question's words (search.latent_relevance_floor for the "
         "others)",
     )
+    # 0.2 answers 10.7% of LoCoMo's no-answer probes instead of 15.3% for 0.001 of its
+    # recall@10, but costs LongMemEval 0.015 (advice and multi-session questions whose
+    # answers share few words: bench/results/worded-coverage.json), so it is off by default
+    worded_min_coverage: float = Field(
+        default=0.0,
+        ge=0,
+        lt=1,
+        description="with latent terms on, for a question in Latin script: the share of its "
+        "words' IDF a candidate in its script must hold to be held to the latent floor "
+        "(else search.wordless_relevance_floor); a Chinese or Japanese question's candidates "
+        "need any of its words",
+    )
     cross_script_unlinked_floor: float = Field(
         default=0.6,
         ge=0,

@@ -225,6 +225,11 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     )
     latent = found or {}
     floors = Floors(ctx.config.search, with_latent=found is not None)
+    # The share of an English question's IDF a line must hold to count as saying its words:
+    # "How deep is the Mariana Trench?" shares only "deep" with "songs that have deep meaning".
+    # A Chinese question is indexed by characters and pairs of them, and its answers often
+    # share few (型号, 航拍 against "我用的大疆 Mini 4 Pro"): any of its words counts.
+    min_share = ctx.config.search.worded_min_coverage if script == "latin" else 0.0
     for c in cands:
         assert c.record is not None
         cos = cosines.get(c.rowid, c.vector_score)
@@ -244,7 +249,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         in_window = any(name == "time_intent" for name, _ in c.stages)
         # a question without keywords ("Who is she?") has no word to hold; in a time window
         # being there is the match
-        worded = cov > 0 or not query_weights(ctx) or in_window
+        worded = cov > min_share or not query_weights(ctx) or in_window
         floor = floors.of(judged, crossing=crossing, linked=linked, worded=worded)
         if in_window:
             # "what happened two days ago": being in the named window is the match

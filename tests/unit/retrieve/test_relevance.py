@@ -397,3 +397,42 @@ def test_a_question_without_keywords_is_not_held_to_the_wordless_floor():
         c.record.text = c.record.text.replace(" zzz", "")
     ctx.config.search.wordless_relevance_floor = 0.95  # their latent relevance: ~0.90
     assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
+
+
+def test_an_english_question_needs_a_share_of_its_words_not_just_one_of_them():
+    # five words of equal weight: r1 holds one (0.2 of the question), r2 and r3 hold two
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.query = "zzz qqq www eee rrr"
+    texts = ("aaa zzz", "bbb zzz qqq", "ccc zzz qqq")
+    for c, text in zip(cands, texts, strict=True):
+        c.record.text = text
+    ctx.config.search.wordless_relevance_floor = 0.99  # a fifth's latent relevance: ~0.97
+    ctx.config.search.worded_min_coverage = 0.2  # more than a fifth
+    assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
+    for share, kept in ((0.0, 3), (0.2, 0)):  # 0, the default: one word is enough
+        cands, ctx, _ = _latent_ctx(3)
+        ctx.query = "zzz qqq www eee rrr"
+        for c in cands:
+            c.record.text = "aaa zzz"  # a fifth each
+        ctx.config.search.wordless_relevance_floor = 0.99
+        ctx.config.search.worded_min_coverage = share
+        assert len(relevance(cands, ctx)) == kept
+    assert Config().search.worded_min_coverage == 0.0
+    assert "< search.wordless_relevance_floor 0.99" in ctx.notes[-1]
+
+
+def test_a_chinese_question_needs_any_of_its_words():
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.query = "小屋一晚多少钱"
+    for c, text in zip(cands, ("小屋很好", "一晚", "好的"), strict=True):
+        c.record.text = text  # r1, r2 hold a little of the question, r3 nothing
+    ctx.config.search.wordless_relevance_floor = 0.9999
+    ctx.config.search.worded_min_coverage = 0.9  # for Latin-script questions only
+    kept = relevance(cands, ctx)
+    assert [c.record.id for c in kept] == ["r1", "r2", "r3"]  # r1, r2 cleared the latent floor
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.query = "小屋一晚多少钱"
+    for c in cands:
+        c.record.text = "好的"
+    ctx.config.search.wordless_relevance_floor = 0.9999
+    assert relevance(cands, ctx) == []
