@@ -30,6 +30,7 @@ from remem.retrieve.names import SpeakerNames, embedded_query
 from remem.store.base import Store
 from remem.text.bilingual import ENGLISH_STOPWORDS, Bilingual, dictionary, english_keys
 from remem.text.normalize import to_simplified
+from remem.text.spelt_names import spelt_names
 from remem.text.tokenize import Tokenizer
 
 PER_WORD = 2  # translations kept per question word (those the store holds, most used first)
@@ -124,6 +125,14 @@ class QueryTranslator:
             found = bilingual.written_as(key)[:CANDIDATES]
             if found:
                 out.append([(w, tuple(self._tokenizer.phrase_tokens(w))) for w in found])
+        # ... and people the chat writes about, spelt "Surname Given" ("Chen Mo" -> 陈默)
+        names = spelt_names(
+            query,
+            held=lambda tokens: self._store.term_stats(tokens)[1],
+            is_english=lambda pair: bool(bilingual.chinese_for(pair)),
+        )
+        if names:
+            out.append([(w, tuple(self._tokenizer.phrase_tokens(w))) for w in names])
         return out
 
     def _held(self, candidates: list[list[tuple[str, tuple[str, ...]]]]) -> Translation:

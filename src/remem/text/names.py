@@ -47,6 +47,13 @@ _COMPOUND = {
     "夏侯",
 }
 _DIMINUTIVE = set("小晓老阿")
+
+
+def surname_characters() -> frozenset[str]:
+    """The common single-character surnames this module knows."""
+    return frozenset(_SURNAMES)
+
+
 _HAN_ANY = re.compile(r"[\u4e00-\u9fff]")
 _HAN = re.compile(r"^[\u4e00-\u9fff]+$")
 _LATIN = re.compile(r"^[A-Za-z][A-Za-z .'\-]*$")

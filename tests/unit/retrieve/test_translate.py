@@ -127,11 +127,13 @@ def test_a_chinese_word_written_in_pinyin_is_looked_up_by_its_reading(tmp_path):
         assert not any("年糕" in n for n in mem.search("niangao?", k=4, now=NOW + 10).notes)
 
 
-def test_words_apart_are_read_one_by_one_so_a_persons_name_is_not_spelt_as_a_word(tmp_path):
+def test_words_apart_are_read_one_by_one_and_a_persons_name_as_a_name(tmp_path):
     config = Config.load(env={}, overrides={**BOTH, "embed.provider": "none"})
     with Memory(tmp_path / "m.db", config) as mem:
         _ingest(mem, ROMANISED_CHAT)
         translator = QueryTranslator(mem.store, Tokenizer())
         # 沉默 "silent" is read "chen mo", and the store holds it, but "Chen Mo" is a person
-        assert "沉默" not in translator.translate("Where did Chen Mo propose?").words
+        words = translator.translate("Where did Chen Mo propose?").words
+        assert "沉默" not in words
+        assert "陈默" in words  # a surname and a given name: the person the chat writes about
         assert translator.translate("Is Niangao fat?").words == ["年糕"]

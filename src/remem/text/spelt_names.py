@@ -1,0 +1,104 @@
+"""Chinese people's names an English question spells in pinyin: "Chen Mo" -> 陈默.
+
+Speaker aliases (``names.py``) cover the people who write in a chat; a question may also name
+someone they write about ("Where did Chen Mo propose to Jingyi?", the chat saying 陈默求婚了).
+A surname and a given name written apart are taken apart into syllables, each syllable into
+the common characters read so (GB2312's 6,763), and the store decides which of them it holds:
+the name is built one character at a time, each step kept only where the store's keyword index
+holds the two-character pair it ends with (the index holds every such pair of a Chinese line).
+So no dictionary of names is needed, and a spelling nobody in the store wears finds nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache, lru_cache
+
+from remem.text.names import surname_characters
+
+MAX_GIVEN_SYLLABLES = 2  # Chinese given names have one or two characters
+MAX_ASKED = 400  # character pairs looked up per step at most (a syllable has up to ~150)
+
+# Two capitalised words: a surname, then a given name ("Chen Mo", "Xu Jingyi").
+_SURNAME_GIVEN = re.compile(r"(?<![A-Za-z'-])([A-Z][a-z]+) ([A-Z][a-z]+)(?![A-Za-z'-])")
+
+
+@lru_cache(maxsize=1)
+def _syllable_characters() -> dict[str, tuple[str, ...]]:
+    """Toneless pinyin syllable -> the GB2312 characters read so (every reading of each)."""
+    from pypinyin import Style, pinyin  # imported on first use
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    out: dict[str, list[str]] = {}
+    for code in pinyin_dict:
+        ch = chr(code)
+        try:
+            if len(ch.encode("gb2312")) != 2:
+                continue
+        except UnicodeEncodeError:
+            continue
+        for reading in pinyin(ch, style=Style.NORMAL, heteronym=True)[0]:
+            if reading.isascii() and reading.isalpha():
+                out.setdefault(reading, []).append(ch)
+    return {reading: tuple(chars) for reading, chars in out.items()}
+
+
+@lru_cache(maxsize=1)
+def _surnames_by_reading() -> dict[str, tuple[str, ...]]:
+    """Toneless pinyin -> the common surnames read so ("chen" -> 陈)."""
+    surnames = surname_characters()
+    out: dict[str, list[str]] = {}
+    for reading, chars in _syllable_characters().items():
+        found = [ch for ch in chars if ch in surnames]
+        if found:
+            out[reading] = found
+    return {reading: tuple(chars) for reading, chars in out.items()}
+
+
+def syllables(word: str) -> list[str] | None:
+    """A lower-case Latin word as pinyin syllables ("jingyi" -> jing, yi), the longest first
+    syllable that lets the rest split too; None when it does not split."""
+    known = _syllable_characters()
+
+    @cache
+    def split(start: int) -> tuple[str, ...] | None:
+        if start == len(word):
+            return ()
+        for end in range(min(len(word), start + 6), start, -1):
+            if word[start:end] in known:
+                rest = split(end)
+                if rest is not None:
+                    return (word[start:end], *rest)
+        return None
+
+    found = split(0)
+    return list(found) if found else None
+
+
+def spelt_names(
+    query: str,
+    held: Callable[[list[str]], dict[str, int]],
+    is_english: Callable[[str], bool] = lambda _: False,
+) -> list[str]:
+    """The Chinese names ``query`` spells as "Surname Given" that the store holds. ``held``:
+    keyword tokens -> how many records hold each (the store's term counts); ``is_english``
+    leaves out pairs that are English words ("Hong Kong")."""
+    out: list[str] = []
+    for surname, given in _SURNAME_GIVEN.findall(query):
+        if is_english(f"{surname} {given}".lower()):
+            continue
+        first = _surnames_by_reading().get(surname.lower())
+        parts = syllables(given.lower())
+        if not first or not parts or len(parts) > MAX_GIVEN_SYLLABLES:
+            continue
+        names = list(first)
+        for syllable in parts:
+            chars = _syllable_characters().get(syllable, ())
+            grown = [name + ch for name in names for ch in chars][:MAX_ASKED]
+            counts = held(sorted({name[-2:] for name in grown}))
+            names = [name for name in grown if counts.get(name[-2:], 0)]
+            if not names:
+                break
+        out += [name for name in names if name not in out]
+    return out
