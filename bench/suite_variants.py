@@ -81,6 +81,19 @@ VARIANTS = {
         f"worded-{v}": Variant(f"worded-{v}", H, {"search.worded_min_coverage": v})
         for v in (0.0, 0.1, 0.15, 0.2, 0.25, 0.3)
     },
+    # a Latin-script question whose words the store mostly never saw: wordless floor for all
+    **{
+        f"unseen-{v}": Variant(f"unseen-{v}", H, {"search.unseen_question_share": v})
+        for v in (0.3, 0.4, 0.5, 0.6, 0.7)
+    },
+    **{
+        f"worded-0.2-unseen-{v}": Variant(
+            f"worded-0.2-unseen-{v}",
+            H,
+            {"search.worded_min_coverage": 0.2, "search.unseen_question_share": v},
+        )
+        for v in (0.5, 0.6)
+    },
     # latent terms for candidates in the other script too (how they were first measured)
     "latent-cross-script": Variant("latent-cross-script", H, {"search.latent_cross_script": True}),
     **{

@@ -319,6 +319,15 @@ class SearchConfig(_Section):
         "(else search.wordless_relevance_floor); a Chinese or Japanese question's candidates "
         "need any of its words",
     )
+    unseen_question_share: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="with latent terms on, for a question in Latin script: when at least this "
+        "share of its words' IDF is carried by words no record holds (in a store of 100 "
+        "records or more), every candidate in its script is held to "
+        "search.wordless_relevance_floor (0 = off)",
+    )
     cross_script_unlinked_floor: float = Field(
         default=0.6,
         ge=0,

@@ -36,6 +36,15 @@ class Stats:
         return {}  # nothing indexed: the stage tokenizes the texts
 
 
+class Holding(Stats):
+    """...where the latent tests' question words are held (3 records each): the store has
+    talked about what they ask (search.unseen_question_share)."""
+
+    def term_stats(self, tokens):
+        table = {"the": 90, "hut": 2, **dict.fromkeys(["zzz", "qqq", "www", "eee", "rrr"], 3)}
+        return 100, {t: table[t] for t in tokens if t in table}
+
+
 class Indexed(Stats):
     """...and records whose indexed tokens are given (rowid -> tokens)."""
 
@@ -236,7 +245,7 @@ def _latent_ctx(top: int) -> tuple[list[Candidate], StageContext, Reader]:
     # each holds the question's one word (coverage 1): judged by the latent floor, not the
     # wordless one
     cands = _cands([("aaa zzz", 0.9), ("bbb zzz", 0.5), ("ccc zzz", 0.7)])
-    ctx = _ctx("zzz", 0.0, Stats(), qvec=q, vectors=vectors)
+    ctx = _ctx("zzz", 0.0, Holding(), qvec=q, vectors=vectors)
     ctx.config = Config.load(env={}, overrides={"search.latent_top": top})
     ctx.model_id = "local:multilingual-e5-small"
     ctx.baseline = 0.8
@@ -436,3 +445,31 @@ def test_a_chinese_question_needs_any_of_its_words():
         c.record.text = "好的"
     ctx.config.search.wordless_relevance_floor = 0.9999
     assert relevance(cands, ctx) == []
+
+
+def test_a_question_about_what_the_store_never_talked_of_needs_the_wordless_floor():
+    # "zzz" and "qqq" held by 3 of 100 records; "vvv" and "uuu" by none: half the question
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.query = "zzz qqq vvv uuu"
+    for c in cands:
+        c.record.text += " qqq"  # each holds half the question's words
+    ctx.config.search.wordless_relevance_floor = 0.9999
+    assert ctx.config.search.unseen_question_share == 0.5  # the default
+    assert relevance(cands, ctx) == []
+    assert "< search.wordless_relevance_floor 0.9999" in ctx.notes[-1]
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.query = "zzz qqq vvv"  # a third unseen: below the share
+    ctx.config.search.wordless_relevance_floor = 0.9999
+    assert len(relevance(cands, ctx)) == 3
+
+
+def test_a_small_store_has_not_had_room_to_say_every_word():
+    class Small(Holding):
+        def term_stats(self, tokens):
+            return 99, super().term_stats(tokens)[1]
+
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.store = Small()
+    ctx.query = "zzz qqq vvv uuu"
+    ctx.config.search.wordless_relevance_floor = 0.9999
+    assert len(relevance(cands, ctx)) == 3
