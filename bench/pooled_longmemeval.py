@@ -42,6 +42,9 @@ def pooled_store(run: SuiteRun, name: str, members: list[Path], target: Path) ->
     config = run.config
     if target.exists():
         return
+    missing = [str(path) for path in members if not path.is_file()]
+    if missing:
+        raise SystemExit(f"not cached yet: {', '.join(missing)}; run the suite on them first")
     partial = target.with_suffix(".partial.db")
     partial.unlink(missing_ok=True)
     with Memory(partial, config, embedder=run.embedder) as dst:

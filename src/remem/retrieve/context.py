@@ -65,6 +65,7 @@ class StageContext:
     model_id: str | None = None
     baseline: float | None = None  # the query's cosine to the nearest neutral sentence
     query_weights: dict[str, float] | None = None  # IDF of the query's terms, computed once
+    query_unseen: float = 0.0  # the share of that IDF on terms no record holds
     # IDF of the dictionary translations of the query's words (retrieve/translate.py)
     translated_weights: dict[str, float] = field(default_factory=dict)
     witness: CrossScriptWitness | None = None  # relevance's second model (retrieve/witness.py)

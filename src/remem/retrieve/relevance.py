@@ -176,11 +176,15 @@ def term_coverage(weights: dict[str, float], text_tokens: Iterable[str]) -> floa
 
 
 def query_weights(ctx: StageContext) -> dict[str, float]:
-    """The query's IDF weights, computed once per search."""
+    """The query's IDF weights, computed once per search (and ``ctx.query_unseen`` with them,
+    from the same term counts)."""
     if ctx.query_weights is None:
         if ctx.tokenizer is None or ctx.store is None:
             return {}
-        ctx.query_weights = idf_weights(ctx.store, ctx.tokenizer.query_tokens(ctx.query))
+        tokens = list(dict.fromkeys(ctx.tokenizer.query_tokens(ctx.query)))
+        stats = ctx.store.term_stats(tokens) if tokens else (0, {})
+        ctx.query_weights = weights = idf_from_stats(stats, tokens)
+        ctx.query_unseen = unseen_share(weights, stats)
     return ctx.query_weights
 
 
@@ -191,15 +195,12 @@ def query_weights(ctx: StageContext) -> dict[str, float]:
 UNSEEN_MIN_RECORDS = 100
 
 
-def unseen_share(ctx: StageContext) -> float:
+def unseen_share(weights: dict[str, float], stats: tuple[int, dict[str, int]]) -> float:
     """The share of the query's IDF carried by words no record of the store holds (0 in a store
     of fewer than UNSEEN_MIN_RECORDS records)."""
-    weights = query_weights(ctx)
+    n, df = stats
     total = sum(weights.values())
-    if total <= 0 or ctx.store is None:
-        return 0.0
-    n, df = ctx.store.term_stats(list(weights))
-    if n < UNSEEN_MIN_RECORDS:
+    if total <= 0 or n < UNSEEN_MIN_RECORDS:
         return 0.0
     return sum(w for t, w in weights.items() if not df.get(t, 0)) / total
 
@@ -251,7 +252,8 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     # share few (型号, 航拍 against "我用的大疆 Mini 4 Pro"): any of its words counts.
     min_share = ctx.config.search.worded_min_coverage if script == "latin" else 0.0
     unseen_limit = ctx.config.search.unseen_question_share
-    if script == "latin" and 0 < unseen_limit <= unseen_share(ctx):
+    query_weights(ctx)  # and the share of it the store never saw
+    if script == "latin" and 0 < unseen_limit <= ctx.query_unseen:
         # the store never saw most of what is asked ("How deep is the Mariana Trench?" in a
         # chat about painting and camping): no line of it says enough of the question
         min_share = 1.0

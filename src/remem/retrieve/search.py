@@ -44,6 +44,7 @@ from remem.retrieve.relevance import (
     calibration_for,
     idf_from_stats,
     shipped_neutral_vectors,
+    unseen_share,
 )
 from remem.retrieve.rerank import Reranker, make_reranker
 from remem.retrieve.stages import SCORE_STAGES
@@ -264,6 +265,7 @@ class Searcher:
         # too raised false hits on the no-answer probes by 6-8 points for +0.003 recall@10
         # (bench/results/floor-with-translation.json against floor-own-words.json)
         ctx.query_weights = idf_from_stats(stats, own)
+        ctx.query_unseen = unseen_share(ctx.query_weights, stats)
         ctx.translated_weights = idf_from_stats(stats, more)
         return lexical_candidates(
             self.store,

@@ -30,7 +30,7 @@ from remem.retrieve.names import SpeakerNames, embedded_query
 from remem.store.base import Store
 from remem.text.bilingual import ENGLISH_STOPWORDS, Bilingual, dictionary, english_keys
 from remem.text.normalize import to_simplified
-from remem.text.spelt_names import spelt_names
+from remem.text.spelt_names import drop_possessives, spelt_names
 from remem.text.tokenize import Tokenizer
 
 PER_WORD = 2  # translations kept per question word (those the store holds, most used first)
@@ -116,6 +116,7 @@ class QueryTranslator:
         English word ("the cat Niangao" -> 年糕, "move to Panyu" -> 番禺). Words apart only:
         "Chen Mo" is a person (陈默), not 沉默 "silent", which the two syllables also spell."""
         out = []
+        query = drop_possessives(query)
         for word in dict.fromkeys(_CAPITALISED.findall(query)):
             key = word.lower()
             if key in ENGLISH_STOPWORDS or any(
@@ -129,7 +130,9 @@ class QueryTranslator:
         names = spelt_names(
             query,
             held=lambda tokens: self._store.term_stats(tokens)[1],
-            is_english=lambda pair: bool(bilingual.chinese_for(pair)),
+            is_english=lambda pair: bool(
+                bilingual.chinese_for(" ".join(self._tokenizer.word_tokens(pair.split())))
+            ),
         )
         if names:
             out.append([(w, tuple(self._tokenizer.phrase_tokens(w))) for w in names])

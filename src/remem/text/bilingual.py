@@ -8,8 +8,8 @@ search whose query and store are in different scripts (``remem.retrieve.translat
   glosses are its first senses, cleaned ("to book ahead" -> "book ahead", "(computing)
   interface" -> "interface"); senses that name no meaning ("surname Qian", "variant of ...",
   "CL:...") are skipped.
-- English -> Chinese: the Chinese words (two characters or more) with a sense that is exactly
-  the English word or phrase, stemmed the way the keyword index stems ("booked" finds the
+- English -> Chinese: the Chinese words with a sense that is exactly the English word or
+  phrase (a single character by its first meaning only), stemmed the way the keyword index stems ("booked" finds the
   sense "to book"), in the order of how early the sense comes in its entry. Building this side
   takes ~2 s, so both sides are kept in a JSON file in the user's cache directory once built.
 
@@ -37,7 +37,7 @@ import platformdirs
 
 log = logging.getLogger("remem.search")
 
-CACHE_FORMAT = 4  # bump when the cleaning or the keys change
+CACHE_FORMAT = 5  # bump when the cleaning or the keys change
 MAX_WORD = 6  # the longest dictionary word tried when cutting a Chinese run
 MAX_SENSES = 8  # senses read per word (the store then keeps the ones it holds)
 MAX_SENSE_WORDS = 3  # a longer sense is a definition, not a translation
@@ -188,6 +188,12 @@ class Bilingual:
         for word, defs in self.definitions.items():
             for position, sense in enumerate(defs.split("/")[:MAX_SENSES]):
                 text = clean_sense(sense)
+                if (
+                    text is not None
+                    and len(word) < 2
+                    and _PAREN.sub("", sense).strip()[:1].isupper()
+                ):
+                    continue  # a name, not a meaning: 陈 "Chen, a state", 井 "Jing, a constellation"
                 if text is not None:
                     senses.append((text, position, word))
                     # One character means many things: it stands for an English word by its

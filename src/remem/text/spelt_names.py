@@ -18,10 +18,19 @@ from functools import cache, lru_cache
 from remem.text.names import surname_characters
 
 MAX_GIVEN_SYLLABLES = 2  # Chinese given names have one or two characters
-MAX_ASKED = 400  # character pairs looked up per step at most (a syllable has up to ~150)
+MAX_SYLLABLE_LETTERS = 6  # "zhuang", the longest pinyin syllable
+MAX_NAMES = 4  # "Surname Given" pairs read per question
+MAX_PREFIXES = 3  # partial names grown a further character (those the store holds most)
 
-# Two capitalised words: a surname, then a given name ("Chen Mo", "Xu Jingyi").
-_SURNAME_GIVEN = re.compile(r"(?<![A-Za-z'-])([A-Z][a-z]+) ([A-Z][a-z]+)(?![A-Za-z'-])")
+# Two capitalised words: a surname, then a given name ("Chen Mo", "Xu Jingyi"). In a lookahead,
+# so "Did Chen Mo ..." tries "Chen Mo" after "Did Chen"; a possessive 's is dropped first.
+_SURNAME_GIVEN = re.compile(r"(?<![A-Za-z'-])(?=([A-Z][a-z]+) ([A-Z][a-z]+)(?![A-Za-z'-]))")
+_POSSESSIVE = re.compile(r"(?<=[A-Za-z])['’]s\b")
+
+
+def drop_possessives(text: str) -> str:
+    """ "Niangao's bowl" -> "Niangao bowl": a name keeps its form before an 's."""
+    return _POSSESSIVE.sub("", text)
 
 
 @lru_cache(maxsize=1)
@@ -46,13 +55,13 @@ def _syllable_characters() -> dict[str, tuple[str, ...]]:
 
 @lru_cache(maxsize=1)
 def _surnames_by_reading() -> dict[str, tuple[str, ...]]:
-    """Toneless pinyin -> the common surnames read so ("chen" -> 陈)."""
-    surnames = surname_characters()
+    """Toneless pinyin -> the common surnames read so as names usually are ("chen" -> 陈;
+    沈 is "shen", 方 "fang", whatever else they read as)."""
+    from pypinyin import Style, lazy_pinyin
+
     out: dict[str, list[str]] = {}
-    for reading, chars in _syllable_characters().items():
-        found = [ch for ch in chars if ch in surnames]
-        if found:
-            out[reading] = found
+    for ch in sorted(surname_characters()):
+        out.setdefault(lazy_pinyin(ch, style=Style.NORMAL)[0], []).append(ch)
     return {reading: tuple(chars) for reading, chars in out.items()}
 
 
@@ -60,6 +69,8 @@ def syllables(word: str) -> list[str] | None:
     """A lower-case Latin word as pinyin syllables ("jingyi" -> jing, yi), the longest first
     syllable that lets the rest split too; None when it does not split."""
     known = _syllable_characters()
+    if len(word) > MAX_SYLLABLE_LETTERS * MAX_GIVEN_SYLLABLES:
+        return None  # longer than any given name (and a bound on the recursion below)
 
     @cache
     def split(start: int) -> tuple[str, ...] | None:
@@ -84,21 +95,31 @@ def spelt_names(
     """The Chinese names ``query`` spells as "Surname Given" that the store holds. ``held``:
     keyword tokens -> how many records hold each (the store's term counts); ``is_english``
     leaves out pairs that are English words ("Hong Kong")."""
+    query = drop_possessives(query)
+    pairs = dict.fromkeys(m.groups() for m in _SURNAME_GIVEN.finditer(query))
     out: list[str] = []
-    for surname, given in _SURNAME_GIVEN.findall(query):
+    for surname, given in list(pairs)[:MAX_NAMES]:
         if is_english(f"{surname} {given}".lower()):
             continue
         first = _surnames_by_reading().get(surname.lower())
         parts = syllables(given.lower())
         if not first or not parts or len(parts) > MAX_GIVEN_SYLLABLES:
             continue
-        names = list(first)
-        for syllable in parts:
-            chars = _syllable_characters().get(syllable, ())
-            grown = [name + ch for name in names for ch in chars][:MAX_ASKED]
-            counts = held(sorted({name[-2:] for name in grown}))
-            names = [name for name in grown if counts.get(name[-2:], 0)]
-            if not names:
-                break
-        out += [name for name in names if name not in out]
+        out += [name for name in _grown(list(first), parts, held) if name not in out]
     return out
+
+
+def _grown(
+    names: list[str], parts: list[str], held: Callable[[list[str]], dict[str, int]]
+) -> list[str]:
+    """``names`` grown by a character per syllable, each step kept where the store holds the
+    pair of characters it ends with (the most held first)."""
+    for syllable in parts:
+        chars = _syllable_characters().get(syllable, ())
+        counts = held(sorted({name[-1] + ch for name in names for ch in chars}))
+        grown = [(counts.get(name[-1] + ch, 0), name + ch) for name in names for ch in chars]
+        ranked = sorted((c, name) for c, name in grown if c)
+        names = [name for _, name in sorted(ranked, key=lambda h: -h[0])][:MAX_PREFIXES]
+        if not names:
+            return []
+    return names

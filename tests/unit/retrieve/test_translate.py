@@ -137,3 +137,4 @@ def test_words_apart_are_read_one_by_one_and_a_persons_name_as_a_name(tmp_path):
         assert "沉默" not in words
         assert "陈默" in words  # a surname and a given name: the person the chat writes about
         assert translator.translate("Is Niangao fat?").words == ["年糕"]
+        assert translator.translate("Is Niangao's bowl empty?").words[:1] == ["年糕"]

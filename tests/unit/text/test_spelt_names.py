@@ -54,7 +54,27 @@ def test_english_pairs_and_long_given_names_are_left_alone():
     assert asked == []
 
 
-def test_every_step_asks_a_bounded_number_of_pairs():
+def test_names_after_a_capitalised_word_and_before_an_s_are_read():
+    held, _ = _store("陈默今天跟我求婚了", "许静怡去新加坡")
+    assert spelt_names("Did Chen Mo propose?", held) == ["陈默"]  # not only "Did Chen"
+    assert spelt_names("Does Xu Jingyi like Chen Mo's parents?", held) == ["许静怡", "陈默"]
+    assert spelt_names("Chen Mo\u2019s parents", held) == ["陈默"]
+
+
+def test_the_usual_surname_of_a_reading_is_tried_whatever_its_place_in_the_code_table():
+    held, _ = _store("许怡来了", "许艺也来了")  # 许 comes after 于, 余, 徐 among the "xu"s
+    assert set(spelt_names("Where is Xu Yi?", held)) == {"许怡", "许艺"}
+    held, _ = _store("沈默来了")
+    assert spelt_names("Where is Chen Mo?", held) == []  # 沈 is read "shen"
+
+
+def test_every_step_asks_a_bounded_number_of_pairs_and_long_words_are_no_names():
     held, asked = _store("许静怡")
     spelt_names("Xu Yiyi", held)
-    assert asked and all(len(tokens) <= 400 for tokens in asked)
+    assert asked and all(len(tokens) <= 3 * 150 for tokens in asked)
+    assert syllables("m" + "o" * 1500) is None  # no recursion into a page of o's
+    held, asked = _store("陈默")
+    assert spelt_names("Where is Chen M" + "o" * 1500 + "?", held) == []
+    asked.clear()
+    spelt_names("Chen Mo, Chen Ma, Chen Mi, Chen Mu, Chen Ming, Chen Mao, Chen Mo", held)
+    assert len(asked) == 4  # four names a question at most (one syllable: one step each)
