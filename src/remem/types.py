@@ -170,6 +170,9 @@ class SearchResult:
     # Candidates a gate removed: {"id", "stage", "reason", "score"}.
     dropped: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # keyword tokens the search added for the question's words in the other script
+    # (retrieve/translate.py): a hit matched through them alone shares no word of the question
+    translated_tokens: list[str] = field(default_factory=list)
 
     def __iter__(self):
         return iter(self.hits)

@@ -81,6 +81,8 @@ class Relevance:
         self.keyword_match = keyword_match
         self.baseline: float | None = None
         self.query_vector = None
+        self._mem, self._query = mem, query
+        self.translated: list[str] = []  # the search's translations (SearchResult)
         try:
             embedder = mem.get_embedder()
         except RememError:
@@ -96,11 +98,24 @@ class Relevance:
 
     def __call__(self, hit: Hit) -> bool:
         e = hit.explain
-        if e.lexical_rank is not None and (self.keyword_match or self.baseline is None):
+        keyword = e.lexical_rank is not None and (self.keyword_match or self.baseline is None)
+        if keyword and self._says_a_word(hit):
             return True
         if e.vector_score is None or self.baseline is None:
             return False
         return e.vector_score - self.baseline >= self.margin
+
+    def _says_a_word(self, hit: Hit) -> bool:
+        """Whether a keyword match is more than one Chinese character a translation added
+        ("What year did the Berlin Wall fall?" -> 年, which "我明年三月要考雅思" holds): a word of
+        the question, or a translation of two or more characters."""
+        weak = {t for t in self.translated if len(t) == 1 and not t.isascii()}
+        if not weak:
+            return True
+        tokenizer = self._mem.tokenizer
+        held = set(tokenizer.index_tokens(hit.record.text)) - weak
+        strong = set(tokenizer.query_tokens(self._query)) | set(self.translated)
+        return bool(held & strong)
 
 
 def relevant_memories(
@@ -124,6 +139,7 @@ def relevant_memories(
         filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=False),
         disable=("relevance",),  # auto-recall has its own gate (Relevance, tuned on its eval)
     )
+    relevant.translated = result.translated_tokens
     hits = [h for h in result.hits if relevant(h)]
     if explicit and hits:
         mem.access_counts.touch([h.record for h in hits], time.time() if now is None else now)

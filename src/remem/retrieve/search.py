@@ -170,6 +170,7 @@ class Searcher:
                 self._vector_channel, vector_query, query_vector, pool, filters, now
             )
         more = translation.tokens if cfg.translate.keyword else []
+        result.translated_tokens = list(more)
         lexical = self._lexical(ctx, pool, more) if "lexical" in channels else []
         t1 = time.perf_counter()
 
