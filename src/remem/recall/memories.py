@@ -27,6 +27,7 @@ from remem.ports import MemoryPort
 from remem.recall.render import render_memories
 from remem.retrieve import relevance
 from remem.scopes import ScopeGuard
+from remem.text.bilingual import ties
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
 from remem.text.triggers import has_memory_cue
@@ -83,6 +84,7 @@ class Relevance:
         self.query_vector = None
         self._mem, self._query = mem, query
         self.translated: list[str] = []  # the search's translations (SearchResult)
+        self._strong: set[str] | None = None  # the words a keyword match must hold one of
         try:
             embedder = mem.get_embedder()
         except RememError:
@@ -109,13 +111,12 @@ class Relevance:
         """Whether a keyword match is more than one Chinese character a translation added
         ("What year did the Berlin Wall fall?" -> 年, which "我明年三月要考雅思" holds): a word of
         the question, or a translation of two or more characters."""
-        weak = {t for t in self.translated if len(t) == 1 and not t.isascii()}
-        if not weak:
+        if all(ties(t) for t in self.translated):
             return True
-        tokenizer = self._mem.tokenizer
-        held = set(tokenizer.index_tokens(hit.record.text)) - weak
-        strong = set(tokenizer.query_tokens(self._query)) | set(self.translated)
-        return bool(held & strong)
+        if self._strong is None:  # once per recall
+            own = self._mem.tokenizer.query_tokens(self._query)
+            self._strong = set(own) | {t for t in self.translated if ties(t)}
+        return not self._strong.isdisjoint(self._mem.tokenizer.index_tokens(hit.record.text))
 
 
 def relevant_memories(

@@ -44,6 +44,7 @@ from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.store.base import LexicalStore
+from remem.text.bilingual import ties
 from remem.text.budget import tail_within
 from remem.text.scripts import crosses, script_of
 
@@ -359,10 +360,9 @@ def _holds_translation(c: Candidate, ctx: StageContext, indexed: dict[int, list[
         return False
     tokens = indexed.get(c.rowid)
     present = set(tokens if tokens is not None else ctx.tokenizer.index_tokens(c.record.text))
-    # one Chinese character (住 for "live") helps the keyword search find a line, but too many
-    # lines hold it for it to tie one to the question: off-topic questions cleared the cross
-    # floor through them (zh_groupchat's probes answered 10.3% -> 11.2%)
-    return any(t in present for t in ctx.translated_weights if len(t) > 1 or t.isascii())
+    # counting one-character translations too, off-topic questions cleared the cross floor
+    # through them (zh_groupchat's probes answered 10.3% -> 11.2%)
+    return any(t in present for t in ctx.translated_weights if ties(t))
 
 
 def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:

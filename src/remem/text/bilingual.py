@@ -322,6 +322,13 @@ def write_cache(path: Path, definitions: dict[str, str], reverse: Sides, romanis
             os.unlink(tmp.name)
 
 
+def ties(token: str) -> bool:
+    """Whether a translated keyword token ties a line holding it to the question: a word does,
+    one Chinese character does not (住 for "live" is in 记住 too, 年 for "year" in most dates).
+    Such a character still helps the keyword search find lines."""
+    return len(token) > 1 or token.isascii()
+
+
 def english_keys(words: Sequence[str]) -> list[str]:
     """The keys to look English words up by (keyword tokens, stop words already out): each
     word, then each adjacent pair."""
