@@ -282,7 +282,7 @@ def cache_path(key: object) -> Path:
         version = "unknown"
     digest = hashlib.sha1(f"{CACHE_FORMAT}|{version}|{key!r}".encode()).hexdigest()[:12]
     root = Path(platformdirs.user_cache_dir("remem", appauthor=False))
-    return root / f"cedict-{digest}.json"
+    return root / f"cedict-v{CACHE_FORMAT}-{digest}.json"
 
 
 Sides = dict[str, list[str]]
@@ -320,6 +320,17 @@ def write_cache(path: Path, definitions: dict[str, str], reverse: Sides, romanis
         log.debug("dictionary cache not written to %s: %s", path, exc)
         with contextlib.suppress(OSError, UnboundLocalError):
             os.unlink(tmp.name)
+        return
+    remove_stale_caches(path.parent)
+
+
+def remove_stale_caches(folder: Path) -> None:
+    """Delete the cache files an earlier format left (~9 MB each): only this format's are read
+    again. Files of this format for other tokenizer settings stay."""
+    for old in folder.glob("cedict-*.json"):
+        if not old.name.startswith(f"cedict-v{CACHE_FORMAT}-"):
+            with contextlib.suppress(OSError):
+                old.unlink()
 
 
 def ties(token: str) -> bool:

@@ -146,3 +146,17 @@ def test_an_unreadable_cache_file_is_rebuilt(tmp_path, monkeypatch):
 
 def _refuse():
     raise AssertionError("CC-CEDICT was parsed again")
+
+
+def test_writing_the_cache_removes_the_files_of_earlier_formats(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(bilingual, "_loaded", {})
+    folder = bilingual.cache_path("x").parent
+    folder.mkdir(parents=True)
+    stale = [folder / "cedict-86f81add8f2b.json", folder / "cedict-v1-86f81add8f2b.json"]
+    kept = folder / f"cedict-v{bilingual.CACHE_FORMAT}-000000000000.json"  # other settings
+    for path in [*stale, kept]:
+        path.write_text("{}", "utf-8")
+    dictionary(TOKENIZER.word_tokens, key="stale-test").reverse()
+    assert not any(path.exists() for path in stale)
+    assert kept.exists() and bilingual.cache_path("stale-test").is_file()
