@@ -253,7 +253,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     # share few (型号, 航拍 against "我用的大疆 Mini 4 Pro"): any of its words counts.
     min_share = ctx.config.search.worded_min_coverage if script == "latin" else 0.0
     unseen_limit = ctx.config.search.unseen_question_share
-    query_weights(ctx)  # and the share of it the store never saw
+    weights = query_weights(ctx)  # and ctx.query_unseen, the share of it the store never saw
     if script == "latin" and 0 < unseen_limit <= ctx.query_unseen:
         # the store never saw most of what is asked ("How deep is the Mariana Trench?" in a
         # chat about painting and camping): no line of it says enough of the question
@@ -277,7 +277,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         in_window = any(name == "time_intent" for name, _ in c.stages)
         # a question without keywords ("Who is she?") has no word to hold; in a time window
         # being there is the match
-        worded = cov > min_share or not query_weights(ctx) or in_window
+        worded = cov > min_share or not weights or in_window
         floor = floors.of(judged, crossing=crossing, linked=linked, worded=worded)
         if in_window:
             # "what happened two days ago": being in the named window is the match

@@ -119,9 +119,7 @@ class QueryTranslator:
         query = drop_possessives(query)
         for word in dict.fromkeys(_CAPITALISED.findall(query)):
             key = word.lower()
-            if key in ENGLISH_STOPWORDS or any(
-                bilingual.chinese_for(k) for k in english_keys(self._tokenizer.word_tokens([key]))
-            ):
+            if key in ENGLISH_STOPWORDS or self._is_english(bilingual, key):
                 continue  # an English word (or a name CC-CEDICT translates: "Shanghai")
             found = bilingual.written_as(key)[:CANDIDATES]
             if found:
@@ -130,13 +128,16 @@ class QueryTranslator:
         names = spelt_names(
             query,
             held=lambda tokens: self._store.term_stats(tokens)[1],
-            is_english=lambda pair: bool(
-                bilingual.chinese_for(" ".join(self._tokenizer.word_tokens(pair.split())))
-            ),
+            is_english=lambda pair: self._is_english(bilingual, pair),
         )
         if names:
             out.append([(w, tuple(self._tokenizer.phrase_tokens(w))) for w in names])
         return out
+
+    def _is_english(self, bilingual: Bilingual, text: str) -> bool:
+        """Whether lower-case ``text`` (a word or a pair) is a sense CC-CEDICT translates, as
+        the keyword index stems it."""
+        return bool(bilingual.chinese_for(" ".join(self._tokenizer.word_tokens(text.split()))))
 
     def _held(self, candidates: list[list[tuple[str, tuple[str, ...]]]]) -> Translation:
         """Per question word, up to PER_WORD translations whose tokens the store all holds,

@@ -9,8 +9,8 @@ search whose query and store are in different scripts (``remem.retrieve.translat
   interface" -> "interface"); senses that name no meaning ("surname Qian", "variant of ...",
   "CL:...") are skipped.
 - English -> Chinese: the Chinese words with a sense that is exactly the English word or
-  phrase (a single character by its first meaning only), stemmed the way the keyword index stems ("booked" finds the
-  sense "to book"), in the order of how early the sense comes in its entry. Building this side
+  phrase (a single character by its first meaning only), stemmed the way the keyword index
+  stems ("booked" finds the sense "to book"), in the order of how early the sense comes in its entry. Building this side
   takes ~2 s, so both sides are kept in a JSON file in the user's cache directory once built.
 
 Which translations a search uses is decided against the store (only words it holds), not here.
@@ -188,20 +188,18 @@ class Bilingual:
         for word, defs in self.definitions.items():
             for position, sense in enumerate(defs.split("/")[:MAX_SENSES]):
                 text = clean_sense(sense)
-                if (
-                    text is not None
-                    and len(word) < 2
-                    and _PAREN.sub("", sense).strip()[:1].isupper()
-                ):
-                    continue  # a name, not a meaning: 陈 "Chen, a state", 井 "Jing, a constellation"
-                if text is not None:
+                if text is None:
+                    continue
+                if len(word) >= 2:
                     senses.append((text, position, word))
-                    # One character means many things: it stands for an English word by its
-                    # first meaning only (住 "to live", 车 "car"; not 住 "to stop"). Without
-                    # them "Where does Xiaoming live now?" found no Chinese word: the chat
-                    # says 住, not 居住.
-                    if len(word) < 2:
-                        break
+                    continue
+                # One character means many things: it stands for an English word by its first
+                # meaning only (住 "to live", 车 "car"; not 住 "to stop"), and not by a name (陈
+                # "Chen, a state", 井 "Jing, a constellation"). Without them "Where does
+                # Xiaoming live now?" found no Chinese word: the chat says 住, not 居住.
+                if not _PAREN.sub("", sense).strip()[:1].isupper():
+                    senses.append((text, position, word))
+                    break
         # every distinct English word stemmed in one batch (per sense it took ~3 s)
         vocabulary = list({w for text, _, _ in senses for w in text.split()})
         token = dict(zip(vocabulary, self.stem(vocabulary), strict=True))

@@ -118,8 +118,8 @@ def _grown(
         chars = _syllable_characters().get(syllable, ())
         counts = held(sorted({name[-1] + ch for name in names for ch in chars}))
         grown = [(counts.get(name[-1] + ch, 0), name + ch) for name in names for ch in chars]
-        ranked = sorted((c, name) for c, name in grown if c)
-        names = [name for _, name in sorted(ranked, key=lambda h: -h[0])][:MAX_PREFIXES]
+        grown.sort(key=lambda h: (-h[0], h[1]))
+        names = [name for count, name in grown if count][:MAX_PREFIXES]
         if not names:
             return []
     return names
