@@ -81,6 +81,8 @@ VARIANTS = {
         f"worded-{v}": Variant(f"worded-{v}", H, {"search.worded_min_coverage": v})
         for v in (0.0, 0.1, 0.15, 0.2, 0.25, 0.3)
     },
+    # a question's "buy" without "bought" (text/word_forms.py)
+    "no-word-forms": Variant("no-word-forms", H, {"text.word_forms": False}),
     # a Latin-script question whose words the store mostly never saw: wordless floor for all
     **{
         f"unseen-{v}": Variant(f"unseen-{v}", H, {"search.unseen_question_share": v})

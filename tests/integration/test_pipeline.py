@@ -296,3 +296,17 @@ def test_local_reranker_needs_its_path_and_library(tmp_path, db_path):
                 },
             ).rerank
         )
+
+
+def test_a_question_in_the_base_form_finds_the_line_that_says_the_past(convo):
+    # "did anyone buy" and "I bought": Snowball leaves them apart, the word forms join them
+    convo.ingest(
+        {"id": "t7", "session": "s4", "speaker": "Eli", "text": "I bought a smoker last week."}
+    )
+    lexical = ("lexical",)
+    found = convo.search("Did anyone buy anything?", k=3, channels=lexical)
+    assert [h.record.id for h in found.hits] == ["t7"]
+    both = convo.search("What did Eli buy?", k=3)  # and with vectors and relevance
+    assert [h.record.id for h in both.hits][:1] == ["t7"]
+    convo.config.text.word_forms = False
+    assert convo.search("Did anyone buy anything?", k=3, channels=lexical).hits == []

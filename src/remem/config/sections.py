@@ -451,3 +451,10 @@ class TextConfig(_Section):
     stem_english: bool = True
     drop_stopwords: bool = True
     traditional_to_simplified: bool = True
+    # LoCoMo +0.004 recall@10 and MRR, LongMemEval +0.001 / +0.003, zh_groupchat -0.003 / -0.001
+    # (one cross-lingual question; bench/results/word-forms.json)
+    word_forms: bool = Field(
+        default=True,
+        description="a question's keywords also ask for the irregular forms of its English "
+        "words (buy: bought, went: go; text/word_forms.py), and a line holding one holds the word",
+    )

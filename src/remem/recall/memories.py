@@ -31,6 +31,7 @@ from remem.text.bilingual import ties
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
 from remem.text.triggers import has_memory_cue
+from remem.text.word_forms import other_forms
 from remem.types import Filters, Hit
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -114,8 +115,13 @@ class Relevance:
         if all(ties(t) for t in self.translated):
             return True
         if self._strong is None:  # once per recall
-            own = self._mem.tokenizer.query_tokens(self._query)
-            self._strong = set(own) | {t for t in self.translated if ties(t)}
+            tokenizer = self._mem.tokenizer
+            own = tokenizer.query_tokens(self._query)
+            # "went" says the question's "go"
+            forms = (
+                other_forms(tokenizer.word_tokens, own) if self._mem.config.text.word_forms else {}
+            )
+            self._strong = set(own) | set(forms) | {t for t in self.translated if ties(t)}
         return not self._strong.isdisjoint(self._mem.tokenizer.index_tokens(hit.record.text))
 
 

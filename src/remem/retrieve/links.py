@@ -141,7 +141,7 @@ def entity_links(
         # holders of the whole name, then those sharing most of the question's words
         # (BM25 order breaks ties: the list is best first and the sort is stable)
         holders = [r for r in rows if set(tokens) <= set(indexed.get(r, ()))]
-        holders.sort(key=lambda r: -term_coverage(weights, indexed.get(r, ())))
+        holders.sort(key=lambda r: -term_coverage(weights, indexed.get(r, ()), ctx.query_forms))
         best[tokens] = holders[:want]
     records = store.get_by_rowids(
         sorted({r for rows in best.values() for r in rows}), ctx.filters, ctx.now

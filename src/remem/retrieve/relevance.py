@@ -47,6 +47,7 @@ from remem.store.base import LexicalStore
 from remem.text.bilingual import ties
 from remem.text.budget import tail_within
 from remem.text.scripts import crosses, script_of
+from remem.text.word_forms import other_forms
 
 # Everyday sentences about nothing in particular, English and Chinese: how close a query comes
 # to these is its baseline, the cosine it gets from anything at all (short Chinese queries sit
@@ -167,26 +168,50 @@ def idf_from_stats(stats: tuple[int, dict[str, int]], tokens: Sequence[str]) -> 
     }
 
 
-def term_coverage(weights: dict[str, float], text_tokens: Iterable[str]) -> float:
-    """IDF-weighted share of the query's terms that the text contains, in [0, 1]."""
+def term_coverage(
+    weights: dict[str, float], text_tokens: Iterable[str], forms: dict[str, str] | None = None
+) -> float:
+    """IDF-weighted share of the query's terms that the text contains, in [0, 1]; with
+    ``forms`` (another form's token -> the query's token: ``ctx.query_forms``) a text holding
+    "went" holds the query's "go"."""
     total = sum(weights.values())
     if total <= 0:
         return 0.0
     present = set(text_tokens)
+    if forms:
+        present.update(forms[t] for t in present.intersection(forms))
     return sum(w for t, w in weights.items() if t in present) / total
 
 
 def query_weights(ctx: StageContext) -> dict[str, float]:
-    """The query's IDF weights, computed once per search (and ``ctx.query_unseen`` with them,
-    from the same term counts)."""
+    """The query's IDF weights, computed once per search (and ``ctx.query_unseen`` and
+    ``ctx.query_forms`` with them, from the same term counts)."""
     if ctx.query_weights is None:
         if ctx.tokenizer is None or ctx.store is None:
             return {}
         tokens = list(dict.fromkeys(ctx.tokenizer.query_tokens(ctx.query)))
-        stats = ctx.store.term_stats(tokens) if tokens else (0, {})
-        ctx.query_weights = weights = idf_from_stats(stats, tokens)
-        ctx.query_unseen = unseen_share(weights, stats)
-    return ctx.query_weights
+        forms = other_forms(ctx.tokenizer.word_tokens, tokens) if ctx.config.text.word_forms else {}
+        stats = ctx.store.term_stats(tokens + list(forms)) if tokens else (0, {})
+        weigh_query(ctx, tokens, forms, stats)
+    return ctx.query_weights or {}
+
+
+def weigh_query(
+    ctx: StageContext,
+    tokens: list[str],
+    forms: dict[str, str],
+    stats: tuple[int, dict[str, int]],
+) -> None:
+    """Set the query's IDF weights, unseen share and word forms from the store's term counts
+    of its tokens and their other forms (``text/word_forms.py``). A word is as common as all
+    its forms together: the records holding "went" also hold what "go" asks."""
+    n, df = stats
+    merged = dict(df)
+    for form, token in forms.items():
+        merged[token] = merged.get(token, 0) + df.get(form, 0)
+    ctx.query_forms = forms
+    ctx.query_weights = idf_from_stats((n, merged), tokens)
+    ctx.query_unseen = unseen_share(ctx.query_weights, (n, merged))
 
 
 # A word no record holds says the store never talked about it only once the store has had room
@@ -213,7 +238,7 @@ def own_coverage(text: str, ctx: StageContext, indexed: list[str] | None = None)
     if ctx.tokenizer is None:
         return 0.0
     tokens = indexed if indexed is not None else ctx.tokenizer.index_tokens(text)
-    return term_coverage(query_weights(ctx), tokens)
+    return term_coverage(query_weights(ctx), tokens, ctx.query_forms)
 
 
 def translated_coverage(ctx: StageContext, indexed: list[str] | None, own: float) -> float:

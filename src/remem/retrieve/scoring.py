@@ -212,9 +212,11 @@ def _said_only_by_others(
         return set()
     own = [c for c in cands if c.record is not None and c.record.speaker_label in named]
     indexed = ctx.indexed_tokens([c.rowid for c in own + others])
-    best = max(term_coverage(weights, indexed.get(c.rowid, ())) for c in own)
+    best = max(term_coverage(weights, indexed.get(c.rowid, ()), ctx.query_forms) for c in own)
     return {
-        c.rowid for c in others if term_coverage(weights, indexed.get(c.rowid, ())) > best + margin
+        c.rowid
+        for c in others
+        if term_coverage(weights, indexed.get(c.rowid, ()), ctx.query_forms) > best + margin
     }
 
 

@@ -44,7 +44,7 @@ from remem.retrieve.relevance import (
     calibration_for,
     idf_from_stats,
     shipped_neutral_vectors,
-    unseen_share,
+    weigh_query,
 )
 from remem.retrieve.rerank import Reranker, make_reranker
 from remem.retrieve.stages import SCORE_STAGES
@@ -54,6 +54,7 @@ from remem.store.base import Store
 from remem.text.budget import tail_within
 from remem.text.timeexpr import find_time_window
 from remem.text.tokenize import Tokenizer
+from remem.text.word_forms import other_forms
 from remem.types import Explain, Filters, Hit, SearchResult
 
 log = logging.getLogger("remem.search")
@@ -257,16 +258,17 @@ class Searcher:
         them and the relevance stage weighs terms with them."""
         cfg = self.config.search
         own = self.tokenizer.query_tokens(ctx.query)
-        more = [t for t in more if t not in own]
-        tokens = own + more
+        # "did I buy" asks for "bought" too (text/word_forms.py)
+        forms = other_forms(self.tokenizer.word_tokens, own) if self.config.text.word_forms else {}
+        more = [t for t in more if t not in own and t not in forms]
+        tokens = own + list(forms) + more
         if not tokens:
             return []
         stats = self.store.term_stats(tokens)
-        # relevance weighs the question's own words: counting its translations as coverage
-        # too raised false hits on the no-answer probes by 6-8 points for +0.003 recall@10
-        # (bench/results/floor-with-translation.json against floor-own-words.json)
-        ctx.query_weights = idf_from_stats(stats, own)
-        ctx.query_unseen = unseen_share(ctx.query_weights, stats)
+        # relevance weighs the question's own words (and their forms): counting its
+        # translations as coverage too raised false hits on the no-answer probes by 6-8 points
+        # for +0.003 recall@10 (bench/results/floor-with-translation.json)
+        weigh_query(ctx, own, forms, stats)
         ctx.translated_weights = idf_from_stats(stats, more)
         return lexical_candidates(
             self.store,

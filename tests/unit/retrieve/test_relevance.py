@@ -18,6 +18,7 @@ from remem.retrieve.relevance import (
     Calibration,
     calibration_for,
     idf_weights,
+    query_weights,
     relevance,
     term_coverage,
 )
@@ -69,6 +70,26 @@ def test_coverage_is_the_idf_share_of_query_terms_in_the_text():
     assert term_coverage(w, ["hut", "the", "roof"]) == pytest.approx(3.1 / 4.0)
     assert term_coverage(w, ["roof"]) == 0.0
     assert term_coverage({}, ["hut"]) == 0.0
+
+
+def test_a_text_holding_another_form_of_a_query_word_holds_that_word():
+    w = {"go": 1.0, "hut": 3.0}
+    assert term_coverage(w, ["went", "hut"]) == pytest.approx(0.75)
+    assert term_coverage(w, ["went", "hut"], {"went": "go", "gone": "go"}) == 1.0
+    assert term_coverage(w, ["roof"], {"went": "go"}) == 0.0
+
+
+def test_a_query_word_is_as_common_as_all_its_forms():
+    class Forms(Stats):
+        def term_stats(self, tokens):
+            table = {"meet": 0, "met": 30, "hut": 2}
+            return 100, {t: table[t] for t in tokens if t in table}
+
+    ctx = _ctx("did we meet at the hut", 0.25, Forms())
+    weights = query_weights(ctx)
+    assert ctx.query_forms == {"met": "meet"}
+    assert weights["meet"] == pytest.approx(math.log(1 + 70.5 / 30.5))  # met's 30 records
+    assert ctx.query_unseen == 0.0  # the store talks of meeting: not a word it never saw
 
 
 def test_calibration_is_monotone_and_bounded():
