@@ -10,8 +10,9 @@
   character of one-character runs.
 - Traditional Chinese is converted to Simplified first, so "記憶" finds "记忆".
 - A query (not a document, not a phrase taken whole) leaves out what it asks with, with the
-  English stop words: CJK question words (什么时候, 哪里, いつ, 언제) and Chinese particles
-  standing alone (的, 了, 是), so "小明什么时候有空" looks for 小明 and 有空.
+  English stop words: "many" and "much" after "how", CJK question words (什么时候, 哪里,
+  いつ, 언제) and Chinese particles standing alone (的, 了, 是), so "小明什么时候有空" looks
+  for 小明 and 有空.
 
 Tokens contain only letters and digits so FTS5's ``unicode61`` tokenizer keeps each intact.
 """
@@ -159,6 +160,9 @@ ENGLISH_STOPWORDS = frozenset(
 )
 
 _MAX_TOKEN_LEN = 64
+# "how many", "how much": what an English question asks with, as 多少 and 几 in Chinese (cut
+# below); "many" and "much" elsewhere ("so much fun") stay words
+_HOW_WORDS = frozenset(["many", "much"])
 
 # What a Chinese question asks with, not about: the counterpart of "what", "when", "where",
 # "who", "how" in the English stop words. A query's Han run is cut at these before its
@@ -273,11 +277,14 @@ class Tokenizer:
         words: list[str] = []
         # a query's question words and particles go (with the English stop words)
         cut = for_query and not whole and self.drop_stopwords
+        previous = ""
         for match in _TOKEN_RE.finditer(text):
             kind = match.lastgroup
             run = match.group()
             if kind == "word":
-                if self.drop_stopwords and run in ENGLISH_STOPWORDS:
+                asked_with = cut and previous == "how" and run in _HOW_WORDS
+                previous = run
+                if (self.drop_stopwords and run in ENGLISH_STOPWORDS) or asked_with:
                     continue
                 if len(run) <= _MAX_TOKEN_LEN:
                     words.append(run)

@@ -118,6 +118,15 @@ def test_japanese_and_korean_questions_leave_their_question_words_out_too():
     assert tok.query_tokens("어디에서 만나요") == ["만나", "나요"]
 
 
+def test_an_english_question_leaves_out_how_many_and_how_much():
+    tok = Tokenizer("bigram")
+    assert tok.query_tokens("How many days ago did I meet Emma?") == ["day", "ago", "meet", "emma"]
+    assert tok.query_tokens("how much was the hut") == ["hut"]
+    assert "much" in tok.query_tokens("that was so much fun")  # not asked with: a word
+    assert "mani" in tok.index_tokens("How many days ago")  # documents keep it
+    assert "mani" in Tokenizer("bigram", drop_stopwords=False).query_tokens("how many")
+
+
 def test_a_text_asked_as_a_query_finds_itself_whatever_its_question_words():
     import random
 
