@@ -23,7 +23,8 @@ from remem.types import KINDS, MESSAGE_KINDS, ROLES, Filters
 SCOPE_RE = re.compile(
     r"^(global|(agent|user|project|session|custom):[^\s\x00-\x1f\x7f:][^\s\x00-\x1f\x7f]{0,199})\Z"
 )
-ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,200}\Z")
+ID_MAX_CHARS = 200
+ID_RE = re.compile(rf"^[^\x00-\x1f\x7f]{{1,{ID_MAX_CHARS}}}\Z")
 # sessions, speakers, platforms, groups: any printable text without control characters
 NAME_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,500}\Z")
 NAME_FIELDS = ("session", "platform", "group_id", "speaker_id", "origin_platform", "parent_session")
