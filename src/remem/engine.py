@@ -25,14 +25,7 @@ from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import Searcher
 from remem.retrieve.stages import STAGE_NAMES
-from remem.schemas import (
-    ID_MAX_CHARS,
-    RecordIn,
-    check_encodable,
-    make_filters,
-    parse_time,
-    validate_record,
-)
+from remem.schemas import RecordIn, check_encodable, make_filters, parse_time, validate_record
 from remem.store.base import Store
 from remem.store.open import open_store
 from remem.text.tokenize import Tokenizer
@@ -408,10 +401,7 @@ class Memory:
         if not isinstance(prefix, str) or not prefix:
             raise ValidationError("prefix", prefix, "give the start of a record id")
         arguments.count("limit", limit, minimum=1)
-        check_encodable("prefix", prefix)
-        if len(prefix) > ID_MAX_CHARS:  # no id is longer (and SQLite refuses LIKE patterns
-            return []  # past 50,000 bytes: "LIKE or GLOB pattern too complex")
-        return self.store.ids_with_prefix(prefix, limit=limit)
+        return self.store.ids_with_prefix(check_encodable("prefix", prefix), limit=limit)
 
     def delete_all(self) -> int:
         """Delete every record; returns how many there were."""

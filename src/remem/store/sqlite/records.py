@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from remem.errors import ConflictError
+from remem.schemas import ID_MAX_CHARS
 from remem.store.base import ANY, OnConflict, RecordRow
 from remem.store.rows import INSERT_FIELDS, check_enums, check_value, column_value, row_to_record
 from remem.store.sqlite.connection import SQLiteConnection
@@ -128,6 +129,8 @@ class RecordsMixin(SQLiteConnection):
         return out
 
     def ids_with_prefix(self, prefix: str, limit: int = 20) -> list[str]:
+        if len(prefix) > ID_MAX_CHARS:  # no id is longer, and SQLite refuses a LIKE pattern
+            return []  # past 50,000 bytes ("LIKE or GLOB pattern too complex")
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         rows = self.query(
             "SELECT id FROM records WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
