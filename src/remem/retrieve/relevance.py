@@ -12,7 +12,9 @@ evidence for each candidate and maps them to a probability-like relevance in [0,
 - ``coverage``: the share of the query's information found in the candidate's own text: the
   sum of the BM25 IDF of the query terms the text contains over the sum for all query terms
   (terms the store has never seen count fully against it). 1 means every informative word of
-  the question is there; it does not depend on what else the query retrieved.
+  the question is there; it does not depend on what else the query retrieved. A store under
+  UNSEEN_MIN_RECORDS records is too small for IDF: there the words weigh what they say in
+  general language (``general_weights``, ``embed/word_rarity.py``).
 
 - ``baseline``: the query's cosine to the nearest of a few fixed neutral sentences
   (``NEUTRAL``), i.e. how close this query comes to anything at all. It is measured against
@@ -33,6 +35,7 @@ the top hit scores R, the rest keep their order and all lie in [0, 1].
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from remem.config.sections import SearchConfig
+from remem.embed.word_rarity import word_rarity
 from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
@@ -47,6 +51,7 @@ from remem.store.base import LexicalStore
 from remem.text.bilingual import ties
 from remem.text.budget import tail_within
 from remem.text.scripts import crosses, script_of
+from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
 
 # Everyday sentences about nothing in particular, English and Chinese: how close a query comes
@@ -212,7 +217,26 @@ def weigh_query(
     ctx.query_forms = forms
     ctx.query_weights = idf_from_stats((n, merged), tokens)
     ctx.query_unseen = unseen_share(ctx.query_weights, (n, merged))
+    if n < UNSEEN_MIN_RECORDS and ctx.tokenizer is not None:
+        general = general_weights(ctx.tokenizer, ctx.query, tokens)
+        if general is not None:
+            ctx.query_weights = general
 
+
+def general_weights(tokenizer: Tokenizer, query: str, tokens: list[str]) -> dict[str, float] | None:
+    """The query's tokens weighed by how much their words say in general language
+    (``embed/word_rarity.py``), for a store too small for IDF to tell; None without it."""
+    words = _LATIN_WORD.findall(query.lower())
+    word_of: dict[str, str] = {}
+    for word, token in zip(words, tokenizer.word_tokens(words), strict=True):
+        word_of.setdefault(token, word)
+    found = word_rarity().weights(word_of.get(t, t) for t in tokens)
+    if found is None:
+        return None
+    return {t: found[word_of.get(t, t)] for t in tokens}
+
+
+_LATIN_WORD = re.compile(r"[a-z0-9']+")
 
 # A word no record holds says the store never talked about it only once the store has had room
 # to: in LongMemEval oracle's stores (2-68 records, the evidence sessions alone) "total",

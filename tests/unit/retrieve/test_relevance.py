@@ -92,6 +92,23 @@ def test_a_query_word_is_as_common_as_all_its_forms():
     assert ctx.query_unseen == 0.0  # the store talks of meeting: not a word it never saw
 
 
+def test_a_small_store_weighs_words_by_what_they_say_in_general():
+    class Small(Stats):
+        """12 records; 'smoker' in 5 of them, the question's other words in none"""
+
+        def term_stats(self, tokens):
+            return 12, {t: 5 for t in tokens if t == "smoker"}
+
+    ctx = _ctx("How many days ago did I buy a smoker?", 0.25, Small())
+    weights = query_weights(ctx)
+    # by IDF "days", "ago" and "buy" (never seen) would each outweigh "smoker" six to one
+    assert weights["smoker"] > weights["day"] + weights["ago"] + weights["buy"]
+    assert term_coverage(weights, ["smoker"]) > 0.5
+    # 100 records or more: the store's own IDF (no record holds any of them: all the maximum)
+    big = query_weights(_ctx("How many days ago did I buy a smoker?", 0.25, Stats()))
+    assert len(set(big.values())) == 1 and big["smoker"] > 5
+
+
 def test_calibration_is_monotone_and_bounded():
     cal = Calibration(intercept=-20.0, cosine=90.0, baseline=-70.0, coverage=4.0)
     assert 0 < cal(0.70, 0.8, 0.0) < cal(0.80, 0.8, 0.0) < cal(0.80, 0.8, 0.5) < 1
