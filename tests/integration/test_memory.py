@@ -108,7 +108,7 @@ def test_hits_carry_explain(chat):
 
 def test_filters(chat):
     assert {
-        h.record.session for h in chat.search("cat Berlin cello", k=10, filters={"session": "s2"})
+        h.record.session for h in chat.search("Miso cat Berlin", k=10, filters={"session": "s2"})
     } == {"s2"}
     hits = chat.search(
         "anything about travel", k=10, filters={"since": T0 + 3 * DAY, "until": T0 + 4 * DAY}

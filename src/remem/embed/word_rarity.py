@@ -26,8 +26,11 @@ log = logging.getLogger("remem.search")
 # The surprise of the commonest content words ("first" 8.4, "take" 8.8, "many" 8.8): a word
 # weighs what it says beyond them; stop words are already gone. 7 against 0 (the raw surprise):
 # LongMemEval session recall@10 0.997 against 0.995, LoCoMo's probes asked of its first 30
-# stores one by one answered 7.2% against 8.6% (6.6% with IDF; bench/results/word-rarity.json)
+# stores one by one answered 7.3% against 8.6% (6.6% with IDF; bench/results/word-rarity.json)
 COMMON = 7.0
+# IDF tops out near 5.3 in a store of 100 records; one hash or serial number (surprise 70-180)
+# must not make a question's coverage all or nothing
+MOST = 15.0
 _lock = threading.Lock()
 
 
@@ -39,12 +42,13 @@ class WordRarity:
         self._off: str | None = None
 
     def weights(self, words: Iterable[str]) -> dict[str, float] | None:
-        """Each word's surprise above COMMON (0 at or below it), or None when the bundled USE
-        tokenizer is not available."""
-        tokenizer = self._load()
+        """Each word's surprise above COMMON (0 at or below it, at most MOST), or None when
+        there is no word to weigh or the bundled USE tokenizer is not available."""
+        wanted = list(dict.fromkeys(words))
+        tokenizer = self._load() if wanted else None
         if tokenizer is None:
             return None
-        return {w: max(0.0, _surprise(tokenizer, w) - COMMON) for w in dict.fromkeys(words)}
+        return {w: min(MOST, max(0.0, _surprise(tokenizer, w) - COMMON)) for w in wanted}
 
     def _load(self) -> object | None:
         if self._tokenizer is not None or self._off is not None:
@@ -58,7 +62,9 @@ class WordRarity:
 
                     root = verify_weights("use-multilingual-v3")
                     tokenizer = UseTokenizer(str(root / "resources" / "sp.model"))
-                    if not tokenizer._scores:  # the unigram model's log-probabilities
+                    # the unigram model's log-probabilities, and what it scores a lacking
+                    # character at
+                    if not tokenizer._scores or not isinstance(tokenizer._unk_score, float):
                         raise ValueError("the USE tokenizer has no piece scores")
                     self._tokenizer = tokenizer
                 except Exception as exc:  # evidence, not a requirement
@@ -68,10 +74,13 @@ class WordRarity:
 
 
 def _surprise(tokenizer: object, word: str) -> float:
-    """The negative log-probability of the word's best segmentation under the unigram model."""
+    """The negative log-probability of the word's best segmentation under the unigram model, a
+    character the model lacks scored as its segmentation scores it (the lowest piece score
+    less 10), not as the unknown piece's stored 0."""
     ids = tokenizer.encode(word, add_bos=False, add_eos=False)  # type: ignore[attr-defined]
     scores = tokenizer._scores  # type: ignore[attr-defined]
-    return -sum(scores[i] for i in ids if 0 <= i < len(scores))
+    unknown = tokenizer._unk_score  # type: ignore[attr-defined]
+    return -sum(scores[i] if 0 < i < len(scores) else unknown for i in ids)
 
 
 @lru_cache(maxsize=1)

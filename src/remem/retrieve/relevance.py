@@ -35,7 +35,6 @@ the top hit scores R, the rest keep their order and all lie in [0, 1].
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -213,11 +212,12 @@ def weigh_query(
     n, df = stats
     merged = dict(df)
     for form, token in forms.items():
-        merged[token] = merged.get(token, 0) + df.get(form, 0)
+        # a record holding "go" and "went" is one record: never more than the store holds
+        merged[token] = min(n, merged.get(token, 0) + df.get(form, 0))
     ctx.query_forms = forms
     ctx.query_weights = idf_from_stats((n, merged), tokens)
     ctx.query_unseen = unseen_share(ctx.query_weights, (n, merged))
-    if n < UNSEEN_MIN_RECORDS and ctx.tokenizer is not None:
+    if tokens and n < UNSEEN_MIN_RECORDS and ctx.tokenizer is not None:
         general = general_weights(ctx.tokenizer, ctx.query, tokens)
         if general is not None:
             ctx.query_weights = general
@@ -225,18 +225,16 @@ def weigh_query(
 
 def general_weights(tokenizer: Tokenizer, query: str, tokens: list[str]) -> dict[str, float] | None:
     """The query's tokens weighed by how much their words say in general language
-    (``embed/word_rarity.py``), for a store too small for IDF to tell; None without it."""
-    words = _LATIN_WORD.findall(query.lower())
+    (``embed/word_rarity.py``), for a store too small for IDF to tell; None without it, or
+    when it weighs every token at nothing (then the store's IDF stands)."""
     word_of: dict[str, str] = {}
-    for word, token in zip(words, tokenizer.word_tokens(words), strict=True):
+    for word, token in tokenizer.word_pairs(query):
         word_of.setdefault(token, word)
     found = word_rarity().weights(word_of.get(t, t) for t in tokens)
-    if found is None:
+    if not found or not any(found.values()):
         return None
     return {t: found[word_of.get(t, t)] for t in tokens}
 
-
-_LATIN_WORD = re.compile(r"[a-z0-9']+")
 
 # A word no record holds says the store never talked about it only once the store has had room
 # to: in LongMemEval oracle's stores (2-68 records, the evidence sessions alone) "total",

@@ -337,6 +337,17 @@ class Tokenizer:
         stems = iter(self._stem([w for w in kept if w]))
         return [next(stems) if w else "" for w in kept]
 
+    def word_pairs(self, text: str) -> list[tuple[str, str]]:
+        """(word, keyword token) of each word of the text in a space-delimited script, stop
+        words left out: which word a query's token stands for ("caroline" for carolin)."""
+        text = normalize_text(text, simplify=self.simplify)
+        words = [
+            m.group()
+            for m in _TOKEN_RE.finditer(text)
+            if m.lastgroup == "word" and m.group() not in ENGLISH_STOPWORDS
+        ]
+        return [(w, t) for w, t in zip(words, self.word_tokens(words), strict=True) if t]
+
     def index_string(self, text: str) -> str:
         return " ".join(self.index_tokens(text))
 

@@ -92,6 +92,16 @@ def test_a_query_word_is_as_common_as_all_its_forms():
     assert ctx.query_unseen == 0.0  # the store talks of meeting: not a word it never saw
 
 
+def test_a_word_and_its_forms_are_never_held_by_more_records_than_the_store_has():
+    from remem.retrieve.relevance import weigh_query
+
+    ctx = _ctx("go to the hut", 0.25, Stats())
+    stats = (120, {"go": 70, "went": 60, "gone": 5, "hut": 3})
+    weigh_query(ctx, ["go", "hut"], {"went": "go", "gone": "go"}, stats)
+    assert ctx.query_weights is not None and ctx.query_weights["go"] > 0
+    assert term_coverage(ctx.query_weights, ["hut"]) <= 1.0
+
+
 def test_a_small_store_weighs_words_by_what_they_say_in_general():
     class Small(Stats):
         """12 records; 'smoker' in 5 of them, the question's other words in none"""

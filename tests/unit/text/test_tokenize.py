@@ -118,6 +118,16 @@ def test_japanese_and_korean_questions_leave_their_question_words_out_too():
     assert tok.query_tokens("어디에서 만나요") == ["만나", "나요"]
 
 
+def test_word_pairs_say_which_word_each_token_stands_for():
+    tok = Tokenizer("bigram")
+    assert tok.word_pairs("Why did Caroline's Café close?") == [
+        ("caroline", "carolin"),
+        ("café", "café"),
+        ("close", "close"),
+    ]
+    assert tok.word_pairs("小明什么时候有空") == []  # Chinese tokens are their own words
+
+
 def test_an_english_question_leaves_out_how_many_and_how_much():
     tok = Tokenizer("bigram")
     assert tok.query_tokens("How many days ago did I meet Emma?") == ["day", "ago", "meet", "emma"]
