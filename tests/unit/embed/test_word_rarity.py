@@ -21,17 +21,26 @@ def test_any_script_is_weighed_and_nothing_beyond_the_cap():
     assert word_rarity().weights([]) is None  # nothing to weigh: nothing loaded for it
 
 
+def test_the_use_model_and_word_rarity_share_one_tokenizer():
+    from remem.embed.local import USEEmbedder, use_tokenizer
+
+    rarity = WordRarity()
+    rarity.weights(["smoker"])
+    assert rarity._tokenizer is use_tokenizer()
+    assert USEEmbedder()._engine._tokenizer is use_tokenizer()
+
+
 def test_without_the_bundled_tokenizer_there_are_no_weights(monkeypatch):
     import remem.embed.local as local
 
-    def missing(model: str, **_: object) -> None:
+    calls = []
+
+    def missing() -> None:
+        calls.append(1)
         raise local.EmbeddingError("no package")
 
-    calls = []
-    monkeypatch.setattr(
-        local, "verify_weights", lambda model, **kw: calls.append(model) or missing(model)
-    )
+    monkeypatch.setattr(local, "use_tokenizer", missing)
     rarity = WordRarity()
     assert rarity.weights(["smoker"]) is None
     assert rarity.weights(["smoker"]) is None
-    assert calls == ["use-multilingual-v3"]  # tried once, then off
+    assert calls == [1]  # tried once, then off
