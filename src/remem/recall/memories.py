@@ -118,9 +118,7 @@ class Relevance:
             tokenizer = self._mem.tokenizer
             own = tokenizer.query_tokens(self._query)
             # "went" says the question's "go"
-            forms = (
-                other_forms(tokenizer.word_tokens, own) if self._mem.config.text.word_forms else {}
-            )
+            forms = other_forms(tokenizer, own, on=self._mem.config.text.word_forms)
             self._strong = set(own) | set(forms) | {t for t in self.translated if ties(t)}
         return not self._strong.isdisjoint(self._mem.tokenizer.index_tokens(hit.record.text))
 

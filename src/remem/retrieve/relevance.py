@@ -194,7 +194,7 @@ def query_weights(ctx: StageContext) -> dict[str, float]:
         if ctx.tokenizer is None or ctx.store is None:
             return {}
         tokens = list(dict.fromkeys(ctx.tokenizer.query_tokens(ctx.query)))
-        forms = other_forms(ctx.tokenizer.word_tokens, tokens) if ctx.config.text.word_forms else {}
+        forms = other_forms(ctx.tokenizer, tokens, on=ctx.config.text.word_forms)
         stats = ctx.store.term_stats(tokens + list(forms)) if tokens else (0, {})
         weigh_query(ctx, tokens, forms, stats)
     return ctx.query_weights or {}

@@ -259,7 +259,7 @@ class Searcher:
         cfg = self.config.search
         own = self.tokenizer.query_tokens(ctx.query)
         # "did I buy" asks for "bought" too (text/word_forms.py)
-        forms = other_forms(self.tokenizer.word_tokens, own) if self.config.text.word_forms else {}
+        forms = other_forms(self.tokenizer, own, on=self.config.text.word_forms)
         more = [t for t in more if t not in own and t not in forms]
         tokens = own + list(forms) + more
         if not tokens:

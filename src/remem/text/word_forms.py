@@ -19,8 +19,9 @@ bind, "lay" for lie), and be / do / have, whose forms are stop words.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from functools import lru_cache
+from collections.abc import Iterable
+
+from remem.text.tokenize import Tokenizer
 
 # base, past, past participle (a comma between two accepted spellings)
 IRREGULAR_VERBS = (
@@ -158,13 +159,13 @@ IRREGULAR_NOUNS = (
 )
 
 
-def other_forms(
-    tokenize: Callable[[list[str]], list[str]], tokens: Iterable[str]
-) -> dict[str, str]:
+def other_forms(tokenizer: Tokenizer, tokens: Iterable[str], *, on: bool = True) -> dict[str, str]:
     """Each token of another form of one of ``tokens``' words, mapped to the token it is a
-    form of (the first of them): {"went": "go", "gone": "go"} for ["go"]. ``tokenize`` turns
-    lower-case words into keyword tokens one for one (``Tokenizer.word_tokens``)."""
-    groups = _groups(tokenize)
+    form of (the first of them): {"went": "go", "gone": "go"} for ["go"]; {} when not ``on``
+    (``text.word_forms``)."""
+    if not on:
+        return {}
+    groups = _groups(tokenizer)
     asked = list(dict.fromkeys(tokens))
     out: dict[str, str] = {}
     for token in asked:
@@ -174,15 +175,22 @@ def other_forms(
     return out
 
 
-@lru_cache(maxsize=8)
-def _groups(tokenize: Callable[[list[str]], list[str]]) -> dict[str, tuple[str, ...]]:
-    """token -> the tokens of its word's other forms, for one tokenizer's stemming."""
-    out: dict[str, set[str]] = {}
-    for entry in IRREGULAR_VERBS + IRREGULAR_NOUNS:
-        words = [w for part in entry.split() for w in part.split(",")]
-        forms = {t for t in tokenize(words) if t}
-        if len(forms) < 2:
-            continue
-        for form in forms:
-            out.setdefault(form, set()).update(forms - {form})
-    return {t: tuple(sorted(others)) for t, others in out.items()}
+# (stem_english, drop_stopwords) -> token -> the tokens of its word's other forms
+_GROUPS: dict[tuple[bool, bool], dict[str, tuple[str, ...]]] = {}
+
+
+def _groups(tokenizer: Tokenizer) -> dict[str, tuple[str, ...]]:
+    """The table as this tokenizer's settings stem it, built once per setting."""
+    key = (tokenizer.stem_english, tokenizer.drop_stopwords)
+    found = _GROUPS.get(key)
+    if found is None:
+        out: dict[str, set[str]] = {}
+        for entry in IRREGULAR_VERBS + IRREGULAR_NOUNS:
+            words = [w for part in entry.split() for w in part.split(",")]
+            forms = {t for t in tokenizer.word_tokens(words) if t}
+            if len(forms) < 2:
+                continue
+            for form in forms:
+                out.setdefault(form, set()).update(forms - {form})
+        found = _GROUPS[key] = {t: tuple(sorted(others)) for t, others in out.items()}
+    return found

@@ -8,7 +8,7 @@ from remem.text.word_forms import IRREGULAR_NOUNS, IRREGULAR_VERBS, other_forms
 
 def forms_of(text: str, tokenizer: Tokenizer | None = None) -> dict[str, str]:
     t = tokenizer or Tokenizer()
-    return other_forms(t.word_tokens, t.query_tokens(text))
+    return other_forms(t, t.query_tokens(text))
 
 
 def test_a_base_form_asks_for_its_past_forms_and_the_reverse():
