@@ -83,6 +83,8 @@ VARIANTS = {
     },
     # a question's "buy" without "bought" (text/word_forms.py)
     "no-word-forms": Variant("no-word-forms", H, {"text.word_forms": False}),
+    # a named day's (or week's) own best records not added to each channel's candidates
+    "no-window-candidates": Variant("no-window-candidates", H, {"time_intent.candidates": 0}),
     # a Latin-script question whose words the store mostly never saw: wordless floor for all
     **{
         f"unseen-{v}": Variant(f"unseen-{v}", H, {"search.unseen_question_share": v})

@@ -4,6 +4,7 @@ access reinforcement, and rerank against a local server speaking the real rerank
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -310,3 +311,47 @@ def test_a_question_in_the_base_form_finds_the_line_that_says_the_past(convo):
     assert [h.record.id for h in both.hits][:1] == ["t7"]
     convo.config.text.word_forms = False
     assert convo.search("Did anyone buy anything?", k=3, channels=lexical).hits == []
+
+
+def test_a_named_day_brings_its_own_lines_into_the_candidates(db_path, e5):
+    """The whole store's top-N holds the lines that say "plant"; the answer, said that day,
+    says none of it: the day's own best candidates bring it in."""
+    day = datetime(2026, 11, 3, 10, 0, tzinfo=UTC).timestamp()
+    others = [
+        "I want to plant more herbs this spring.",
+        "We should plant a cherry tree by the fence.",
+        "The plant shop on Main Street has a sale on.",
+        "Did you plant the basil yet?",
+        "My office plant is dying, any tips?",
+        "Which plant grows well in the shade?",
+        "I'll plant the tulip bulbs before the frost.",
+        "Plant the peas early, they like the cold.",
+        "The new plant nursery opens on Saturday.",
+        "Should I plant lettuce or spinach next?",
+    ]
+    turns = [(f"o{i}", text, day - (i + 5) * DAY) for i, text in enumerate(others)]
+    turns.append(("answer", "Put the tomato seedlings in the ground this morning.", day))
+    overrides = {"indexing.mode": "sync", "search.candidate_pool": 2, "search.candidate_factor": 1}
+    for setting, found in ((0, False), (10, True)):
+        config = Config.load(env={}, overrides={**overrides, "time_intent.candidates": setting})
+        with Memory(db_path, config, embedder=e5) as mem:
+            if setting == 0:
+                mem.ingest_many(
+                    [
+                        {
+                            "id": i,
+                            "session": "garden",
+                            "speaker": "Dana",
+                            "text": t,
+                            "timestamp": ts,
+                        }
+                        for i, t, ts in turns
+                    ]
+                )
+            result = mem.search("What did Dana plant on November 3, 2026?", k=2, now=NOW)
+            ids = [h.record.id for h in result.hits]
+            assert ("answer" in ids) is found, (setting, ids)
+            assert "time intent: 'november 3, 2026'" in result.notes
+    hit = result.hits[ids.index("answer")]
+    assert hit.explain.vector_score is not None  # found by its cosine, among the day's lines
+    assert "time_intent" in [name for name, _ in hit.explain.stages]

@@ -141,6 +141,12 @@ class TimeIntentConfig(_Section):
     enabled: bool = True
     mode: Literal["boost", "filter"] = "boost"
     boost: float = Field(default=0.5, ge=0, description="added to hits inside the window")
+    candidates: int = Field(
+        default=10,
+        ge=0,
+        description="each channel's best records from inside a named window of at most 31 "
+        "days, added to its candidates (a line of that day the whole store's top-N left out)",
+    )
 
 
 class DiversityConfig(_Section):

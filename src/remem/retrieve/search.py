@@ -48,6 +48,7 @@ from remem.retrieve.relevance import (
 )
 from remem.retrieve.rerank import Reranker, make_reranker
 from remem.retrieve.stages import SCORE_STAGES
+from remem.retrieve.time_intent import window_filters, with_window
 from remem.retrieve.translate import QueryTranslator, across_scripts
 from remem.retrieve.witness import CrossScriptWitness
 from remem.store.base import Store
@@ -162,24 +163,29 @@ class Searcher:
         result = SearchResult(query=query)
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
+        if cfg.time_intent.enabled and "time_intent" not in disable:
+            ctx.time_window = find_time_window(query, now)
+            if ctx.time_window is not None:
+                ctx.notes.append(f"time intent: '{ctx.time_window.expression}'")
+        within = window_filters(filters, ctx.time_window) if cfg.time_intent.candidates else None
         vector_query, query_vector, translation = across_scripts(
             ctx, query_vector, channels, self.translator
         )
         side: Future[VectorFound] | None = None
         if "vector" in channels and "lexical" in channels:  # beside the keyword search
             side = self.query_embeddings.submit(
-                self._vector_channel, vector_query, query_vector, pool, filters, now
+                self._vector_channel, vector_query, query_vector, pool, filters, now, within
             )
         more = translation.tokens if cfg.translate.keyword else []
         result.translated_tokens = list(more)
-        lexical = self._lexical(ctx, pool, more) if "lexical" in channels else []
+        lexical = self._lexical(ctx, pool, more, within) if "lexical" in channels else []
         t1 = time.perf_counter()
 
         found = VectorFound()
         if side is not None:
             found = side.result()  # what the worker raised is raised here
         elif "vector" in channels:
-            found = self._vector_channel(vector_query, query_vector, pool, filters, now)
+            found = self._vector_channel(vector_query, query_vector, pool, filters, now, within)
         found.report_to(result)
         vector, index, query_vector = found.hits, found.index, found.query_vector
         ctx.query_vector = query_vector
@@ -191,10 +197,6 @@ class Searcher:
         if index is not None and cands:
             ctx.vectors = index.vectors_for([c.rowid for c in cands])
             ctx.model_id = index.model_id
-        if cfg.time_intent.enabled and "time_intent" not in disable:
-            ctx.time_window = find_time_window(query, now)
-            if ctx.time_window is not None:
-                ctx.notes.append(f"time intent: '{ctx.time_window.expression}'")
         t3 = time.perf_counter()
 
         cands = self._score(cands, ctx, disable)
@@ -252,10 +254,13 @@ class Searcher:
             role_filter=role_filter,
         )
 
-    def _lexical(self, ctx: StageContext, pool: int, more: list[str]) -> list[tuple[int, float]]:
+    def _lexical(
+        self, ctx: StageContext, pool: int, more: list[str], within: Filters | None = None
+    ) -> list[tuple[int, float]]:
         """The lexical channel's top ``pool`` for the query's tokens and ``more`` (its
-        translations). The query's term statistics are read once: the channel prunes with
-        them and the relevance stage weighs terms with them."""
+        translations), and its best inside a named time window (``within``). The query's term
+        statistics are read once: the channel prunes with them and the relevance stage weighs
+        terms with them."""
         cfg = self.config.search
         own = self.tokenizer.query_tokens(ctx.query)
         # "did I buy" asks for "bought" too (text/word_forms.py)
@@ -270,19 +275,26 @@ class Searcher:
         # for +0.003 recall@10 (bench/results/floor-with-translation.json)
         weigh_query(ctx, own, forms, stats)
         ctx.translated_weights = idf_from_stats(stats, more)
-        return lexical_candidates(
-            self.store,
-            tokens,
-            ctx.filters,
-            pool,
-            ctx.now,
-            context_weight=cfg.context_weight,
-            max_df=cfg.lexical_max_df,
-            prune_min_docs=cfg.lexical_prune_min_docs,
-            postings_budget=cfg.lexical_postings_budget,
-            first_pass_budget=cfg.lexical_first_pass_budget,
-            stats=stats,
-        )
+
+        def best(filters: Filters | None, n: int) -> list[tuple[int, float]]:
+            return lexical_candidates(
+                self.store,
+                tokens,
+                filters,
+                n,
+                ctx.now,
+                context_weight=cfg.context_weight,
+                max_df=cfg.lexical_max_df,
+                prune_min_docs=cfg.lexical_prune_min_docs,
+                postings_budget=cfg.lexical_postings_budget,
+                first_pass_budget=cfg.lexical_first_pass_budget,
+                stats=stats,
+            )
+
+        found = best(ctx.filters, pool)
+        if within is not None:
+            found = with_window(found, best(within, self.config.time_intent.candidates))
+        return found
 
     def _fuse(
         self, vector: list[tuple[int, float]], lexical: list[tuple[int, float]]
@@ -364,9 +376,11 @@ class Searcher:
         pool: int,
         filters: Filters | None,
         now: float,
+        within: Filters | None = None,
     ) -> VectorFound:
         """The vector channel, with what it has to say kept apart in its own result (it may
-        run on a worker thread while the keyword search runs; the caller reports it)."""
+        run on a worker thread while the keyword search runs; the caller reports it), and
+        its best inside a named time window (``within``)."""
         start = time.perf_counter()
         result = SearchResult(query=query)
         if query_vector is not None:
@@ -386,6 +400,9 @@ class Searcher:
         if warning:
             result.warnings.append(warning)
         hits = index.search(query_vector, pool, filters, now)
+        if within is not None:
+            inside = index.search(query_vector, self.config.time_intent.candidates, within, now)
+            hits = with_window(hits, inside)
         if legacy is not None and len(legacy.rowids):
             hits = with_legacy(hits, legacy, query_vector, pool)
         hits, waiting = self._with_waiting(hits, query, query_vector, pool, filters, now, index)

@@ -1,9 +1,22 @@
-"""Time intent: "what did we say last week?" favours (or keeps only) records from that week."""
+"""Time intent: "what did we say last week?" favours (or keeps only) records from that week.
+
+A named window narrower than a month also brings its own candidates: each channel's best
+records from inside it join the channel's top-N over the whole store. "What was Sam doing on
+December 4, 2023?" is answered by a line that shares one word with it ("I attended a Weight
+Watchers meeting yesterday"); across a long conversation that line is not among the best 50,
+but it is among the best of its day.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
+from remem.text.timeexpr import DAY, TimeWindow
+from remem.types import Filters
+
+WINDOW_CANDIDATES_MAX_DAYS = 31  # a year's best 10 would only be the store's best 10
 
 
 def time_intent(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
@@ -28,3 +41,29 @@ def time_intent(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             c.set("time_intent", c.score + cfg.boost)
         kept.append(c)
     return kept
+
+
+def window_filters(filters: Filters | None, window: TimeWindow | None) -> Filters | None:
+    """The search's filters narrowed to a named window of at most a month (its hull when it
+    names several spans), or None when there is none or it is wider."""
+    if window is None or window.end - window.start > WINDOW_CANDIDATES_MAX_DAYS * DAY:
+        return None
+    base = filters if filters is not None else Filters()
+    since = window.start if base.since is None else max(base.since, window.start)
+    # Filters.until is inclusive, the window's end is not: the last second inside it
+    end = window.end - 1
+    until = end if base.until is None else min(base.until, end)
+    if since > until:
+        return None  # the window lies outside what the caller's filters allow
+    return dataclasses.replace(base, since=since, until=until)
+
+
+def with_window(
+    hits: list[tuple[int, float]], inside: list[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    """A channel's hits over the whole store and its best inside the window, best first."""
+    seen = {rowid for rowid, _ in hits}
+    extra = [(rowid, score) for rowid, score in inside if rowid not in seen]
+    if not extra:
+        return hits
+    return sorted(hits + extra, key=lambda h: -h[1])

@@ -7,6 +7,13 @@ years ago, last / this week / month / year, last / this <season>, last <weekday>
 [<year>], <month> <year>, <year>; 昨天 / 今天 / 前天 / 大前天, N天前 / N周前 / N个月前 / N年前,
 上周 / 本周 / 上个月 / 这个月 / 去年 / 今年 / 前年, 去年夏天 / 今年春天, 上周一, [YYYY年]M月,
 YYYY年. An ambiguous month without a year means its most recent occurrence up to ``now``.
+
+Named days: "October 13, 2023", "on 1 February, 2023", "Oct 13th", "2023-10-13", "2023/8/3",
+"2023年8月3日", "4 月 8 号", "八月三日" name that day and the next (a day is told of on it or
+the day after: "last night we watched ..."); a span counted from one ("the week before August
+3, 2023", "two weeks before 11 August", "the Sunday before October 25", "3 days after
+2023-05-01") runs from its start through the named day. A day after "by", "before", "after",
+"since" or "until" names a range the window cannot hold, so none (and not its month either).
 """
 
 from __future__ import annotations
@@ -193,7 +200,50 @@ def _month_window(now: datetime, month: int, year: int | None, expr: str) -> Tim
 _NUM_EN = r"(\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _ZH_NUM = r"([0-9]+|[零一二两三四五六七八九十几幾]+)"
 
+_MONTH_NAMES = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
+)
+_WEEKDAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# A span counted back or on from a named day: "the week before August 3, 2023", "two weeks
+# before 11 August", "the Sunday before October 25", "three days after 2023-05-01"
+_FROM_DAY = (
+    rf"(?:(?:(?:the|last)\s+)?(?:(?P<n>{_NUM_EN})\s+)?(?P<unit>day|week|month|year|weekend)s?"
+    rf"|(?:the|last)\s+(?P<weekday>{_WEEKDAY_NAMES}))\s+(?P<rel>before|after|prior to)\s+"
+)
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_YEAR = r"(?:19|20)\d\d"
+
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    # one named day, before any month or year pattern claims part of it: "October 13, 2023",
+    # "on 1 February, 2023", "Oct 13th", "2023-10-13", "2023年8月3日", "4 月 8 号"
+    (
+        re.compile(
+            rf"(?:{_FROM_DAY})?\b(?P<month>{_MONTH_NAMES})\.?\s+(?P<day>\d{{1,2}}){_ORDINAL}\b"
+            rf"(?:,?\s*(?P<year>{_YEAR})\b)?"
+        ),
+        "day",
+    ),
+    (
+        re.compile(
+            rf"(?:{_FROM_DAY})?\b(?P<day>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?"
+            rf"(?P<month>{_MONTH_NAMES})\b\.?(?:,?\s*(?P<year>{_YEAR})\b)?"
+        ),
+        "day",
+    ),
+    (
+        re.compile(
+            rf"(?:{_FROM_DAY})?\b(?P<year>{_YEAR})[-/](?P<month>\d{{1,2}})[-/](?P<day>\d{{1,2}})\b"
+        ),
+        "day",
+    ),
+    (
+        re.compile(
+            rf"(?:(?P<year>{_YEAR})\s*年\s*)?(?<![0-9])(?P<month>[0-9]{{1,2}}|[一二三四五六七八九十]{{1,3}})"
+            r"\s*月\s*(?P<day>[0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*[日号號]"
+        ),
+        "day",
+    ),
     (re.compile(r"\bday before yesterday\b"), "day_before_yesterday"),
     (re.compile(r"\byesterday\b"), "yesterday"),
     (re.compile(r"\btoday\b|\btonight\b|\bthis morning\b"), "today"),
@@ -262,9 +312,14 @@ def find_time_window(query: str, now: float) -> TimeWindow | None:
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in claimed):
                 continue
-            window = _resolve(kind, m, current, today, m.group(0))
-            if window is not None:
+            try:
+                window = _resolve(kind, m, current, today, m.group(0))
+            except (OverflowError, ValueError):
+                window = None  # "9999 years ago", "1e30 days ago": before any calendar
+            if window is not None or kind == "day":
+                # a day that names no window ("by 10 July, 2023") is not a month either
                 claimed.append(m.span())
+            if window is not None:
                 found.append((m.start(), window))
     if not found:
         return None
@@ -275,6 +330,8 @@ def find_time_window(query: str, now: float) -> TimeWindow | None:
 def _resolve(
     kind: str, m: re.Match[str], now: datetime, today: datetime, expr: str
 ) -> TimeWindow | None:
+    if kind == "day":
+        return _named_day(m, now, expr)
     if kind == "yesterday":
         return _window(today - timedelta(days=1), today, expr)
     if kind == "day_before_yesterday":
@@ -351,6 +408,73 @@ def _resolve(
             return None
         return _month_window(now, month, None, expr)
     return None
+
+
+_UNIT_DAYS = {"day": 1, "week": 7, "weekend": 7, "month": 30, "year": 365}
+
+
+def _named_day(m: re.Match[str], now: datetime, expr: str) -> TimeWindow | None:
+    """The day a query names, or the span counted from it: "the week before August 3" runs
+    from July 27 through August 3 itself, the day people tell of it ("last week we went to
+    the memorial" is said on August 3); "two days after May 1" from May 1 through May 3."""
+    groups = m.groupdict()
+    day = _calendar_day(groups["year"], groups["month"], groups["day"], now)
+    if day is None:
+        return None
+    before = m.string[: m.start()]
+    if groups["month"] == "may" and not groups["year"] and not _dated(m, before):
+        return None  # "you may 2 ..." is no date; "on May 2" is
+    rel = groups.get("rel")
+    if not rel and _OPEN_ENDED.search(before):
+        # "by July 10", "since March 3": a range up to or from the day, not the day itself
+        return None
+    if not rel:
+        # a day is told of on it or on the next ("last night we watched ...", said on May 2
+        # of May 1: 13 of LoCoMo's 128 questions on a named day have their answer there)
+        return _window(day, day + timedelta(days=2), expr)
+    if groups.get("weekday"):  # "the Sunday before October 25"
+        offset = (day.weekday() - _WEEKDAYS[groups["weekday"]]) % 7 or 7
+        if rel != "before":
+            offset = -((_WEEKDAYS[groups["weekday"]] - day.weekday()) % 7 or 7)
+        point = day - timedelta(days=offset)
+    else:
+        word = groups.get("n")
+        count = (_EN_NUMBERS.get(word) or (int(word) if word.isdigit() else 1)) if word else 1
+        span = timedelta(days=count * _UNIT_DAYS[groups["unit"]])
+        point = day - span if rel != "after" else day + span
+    start, end = (point, day) if rel != "after" else (day, point)
+    return _window(start, end + timedelta(days=1), expr)
+
+
+def _calendar_day(year: str | None, month: str, day: str, now: datetime) -> datetime | None:
+    """A day from a query's numbers and month name (Chinese numerals too); without a year its
+    most recent occurrence up to ``now``; None for a day no calendar has (February 30)."""
+    month_number = _MONTHS.get(month) or zh_number(month)
+    day_number = zh_number(day)
+    if not month_number or not day_number:
+        return None
+    years = [int(year)] if year else [now.year, now.year - 1]
+    for y in years:
+        try:
+            found = datetime(y, month_number, day_number, tzinfo=UTC)
+        except ValueError:
+            return None
+        if year or found <= now:
+            return found
+    return found
+
+
+_OPEN_ENDED = re.compile(r"\b(?:before|after|by|until|till|since|prior to)\s*$")
+
+
+def _dated(m: re.Match[str], before: str) -> bool:
+    """Whether a "may" with a number is the month: "on May 2", "the 2nd of May", "May 2nd"."""
+    text = m.group(0)
+    return bool(
+        re.search(r"\b(?:on|of|the)\s*$", before)
+        or re.search(r"\d(?:st|nd|rd|th)|\bof\b", text)
+        or m.group("rel")
+    )
 
 
 def _ago(n: int, unit: str, today: datetime, expr: str) -> TimeWindow:

@@ -103,3 +103,61 @@ def test_one_phrase_names_one_span():
     assert (window.start, window.end) == (d(2026, 11, 16), d(2026, 11, 17))
     window = find_time_window("去年夏天去了哪里", NOW)
     assert window is not None and (window.start, window.end) == (d(2025, 6, 1), d(2025, 9, 1))
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [
+        # a day, and the next one, when people tell of it ("last night we ...")
+        ("What did Melanie paint on October 13, 2023?", d(2023, 10, 13), d(2023, 10, 15)),
+        ("What did Gina find on 1 February, 2023?", d(2023, 2, 1), d(2023, 2, 3)),
+        ("the 2nd of May", d(2026, 5, 2), d(2026, 5, 4)),
+        ("notes from Oct 13th", d(2026, 10, 13), d(2026, 10, 15)),
+        ("what did we decide on November 20?", d(2025, 11, 20), d(2025, 11, 22)),  # last one
+        ("the 2023-10-13 standup", d(2023, 10, 13), d(2023, 10, 15)),
+        ("2023/8/3 的会", d(2023, 8, 3), d(2023, 8, 5)),
+        ("4 月 8 号线上故障的根本原因是什么？", d(2026, 4, 8), d(2026, 4, 10)),
+        ("2023年8月3日开会说了什么", d(2023, 8, 3), d(2023, 8, 5)),
+        ("八月三日", d(2026, 8, 3), d(2026, 8, 5)),
+        ("What is John learning as of 27 March, 2022?", d(2022, 3, 27), d(2022, 3, 29)),
+        # a span counted from a day runs through that day, when people tell of it
+        ("the week before August 3, 2023", d(2023, 7, 27), d(2023, 8, 4)),
+        ("her puppy, two weeks before August 11, 2023", d(2023, 7, 28), d(2023, 8, 12)),
+        ("the Sunday before October 25, 2022", d(2022, 10, 23), d(2022, 10, 26)),
+        ("3 days after 2023-05-01", d(2023, 5, 1), d(2023, 5, 5)),
+    ],
+)
+def test_named_days(query, start, end):
+    w = find_time_window(query, NOW)
+    assert w is not None, query
+    assert (w.start, w.end) == (start, end), (query, w)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "you may 2 go",  # the verb, not the month
+        "How many tournaments had Nate won by July 10, 2022?",  # a range up to the day
+        "since 3 March",
+        "before 2023-01-05",
+        "the 31st of February",  # no such day
+        "2023年2月30日",
+    ],
+)
+def test_no_day_window(query):
+    assert find_time_window(query, NOW) is None, query
+
+
+def test_a_day_that_names_no_window_is_not_read_as_its_month():
+    # "July, 2022" alone would be a month; "by 10 July, 2022" is neither
+    assert find_time_window("by 10 July, 2022", NOW) is None
+    w = find_time_window("in July, 2022", NOW)
+    assert w is not None and (w.start, w.end) == (d(2022, 7, 1), d(2022, 8, 1))
+
+
+@pytest.mark.parametrize(
+    "query", ["9999 years ago", "99999999 years ago", "999999999999999999999 days ago"]
+)
+def test_a_time_before_any_calendar_names_no_window(query):
+    # it raised OverflowError out of every search that asked it
+    assert find_time_window(query, NOW) is None
