@@ -32,7 +32,8 @@ from remem.config import Config
 from remem.conversation.fast_lane import fast_embedder
 from remem.embed.factory import make_embedder
 from remem.engine import Memory
-from remem.retrieve.relevance import NEUTRAL, idf_weights, term_coverage
+from remem.retrieve.query_terms import idf_weights, term_coverage
+from remem.retrieve.relevance import NEUTRAL
 from remem.text.scripts import crosses, script_of
 
 REPO = Path(__file__).resolve().parents[1]

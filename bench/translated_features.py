@@ -20,7 +20,7 @@ from pathlib import Path
 from remem.benchmark_suite import cache_key, suite_datasets
 from remem.config import Config
 from remem.engine import Memory
-from remem.retrieve.relevance import idf_weights, term_coverage
+from remem.retrieve.query_terms import idf_weights, term_coverage
 from sparse_features import texts_and_queries
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ languages): the negative log-probability of a word's best segmentation is how su
 word is in general text ("the" 4.9, "take" 8.8, "ago" 10.0, "smoker" 18.3, "rachel" 24.3).
 
 ``WordRarity.weights`` turns that into weights above the commonest words' level (COMMON):
-what a question's words weigh in a store under ``relevance.UNSEEN_MIN_RECORDS`` records. The
+what a question's words weigh in a store under ``query_terms.UNSEEN_MIN_RECORDS`` records. The
 tokenizer is loaded on first use (~0.4 s, once per process, shared with the USE model); without
 the bundled USE package the weights are None and the store's IDF stands.
 """

@@ -19,7 +19,7 @@ from __future__ import annotations
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import weighted_fuse
-from remem.retrieve.relevance import own_coverage
+from remem.retrieve.query_terms import own_coverage
 
 TOP_LEXICAL = 3  # how many of the best lexical hits speak for the channel
 

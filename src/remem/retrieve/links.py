@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
-from remem.retrieve.relevance import query_weights, term_coverage
+from remem.retrieve.query_terms import query_weights, term_coverage
 from remem.retrieve.scoring import BELOW
 from remem.text.noise import is_noise
 from remem.text.salient import salient_names

@@ -11,7 +11,7 @@ from collections import defaultdict
 
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
-from remem.retrieve.relevance import query_weights, term_coverage
+from remem.retrieve.query_terms import query_weights, term_coverage
 from remem.text.intent import speaks_of_self
 from remem.text.noise import is_noise
 from remem.types import Record

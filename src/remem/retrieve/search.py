@@ -38,13 +38,12 @@ from remem.retrieve.latent_reader import LatentReader
 from remem.retrieve.lexical import lexical_candidates
 from remem.retrieve.names import SpeakerNames
 from remem.retrieve.query_embedding import QueryEmbeddings, VectorFound
+from remem.retrieve.query_terms import idf_from_stats, weigh_query
 from remem.retrieve.relevance import (
     LEXICAL_ONLY,
     NEUTRAL,
     calibration_for,
-    idf_from_stats,
     shipped_neutral_vectors,
-    weigh_query,
 )
 from remem.retrieve.rerank import Reranker, make_reranker
 from remem.retrieve.stages import SCORE_STAGES

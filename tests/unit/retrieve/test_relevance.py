@@ -13,14 +13,12 @@ from remem.retrieve.adaptive import adaptive_fusion, lexical_confidence
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import weighted_fuse
+from remem.retrieve.query_terms import idf_weights, query_weights, term_coverage
 from remem.retrieve.relevance import (
     LEXICAL_ONLY,
     Calibration,
     calibration_for,
-    idf_weights,
-    query_weights,
     relevance,
-    term_coverage,
 )
 from remem.text.tokenize import Tokenizer
 from remem.types import Record
@@ -93,7 +91,7 @@ def test_a_query_word_is_as_common_as_all_its_forms():
 
 
 def test_a_word_and_its_forms_are_never_held_by_more_records_than_the_store_has():
-    from remem.retrieve.relevance import weigh_query
+    from remem.retrieve.query_terms import weigh_query
 
     ctx = _ctx("go to the hut", 0.25, Stats())
     stats = (120, {"go": 70, "went": 60, "gone": 5, "hut": 3})
@@ -520,4 +518,37 @@ def test_a_small_store_has_not_had_room_to_say_every_word():
     ctx.store = Small()
     ctx.query = "zzz qqq vvv uuu"
     ctx.config.search.wordless_relevance_floor = 0.9999
+    assert len(relevance(cands, ctx)) == 3
+
+
+def test_a_chinese_question_naming_what_no_record_holds_needs_the_wordless_floor():
+    # "Caroline 参加的是什么支持小组？" asked of a chat that never names a Caroline: its Chinese
+    # words are common ones the lines share (支持), its Latin-script word is the subject
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.query = "Kelvin 的小屋"
+    for c in cands:
+        c.record.text = "小屋很好"  # each holds the question's Chinese word
+    ctx.config.search.wordless_relevance_floor = 0.9999
+    assert relevance(cands, ctx) == []
+    assert ctx.query_unseen_latin == ("kelvin",)
+    assert "< search.wordless_relevance_floor 0.9999" in ctx.notes[-1]
+
+    class Named(Holding):
+        def term_stats(self, tokens):
+            n, df = super().term_stats(tokens)
+            return n, {**df, **({"kelvin": 4} if "kelvin" in tokens else {})}
+
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.store = Named()
+    ctx.query = "Kelvin 的小屋"
+    for c in cands:
+        c.record.text = "小屋很好"
+    ctx.config.search.wordless_relevance_floor = 0.9999
+    assert len(relevance(cands, ctx)) == 3  # the store talks of Kelvin: the latent floor
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.query = "Kelvin 的小屋"
+    for c in cands:
+        c.record.text = "小屋很好"
+    ctx.config.search.wordless_relevance_floor = 0.9999
+    ctx.config.search.unseen_question_share = 0  # the unseen-words rules off
     assert len(relevance(cands, ctx)) == 3
