@@ -183,8 +183,9 @@ def test_explicit_recalls_reinforce_automatic_ones_do_not(db_path, e5):
 
 
 def test_same_user_boost(convo):
-    # relevance rescales every score by the best one: off, to compare raw scores
-    off = {"disable": ("neighbour_lift", "diversity", "relevance")}
+    # relevance rescales every score by the best one, and a question moved below its reply
+    # takes that reply's score: off, to compare raw scores
+    off = {"disable": ("neighbour_lift", "reply_after_question", "diversity", "relevance")}
     plain = {h.record.id: h for h in convo.search("family news", k=6, now=NOW, **off)}
     boosted = {
         h.record.id: h
@@ -355,3 +356,28 @@ def test_a_named_day_brings_its_own_lines_into_the_candidates(db_path, e5):
     hit = result.hits[ids.index("answer")]
     assert hit.explain.vector_score is not None  # found by its cosine, among the day's lines
     assert "time_intent" in [name for name, _ in hit.explain.stages]
+
+
+def test_a_question_put_to_the_other_person_goes_below_its_reply(db_path, e5):
+    turns = [
+        ("q", "Jon", "Love the tattoo, did you just get it?"),
+        ("a", "Gina", "Thanks! Got it a few years ago, it stands for freedom and dancing."),
+        ("x", "Jon", "That's a great reason. My brother runs a small bakery downtown."),
+        ("y", "Gina", "Nice! I should visit it some weekend with my sister."),
+    ]
+    for on, first in ((False, "q"), (True, "a")):
+        config = Config.load(
+            env={}, overrides={"indexing.mode": "sync", "scoring.reply_after_question": on}
+        )
+        with Memory(db_path, config, embedder=e5) as mem:
+            if not on:
+                mem.ingest_many(
+                    [
+                        {"id": i, "session": "s", "speaker": sp, "text": t, "timestamp": NOW + n}
+                        for n, (i, sp, t) in enumerate(turns)
+                    ]
+                )
+            hits = mem.search("What does the tattoo mean?", k=3, now=NOW + 10).hits
+            assert [h.record.id for h in hits][:2] == [first, "a" if first == "q" else "q"]
+    stages = [name for name, _ in hits[1].explain.stages]
+    assert "reply_after_question" in stages

@@ -92,6 +92,11 @@ class ScoringConfig(_Section):
         description="lift never moves a turn past the hit that lifted it (only its own "
         "match with the query can rank it higher)",
     )
+    reply_after_question: bool = Field(
+        default=True,
+        description="a question put to the other person ('What made you choose that "
+        "shade?') ranks below the reply right after it, when that reply is a candidate",
+    )
     # The link channel (retrieve/links.py), off: its best shape (0.2, the settings below) adds
     # 0.004 macro recall@10, found among ~40 shapes tried on the same two datasets, and costs
     # 2-3 ms p50 / up to 12 ms p95 of stages at 100k records (bench/results/link-channel.json)

@@ -14,6 +14,7 @@ from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.links import link_lift
 from remem.retrieve.relevance import relevance
+from remem.retrieve.replies import reply_after_question
 from remem.retrieve.rerank import rerank
 from remem.retrieve.time_intent import time_intent
 
@@ -38,6 +39,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("time_intent", time_intent),
     ("self_reference", scoring.self_reference),
     ("named_speaker", scoring.named_speaker),
+    ("reply_after_question", reply_after_question),
     ("relevance", relevance),
     ("min_score", gates.min_score),
 ]
