@@ -15,13 +15,17 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 
 from remem.embed.word_rarity import word_rarity
 from remem.retrieve.context import StageContext
 from remem.store.base import LexicalStore
+from remem.text.bilingual import dictionary
 from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
+
+TRANSLATIONS_TRIED = 24  # Chinese words looked up per English word (as the translator does)
 
 
 def idf_weights(store: LexicalStore, tokens: Sequence[str]) -> dict[str, float]:
@@ -87,7 +91,9 @@ def weigh_query(
     ctx.query_forms = forms
     ctx.query_weights = idf_from_stats((n, merged), tokens)
     ctx.query_unseen = unseen_share(ctx.query_weights, (n, merged))
-    ctx.query_unseen_latin = unseen_latin(tokens, (n, merged))
+    if ctx.tokenizer is not None:
+        capitalised = set(capitalised_tokens(ctx.tokenizer, ctx.query))
+        ctx.query_unseen_latin = unseen_latin([t for t in tokens if t in capitalised], (n, merged))
     if tokens and n < UNSEEN_MIN_RECORDS and ctx.tokenizer is not None:
         general = general_weights(ctx.tokenizer, ctx.query, tokens)
         if general is not None:
@@ -124,13 +130,45 @@ def unseen_share(weights: dict[str, float], stats: tuple[int, dict[str, int]]) -
     return sum(w for t, w in weights.items() if not df.get(t, 0)) / total
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def capitalised_tokens(tokenizer: Tokenizer, query: str) -> list[str]:
+    """The keyword tokens of the query's Latin-script words written with a capital: in a
+    Chinese question the names and products (Caroline, MySQL, iPhone), not an English word
+    typed among the Chinese ("外婆 checkup 查出什么问题？")."""
+    words = [w.lower() for w in _LATIN_WORD.findall(query) if not w.islower()]
+    return [t for t in tokenizer.word_tokens(words) if t]
+
+
 def unseen_latin(tokens: list[str], stats: tuple[int, dict[str, int]]) -> tuple[str, ...]:
-    """The query's Latin-script words (a letter in them) that no record holds, in a store of
-    UNSEEN_MIN_RECORDS records or more."""
+    """Of the given Latin-script tokens, those no record holds, in a store of
+    UNSEEN_MIN_RECORDS records or more: words of three characters or more, two of them
+    different, not numbers (Wi-Fi's "wi", v2.x's "x", "hhh" laughing are no names)."""
     n, df = stats
     if n < UNSEEN_MIN_RECORDS:
         return ()
-    return tuple(t for t in tokens if t.isascii() and not t.isdigit() and not df.get(t, 0))
+    return tuple(
+        t
+        for t in tokens
+        if t.isascii() and t.isalpha() and len(t) >= 3 and len(set(t)) >= 2 and not df.get(t, 0)
+    )
+
+
+def unseen_in_either_script(ctx: StageContext, words: Sequence[str]) -> tuple[str, ...]:
+    """Of the question's Latin-script words no record holds, those whose dictionary
+    translations (CC-CEDICT) the store does not hold either: "外婆 checkup 查出什么问题？" asks
+    about 体检 in a chat that writes it in Chinese."""
+    if not words or ctx.store is None or ctx.tokenizer is None:
+        return tuple(words)
+    t = ctx.tokenizer
+    bilingual = dictionary(t.word_tokens, key=(t.stem_english, t.drop_stopwords))
+    options = {w: bilingual.chinese_for(w)[:TRANSLATIONS_TRIED] for w in words}
+    phrases = {c: tuple(t.phrase_tokens(c)) for found in options.values() for c in found}
+    asked = sorted({tok for tokens in phrases.values() for tok in tokens})
+    _, df = ctx.store.term_stats(asked) if asked else (0, {})
+    held = {c for c, tokens in phrases.items() if tokens and all(df.get(x, 0) for x in tokens)}
+    return tuple(w for w in words if not held.intersection(options[w]))
 
 
 def own_coverage(text: str, ctx: StageContext, indexed: list[str] | None = None) -> float:

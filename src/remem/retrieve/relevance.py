@@ -44,7 +44,12 @@ from remem.config.sections import SearchConfig
 from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
-from remem.retrieve.query_terms import own_coverage, query_weights, translated_coverage
+from remem.retrieve.query_terms import (
+    own_coverage,
+    query_weights,
+    translated_coverage,
+    unseen_in_either_script,
+)
 from remem.text.bilingual import ties
 from remem.text.budget import tail_within
 from remem.text.scripts import crosses, script_of
@@ -181,7 +186,12 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         # the store never saw most of what is asked ("How deep is the Mariana Trench?" in a
         # chat about painting and camping): no line of it says enough of the question
         min_share = 1.0
-    elif script != "latin" and unseen_limit > 0 and ctx.query_unseen_latin:
+    elif (
+        script == "cjk"
+        and script_of(ctx.query) == "cjk"  # all of a chat turn, not its last line alone
+        and unseen_limit > 0
+        and unseen_in_either_script(ctx, ctx.query_unseen_latin)
+    ):
         # a Chinese or Japanese question's Latin-script words are its names and terms
         # (Kelvin, GPU, Redis): one no record holds ("Caroline 参加的是什么支持小组？") is
         # someone or something the store never talked of
@@ -208,7 +218,10 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         worded = cov > min_share or not weights or in_window
         floor = floors.of(judged, crossing=crossing, linked=linked, worded=worded)
         if in_window:
-            # "what happened two days ago": being in the named window is the match
+            # "what happened two days ago": being in the named window is the match. Also when
+            # more is asked ("What kitchen appliance did I buy 10 days ago?" -> "I got an air
+            # fryer", relevance 0.01): holding such lines to a floor gated 6-12 answerable
+            # questions whole (bench/results/window-floor.json)
             own = max(own, floor[1])
         c.relevance = own
         floors.judge(own, floor)

@@ -399,12 +399,12 @@ class Searcher:
         if warning:
             result.warnings.append(warning)
         hits = index.search(query_vector, pool, filters, now)
-        if within is not None:
-            inside = index.search(query_vector, self.config.time_intent.candidates, within, now)
-            hits = with_window(hits, inside)
         if legacy is not None and len(legacy.rowids):
             hits = with_legacy(hits, legacy, query_vector, pool)
         hits, waiting = self._with_waiting(hits, query, query_vector, pool, filters, now, index)
+        if within is not None:  # after the two above: each keeps only the best ``pool``
+            inside = index.search(query_vector, self.config.time_intent.candidates, within, now)
+            hits = with_window(hits, inside)
         if waiting:
             result.notes.append(
                 f"fast lane: {waiting} candidates still waiting for {embedder.model_id}, "

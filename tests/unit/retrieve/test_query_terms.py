@@ -15,3 +15,33 @@ def test_the_share_of_the_weight_on_words_no_record_holds():
     weights = {"mariana": 3.0, "trench": 3.0, "deep": 2.0}
     assert unseen_share(weights, (200, {"deep": 10})) == 0.75
     assert unseen_share(weights, (50, {"deep": 10})) == 0.0  # the store has not had room
+
+
+def test_only_words_written_with_a_capital_are_names():
+    from remem.retrieve.query_terms import capitalised_tokens
+    from remem.text.tokenize import Tokenizer
+
+    tokens = capitalised_tokens(Tokenizer(), "Caroline 和 MySQL 的 checkup，iPhone 呢？")
+    assert tokens == ["carolin", "mysql", "iphon"]  # "checkup" is an English word typed in
+
+
+def test_short_and_repeated_letters_are_no_names():
+    stats = (UNSEEN_MIN_RECORDS, {})
+    assert unseen_latin(["wi", "fi", "x", "hhh", "max"], stats) == ("max",)
+
+
+def test_a_word_whose_translation_the_store_holds_is_not_unseen():
+    from remem.config import Config
+    from remem.retrieve.context import StageContext
+    from remem.retrieve.query_terms import unseen_in_either_script
+    from remem.text.tokenize import Tokenizer
+
+    class Chinese:
+        def term_stats(self, tokens):
+            return 300, {t: 4 for t in tokens if t == "医院"}
+
+    ctx = StageContext(
+        query="q", now=0.0, k=5, config=Config.load(env={}), store=Chinese(), tokenizer=Tokenizer()
+    )
+    # "Hospital" is 医院, which the chat holds; "Caroline" is no word it holds in any script
+    assert unseen_in_either_script(ctx, ["hospit", "carolin"]) == ("carolin",)

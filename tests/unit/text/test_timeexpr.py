@@ -125,6 +125,14 @@ def test_one_phrase_names_one_span():
         ("her puppy, two weeks before August 11, 2023", d(2023, 7, 28), d(2023, 8, 12)),
         ("the Sunday before October 25, 2022", d(2022, 10, 23), d(2022, 10, 26)),
         ("3 days after 2023-05-01", d(2023, 5, 1), d(2023, 5, 5)),
+        ("Sunday before October 25, 2022", d(2022, 10, 23), d(2022, 10, 26)),  # no "the"
+        # a month that is also a word: the month, not a day, when no date is plainly meant
+        ("In May 2 of us went hiking", d(2026, 5, 1), d(2026, 6, 1)),
+        ("in June 3 people joined", d(2026, 6, 1), d(2026, 7, 1)),
+        ("in December 3 people joined", d(2025, 12, 1), d(2026, 1, 1)),
+        # a span between two days, the year said once
+        ("Where was John between August 11 and August 15 2023?", d(2023, 8, 11), d(2023, 8, 17)),
+        ("from the 3rd of June to the 10th of June", d(2026, 6, 3), d(2026, 6, 12)),
     ],
 )
 def test_named_days(query, start, end):
@@ -161,3 +169,28 @@ def test_a_day_that_names_no_window_is_not_read_as_its_month():
 def test_a_time_before_any_calendar_names_no_window(query):
     # it raised OverflowError out of every search that asked it
     assert find_time_window(query, NOW) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Jun 8 点到长沙了吗",  # eight o'clock
+        "April 3 点的会议改了吗",
+        "we march 10 miles every day",
+        "round to 2 dec places",
+        "her birthday before 2023-05-01",  # "day" inside "birthday" counts nothing
+        "before the 10th of July",
+        "8月3日之前交报告",
+        "截至8月3日一共多少",
+        "4月8号以后的安排",
+    ],
+)
+def test_no_day_in_words_and_ranges(query):
+    assert find_time_window(query, NOW) is None, query
+
+
+def test_every_day_of_a_long_query_counts():
+    text = " ".join(f"on May {1 + i % 28}, 2023 we met." for i in range(400))  # ~10,000 chars
+    window = find_time_window(text, NOW)
+    # 28 days, each with the next: they touch, so one span from May 1 to May 30
+    assert window is not None and (window.start, window.end) == (d(2023, 5, 1), d(2023, 5, 30))
