@@ -175,27 +175,8 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     )
     latent = found or {}
     floors = Floors(ctx.config.search, with_latent=found is not None)
-    # The share of an English question's IDF a line must hold to count as saying its words:
-    # "How deep is the Mariana Trench?" shares only "deep" with "songs that have deep meaning".
-    # A Chinese question is indexed by characters and pairs of them, and its answers often
-    # share few (型号, 航拍 against "我用的大疆 Mini 4 Pro"): any of its words counts.
-    min_share = ctx.config.search.worded_min_coverage if script == "latin" else 0.0
-    unseen_limit = ctx.config.search.unseen_question_share
     weights = query_weights(ctx)  # and ctx.query_unseen, the share of it the store never saw
-    if script == "latin" and 0 < unseen_limit <= ctx.query_unseen:
-        # the store never saw most of what is asked ("How deep is the Mariana Trench?" in a
-        # chat about painting and camping): no line of it says enough of the question
-        min_share = 1.0
-    elif (
-        script == "cjk"
-        and script_of(ctx.query) == "cjk"  # all of a chat turn, not its last line alone
-        and unseen_limit > 0
-        and unseen_in_either_script(ctx, ctx.query_unseen_latin)
-    ):
-        # a Chinese or Japanese question's Latin-script words are its names and terms
-        # (Kelvin, GPU, Redis): one no record holds ("Caroline 参加的是什么支持小组？") is
-        # someone or something the store never talked of
-        min_share = 1.0
+    min_share = worded_share(ctx, script)
     for c in cands:
         assert c.record is not None
         cos = cosines.get(c.rowid, c.vector_score)
@@ -238,6 +219,31 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     for c in cands:
         c.set("relevance", best * max(c.score, 0.0) / top if top > 0 else 0.0, always=True)
     return cands
+
+
+def worded_share(ctx: StageContext, script: str | None) -> float:
+    """The share of the question's IDF a candidate in its script must hold to count as saying
+    its words (held to the latent floor, not the wordless one); 1 when no line can."""
+    # "How deep is the Mariana Trench?" shares only "deep" with "songs that have deep meaning".
+    # A Chinese question is indexed by characters and pairs of them, and its answers often
+    # share few (型号, 航拍 against "我用的大疆 Mini 4 Pro"): any of its words counts.
+    min_share = ctx.config.search.worded_min_coverage if script == "latin" else 0.0
+    unseen_limit = ctx.config.search.unseen_question_share
+    if script == "latin" and 0 < unseen_limit <= ctx.query_unseen:
+        # the store never saw most of what is asked ("How deep is the Mariana Trench?" in a
+        # chat about painting and camping): no line of it says enough of the question
+        return 1.0
+    if (
+        script == "cjk"
+        and script_of(ctx.query) == "cjk"  # all of a chat turn, not its last line alone
+        and unseen_limit > 0
+        and unseen_in_either_script(ctx, ctx.query_unseen_latin)
+    ):
+        # a Chinese or Japanese question's Latin-script words are its names and terms
+        # (Kelvin, GPU, Redis): one no record holds ("Caroline 参加的是什么支持小组？") is
+        # someone or something the store never talked of
+        return 1.0
+    return min_share
 
 
 class Floors:
