@@ -5,7 +5,7 @@ symbolize?" and the line after it holds the answer ("Got the tattoo a few years 
 for freedom"). Neighbour lift brings that reply in, at half the question's score, so the
 question ranks first and its answer second. A question that asks the other person about
 themselves ("you", "your") and says nothing of the asker's own carries no answer of its own:
-when its reply is among the best candidates, the question goes just below it. A question
+when its reply is a candidate, the question goes just below it. A question
 tells something when it says "I", "my", "we" (我, 咱) or a number ("毕业典礼是七月十六号，
 你们要来吗？" too, in characters): then it keeps its place, as "Can you recommend a flash for my Sony A7R IV?" does, the line a
 question about the asker's camera is answered by. And a question about what someone asked
@@ -62,7 +62,7 @@ def asks_the_other(text: str) -> bool:
 def reply_after_question(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """Each question put to the other person among the best k x 2 candidates (at least 10)
     goes just below the reply right after it (the next turn of its session, by someone else,
-    within a day), when that reply is among them too and below it; the reply and everything
+    within a day), when that reply is a candidate below it; the reply and everything
     else keep their scores. Lowest questions first, so in a chain of questions each ends
     below its own reply. (Giving the reply the question's place instead lifted it over
     answers between the two: LoCoMo recall@10 0.808 against 0.806 but LongMemEval MRR 0.792
