@@ -70,6 +70,8 @@ class StageContext:
     query_unseen_latin: tuple[str, ...] = ()
     # another form's token -> the query's token it is a form of (text/word_forms.py)
     query_forms: dict[str, str] = field(default_factory=dict)
+    # the query's English tokens with a dictionary translation the store holds (translate.py)
+    held_english: set[str] = field(default_factory=set)
     # IDF of the dictionary translations of the query's words (retrieve/translate.py)
     translated_weights: dict[str, float] = field(default_factory=dict)
     witness: CrossScriptWitness | None = None  # relevance's second model (retrieve/witness.py)

@@ -21,11 +21,8 @@ from collections.abc import Iterable, Sequence
 from remem.embed.word_rarity import word_rarity
 from remem.retrieve.context import StageContext
 from remem.store.base import LexicalStore
-from remem.text.bilingual import dictionary
 from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
-
-TRANSLATIONS_TRIED = 24  # Chinese words looked up per English word (as the translator does)
 
 
 def idf_weights(store: LexicalStore, tokens: Sequence[str]) -> dict[str, float]:
@@ -157,18 +154,9 @@ def unseen_latin(tokens: list[str], stats: tuple[int, dict[str, int]]) -> tuple[
 
 def unseen_in_either_script(ctx: StageContext, words: Sequence[str]) -> tuple[str, ...]:
     """Of the question's Latin-script words no record holds, those whose dictionary
-    translations (CC-CEDICT) the store does not hold either: "外婆 checkup 查出什么问题？" asks
-    about 体检 in a chat that writes it in Chinese."""
-    if not words or ctx.store is None or ctx.tokenizer is None:
-        return tuple(words)
-    t = ctx.tokenizer
-    bilingual = dictionary(t.word_tokens, key=(t.stem_english, t.drop_stopwords))
-    options = {w: bilingual.chinese_for(w)[:TRANSLATIONS_TRIED] for w in words}
-    phrases = {c: tuple(t.phrase_tokens(c)) for found in options.values() for c in found}
-    asked = sorted({tok for tokens in phrases.values() for tok in tokens})
-    _, df = ctx.store.term_stats(asked) if asked else (0, {})
-    held = {c for c, tokens in phrases.items() if tokens and all(df.get(x, 0) for x in tokens)}
-    return tuple(w for w in words if not held.intersection(options[w]))
+    translations (CC-CEDICT) the store does not hold either, as the search's translation
+    found them (``ctx.held_english``): "Hospital" in a chat that says 医院 was talked of."""
+    return tuple(w for w in words if w not in ctx.held_english)
 
 
 def own_coverage(text: str, ctx: StageContext, indexed: list[str] | None = None) -> float:

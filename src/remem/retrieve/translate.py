@@ -54,6 +54,9 @@ class Translation:
 
     tokens: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
+    # the question's English keyword tokens with a translation the store holds ("hospit" in
+    # a chat that says 医院): words the store did talk of, in the other script
+    held_english: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
         return bool(self.tokens)
@@ -88,17 +91,24 @@ class QueryTranslator:
             return Translation()
         bilingual = self._dictionary()
         candidates: list[list[tuple[str, tuple[str, ...]]]] = []  # per question word
+        keys: list[str | None] = []  # the English key of each, for the English words
         if has_han:
             for word in bilingual.cut(query):
                 candidates.append([(g.text, g.tokens) for g in bilingual.glosses(word)])
+                keys.append(None)
         if english_words:
-            candidates += self._chinese_candidates(bilingual, latin)
-            candidates += self._romanised_candidates(bilingual, query)
-        return self._held(candidates)
+            for key, options in self._chinese_candidates(bilingual, latin):
+                candidates.append(options)
+                keys.append(key)
+            romanised = self._romanised_candidates(bilingual, query)
+            candidates += romanised
+            keys += [None] * len(romanised)
+        return self._held(candidates, keys)
 
     def _chinese_candidates(
         self, bilingual: Bilingual, latin: list[str]
-    ) -> list[list[tuple[str, tuple[str, ...]]]]:
+    ) -> list[tuple[str, list[tuple[str, tuple[str, ...]]]]]:
+        """(English key, its Chinese words with their tokens) for each key found."""
         asked = [w for w in latin if w not in ENGLISH_STOPWORDS]
         words = [w for w in self._tokenizer.word_tokens(asked) if w]
         out = []
@@ -106,7 +116,7 @@ class QueryTranslator:
             found = bilingual.chinese_for(key)
             if found:
                 options = found[:CANDIDATES]
-                out.append([(w, tuple(self._tokenizer.phrase_tokens(w))) for w in options])
+                out.append((key, [(w, tuple(self._tokenizer.phrase_tokens(w))) for w in options]))
         return out
 
     def _romanised_candidates(
@@ -139,20 +149,24 @@ class QueryTranslator:
         the keyword index stems it."""
         return bool(bilingual.chinese_for(" ".join(self._tokenizer.word_tokens(text.split()))))
 
-    def _held(self, candidates: list[list[tuple[str, tuple[str, ...]]]]) -> Translation:
+    def _held(
+        self, candidates: list[list[tuple[str, tuple[str, ...]]]], keys: list[str | None]
+    ) -> Translation:
         """Per question word, up to PER_WORD translations whose tokens the store all holds,
-        the most used in the store first."""
+        the most used in the store first; and which English keys had one."""
         asked = {t for options in candidates for _, tokens in options for t in tokens}
         if not asked:
             return Translation()
         _, df = self._store.term_stats(sorted(asked))
         out = Translation()
-        for options in candidates:
+        for key, options in zip(keys, candidates, strict=True):
             held = [
                 (min(df.get(t, 0) for t in tokens), text, tokens)
                 for text, tokens in options
                 if tokens and all(df.get(t, 0) for t in tokens)
             ]
+            if held and key is not None and " " not in key:
+                out.held_english.add(key)
             held.sort(key=lambda h: -h[0])
             for _, text, tokens in held[:PER_WORD]:
                 if text not in out.words and len(out.words) < MAX_ADDED:
@@ -221,6 +235,7 @@ def across_scripts(
     translation = Translation()
     if words:  # people's names are not translated
         translation = translator.translate(query, [*named, *named.values()])
+        ctx.held_english = translation.held_english
         vector_query, query_vector = translated_query(
             vector_query, query_vector, translation, config.translate, ctx.notes
         )

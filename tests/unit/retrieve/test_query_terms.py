@@ -30,18 +30,12 @@ def test_short_and_repeated_letters_are_no_names():
     assert unseen_latin(["wi", "fi", "x", "hhh", "max"], stats) == ("max",)
 
 
-def test_a_word_whose_translation_the_store_holds_is_not_unseen():
-    from remem.config import Config
-    from remem.retrieve.context import StageContext
-    from remem.retrieve.query_terms import unseen_in_either_script
-    from remem.text.tokenize import Tokenizer
+def test_a_word_whose_translation_the_store_holds_is_not_unseen(tmp_path):
+    from remem import Config, Memory
 
-    class Chinese:
-        def term_stats(self, tokens):
-            return 300, {t: 4 for t in tokens if t == "医院"}
-
-    ctx = StageContext(
-        query="q", now=0.0, k=5, config=Config.load(env={}), store=Chinese(), tokenizer=Tokenizer()
-    )
+    config = Config.load(env={}, overrides={"indexing.mode": "sync", "embed.provider": "none"})
+    with Memory(tmp_path / "m.db", config) as mem:
+        mem.ingest({"id": "t1", "session": "s", "speaker": "Ann", "text": "外婆今天去医院了"})
+        translation = mem.searcher.translator.translate("Hospital 和 Caroline 在哪？")
     # "Hospital" is 医院, which the chat holds; "Caroline" is no word it holds in any script
-    assert unseen_in_either_script(ctx, ["hospit", "carolin"]) == ("carolin",)
+    assert translation.held_english == {"hospit"}

@@ -143,7 +143,13 @@ def test_in_a_chain_of_questions_each_goes_below_its_own_reply():
 def test_a_memory_or_a_turn_without_a_speaker_is_not_moved():
     memory = [TURNS[0], TURNS[1], TURNS[2]]
     memory[0] = Record(
-        id="r1", text=TURNS[0].text, created_at=NOW + 1, rowid=1, kind="memory", session="s"
+        id="r1",
+        text=TURNS[0].text,
+        created_at=NOW + 1,
+        rowid=1,
+        kind="memory",
+        session="s",
+        speaker_label="Jon",  # a speaker, so only its kind keeps it in place
     )
     assert run(memory, [0.9, 0.6, 0.3]) == ["r1", "r2", "r3"]
     nameless = [turn(1, None, TURNS[0].text), turn(2, None, TURNS[1].text), TURNS[2]]
