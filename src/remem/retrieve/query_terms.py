@@ -155,8 +155,15 @@ def unseen_latin(tokens: list[str], stats: tuple[int, dict[str, int]]) -> tuple[
 def unseen_in_either_script(ctx: StageContext, words: Sequence[str]) -> tuple[str, ...]:
     """Of the question's Latin-script words no record holds, those whose dictionary
     translations (CC-CEDICT) the store does not hold either, as the search's translation
-    found them (``ctx.held_english``): "Hospital" in a chat that says 医院 was talked of."""
-    return tuple(w for w in words if w not in ctx.held_english)
+    found them (``ctx.held_english``): "Hospital" in a chat that says 医院 was talked of;
+    nor a speaker the question names otherwise than their label ("Xiaoming" for 王小明)."""
+    if not words:
+        return ()
+    named: set[str] = set()
+    if ctx.named and ctx.tokenizer is not None:
+        aliases = [n.casefold() for pair in ctx.named.items() for n in pair]
+        named = {t for alias in aliases for t in ctx.tokenizer.phrase_tokens(alias)}
+    return tuple(w for w in words if w not in ctx.held_english and w not in named)
 
 
 def own_coverage(text: str, ctx: StageContext, indexed: list[str] | None = None) -> float:

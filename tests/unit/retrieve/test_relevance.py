@@ -547,6 +547,13 @@ def test_a_chinese_question_naming_what_no_record_holds_needs_the_wordless_floor
     assert len(relevance(cands, ctx)) == 3  # the store talks of Kelvin: the latent floor
     cands, ctx, _ = _latent_ctx(3)
     ctx.query = "Kelvin 的小屋"
+    ctx.named = {"何家豪": "kelvin"}  # a speaker of the store, named by another name
+    for c in cands:
+        c.record.text = "小屋很好"
+    ctx.config.search.wordless_relevance_floor = 0.9999
+    assert len(relevance(cands, ctx)) == 3
+    cands, ctx, _ = _latent_ctx(3)
+    ctx.query = "Kelvin 的小屋"
     for c in cands:
         c.record.text = "小屋很好"
     ctx.config.search.wordless_relevance_floor = 0.9999
