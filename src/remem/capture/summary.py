@@ -6,7 +6,7 @@ a summary."""
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import datetime
 
 from remem.capture.candidates import sentences
 from remem.capture.llm import SUMMARY_PROMPT, ChatClient, LLMError, transcript
@@ -71,7 +71,8 @@ def summarize_session(
         text = extractive(messages)
     if not text:
         return None
-    day = datetime.fromtimestamp(records[-1].created_at, UTC).strftime("%Y-%m-%d")
+    last = datetime.fromtimestamp(records[-1].created_at, mem.config.calendar.zone())
+    day = last.strftime("%Y-%m-%d")
     prefix = f"Summary of session {session} ({day}): "
     return store_memory(
         mem,

@@ -64,7 +64,8 @@ def demo(
                     markup=False,
                 )
             report["recalls"] = [_recall(mem, query, as_json) for query in DEMO_QUERIES]
-            block = render_block(mem.search(DEMO_BLOCK_QUERY, k=3).hits)
+            hits = mem.search(DEMO_BLOCK_QUERY, k=3).hits
+            block = render_block(hits, zone=mem.config.calendar.zone())
             report["injected_block"] = block
     if as_json:
         emit_json(report)

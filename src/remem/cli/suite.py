@@ -52,7 +52,8 @@ def run_suite_command(
         result = run_suite(
             datasets,
             no_answer=no_answer,
-            config=load_config(long_lived=True),  # searches for minutes
+            # searches for minutes; the datasets' times are UTC, and so are their questions'
+            config=load_config(long_lived=True, **{"calendar.timezone": "UTC"}),
             cache_dir=cache_dir,
             variants=[SUITE_VARIANTS[c] for c in channels],
             progress=progress,

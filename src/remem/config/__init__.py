@@ -43,6 +43,7 @@ from remem.config.sections import (
     is_postgres_url,
 )
 from remem.config.stages import (
+    CalendarConfig,
     DiversityConfig,
     NamesConfig,
     NoiseConfig,
@@ -56,6 +57,7 @@ __all__ = [
     "APP_NAME",
     "BUNDLED_MODELS",
     "AutoRecallConfig",
+    "CalendarConfig",
     "CaptureConfig",
     "Config",
     "ConversationConfig",
@@ -89,6 +91,7 @@ class Config(_Section):
     rerank: RerankConfig = Field(default_factory=RerankConfig)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     time_intent: TimeIntentConfig = Field(default_factory=TimeIntentConfig)
+    calendar: CalendarConfig = Field(default_factory=CalendarConfig)
     names: NamesConfig = Field(default_factory=NamesConfig)
     translate: TranslateConfig = Field(default_factory=TranslateConfig)
     diversity: DiversityConfig = Field(default_factory=DiversityConfig)

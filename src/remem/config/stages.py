@@ -1,11 +1,15 @@
 """The settings of the read pipeline's stages after fusion: scoring and lifts (the link channel
-included), names and translations across scripts, time intent, diversity and noise."""
+included), names and translations across scripts, time intent and the calendar it reads,
+diversity and noise."""
 
 from __future__ import annotations
 
+from datetime import UTC, tzinfo
+from functools import lru_cache
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from remem.config.sections import _Section
 
@@ -152,6 +156,40 @@ class TimeIntentConfig(_Section):
         description="each channel's best records from inside a named window of at most 31 "
         "days, added to its candidates (a line of that day the whole store's top-N left out)",
     )
+
+
+class CalendarConfig(_Section):
+    timezone: str = Field(
+        default="UTC",
+        description="the time zone whose calendar a question's days are read in (yesterday, "
+        "上周, October 13) and whose clock recalled lines are dated by: an IANA name such as "
+        "Asia/Shanghai or Europe/Berlin",
+    )
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, name: str) -> str:
+        try:
+            zone_named(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"{name!r} is no IANA time zone name; give one such as 'Asia/Shanghai', "
+                "'America/New_York' or 'UTC'"
+            ) from None
+        return name
+
+    def zone(self) -> tzinfo:
+        """The time zone, ready for ``datetime``."""
+        return zone_named(self.timezone)
+
+
+@lru_cache(maxsize=64)
+def zone_named(name: str) -> tzinfo:
+    """``UTC`` as ``datetime.UTC``, any other name from the IANA database (the system's, or
+    the ``tzdata`` package where the system has none)."""
+    if name.upper() in ("UTC", "ETC/UTC"):
+        return UTC
+    return ZoneInfo(name)
 
 
 class DiversityConfig(_Section):

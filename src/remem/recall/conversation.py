@@ -84,6 +84,9 @@ def conversation_recall(
     )
     out.context = expand(mem, out.hits, asked, filters, window)
     out.block = render_block(
-        out.context, language=cfg.language, max_chars_per_item=cfg.max_chars_per_item
+        out.context,
+        language=cfg.language,
+        max_chars_per_item=cfg.max_chars_per_item,
+        zone=mem.config.calendar.zone(),
     )
     return out

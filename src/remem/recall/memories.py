@@ -200,7 +200,7 @@ def recall_memories(
     if dedup:
         mem.injections.mark(key, [h.record.id for h in chosen], turn, now)
     out.memories = chosen
-    out.block = render_memories(chosen, cfg.language)
+    out.block = render_memories(chosen, cfg.language, mem.config.calendar.zone())
     if not chosen:
         out.skipped_reason = "nothing relevant" if not out.suppressed else "injected recently"
     return out

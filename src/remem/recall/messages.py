@@ -115,7 +115,10 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
     out = TurnRecall(query=query, hits=list(result.hits), mode=mode, mode_source=source)
     out.context = expand(mem, out.hits, turn, filters, cfg.window)
     out.block = render_block(
-        out.context, language=cfg.language, max_chars_per_item=cfg.max_chars_per_item
+        out.context,
+        language=cfg.language,
+        max_chars_per_item=cfg.max_chars_per_item,
+        zone=mem.config.calendar.zone(),
     )
     return out
 

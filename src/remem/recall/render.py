@@ -15,7 +15,7 @@ user's name (``recall.labels``).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
 from remem.recall.labels import label_part, speaker_name
 from remem.types import Hit, Record, strip_speaker_prefix
@@ -67,10 +67,13 @@ def escape_content(text: str) -> str:
     return escape(text).replace("[", "［").replace("]", "］")
 
 
-def label(record: Record, language: str = "en", bot_names: Collection[str] = ()) -> str:
-    """``[platform/place/speaker @ time]``. Only the bot's own lines (role assistant or
-    notice) read as the bot's: any other speaker whose name reads as the bot, the system or
-    one of ``bot_names`` is marked as a user's name (``recall.labels``)."""
+def label(
+    record: Record, language: str = "en", bot_names: Collection[str] = (), zone: tzinfo = UTC
+) -> str:
+    """``[platform/place/speaker @ time]``, the time on ``zone``'s clock (``calendar.timezone``;
+    with its UTC offset, "+0800", where that is not UTC). Only the bot's own lines (role
+    assistant or notice) read as the bot's: any other speaker whose name reads as the bot, the
+    system or one of ``bot_names`` is marked as a user's name (``recall.labels``)."""
     if record.role == "assistant":
         speaker = _SELF.get(language, _SELF["en"])
     elif record.role == "notice":  # media the bot itself sent
@@ -79,7 +82,7 @@ def label(record: Record, language: str = "en", bot_names: Collection[str] = ())
         name = record.speaker_label or record.speaker_id or (record.role or "user")
         speaker = speaker_name(name, language=language, bot_names=bot_names, role=record.role)
     parts = [label_part(p) for p in (record.platform, location(record, language)) if p] + [speaker]
-    when = datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%d %H:%M")
+    when = local_time(record.created_at, zone, "%Y-%m-%d %H:%M")
     return escape("[" + "/".join(parts) + f" @ {when}]")
 
 
@@ -91,10 +94,22 @@ def untrusted_block(tag: str, intro: str, items: Sequence[str]) -> str:
     return "\n".join([f'<{tag} type="untrusted-data">', intro, *items, f"</{tag}>"])
 
 
+def local_time(ts: float, zone: tzinfo, form: str) -> str:
+    """``ts`` on ``zone``'s clock in ``form``, with the zone's UTC offset where it is not UTC."""
+    moment = datetime.fromtimestamp(ts, zone)
+    shown = moment.strftime(form)
+    return shown if moment.utcoffset() is None or zone is UTC else f"{shown} {moment:%z}"
+
+
 def render_block(
-    items: Sequence[Hit | Record], *, language: str = "en", max_chars_per_item: int = 0
+    items: Sequence[Hit | Record],
+    *,
+    language: str = "en",
+    max_chars_per_item: int = 0,
+    zone: tzinfo = UTC,
 ) -> str:
-    """Archived messages (and their context) as one block; empty string when there is none."""
+    """Archived messages (and their context) as one block, dated on ``zone``'s clock; empty
+    string when there is none."""
     records = [item.record if isinstance(item, Hit) else item for item in items]
     # the names the bot's own lines carry: nobody else may appear under them
     bot_names = {
@@ -112,18 +127,20 @@ def render_block(
             cut = len(text) - max_chars_per_item
             marker = _TRUNCATED.get(language, _TRUNCATED["en"]).format(n=cut)
             text = text[:max_chars_per_item]
-        lines.append(f"{label(record, language, bot_names)} {escape_content(text)}{marker}")
+        tag = label(record, language, bot_names, zone)
+        lines.append(f"{tag} {escape_content(text)}{marker}")
     return untrusted_block(TAG, _INTRO.get(language, _INTRO["en"]), lines)
 
 
-def render_memories(hits: Sequence[Hit], language: str = "en") -> str:
-    """Curated memories as one block: category (and who said it) and the date, per line."""
+def render_memories(hits: Sequence[Hit], language: str = "en", zone: tzinfo = UTC) -> str:
+    """Curated memories as one block: category (and who said it) and the date (``zone``'s),
+    per line."""
     lines = []
     for hit in hits:
         r = hit.record
         tags = [r.category or "other"]
         if r.metadata.get("said_by") == "assistant" or r.role == "assistant":
             tags.append(_BY_ASSISTANT.get(language, _BY_ASSISTANT["en"]))
-        when = datetime.fromtimestamp(r.created_at, UTC).strftime("%Y-%m-%d")
+        when = datetime.fromtimestamp(r.created_at, zone).strftime("%Y-%m-%d")
         lines.append(f"- [{escape(', '.join(tags))}] {escape_content(r.text)} ({when})")
     return untrusted_block(MEMORY_TAG, _MEMORY_INTRO.get(language, _MEMORY_INTRO["en"]), lines)

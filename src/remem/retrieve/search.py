@@ -163,7 +163,7 @@ class Searcher:
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
         if cfg.time_intent.enabled and "time_intent" not in disable:
-            ctx.time_window = find_time_window(query, now)
+            ctx.time_window = find_time_window(query, now, cfg.calendar.zone())
             if ctx.time_window is not None:
                 ctx.notes.append(f"time intent: '{ctx.time_window.expression}'")
         within = window_filters(filters, ctx.time_window) if cfg.time_intent.candidates else None

@@ -1,11 +1,11 @@
 """The calendar words time expressions are made of: the window type, month and weekday names,
-numbers in English and Chinese, and the UTC calendar arithmetic ``timeexpr`` and ``named_days``
-share."""
+numbers in English and Chinese, and the calendar arithmetic ``timeexpr`` and ``named_days``
+share (in the time zone of the ``now`` they are given)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, tzinfo
 
 DAY = 86400
 
@@ -124,12 +124,13 @@ def day_start(dt: datetime) -> datetime:
     return dt.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def month_start(year: int, month: int) -> datetime:
+def month_start(year: int, month: int, zone: tzinfo | None) -> datetime:
+    """Midnight of the month's first day in ``zone`` (a month past December is next year's)."""
     while month > 12:
         year, month = year + 1, month - 12
     while month < 1:
         year, month = year - 1, month + 12
-    return datetime(year, month, 1, tzinfo=UTC)
+    return datetime(year, month, 1, tzinfo=zone)
 
 
 def window(start: datetime, end: datetime, expr: str) -> TimeWindow:

@@ -6,7 +6,7 @@ one ("the week before August 3"), and spans between two ("between August 11 and 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from remem.text.calendar_words import (
     EN_NUMBERS,
@@ -140,7 +140,7 @@ def _calendar_day(year: str | None, month: str, day: str, now: datetime) -> date
     years = [int(year)] if year else [now.year, now.year - 1]
     for y in years:
         try:
-            found = datetime(y, month_number, day_number, tzinfo=UTC)
+            found = datetime(y, month_number, day_number, tzinfo=now.tzinfo)
         except ValueError:
             return None
         if year or found <= now:

@@ -1,12 +1,13 @@
 """Time expressions in queries, English and Chinese, resolved without an LLM.
 
 ``find_time_window("what did we do last week?", now)`` returns the half-open window
-[start, end) in Unix seconds that the expression names, resolved against ``now`` (UTC
-calendar). Supported: yesterday / today / the day before yesterday, N days / weeks / months /
-years ago, last / this week / month / year, last / this <season>, last <weekday>, in <month>
-[<year>], <month> <year>, <year>; 昨天 / 今天 / 前天 / 大前天, N天前 / N周前 / N个月前 / N年前,
-上周 / 本周 / 上个月 / 这个月 / 去年 / 今年 / 前年, 去年夏天 / 今年春天, 上周一, [YYYY年]M月,
-YYYY年. An ambiguous month without a year means its most recent occurrence up to ``now``.
+[start, end) in Unix seconds that the expression names, resolved against ``now`` on the
+calendar of a time zone (``zone``, UTC unless given: "yesterday" asked at 07:00 in Shanghai is
+the day before in Shanghai, which began at 16:00 UTC). Supported: yesterday / today / the day
+before yesterday, N days / weeks / months / years ago, last / this week / month / year,
+last / this <season>, last <weekday>, in <month> [<year>], <month> <year>, <year>; 昨天 / 今天 /
+前天 / 大前天, N天前 / N周前 / N个月前 / N年前, 上周 / 本周 / 上个月 / 这个月 / 去年 / 今年 /
+前年, 去年夏天 / 今年春天, 上周一, [YYYY年]M月, YYYY年. An ambiguous month without a year means its most recent occurrence up to ``now``.
 
 Named days: "October 13, 2023", "on 1 February, 2023", "Oct 13th", "2023-10-13", "2023/8/3",
 "2023年8月3日", "4 月 8 号", "八月三日" name that day and the next (a day is told of on it or
@@ -21,7 +22,7 @@ cannot hold, so none, and not its month either (``named_days``).
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from remem.text.calendar_words import (
     DAY,
@@ -57,37 +58,38 @@ def _union(windows: list[TimeWindow]) -> TimeWindow:
     return TimeWindow(merged[0][0], merged[-1][1], expression, tuple(merged))
 
 
-def _year(year: int, expr: str) -> TimeWindow:
-    return window(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), expr)
+def _year(year: int, expr: str, zone: tzinfo | None) -> TimeWindow:
+    return window(datetime(year, 1, 1, tzinfo=zone), datetime(year + 1, 1, 1, tzinfo=zone), expr)
 
 
 def _week_start(dt: datetime) -> datetime:
     return day_start(dt) - timedelta(days=dt.weekday())
 
 
-def _season(year: int, season: str, expr: str) -> TimeWindow:
+def _season(year: int, season: str, expr: str, zone: tzinfo | None) -> TimeWindow:
     month, length = SEASONS[season]
-    return window(month_start(year, month), month_start(year, month + length), expr)
+    return window(month_start(year, month, zone), month_start(year, month + length, zone), expr)
 
 
 def _last_season(now: datetime, season: str, expr: str, *, this: bool = False) -> TimeWindow:
     month, _ = SEASONS[season]
     year = now.year
     # "last summer" = the most recent summer that has started before now's season began
-    start = month_start(year, month)
+    start = month_start(year, month, now.tzinfo)
     if this:
         if start > now:
             year -= 1
-        return _season(year, season, expr)
+        return _season(year, season, expr, now.tzinfo)
     if start + timedelta(days=92) > now:
         year -= 1
-    return _season(year, season, expr)
+    return _season(year, season, expr, now.tzinfo)
 
 
 def _month_window(now: datetime, month: int, year: int | None, expr: str) -> TimeWindow:
+    zone = now.tzinfo
     if year is None:
-        year = now.year if month_start(now.year, month) <= now else now.year - 1
-    return window(month_start(year, month), month_start(year, month + 1), expr)
+        year = now.year if month_start(now.year, month, zone) <= now else now.year - 1
+    return window(month_start(year, month, zone), month_start(year, month + 1, zone), expr)
 
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
@@ -145,14 +147,15 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
-def find_time_window(query: str, now: float) -> TimeWindow | None:
-    """Every time expression in the query as one window (their union), or None.
+def find_time_window(query: str, now: float, zone: tzinfo = UTC) -> TimeWindow | None:
+    """Every time expression in the query as one window (their union), or None; days,
+    months and years are those of ``zone``'s calendar.
 
     Patterns are tried in priority order ("the day before yesterday" before "yesterday");
     a match that overlaps text an earlier pattern already claimed is skipped, so one phrase
     names one span."""
     text = query.lower()
-    current = datetime.fromtimestamp(now, UTC)
+    current = datetime.fromtimestamp(now, zone)
     today = day_start(current)
     found: list[tuple[int, TimeWindow]] = []
     claimed = bytearray(len(text))  # the characters a phrase already named
@@ -236,20 +239,20 @@ def _resolve(
         return window(day, day + timedelta(days=1), expr)
     if kind == "season_year":
         season = "autumn" if m.group(1) == "fall" else m.group(1)
-        return _season(int(m.group(2)), season, expr)
+        return _season(int(m.group(2)), season, expr, now.tzinfo)
     if kind == "month_year":
         return _month_window(now, MONTHS[m.group(1)], int(m.group(2)), expr)
     if kind == "month":
         return _month_window(now, MONTHS[m.group(1)], None, expr)
     if kind == "year":
         year = int(m.group(1))
-        return _year(year, expr)
+        return _year(year, expr, now.tzinfo)
     if kind == "zh_year":
         year = now.year + {"去年": -1, "今年": 0, "前年": -2}[m.group(1)]
-        return _year(year, expr)
+        return _year(year, expr, now.tzinfo)
     if kind == "zh_year_season":
         year = now.year + {"去年": -1, "今年": 0, "前年": -2}[m.group(1)]
-        return _season(year, ZH_SEASONS[m.group(2)], expr)
+        return _season(year, ZH_SEASONS[m.group(2)], expr, now.tzinfo)
     if kind == "zh_year_month":
         month = zh_number(m.group(2))
         if not month or not 1 <= month <= 12:
@@ -282,7 +285,7 @@ def _relative(unit: str, offset: int, now: datetime, today: datetime, expr: str)
         saturday = this_saturday if offset == 0 else this_saturday - timedelta(weeks=1)
         return window(saturday, saturday + timedelta(days=2), expr)
     if unit == "month":
-        start = month_start(now.year, now.month + offset)
-        return window(start, month_start(start.year, start.month + 1), expr)
+        start = month_start(now.year, now.month + offset, now.tzinfo)
+        return window(start, month_start(start.year, start.month + 1, now.tzinfo), expr)
     year = now.year + offset
-    return _year(year, expr)
+    return _year(year, expr, now.tzinfo)

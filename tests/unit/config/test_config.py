@@ -49,6 +49,18 @@ def test_bad_value_names_key_value_and_source():
         Config.load(env={"REMEM_SEARCH__RRF_K": "zero"})
 
 
+def test_the_calendar_is_a_time_zone_by_its_iana_name():
+    from datetime import UTC
+
+    assert Config.load(env={}).calendar.zone() is UTC  # the default
+    cfg = Config.load(env={"REMEM_CALENDAR__TIMEZONE": "Asia/Shanghai"})
+    assert str(cfg.calendar.zone()) == "Asia/Shanghai"
+    with pytest.raises(ConfigError, match=r"calendar.timezone='Beijing'.*'Asia/Shanghai'"):
+        Config.load(env={}, overrides={"calendar.timezone": "Beijing"})
+    with pytest.raises(ConfigError, match=r"no IANA time zone"):
+        Config.load(env={}, overrides={"calendar.timezone": "../../etc/passwd"})
+
+
 def test_missing_and_broken_files(tmp_path):
     with pytest.raises(ConfigError, match="does not exist"):
         Config.load(tmp_path / "nope.toml", env={})

@@ -107,3 +107,18 @@ def test_the_truncation_marker_keeps_its_own_brackets():
         .splitlines()[2]
         .endswith("…[truncated, 40 more characters]")
     )
+
+
+def test_lines_are_dated_on_the_clock_of_the_time_zone_configured():
+    from zoneinfo import ZoneInfo
+
+    from remem.recall.render import render_memories
+    from remem.types import Explain, Hit
+
+    late = rec("到家了", speaker_label="小明", platform="qq")  # 2026-05-28 20:26:40 UTC
+    assert "[qq/小明 @ 2026-05-28 20:26]" in render_block([late])  # UTC, as before
+    shanghai = render_block([late], zone=ZoneInfo("Asia/Shanghai")).splitlines()[2]
+    assert shanghai.startswith("[qq/小明 @ 2026-05-29 04:26 +0800]")  # the next morning there
+    hit = Hit(record=late, score=0.5, explain=Explain())
+    assert "(2026-05-29)" in render_memories([hit], zone=ZoneInfo("Asia/Shanghai"))
+    assert "(2026-05-28)" in render_memories([hit])

@@ -1,4 +1,5 @@
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -188,3 +189,42 @@ def test_every_day_of_a_long_query_counts():
     window = find_time_window(text, NOW)
     # 28 days, each with the next: they touch, so one span from May 1 to May 30
     assert window is not None and (window.start, window.end) == (d(2023, 5, 1), d(2023, 5, 30))
+
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+def hull(window):
+    return (window.start, window.end)
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [
+        # asked at 07:30 on 4 December in Shanghai (23:30 UTC on the 3rd): its yesterday is
+        # the 3rd there, which began at 16:00 UTC on the 2nd
+        ("昨天说了什么？", "2026-12-02 16:00", "2026-12-03 16:00"),
+        ("what did we say today?", "2026-12-03 16:00", "2026-12-04 16:00"),
+        ("上个月", "2026-10-31 16:00", "2026-11-30 16:00"),
+        ("the week before December 3, 2026", "2026-11-25 16:00", "2026-12-03 16:00"),
+        ("2026年12月3日", "2026-12-02 16:00", "2026-12-04 16:00"),  # the day and the next
+        ("in 2025", "2024-12-31 16:00", "2025-12-31 16:00"),
+    ],
+)
+def test_days_are_those_of_the_time_zone_asked_in(query, start, end):
+    now = datetime(2026, 12, 3, 23, 30, tzinfo=UTC).timestamp()
+    window = find_time_window(query, now, SHANGHAI)
+    assert window is not None
+    as_utc = [datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M") for t in hull(window)]
+    assert as_utc == [start, end]
+    utc = find_time_window(query, now)
+    assert utc is not None and utc.start != window.start  # UTC's calendar is another
+
+
+def test_a_day_of_a_daylight_saving_change_is_as_long_as_it_is_there():
+    # 8 March 2026: New York's clocks go forward, the day lasts 23 hours
+    new_york = ZoneInfo("America/New_York")
+    now = datetime(2026, 3, 9, 12, 0, tzinfo=new_york).timestamp()
+    window = find_time_window("yesterday", now, new_york)
+    assert window.end - window.start == 23 * 3600
+    assert datetime.fromtimestamp(window.start, new_york).hour == 0

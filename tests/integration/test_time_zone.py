@@ -1,0 +1,66 @@
+"""``calendar.timezone``: a question's days are those of the user's calendar, and recalled
+lines are dated on their clock (a real SQLite store, the keyword channel)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from remem import Config, Memory, Turn
+
+
+def utc(day: int, hour: int) -> float:
+    return datetime(2026, 12, day, hour, tzinfo=UTC).timestamp()
+
+
+LINES = [
+    # 01:00 on 4 December in Shanghai, still the 3rd in UTC
+    {
+        "id": "lake",
+        "session": "s",
+        "speaker": "Ann",
+        "text": "我们去了西湖划船",
+        "timestamp": utc(3, 17),
+    },
+    {
+        "id": "temple",
+        "session": "s",
+        "speaker": "Ann",
+        "text": "我们去了灵隐寺",
+        "timestamp": utc(2, 10),
+    },
+]
+ASKED = utc(5, 1)  # 09:00 on 5 December in Shanghai
+
+
+def _memory(tmp_path, zone: str | None) -> Memory:
+    overrides = {"indexing.mode": "sync", "embed.provider": "none", "time_intent.mode": "filter"}
+    if zone:
+        overrides["calendar.timezone"] = zone
+    mem = Memory(
+        tmp_path / f"{zone or 'utc'}.db".replace("/", "-"), Config.load(env={}, overrides=overrides)
+    )
+    mem.ingest_many(LINES, wait=True)
+    return mem
+
+
+def test_yesterday_is_the_day_before_on_the_users_calendar(tmp_path):
+    with _memory(tmp_path, "Asia/Shanghai") as mem:
+        hits = mem.search("昨天我们去了哪里？", k=5, now=ASKED).hits
+        assert [h.record.id for h in hits] == ["lake"]
+    with _memory(tmp_path, None) as mem:  # UTC: yesterday was the 4th, nobody went anywhere
+        assert mem.search("昨天我们去了哪里？", k=5, now=ASKED).hits == []
+
+
+def test_the_recalled_block_dates_lines_on_the_users_clock(tmp_path):
+    with _memory(tmp_path, "Asia/Shanghai") as mem:
+        mem.ingest(
+            {
+                "id": "ask",
+                "session": "s",
+                "speaker": "Bo",
+                "text": "西湖划船好玩吗",
+                "timestamp": ASKED,
+            }
+        )
+        block = mem.recall_for_turn(Turn(session="s", inputs=["ask"], now=ASKED + 1)).block
+    assert "@ 2026-12-04 01:00 +0800] 我们去了西湖划船" in block
