@@ -42,6 +42,7 @@ from remem.embed.base import Embedder
 from remem.embed.factory import make_embedder
 from remem.maintenance import store_latent_terms
 from remem.transfer import jsonl_lines
+from remem.types import Filters
 
 UNANSWERABLE_CATEGORIES = frozenset({"unanswerable", "abstention"})
 NO_ANSWER_TARGETS = {"locomo": ("both", "locomo"), "zh_groupchat": ("both", "zh_groupchat")}
@@ -158,6 +159,8 @@ class SuiteRun:
     progress: Progress | None = None
     limit_conversations: int | None = None
     scores: dict[str, dict[str, VariantScores]] = field(default_factory=dict)
+    # what every search is narrowed to (bench/shared_store.py: one conversation's sessions)
+    filters: Filters | None = None
 
     def run(self, dataset: SuiteDataset, probes: list[dict[str, Any]]) -> None:
         """Every conversation of the dataset: ingest (or reuse), ask its questions, then
@@ -207,6 +210,7 @@ class SuiteRun:
                     q["query"],
                     k=max(self.k, 10),
                     now=q.get("timestamp"),
+                    filters=self.filters,
                     query_vector=qvec if "vector" in variant.channels else None,
                     channels=variant.channels,
                     disable=variant.disable,

@@ -80,6 +80,7 @@ def test_skip_leaves_existing_ids_and_writes_the_rest(store):
     assert rowids[0] is None and rowids[2] is None and rowids[1] is not None
     assert store.get("r1").text == "original"
     assert store.count() == 2
+    assert store.count(up_to=1) == 1 and store.count(up_to=5) == 2
 
 
 def test_ids_rowids_prefixes_and_hashes(store):
@@ -138,6 +139,7 @@ def test_every_read_applies_the_filters(corpus, filters, expected):
     store, want = corpus, expected.split()
     assert sorted(store.ids_where(filters)) == want
     assert store.count(filters) == len(want)
+    assert store.count(filters, up_to=2) == min(2, len(want))  # stops counting there
     assert [r.id for r in store.list_records(filters, limit=None, newest_first=False)] == want
     assert [r.id for r in store.iter_records(filters, batch=2)] == want
     every = store.rowids_for_ids([f"r{i}" for i in range(1, 7)])

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from remem.embed.word_rarity import word_rarity
 from remem.retrieve.context import StageContext
+from remem.retrieve.scoped_terms import Stats, in_scope
 from remem.store.base import LexicalStore
 from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
@@ -75,26 +76,38 @@ def weigh_query(
     ctx: StageContext,
     tokens: list[str],
     forms: dict[str, str],
-    stats: tuple[int, dict[str, int]],
+    stats: Stats,
 ) -> None:
     """Set the query's IDF weights, unseen share and word forms from the store's term counts
     of its tokens and their other forms (``text/word_forms.py``). A word is as common as all
-    its forms together: the records holding "went" also hold what "go" asks."""
+    its forms together: the records holding "went" also hold what "go" asks. What is unseen
+    is counted over the records the search's filters let it see (``scoped_terms.py``)."""
+    n = stats[0]
+    ctx.query_forms = forms
+    ctx.query_weights = idf_from_stats(with_forms(stats, forms), tokens)
+    # what the search may return has talked of: its filters' records (scoped_terms.py)
+    seen = stats
+    if ctx.store is not None:
+        seen = in_scope(ctx.store, stats, ctx.filters, ctx.now, at_least=UNSEEN_MIN_RECORDS)
+    seen = with_forms(seen, forms)
+    ctx.query_unseen = unseen_share(ctx.query_weights, seen)
+    if ctx.tokenizer is not None:
+        capitalised = set(capitalised_tokens(ctx.tokenizer, ctx.query))
+        ctx.query_unseen_latin = unseen_latin([t for t in tokens if t in capitalised], seen)
+    if tokens and n < UNSEEN_MIN_RECORDS and ctx.tokenizer is not None:
+        general = general_weights(ctx.tokenizer, ctx.query, tokens)
+        if general is not None:
+            ctx.query_weights = general
+
+
+def with_forms(stats: Stats, forms: dict[str, str]) -> Stats:
+    """Term counts with each query token counting the records of its other forms too."""
     n, df = stats
     merged = dict(df)
     for form, token in forms.items():
         # a record holding "go" and "went" is one record: never more than the store holds
         merged[token] = min(n, merged.get(token, 0) + df.get(form, 0))
-    ctx.query_forms = forms
-    ctx.query_weights = idf_from_stats((n, merged), tokens)
-    ctx.query_unseen = unseen_share(ctx.query_weights, (n, merged))
-    if ctx.tokenizer is not None:
-        capitalised = set(capitalised_tokens(ctx.tokenizer, ctx.query))
-        ctx.query_unseen_latin = unseen_latin([t for t in tokens if t in capitalised], (n, merged))
-    if tokens and n < UNSEEN_MIN_RECORDS and ctx.tokenizer is not None:
-        general = general_weights(ctx.tokenizer, ctx.query, tokens)
-        if general is not None:
-            ctx.query_weights = general
+    return n, merged
 
 
 def general_weights(tokenizer: Tokenizer, query: str, tokens: list[str]) -> dict[str, float] | None:

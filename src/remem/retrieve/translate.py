@@ -27,11 +27,13 @@ import numpy as np
 from remem.config import TranslateConfig
 from remem.retrieve.context import StageContext
 from remem.retrieve.names import SpeakerNames, embedded_query
+from remem.retrieve.scoped_terms import held_tokens, narrows
 from remem.store.base import Store
 from remem.text.bilingual import ENGLISH_STOPWORDS, Bilingual, dictionary, english_keys
 from remem.text.normalize import to_simplified
 from remem.text.spelt_names import drop_possessives, spelt_names
 from remem.text.tokenize import Tokenizer
+from remem.types import Filters
 
 PER_WORD = 2  # translations kept per question word (those the store holds, most used first)
 MAX_ADDED = 12  # words added to one query at most
@@ -73,9 +75,16 @@ class QueryTranslator:
         self._has_chinese = False
         self._probed: object = object()  # the change token of the last probe that found none
 
-    def translate(self, query: str, names: Iterable[str] = ()) -> Translation:
-        """The translations of ``query``'s words that the store holds; ``names`` (people's
-        names and aliases) are left untranslated ("小明" is not "small" + "bright")."""
+    def translate(
+        self,
+        query: str,
+        names: Iterable[str] = (),
+        filters: Filters | None = None,
+        now: float | None = None,
+    ) -> Translation:
+        """The translations of ``query``'s words that the records passing ``filters`` hold
+        (the store's, without them: ``scoped_terms.py``); ``names`` (people's names and
+        aliases) are left untranslated ("小明" is not "small" + "bright")."""
         for name in sorted(names, key=len, reverse=True):
             query = re.sub(re.escape(name), " ", query, flags=re.IGNORECASE)
         has_han = bool(_HAN.search(query))
@@ -103,7 +112,7 @@ class QueryTranslator:
             romanised = self._romanised_candidates(bilingual, query)
             candidates += romanised
             keys += [None] * len(romanised)
-        return self._held(candidates, keys)
+        return self._held(candidates, keys, filters, now)
 
     def _chinese_candidates(
         self, bilingual: Bilingual, latin: list[str]
@@ -150,14 +159,22 @@ class QueryTranslator:
         return bool(bilingual.chinese_for(" ".join(self._tokenizer.word_tokens(text.split()))))
 
     def _held(
-        self, candidates: list[list[tuple[str, tuple[str, ...]]]], keys: list[str | None]
+        self,
+        candidates: list[list[tuple[str, tuple[str, ...]]]],
+        keys: list[str | None],
+        filters: Filters | None,
+        now: float | None,
     ) -> Translation:
-        """Per question word, up to PER_WORD translations whose tokens the store all holds,
-        the most used in the store first; and which English keys had one."""
+        """Per question word, up to PER_WORD translations whose tokens the records passing
+        ``filters`` all hold, the most used in the store first; and which English keys had
+        one."""
         asked = {t for options in candidates for _, tokens in options for t in tokens}
         if not asked:
             return Translation()
         _, df = self._store.term_stats(sorted(asked))
+        if narrows(filters):
+            seen = held_tokens(self._store, sorted(t for t, n in df.items() if n), filters, now)
+            df = {t: n for t, n in df.items() if t in seen}
         out = Translation()
         for key, options in zip(keys, candidates, strict=True):
             held = [
@@ -234,7 +251,8 @@ def across_scripts(
     )
     translation = Translation()
     if words:  # people's names are not translated
-        translation = translator.translate(query, [*named, *named.values()])
+        names = [*named, *named.values()]
+        translation = translator.translate(query, names, ctx.filters, ctx.now)
         ctx.held_english = translation.held_english
         vector_query, query_vector = translated_query(
             vector_query, query_vector, translation, config.translate, ctx.notes

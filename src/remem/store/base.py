@@ -93,7 +93,11 @@ class RecordStore(Protocol):
     def iter_records(
         self, filters: Filters | None = None, batch: int = 1000, after: int = 0
     ) -> Iterator[Record]: ...
-    def count(self, filters: Filters | None = None) -> int: ...
+    def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
+        """Records passing ``filters``; with ``up_to``, counted no further than that (a
+        cheap answer to "at least N?")."""
+        ...
+
     def current_memories(
         self,
         scope: str,

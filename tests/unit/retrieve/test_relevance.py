@@ -521,6 +521,32 @@ def test_a_small_store_has_not_had_room_to_say_every_word():
     assert len(relevance(cands, ctx)) == 3
 
 
+def test_a_name_only_records_the_search_may_not_see_hold_is_never_talked_of():
+    # "Kelvin" is held by 4 records of the store, none of them in the chat the search is
+    # narrowed to (another group of the same bot): the chat never talked of a Kelvin
+    from remem.types import Filters
+
+    class OtherChat(Holding):
+        def term_stats(self, tokens):
+            n, df = super().term_stats(tokens)
+            return n, {**df, **({"kelvin": 4} if "kelvin" in tokens else {})}
+
+        def count(self, filters=None, *, up_to=None):
+            return 100 if up_to is None else min(100, up_to)
+
+        def lexical_newest(self, tokens, filters, limit, now=None, context_weight=0.0):
+            return [] if tokens == ["kelvin"] else [1]
+
+    for filters, kept in ((None, 3), (Filters(sessions=["hike"]), 0)):
+        cands, ctx, _ = _latent_ctx(3)
+        ctx.store, ctx.filters = OtherChat(), filters
+        ctx.query = "Kelvin 的小屋"
+        for c in cands:
+            c.record.text = "小屋很好"
+        ctx.config.search.wordless_relevance_floor = 0.9999
+        assert len(relevance(cands, ctx)) == kept, filters
+
+
 def test_a_chinese_question_naming_what_no_record_holds_needs_the_wordless_floor():
     # "Caroline 参加的是什么支持小组？" asked of a chat that never names a Caroline: its Chinese
     # words are common ones the lines share (支持), its Latin-script word is the subject

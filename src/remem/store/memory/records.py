@@ -178,11 +178,13 @@ class RecordsMixin(SessionsMixin):
             yield from page
             after = page[-1].rowid or 0
 
-    def count(self, filters: Filters | None = None) -> int:
+    def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
         with self._read():
             if filters is None:
-                return len(self._rows)
-            return len(self._matching(self._predicate(filters)))
+                n = len(self._rows)
+            else:
+                n = len(self._matching(self._predicate(filters)))
+        return n if up_to is None else min(n, up_to)
 
     def current_memories(
         self,

@@ -206,8 +206,11 @@ class RecordsMixin(SessionsMixin):
             yield from (row_to_record(r) for r in rows)
             after = rows[-1][0]
 
-    def count(self, filters: Filters | None = None) -> int:
+    def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
         where, params = filters_sql(filters)
+        if up_to is not None:  # the scan stops at the limit
+            sql = f"SELECT count(*) FROM (SELECT 1 FROM records r WHERE true{where} LIMIT %s) s"
+            return int(self.query_one(sql, [*params, up_to])[0])
         return int(self.query_one(f"SELECT count(*) FROM records r WHERE true{where}", params)[0])
 
     def current_memories(

@@ -252,10 +252,14 @@ class RecordsMixin(SQLiteConnection):
             yield from (row_to_record(r) for r in rows)
             after = rows[-1][0]
 
-    def count(self, filters: Filters | None = None) -> int:
+    def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
         where, params = filters_sql(filters)
         if not where:  # kept by triggers (schema 7): no scan
-            return int(self.query_one("SELECT value FROM counters WHERE name = 'records'")[0])
+            n = int(self.query_one("SELECT value FROM counters WHERE name = 'records'")[0])
+            return n if up_to is None else min(n, up_to)
+        if up_to is not None:  # the scan stops at the limit
+            sql = f"SELECT count(*) FROM (SELECT 1 FROM records r WHERE 1=1{where} LIMIT ?)"
+            return int(self.query_one(sql, [*params, up_to])[0])
         return int(self.query_one(f"SELECT count(*) FROM records r WHERE 1=1{where}", params)[0])
 
     def current_memories(
