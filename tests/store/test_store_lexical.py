@@ -271,3 +271,29 @@ def test_a_query_of_common_words_only_reads_the_newest_rows_holding_the_rarest(s
         len(lexical_candidates(store, ["often"], None, 50, None, first_pass_budget=5, **small))
         == 30
     )
+
+
+def test_a_scopes_own_counts_give_its_rows_their_bm25(store):
+    # "apple" is in every line of scope x and in one of scope y's five: common in the store,
+    # rare in y
+    for n in range(1, 6):
+        add(store, n, "apple filler", scope="x")
+    lone = add(store, 6, "apple pie", "pear", scope="y")
+    for n in range(7, 11):
+        add(store, n, "other words", "pear", scope="y")
+    y = Filters(scopes=["y"])
+    assert store.phrase_counts(["apple", "pear", "kiwi", "apple-pie"], y) == (
+        5,
+        {"apple": 1, "apple-pie": 1},  # own tokens only; a phrase counts as one
+    )
+    assert store.phrase_counts(["pear"], y, None, 0.2) == (5, {"pear": 5})  # context too
+    assert store.phrase_counts(["apple"], None) == (10, {"apple": 6})
+    # rescoring with the store's own counts is the store's BM25
+    hits = dict(store.lexical_search(["apple", "pie"], None, 10))
+    same = store.lexical_rescore(
+        list(hits), ["apple", "pie"], 0.0, stats=(10, {"apple": 6, "pie": 1})
+    )
+    assert same == pytest.approx(hits)
+    # with y's counts the line holding y's rare word scores higher
+    inside = store.lexical_rescore([lone], ["apple"], 0.0, stats=store.phrase_counts(["apple"], y))
+    assert inside[lone] > store.lexical_rescore([lone], ["apple"], 0.0)[lone] * 100

@@ -61,11 +61,15 @@ def lexical_candidates(
     postings_budget: int = 0,
     first_pass_budget: int = 0,
     stats: tuple[int, dict[str, int]] | None = None,
+    scoped: tuple[int, dict[str, int]] | None = None,
 ) -> list[tuple[int, float]]:
     """(rowid, BM25 score) best first for the query's tokens (``stats``: their
     ``term_stats``, when the caller has them). In a store of ``prune_min_docs`` records or
     more, common words are left out (``prune_common``) and, when the words left hold more
-    than ``first_pass_budget`` postings, the search runs in two passes (``two_pass``)."""
+    than ``first_pass_budget`` postings, the search runs in two passes (``two_pass``). With
+    ``scoped`` (the counts of the records a narrowed search may return,
+    ``scoped_terms.scoped_stats``), the rows found are scored with those counts
+    (``rescored``); which words are asked stays decided by the store's."""
     query = list(tokens)
     if not query:
         return []
@@ -76,8 +80,29 @@ def lexical_candidates(
         if big and first_pass_budget and _postings(query, stats) > first_pass_budget:
             rare = prune_common(store, query, max_df, prune_min_docs, first_pass_budget, stats)
             ranked = _postings(rare, stats) <= first_pass_budget
-            return two_pass(store, rare, query, filters, limit, now, context_weight, ranked)
+            return two_pass(store, rare, query, filters, limit, now, context_weight, ranked, scoped)
+    if scoped is not None:
+        pool = store.lexical_search(
+            query, filters, FIRST_PASS_FACTOR * limit, now, context_weight=context_weight
+        )
+        return rescored(store, [r for r, _ in pool], query, context_weight, scoped, limit)
     return store.lexical_search(query, filters, limit, now, context_weight=context_weight)
+
+
+def rescored(
+    store: LexicalStore,
+    rowids: list[int],
+    tokens: list[str],
+    context_weight: float,
+    scoped: tuple[int, dict[str, int]],
+    limit: int,
+) -> list[tuple[int, float]]:
+    """The best ``limit`` of these rows by BM25 with a scope's counts. The store's own BM25
+    found them (FIRST_PASS_FACTOR x ``limit``): in a store shared by many chats a chat's
+    speakers' names are rare store-wide and common in the chat, and the store's counts
+    ranked the lines that name them first (bench/results/shared-store.json)."""
+    scores = store.lexical_rescore(rowids, tokens, context_weight, stats=scoped)
+    return sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
 
 
 def _postings(tokens: list[str], stats: tuple[int, dict[str, int]]) -> int:
@@ -95,6 +120,7 @@ def two_pass(
     now: float | None,
     context_weight: float,
     ranked: bool = True,
+    scoped: tuple[int, dict[str, int]] | None = None,
 ) -> list[tuple[int, float]]:
     """The keyword search of a big store in two passes. The full-text index scores every
     row holding an asked word, so its time follows the asked words' postings: the first pass
@@ -106,13 +132,16 @@ def two_pass(
 
     When even the rarest word is over the budget (``ranked`` False: a query of common words
     only), ranking all its rows would visit them all; the first pass takes the newest rows
-    holding it instead (``lexical_newest``), so the cost stays bounded."""
+    holding it instead (``lexical_newest``), so the cost stays bounded. With ``scoped``, every
+    row found is scored with those counts (``rescored``)."""
     pool = FIRST_PASS_FACTOR * limit
     if not ranked:
         rowids = store.lexical_newest(rare, filters, pool, now, context_weight=context_weight)
-        scores = store.lexical_rescore(rowids, scored, context_weight)
+        scores = store.lexical_rescore(rowids, scored, context_weight, stats=scoped)
         return sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
     found = dict(store.lexical_search(rare, filters, pool, now, context_weight=context_weight))
+    if scoped is not None:
+        return rescored(store, list(found), scored, context_weight, scoped, limit)
     # BM25 is a sum over the query's phrases, each with its own idf and the row's length:
     # the first pass's scores already hold the rare words' share, so only the other words
     # are scored here (every occurrence of a rare word is in ``rare``; see prune_common)

@@ -77,17 +77,21 @@ def weigh_query(
     tokens: list[str],
     forms: dict[str, str],
     stats: Stats,
+    scoped: Stats | None = None,
 ) -> None:
     """Set the query's IDF weights, unseen share and word forms from the store's term counts
-    of its tokens and their other forms (``text/word_forms.py``). A word is as common as all
-    its forms together: the records holding "went" also hold what "go" asks. What is unseen
-    is counted over the records the search's filters let it see (``scoped_terms.py``)."""
-    n = stats[0]
+    of its tokens and their other forms (``text/word_forms.py``), or from the counts of the
+    records a narrowed search may return (``scoped``: ``scoped_terms.scoped_stats``). A word
+    is as common as all its forms together: the records holding "went" also hold what "go"
+    asks. What is unseen is counted over the records the search's filters let it see
+    (``scoped_terms.py``)."""
+    weighed = scoped if scoped is not None else stats
+    n = weighed[0]
     ctx.query_forms = forms
-    ctx.query_weights = idf_from_stats(with_forms(stats, forms), tokens)
+    ctx.query_weights = idf_from_stats(with_forms(weighed, forms), tokens)
     # what the search may return has talked of: its filters' records (scoped_terms.py)
-    seen = stats
-    if ctx.store is not None:
+    seen = weighed
+    if scoped is None and ctx.store is not None:
         seen = in_scope(ctx.store, stats, ctx.filters, ctx.now, at_least=UNSEEN_MIN_RECORDS)
     seen = with_forms(seen, forms)
     ctx.query_unseen = unseen_share(ctx.query_weights, seen)

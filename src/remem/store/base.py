@@ -164,12 +164,31 @@ class LexicalStore(Protocol):
         context_weight: float = 0.0,
     ) -> list[tuple[int, float]]: ...
     def lexical_rescore(
-        self, rowids: Sequence[int], tokens: Sequence[str], context_weight: float = 0.0
+        self,
+        rowids: Sequence[int],
+        tokens: Sequence[str],
+        context_weight: float = 0.0,
+        stats: tuple[int, dict[str, int]] | None = None,
     ) -> dict[int, float]:
         """The score ``lexical_search`` would give each of these records for ``tokens`` (same
         statistics, same formula), computed for these rows alone; rows matching no token are
         left out. The second pass of a keyword search in a big store
-        (``remem.retrieve.lexical``)."""
+        (``remem.retrieve.lexical``). With ``stats`` (``phrase_counts``' records and each
+        token's rows), BM25's record count and document frequencies are those instead of the
+        store's (the mean record length stays the store's)."""
+        ...
+
+    def phrase_counts(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> tuple[int, dict[str, int]]:
+        """(records passing ``filters``, {token: those of them it occurs in}), counted as BM25
+        counts them: a token's terms as a phrase, in the record's own tokens, or also in its
+        context when ``context_weight`` > 0; tokens no such record holds are left out. Costs
+        a walk of each token's postings: the caller keeps it to the tokens worth it."""
         ...
 
     def lexical_newest(

@@ -77,3 +77,50 @@ def test_a_translation_only_another_chat_holds_is_not_held(two_chats):
     assert translator.translate(asked, ["Kelvin"], hike, None).held_english == set()
     family = Filters(sessions=["family"])
     assert translator.translate(asked, ["Kelvin"], family, None).held_english == {"hospit"}
+
+
+def test_a_narrowed_search_weighs_words_by_the_records_it_may_return(tmp_path):
+    # chat a: Caroline in every line but one, the hut in one; chat b: the hut in every line.
+    # Store-wide, "caroline" is the rare word; in chat a, "hut" is
+    chat_a = [
+        {"id": f"a{i}", "session": "a", "speaker": "Mel", "text": f"Caroline went out, day {i}"}
+        for i in range(60)
+    ] + [{"id": "booked", "session": "a", "speaker": "Mel", "text": "the hut is booked now"}]
+    chat_b = [
+        {"id": f"b{i}", "session": "b", "speaker": "Bo", "text": f"the hut is old, day {i}"}
+        for i in range(600)
+    ]
+    config = Config.load(env={}, overrides=LEXICAL)
+    asked = {"k": 3, "channels": ("lexical",)}
+    with Memory(tmp_path / "shared.db", config) as shared:
+        shared.ingest_many(chat_a + chat_b, wait=True)
+        narrowed = shared.search("Caroline's hut", filters=Filters(sessions=["a"]), **asked)
+        whole = shared.search("Caroline's hut", **asked)
+    with Memory(tmp_path / "own.db", config) as own:
+        own.ingest_many(chat_a, wait=True)
+        alone = own.search("Caroline's hut", **asked)
+    assert [h.record.id for h in narrowed.hits][:1] == ["booked"]
+    assert [h.record.id for h in narrowed.hits] == [h.record.id for h in alone.hits]
+    assert whole.hits and whole.hits[0].record.id != "booked"  # the store's counts: Caroline
+
+
+def test_only_a_scope_under_half_the_store_counts_its_own_words(two_chats, monkeypatch):
+    from remem.retrieve import scoped_terms
+    from remem.retrieve.scoped_terms import scoped_stats, statistics_scope
+
+    store, n = two_chats.store, two_chats.store.count()
+    family, hike = Filters(sessions=["family"]), Filters(sessions=["hike"])
+    assert statistics_scope(store, family, n) is family
+    assert statistics_scope(store, hike, n) is None  # 100 of 102: the store's counts
+    assert statistics_scope(store, None, n) is None
+    stats = _stats(two_chats, "Kelvin hut")
+    assert scoped_stats(store, ["kelvin", "hut"], family, None, 0.05, stats) == (
+        2,
+        {"kelvin": 1, "hut": 2},  # "hut" also in f2's context (the turn before it)
+    )
+    # a word held by very many records is given its share of the store, not walked
+    monkeypatch.setattr(scoped_terms, "EXACT_COUNT_MAX", 50)
+    assert scoped_stats(store, ["kelvin", "hut"], family, None, 0.05, stats) == (
+        2,
+        {"kelvin": 1, "hut": round(stats[1]["hut"] * 2 / n)},
+    )

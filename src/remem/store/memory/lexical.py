@@ -57,15 +57,35 @@ class LexicalMixin(MemoryState):
         return newest[:limit]
 
     def lexical_rescore(
-        self, rowids: Sequence[int], tokens: Sequence[str], context_weight: float = 0.0
+        self,
+        rowids: Sequence[int],
+        tokens: Sequence[str],
+        context_weight: float = 0.0,
+        stats: tuple[int, dict[str, int]] | None = None,
     ) -> dict[int, float]:
-        """The BM25 score ``lexical_search`` gives each of these rows for ``tokens``; rows
-        matching none are left out."""
+        """The BM25 score ``lexical_search`` gives each of these rows for ``tokens`` (with
+        ``stats``' counts when given); rows matching none are left out."""
         query = [t for t in tokens if t]
         if not query:
             return {}
         with self._read():
-            return self._lexical.rescore([int(r) for r in rowids], query, float(context_weight))
+            ids = [int(r) for r in rowids]
+            return self._lexical.rescore(ids, query, float(context_weight), stats)
+
+    def phrase_counts(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> tuple[int, dict[str, int]]:
+        """(records passing the filters, {token: those holding it}) as BM25 counts them."""
+        with self._read():
+            passes = self._predicate(filters, now)
+            inside = {r for r, row in self._rows.items() if passes(row.values)}
+            both = float(context_weight) > 0
+            found = {t: len(self._lexical.holding(t, both) & inside) for t in dict.fromkeys(tokens)}
+        return len(inside), {t: n for t, n in found.items() if n}
 
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
         """Each record's own lexical tokens as indexed (not its context)."""

@@ -147,6 +147,11 @@ class Bm25Index:
                 out[rowid] = hits
         return out
 
+    def holding(self, token: str, both_columns: bool) -> set[int]:
+        """Rows the token's terms occur in as a phrase (in either column when
+        ``both_columns``)."""
+        return set(self._hits(terms(token), both_columns))
+
     def matching(self, query: Sequence[str], both_columns: bool) -> set[int]:
         """Rows holding any query token (in either column when ``both_columns``)."""
         found: set[int] = set()
@@ -175,15 +180,24 @@ class Bm25Index:
         return out
 
     def rescore(
-        self, rowids: Iterable[int], query: Sequence[str], context_weight: float
+        self,
+        rowids: Iterable[int],
+        query: Sequence[str],
+        context_weight: float,
+        stats: tuple[int, dict[str, int]] | None = None,
     ) -> dict[int, float]:
-        """``scores`` for these rows only (those matching no query token are left out)."""
+        """``scores`` for these rows only (those matching no query token are left out); with
+        ``stats``, BM25's record count and each token's rows from there."""
         rows = len(self._docs)
         if rows == 0:
             return {}
         both = context_weight > 0
-        phrases = [p for p in (terms(t) for t in query) if p]
-        idfs = [idf(rows, len(self._hits(p, both))) for p in phrases]
+        asked = [(t, p) for t, p in ((t, terms(t)) for t in query) if p]
+        phrases = [p for _, p in asked]
+        if stats is None:
+            idfs = [idf(rows, len(self._hits(p, both))) for p in phrases]
+        else:
+            idfs = [idf(stats[0], stats[1].get(t, 0)) for t, _ in asked]
         avgdl = self._total_terms / rows
         out = {}
         for rowid in dict.fromkeys(rowids):

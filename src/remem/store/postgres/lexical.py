@@ -269,11 +269,17 @@ class LexicalMixin(PostgresConnection):
         return [int(r[0]) for r in found]
 
     def lexical_rescore(
-        self, rowids: Sequence[int], tokens: Sequence[str], context_weight: float = 0.0
+        self,
+        rowids: Sequence[int],
+        tokens: Sequence[str],
+        context_weight: float = 0.0,
+        stats: tuple[int, dict[str, int]] | None = None,
     ) -> dict[int, float]:
         """``lexical_search``'s score of each of these rows for ``tokens``, from the same
-        statistics and the rows' term arrays; rows matching no token are left out."""
-        phrases = [p for p in (terms(t) for t in tokens if t) if p]
+        statistics (or ``stats``' counts) and the rows' term arrays; rows matching no token
+        are left out."""
+        asked = [(t, p) for t, p in ((t, terms(t)) for t in tokens if t) if p]
+        phrases = [p for _, p in asked]
         ids = list(dict.fromkeys(int(r) for r in rowids))
         if not phrases or not ids:
             return {}
@@ -282,7 +288,10 @@ class LexicalMixin(PostgresConnection):
             rows, total = self._totals(c)
             if rows == 0:
                 return {}
-            idfs = self._idfs(c, phrases, rows, both)
+            if stats is None:
+                idfs = self._idfs(c, phrases, rows, both)
+            else:
+                idfs = [idf(stats[0], stats[1].get(t, 0)) for t, _ in asked]
             found = c.execute(
                 "SELECT rowid, tok, ctx FROM lexical WHERE rowid = ANY(%s::bigint[])", (ids,)
             ).fetchall()
@@ -292,6 +301,35 @@ class LexicalMixin(PostgresConnection):
             if score > 0:
                 out[int(rowid)] = score
         return out
+
+    def phrase_counts(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> tuple[int, dict[str, int]]:
+        """(records passing the filters, {token: those holding it}) as BM25 counts them: one
+        count of the records, one of each token's rows among them (through the GIN index)."""
+        where, params = filters_sql(filters, now=now)
+        n = int(self.query_one(f"SELECT count(*) FROM records r WHERE true{where}", params)[0])
+        found: dict[str, int] = {}
+        for token in dict.fromkeys(t for t in tokens if t):
+            phrases, both, query = _match([token], context_weight)
+            if not query:
+                continue
+            hits = _hits("l.tok") + (" + " + _hits("l.ctx") if both else "")
+            count = self.query_one(
+                "WITH q AS MATERIALIZED (SELECT string_to_array(p, ' ') AS ph "
+                "FROM unnest(%s::text[]) AS u(p)) "
+                "SELECT count(*) FROM lexical l JOIN records r ON r.rowid = l.rowid "
+                f"WHERE l.doc @@ %s::tsquery{where} "
+                f"AND EXISTS (SELECT 1 FROM q WHERE {hits} > 0)",
+                [[" ".join(p) for p in phrases], query, *params],
+            )[0]
+            if count:
+                found[token] = int(count)
+        return n, found
 
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:
         """Each record's own lexical tokens as indexed (not its context)."""

@@ -88,15 +88,21 @@ class LexicalMixin(SQLiteConnection):
         return [int(r[0]) for r in self.query(sql, [match, *params, limit])]
 
     def lexical_rescore(
-        self, rowids: Sequence[int], tokens: Sequence[str], context_weight: float = 0.0
+        self,
+        rowids: Sequence[int],
+        tokens: Sequence[str],
+        context_weight: float = 0.0,
+        stats: tuple[int, dict[str, int]] | None = None,
     ) -> dict[int, float]:
         """FTS5's ``bm25()`` of these rows for ``tokens``, computed here from their indexed
         terms: asking FTS5 to score a list of rows runs the whole query once per row.
         The statistics are FTS5's own: the row count and token totals from its averages
         record, each phrase's row count from the vocabulary table (a count query for a
         phrase of several terms, or for the own column alone). Equal to ``lexical_search``'s
-        scores (tested); rows matching no token are left out."""
-        phrases = [p for p in (terms(t) for t in tokens if t) if p]
+        scores (tested); rows matching no token are left out. With ``stats`` (a scope's
+        ``phrase_counts``), the row count and each token's rows are those."""
+        asked = [(t, p) for t, p in ((t, terms(t)) for t in tokens if t) if p]
+        phrases = [p for _, p in asked]
         ids = list(dict.fromkeys(int(r) for r in rowids))
         if not phrases or not ids:
             return {}
@@ -105,7 +111,10 @@ class LexicalMixin(SQLiteConnection):
             rows, avgdl = self._fts_averages()
             if rows == 0:
                 return {}
-            idfs = [idf(rows, self._phrase_rows(p, both)) for p in phrases]
+            if stats is None:
+                idfs = [idf(rows, self._phrase_rows(p, both)) for p in phrases]
+            else:
+                idfs = [idf(stats[0], stats[1].get(t, 0)) for t, _ in asked]
         out: dict[int, float] = {}
         for chunk in chunks(ids):
             found = self.query(
@@ -118,6 +127,33 @@ class LexicalMixin(SQLiteConnection):
                 if score > 0:
                     out[int(rowid)] = score
         return out
+
+    def phrase_counts(
+        self,
+        tokens: Sequence[str],
+        filters: Filters | None,
+        now: float | None = None,
+        context_weight: float = 0.0,
+    ) -> tuple[int, dict[str, int]]:
+        """(records passing the filters, {token: those holding it}) as BM25 counts them: one
+        count of the records, and each token's rows looked up among them (its rows first: as a
+        join, SQLite walks the filtered records and asks the full-text index for each, ~30 ms
+        at 100k whatever the word)."""
+        where, params = filters_sql(filters, now=now)
+        n = int(self.query_one(f"SELECT count(*) FROM records r WHERE 1=1{where}", params)[0])
+        found: dict[str, int] = {}
+        for token in dict.fromkeys(t for t in tokens if t):
+            match = fts_match_expression([token])
+            if context_weight <= 0:
+                match = "{tokens} : (" + match + ")"
+            sql = (
+                "SELECT count(*) FROM records r WHERE r.rowid IN "
+                f"(SELECT rowid FROM records_fts WHERE records_fts MATCH ?){where}"
+            )
+            count = int(self.query_one(sql, [match, *params])[0])
+            if count:
+                found[token] = count
+        return n, found
 
     def _fts_averages(self) -> tuple[int, float]:
         """(rows, mean tokens per row over both columns) from FTS5's averages record (the
