@@ -288,12 +288,16 @@ def test_a_scopes_own_counts_give_its_rows_their_bm25(store):
     )
     assert store.phrase_counts(["pear"], y, None, 0.2) == (5, {"pear": 5})  # context too
     assert store.phrase_counts(["apple"], None) == (10, {"apple": 6})
-    # rescoring with the store's own counts is the store's BM25
-    hits = dict(store.lexical_search(["apple", "pie"], None, 10))
-    same = store.lexical_rescore(
-        list(hits), ["apple", "pie"], 0.0, stats=(10, {"apple": 6, "pie": 1})
-    )
-    assert same == pytest.approx(hits)
+    # rescoring with the store's own counts is the store's BM25: own column or both, a
+    # phrase, a word only the context holds
+    asked = ["pie", "pear", "apple-pie", "other"]
+    for weight in (0.0, 0.2):
+        hits = dict(store.lexical_search(asked, None, 10, None, weight))
+        counts = store.phrase_counts(asked, None, None, weight)
+        assert store.lexical_rescore(list(hits), asked, weight, stats=counts) == pytest.approx(hits)
+        # and a scope's counts change it
+        inside = store.lexical_rescore(list(hits), asked, weight, stats=(5, counts[1]))
+        assert inside != pytest.approx(hits)
     # with y's counts the line holding y's rare word scores higher
     inside = store.lexical_rescore([lone], ["apple"], 0.0, stats=store.phrase_counts(["apple"], y))
     assert inside[lone] > store.lexical_rescore([lone], ["apple"], 0.0)[lone] * 100

@@ -171,7 +171,7 @@ class CalendarConfig(_Section):
     def _known_zone(cls, name: str) -> str:
         try:
             zone_named(name)
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):  # 'America' is a folder
             raise ValueError(
                 f"{name!r} is no IANA time zone name; give one such as 'Asia/Shanghai', "
                 "'America/New_York' or 'UTC'"

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from remem.embed.word_rarity import word_rarity
 from remem.retrieve.context import StageContext
-from remem.retrieve.scoped_terms import Stats, in_scope
+from remem.retrieve.scoped_terms import Stats, in_scope, scoped_stats, statistics_scope
 from remem.store.base import LexicalStore
 from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
@@ -67,8 +67,15 @@ def query_weights(ctx: StageContext) -> dict[str, float]:
             return {}
         tokens = list(dict.fromkeys(ctx.tokenizer.query_tokens(ctx.query)))
         forms = other_forms(ctx.tokenizer, tokens, on=ctx.config.text.word_forms)
-        stats = ctx.store.term_stats(tokens + list(forms)) if tokens else (0, {})
-        weigh_query(ctx, tokens, forms, stats)
+        asked = tokens + list(forms)
+        stats = ctx.store.term_stats(asked) if tokens else (0, {})
+        # as the keyword channel would have counted them (search.py), had it run
+        scope = statistics_scope(ctx.store, ctx.filters, stats[0]) if tokens else None
+        scoped = None
+        if scope is not None:
+            weight = ctx.config.search.context_weight
+            scoped = scoped_stats(ctx.store, asked, scope, ctx.now, weight, stats)
+        weigh_query(ctx, tokens, forms, stats, scoped)
     return ctx.query_weights or {}
 
 
@@ -92,7 +99,10 @@ def weigh_query(
     # what the search may return has talked of: its filters' records (scoped_terms.py)
     seen = weighed
     if scoped is None and ctx.store is not None:
-        seen = in_scope(ctx.store, stats, ctx.filters, ctx.now, at_least=UNSEEN_MIN_RECORDS)
+        wanted = [*tokens, *forms]  # not the translations: the rules read the question's words
+        seen = in_scope(
+            ctx.store, stats, ctx.filters, ctx.now, at_least=UNSEEN_MIN_RECORDS, wanted=wanted
+        )
     seen = with_forms(seen, forms)
     ctx.query_unseen = unseen_share(ctx.query_weights, seen)
     if ctx.tokenizer is not None:

@@ -46,7 +46,10 @@ def time_intent(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
 def window_filters(filters: Filters | None, window: TimeWindow | None) -> Filters | None:
     """The search's filters narrowed to a named window of at most a month (its hull when it
     names several spans), or None when there is none or it is wider."""
-    if window is None or window.end - window.start > WINDOW_CANDIDATES_MAX_DAYS * DAY:
+    # an hour of slack each side: a month with a daylight-saving change is 31 local days and
+    # an hour long
+    longest = WINDOW_CANDIDATES_MAX_DAYS * DAY + 2 * 3600
+    if window is None or window.end - window.start > longest:
         return None
     base = filters if filters is not None else Filters()
     since = window.start if base.since is None else max(base.since, window.start)

@@ -173,7 +173,8 @@ class QueryTranslator:
             return Translation()
         _, df = self._store.term_stats(sorted(asked))
         if narrows(filters):
-            seen = held_tokens(self._store, sorted(t for t, n in df.items() if n), filters, now)
+            asked_held = sorted(t for t, n in df.items() if n)
+            seen = held_tokens(self._store, asked_held, filters, now, df)
             df = {t: n for t, n in df.items() if t in seen}
         out = Translation()
         for key, options in zip(keys, candidates, strict=True):

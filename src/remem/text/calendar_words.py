@@ -121,7 +121,8 @@ def zh_number(text: str) -> int | None:
 
 
 def day_start(dt: datetime) -> datetime:
-    return dt.replace(hour=0, minute=0, second=0, microsecond=0)
+    """Midnight of ``dt``'s day; the first one where the clocks show it twice (fold 0)."""
+    return dt.replace(hour=0, minute=0, second=0, microsecond=0, fold=0)
 
 
 def month_start(year: int, month: int, zone: tzinfo | None) -> datetime:

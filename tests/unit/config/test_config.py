@@ -57,8 +57,9 @@ def test_the_calendar_is_a_time_zone_by_its_iana_name():
     assert str(cfg.calendar.zone()) == "Asia/Shanghai"
     with pytest.raises(ConfigError, match=r"calendar.timezone='Beijing'.*'Asia/Shanghai'"):
         Config.load(env={}, overrides={"calendar.timezone": "Beijing"})
-    with pytest.raises(ConfigError, match=r"no IANA time zone"):
-        Config.load(env={}, overrides={"calendar.timezone": "../../etc/passwd"})
+    for bad in ("../../etc/passwd", "America", "x" * 300):  # a path, a folder, too long
+        with pytest.raises(ConfigError, match=r"no IANA time zone"):
+            Config.load(env={}, overrides={"calendar.timezone": bad})
 
 
 def test_missing_and_broken_files(tmp_path):

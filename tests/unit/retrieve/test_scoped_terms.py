@@ -14,13 +14,13 @@ LEXICAL = {"indexing.mode": "sync", "embed.provider": "none"}
 
 @pytest.fixture
 def two_chats(tmp_path):
-    """A hiking chat of UNSEEN_MIN_RECORDS lines about the hut, and a family chat of two
-    lines, the last naming Kelvin at the hospital (医院)."""
+    """A hiking chat of 120 lines about the hut, and a family chat of two lines, the last
+    naming Kelvin at the hospital (医院)."""
     with Memory(tmp_path / "m.db", Config.load(env={}, overrides=LEXICAL)) as mem:
         mem.ingest_many(
             [
                 {"id": f"h{i}", "session": "hike", "speaker": "Ann", "text": f"the hut, day {i}"}
-                for i in range(UNSEEN_MIN_RECORDS)
+                for i in range(120)
             ]
             + [
                 {"id": "f1", "session": "family", "speaker": "Bo", "text": "the hut again"},
@@ -111,7 +111,7 @@ def test_only_a_scope_under_half_the_store_counts_its_own_words(two_chats, monke
     store, n = two_chats.store, two_chats.store.count()
     family, hike = Filters(sessions=["family"]), Filters(sessions=["hike"])
     assert statistics_scope(store, family, n) is family
-    assert statistics_scope(store, hike, n) is None  # 100 of 102: the store's counts
+    assert statistics_scope(store, hike, n) is None  # 120 of 122: the store's counts
     assert statistics_scope(store, None, n) is None
     stats = _stats(two_chats, "Kelvin hut")
     assert scoped_stats(store, ["kelvin", "hut"], family, None, 0.05, stats) == (
@@ -119,8 +119,73 @@ def test_only_a_scope_under_half_the_store_counts_its_own_words(two_chats, monke
         {"kelvin": 1, "hut": 2},  # "hut" also in f2's context (the turn before it)
     )
     # a word held by very many records is given its share of the store, not walked
-    monkeypatch.setattr(scoped_terms, "EXACT_COUNT_MAX", 50)
+    monkeypatch.setattr(scoped_terms, "COUNT_BUDGET", 50)
     assert scoped_stats(store, ["kelvin", "hut"], family, None, 0.05, stats) == (
         2,
         {"kelvin": 1, "hut": round(stats[1]["hut"] * 2 / n)},
     )
+
+
+class Counting:
+    """A store that counts what a search asks of it."""
+
+    def __init__(self, store):
+        self.store, self.counts, self.probes = store, 0, []
+
+    def count(self, *args, **kwargs):
+        self.counts += 1
+        return self.store.count(*args, **kwargs)
+
+    def lexical_newest(self, tokens, *args, **kwargs):
+        self.probes += tokens
+        return self.store.lexical_newest(tokens, *args, **kwargs)
+
+
+def test_filters_that_only_leave_records_out_keep_the_stores_counts_uncounted(two_chats):
+    from remem.retrieve.scoped_terms import statistics_scope
+
+    store = Counting(two_chats.store)
+    for only_out in (Filters(exclude_ids=["f2"]), Filters(exclude_roles=["assistant"])):
+        assert statistics_scope(store, only_out, 122) is None
+    assert store.counts == 0
+
+
+def test_a_word_held_by_very_many_records_is_held_unasked(two_chats, monkeypatch):
+    from remem.retrieve import scoped_terms
+
+    monkeypatch.setattr(scoped_terms, "PROBE_MAX", 50)
+    store = Counting(two_chats.store)
+    stats = _stats(two_chats, "Kelvin hut")
+    hike = Filters(sessions=["hike"])
+    n, df = in_scope(store, stats, hike, None, at_least=UNSEEN_MIN_RECORDS, wanted=["kelvin"])
+    assert (n, df) == (UNSEEN_MIN_RECORDS, {})  # only the question's own words are asked
+    assert store.probes == ["kelvin"]
+    assert held_tokens(store, ["hut", "kelvin"], hike, None, stats[1]) == {"hut"}
+    assert store.probes == ["kelvin", "kelvin"]  # "hut" (122 records) was not probed
+
+
+def test_a_search_without_its_keyword_channel_weighs_words_as_the_channel_would(two_chats):
+    from remem.retrieve.context import StageContext
+    from remem.retrieve.query_terms import query_weights, weigh_query
+    from remem.retrieve.scoped_terms import scoped_stats
+
+    def ctx(filters):
+        return StageContext(
+            query="Kelvin hut",
+            now=0.0,
+            k=5,
+            config=two_chats.config,
+            store=two_chats.store,
+            filters=filters,
+            tokenizer=two_chats.searcher.tokenizer,
+        )
+
+    family = Filters(sessions=["family"])
+    tokens = ["kelvin", "hut"]
+    stats = two_chats.store.term_stats(tokens)
+    scoped = scoped_stats(two_chats.store, tokens, family, 0.0, 0.05, stats)
+    channel, store_wide = ctx(family), ctx(family)
+    weigh_query(channel, tokens, {}, stats, scoped)  # what the keyword channel does
+    weigh_query(store_wide, tokens, {}, stats)
+    assert query_weights(ctx(family)) == channel.query_weights
+    assert channel.query_weights != store_wide.query_weights  # 2 records: general weights

@@ -18,6 +18,20 @@ def test_a_day_narrows_the_filters_and_keeps_the_rest():
     assert window_filters(None, window(31)) is not None
 
 
+def test_a_month_with_a_daylight_saving_change_is_still_a_month():
+    # October in Berlin: 31 local days and the hour the clocks go back
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from remem.text.timeexpr import find_time_window
+
+    berlin = ZoneInfo("Europe/Berlin")
+    now = datetime(2026, 11, 20, 12, tzinfo=berlin).timestamp()
+    october = find_time_window("last month", now, berlin)
+    assert october is not None and october.end - october.start == 31 * DAY + 3600
+    assert window_filters(None, october) is not None
+
+
 def test_a_window_wider_than_a_month_brings_no_candidates_of_its_own():
     assert window_filters(None, window(32)) is None
     assert window_filters(None, None) is None

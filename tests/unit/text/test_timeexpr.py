@@ -228,3 +228,12 @@ def test_a_day_of_a_daylight_saving_change_is_as_long_as_it_is_there():
     window = find_time_window("yesterday", now, new_york)
     assert window.end - window.start == 23 * 3600
     assert datetime.fromtimestamp(window.start, new_york).hour == 0
+
+
+def test_today_starts_at_the_first_of_two_midnights():
+    # 1 November 2026: Havana's clocks go back from 01:00 to 00:00, midnight comes twice
+    havana = ZoneInfo("America/Havana")
+    now = datetime(2026, 11, 1, 0, 30, fold=1, tzinfo=havana).timestamp()
+    window = find_time_window("what did we say today?", now, havana)
+    assert window.start == datetime(2026, 11, 1, 0, 0, fold=0, tzinfo=havana).timestamp()
+    assert window.end - window.start == 25 * 3600
