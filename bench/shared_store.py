@@ -68,22 +68,14 @@ class SharedStoreRun(SuiteRun):
         from remem.engine import Memory
 
         convs = conversations(dataset.path, probes, self.limit_conversations)
-        per_variant = self.scores.setdefault(
-            dataset.name, {v.name: VariantScores() for v in self.variants}
-        )
+        self.scores.setdefault(dataset.name, {v.name: VariantScores() for v in self.variants})
         db = self._db(dataset, 0).with_name("shared.db")
         total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
         with Memory(db, self.config, embedder=self.embedder) as mem:
             _ingest(mem, [t for _, turns, _ in convs for t in turns])
             for _conv, turns, questions in convs:
-                session_of = {t["id"]: t["session"] for t in turns}
-                self.filters = Filters(sessions=sorted(set(session_of.values())))
-                asked = [(q, False) for q in questions] + [(p, True) for p in probes]
-                for q, probe in asked:
-                    self._ask(mem, q, session_of, per_variant, probe=probe)
-                    done += 1
-                    if self.progress:
-                        self.progress(dataset.name, done, total)
+                self.filters = Filters(sessions=sorted({t["session"] for t in turns}))
+                done = self.ask_all(mem, dataset.name, turns, questions, probes, (done, total))
         self.filters = None
 
 

@@ -168,21 +168,35 @@ class SuiteRun:
         from remem.engine import Memory
 
         convs = conversations(dataset.path, probes, self.limit_conversations)
-        per_variant = self.scores.setdefault(
-            dataset.name, {v.name: VariantScores() for v in self.variants}
-        )
+        self.scores.setdefault(dataset.name, {v.name: VariantScores() for v in self.variants})
         total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
         for ci, (_conv, turns, questions) in enumerate(convs):
             db = self._db(dataset, ci)  # loads the embedder first: the cache is keyed by it
             with Memory(db, self.config, embedder=self.embedder) as mem:
                 _ingest(mem, turns)
-                session_of = {t["id"]: t["session"] for t in turns}
-                asked = [(q, False) for q in questions] + [(p, True) for p in probes]
-                for q, probe in asked:
-                    self._ask(mem, q, session_of, per_variant, probe=probe)
-                    done += 1
-                    if self.progress:
-                        self.progress(dataset.name, done, total)
+                done = self.ask_all(mem, dataset.name, turns, questions, probes, (done, total))
+
+    def ask_all(
+        self,
+        mem: Any,
+        name: str,
+        turns: list[dict],
+        questions: list[dict],
+        probes: list[dict[str, Any]],
+        progress: tuple[int, int],
+    ) -> int:
+        """A conversation's questions, then the probes, asked of ``mem``; returns how many
+        of the dataset's ``progress`` (done, total) are done after them."""
+        per_variant = self.scores[name]
+        session_of = {t["id"]: t["session"] for t in turns}
+        done, total = progress
+        asked = [(q, False) for q in questions] + [(p, True) for p in probes]
+        for q, probe in asked:
+            self._ask(mem, q, session_of, per_variant, probe=probe)
+            done += 1
+            if self.progress:
+                self.progress(name, done, total)
+        return done
 
     def _db(self, dataset: SuiteDataset, ci: int) -> Path:
         if self.embedder is None:
