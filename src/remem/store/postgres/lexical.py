@@ -69,6 +69,20 @@ def _match(tokens: Sequence[str], context_weight: float) -> tuple[list[list[str]
     return phrases, both, tsquery_text(phrases, own_only=not both)
 
 
+def _holding(select: str, where: str, both: bool) -> str:
+    """SQL selecting ``select`` over the records passing ``where`` (a filters fragment) that
+    hold one of the phrases (the first parameter, as strings) matched by the tsquery (the
+    second): the GIN index finds them, the term arrays check the phrases."""
+    hits = _hits("l.tok") + (" + " + _hits("l.ctx") if both else "")
+    return (
+        "WITH q AS MATERIALIZED (SELECT string_to_array(p, ' ') AS ph "
+        "FROM unnest(%s::text[]) AS u(p)) "
+        f"SELECT {select} FROM lexical l JOIN records r ON r.rowid = l.rowid "
+        f"WHERE l.doc @@ %s::tsquery{where} "
+        f"AND EXISTS (SELECT 1 FROM q WHERE {hits} > 0)"
+    )
+
+
 def _hits(column: str) -> str:
     """SQL for how often phrase ``q.ph`` occurs in a term array: a single term (nearly every
     query token) by built-ins, a longer phrase by the ``phrase_hits`` function."""
@@ -256,14 +270,8 @@ class LexicalMixin(PostgresConnection):
         if not query or limit <= 0:
             return []
         where, params = filters_sql(filters, now=now)
-        hits = _hits("l.tok") + (" + " + _hits("l.ctx") if both else "")
         found = self.query(
-            "WITH q AS MATERIALIZED (SELECT string_to_array(p, ' ') AS ph "
-            "FROM unnest(%s::text[]) AS u(p)) "
-            "SELECT l.rowid FROM lexical l JOIN records r ON r.rowid = l.rowid "
-            f"WHERE l.doc @@ %s::tsquery{where} "
-            f"AND EXISTS (SELECT 1 FROM q WHERE {hits} > 0) "
-            "ORDER BY l.rowid DESC LIMIT %s",
+            _holding("l.rowid", where, both) + " ORDER BY l.rowid DESC LIMIT %s",
             [[" ".join(p) for p in phrases], query, *params, limit],
         )
         return [int(r[0]) for r in found]
@@ -318,13 +326,8 @@ class LexicalMixin(PostgresConnection):
             phrases, both, query = _match([token], context_weight)
             if not query:
                 continue
-            hits = _hits("l.tok") + (" + " + _hits("l.ctx") if both else "")
             count = self.query_one(
-                "WITH q AS MATERIALIZED (SELECT string_to_array(p, ' ') AS ph "
-                "FROM unnest(%s::text[]) AS u(p)) "
-                "SELECT count(*) FROM lexical l JOIN records r ON r.rowid = l.rowid "
-                f"WHERE l.doc @@ %s::tsquery{where} "
-                f"AND EXISTS (SELECT 1 FROM q WHERE {hits} > 0)",
+                _holding("count(*)", where, both),
                 [[" ".join(p) for p in phrases], query, *params],
             )[0]
             if count:
