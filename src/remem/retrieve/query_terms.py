@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from remem.embed.word_rarity import word_rarity
 from remem.retrieve.context import StageContext
-from remem.retrieve.scoped_terms import Stats, in_scope, scoped_stats, statistics_scope
+from remem.retrieve.scoped_terms import Stats, in_scope, search_counts
 from remem.store.base import LexicalStore
 from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
@@ -70,11 +70,8 @@ def query_weights(ctx: StageContext) -> dict[str, float]:
         asked = tokens + list(forms)
         stats = ctx.store.term_stats(asked) if tokens else (0, {})
         # as the keyword channel would have counted them (search.py), had it run
-        scope = statistics_scope(ctx.store, ctx.filters, stats[0]) if tokens else None
-        scoped = None
-        if scope is not None:
-            weight = ctx.config.search.context_weight
-            scoped = scoped_stats(ctx.store, asked, scope, ctx.now, weight, stats)
+        weight = ctx.config.search.context_weight
+        scoped = search_counts(ctx.store, asked, ctx.filters, ctx.now, weight, stats)
         weigh_query(ctx, tokens, forms, stats, scoped)
     return ctx.query_weights or {}
 

@@ -134,3 +134,19 @@ def scoped_stats(
         if count and token not in exact and n:
             counted[token] = max(1, round(count * inside / n))
     return inside, counted
+
+
+def search_counts(
+    store: Store,
+    tokens: Sequence[str],
+    filters: Filters | None,
+    now: float | None,
+    context_weight: float,
+    stats: Stats,
+) -> Stats | None:
+    """The counts a search with ``filters`` weighs its words by (``scoped_stats``), or None
+    when the store's (``stats``) stand (``statistics_scope``)."""
+    scope = statistics_scope(store, filters, stats[0])
+    if scope is None:
+        return None
+    return scoped_stats(store, tokens, scope, now, context_weight, stats)

@@ -46,7 +46,7 @@ from remem.retrieve.relevance import (
     shipped_neutral_vectors,
 )
 from remem.retrieve.rerank import Reranker, make_reranker
-from remem.retrieve.scoped_terms import scoped_stats, statistics_scope
+from remem.retrieve.scoped_terms import search_counts
 from remem.retrieve.stages import SCORE_STAGES
 from remem.retrieve.time_intent import window_filters, with_window
 from remem.retrieve.translate import QueryTranslator, across_scripts
@@ -271,10 +271,7 @@ class Searcher:
             return []
         stats = self.store.term_stats(tokens)
         # a search narrowed to a part of the store counts that part (scoped_terms.py)
-        scope = statistics_scope(self.store, ctx.filters, stats[0])
-        scoped = None
-        if scope is not None:
-            scoped = scoped_stats(self.store, tokens, scope, ctx.now, cfg.context_weight, stats)
+        scoped = search_counts(self.store, tokens, ctx.filters, ctx.now, cfg.context_weight, stats)
         # relevance weighs the question's own words (and their forms): counting its
         # translations as coverage too raised false hits on the no-answer probes by 6-8 points
         # for +0.003 recall@10 (bench/results/floor-with-translation.json)
