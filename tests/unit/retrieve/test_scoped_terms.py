@@ -54,7 +54,9 @@ def test_words_only_another_chat_holds_are_unseen_to_a_narrowed_search(two_chats
 def test_a_narrowed_search_of_few_records_asks_nothing_of_the_index(two_chats):
     stats = _stats(two_chats, "Kelvin hut")
     family = Filters(sessions=["family"])
-    assert in_scope(two_chats.store, stats, family, None, at_least=UNSEEN_MIN_RECORDS) == (2, {})
+    store = Counting(two_chats.store)
+    assert in_scope(store, stats, family, None, at_least=UNSEEN_MIN_RECORDS) == (2, {})
+    assert store.probes == []  # two records: the rules are off, no word is probed
     # the words themselves are there, as a probe of the index finds
     assert held_tokens(two_chats.store, ["kelvin", "hut", "zebra"], family, None) == {
         "kelvin",
