@@ -122,6 +122,18 @@ def test_ingest_without_embedding_then_backfill(tmp_path, jsonl):
     one_error_line(run(["ingest", str(jsonl)], db))
 
 
+def test_times_are_shown_on_the_configured_clock(tmp_path, jsonl):
+    """calendar.timezone dates listings, records and hits as recalled lines are: c1 was sent
+    at 10:00 UTC, 18:00 in Shanghai."""
+    db = tmp_path / "zone.db"
+    assert run(["ingest", str(jsonl)], db, lexical=True).returncode == 0
+    zone = {"REMEM_CALENDAR__TIMEZONE": "Asia/Shanghai"}
+    for args in (["list"], ["get", "c1"], ["search", "greyhound"]):
+        shown = run(args, db, env_extra=zone, lexical=True).stdout
+        assert "2026-03-01 18:00 +0800" in shown and "10:00" not in shown, (args, shown)
+        assert "2026-03-01 10:00" in run(args, db, lexical=True).stdout  # UTC, the default
+
+
 def test_ingest_from_stdin(tmp_path):
     db = tmp_path / "s.db"
     proc = run(["ingest", "-", "--json"], db, stdin='{"text": "piped in"}\n', lexical=True)

@@ -8,18 +8,29 @@ from __future__ import annotations
 import json
 import re
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from fastapi.testclient import TestClient
 
+from helpers import HashEmbedder
+from remem import Config, Memory
 from remem.errors import NotFoundError, ValidationError
 from remem.scopes import ScopeError
 from remem.server.rest import create_app
 from remem.server.rest_context import Caller
 from remem.server.ui import actions, queries
 from remem.server.ui.audit import AuditLog
-from remem.server.ui.charts import DAY, MAX_BARS, rebucket, timeline_chart
+from remem.server.ui.charts import (
+    DAY,
+    MAX_BARS,
+    hour_shift,
+    local_days,
+    rebucket,
+    timeline_chart,
+)
 from remem.server.ui.explain import CHANNELS, FormError, SearchForm, memory_block
 from remem.server.ui.i18n import EN, ZH, choose_language, translator
 from remem.server.ui.queries import MEMORY_STATES
@@ -49,6 +60,46 @@ def test_long_spans_get_wider_buckets_and_keep_every_count():
     assert width == 30 * DAY and len(buckets) <= MAX_BARS
     assert sum(m for _, m, _ in buckets) == sum(m for m, _ in per_day.values())
     assert sum(n for _, _, n in buckets) == sum(n for _, n in per_day.values())
+
+
+def _day(text: str) -> int:
+    return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()) // DAY
+
+
+def test_days_are_the_zones_days():
+    """23:30 UTC is the next morning in Shanghai; 03:30 UTC is the evening before in New
+    York (UTC-5 in December, UTC-4 in July: the same hour is a day apart there)."""
+    late = int(datetime(2026, 12, 3, 23, 30, tzinfo=UTC).timestamp()) // 3600
+    early = int(datetime(2026, 12, 3, 3, 30, tzinfo=UTC).timestamp()) // 3600
+    per_hour = {(late, "message"): 2, (early, "message"): 1, (early, "memory"): 4}
+    assert local_days(per_hour, UTC, 0) == {_day("2026-12-03"): (3, 4)}
+    shanghai = ZoneInfo("Asia/Shanghai")
+    assert local_days(per_hour, shanghai, 0) == {
+        _day("2026-12-04"): (2, 0),
+        _day("2026-12-03"): (1, 4),
+    }
+    new_york = ZoneInfo("America/New_York")
+    assert local_days(per_hour, new_york, 0) == {
+        _day("2026-12-03"): (2, 0),
+        _day("2026-12-02"): (1, 4),
+    }
+    july = int(datetime(2026, 7, 3, 3, 59, tzinfo=UTC).timestamp()) // 3600
+    assert local_days({(july, "message"): 1}, new_york, 0) == {_day("2026-07-02"): (1, 0)}
+
+
+def test_a_half_hour_zone_counts_from_its_half_hours():
+    """India is UTC+5:30: its days begin at 18:30 UTC, so its hours are counted from there."""
+    kolkata = ZoneInfo("Asia/Kolkata")
+    assert hour_shift(kolkata) == 1800
+    assert hour_shift(ZoneInfo("Asia/Kathmandu")) == 2700
+    assert hour_shift(ZoneInfo("Europe/Berlin")) == hour_shift(UTC) == 0
+    before = datetime(2026, 12, 3, 18, 29, tzinfo=UTC).timestamp()  # 23:59 in Kolkata
+    after = datetime(2026, 12, 3, 18, 30, tzinfo=UTC).timestamp()  # 00:00 the next day
+    per_hour = {(int(t + 1800) // 3600, "message"): 1 for t in (before, after)}
+    assert local_days(per_hour, kolkata, 1800) == {
+        _day("2026-12-03"): (1, 0),
+        _day("2026-12-04"): (1, 0),
+    }
 
 
 def test_bars_scale_to_the_tallest_bucket():
@@ -332,6 +383,23 @@ def test_operator_on_loopback_and_nobody_else(hash_memory):
     assert "Your account is locked" not in flash.text
     assert local.get("/v1/stats").status_code == 200  # the API keeps its own error answers
     assert local.get("/ui/static/htmx.min.js").status_code == 200
+
+
+def test_pages_show_times_on_the_configured_clock(tmp_path):
+    """With calendar.timezone a session's lines and the overview's days are Shanghai's: a
+    line sent at 23:30 UTC is dated the next morning, with the offset, and counted on that
+    day."""
+    config = Config.load(
+        env={}, overrides={"indexing.mode": "sync", "calendar.timezone": "Asia/Shanghai"}
+    )
+    at = datetime(2026, 12, 3, 23, 30, tzinfo=UTC).timestamp()
+    with Memory(tmp_path / "zone.db", config, embedder=HashEmbedder()) as mem:
+        mem.ingest({"text": "late line", "session": "s1", "created_at": at})
+        app = create_app(mem)
+        local = TestClient(app, client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765")
+        page = local.get("/ui/session?s=s1").text
+        assert "2026-12-04 07:30 +0800" in page and "2026-12-03 23:30" not in page
+        assert queries.overview(mem, None).per_day == {_day("2026-12-04"): (1, 0)}
 
 
 def test_tokens_sign_in_and_scope_every_page(hash_memory):

@@ -11,6 +11,7 @@ library only (``remem.Memory`` and the feature modules), never the store underne
 from __future__ import annotations
 
 import logging
+from datetime import UTC
 from pathlib import Path
 from typing import Annotated
 
@@ -62,6 +63,7 @@ def _main(
 ) -> None:
     state.db = db
     state.config_file = config
+    state.zone = UTC  # until a command loads its configuration
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
         format="remem: %(levelname)s: %(message)s",

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -68,6 +68,7 @@ class GlobalOptions:
 
     db: str | None = None  # a file path or a postgresql:// URL
     config_file: Path | None = None
+    zone: tzinfo = UTC  # calendar.timezone of the configuration the command loaded
 
 
 state = GlobalOptions()
@@ -102,6 +103,7 @@ def load_config(*, long_lived: bool = False, **overrides: Any) -> Config:
         overrides["store.path"] = str(state.db)
         overrides["store.url"] = None  # the file given wins over a configured server
     config = Config.load(state.config_file, overrides=overrides)
+    state.zone = config.calendar.zone()  # the times a command prints are on its clock
     if not long_lived and config.source_of("search.index_build") == "default":
         config.search.index_build = "manual"
     return config
@@ -135,10 +137,17 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def add_time_column(table: Table, name: str) -> None:
+    """A column of ``fmt_time`` values, never cut: a narrow terminal folds the text instead."""
+    table.add_column(name, no_wrap=True, min_width=len(fmt_time(0.0)))
+
+
 def fmt_time(ts: float | None) -> str:
-    if ts is None:
-        return "-"
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
+    """A time on the clock of the loaded configuration's ``calendar.timezone``, with its UTC
+    offset where that is not UTC."""
+    from remem.recall.render import local_time  # the library, once a command runs
+
+    return "-" if ts is None else local_time(ts, state.zone, "%Y-%m-%d %H:%M")
 
 
 def short(text: str, width: int = 90) -> str:

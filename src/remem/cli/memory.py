@@ -13,6 +13,7 @@ from remem.cli.common import (
     JsonOption,
     SessionOption,
     UserOption,
+    add_time_column,
     emit_json,
     err,
     fail,
@@ -53,8 +54,9 @@ def _tool(
 
 def _print_memories(items: list[dict[str, Any]]) -> None:
     table = new_table()
-    for col in ("id", "category", "scope", "text", "created"):
+    for col in ("id", "category", "scope", "text"):
         table.add_column(col)
+    add_time_column(table, "created")
     for m in items:
         table.add_row(
             m["id"][:12],

@@ -11,6 +11,7 @@ import typer
 
 from remem.cli.common import (
     JsonOption,
+    add_time_column,
     counting,
     emit_json,
     err,
@@ -189,7 +190,7 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
     table = new_table(show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
-    table.add_column("when")
+    add_time_column(table, "when")
     table.add_column("who")
     table.add_column("text", overflow="fold")
     if explain:
@@ -248,7 +249,10 @@ def list_(
         return
     table = new_table()
     for col in ("id", "kind", "when", "who", "scope", "status", "text"):
-        table.add_column(col, overflow="fold" if col in ("id", "text") else "ellipsis")
+        if col == "when":
+            add_time_column(table, col)
+        else:
+            table.add_column(col, overflow="fold" if col in ("id", "text") else "ellipsis")
     for r in records:
         table.add_row(
             r.id,

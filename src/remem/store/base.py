@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from remem.errors import ValidationError
 from remem.types import Filters, Record
 
 # (record fields, lexical tokens) or (record fields, lexical tokens, context tokens)
@@ -387,6 +388,16 @@ def pattern_regex(pattern: str, literal: Callable[[str], str], end: str = "$") -
     return f"{head}{regex}{tail}"
 
 
+HOUR = 3600
+
+
+def check_shift(shift: int) -> int:
+    """A breakdown's ``shift``, checked: whole seconds from 0 to 3599 (it is written into SQL)."""
+    if isinstance(shift, bool) or not isinstance(shift, int) or not 0 <= shift < HOUR:
+        raise ValidationError("shift", shift, "give whole seconds from 0 to 3599")
+    return shift
+
+
 @dataclass(slots=True)
 class RecordBreakdown:
     """The records passing one filter, counted as a dashboard shows them, in one snapshot.
@@ -394,7 +405,9 @@ class RecordBreakdown:
 
     by_column: dict[str, dict[str | None, int]]  # column of BREAKDOWN_COLUMNS -> value -> n
     vectors_by_model: dict[str, int]  # model id -> vectors of these records
-    per_day: dict[tuple[int, str], int]  # (UTC day: created_at // 86400, kind) -> n
+    # (hour: (created_at + shift) // 3600, kind) -> n; ``shift`` the part of a time zone's
+    # UTC offset beyond whole hours (India's 1800), so every hour lies within one local day
+    per_hour: dict[tuple[int, str], int]
     sessions: int  # distinct sessions among these records
 
     @property
@@ -434,7 +447,11 @@ class DashboardStore(Protocol):
     connection of their own; PostgreSQL: a pooled connection in a read-only transaction);
     callers cache the answers by ``change_token``."""
 
-    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown: ...
+    def breakdown(self, filters: Filters | None = None, *, shift: int = 0) -> RecordBreakdown:
+        """Counts of the records passing the filters; ``per_hour`` cuts ``created_at +
+        shift`` into hours (``shift``: 0 to 3599 seconds)."""
+        ...
+
     def session_summaries(
         self, filters: Filters | None = None, *, limit: int = 200
     ) -> list[SessionSummary]:

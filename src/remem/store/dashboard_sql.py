@@ -1,7 +1,7 @@
 """The ``DashboardStore`` questions as SQL, once for both SQL backends.
 
 The SQLite and PostgreSQL stores ask the same questions of the same tables; they differ
-only in placeholders, the "no limit" value, how a day number is computed, how text sorts and
+only in placeholders, the "no limit" value, how an hour number is computed, how text sorts and
 how it is matched against a pattern (GLOB / a regular expression). A ``Dialect`` holds those
 differences and each backend hands the functions here a connection it opened for the purpose
 (see ``DashboardStore`` for which).
@@ -25,6 +25,7 @@ from remem.store.base import (
     DistinctColumn,
     RecordBreakdown,
     SessionSummary,
+    check_shift,
     pattern_regex,
 )
 from remem.types import Filters
@@ -38,7 +39,8 @@ DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category", "speaker_la
 class Dialect:
     mark: str  # the placeholder
     no_limit: Any  # the LIMIT value that means "all"
-    day: str  # a record's day number (created_at / 86400, truncated)
+    # a record's hour number: (created_at + {shift}) / 3600, truncated (times are after 1970)
+    hour: str
     by_code_point: str  # appended to a text expression to sort it by code point
     filters_sql: FiltersSQL
     matches_any: MatchesAny  # (patterns, mark) -> (a record's text matches one, parameters)
@@ -48,7 +50,7 @@ def _rows(conn: Any, sql: str, params: list[Any]) -> list[Any]:
     return list(conn.execute(sql, params).fetchall())
 
 
-def breakdown(conn: Any, d: Dialect, filters: Filters | None) -> RecordBreakdown:
+def breakdown(conn: Any, d: Dialect, filters: Filters | None, shift: int = 0) -> RecordBreakdown:
     """Every count of a ``RecordBreakdown``; ``conn`` should hold one snapshot."""
     where, params = d.filters_sql(filters)
     by_column: dict[str, dict[str | None, int]] = {}
@@ -63,9 +65,10 @@ def breakdown(conn: Any, d: Dialect, filters: Filters | None) -> RecordBreakdown
         f"WHERE 1=1{where} GROUP BY 1",
         params,
     )
-    days = _rows(
+    hour = d.hour.format(shift=check_shift(shift))  # an int, checked: never input text
+    hours = _rows(
         conn,
-        f"SELECT {d.day}, r.kind, count(*) FROM records r WHERE 1=1{where} GROUP BY 1, 2",
+        f"SELECT {hour}, r.kind, count(*) FROM records r WHERE 1=1{where} GROUP BY 1, 2",
         params,
     )
     sessions = _rows(
@@ -76,7 +79,7 @@ def breakdown(conn: Any, d: Dialect, filters: Filters | None) -> RecordBreakdown
     return RecordBreakdown(
         by_column=by_column,
         vectors_by_model={model: int(n) for model, n in models},
-        per_day={(int(day), kind): int(n) for day, kind, n in days},
+        per_hour={(int(h), kind): int(n) for h, kind, n in hours},
         sessions=int(sessions[0][0]),
     )
 
@@ -197,9 +200,9 @@ class SQLDashboard:
     def _dashboard_read(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
-    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
+    def breakdown(self, filters: Filters | None = None, *, shift: int = 0) -> RecordBreakdown:
         with self._dashboard_read() as c:
-            return breakdown(c, self._dashboard_dialect, filters)
+            return breakdown(c, self._dashboard_dialect, filters, shift)
 
     def session_summaries(
         self, filters: Filters | None = None, *, limit: int = 200

@@ -1,12 +1,16 @@
 """Geometry of the overview's "messages and memories over time" chart, drawn as server-side
-SVG by the template (no chart library, no script)."""
+SVG by the template (no chart library, no script), its days those of ``calendar.timezone``."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, tzinfo
+
+from remem.store.base import HOUR
 
 DAY = 86_400
+EPOCH = date(1970, 1, 1).toordinal()
 # Bucket widths tried in order until the data's span fits in at most MAX_BARS bars.
 WIDTHS = ((DAY, "%m-%d"), (7 * DAY, "%m-%d"), (30 * DAY, "%Y-%m"), (365 * DAY, "%Y"))
 MAX_BARS = 60
@@ -34,6 +38,27 @@ class Chart:
     @property
     def empty(self) -> bool:
         return not self.bars
+
+
+def hour_shift(zone: tzinfo, at: float | None = None) -> int:
+    """The seconds of ``zone``'s UTC offset beyond whole hours (India's 1800, Nepal's 2700,
+    0 for most zones): a store's hours counted from there each lie within one local day.
+    Daylight saving moves offsets by whole hours, so the shift holds all year."""
+    offset = datetime.fromtimestamp(time.time() if at is None else at, zone).utcoffset()
+    return int(offset.total_seconds()) % HOUR if offset is not None else 0
+
+
+def local_days(
+    per_hour: dict[tuple[int, str], int], zone: tzinfo, shift: int
+) -> dict[int, tuple[int, int]]:
+    """A store's ``per_hour`` counts (hours from ``shift``) as {local day: (messages,
+    memories)}, the day numbered from 1970-01-01 on ``zone``'s calendar (so that day x DAY,
+    read as UTC, is the local date)."""
+    days: dict[int, list[int]] = {}
+    for (hour, kind), n in per_hour.items():
+        day = datetime.fromtimestamp(hour * HOUR - shift, zone).date().toordinal() - EPOCH
+        days.setdefault(day, [0, 0])[0 if kind == "message" else 1] += n
+    return {d: (m, n) for d, (m, n) in days.items()}
 
 
 def rebucket(per_day: dict[int, tuple[int, int]]) -> tuple[int, str, list[tuple[int, int, int]]]:

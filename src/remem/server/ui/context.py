@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -16,6 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 from remem.errors import NotFoundError, ValidationError
+from remem.recall.render import local_time
 from remem.scopes import ScopeError
 from remem.server.identity import AuthError
 from remem.server.rest_context import Caller
@@ -43,12 +45,9 @@ _STATUS = (
 )
 
 
-def _when(ts: float | None) -> str:
-    if ts is None:
-        return ""
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
+def _when(ts: float | None, zone: tzinfo = UTC) -> str:
+    """A time on ``calendar.timezone``'s clock, with its UTC offset where that is not UTC."""
+    return "" if ts is None else local_time(ts, zone, "%Y-%m-%d %H:%M")
 
 
 def _bytes(n: int) -> str:
@@ -76,7 +75,10 @@ class UI:
         self.mem = mem
         self.config = mem.config
         self.templates = templates = Jinja2Templates(directory=str(HERE / "templates"))
-        templates.env.filters.update(when=_when, size=_bytes, q=lambda s: quote(str(s), safe=""))
+        zone = self.config.calendar.zone()
+        templates.env.filters.update(
+            when=lambda ts: _when(ts, zone), size=_bytes, q=lambda s: quote(str(s), safe="")
+        )
         templates.env.globals.update(
             PREFIX=PREFIX,
             KINDS=KINDS,

@@ -1,6 +1,7 @@
 """What the web UI reads that the ``Memory`` API has no method for: counts grouped by kind,
-scope, platform, model and index status, messages and memories per day, sessions grouped by
-platform and group, superseded-only memory listings, and where a record sits in its session.
+scope, platform, model and index status, messages and memories per day (of
+``calendar.timezone``), sessions grouped by platform and group, superseded-only memory
+listings, and where a record sits in its session.
 
 Every function takes the ``Memory`` and the scopes the caller may read (``None`` = the local
 operator, unrestricted) and never returns anything outside them.
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
+from remem.server.ui.charts import hour_shift, local_days
 from remem.store.base import StoreSize
 from remem.types import Filters, Record
 
@@ -118,7 +120,7 @@ class Overview:
     by_platform: dict[str, int] = field(default_factory=dict)
     by_model: dict[str, int] = field(default_factory=dict)
     index_status: dict[str, int] = field(default_factory=dict)
-    per_day: dict[int, tuple[int, int]] = field(default_factory=dict)
+    per_day: dict[int, tuple[int, int]] = field(default_factory=dict)  # local day -> counts
     sessions: int = 0
 
 
@@ -134,10 +136,9 @@ def _labelled(counts: dict[str | None, int]) -> dict[str, int]:
 
 
 def _overview(mem, scopes: list[str] | None) -> Overview:
-    counts = mem.store.breakdown(_scoped(scopes))
-    per_day: dict[int, list[int]] = {}
-    for (day, kind), n in counts.per_day.items():
-        per_day.setdefault(day, [0, 0])[0 if kind == "message" else 1] += n
+    zone = mem.config.calendar.zone()
+    shift = hour_shift(zone)
+    counts = mem.store.breakdown(_scoped(scopes), shift=shift)
     return Overview(
         total=counts.total,
         by_kind=_labelled(counts.by_column["kind"]),
@@ -145,7 +146,7 @@ def _overview(mem, scopes: list[str] | None) -> Overview:
         by_platform=_labelled(counts.by_column["platform"]),
         by_model=_labelled(dict(counts.vectors_by_model)),
         index_status=_labelled(counts.by_column["index_status"]),
-        per_day={d: (m, n) for d, (m, n) in per_day.items()},
+        per_day=local_days(counts.per_hour, zone, shift),
         sessions=counts.sessions,
     )
 
