@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,12 @@ class Memory:
         self.close()
 
     @property
+    def zone(self) -> tzinfo:
+        """``calendar.timezone``: the clock that times without a UTC offset are read on
+        ("2026-12-03T08:00" in a record, ``since="2026-12-03"`` in filters)."""
+        return self.config.calendar.zone()
+
+    @property
     def path(self) -> Path | None:
         """The database file (None for a store that has none)."""
         return self.store.path
@@ -132,7 +139,7 @@ class Memory:
         self._check_write_flags(embed, wait)
         if not isinstance(dedup, bool):
             raise ValidationError("dedup", dedup, "use True or False")
-        item = validate_record({"text": text, **fields, "kind": "memory"})
+        item = validate_record({"text": text, **fields, "kind": "memory"}, zone=self.zone)
         if "norm" not in item.metadata:  # what later normalised-text dedup compares
             item = item.model_copy(
                 update={"metadata": {**item.metadata, "norm": norm_hash(item.text)}}
@@ -222,7 +229,7 @@ class Memory:
 
     def delete_where(self, filters: Filters | dict[str, Any]) -> int:
         """Delete every record passing the filters (at least one filter is required)."""
-        made = make_filters(filters)
+        made = make_filters(filters, self.zone)
         if made is None or made.is_empty():
             raise ValidationError("filters", filters, "give at least one filter")
         return self.store.delete(self.store.ids_where(made))
@@ -232,7 +239,7 @@ class Memory:
         marker goes too (after any marker write in flight)."""
         legacy = self.searcher.legacy
         with legacy.lock:
-            cleared = self.store.clear_vectors(make_filters(filters))
+            cleared = self.store.clear_vectors(make_filters(filters, self.zone))
             self.store.meta_set(LEGACY_NAMESPACE, LEGACY_KEY, None)
         return cleared
 
@@ -283,7 +290,7 @@ class Memory:
         """Delete a session's records created after ``after`` (a checkpoint rollback)."""
         arguments.name("session", session)
         try:
-            when = parse_time(after)
+            when = parse_time(after, self.zone)
         except ValueError:
             raise ValidationError("after", after, "use Unix seconds or an ISO-8601 date") from None
         if when is None:
@@ -394,7 +401,7 @@ class Memory:
     # ------------------------------------------------------------------ reads
     def count(self, filters: Filters | dict[str, Any] | None = None) -> int:
         """How many records pass the filters (all without any)."""
-        return self.store.count(make_filters(filters))
+        return self.store.count(make_filters(filters, self.zone))
 
     def ids_with_prefix(self, prefix: str, limit: int = 20) -> list[str]:
         """Record ids that start with ``prefix`` (for short ids typed by a person)."""
@@ -422,7 +429,7 @@ class Memory:
     ) -> list[Record]:
         arguments.count("limit", limit, optional=True)
         arguments.count("offset", offset)
-        return self.store.list_records(make_filters(filters), limit=limit, offset=offset)
+        return self.store.list_records(make_filters(filters, self.zone), limit=limit, offset=offset)
 
     def search(
         self,
@@ -466,7 +473,7 @@ class Memory:
         arguments.flag("same_user_boost", same_user_boost)
         arguments.flag("explicit", explicit)
         try:
-            when = time.time() if now is None else parse_time(now)
+            when = time.time() if now is None else parse_time(now, self.zone)
         except ValueError:
             when = None
         if when is None:  # "" parses to "no time", which a search cannot be evaluated at
@@ -474,7 +481,7 @@ class Memory:
         result = self.searcher.search(
             query,
             k,
-            make_filters(filters),
+            make_filters(filters, self.zone),
             when,
             query_vector=query_vector,
             channels=tuple(channels),

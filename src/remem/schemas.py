@@ -10,10 +10,17 @@ import hashlib
 import json
 import math
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic import ValidationError as PydanticValidationError
 
 from remem.errors import ValidationError
@@ -79,8 +86,10 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def parse_time(value: Any) -> float | None:
-    """Unix seconds from a number, a numeric string, an ISO-8601 string or a datetime."""
+def parse_time(value: Any, zone: tzinfo = UTC) -> float | None:
+    """Unix seconds from a number, a numeric string, an ISO-8601 string or a datetime; a time
+    without a UTC offset ("2026-12-03", "2026-12-03T08:00") is read on ``zone``'s clock (the
+    configured ``calendar.timezone``)."""
     if value is None or value == "":
         return None
     if isinstance(value, bool):
@@ -91,7 +100,7 @@ def parse_time(value: Any) -> float | None:
         except OverflowError:  # an int beyond float's range
             raise ValueError("out of range") from None
     elif isinstance(value, datetime):
-        number = (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+        number = (value if value.tzinfo else value.replace(tzinfo=zone)).timestamp()
     elif isinstance(value, str):
         text = value.strip()
         try:
@@ -102,7 +111,7 @@ def parse_time(value: Any) -> float | None:
             except ValueError:
                 raise ValueError("not a time") from None
             if parsed.tzinfo is None:
-                parsed = parsed.replace(tzinfo=UTC)
+                parsed = parsed.replace(tzinfo=zone)
             number = parsed.timestamp()
     else:
         raise ValueError("not a time")
@@ -235,12 +244,13 @@ class RecordIn(BaseModel):
 
     @field_validator("created_at", "event_time", "valid_from", "valid_to", mode="before")
     @classmethod
-    def _times(cls, value: Any) -> float | None:
-        return parse_time(value)
+    def _times(cls, value: Any, info: ValidationInfo) -> float | None:
+        return parse_time(value, (info.context or {}).get("zone", UTC))
 
 
-def validate_record(data: Any, **defaults: Any) -> RecordIn:
-    """Validate one incoming record; raise remem's ValidationError naming the first bad field."""
+def validate_record(data: Any, *, zone: tzinfo = UTC, **defaults: Any) -> RecordIn:
+    """Validate one incoming record; raise remem's ValidationError naming the first bad field.
+    Times without an offset are read on ``zone``'s clock."""
     if isinstance(data, RecordIn):
         return data
     if not isinstance(data, dict):
@@ -249,7 +259,7 @@ def validate_record(data: Any, **defaults: Any) -> RecordIn:
     for key, value in merged.items():
         check_encodable(str(key), value)
     try:
-        return RecordIn.model_validate(merged)
+        return RecordIn.model_validate(merged, context={"zone": zone})
     except PydanticValidationError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err["loc"] else "record"
@@ -270,8 +280,9 @@ def validate_scope(scope: str, field: str = "scope") -> str:
     return scope
 
 
-def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:
-    """Filters from a Filters, a plain dict (API/CLI) or None; validates values."""
+def make_filters(filters: Filters | dict[str, Any] | None, zone: tzinfo = UTC) -> Filters | None:
+    """Filters from a Filters, a plain dict (API/CLI) or None; validates values. ``since`` and
+    ``until`` without an offset ("2026-12-03") are read on ``zone``'s clock."""
     if filters is None or isinstance(filters, Filters):
         return filters
     if not isinstance(filters, dict):
@@ -308,7 +319,7 @@ def make_filters(filters: Filters | dict[str, Any] | None) -> Filters | None:
                 raise ValidationError(key, bad[0], f"use one of {', '.join(ROLES)}")
         elif key in ("since", "until"):
             try:
-                setattr(out, key, parse_time(value))
+                setattr(out, key, parse_time(value, zone))
             except ValueError:
                 raise ValidationError(key, value, "use Unix seconds or an ISO-8601 date") from None
         elif key in ("platform", "category"):

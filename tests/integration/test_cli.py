@@ -132,6 +132,11 @@ def test_times_are_shown_on_the_configured_clock(tmp_path, jsonl):
         shown = run(args, db, env_extra=zone, lexical=True).stdout
         assert "2026-03-01 18:00 +0800" in shown and "10:00" not in shown, (args, shown)
         assert "2026-03-01 10:00" in run(args, db, lexical=True).stdout  # UTC, the default
+    naive = tmp_path / "naive.jsonl"
+    naive.write_text(json.dumps({"id": "n1", "text": "naive", "timestamp": "2026-03-01T18:00"}))
+    assert run(["ingest", str(naive)], db, env_extra=zone, lexical=True).returncode == 0
+    stored = json.loads(run(["get", "n1", "--json"], db, lexical=True).stdout)
+    assert stored["created_at"] == json.loads(run(["get", "c1", "--json"], db).stdout)["created_at"]
 
 
 def test_ingest_from_stdin(tmp_path):

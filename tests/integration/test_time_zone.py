@@ -64,3 +64,22 @@ def test_the_recalled_block_dates_lines_on_the_users_clock(tmp_path):
         )
         block = mem.recall_for_turn(Turn(session="s", inputs=["ask"], now=ASKED + 1)).block
     assert "@ 2026-12-04 01:00 +0800] 我们去了西湖划船" in block
+
+
+def test_times_without_an_offset_are_the_users(tmp_path):
+    """A chat export's naive "2026-12-04 01:00", since="2026-12-04" and now="2026-12-05T09:00"
+    are Shanghai's: the line is the lake's moment, and the day filter holds it."""
+    with _memory(tmp_path, "Asia/Shanghai") as mem:
+        naive = mem.ingest(
+            {"id": "naive", "session": "s", "text": "湖边很冷", "timestamp": "2026-12-04 01:00"}
+        )
+        assert naive.created_at == utc(3, 17)
+        day = {"since": "2026-12-04", "until": "2026-12-04T23:59:59"}
+        found = mem.search("我们去了", k=5, filters=day, now="2026-12-05T09:00").hits
+        assert found[0].record.id == "lake" and "temple" not in {h.record.id for h in found}
+        assert mem.search("我们去了", k=5, now="2026-12-05T09:00").hits  # the temple too
+        assert {r.id for r in mem.list(day)} == {"lake", "naive"}
+    with _memory(tmp_path, None) as mem:  # UTC: the 4th began 8 hours later
+        later = mem.ingest({"id": "x", "text": "x", "timestamp": "2026-12-04 01:00"})
+        assert later.created_at == utc(4, 1)
+        assert {r.id for r in mem.list({"since": "2026-12-04"})} == {"x"}  # not the lake

@@ -1,7 +1,12 @@
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
 import pytest
 
 from remem.errors import ValidationError
-from remem.schemas import parse_time, validate_record, validate_scope
+from remem.schemas import make_filters, parse_time, validate_record, validate_scope
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
 def test_valid_record_and_aliases():
@@ -53,6 +58,25 @@ def test_parse_time_forms():
         parse_time(True)
     with pytest.raises(ValueError):
         parse_time(-1)
+
+
+def test_times_without_an_offset_are_read_on_the_zone_given():
+    """calendar.timezone's clock for a naive time; an offset or a number stays as it is."""
+    midnight = datetime(2026, 12, 2, 16, 0, tzinfo=UTC).timestamp()  # 00:00 in Shanghai
+    assert parse_time("2026-12-03", SHANGHAI) == midnight
+    assert parse_time("2026-12-03T08:30", SHANGHAI) == midnight + 8.5 * 3600
+    assert parse_time(datetime(2026, 12, 3), SHANGHAI) == midnight
+    assert parse_time("2026-12-03") == midnight + 8 * 3600  # UTC by default
+    assert parse_time("2026-12-03T00:00Z", SHANGHAI) == midnight + 8 * 3600
+    assert parse_time("2026-12-03T00:00+01:00", SHANGHAI) == midnight + 7 * 3600
+    assert parse_time(midnight, SHANGHAI) == parse_time(str(midnight), SHANGHAI) == midnight
+    record = validate_record({"text": "hi", "timestamp": "2026-12-03T09:00"}, zone=SHANGHAI)
+    assert record.created_at == midnight + 9 * 3600
+    assert validate_record({"text": "hi", "valid_to": "2026-12-03"}, zone=SHANGHAI).valid_to == (
+        midnight
+    )
+    filters = make_filters({"since": "2026-12-03", "until": "2026-12-03T23:59"}, SHANGHAI)
+    assert filters.since == midnight and filters.until == midnight + 86_340
 
 
 def test_scopes():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -17,6 +18,7 @@ from remem.cli.common import (
     err,
     fail,
     fmt_time,
+    load_config,
     new_table,
     open_existing_memory,
     open_memory,
@@ -75,9 +77,10 @@ def add(
         out.print(f"added {record.id} ({record.index_status})", markup=False)
 
 
-def _validated(file: str, kind: str) -> list[RecordIn]:
-    """Every line of the file as a record of ``kind`` (unless it says otherwise); the first
-    bad line stops the run before anything is written."""
+def _validated(file: str, kind: str, zone: tzinfo) -> list[RecordIn]:
+    """Every line of the file as a record of ``kind`` (unless it says otherwise), times
+    without an offset on ``zone``'s clock; the first bad line stops the run before anything
+    is written."""
     from remem.schemas import validate_record
     from remem.transfer import parse_lines
 
@@ -92,7 +95,7 @@ def _validated(file: str, kind: str) -> list[RecordIn]:
     for number, item in items:
         item.setdefault("kind", kind)
         try:
-            validated.append(validate_record(item))
+            validated.append(validate_record(item, zone=zone))
         except ValidationError as exc:
             fail(f"{file}:{number}: {exc}; nothing was ingested")
     return validated
@@ -115,8 +118,11 @@ def ingest(
     Each line: {"text": ..., "id"?, "session"?, "timestamp"?, "speaker"?, "role"?, ...}.
     All lines are validated first: one bad line stops the run and nothing is written.
     """
-    validated = _validated(file, kind)
-    with open_memory() as mem:
+    from remem import Memory
+
+    config = load_config()
+    validated = _validated(file, kind, config.calendar.zone())
+    with Memory(config=config) as mem:
         started = time.perf_counter()
         label = "embedding" if not no_embed else "storing"
         with counting(label, len(validated), quiet=as_json, eta=True) as progress:

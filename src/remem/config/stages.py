@@ -162,7 +162,8 @@ class CalendarConfig(_Section):
     timezone: str = Field(
         default="UTC",
         description="the time zone whose calendar a question's days are read in (yesterday, "
-        "上周, October 13) and whose clock recalled lines are dated by: an IANA name such as "
+        "上周, October 13), whose clock recalled lines, listings and the web UI show, and on "
+        "which times handed in without a UTC offset are read: an IANA name such as "
         "Asia/Shanghai or Europe/Berlin",
     )
 

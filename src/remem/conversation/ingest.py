@@ -106,7 +106,7 @@ class RecordWriter:
         given_ids: list[str] = []
         for position, item in enumerate(items):
             try:
-                valid = validate_record(item)
+                valid = validate_record(item, zone=self.config.calendar.zone())
                 prepared.append(self.prepare(valid))
             except ValidationError as exc:
                 if not numbered:
@@ -212,7 +212,7 @@ class RecordWriter:
                 "give the non-empty text a person sees, or leave it out",
             )
         try:
-            when = parse_time(timestamp)
+            when = parse_time(timestamp, self.config.calendar.zone())
         except ValueError:
             raise ValidationError("timestamp", timestamp, "use the message's Unix time") from None
         record = self.store.find_message(session, when) if when is not None else None
