@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection
+from datetime import tzinfo
 from typing import Any
 
 from remem.errors import ValidationError
@@ -76,6 +77,18 @@ def seconds(field: str, value: Any, *, optional: bool = False) -> float | None:
     if isinstance(value, bool) or not math.isfinite(number) or number < 0:
         raise ValidationError(field, value, "use a number of seconds >= 0")
     return number
+
+
+def moment(field: str, value: Any, zone: tzinfo) -> float:
+    """A moment given as Unix seconds or an ISO-8601 date (without an offset: on ``zone``'s
+    clock); "" and None are no moment."""
+    try:
+        when = parse_time(value, zone)
+    except ValueError:
+        when = None
+    if when is None:
+        raise ValidationError(field, value, "use Unix seconds or an ISO-8601 date")
+    return when
 
 
 def unix_time(field: str, value: Any, *, optional: bool = False) -> float | None:

@@ -26,7 +26,7 @@ from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import Searcher
 from remem.retrieve.stages import STAGE_NAMES
-from remem.schemas import RecordIn, check_encodable, make_filters, parse_time, validate_record
+from remem.schemas import RecordIn, check_encodable, make_filters, validate_record
 from remem.store.base import Store
 from remem.store.open import open_store
 from remem.text.tokenize import Tokenizer
@@ -89,8 +89,7 @@ class Memory:
 
     @property
     def zone(self) -> tzinfo:
-        """``calendar.timezone``: the clock that times without a UTC offset are read on
-        ("2026-12-03T08:00" in a record, ``since="2026-12-03"`` in filters)."""
+        """``calendar.timezone``: the clock times without a UTC offset are read on."""
         return self.config.calendar.zone()
 
     @property
@@ -289,12 +288,7 @@ class Memory:
     def rollback(self, session: str, after: float | str) -> int:
         """Delete a session's records created after ``after`` (a checkpoint rollback)."""
         arguments.name("session", session)
-        try:
-            when = parse_time(after, self.zone)
-        except ValueError:
-            raise ValidationError("after", after, "use Unix seconds or an ISO-8601 date") from None
-        if when is None:
-            raise ValidationError("after", after, "give the checkpoint time")
+        when = arguments.moment("after", after, self.zone)
         return len(self.store.delete_session_after(session, when))
 
     # ------------------------------------------------------------------ curated memories
@@ -472,12 +466,7 @@ class Memory:
         arguments.name("asker", asker, optional=True)
         arguments.flag("same_user_boost", same_user_boost)
         arguments.flag("explicit", explicit)
-        try:
-            when = time.time() if now is None else parse_time(now, self.zone)
-        except ValueError:
-            when = None
-        if when is None:  # "" parses to "no time", which a search cannot be evaluated at
-            raise ValidationError("now", now, "use Unix seconds or an ISO-8601 date")
+        when = time.time() if now is None else arguments.moment("now", now, self.zone)
         result = self.searcher.search(
             query,
             k,

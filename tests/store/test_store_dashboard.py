@@ -8,7 +8,7 @@ import pytest
 from conformance import T, fields, insert
 
 from remem.errors import ValidationError
-from remem.store.base import DashboardStore
+from remem.store.dashboard import DashboardStore
 from remem.types import Filters
 
 HOUR0 = int(T // 3600)  # T is 800 s into its hour

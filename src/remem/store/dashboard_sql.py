@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from remem.store.base import (
+from remem.store.dashboard import (
     BREAKDOWN_COLUMNS,
     PATTERN_PARTS,
     DistinctColumn,

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, tzinfo
 
-from remem.store.base import HOUR
+from remem.store.dashboard import HOUR
 
 DAY = 86_400
 EPOCH = date(1970, 1, 1).toordinal()

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
 from remem.server.ui.charts import hour_shift, local_days
-from remem.store.base import StoreSize
+from remem.store.dashboard import StoreSize
 from remem.types import Filters, Record
 
 log = logging.getLogger("remem.ui")

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from remem.store.base import (
+from remem.store.dashboard import (
     BREAKDOWN_COLUMNS,
     HOUR,
     DistinctColumn,

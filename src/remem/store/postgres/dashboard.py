@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from remem.store import dashboard_sql
-from remem.store.base import StoreSize
+from remem.store.dashboard import StoreSize
 from remem.store.postgres.connection import SCHEMA_BYTES_SQL, PostgresConnection, redact
 from remem.store.postgres.filters import filters_sql
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from remem.errors import StoreError
 from remem.store import dashboard_sql
-from remem.store.base import StoreSize
+from remem.store.dashboard import StoreSize
 from remem.store.sqlite.connection import SQLiteConnection
 from remem.store.sqlite.filters import filters_sql
 
