@@ -17,6 +17,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 ZH = REPO / "bench" / "data" / "zh_groupchat"
+HELD_OUT = REPO / "bench" / "data" / "zh_validation"
 NO_ANSWER = REPO / "bench" / "data" / "no_answer" / "queries.jsonl"
 
 
@@ -32,6 +33,7 @@ def _load(name: str, path: Path) -> ModuleType:
 
 vd = _load("validate_dataset", REPO / "bench" / "validate_dataset.py")
 build = _load("zh_groupchat_build", ZH / "build.py")
+held_out_build = _load("zh_validation_build", HELD_OUT / "build.py")
 CATEGORIES = build.CATEGORIES  # the closed set the build accepts
 
 
@@ -80,6 +82,25 @@ def test_zh_groupchat_jsonl_is_what_the_sources_build() -> None:
     corpus, queries = build.build()
     assert (ZH / "corpus.jsonl").read_text(encoding="utf-8") == build.to_jsonl(corpus)
     assert (ZH / "queries.jsonl").read_text(encoding="utf-8") == build.to_jsonl(queries)
+
+
+def test_the_held_out_set_is_valid_and_built_from_its_sources() -> None:
+    """zh_validation: three other chats, every category in each, the JSONL its sources build."""
+    report = vd.validate_dataset(HELD_OUT, CATEGORIES)
+    assert report.errors == []
+    assert report.messages >= 900 and report.questions >= 200
+    for conv, cats in report.categories_per_conversation.items():
+        assert set(cats) == CATEGORIES, conv
+    corpus, queries = held_out_build.build()
+    assert (HELD_OUT / "corpus.jsonl").read_text(encoding="utf-8") == held_out_build.to_jsonl(
+        corpus
+    )
+    assert (HELD_OUT / "queries.jsonl").read_text(encoding="utf-8") == (
+        held_out_build.to_jsonl(queries)
+    )
+    ours = {t["speaker"] for t in (json.loads(x) for x in (ZH / "corpus.jsonl").open())}
+    theirs = {t["speaker"] for t in (json.loads(x) for x in (HELD_OUT / "corpus.jsonl").open())}
+    assert not (ours & theirs) - {"群助手"}, "the held-out chats have people of their own"
 
 
 def test_no_answer_set() -> None:

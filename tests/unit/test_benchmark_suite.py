@@ -19,6 +19,7 @@ from remem.benchmark_suite import (
     macro_average,
     rate,
     run_suite,
+    suite_datasets,
     summarise,
 )
 
@@ -68,6 +69,23 @@ def test_macro_average_skips_datasets_without_answerable_questions():
         "c": {"n_answerable": 0, "overall": {}},
     }
     assert macro_average(datasets) == {"recall@5": 0.6, "recall@10": 0.8, "mrr": 0.4}
+
+
+def test_a_held_out_dataset_is_reported_but_never_averaged_in(tmp_path):
+    datasets = {
+        "a": {"n_answerable": 2, "overall": {"recall@5": 0.4, "recall@10": 0.6, "mrr": 0.2}},
+        "held": {"n_answerable": 1, "overall": {"recall@5": 0.8, "recall@10": 1.0, "mrr": 0.6}},
+    }
+    assert macro_average(datasets, frozenset({"held"})) == {
+        "recall@5": 0.4,
+        "recall@10": 0.6,
+        "mrr": 0.2,
+    }
+    for name in ("zh_groupchat", "zh_validation"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "queries.jsonl").write_text("")
+    found = {d.name: d.held_out for d in suite_datasets(tmp_path / "none", tmp_path, quick=True)}
+    assert found == {"zh_groupchat": False, "zh_validation": True}
 
 
 def _write(path, rows):

@@ -14,8 +14,13 @@ Chat source lines (see README.md for the full conventions):
     +40m                         the clock jumps 40 minutes (also +2h, +90s) inside a session
     {move} 小明: 我搬到杭州了      one message; "{label}" is optional and names it for queries
 
+A message is one source line; a literal ``\\n`` in its text becomes a line break, for the
+quoted replies that WeChat shows on several lines ("「王妈妈：几点到校」\\n- - -\\n8 点前").
+
 Query source lines: ``category | labels | query | answer`` with labels separated by spaces,
 or ``-`` when nothing answers the question.
+
+``../zh_validation/build.py`` builds the held-out set with these functions.
 """
 
 from __future__ import annotations
@@ -101,7 +106,7 @@ def parse_chat(path: Path) -> Conversation:
                 "timestamp": clock,
                 "speaker": speaker,
                 "role": roles.get(speaker, "user"),
-                "text": m.group("text").strip(),
+                "text": m.group("text").strip().replace("\\n", "\n"),
             }
             conv.turns.append(turn)
             if label := m.group("label"):
@@ -152,11 +157,13 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
     path.write_text(to_jsonl(rows), encoding="utf-8")
 
 
-def build(source: Path = SOURCE) -> tuple[list[dict], list[dict]]:
+def build(
+    source: Path = SOURCE, conversations: tuple[str, ...] = CONVERSATIONS
+) -> tuple[list[dict], list[dict]]:
     """Read the hand-written sources; returns (corpus turns, questions)."""
     corpus: list[dict] = []
     queries: list[dict] = []
-    for name in CONVERSATIONS:
+    for name in conversations:
         chat = source / f"{name}.chat.txt"
         if not chat.is_file():
             raise FileNotFoundError(
@@ -176,10 +183,10 @@ def to_jsonl(rows: list[dict]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
-def main() -> None:
-    corpus, queries = build()
-    _write_jsonl(HERE / "corpus.jsonl", corpus)
-    _write_jsonl(HERE / "queries.jsonl", queries)
+def main(here: Path = HERE, conversations: tuple[str, ...] = CONVERSATIONS) -> None:
+    corpus, queries = build(here / "source", conversations)
+    _write_jsonl(here / "corpus.jsonl", corpus)
+    _write_jsonl(here / "queries.jsonl", queries)
     print(f"{len(corpus)} messages, {len(queries)} questions")
 
 

@@ -21,6 +21,8 @@ from remem.cli.common import (
 app = typer.Typer()
 
 BENCH_CHANNELS = {"hybrid": ("vector", "lexical"), "vector": ("vector",), "lexical": ("lexical",)}
+SUITE_HELP = "LoCoMo, LongMemEval oracle, zh_groupchat, no-answer; zh_validation held out"
+DATA_DIR_HELP = "--suite: folder with zh_groupchat/, zh_validation/ and no_answer/"
 BENCH_METRICS = ("recall@5", "recall@10", "hit@10", "session_recall@10", "mrr")
 BENCH_JSON_KEYS = (
     "dataset",
@@ -48,9 +50,7 @@ def bench(
         int | None, typer.Option(help="only the first N conversations")
     ] = None,
     limit_queries: Annotated[int | None, typer.Option(help="only the first N queries")] = None,
-    suite: Annotated[
-        bool, typer.Option("--suite", help="LoCoMo, LongMemEval oracle, zh_groupchat, no-answer")
-    ] = False,
+    suite: Annotated[bool, typer.Option("--suite", help=SUITE_HELP)] = False,
     quick: Annotated[bool, typer.Option("--quick", help="--suite without LongMemEval")] = False,
     shared_dir: Annotated[
         Path | None,
@@ -59,9 +59,7 @@ def bench(
             "(default $REMEM_BENCH_DIR or ../shared/bench)"
         ),
     ] = None,
-    data_dir: Annotated[
-        Path, typer.Option(help="--suite: folder with zh_groupchat/ and no_answer/")
-    ] = Path("bench/data"),
+    data_dir: Annotated[Path, typer.Option(help=DATA_DIR_HELP)] = Path("bench/data"),
     cache_dir: Annotated[
         Path, typer.Option(help="--suite: ingested stores are kept here between runs")
     ] = Path(".remem-bench-cache"),

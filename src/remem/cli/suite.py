@@ -39,7 +39,7 @@ def run_suite_command(
     if not datasets:
         fail(
             f"no suite dataset found under {str(shared_dir)!r} (locomo, longmemeval_oracle) or "
-            f"{str(data_dir)!r} (zh_groupchat); pass --shared-dir / --data-dir"
+            f"{str(data_dir)!r} (zh_groupchat, zh_validation); pass --shared-dir / --data-dir"
         )
     no_answer_file = data_dir / "no_answer" / "queries.jsonl"
     no_answer = load_no_answer(no_answer_file) if no_answer_file.is_file() else []
@@ -75,11 +75,12 @@ def print_suite(result: dict[str, Any]) -> None:
         table.add_column(col, justify="left" if col in ("dataset", "variant") else "right")
     table.add_column("false hit (no-answer)", justify="right")
     table.add_column("p50 / p95 ms", justify="right")
+    held_out = set(result.get("held_out", ()))
     for vname, v in result["variants"].items():
         for dname, d in v["datasets"].items():
             o = d["overall"]
             table.add_row(
-                dname,
+                f"{dname} (held out)" if dname in held_out else dname,
                 vname,
                 str(d["n_answerable"]),
                 _fmt(o.get("recall@5")),
@@ -90,7 +91,14 @@ def print_suite(result: dict[str, Any]) -> None:
                 f"{d['latency_ms']['p50']:.1f} / {d['latency_ms']['p95']:.1f}",
             )
         m = v["macro"]
-        table.add_row("macro", vname, "", _fmt(m["recall@5"]), _fmt(m["recall@10"]), _fmt(m["mrr"]))
+        table.add_row(
+            "macro" if not held_out else "macro (tuned sets)",
+            vname,
+            "",
+            _fmt(m["recall@5"]),
+            _fmt(m["recall@10"]),
+            _fmt(m["mrr"]),
+        )
     out.print(table)
     for vname, v in result["variants"].items():
         for dname, d in v["datasets"].items():
