@@ -13,15 +13,26 @@ PYTHONPATH=src:bench python bench/shared_store.py --datasets zh_groupchat,locomo
     --variants default --out bench/results/shared-store.json
 
 The shared store is cached beside the per-conversation ones (``<cache>/<dataset key>/
-shared.db``); it is built by ingesting every conversation's turns (the model embeds them once).
+shared.db``); it is built by ingesting every conversation's turns, their vectors and latent
+terms copied from the per-conversation stores where the suite has built them (the model embeds
+only what they lack).
+
+``--haystack N`` asks each conversation's questions over its sessions and those of N other
+conversations drawn at random (``haystacks``; 0: the whole store): LongMemEval oracle's 479
+histories, each one's evidence sessions among ~50, as LongMemEval-S builds its haystacks. The
+per-conversation stores of the suite hold a question's evidence alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
+import zlib
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from remem.benchmark_suite import (
     NO_ANSWER_TARGETS,
@@ -47,6 +58,9 @@ class SharedStoreRun(SuiteRun):
     left out by id), then deleted."""
 
     as_turns: bool = False
+    # None: each conversation narrowed to its sessions; 0: every search over the whole store;
+    # N: over its sessions and those of N other conversations (a haystack, see ``haystacks``)
+    haystack: int | None = None
 
     def _ask(self, mem: Any, q: dict[str, Any], session_of: dict[str, str], *args, **kw) -> None:
         if not self.as_turns:
@@ -72,11 +86,85 @@ class SharedStoreRun(SuiteRun):
         db = self._db(dataset, 0).with_name("shared.db")
         total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
         with Memory(db, self.config, embedder=self.embedder) as mem:
-            _ingest(mem, [t for _, turns, _ in convs for t in turns])
-            for _conv, turns, questions in convs:
-                self.filters = Filters(sessions=sorted({t["session"] for t in turns}))
+            turns = [t for _, ts, _ in convs for t in ts]
+            if mem.store.count() != len(turns):
+                mem.ingest_many(_fields(turns), on_conflict="skip", embed=False)
+                reuse_vectors(mem.store, [self._db(dataset, i) for i in range(len(convs))])
+            _ingest(mem, turns)  # embeds what no conversation's store had
+            hay = haystacks(convs, self.haystack) if self.haystack else {}
+            for conv, turns, questions in convs:
+                sessions = sorted({t["session"] for t in turns} | hay.get(conv, set()))
+                self.filters = None if self.haystack == 0 else Filters(sessions=sessions)
                 done = self.ask_all(mem, dataset.name, turns, questions, probes, (done, total))
         self.filters = None
+
+
+def _fields(turns: list[dict]) -> list[dict]:
+    keys = ("id", "text", "session", "timestamp", "speaker", "role")
+    return [{key: t.get(key) for key in keys} for t in turns]
+
+
+def reuse_vectors(shared: Any, sources: list[Path]) -> int:
+    """Copy each record's vectors and latent terms from the suite's per-conversation stores
+    (the same texts, the same model) into the shared store, so that it is not embedded again
+    (LongMemEval's 10,492 long turns take the bundled model over an hour on 2 cores); returns
+    how many records got a vector. Stores that do not exist yet are skipped."""
+    from remem.embed.latent import model_id_for as latent_model_id
+    from remem.store import SQLiteStore
+
+    rowid_of = {r.id: r for r in shared.list_records(None, limit=None)}
+    copied = 0
+    for path in (p for p in sources if p.is_file()):
+        source = SQLiteStore(path)
+        try:
+            pairs = [
+                (r.rowid, rowid_of[r.id])
+                for r in source.list_records(None, limit=None)
+                if r.id in rowid_of and r.rowid is not None
+            ]
+            olds = [old for old, _ in pairs]
+            vectors, latent = source.vectors_of(olds), {}
+            for old, new in pairs:
+                target = new.rowid
+                assert target is not None
+                for model_id, provider, model, blob in vectors.get(old, []):
+                    vector = np.frombuffer(blob, np.float32)
+                    copied += shared.put_vectors(model_id, provider, model, [(target, vector)])
+                    terms_id = latent_model_id(model_id)  # the model's latent terms, if any
+                    if terms_id is None:
+                        continue
+                    if terms_id not in latent:
+                        latent[terms_id] = source.latent_terms_of(terms_id, olds)
+                    if (terms := latent[terms_id].get(old)) is not None:
+                        shared.put_latent_terms(terms_id, [(target, new.content_hash, terms)])
+        finally:
+            source.close()
+    return copied
+
+
+def haystacks(convs: list[tuple[str, list[dict], list[dict]]], n: int) -> dict[str, set[str]]:
+    """For each conversation, the sessions of ``n`` others drawn at random (seeded by its id,
+    so every run and variant draws the same), never a twin: LongMemEval builds some questions
+    over copies of one history (07741c44 and 07741c45 share their turns), and a twin's copy
+    of the answer would count as a miss. Twins: conversations sharing a turn's text (over 40
+    characters)."""
+    holders: dict[str, set[str]] = {}
+    for conv, turns, _ in convs:
+        for t in turns:
+            if len(t["text"]) > 40:
+                holders.setdefault(t["text"], set()).add(conv)
+    twins: dict[str, set[str]] = {}
+    for group in holders.values():
+        for conv in group:
+            twins.setdefault(conv, set()).update(group)
+    sessions = {conv: {t["session"] for t in turns} for conv, turns, _ in convs}
+    names = sorted(sessions)
+    out = {}
+    for conv in names:
+        others = [c for c in names if c != conv and c not in twins.get(conv, ())]
+        drawn = random.Random(zlib.crc32(conv.encode())).sample(others, min(n, len(others)))
+        out[conv] = set().union(*(sessions[c] for c in drawn))
+    return out
 
 
 def main() -> None:
@@ -84,6 +172,12 @@ def main() -> None:
     ap.add_argument("--variants", default="default")
     add_suite_options(ap)
     ap.add_argument("--as-turns", action="store_true", help="ask as the chat path does")
+    ap.add_argument(
+        "--haystack",
+        type=int,
+        help="search a conversation's sessions and those of N others drawn at random (0: the "
+        "whole store): LongMemEval's 479 histories as haystacks, as LongMemEval-S builds them",
+    )
     ap.add_argument("--out")
     args = ap.parse_args()
     run = SharedStoreRun(
@@ -93,13 +187,22 @@ def main() -> None:
         progress=progress_every(20),
         limit_conversations=args.limit_conversations,
     )
-    run.as_turns = args.as_turns
+    if args.haystack is not None and args.as_turns:
+        ap.error("--haystack searches unnarrowed; --as-turns needs a conversation's sessions")
+    run.as_turns, run.haystack = args.as_turns, args.haystack
     no_answer = load_no_answer(REPO / "bench" / "data" / "no_answer" / "queries.jsonl")
     for dataset in chosen_datasets(args):
         targets = NO_ANSWER_TARGETS.get(dataset.name, ())
         run.run(dataset, [q for q in no_answer if q.get("target") in targets])
     out: dict[str, Any] = {
-        "store": "one per dataset, searches narrowed to a conversation",
+        "store": "one per dataset, searches narrowed to "
+        + (
+            "a chat"
+            if args.haystack is None
+            else "nothing"
+            if args.haystack == 0
+            else f"a chat and {args.haystack} others"
+        ),
         "asked": "as a turn of the chat, left out by id" if args.as_turns else "as a search",
     }
     for variant in run.variants:
