@@ -208,6 +208,18 @@ class DiversityConfig(_Section):
         description="demote: and at least this share of character pairs in common with it "
         "(0 = the cosine alone)",
     )
+    # 0.7: below every other candidate (0, before) the last version of an assistant's table
+    # fell behind other chats' lines in a LongMemEval haystack. Over the suite (r@10 / MRR)
+    # 0, 0.3, 0.5, 0.7 and off (1): LongMemEval 0.930 / 0.799 at 0 -> 0.943 / 0.800 at 0.7,
+    # zh_groupchat 0.765 -> 0.772, LoCoMo 0.806 -> 0.807, its haystack 0.835 -> 0.855
+    # (bench/results/diversity-demotion.json); off leaves zh_groupchat at 0.765 / 0.514
+    demote_factor: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="demote: a near-duplicate ranks as if it scored this share of its score "
+        "(0 = below every other candidate)",
+    )
     mmr_lambda: float = Field(default=0.7, ge=0, le=1, description="mmr: relevance vs novelty")
     session_coverage: float = Field(
         default=0.0,

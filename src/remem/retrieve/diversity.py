@@ -1,7 +1,10 @@
 """Diversity: keep near-duplicates from crowding out everything else.
 
-- ``demote``: a candidate that repeats a better-ranked kept one is moved below all
-  non-duplicates (not dropped: if nothing else exists it still shows). Repeating takes both a
+- ``demote``: a candidate that repeats a better-ranked kept one ranks as if it scored
+  ``demote_factor`` (0.7) x its score, below the hits it repeats and any other hit that close
+  (not dropped, and not below every other candidate: in a haystack that pushed the last
+  version of an assistant's table behind lines of other chats; 0 keeps it at the very end).
+  Repeating takes both a
   cosine above ``threshold`` and, with ``text_overlap`` > 0, the same words: the share of
   character pairs the two texts have in common (Jaccard, after ``normalize_text`` and without
   spaces and punctuation) at least ``text_overlap``. e5-small puts short Chinese lines about one
@@ -55,7 +58,10 @@ def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         j = pos.get(i)
         twin = _twin(c, sims[j, kept_rows], kept_with_vec, cfg) if j is not None else None
         if twin is not None:
-            c.notes.append(f"near-duplicate of a better hit (cosine {twin:.3f}): moved down")
+            c.notes.append(
+                f"near-duplicate of a better hit (cosine {twin:.3f}): ranked at "
+                f"{cfg.demote_factor:g} x its score"
+            )
             demoted.append(c)
             continue
         kept.append(c)
@@ -64,7 +70,21 @@ def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             kept_with_vec.append(c)
     for c in demoted:
         c.stages.append(("diversity", c.score))
-    return kept + demoted
+    return with_demoted(kept, demoted, cfg.demote_factor)
+
+
+def with_demoted(kept: list[Candidate], demoted: list[Candidate], factor: float) -> list[Candidate]:
+    """The kept candidates in their order, each demoted one placed before the first kept one
+    scoring below ``factor`` x its own score (after all of them when ``factor`` is 0)."""
+    if factor <= 0 or not demoted:
+        return kept + demoted
+    waiting = sorted(demoted, key=lambda c: -c.score)
+    out: list[Candidate] = []
+    for c in kept:
+        while waiting and waiting[0].score * factor > c.score:
+            out.append(waiting.pop(0))
+        out.append(c)
+    return out + waiting
 
 
 def _twin(

@@ -367,6 +367,18 @@ def test_demote_moves_near_duplicates_down_but_keeps_them():
     assert [x.rowid for x in diversity.diversity([cand(1, 0.9), cand(2, 0.8)], c_off)] == [1, 2]
 
 
+def test_a_near_duplicate_ranks_at_a_share_of_its_score_not_below_everything():
+    """0.7 x 0.8 = 0.56: below the hit it repeats and a close one (0.6), above a far lower
+    one (0.2), as in a haystack where other chats' lines fill the bottom; 0: the very end."""
+    vectors = _vecs([1, 0, 0], [1, 0.01, 0], [0, 1, 0], [0, 0, 1])
+    cands = [cand(1, 0.9), cand(2, 0.8), cand(3, 0.6), cand(4, 0.2)]
+    out = diversity.diversity(list(cands), ctx(vectors=vectors))
+    assert [x.rowid for x in out] == [1, 3, 2, 4]
+    assert out[2].score == 0.8 and "0.7 x its score" in out[2].notes[0]
+    last = ctx(cfg(**{"diversity.demote_factor": 0.0}), vectors=vectors)
+    assert [x.rowid for x in diversity.diversity(list(cands), last)] == [1, 3, 4, 2]
+
+
 def test_demote_needs_the_same_words_not_only_a_close_vector():
     # e5-small puts these two above 0.95: one topic, two different facts weeks apart
     plan = "我在练越野跑，准备报 5 月的一个 30 公里越野赛"
