@@ -14,6 +14,7 @@ from collections.abc import Collection
 from datetime import tzinfo
 from typing import Any
 
+from remem.config.stages import ZONE_FIX, known_zone
 from remem.errors import ValidationError
 from remem.schemas import ID_RE, NAME_RE, check_encodable, parse_time
 from remem.types import Turn
@@ -91,6 +92,18 @@ def moment(field: str, value: Any, zone: tzinfo) -> float:
     return when
 
 
+def zone(field: str, value: Any) -> tzinfo | None:
+    """A time zone given by its IANA name ("Asia/Shanghai"); None for None."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValidationError(field, value, ZONE_FIX)
+    try:
+        return known_zone(value)
+    except ValueError:
+        raise ValidationError(field, value, ZONE_FIX) from None
+
+
 def unix_time(field: str, value: Any, *, optional: bool = False) -> float | None:
     """A moment as Unix seconds: a number from 1970 to the year 3000 (None only when
     ``optional``)."""
@@ -148,4 +161,5 @@ def turn(value: Any) -> Turn:
         raise ValidationError("settings", settings, "give a dict of setting names to strings")
     check_encodable("settings", settings)
     unix_time("now", value.now, optional=True)
+    zone("timezone", value.timezone)
     return value

@@ -438,6 +438,7 @@ class Memory:
         disable: tuple[str, ...] | frozenset[str] = (),
         channels: tuple[str, ...] = ("vector", "lexical"),
         query_vector: Any = None,
+        timezone: str | None = None,
     ) -> SearchResult:
         """Hybrid search through the whole read pipeline.
 
@@ -445,7 +446,8 @@ class Memory:
         asking (for the same-user boost, applied only with ``same_user_boost=True``).
         ``explicit=True`` marks a deliberate recall (the recall tool): returned records' access
         counts grow, which slows their decay; automatic recalls leave them alone.
-        ``disable`` switches pipeline stages off by name (see ``STAGE_NAMES``).
+        ``disable`` switches pipeline stages off by name (see ``STAGE_NAMES``). ``timezone``
+        (IANA) reads time words and offset-less times on its calendar, not the configured one.
         """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query", query, "give a non-empty query")
@@ -466,17 +468,19 @@ class Memory:
         arguments.name("asker", asker, optional=True)
         arguments.flag("same_user_boost", same_user_boost)
         arguments.flag("explicit", explicit)
-        when = time.time() if now is None else arguments.moment("now", now, self.zone)
+        zone = arguments.zone("timezone", timezone) or self.zone
+        when = time.time() if now is None else arguments.moment("now", now, zone)
         result = self.searcher.search(
             query,
             k,
-            make_filters(filters, self.zone),
+            make_filters(filters, zone),
             when,
             query_vector=query_vector,
             channels=tuple(channels),
             asker=asker,
             same_user_boost=same_user_boost,
             disable=frozenset(disable),
+            zone=zone,
         )
         if explicit and result.hits:
             # Explicit recalls reinforce (debounced); automatic ones never do.

@@ -258,3 +258,6 @@ class Turn:
     settings: dict[str, str] = field(default_factory=dict)
     requested_mode: str | None = None  # e.g. the recall tool's scope: can only narrow
     scopes: list[str] | None = None  # the caller may only see these (servers: its access)
+    # the IANA time zone of this turn's people ("Asia/Shanghai"), for a bot whose chats live
+    # in several: their days and clock instead of calendar.timezone's
+    timezone: str | None = None

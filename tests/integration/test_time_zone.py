@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+from fastapi.testclient import TestClient
+
 from remem import Config, Memory, Turn
+from remem.errors import ValidationError
+from remem.server.rest import create_app
 
 
 def utc(day: int, hour: int) -> float:
@@ -83,3 +88,37 @@ def test_times_without_an_offset_are_the_users(tmp_path):
         later = mem.ingest({"id": "x", "text": "x", "timestamp": "2026-12-04 01:00"})
         assert later.created_at == utc(4, 1)
         assert {r.id for r in mem.list({"since": "2026-12-04"})} == {"x"}  # not the lake
+
+
+def test_a_turn_or_a_search_may_name_its_own_time_zone(tmp_path):
+    """A bot whose chats live in several zones: the turn's (or the search's) zone wins over
+    calendar.timezone, for its days and its clock; a bad name is refused, naming the field."""
+    with _memory(tmp_path, None) as mem:  # configured: UTC
+        hits = mem.search("昨天我们去了哪里？", k=5, now=ASKED, timezone="Asia/Shanghai").hits
+        assert [h.record.id for h in hits] == ["lake"]
+        mem.ingest({"id": "ask", "session": "s", "text": "西湖划船好玩吗", "timestamp": ASKED})
+        turn = Turn(session="s", inputs=["ask"], now=ASKED + 1, timezone="Asia/Shanghai")
+        assert "@ 2026-12-04 01:00 +0800] 我们去了西湖划船" in mem.recall_for_turn(turn).block
+        utc = mem.recall_for_turn(Turn(session="s", inputs=["ask"], now=ASKED + 1)).block
+        assert "@ 2026-12-03 17:00] 我们去了西湖划船" in utc
+        for bad in ("Beijing", "America", 8):
+            with pytest.raises(ValidationError, match=r"invalid timezone.*Asia/Shanghai"):
+                mem.recall_for_turn(Turn(session="s", inputs=["ask"], timezone=bad))
+            with pytest.raises(ValidationError, match="invalid timezone"):
+                mem.search("西湖", timezone=bad)
+
+
+def test_the_rest_api_takes_a_turns_time_zone(tmp_path):
+    with _memory(tmp_path, None) as mem:
+        mem.ingest({"id": "ask", "session": "s", "text": "西湖划船好玩吗", "timestamp": ASKED})
+        client = TestClient(create_app(mem), client=("127.0.0.1", 5000))
+        body = {"session": "s", "inputs": ["ask"], "now": ASKED + 1}
+        shanghai = client.post("/v1/recall-for-turn", json={**body, "timezone": "Asia/Shanghai"})
+        assert "2026-12-04 01:00 +0800" in shanghai.json()["block"]
+        found = client.post(
+            "/v1/search",
+            json={"query": "昨天我们去了哪里？", "now": ASKED, "timezone": "Asia/Shanghai"},
+        )
+        assert [h["record"]["id"] for h in found.json()["hits"]] == ["lake"]
+        bad = client.post("/v1/recall-for-turn", json={**body, "timezone": "Mars/Olympus"})
+        assert bad.status_code == 400 and "timezone" in bad.text

@@ -170,18 +170,23 @@ class CalendarConfig(_Section):
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, name: str) -> str:
-        try:
-            zone_named(name)
-        except (ZoneInfoNotFoundError, ValueError, OSError):  # 'America' is a folder
-            raise ValueError(
-                f"{name!r} is no IANA time zone name; give one such as 'Asia/Shanghai', "
-                "'America/New_York' or 'UTC'"
-            ) from None
+        known_zone(name)
         return name
 
     def zone(self) -> tzinfo:
         """The time zone, ready for ``datetime``."""
         return zone_named(self.timezone)
+
+
+ZONE_FIX = "give an IANA time zone name such as 'Asia/Shanghai', 'America/New_York' or 'UTC'"
+
+
+def known_zone(name: str) -> tzinfo:
+    """The zone of an IANA name; ValueError naming the fix for anything else."""
+    try:
+        return zone_named(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # 'America' is a folder
+        raise ValueError(f"{name!r} is no IANA time zone name; {ZONE_FIX}") from None
 
 
 @lru_cache(maxsize=64)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from remem.config.stages import known_zone
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
 from remem.recall.messages import allowed_filters, expand
@@ -72,6 +73,7 @@ def conversation_recall(
         k=limit or cfg.recall_k,
         filters=filters,
         now=turn.now,
+        timezone=turn.timezone,
         asker=turn.user_id,
         same_user_boost=mode == "user",
     )
@@ -87,6 +89,6 @@ def conversation_recall(
         out.context,
         language=cfg.language,
         max_chars_per_item=cfg.max_chars_per_item,
-        zone=mem.config.calendar.zone(),
+        zone=known_zone(turn.timezone) if turn.timezone else mem.config.calendar.zone(),
     )
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from remem.config.stages import known_zone
 from remem.conversation.modes import narrow, resolve_mode
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
@@ -109,6 +110,7 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         k=cfg.recall_k,
         filters=filters,
         now=turn.now,
+        timezone=turn.timezone,
         asker=turn.user_id,
         same_user_boost=mode == "user",  # the boost only where the effective mode is user
     )
@@ -118,7 +120,7 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         out.context,
         language=cfg.language,
         max_chars_per_item=cfg.max_chars_per_item,
-        zone=mem.config.calendar.zone(),
+        zone=known_zone(turn.timezone) if turn.timezone else mem.config.calendar.zone(),
     )
     return out
 

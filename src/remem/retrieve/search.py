@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from datetime import tzinfo
 
 import numpy as np
 
@@ -155,6 +156,7 @@ class Searcher:
         asker: str | None = None,
         same_user_boost: bool = False,
         disable: tuple[str, ...] | frozenset[str] = (),
+        zone: tzinfo | None = None,  # whose calendar time words are read on (the config's)
     ) -> SearchResult:
         cfg = self.config
         ctx = self._context(query, k, filters, now, asker, same_user_boost)
@@ -164,7 +166,7 @@ class Searcher:
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
         if cfg.time_intent.enabled and "time_intent" not in disable:
-            ctx.time_window = find_time_window(query, now, cfg.calendar.zone())
+            ctx.time_window = find_time_window(query, now, zone or cfg.calendar.zone())
             if ctx.time_window is not None:
                 ctx.notes.append(f"time intent: '{ctx.time_window.expression}'")
         within = window_filters(filters, ctx.time_window) if cfg.time_intent.candidates else None

@@ -74,7 +74,11 @@ def read_routes(r: Requests) -> APIRouter:
         filters = dict(body.filters)
         requested = filters.pop("scope", None) or filters.pop("scopes", None)
         result = mem.search(
-            body.query, k=body.k, filters=r.scoped(c, filters, requested), now=body.now
+            body.query,
+            k=body.k,
+            filters=r.scoped(c, filters, requested),
+            now=body.now,
+            timezone=body.timezone,
         )
         return result.to_dict(explain=body.explain)
 
