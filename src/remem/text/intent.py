@@ -37,9 +37,19 @@ _ZH = re.compile(
 )
 
 
+# "How many days ago did I ...", "几天前": when one thing happened, not a count of occasions. In
+# a haystack the spread moved the answer's session below other chats (LongMemEval's "How many
+# months ago did I attend the photography workshop?": rank 1 alone, out of the top 10 there).
+_AGO = re.compile(
+    r"(?i:\bhow many (seconds|minutes|hours|days|weeks|months|years) ago\b)"
+    r"|(几|多少|[一两二三四五六七八九十半\d]+)(秒|分钟|个?小时|天|周|个?星期|个?月|年)(以)?前"
+)
+
+
 def is_aggregate(query: str) -> bool:
     """True when the question counts, sums, compares or lists things across occasions."""
-    return bool(_EN.search(query) or _ZH.search(query))
+    asked = _AGO.sub(" ", query)
+    return bool(_EN.search(asked) or _ZH.search(asked))
 
 
 # "I" (a capital letter on its own: not "World War I" or "Type I"; a lower-case "i" only as

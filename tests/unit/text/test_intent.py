@@ -20,6 +20,8 @@ from remem.text.intent import is_aggregate, speaks_of_self
         "这三本书我读完的先后顺序是什么？",
         "上个月我们总共聚了多少次？",
         "比较一下我去年和今年的跑步成绩",
+        "How many days ago did I visit each of the three museums?",  # "each of" still counts
+        "How many days did it take me to finish the two books?",
     ],
 )
 def test_aggregate_questions(query):
@@ -36,6 +38,10 @@ def test_aggregate_questions(query):
         "小明什么时候有空？",
         "Where did Alice work first?",
         "你还记得我上次说的出差吗？",
+        "How many months ago did I attend the photography workshop?",  # when, not how often
+        "How many days ago did I buy a smoker?",
+        "我几天前买的那本书叫什么？",
+        "三个月前我们去的那家店在哪？",
     ],
 )
 def test_single_fact_questions(query):
