@@ -1,5 +1,5 @@
 """Store conformance: the dashboard reads the web UI shows (``DashboardStore``): counts by
-column, per hour and per model, sessions, distinct values, newest ids, the store's size."""
+column, per quarter-hour and per model, sessions, distinct values, newest ids, the store's size."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 from conformance import T, fields, insert
 
-from remem.errors import ValidationError
 from remem.store.dashboard import DashboardStore
 from remem.types import Filters
 
-HOUR0 = int(T // 3600)  # T is 800 s into its hour
+QUARTER0 = int(T // 900)  # T is 800 s into its quarter of an hour
 MEMORY = {"kind": "memory", "role": None}
 
 
@@ -50,33 +49,26 @@ def test_breakdown_counts_only_what_passes_the_filters(store):
     assert a.by_column["scope"] == {"a": 4}
     assert a.by_column["index_status"] == {"indexed": 1, "failed": 1, "pending": 2}
     assert a.vectors_by_model == {"p:m": 1}  # r3's vector is scope b's
-    assert a.per_hour == {
-        (HOUR0, "message"): 2,
-        (HOUR0 + 24, "message"): 1,
-        (HOUR0, "memory"): 1,
+    assert a.per_quarter == {
+        (QUARTER0, "message"): 2,
+        (QUARTER0 + 96, "message"): 1,
+        (QUARTER0, "memory"): 1,
     }
     nothing = store.breakdown(Filters(scopes=["nobody"]))
     assert nothing.total == 0 and nothing.sessions == 0 and nothing.vectors_by_model == {}
 
 
-def test_hours_are_counted_from_the_shift_given(store):
-    """A zone 30 or 45 minutes off a whole hour (India, Nepal) asks for its hours. The
-    messages are 801, 802, 800 and 805 s into their hours: shifted by 2798 s, the first and
-    third stay in theirs, the others reach the next."""
+def test_quarters_of_an_hour_are_cut_at_900_seconds(store):
+    """The messages are 801, 802, 800 and 805 s into their quarters (T is 800 s into one):
+    one more at T + 99 s is in the next."""
     _fill(store)
-    shifted = store.breakdown(Filters(kinds=["message"]), shift=2798).per_hour
-    assert shifted == {
-        (HOUR0, "message"): 1,
-        (HOUR0 + 1, "message"): 1,
-        (HOUR0 + 24, "message"): 1,
-        (HOUR0 + 25, "message"): 1,
+    insert(store, fields(99, created_at=T + 100))
+    quarters = store.breakdown(Filters(kinds=["message"])).per_quarter
+    assert quarters == {
+        (QUARTER0, "message"): 2,
+        (QUARTER0 + 1, "message"): 1,
+        (QUARTER0 + 96, "message"): 2,
     }
-
-
-@pytest.mark.parametrize("shift", [-1, 3600, 1.5, True, "0"])
-def test_a_shift_outside_an_hour_is_refused(store, shift):
-    with pytest.raises(ValidationError, match="shift"):
-        store.breakdown(shift=shift)
 
 
 def test_sessions_most_recent_first_with_their_platform_and_group(store):

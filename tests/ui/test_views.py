@@ -26,7 +26,6 @@ from remem.server.ui.audit import AuditLog
 from remem.server.ui.charts import (
     DAY,
     MAX_BARS,
-    hour_shift,
     local_days,
     rebucket,
     timeline_chart,
@@ -66,39 +65,49 @@ def _day(text: str) -> int:
     return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()) // DAY
 
 
+def _quarter(moment: datetime) -> int:
+    return int(moment.timestamp()) // 900
+
+
 def test_days_are_the_zones_days():
     """23:30 UTC is the next morning in Shanghai; 03:30 UTC is the evening before in New
     York (UTC-5 in December, UTC-4 in July: the same hour is a day apart there)."""
-    late = int(datetime(2026, 12, 3, 23, 30, tzinfo=UTC).timestamp()) // 3600
-    early = int(datetime(2026, 12, 3, 3, 30, tzinfo=UTC).timestamp()) // 3600
-    per_hour = {(late, "message"): 2, (early, "message"): 1, (early, "memory"): 4}
-    assert local_days(per_hour, UTC, 0) == {_day("2026-12-03"): (3, 4)}
+    late = _quarter(datetime(2026, 12, 3, 23, 30, tzinfo=UTC))
+    early = _quarter(datetime(2026, 12, 3, 3, 30, tzinfo=UTC))
+    per_quarter = {(late, "message"): 2, (early, "message"): 1, (early, "memory"): 4}
+    assert local_days(per_quarter, UTC) == {_day("2026-12-03"): (3, 4)}
     shanghai = ZoneInfo("Asia/Shanghai")
-    assert local_days(per_hour, shanghai, 0) == {
+    assert local_days(per_quarter, shanghai) == {
         _day("2026-12-04"): (2, 0),
         _day("2026-12-03"): (1, 4),
     }
     new_york = ZoneInfo("America/New_York")
-    assert local_days(per_hour, new_york, 0) == {
+    assert local_days(per_quarter, new_york) == {
         _day("2026-12-03"): (2, 0),
         _day("2026-12-02"): (1, 4),
     }
-    july = int(datetime(2026, 7, 3, 3, 59, tzinfo=UTC).timestamp()) // 3600
-    assert local_days({(july, "message"): 1}, new_york, 0) == {_day("2026-07-02"): (1, 0)}
+    july = _quarter(datetime(2026, 7, 3, 3, 59, tzinfo=UTC))
+    assert local_days({(july, "message"): 1}, new_york) == {_day("2026-07-02"): (1, 0)}
 
 
-def test_a_half_hour_zone_counts_from_its_half_hours():
-    """India is UTC+5:30: its days begin at 18:30 UTC, so its hours are counted from there."""
-    kolkata = ZoneInfo("Asia/Kolkata")
-    assert hour_shift(kolkata) == 1800
-    assert hour_shift(ZoneInfo("Asia/Kathmandu")) == 2700
-    assert hour_shift(ZoneInfo("Europe/Berlin")) == hour_shift(UTC) == 0
-    before = datetime(2026, 12, 3, 18, 29, tzinfo=UTC).timestamp()  # 23:59 in Kolkata
-    after = datetime(2026, 12, 3, 18, 30, tzinfo=UTC).timestamp()  # 00:00 the next day
-    per_hour = {(int(t + 1800) // 3600, "message"): 1 for t in (before, after)}
-    assert local_days(per_hour, kolkata, 1800) == {
-        _day("2026-12-03"): (1, 0),
-        _day("2026-12-04"): (1, 0),
+@pytest.mark.parametrize(
+    ("zone", "midnight"),
+    [
+        ("Asia/Kolkata", datetime(2026, 12, 3, 18, 30, tzinfo=UTC)),  # +05:30
+        ("Asia/Kathmandu", datetime(2026, 12, 3, 18, 15, tzinfo=UTC)),  # +05:45
+        ("Asia/Kathmandu", datetime(1985, 6, 3, 18, 30, tzinfo=UTC)),  # +05:30 until 1986
+        ("Australia/Lord_Howe", datetime(2026, 7, 16, 13, 30, tzinfo=UTC)),  # +10:30 (winter)
+        ("Australia/Lord_Howe", datetime(2026, 12, 16, 13, 0, tzinfo=UTC)),  # +11:00 (summer)
+    ],
+)
+def test_every_offset_meets_its_midnight_whatever_it_was_then(zone, midnight):
+    """The line a minute before local midnight and the one at it fall on two days."""
+    before = midnight.timestamp() - 60
+    per_quarter = {(int(t) // 900, "message"): 1 for t in (before, midnight.timestamp())}
+    day = datetime.fromtimestamp(midnight.timestamp(), ZoneInfo(zone)).date()
+    assert local_days(per_quarter, ZoneInfo(zone)) == {
+        _day(day.isoformat()): (1, 0),
+        _day(day.isoformat()) - 1: (1, 0),
     }
 
 

@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from remem.errors import ValidationError
 from remem.types import Filters
 
 # The record columns a breakdown counts by, and those whose values a form offers.
@@ -33,14 +32,9 @@ def pattern_regex(pattern: str, literal: Callable[[str], str], end: str = "$") -
     return f"{head}{regex}{tail}"
 
 
-HOUR = 3600
-
-
-def check_shift(shift: int) -> int:
-    """A breakdown's ``shift``, checked: whole seconds from 0 to 3599 (it is written into SQL)."""
-    if isinstance(shift, bool) or not isinstance(shift, int) or not 0 <= shift < HOUR:
-        raise ValidationError("shift", shift, "give whole seconds from 0 to 3599")
-    return shift
+# Every UTC offset in use since 1972 is a multiple of 15 minutes (Nepal's +05:45, Lord Howe's
+# half-hour daylight saving), so each quarter of an hour lies within one local day anywhere.
+QUARTER = 900
 
 
 @dataclass(slots=True)
@@ -50,9 +44,9 @@ class RecordBreakdown:
 
     by_column: dict[str, dict[str | None, int]]  # column of BREAKDOWN_COLUMNS -> value -> n
     vectors_by_model: dict[str, int]  # model id -> vectors of these records
-    # (hour: (created_at + shift) // 3600, kind) -> n; ``shift`` the part of a time zone's
-    # UTC offset beyond whole hours (India's 1800), so every hour lies within one local day
-    per_hour: dict[tuple[int, str], int]
+    # (quarter of an hour: created_at // 900, kind) -> n; the UI folds them into the days of
+    # calendar.timezone
+    per_quarter: dict[tuple[int, str], int]
     sessions: int  # distinct sessions among these records
 
     @property
@@ -92,10 +86,7 @@ class DashboardStore(Protocol):
     connection of their own; PostgreSQL: a pooled connection in a read-only transaction);
     callers cache the answers by ``change_token``."""
 
-    def breakdown(self, filters: Filters | None = None, *, shift: int = 0) -> RecordBreakdown:
-        """Counts of the records passing the filters; ``per_hour`` cuts ``created_at +
-        shift`` into hours (``shift``: 0 to 3599 seconds)."""
-        ...
+    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown: ...
 
     def session_summaries(
         self, filters: Filters | None = None, *, limit: int = 200

@@ -1,7 +1,7 @@
 """The ``DashboardStore`` questions as SQL, once for both SQL backends.
 
 The SQLite and PostgreSQL stores ask the same questions of the same tables; they differ
-only in placeholders, the "no limit" value, how an hour number is computed, how text sorts and
+only in placeholders, the "no limit" value, how a quarter-hour number is computed, how text sorts and
 how it is matched against a pattern (GLOB / a regular expression). A ``Dialect`` holds those
 differences and each backend hands the functions here a connection it opened for the purpose
 (see ``DashboardStore`` for which).
@@ -25,7 +25,6 @@ from remem.store.dashboard import (
     DistinctColumn,
     RecordBreakdown,
     SessionSummary,
-    check_shift,
     pattern_regex,
 )
 from remem.types import Filters
@@ -39,8 +38,7 @@ DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category", "speaker_la
 class Dialect:
     mark: str  # the placeholder
     no_limit: Any  # the LIMIT value that means "all"
-    # a record's hour number: (created_at + {shift}) / 3600, truncated (times are after 1970)
-    hour: str
+    quarter: str  # a record's quarter-hour number: created_at / 900, truncated (after 1970)
     by_code_point: str  # appended to a text expression to sort it by code point
     filters_sql: FiltersSQL
     matches_any: MatchesAny  # (patterns, mark) -> (a record's text matches one, parameters)
@@ -50,7 +48,7 @@ def _rows(conn: Any, sql: str, params: list[Any]) -> list[Any]:
     return list(conn.execute(sql, params).fetchall())
 
 
-def breakdown(conn: Any, d: Dialect, filters: Filters | None, shift: int = 0) -> RecordBreakdown:
+def breakdown(conn: Any, d: Dialect, filters: Filters | None) -> RecordBreakdown:
     """Every count of a ``RecordBreakdown``; ``conn`` should hold one snapshot."""
     where, params = d.filters_sql(filters)
     by_column: dict[str, dict[str | None, int]] = {}
@@ -65,10 +63,9 @@ def breakdown(conn: Any, d: Dialect, filters: Filters | None, shift: int = 0) ->
         f"WHERE 1=1{where} GROUP BY 1",
         params,
     )
-    hour = d.hour.format(shift=check_shift(shift))  # an int, checked: never input text
-    hours = _rows(
+    quarters = _rows(
         conn,
-        f"SELECT {hour}, r.kind, count(*) FROM records r WHERE 1=1{where} GROUP BY 1, 2",
+        f"SELECT {d.quarter}, r.kind, count(*) FROM records r WHERE 1=1{where} GROUP BY 1, 2",
         params,
     )
     sessions = _rows(
@@ -79,7 +76,7 @@ def breakdown(conn: Any, d: Dialect, filters: Filters | None, shift: int = 0) ->
     return RecordBreakdown(
         by_column=by_column,
         vectors_by_model={model: int(n) for model, n in models},
-        per_hour={(int(h), kind): int(n) for h, kind, n in hours},
+        per_quarter={(int(q), kind): int(n) for q, kind, n in quarters},
         sessions=int(sessions[0][0]),
     )
 
@@ -200,9 +197,9 @@ class SQLDashboard:
     def _dashboard_read(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
-    def breakdown(self, filters: Filters | None = None, *, shift: int = 0) -> RecordBreakdown:
+    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
         with self._dashboard_read() as c:
-            return breakdown(c, self._dashboard_dialect, filters, shift)
+            return breakdown(c, self._dashboard_dialect, filters)
 
     def session_summaries(
         self, filters: Filters | None = None, *, limit: int = 200

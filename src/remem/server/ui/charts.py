@@ -3,11 +3,10 @@ SVG by the template (no chart library, no script), its days those of ``calendar.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, tzinfo
 
-from remem.store.dashboard import HOUR
+from remem.store.dashboard import QUARTER
 
 DAY = 86_400
 EPOCH = date(1970, 1, 1).toordinal()
@@ -40,23 +39,14 @@ class Chart:
         return not self.bars
 
 
-def hour_shift(zone: tzinfo, at: float | None = None) -> int:
-    """The seconds of ``zone``'s UTC offset beyond whole hours (India's 1800, Nepal's 2700,
-    0 for most zones): a store's hours counted from there each lie within one local day.
-    Daylight saving moves offsets by whole hours, so the shift holds all year."""
-    offset = datetime.fromtimestamp(time.time() if at is None else at, zone).utcoffset()
-    return int(offset.total_seconds()) % HOUR if offset is not None else 0
-
-
-def local_days(
-    per_hour: dict[tuple[int, str], int], zone: tzinfo, shift: int
-) -> dict[int, tuple[int, int]]:
-    """A store's ``per_hour`` counts (hours from ``shift``) as {local day: (messages,
-    memories)}, the day numbered from 1970-01-01 on ``zone``'s calendar (so that day x DAY,
-    read as UTC, is the local date)."""
+def local_days(per_quarter: dict[tuple[int, str], int], zone: tzinfo) -> dict[int, tuple[int, int]]:
+    """A store's ``per_quarter`` counts as {local day: (messages, memories)}, the day numbered
+    from 1970-01-01 on ``zone``'s calendar (so that day x DAY, read as UTC, is the local date).
+    A quarter of an hour lies within one local day in every zone, whatever its offset was then
+    (Nepal's +05:30 before 1986, Lord Howe's half-hour daylight saving)."""
     days: dict[int, list[int]] = {}
-    for (hour, kind), n in per_hour.items():
-        day = datetime.fromtimestamp(hour * HOUR - shift, zone).date().toordinal() - EPOCH
+    for (quarter, kind), n in per_quarter.items():
+        day = datetime.fromtimestamp(quarter * QUARTER, zone).date().toordinal() - EPOCH
         days.setdefault(day, [0, 0])[0 if kind == "message" else 1] += n
     return {d: (m, n) for d, (m, n) in days.items()}
 

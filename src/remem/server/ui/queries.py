@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
-from remem.server.ui.charts import hour_shift, local_days
+from remem.server.ui.charts import local_days
 from remem.store.dashboard import StoreSize
 from remem.types import Filters, Record
 
@@ -136,9 +136,7 @@ def _labelled(counts: dict[str | None, int]) -> dict[str, int]:
 
 
 def _overview(mem, scopes: list[str] | None) -> Overview:
-    zone = mem.config.calendar.zone()
-    shift = hour_shift(zone)
-    counts = mem.store.breakdown(_scoped(scopes), shift=shift)
+    counts = mem.store.breakdown(_scoped(scopes))
     return Overview(
         total=counts.total,
         by_kind=_labelled(counts.by_column["kind"]),
@@ -146,7 +144,7 @@ def _overview(mem, scopes: list[str] | None) -> Overview:
         by_platform=_labelled(counts.by_column["platform"]),
         by_model=_labelled(dict(counts.vectors_by_model)),
         index_status=_labelled(counts.by_column["index_status"]),
-        per_day=local_days(counts.per_hour, zone, shift),
+        per_day=local_days(counts.per_quarter, mem.config.calendar.zone()),
         sessions=counts.sessions,
     )
 

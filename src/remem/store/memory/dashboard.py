@@ -10,12 +10,11 @@ from typing import Any
 
 from remem.store.dashboard import (
     BREAKDOWN_COLUMNS,
-    HOUR,
+    QUARTER,
     DistinctColumn,
     RecordBreakdown,
     SessionSummary,
     StoreSize,
-    check_shift,
     pattern_regex,
 )
 from remem.store.memory.records import RecordsMixin
@@ -43,8 +42,7 @@ class DashboardMixin(RecordsMixin):
         passes = self._predicate(filters)
         return [(rowid, row.values) for rowid, row in self._rows.items() if passes(row.values)]
 
-    def breakdown(self, filters: Filters | None = None, *, shift: int = 0) -> RecordBreakdown:
-        check_shift(shift)
+    def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
         with self._read():
             rows = self._passing(filters)
             models = Counter(
@@ -56,11 +54,8 @@ class DashboardMixin(RecordsMixin):
                 for column in BREAKDOWN_COLUMNS
             },
             vectors_by_model=dict(models),
-            per_hour=dict(
-                Counter(
-                    (int((values["created_at"] + shift) / HOUR), values["kind"])
-                    for _, values in rows
-                )
+            per_quarter=dict(
+                Counter((int(values["created_at"] / QUARTER), values["kind"]) for _, values in rows)
             ),
             sessions=len({v["session"] for _, v in rows if v["session"] is not None}),
         )

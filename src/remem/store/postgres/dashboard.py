@@ -15,7 +15,7 @@ from remem.store.postgres.filters import filters_sql
 POSTGRES = dashboard_sql.Dialect(
     mark="%s",
     no_limit=None,  # LIMIT NULL: all rows
-    hour="trunc((r.created_at + {shift}) / 3600)::bigint",
+    quarter="trunc(r.created_at / 900)::bigint",
     by_code_point=' COLLATE "C"',  # by code point, not by the database's locale
     filters_sql=filters_sql,
     matches_any=dashboard_sql.regex_any,

@@ -21,7 +21,7 @@ from remem.store.sqlite.filters import filters_sql
 SQLITE = dashboard_sql.Dialect(
     mark="?",
     no_limit=-1,
-    hour="CAST((r.created_at + {shift}) / 3600 AS INTEGER)",
+    quarter="CAST(r.created_at / 900 AS INTEGER)",
     by_code_point="",  # SQLite compares text bytewise: UTF-8 sorts by code point
     filters_sql=filters_sql,
     matches_any=dashboard_sql.glob_any,
