@@ -70,21 +70,29 @@ def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             kept_with_vec.append(c)
     for c in demoted:
         c.stages.append(("diversity", c.score))
-    return with_demoted(kept, demoted, cfg.demote_factor)
+    # a session quota or coverage has ordered the kept ones otherwise than by score: a
+    # repeat placed by its score would jump the hits they moved (then it goes to the end)
+    reordered = cfg.max_per_session > 0 or cfg.session_coverage > 0
+    return with_demoted(kept, demoted, 0.0 if reordered else cfg.demote_factor)
 
 
 def with_demoted(kept: list[Candidate], demoted: list[Candidate], factor: float) -> list[Candidate]:
-    """The kept candidates in their order, each demoted one placed before the first kept one
-    scoring below ``factor`` x its own score (after all of them when ``factor`` is 0)."""
+    """The kept candidates (ordered by score) in their order, each demoted one placed before
+    the first kept one scoring below ``factor`` x its own score (for a score below 0, that much
+    further below it); after all of them when ``factor`` is 0."""
     if factor <= 0 or not demoted:
         return kept + demoted
     waiting = sorted(demoted, key=lambda c: -c.score)
     out: list[Candidate] = []
     for c in kept:
-        while waiting and waiting[0].score * factor > c.score:
+        while waiting and _lowered(waiting[0].score, factor) > c.score:
             out.append(waiting.pop(0))
         out.append(c)
     return out + waiting
+
+
+def _lowered(score: float, factor: float) -> float:
+    return score - (1 - factor) * abs(score)
 
 
 def _twin(

@@ -377,6 +377,23 @@ def test_a_near_duplicate_ranks_at_a_share_of_its_score_not_below_everything():
     assert out[2].score == 0.8 and "0.7 x its score" in out[2].notes[0]
     last = ctx(cfg(**{"diversity.demote_factor": 0.0}), vectors=vectors)
     assert [x.rowid for x in diversity.diversity(list(cands), last)] == [1, 3, 4, 2]
+    # a negative score is lowered too, never raised past the hit below it
+    low = [cand(1, 0.9), cand(2, -0.5), cand(3, -0.6), cand(4, -0.8)]
+    assert [x.rowid for x in diversity.diversity(low, ctx(vectors=vectors))] == [1, 3, 2, 4]
+
+
+def test_a_repeat_never_jumps_the_hits_a_session_quota_moved():
+    """With diversity.max_per_session the kept order is the quota's, not the scores': a
+    repeat goes to the end rather than ahead of the session the quota made room for."""
+    vectors = _vecs([1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0.01, 0])
+    cands = [
+        cand(1, 1.0, session="s1"),
+        cand(2, 0.9, session="s1"),
+        cand(3, 0.3, session="s2"),
+        cand(4, 0.8, session="s1"),  # repeats 1
+    ]
+    quota = ctx(cfg(**{"diversity.max_per_session": 1}), vectors=vectors)
+    assert [x.rowid for x in diversity.diversity(cands, quota)] == [1, 3, 2, 4]
 
 
 def test_demote_needs_the_same_words_not_only_a_close_vector():
