@@ -122,3 +122,17 @@ def test_the_rest_api_takes_a_turns_time_zone(tmp_path):
         assert [h["record"]["id"] for h in found.json()["hits"]] == ["lake"]
         bad = client.post("/v1/recall-for-turn", json={**body, "timezone": "Mars/Olympus"})
         assert bad.status_code == 400 and "timezone" in bad.text
+
+
+def test_import_and_export_read_offset_less_times_on_the_users_clock(tmp_path):
+    import io
+    import json
+
+    from remem.transfer import export_records, import_records
+
+    with _memory(tmp_path, "Asia/Shanghai") as mem:
+        line = json.dumps({"id": "imported", "text": "湖边", "created_at": "2026-12-04 01:00"})
+        report = import_records(mem, [line])
+        assert report.records == 1 and mem.get("imported").created_at == utc(3, 17)
+        out = io.StringIO()
+        assert export_records(mem, out, filters={"since": "2026-12-04"}) == 2  # lake, imported

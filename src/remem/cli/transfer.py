@@ -186,7 +186,9 @@ def import_(
     started = time.perf_counter()
     with _import_source(file) as source, open_memory() as mem:
         with counting("checking lines", None, quiet=as_json, rate=True) as checked:
-            report = check_import(source, scope=scope, progress=checked)
+            report = check_import(
+                source, scope=scope, zone=mem.config.calendar.zone(), progress=checked
+            )
         if skip_invalid or not report.invalid_count:
             label = "counting" if dry_run else "importing"
             with counting(label, report.records, quiet=as_json, eta=True, rate=True) as progress:

@@ -181,9 +181,15 @@ class CalendarConfig(_Section):
 ZONE_FIX = "give an IANA time zone name such as 'Asia/Shanghai', 'America/New_York' or 'UTC'"
 
 
+# files of the zone database that are no zone of a place ("localtime" is the server's own)
+_NOT_ZONES = ("localtime", "posixrules", "factory")
+
+
 def known_zone(name: str) -> tzinfo:
     """The zone of an IANA name; ValueError naming the fix for anything else."""
     try:
+        if name.strip().lower() in _NOT_ZONES or name.lower().startswith(("posix/", "right/")):
+            raise ValueError(name)
         return zone_named(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):  # 'America' is a folder
         raise ValueError(f"{name!r} is no IANA time zone name; {ZONE_FIX}") from None

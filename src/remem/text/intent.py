@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from remem.text.normalize import to_simplified
+
 _EN = re.compile(
     r"\b(how many|how much (more|less|longer|shorter|older|younger|further|farther|money|time)|"
     r"how much (did|have|had) (I|we|you) (spen[dt]|pa(y|id)|earn(ed)?|raise[d]?|save[d]?)|total|in total|altogether|combined|sum of|"
@@ -42,13 +44,14 @@ _ZH = re.compile(
 # months ago did I attend the photography workshop?": rank 1 alone, out of the top 10 there).
 _AGO = re.compile(
     r"(?i:\bhow many (seconds|minutes|hours|days|weeks|months|years) ago\b)"
-    r"|(几|多少|[一两二三四五六七八九十半\d]+)(秒|分钟|个?小时|天|周|个?星期|个?月|年)(以)?前"
+    r"|(几|多少|[一两二三四五六七八九十半\d]+)(秒|分钟|个?小时|天|周|个?星期|个?月|年)(以|之)?前"
 )
 
 
 def is_aggregate(query: str) -> bool:
-    """True when the question counts, sums, compares or lists things across occasions."""
-    asked = _AGO.sub(" ", query)
+    """True when the question counts, sums, compares or lists things across occasions (in
+    Traditional Chinese too: the patterns are Simplified)."""
+    asked = _AGO.sub(" ", to_simplified(query))
     return bool(_EN.search(asked) or _ZH.search(asked))
 
 

@@ -68,7 +68,7 @@ def export_records(
 ) -> int:
     """Write the export to ``out``; returns how many records. Filters are checked before the
     first line is written."""
-    made = make_filters(filters)
+    made = make_filters(filters, mem.config.calendar.zone())
     count = 0
     for lines in export_lines(mem, filters=made, with_vectors=with_vectors):
         out.writelines(lines)
@@ -89,7 +89,7 @@ def export_file(
     """Write the export to a file, atomically: it is written beside the file as
     ``<name>.partial`` and renamed when complete, so a failed or interrupted export never
     leaves a truncated file. Filters are checked before anything is created."""
-    made = make_filters(filters)
+    made = make_filters(filters, mem.config.calendar.zone())
     tmp = path.with_name(path.name + ".partial")
     try:
         with tmp.open("w", encoding="utf-8") as fh:

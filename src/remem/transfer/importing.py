@@ -19,6 +19,7 @@ import base64
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import IO, Any
 
@@ -127,7 +128,8 @@ def import_records(
     ``checked(n)`` follows the validation pass (lines), ``progress(n)`` the write pass
     (records, out of ``report.records``)."""
     with ImportSource(lines) as source:
-        report = check_import(source, scope=scope, progress=checked)
+        zone = mem.config.calendar.zone()
+        report = check_import(source, scope=scope, zone=zone, progress=checked)
         if report.invalid_count and not skip_invalid:
             return report
         return write_import(
@@ -142,27 +144,33 @@ def import_records(
         )
 
 
-def _validated(item: dict[str, Any], scope: str | None) -> tuple[RecordIn, list[dict[str, Any]]]:
+def _validated(
+    item: dict[str, Any], scope: str | None, zone: tzinfo
+) -> tuple[RecordIn, list[dict[str, Any]]]:
     vectors = item.pop("vectors", None) or []
     for key in _STORE_ONLY:
         item.pop(key, None)
     if scope is not None:
         item["scope"] = scope
-    return validate_record(item), vectors if isinstance(vectors, list) else []
+    return validate_record(item, zone=zone), vectors if isinstance(vectors, list) else []
 
 
 def check_import(
-    source: ImportSource, *, scope: str | None = None, progress: Progress | None = None
+    source: ImportSource,
+    *,
+    scope: str | None = None,
+    zone: tzinfo = UTC,
+    progress: Progress | None = None,
 ) -> ImportReport:
-    """The first pass: parse and validate every line, write nothing. The report counts the
-    valid records and lists the invalid lines."""
+    """The first pass: parse and validate every line (times without an offset on ``zone``'s
+    clock), write nothing. The report counts the valid records and lists the invalid lines."""
     report = ImportReport()
     for number, item, error in parse_lines(_counted(source.lines(), progress)):
         if item is None:
             report.note_invalid(number, error)
             continue
         try:
-            _validated(item, scope)
+            _validated(item, scope, zone)
         except ValidationError as exc:
             report.note_invalid(number, str(exc))
             continue
@@ -186,7 +194,7 @@ def _counted(lines: Iterator[str], progress: Progress | None, every: int = 1000)
 
 
 def _batches(
-    source: ImportSource, scope: str | None, size: int
+    source: ImportSource, scope: str | None, size: int, zone: tzinfo
 ) -> Iterator[list[tuple[RecordIn, list[dict[str, Any]]]]]:
     """The valid records of the input, ``size`` at a time (invalid lines are passed over:
     the first pass has reported them)."""
@@ -195,7 +203,7 @@ def _batches(
         if item is None:
             continue
         try:
-            batch.append(_validated(item, scope))
+            batch.append(_validated(item, scope, zone))
         except ValidationError:
             continue
         if len(batch) >= size:
@@ -220,7 +228,7 @@ def write_import(
     added). Fills in and returns ``report`` from ``check_import``."""
     embedder = None if dry_run else mem.get_embedder()
     seen: set[bytes] = set()  # dry run only: nothing is written, so the store cannot tell
-    for batch in _batches(source, scope, max(1, batch_size)):
+    for batch in _batches(source, scope, max(1, batch_size), mem.config.calendar.zone()):
         if dry_run:
             digests = [bytes.fromhex(content_hash(r.text)) for r, _ in batch]
             known = mem.store.existing_hashes([d.hex() for d in digests])

@@ -20,6 +20,7 @@ from remem.text.intent import is_aggregate, speaks_of_self
         "这三本书我读完的先后顺序是什么？",
         "上个月我们总共聚了多少次？",
         "比较一下我去年和今年的跑步成绩",
+        "我們一共去了幾次長城？",  # Traditional
         "How many days ago did I visit each of the three museums?",  # "each of" still counts
         "How many days did it take me to finish the two books?",
     ],
@@ -42,6 +43,8 @@ def test_aggregate_questions(query):
         "How many days ago did I buy a smoker?",
         "我几天前买的那本书叫什么？",
         "三个月前我们去的那家店在哪？",
+        "几天之前我买的书叫什么？",
+        "三個月前我們去的那家店在哪？",  # Traditional
     ],
 )
 def test_single_fact_questions(query):
