@@ -136,3 +136,11 @@ def test_import_and_export_read_offset_less_times_on_the_users_clock(tmp_path):
         assert report.records == 1 and mem.get("imported").created_at == utc(3, 17)
         out = io.StringIO()
         assert export_records(mem, out, filters={"since": "2026-12-04"}) == 2  # lake, imported
+
+
+def test_the_rest_api_names_the_fix_for_a_time_zone_that_is_not_a_name(tmp_path):
+    with _memory(tmp_path, None) as mem:
+        client = TestClient(create_app(mem), client=("127.0.0.1", 5000))
+        for bad in (8, ["Asia/Shanghai"], "localtime"):
+            answer = client.post("/v1/search", json={"query": "西湖", "timezone": bad})
+            assert answer.status_code == 400 and "IANA time zone name" in answer.text, bad

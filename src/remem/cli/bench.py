@@ -91,7 +91,8 @@ def bench(
             f"{str(dataset_dir)!r} is not a folder; give a folder with corpus.jsonl and "
             "queries.jsonl"
         )
-    config = load_config(long_lived=True)  # searches for minutes: background builds pay off
+    # searches for minutes: background builds pay off; the datasets' times are UTC
+    config = load_config(long_lived=True, **{"calendar.timezone": "UTC"})
     with progress_bar("{task.description}", quiet=as_json) as bar:
         # conversations are ingested one by one before their queries: two bars, both moving
         tasks = {"ingest": bar.add_task("ingesting", total=None)}

@@ -26,7 +26,8 @@ class SearchBody(_Body):
     filters: dict[str, Any] = Field(default_factory=dict)
     explain: bool = False
     now: float | str | None = None
-    timezone: str | None = None  # IANA: time words and offset-less times on its calendar
+    timezone: Any = None  # IANA: time words and offset-less times on its calendar (checked
+    # by arguments.zone, which names the fix)
 
 
 class TurnBody(_Body):
@@ -40,7 +41,7 @@ class TurnBody(_Body):
     platform_type: str | None = None
     settings: dict[str, str] = Field(default_factory=dict)
     requested_mode: str | None = None
-    timezone: str | None = None  # IANA: the turn's people's calendar and clock
+    timezone: Any = None  # IANA: the turn's people's calendar and clock (arguments.zone)
 
 
 class CaptureBody(_Body):
@@ -73,7 +74,7 @@ class ConversationRecallBody(_Body):
     context_window: int | None = Field(default=None, alias="contextWindow", ge=0, le=50)
     limit: int = Field(default=5, ge=1, le=100)
     now: float | None = None
-    timezone: str | None = None
+    timezone: Any = None
 
 
 class ToolBody(_Body):
