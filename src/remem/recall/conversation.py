@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from remem.config.stages import known_zone
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
-from remem.recall.messages import allowed_filters, expand
+from remem.recall.messages import allowed_filters, expand, turn_zone
 from remem.recall.render import render_block
 from remem.types import Hit, Record, Turn
 
@@ -89,6 +88,6 @@ def conversation_recall(
         out.context,
         language=cfg.language,
         max_chars_per_item=cfg.max_chars_per_item,
-        zone=known_zone(turn.timezone) if turn.timezone else mem.config.calendar.zone(),
+        zone=turn_zone(mem, turn),
     )
     return out

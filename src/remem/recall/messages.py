@@ -13,6 +13,7 @@ conversation are not repeated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import tzinfo
 
 from remem.config.stages import known_zone
 from remem.conversation.modes import narrow, resolve_mode
@@ -120,9 +121,14 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         out.context,
         language=cfg.language,
         max_chars_per_item=cfg.max_chars_per_item,
-        zone=known_zone(turn.timezone) if turn.timezone else mem.config.calendar.zone(),
+        zone=turn_zone(mem, turn),
     )
     return out
+
+
+def turn_zone(mem: MemoryPort, turn: Turn) -> tzinfo:
+    """The turn's own time zone, else ``calendar.timezone``."""
+    return known_zone(turn.timezone) if turn.timezone else mem.config.calendar.zone()
 
 
 def expand(

@@ -4,10 +4,9 @@
   ``demote_factor`` (0.7) x its score, below the hits it repeats and any other hit that close
   (not dropped, and not below every other candidate: in a haystack that pushed the last
   version of an assistant's table behind lines of other chats; 0 keeps it at the very end).
-  Repeating takes both a
-  cosine above ``threshold`` and, with ``text_overlap`` > 0, the same words: the share of
-  character pairs the two texts have in common (Jaccard, after ``normalize_text`` and without
-  spaces and punctuation) at least ``text_overlap``. e5-small puts short Chinese lines about one
+  Repeating takes both a cosine above ``threshold`` and, with ``text_overlap`` > 0, the same
+  words: the share of character pairs the two texts have in common (Jaccard, after
+  ``normalize_text`` and without spaces and punctuation) at least ``text_overlap``. e5-small puts short Chinese lines about one
   topic above 0.95 even when they say different things ("准备报 5 月的 30 公里越野赛" and, weeks
   later, "跑完了 30 公里越野赛，4 小时 52 分"): on cosine alone the later answer was moved out
   of the top 10 (with the check at 0.3, zh_groupchat's recall@10 0.720 -> 0.776, the rest of
