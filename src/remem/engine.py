@@ -326,19 +326,15 @@ class Memory:
         user: str | None = None,
         now: float | None = None,
         preview: bool = False,
+        timezone: str | None = None,
     ) -> Any:
-        """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block."""
+        """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block
+        (``timezone``: the asker's, for time words and the memories' dates)."""
         from remem.recall.memories import recall_memories
 
-        if not isinstance(query, str):
-            raise ValidationError("query", query, "give the user's message as text")
-        check_encodable("query", query)
-        arguments.unix_time("now", now, optional=True)
-        arguments.flag("preview", preview)
+        asked: dict[str, Any] = {"agent": agent, "session": session, "user": user, "now": now}
         with interactive():  # one query deadline for every embedding this recall waits for
-            return recall_memories(
-                self, query, agent=agent, session=session, user=user, now=now, preview=preview
-            )
+            return recall_memories(self, query, **asked, preview=preview, timezone=timezone)
 
     def tools(self, agent: str, *, session: str | None = None, user: str | None = None) -> Any:
         """The agent tools bound to one agent, and to a session and user when given."""

@@ -144,3 +144,19 @@ def test_the_rest_api_names_the_fix_for_a_time_zone_that_is_not_a_name(tmp_path)
         for bad in (8, ["Asia/Shanghai"], "localtime"):
             answer = client.post("/v1/search", json={"query": "西湖", "timezone": bad})
             assert answer.status_code == 400 and "IANA time zone name" in answer.text, bad
+
+
+def test_auto_recall_of_memories_may_name_the_askers_time_zone(tmp_path):
+    """A memory stored at 17:00 UTC on 3 December is of the 4th in Shanghai; the REST body
+    takes the zone too, and a bad one is refused naming the field."""
+    with _memory(tmp_path, None) as mem:
+        mem.add("Ann is allergic to peanuts", scope="agent:bot", created_at=utc(3, 17))
+        asked = {"agent": "bot", "now": ASKED}
+        utc_block = mem.recall_memories("Is Ann allergic to anything?", **asked).block
+        assert "(2026-12-03)" in utc_block
+        shanghai = mem.recall_memories(
+            "Is Ann allergic to anything?", **asked, timezone="Asia/Shanghai"
+        )
+        assert "(2026-12-04)" in shanghai.block
+        with pytest.raises(ValidationError, match="invalid timezone"):
+            mem.recall_memories("Is Ann allergic?", agent="bot", timezone="Beijing")

@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from remem.errors import RememError
+from remem import arguments
+from remem.errors import RememError, ValidationError
 from remem.ports import MemoryPort
 from remem.recall.render import render_memories
 from remem.retrieve import relevance
+from remem.schemas import check_encodable
 from remem.scopes import ScopeGuard
 from remem.text.bilingual import ties
 from remem.text.clean import strip_wrappers
@@ -131,15 +133,18 @@ def relevant_memories(
     *,
     now: float | None = None,
     explicit: bool = False,
+    timezone: str | None = None,
 ) -> list[Hit]:
     """Current memories in ``scopes`` that pass the relevance gate, best first. ``explicit``
-    (the recall tool) counts an access for each memory returned, and only for those."""
+    (the recall tool) counts an access for each memory returned, and only for those;
+    ``timezone`` reads the query's time words on that zone's calendar."""
     cfg = mem.config.autorecall
     relevant = Relevance(mem, query, cfg.min_margin, cfg.keyword_match)
     result = mem.search(
         query,
         k=k,
         now=now,
+        timezone=timezone,
         query_vector=relevant.query_vector,
         filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=False),
         disable=("relevance",),  # auto-recall has its own gate (Relevance, tuned on its eval)
@@ -160,9 +165,17 @@ def recall_memories(
     user: str | None = None,
     now: float | None = None,
     preview: bool = False,
+    timezone: str | None = None,
 ) -> AutoRecall:
     """``preview``: what would be injected, without counting as an injection (no cross-turn
-    dedup either way), for a UI or a dry run."""
+    dedup either way), for a UI or a dry run. ``timezone`` (IANA): the asker's, for the
+    query's time words and the memories' dates, instead of ``calendar.timezone``."""
+    if not isinstance(query, str):
+        raise ValidationError("query", query, "give the user's message as text")
+    check_encodable("query", query)
+    arguments.unix_time("now", now, optional=True)
+    arguments.flag("preview", preview)
+    zone = arguments.zone("timezone", timezone) or mem.config.calendar.zone()
     cfg = mem.config.autorecall
     guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)
     assert guard.access is not None
@@ -183,6 +196,7 @@ def recall_memories(
         guard.read_scopes() or [],
         min(mem.config.search.max_k, cfg.max_items * 4),
         now=now,
+        timezone=timezone,
     )
     key = (access.agent, session or "")
     dedup = not preview and (cfg.dedup_turns > 0 or cfg.dedup_seconds > 0)
@@ -200,7 +214,7 @@ def recall_memories(
     if dedup:
         mem.injections.mark(key, [h.record.id for h in chosen], turn, now)
     out.memories = chosen
-    out.block = render_memories(chosen, cfg.language, mem.config.calendar.zone())
+    out.block = render_memories(chosen, cfg.language, zone)
     if not chosen:
         out.skipped_reason = "nothing relevant" if not out.suppressed else "injected recently"
     return out

@@ -67,7 +67,7 @@ def chat_routes(r: Requests) -> APIRouter:
         user = c.user(body.user)
         c.access(mem, body.session, user)
         return mem.recall_memories(
-            body.query, agent=c.agent, session=body.session, user=user
+            body.query, agent=c.agent, session=body.session, user=user, timezone=body.timezone
         ).to_dict()
 
     api.include_router(tool_routes(r))

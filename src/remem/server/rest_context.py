@@ -55,6 +55,7 @@ class RecallBody(_Body):
     query: str = Field(min_length=1, max_length=10_000)
     session: str | None = None
     user: str | None = None
+    timezone: Any = None  # IANA: the asker's calendar and clock (arguments.zone)
 
 
 class ConversationRecallBody(_Body):
