@@ -51,14 +51,14 @@ def _config(**overrides: Any):
 def build(db: Path, turns: list[dict], e5, use) -> None:
     """Every turn with its e5 and its USE vector (cached across runs)."""
     from remem import Memory
+    from remem.benchmark_suite import turn_fields
     from remem.conversation.fast_lane import FAST_MODEL, FAST_MODEL_ID
 
     if db.exists():
         return
     tmp = db.with_suffix(".tmp.db")
-    keys = ("id", "text", "session", "timestamp", "speaker", "role")
     with Memory(tmp, _config(), embedder=e5) as mem:
-        mem.ingest_many([{k: t.get(k) for k in keys} for t in turns], wait=True)
+        mem.ingest_many(turn_fields(turns), wait=True)
         records = sorted(mem.list(limit=None), key=lambda r: r.rowid or 0)
         texts = [r.embed_text(mem.config.embed.with_speaker) for r in records]
         vectors = use.embed_passages(texts)

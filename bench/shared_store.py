@@ -44,6 +44,7 @@ from remem.benchmark_suite import (
     load_no_answer,
     macro_average,
     summarise,
+    turn_fields,
 )
 from remem.config import Config
 from remem.types import Filters
@@ -88,7 +89,7 @@ class SharedStoreRun(SuiteRun):
         with Memory(db, self.config, embedder=self.embedder) as mem:
             turns = [t for _, ts, _ in convs for t in ts]
             if mem.store.count() != len(turns):
-                mem.ingest_many(_fields(turns), on_conflict="skip", embed=False)
+                mem.ingest_many(turn_fields(turns), on_conflict="skip", embed=False)
                 reuse_vectors(mem.store, [self._db(dataset, i) for i in range(len(convs))])
             _ingest(mem, turns)  # embeds what no conversation's store had
             hay = haystacks(convs, self.haystack) if self.haystack else {}
@@ -97,11 +98,6 @@ class SharedStoreRun(SuiteRun):
                 self.filters = None if self.haystack == 0 else Filters(sessions=sessions)
                 done = self.ask_all(mem, dataset.name, turns, questions, probes, (done, total))
         self.filters = None
-
-
-def _fields(turns: list[dict]) -> list[dict]:
-    keys = ("id", "text", "session", "timestamp", "speaker", "role")
-    return [{key: t.get(key) for key in keys} for t in turns]
 
 
 def reuse_vectors(shared: Any, sources: list[Path]) -> int:

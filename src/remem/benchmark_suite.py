@@ -254,12 +254,15 @@ class SuiteRun:
                 scores.add_answerable(row, q.get("category", "all"))
 
 
+def turn_fields(turns: list[dict]) -> list[dict]:
+    """A dataset's turns as the records the suite stores (their other fields left out)."""
+    keys = ("id", "text", "session", "timestamp", "speaker", "role")
+    return [{key: t.get(key) for key in keys} for t in turns]
+
+
 def _ingest(mem: Any, turns: list[dict]) -> None:
     if mem.store.count() != len(turns):  # else cached from an earlier run
-        keys = ("id", "text", "session", "timestamp", "speaker", "role")
-        mem.ingest_many(
-            [{key: t.get(key) for key in keys} for t in turns], on_conflict="skip", wait=True
-        )
+        mem.ingest_many(turn_fields(turns), on_conflict="skip", wait=True)
     # Also for a cached store: a run cut off after the writes but before every vector would
     # otherwise leave it searched with vectors missing. Nothing missing costs one count. The
     # latent terms too, so a search reads them as a user's store would (when they are on).

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
-from remem.config.stages import known_zone
+from remem import arguments
 from remem.conversation.modes import narrow, resolve_mode
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
@@ -128,7 +128,7 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
 
 def turn_zone(mem: MemoryPort, turn: Turn) -> tzinfo:
     """The turn's own time zone, else ``calendar.timezone``."""
-    return known_zone(turn.timezone) if turn.timezone else mem.config.calendar.zone()
+    return arguments.zone("timezone", turn.timezone) or mem.config.calendar.zone()
 
 
 def expand(
