@@ -7,7 +7,8 @@ overall and per category, plus search latency with and without the query embeddi
 ingest throughput.
 
 Several *variants* (channels and search settings) can be scored over the same ingested
-stores, which is how the README's comparison and ablation tables are produced cheaply.
+stores, which is how the comparison and ablation tables (README, docs/benchmarks.md) are
+produced cheaply.
 """
 
 from __future__ import annotations

@@ -237,7 +237,7 @@ class SearchConfig(_Section):
     )
     # Off by default: measured on the development suite it lifts zh_groupchat (+0.048
     # recall@10) and lowers LoCoMo (-0.013): a change that wins one dataset and loses another
-    # is not a default (README, "Development suite").
+    # is not a default (docs/benchmarks.md, "Development suite").
     adaptive_full_coverage: float = Field(
         default=0.0,
         ge=0,
