@@ -16,7 +16,7 @@
    that would still inject something and the share of answerable ones that would be emptied.
 
 PYTHONPATH=src python bench/target_bounds.py --datasets zh_groupchat --json out.json
-(stores from the suite's cache: run `remem bench --suite --quick` first)
+(the suite's cached stores; a missing one is built as `remem bench --suite` builds it)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from remem.benchmark_suite import SuiteRun, conversations, is_unanswerable
+from remem.benchmark_suite import SuiteRun, _ingest, conversations, is_unanswerable
 from remem.config import Config
 from remem.conversation.fast_lane import fast_embedder
 from remem.embed.factory import make_embedder
@@ -37,8 +37,11 @@ from remem.retrieve import relevance as relevance_stage
 from suite_cli import add_suite_options, chosen_datasets
 
 KS = (1, 5, 10, 20)
-H = ("vector", "lexical")
-PIPELINES = {"default": H, "vector-only": ("vector",), "lexical-only": ("lexical",)}
+PIPELINES = {
+    "default": ("vector", "lexical"),
+    "vector-only": ("vector",),
+    "lexical-only": ("lexical",),
+}
 
 
 def first_rank(ids: list[str], gold: list[str]) -> int | None:
@@ -118,10 +121,10 @@ def measure(run: SuiteRun, dataset: Any, probe: MarginProbe) -> dict[str, Any]:
 
     cross: list[dict] = []
     margins: list[tuple[float, bool]] = []  # (margin, answerable)
-    for ci, (_conv, _turns, questions) in enumerate(conversations(dataset.path, [])):
+    for ci, (_conv, turns, questions) in enumerate(conversations(dataset.path, [])):
         db = run._db(dataset, ci)
         with Memory(db, run.config, embedder=run.embedder) as mem:
-            mem.embed_pending()
+            _ingest(mem, turns)  # a no-op on a complete cached store
             matrices = store_matrices(mem, run.embedder.model_id)
             for q in questions:
                 qvec = mem.searcher.embed_query(run.embedder, q["query"])

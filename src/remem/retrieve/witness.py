@@ -3,8 +3,8 @@
 The bundled e5-small matches a question to a line in another script poorly: an English
 question about a Chinese line gets a cosine that reads as unrelated, so the relevance floor
 cannot tell a cross-language answer from an off-topic hit (AUC 0.46 on zh_groupchat,
-docs/benchmarks.md "Both models at once"). The bundled USE model, which the fast lane already loads, is better
-across languages (AUC 0.89 there). For the best few candidates in the other script, the
+docs/benchmarks.md "Both models at once"). The bundled USE model, which the fast lane already
+loads, is better across languages (AUC 0.89 there). For the best few candidates in the other script, the
 relevance stage asks USE about the (question, text) pair and reads its cosine on e5's scale
 (the fast lane's fitted line, ``fast_lane.to_main_scale``; the script: ``text/scripts.py``); the better of the two models'
 cosines is the candidate's evidence.
