@@ -6,8 +6,8 @@ section's home for remem (config, default database): Python blocks in one interp
 `console` blocks as `$ command` lines whose output must match the lines shown after them,
 `toml` blocks as remem configuration files (Config.load), `json` blocks as JSON. A block marked
 ``<!-- readme-test: output -->`` is the expected output of the block before it. In expected
-output a decimal number matches any decimal number and ``...`` matches anything (doctest's
-ELLIPSIS), so scores and dates may drift while the lines, texts and ranks may not.
+output ``...`` matches anything (doctest's ELLIPSIS) and a decimal number must equal the one
+printed at the precision shown (0.68 for 0.679): a page that shows a stale score fails.
 A ``<!-- readme-test: server -->`` block is started in the background for the rest of its
 section, on a free port that replaces the README's 8765 in that section's blocks; curl runs with
 ``fail-with-body`` (from a curlrc) so an HTTP error fails the block. Blocks that cannot run
@@ -17,7 +17,6 @@ offline or would run forever are marked ``<!-- readme-test: skip (why) -->`` and
 
 from __future__ import annotations
 
-import doctest
 import json
 import os
 import re
@@ -69,14 +68,38 @@ def test_skipped_blocks_say_why(capsys):
             print(f"  {where}: {why}")
 
 
-def matches(expected: str, actual: str) -> bool:
-    def norm(text: str) -> str:
-        text = "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
-        return re.sub(r"\d+\.\d+", "<n>", text) + "\n"
+NUMBER = re.compile(r"\d+\.\d+")
 
-    checker = doctest.OutputChecker()
-    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    return checker.check_output(norm(expected), norm(actual), flags)
+
+def matches(expected: str, actual: str) -> bool:
+    """Whether `actual` is what the page shows: the same lines and words (`...` matches
+    anything), and every decimal number shown equal to the one printed at the precision shown
+    (0.85 stands for 0.845 to 0.855, so a page that rounds is right; one that shows a stale
+    score is not)."""
+
+    def lines(text: str) -> str:
+        return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"
+
+    expected, actual = lines(expected), lines(actual)
+    pattern, shown = [], []
+    for piece in re.split(r"(\.\.\.|\d+\.\d+|\s+)", expected):
+        if piece == "...":
+            pattern.append(r"(?:.*?)")
+        elif NUMBER.fullmatch(piece):
+            shown.append(piece)
+            pattern.append(r"(\d+\.\d+)")
+        elif piece and piece.isspace():
+            pattern.append(r"\s+")
+        else:
+            pattern.append(re.escape(piece))
+    found = re.fullmatch("".join(pattern), actual, re.S)
+    if found is None:
+        return False
+    for text, printed in zip(shown, found.groups(), strict=True):
+        places = len(text.split(".")[1])
+        if abs(float(printed) - float(text)) > 0.5 * 10**-places + 1e-9:
+            return False
+    return True
 
 
 def console_commands(block: Block) -> Iterator[tuple[str, str]]:
