@@ -1,6 +1,7 @@
-"""Every code block in README.md runs as written (issue 12: the first hour).
+"""Every code block in README.md and the documentation pages runs as written (issue 12: the
+first hour; issue 43: the README's examples moved to docs/, and still run there).
 
-Blocks of one section (`##` heading) run in order in one temporary folder that is also the
+Blocks of one section (a `#` or `##` heading of one page) run in order in one temporary folder that is also the
 section's home for remem (config, default database): Python blocks in one interpreter
 (tests/docs/python_session.py), `sh` blocks with bash (`set -e`: every command must succeed),
 `console` blocks as `$ command` lines whose output must match the lines shown after them,
@@ -33,14 +34,26 @@ from pathlib import Path
 import pytest
 from readme_blocks import Block, blocks_of
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+# Pages whose blocks are records, not examples: the benchmark log (generated) and the decision
+# records. Every other page's blocks run.
+NOT_EXAMPLES = ("docs/benchmarks.md", "docs/decisions/")
+
+
+def pages() -> list[Path]:
+    found = [README, *sorted(DOCS.rglob("*.md"))]
+    return [p for p in found if not str(p.relative_to(ROOT)).startswith(NOT_EXAMPLES)]
+
+
 RUNS = {"python", "sh", "bash", "shell", "console", "toml", "json"}
-BLOCKS = blocks_of(README)
+BLOCKS = [b for page in pages() for b in blocks_of(page, str(page.relative_to(ROOT)))]
 README_PORT = "8765"
 
 
 def sections() -> list[str]:
-    return list(dict.fromkeys(b.section for b in BLOCKS if b.directive != "skip"))
+    return list(dict.fromkeys(f"{b.file}::{b.section}" for b in BLOCKS if b.directive != "skip"))
 
 
 def test_every_block_is_run_or_says_why():
@@ -54,7 +67,8 @@ def test_every_block_is_run_or_says_why():
     orphans = [
         b.where
         for i, b in enumerate(BLOCKS)
-        if b.directive == "output" and (i == 0 or BLOCKS[i - 1].section != b.section)
+        if b.directive == "output"
+        and (i == 0 or (BLOCKS[i - 1].file, BLOCKS[i - 1].section) != (b.file, b.section))
     ]
     assert orphans == [], f"output blocks with no block before them in their section: {orphans}"
 
@@ -63,7 +77,7 @@ def test_skipped_blocks_say_why(capsys):
     skipped = [(b.where, b.why) for b in BLOCKS if b.directive == "skip"]
     assert all(why for _where, why in skipped)
     with capsys.disabled():
-        print("\nREADME blocks not run:")
+        print("\nREADME and docs blocks not run:")
         for where, why in skipped:
             print(f"  {where}: {why}")
 
@@ -197,7 +211,7 @@ class Section:
                 timeout=900,
             )
             assert matches(shown, proc.stdout), (
-                f"{block.where}: `{command}` printed\n{proc.stdout}\nbut the README shows\n{shown}"
+                f"{block.where}: `{command}` printed\n{proc.stdout}\nbut the page shows\n{shown}"
             )
         return ""
 
@@ -269,13 +283,13 @@ def open_section(name: str, folder: Path) -> Iterator[Section]:
 def test_section_runs_as_written(name, tmp_path):
     with open_section(name, tmp_path) as section:
         last_output = ""
-        for block in (b for b in BLOCKS if b.section == name):
+        for block in (b for b in BLOCKS if f"{b.file}::{b.section}" == name):
             if block.directive == "skip":
                 continue
             if block.directive == "output":
                 assert matches(block.code, last_output), (
                     f"{block.where}: the block before it printed\n{last_output}\n"
-                    f"but the README shows\n{block.code}"
+                    f"but the page shows\n{block.code}"
                 )
                 continue
             last_output = section.run(block)
