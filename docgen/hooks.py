@@ -1,6 +1,7 @@
 """MkDocs hooks (mkdocs.yml `hooks:`): the reference pages are generated from the code at every
 build (docgen/reference.py), and a nav entry ending in `/*.md` lists that folder's pages, so
-records added to docs/decisions/ appear without editing mkdocs.yml."""
+records added to docs/decisions/ appear without editing mkdocs.yml. Until docs/decisions/ has
+an index.md of its own, one listing its records is generated."""
 
 from __future__ import annotations
 
@@ -47,10 +48,29 @@ def on_config(config):
     return config
 
 
+DECISIONS = "decisions"
+
+
+def _decisions_index(docs_dir: Path) -> str:
+    lines = [
+        "# Decision records",
+        "",
+        "Why remem is built the way it is: one record per decision.",
+        "",
+    ]
+    records = sorted(p for p in (docs_dir / DECISIONS).glob("*.md") if p.name != "index.md")
+    lines += [f"- [{_title(p)}]({p.name})" for p in records] or ["No records yet."]
+    return "\n".join(lines) + "\n"
+
+
 def on_files(files: Files, config) -> Files:
     for src_uri, render in PAGES.items():
         existing = files.get_file_from_path(src_uri)
         if existing is not None:  # a committed copy would go stale: the generated one wins
             files.remove(existing)
         files.append(File.generated(config, src_uri, content=render()))
+    index = f"{DECISIONS}/index.md"
+    if files.get_file_from_path(index) is None:
+        content = _decisions_index(Path(config.docs_dir))
+        files.append(File.generated(config, index, content=content))
     return files
