@@ -2,6 +2,7 @@
 #   make demo   set up .venv, ingest a sample conversation, recall, show the injected block
 #   make test   set up .venv, lint, install Debian's chromium and curl if missing, run the whole test suite
 #   make screenshots   PNGs of every web UI page into docs/screenshots (the README shows them)
+#   make docs          the documentation site from docs/ into site/ (mkdocs build --strict)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -14,7 +15,7 @@ PYTEST_WORKERS ?= 2
 # otherwise the browser tests skip and say why (under CI=true they fail instead).
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint cli-help browser screenshots bench-locomo clean
+.PHONY: demo test lint cli-help browser screenshots docs bench-locomo clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "remem needs Python 3.11+; set PYTHON=python3.11")'
@@ -54,8 +55,13 @@ screenshots: $(STAMP) browser
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk; fi
 	PYTHONPATH=tests:tests/ui $(BIN)/python tests/ui/screenshots.py docs/screenshots
 
+# The reference pages (CLI, configuration, REST) are generated from the code during the build
+# (docgen/hooks.py); --strict turns a broken link or a missing page into a failure.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 bench-locomo: $(STAMP)
 	$(BIN)/remem bench ../shared/bench/locomo
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build site *.egg-info src/*.egg-info .pytest_cache .ruff_cache

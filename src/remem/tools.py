@@ -342,7 +342,8 @@ class MemoryTools:
         if session is None:
             raise ToolError(
                 "conversation_recall: no current session; the chat history is searched as one "
-                "session sees it (bind the tools to a session)"
+                "session sees it (bind the tools to a session: `remem mcp --session NAME`, "
+                "`Memory.tools(agent, session=...)`, or `session` in a REST body)"
             )
         turn = Turn(
             session=session,

@@ -1,4 +1,5 @@
-"""The fenced code blocks of a Markdown file, with the `readme-test` directive before each.
+"""The fenced code blocks of a Markdown page (README.md, the docs/ pages), with the
+`readme-test` directive before each.
 
 A directive is an HTML comment on the lines just before a fence (blank lines between are
 fine): ``<!-- readme-test: skip (why) -->`` leaves the block out and says why,
@@ -20,6 +21,7 @@ HEADING = re.compile(r"^(#{1,2})\s+(?P<title>.+?)\s*$")
 
 @dataclass
 class Block:
+    file: str  # the page, relative to the repository: README.md, docs/guides/rest.md ...
     line: int  # of the opening fence, 1-based
     lang: str
     code: str
@@ -29,10 +31,13 @@ class Block:
 
     @property
     def where(self) -> str:
-        return f"README.md:{self.line} ({self.lang or 'no language'}, in '{self.section}')"
+        return f"{self.file}:{self.line} ({self.lang or 'no language'}, in '{self.section}')"
 
 
-def blocks_of(path: Path) -> list[Block]:
+def blocks_of(path: Path, name: str | None = None) -> list[Block]:
+    """The blocks of one Markdown page; ``name`` is how messages call it (default: its file
+    name)."""
+    name = name or path.name
     lines = path.read_text(encoding="utf-8").splitlines()
     found: list[Block] = []
     section = "(top)"
@@ -49,15 +54,16 @@ def blocks_of(path: Path) -> list[Block]:
         while end < len(lines) and lines[end].strip() != fence["fence"]:
             end += 1
         if end == len(lines):
-            raise ValueError(f"README.md:{i + 1}: a code block that is never closed")
-        block = Block(i + 1, fence["lang"].lower(), "\n".join(lines[i + 1 : end]) + "\n", section)
-        block.directive, block.why = _directive_before(lines, i)
+            raise ValueError(f"{name}:{i + 1}: a code block that is never closed")
+        code = "\n".join(lines[i + 1 : end]) + "\n"
+        block = Block(name, i + 1, fence["lang"].lower(), code, section)
+        block.directive, block.why = _directive_before(lines, i, name)
         found.append(block)
         i = end + 1
     return found
 
 
-def _directive_before(lines: list[str], fence_index: int) -> tuple[str, str]:
+def _directive_before(lines: list[str], fence_index: int, name: str) -> tuple[str, str]:
     j = fence_index - 1
     while j >= 0 and not lines[j].strip():
         j -= 1
@@ -66,7 +72,7 @@ def _directive_before(lines: list[str], fence_index: int) -> tuple[str, str]:
         return "", ""
     what = match["what"]
     if what not in ("skip", "output", "server"):
-        raise ValueError(f"README.md:{j + 1}: unknown readme-test directive {what!r}")
+        raise ValueError(f"{name}:{j + 1}: unknown readme-test directive {what!r}")
     if what == "skip" and not (match["why"] or "").strip():
-        raise ValueError(f"README.md:{j + 1}: a skipped block must say why: skip (reason)")
+        raise ValueError(f"{name}:{j + 1}: a skipped block must say why: skip (reason)")
     return what, (match["why"] or "").strip()

@@ -68,10 +68,21 @@ def test_broken_markup_is_an_error(tmp_path, bad, message):
         blocks_of(path)
 
 
-def test_output_matching_lets_numbers_and_ellipses_drift_but_nothing_else():
+def test_output_matching_lets_ellipses_drift_and_holds_numbers_to_the_precision_shown():
     shown = "0.85 I moved to Berlin | vec #1 (0.791)\nadded ..."
-    assert matches(shown, "0.847 I moved to Berlin | vec #1 (0.802)\nadded 3f2a9c1e (pending)\n")
+    assert matches(shown, "0.847 I moved to Berlin | vec #1 (0.7912)\nadded 3f2a9c1e (pending)\n")
+    assert matches(shown, "0.855 I moved to Berlin | vec #1  (0.7905)\nadded x")  # rounds to it
     assert not matches(shown, "0.85 I moved to Berlin | vec #2 (0.791)\nadded x")  # rank
     assert not matches(shown, "0.85 I moved to Paris | vec #1 (0.791)\nadded x")  # text
     assert not matches(shown, "0.85 I moved to Berlin | vec #1 (0.791)")  # a missing line
     assert not matches("one line", "one line\nand another")
+
+
+def test_a_stale_score_on_the_page_fails():
+    """Issue 43: the Python API example printed 0.978 and 0.143 where the README showed 0.679
+    and 0.099, and passed because any decimal matched any other."""
+    shown = "0.679 I moved to Berlin last week | importance 0.850 -> relevance 0.679"
+    printed = "0.978 I moved to Berlin last week | importance 0.850 -> relevance 0.978"
+    assert not matches(shown, printed)
+    assert not matches("0.85 x", "0.86 x") and not matches("0.850 x", "0.8506 x")
+    assert matches("0.099 x ... 0.5", "0.0994 x and more 0.46")

@@ -65,7 +65,10 @@ def bench(
     ] = Path(".remem-bench-cache"),
     as_json: JsonOption = False,
 ) -> None:
-    """Score retrieval on a benchmark dataset (../shared/bench format), or the whole suite."""
+    """Score retrieval on a benchmark dataset or the whole suite.
+
+    A dataset is a folder holding corpus.jsonl (the turns) and queries.jsonl (the questions).
+    """
     if suite:
         from remem.cli.suite import default_shared_dir, run_suite_command
 

@@ -113,7 +113,7 @@ def ingest(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Ingest messages from a JSONL file (the ../shared/bench corpus format works as is).
+    """Ingest chat messages from a JSONL file (one object per line).
 
     Each line: {"text": ..., "id"?, "session"?, "timestamp"?, "speaker"?, "role"?, ...}.
     All lines are validated first: one bad line stops the run and nothing is written.

@@ -131,7 +131,9 @@ class AutoRecallConfig(_Section):
     dedup_seconds: float = Field(
         default=0.0, ge=0, description="... or within this many seconds (0 = off)"
     )
-    language: Literal["en", "zh"] = "en"
+    language: Literal["en", "zh"] = Field(
+        default="en", description="the wording of the injected memory block (en or zh)"
+    )
 
 
 class LLMConfig(_Section):
@@ -139,9 +141,9 @@ class LLMConfig(_Section):
         default=None,
         description="an OpenAI-compatible chat API root, e.g. http://127.0.0.1:11434/v1",
     )
-    model: str | None = None
-    api_key: str | None = None
-    timeout_s: float = Field(default=30.0, gt=0)
+    model: str | None = Field(default=None, description="the chat model's name")
+    api_key: str | None = Field(default=None, description="the chat API's key")
+    timeout_s: float = Field(default=30.0, gt=0, description="deadline for one chat call")
 
 
 _USER_RE = re.compile(r"^[^\s\x00-\x1f\x7f:][^\s\x00-\x1f\x7f]{0,180}\Z")
@@ -190,7 +192,9 @@ class TokenGrant(BaseModel):
 
 class ServerConfig(_Section):
     host: str = Field(default="127.0.0.1", description="where `remem serve` / `remem proxy` listen")
-    port: int = Field(default=8765, ge=0, le=65535)
+    port: int = Field(
+        default=8765, ge=0, le=65535, description="where `remem serve` and `remem proxy` listen"
+    )
     tokens: dict[str, TokenGrant] = Field(
         default_factory=dict,
         description='bearer token -> agent id ("bot"), or -> {agent = "bot", users = ["ann"]} '
@@ -207,7 +211,9 @@ class ServerConfig(_Section):
         description="proxy: key for the upstream (default: the client's own Authorization "
         "header when no remem tokens are configured)",
     )
-    upstream_timeout_s: float = Field(default=300.0, gt=0)
+    upstream_timeout_s: float = Field(
+        default=300.0, gt=0, description="the proxy: deadline for one upstream call"
+    )
     proxy_tools: bool = Field(
         default=False,
         description="proxy: offer the model the memory tools (conversation_recall, "

@@ -96,7 +96,7 @@ class EmbedConfig(_Section):
         default_factory=list, description="keys rotated on HTTP 429 and 401/403"
     )
     dimensions: int | None = Field(default=None, gt=0, description="ask for this many dims")
-    batch_size: int = Field(default=64, gt=0, le=4096)
+    batch_size: int = Field(default=64, gt=0, le=4096, description="texts per embedding call")
     timeout_s: float = Field(
         default=120.0,
         gt=0,
@@ -125,7 +125,9 @@ class EmbedConfig(_Section):
         description="texts longer than this are split and their vectors averaged; "
         "None = the provider's default, 0 = never split (provider must handle length)",
     )
-    chunk_overlap: int = Field(default=100, ge=0)
+    chunk_overlap: int = Field(
+        default=100, ge=0, description="characters shared by neighbouring chunks of a long text"
+    )
     threads: int = Field(default=2, gt=0, description="CPU threads for the local model")
     query_prefix: str = Field(default="", description="remote: prepended to queries")
     passage_prefix: str = Field(default="", description="remote: prepended to passages")
@@ -142,7 +144,7 @@ class EmbedConfig(_Section):
     )
     # Messages are embedded with their speaker label ("Alice: ..."), which measured better on
     # conversational data; memories are embedded as they are.
-    with_speaker: bool = True
+    with_speaker: bool = Field(default=True, description="embed messages as `Speaker: text`")
 
     @field_validator("model")
     @classmethod
@@ -166,12 +168,20 @@ class EmbedConfig(_Section):
 
 
 class SearchConfig(_Section):
-    fusion: Literal["rrf", "weighted"] = "weighted"
-    rrf_k: int = Field(default=60, gt=0)
+    fusion: Literal["rrf", "weighted"] = Field(
+        default="weighted",
+        description="how the vector and keyword rankings combine: weighted (normalised "
+        "scores, vector_weight / lexical_weight) or rrf (reciprocal rank fusion)",
+    )
+    rrf_k: int = Field(default=60, gt=0, description="rrf: the rank offset k in 1 / (k + rank)")
     rrf_vector_weight: float = Field(default=1.0, ge=0, description="vector channel in RRF")
     rrf_lexical_weight: float = Field(default=1.0, ge=0, description="lexical channel in RRF")
-    vector_weight: float = Field(default=0.4, ge=0)
-    lexical_weight: float = Field(default=0.6, ge=0)
+    vector_weight: float = Field(
+        default=0.4, ge=0, description="weighted fusion: the vector channel's weight"
+    )
+    lexical_weight: float = Field(
+        default=0.6, ge=0, description="weighted fusion: the keyword (BM25) channel's weight"
+    )
     min_vector_span: float = Field(
         default=0.05,
         ge=0,
@@ -423,8 +433,8 @@ class RerankConfig(_Section):
         default="none", description="a cross-encoder reranker; none by default"
     )
     base_url: str | None = Field(default=None, description="the rerank API root")
-    model: str | None = None
-    api_key: str | None = None
+    model: str | None = Field(default=None, description="HTTP providers: the rerank model name")
+    api_key: str | None = Field(default=None, description="HTTP providers: the API key")
     local_path: Path | None = Field(
         default=None, description="local: a cross-encoder directory (ONNX or sentence-transformers)"
     )
@@ -433,7 +443,12 @@ class RerankConfig(_Section):
     )
     max_length: int = Field(default=512, gt=0, description="local: tokens per (query, text) pair")
     threads: int = Field(default=1, gt=0, description="local onnx: intra-op threads")
-    timeout_s: float = Field(default=5.0, gt=0)
+    timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="deadline for one rerank call; past it the search falls back to the "
+        "cosine order and says so",
+    )
     weight: float = Field(default=0.6, ge=0, le=1, description="final = w x rerank + (1-w) x fused")
     top_n: int = Field(default=30, gt=0, description="rerank this many of the best candidates")
 
@@ -448,9 +463,18 @@ class TextConfig(_Section):
         le=5,
         description="index each message with the tokens of this many turns before it",
     )
-    stem_english: bool = True
-    drop_stopwords: bool = True
-    traditional_to_simplified: bool = True
+    stem_english: bool = Field(
+        default=True, description="index and search English words by their stems (Snowball)"
+    )
+    drop_stopwords: bool = Field(
+        default=True,
+        description="leave stop words, a question's question words (when, where, 什么时候, 哪里, "
+        "いつ, 언제 ...) and Chinese particles standing alone out of its keyword query",
+    )
+    traditional_to_simplified: bool = Field(
+        default=True,
+        description="index and search Traditional Chinese as Simplified, so the two meet",
+    )
     # LoCoMo +0.004 recall@10 and MRR, LongMemEval +0.001 / +0.003, zh_groupchat -0.003 / -0.001
     # (one cross-lingual question; bench/results/word-forms.json)
     word_forms: bool = Field(

@@ -16,7 +16,9 @@ from remem.config.sections import _Section
 
 class ScoringConfig(_Section):
     recency_weight: float = Field(default=0.0, ge=0, description="additive boost for new records")
-    recency_half_life_days: float = Field(default=14.0, gt=0)
+    recency_half_life_days: float = Field(
+        default=14.0, gt=0, description="recency_weight: the age at which the bonus halves"
+    )
     importance: bool = Field(default=True, description="x (0.7 + 0.3 x importance)")
     authority: float = Field(
         default=0.25,
@@ -30,7 +32,11 @@ class ScoringConfig(_Section):
         default=500, ge=0, description="texts longer than this are damped (0 = off)"
     )
     decay: bool = Field(default=False, description="x (0.5 + 0.5 x exp(-age / half-life))")
-    decay_half_life_days: float = Field(default=60.0, gt=0)
+    decay_half_life_days: float = Field(
+        default=60.0,
+        gt=0,
+        description="decay: the age at which x (0.5 + 0.5 exp(-age / half-life)) is halfway",
+    )
     reinforcement_factor: float = Field(
         default=0.5, ge=0, description="each explicit recall stretches the half-life by this"
     )
@@ -147,8 +153,15 @@ class TranslateConfig(_Section):
 
 
 class TimeIntentConfig(_Section):
-    enabled: bool = True
-    mode: Literal["boost", "filter"] = "boost"
+    enabled: bool = Field(
+        default=True,
+        description='read time expressions in a question ("last week", "上周", "2023-10-13") '
+        "as a window of time",
+    )
+    mode: Literal["boost", "filter"] = Field(
+        default="boost",
+        description="boost: records inside the window gain `boost`; filter: keep only them",
+    )
     boost: float = Field(default=0.5, ge=0, description="added to hits inside the window")
     candidates: int = Field(
         default=10,
@@ -205,7 +218,11 @@ def zone_named(name: str) -> tzinfo:
 
 
 class DiversityConfig(_Section):
-    mode: Literal["off", "demote", "mmr"] = "demote"
+    mode: Literal["off", "demote", "mmr"] = Field(
+        default="demote",
+        description="near-duplicates: demote (ranked as if they scored demote_factor x their "
+        "score), mmr (maximal marginal relevance) or off",
+    )
     threshold: float = Field(default=0.95, gt=0, le=1, description="demote: cosine to a better hit")
     # 0.3: e5's cosine alone moved different lines on one topic (a plan and, weeks later, its
     # outcome) out of the top 10. On the suite (bench/results/diversity-text.json) 0.3 lowers no

@@ -322,6 +322,7 @@ def create_proxy(
 
     @app.get("/v1/models")
     async def models(request: Request) -> Response:
+        """The upstream's model list, passed through unchanged."""
         r = await client.get(f"{proxy.base}/models", headers=proxy.upstream_headers(request))
         return Response(
             r.content, status_code=r.status_code, headers=_passthrough_headers(r.headers)
@@ -329,6 +330,10 @@ def create_proxy(
 
     @app.post("/v1/chat/completions")
     async def chat(request: Request) -> Response:
+        """OpenAI's chat completions, streamed or not, with memory: the relevant memories go
+        in as one system message before the last user message, and after a successful call
+        the exchange is archived and captured. Who is talking: `X-Remem-User`, else `user`;
+        which conversation: `X-Remem-Session`, else `proxy:<user>`."""
         return await proxy.chat(request)
 
     return app

@@ -122,6 +122,7 @@ def create_app(mem) -> FastAPI:
 
     @app.get("/healthz", tags=["meta"])
     def health() -> dict[str, Any]:
+        """Liveness: `{"ok": true, "version": ...}`; asks nothing of the store."""
         return {"ok": True, "version": __version__}
 
     requests = Requests(mem)

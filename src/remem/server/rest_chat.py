@@ -112,6 +112,8 @@ def tool_routes(r: Requests) -> APIRouter:
 
     @api.post("/v1/tools/{name}", tags=["tools"])
     def call_tool(name: str, body: ToolBody, c: Caller = caller):
+        """Call one memory tool (`GET /v1/tools` lists them) as the caller's agent, in the
+        body's session and for its user; a tool's refusal answers 400 with its message."""
         if name not in TOOLS:
             raise NotFoundError(f"no tool {name!r}; the tools are {', '.join(TOOLS)}")
         user = c.user(body.user)

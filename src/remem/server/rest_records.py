@@ -53,6 +53,8 @@ def write_routes(r: Requests) -> APIRouter:
 
     @api.delete("/v1/records/{record_id:path}", tags=["write"])
     def delete(record_id: str, c: Caller = caller):
+        """Delete one record (an id or a unique prefix of 8+ characters) the caller may
+        write; one it may not read answers 404, like one that does not exist."""
         rec = r.visible(c, record_id)
         c.check_write(mem, rec.scope)
         return {"deleted": mem.delete(rec.id)}
@@ -84,6 +86,7 @@ def read_routes(r: Requests) -> APIRouter:
 
     @api.get("/v1/records/{record_id:path}", tags=["read"])
     def get(record_id: str, c: Caller = caller):
+        """One record (an id or a unique prefix of 8+ characters) the caller may read."""
         return r.visible(c, record_id).to_dict()
 
     @api.get("/v1/records", tags=["read"])
@@ -95,6 +98,8 @@ def read_routes(r: Requests) -> APIRouter:
         offset: int = 0,
         c: Caller = caller,
     ):
+        """Records the caller may read, newest first, filtered by kind, scope and session;
+        `limit` is capped by `server.max_k`."""
         r.check_k(limit)
         if offset < 0:
             raise ValidationError("offset", offset, "use 0 or more")
@@ -103,6 +108,8 @@ def read_routes(r: Requests) -> APIRouter:
 
     @api.get("/v1/stats", tags=["read"])
     def stats(c: Caller = caller):
+        """Counts: the whole store's statistics for the local operator; for a token's agent,
+        the records of the scopes it may read and its memory statistics."""
         if not c.restricted:
             return mem.stats()
         scopes = c.scopes(mem)

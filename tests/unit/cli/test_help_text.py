@@ -47,3 +47,28 @@ def test_remem_help_prints_it_without_importing_typer(tmp_path: Path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == help_text.kept()
     assert proc.stderr.strip() == "False"
+
+
+def _commands(command, path=()):
+    yield path, command
+    if hasattr(command, "list_commands"):  # a group (typer vendors its own click classes)
+        ctx = command.context_class(command)
+        for name in command.list_commands(ctx):
+            yield from _commands(command.get_command(ctx, name), (*path, name))
+
+
+def test_no_help_text_names_a_path_of_the_developers_machine():
+    """Issue 43: two one-liners of `remem --help` named "../shared/bench...", a folder beside
+    the project's checkout that users do not have; help describes what a command takes."""
+    import typer
+
+    from remem.cli.app import app
+
+    internal = [
+        " ".join(path) or "remem"
+        for path, command in _commands(typer.main.get_command(app))
+        if "../" in (command.help or "") or "../" in (command.short_help or "")
+    ]
+    assert len(list(_commands(typer.main.get_command(app)))) > 30  # the walk reached them all
+    assert internal == [], f"help that names a relative path of this checkout: {internal}"
+    assert "../" not in help_text.kept()

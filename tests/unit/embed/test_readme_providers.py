@@ -1,5 +1,5 @@
-"""The README's embedding-provider examples run as written: every TOML snippet of the
-"Embedding providers" section loads, builds its embedder (no network call is made until the
+"""The embedding-provider examples run as written: every TOML snippet of the "Embedding
+providers" guide (docs/guides/providers.md) loads, builds its embedder (no network call is made until the
 first embedding) and carries the label the section's table promises."""
 
 from __future__ import annotations
@@ -12,13 +12,11 @@ import pytest
 from remem.config import Config
 from remem.embed.factory import make_embedder, model_id_for
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+GUIDE = Path(__file__).resolve().parents[3] / "docs" / "guides" / "providers.md"
 
 
 def _section() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("### Embedding providers")
-    return text[start : text.index("\n## ", start)]
+    return GUIDE.read_text(encoding="utf-8")
 
 
 SNIPPETS = re.findall(r"```toml\n(.*?)```", _section(), re.S)

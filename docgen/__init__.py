@@ -1,0 +1,1 @@
+"""The documentation site's generated pages (MkDocs hooks and the reference generators)."""
