@@ -93,6 +93,7 @@ def mcp_command(
 def serve_command(host: HostOption = None, port: PortOption = None) -> None:
     """Serve the REST API (OpenAPI docs at /docs) and the web UI (/ui)."""
     try:
+        import fastapi_offline  # noqa: F401  # the /docs assets (rest_docs.py)
         import uvicorn
 
         from remem.server.identity import check_bind

@@ -86,7 +86,8 @@ def _cause(exc: BaseException) -> str:
 
 
 class UpstreamError(Exception):
-    """The upstream could not be reached or did not answer in time: 502 / 504."""
+    """The upstream could not be reached, broke the connection, or did not answer in time:
+    502 / 504."""
 
     def __init__(self, base: str, exc: httpx.TransportError, timeout: float) -> None:
         if isinstance(exc, httpx.TimeoutException):
@@ -96,7 +97,8 @@ class UpstreamError(Exception):
             )
         else:
             self.status = 502
-            message = f"upstream {base} unreachable: {_cause(exc)}"
+            what = "unreachable" if isinstance(exc, httpx.ConnectError) else "failed"
+            message = f"upstream {base} {what}: {_cause(exc)}"
         super().__init__(message)
 
     def response(self) -> JSONResponse:
