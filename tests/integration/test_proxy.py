@@ -402,6 +402,8 @@ def test_the_proxy_answers_foreign_hosts_and_failures_like_its_errors(tmp_path, 
             )
             assert cross.status_code == 403 and seen == []
             failed = http.post("/v1/chat/completions", json=chat)
+            docs = http.get("/docs")
+            assert docs.status_code == 200 and "https://" not in docs.text  # no CDN
         assert failed.status_code == 500 and failed.headers["content-type"] == "application/json"
         request_id = failed.json()["error"]["request_id"]
         assert [r for r in caplog.records if request_id in r.getMessage()]

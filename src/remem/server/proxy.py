@@ -38,6 +38,7 @@ from remem.scopes import ScopeError
 from remem.server.http_guard import Guard, HostPolicy
 from remem.server.identity import AuthError, grant_for, user_for
 from remem.server.proxy_tools import StreamedCalls, definitions, ours_only, run_calls
+from remem.server.rest_docs import mount_docs
 from remem.types import Turn
 
 log = logging.getLogger("remem.proxy")
@@ -397,7 +398,10 @@ def create_proxy(
         yield
         await client.aclose()
 
-    app = FastAPI(title="remem proxy", description=__doc__, lifespan=lifespan)
+    app = FastAPI(
+        title="remem proxy", description=__doc__, lifespan=lifespan, docs_url=None, redoc_url=None
+    )
+    mount_docs(app)  # without a CDN
     policy = HostPolicy(mem.config, host or mem.config.server.host)
     app.add_middleware(Guard, policy=policy, render=_render)
 
