@@ -197,7 +197,10 @@ def clients(fast_dir):
                 {"id": "b1", "text": "B's secret", "scope": "agent:agent-b"},
             ]
         )
-        opened[name] = (TestClient(create_app(mem), raise_server_exceptions=False), mem)
+        opened[name] = (
+            TestClient(create_app(mem), raise_server_exceptions=False, base_url="http://127.0.0.1"),
+            mem,
+        )
     yield {name: client for name, (client, _) in opened.items()}
     for client, mem in opened.values():
         client.close()

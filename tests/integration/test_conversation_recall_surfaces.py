@@ -129,7 +129,7 @@ def test_mcp_lists_and_refuses_hidden_tools_and_recalls_the_chat(tmp_path):
     )
     mem = Memory(tmp_path / "mcp.db", config, embedder=HashEmbedder())
     seed(mem)
-    served = Served(http_app(build_server(mem, session="s1"), "127.0.0.1"))
+    served = Served(http_app(build_server(mem, session="s1"), "127.0.0.1", mem.config))
 
     async def main():
         client = httpx2.AsyncClient(timeout=30)

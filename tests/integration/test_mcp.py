@@ -84,7 +84,7 @@ def http_server(tmp_path):
             env={}, overrides={"indexing.mode": "sync", "embed.provider": "none", **overrides}
         )
         mem = Memory(tmp_path / "http.db", config)
-        served = Served(http_app(build_server(mem), "127.0.0.1"))
+        served = Served(http_app(build_server(mem), "127.0.0.1", mem.config))
         started.append((served, mem))
         return f"{served.url}/mcp"
 

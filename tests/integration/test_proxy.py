@@ -298,3 +298,116 @@ def test_a_question_through_the_proxy_never_replaces_the_fact(tmp_path, e5):
         proxy.close()
         upstream.close()
         mem.close()
+
+
+# ------------------------------------------------------------ upstream missing or too slow
+def _failing_proxy(tmp_path, upstream: str, **overrides):
+    from remem.server.proxy import create_proxy
+
+    config = Config.load(
+        env={},
+        overrides={"indexing.mode": "sync", "scopes.agent": "proxy-bot", **overrides},
+    )
+    mem = Memory(tmp_path / "p.db", config, embedder=HashEmbedder())
+    return mem, Served(create_proxy(mem, upstream))
+
+
+def _remem_lines(caplog) -> list:
+    return [r for r in caplog.records if r.name.startswith(("remem", "uvicorn"))]
+
+
+def test_an_unreachable_upstream_answers_502_naming_it(tmp_path, caplog):
+    """Every route used to answer a bare text 500 and log a 90-line traceback."""
+    import httpx
+
+    from serving import free_port
+
+    upstream = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    mem, proxy = _failing_proxy(tmp_path, upstream)
+    chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    try:
+        with httpx.Client(base_url=proxy.url, timeout=30) as http:
+            for send in (
+                lambda: http.get("/v1/models"),
+                lambda: http.post("/v1/chat/completions", json=chat),
+                lambda: http.post("/v1/chat/completions", json={**chat, "stream": True}),
+            ):
+                caplog.clear()
+                answer = send()
+                assert answer.status_code == 502, answer.text
+                error = answer.json()["error"]
+                assert error["message"].startswith(f"upstream {upstream} unreachable: ")
+                assert "refused" in error["message"].lower(), error["message"]
+                assert error["type"] == "upstream_error"
+                lines = _remem_lines(caplog)
+                assert len(lines) == 1 and lines[0].exc_info is None, lines
+    finally:
+        proxy.close()
+        mem.close()
+
+
+def test_a_slow_upstream_answers_504(tmp_path, caplog):
+    import anyio
+    import httpx
+
+    release = anyio.Event()
+    slow = FastAPI()
+
+    @slow.post("/v1/chat/completions")
+    async def never(request: Request):
+        with anyio.move_on_after(30):
+            await release.wait()  # never set: the proxy's timeout must end the wait
+        return {}
+
+    upstream = Served(slow)
+    mem, proxy = _failing_proxy(
+        tmp_path, upstream.url + "/v1", **{"server.upstream_timeout_s": 0.5}
+    )
+    chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    try:
+        for stream in (False, True):
+            caplog.clear()
+            answer = httpx.post(
+                f"{proxy.url}/v1/chat/completions", json={**chat, "stream": stream}, timeout=30
+            )
+            assert answer.status_code == 504, answer.text
+            message = answer.json()["error"]["message"]
+            assert upstream.url in message and "0.5 s" in message
+            assert len(_remem_lines(caplog)) == 1
+    finally:
+        proxy.close()
+        upstream.close()
+        mem.close()
+
+
+def test_the_proxy_answers_foreign_hosts_and_failures_like_its_errors(tmp_path, caplog):
+    import httpx
+
+    seen: list[dict] = []
+    upstream = Served(fake_upstream(seen))
+    mem, proxy = _failing_proxy(tmp_path, upstream.url + "/v1")
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("injected recall failure")
+
+    mem.recall_memories = broken
+    chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    try:
+        with httpx.Client(base_url=proxy.url, timeout=30) as http:
+            foreign = http.get("/v1/models", headers={"Host": f"evil.example:{proxy.port}"})
+            assert foreign.status_code == 421
+            assert "evil.example" in foreign.json()["error"]["message"]
+            cross = http.post(
+                "/v1/chat/completions", json=chat, headers={"Origin": "http://evil.example"}
+            )
+            assert cross.status_code == 403 and seen == []
+            failed = http.post("/v1/chat/completions", json=chat)
+            docs = http.get("/docs")
+            assert docs.status_code == 200 and "https://" not in docs.text  # no CDN
+        assert failed.status_code == 500 and failed.headers["content-type"] == "application/json"
+        request_id = failed.json()["error"]["request_id"]
+        assert [r for r in caplog.records if request_id in r.getMessage()]
+    finally:
+        proxy.close()
+        upstream.close()
+        mem.close()

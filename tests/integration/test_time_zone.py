@@ -111,7 +111,9 @@ def test_a_turn_or_a_search_may_name_its_own_time_zone(tmp_path):
 def test_the_rest_api_takes_a_turns_time_zone(tmp_path):
     with _memory(tmp_path, None) as mem:
         mem.ingest({"id": "ask", "session": "s", "text": "西湖划船好玩吗", "timestamp": ASKED})
-        client = TestClient(create_app(mem), client=("127.0.0.1", 5000))
+        client = TestClient(
+            create_app(mem), client=("127.0.0.1", 5000), base_url="http://127.0.0.1"
+        )
         body = {"session": "s", "inputs": ["ask"], "now": ASKED + 1}
         shanghai = client.post("/v1/recall-for-turn", json={**body, "timezone": "Asia/Shanghai"})
         assert "2026-12-04 01:00 +0800" in shanghai.json()["block"]
@@ -140,7 +142,9 @@ def test_import_and_export_read_offset_less_times_on_the_users_clock(tmp_path):
 
 def test_the_rest_api_names_the_fix_for_a_time_zone_that_is_not_a_name(tmp_path):
     with _memory(tmp_path, None) as mem:
-        client = TestClient(create_app(mem), client=("127.0.0.1", 5000))
+        client = TestClient(
+            create_app(mem), client=("127.0.0.1", 5000), base_url="http://127.0.0.1"
+        )
         for bad in (8, ["Asia/Shanghai"], "localtime"):
             answer = client.post("/v1/search", json={"query": "西湖", "timezone": bad})
             assert answer.status_code == 400 and "IANA time zone name" in answer.text, bad

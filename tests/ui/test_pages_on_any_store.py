@@ -68,8 +68,11 @@ def _open(backend: str, tmp_path: Path, *, tokens: bool) -> Iterator[Seeded]:
     path = tmp_path / "remem.db" if store is None else None
     with Memory(path, config, store=store, embedder=HashEmbedder()) as mem:
         ids = seed(mem)
-        client = TestClient(
-            create_app(mem), client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765"
+        client = TestClient(  # a form posted from one of the UI's pages names it (Referer)
+            create_app(mem),
+            client=("127.0.0.1", 5000),
+            base_url="http://127.0.0.1:8765",
+            headers={"Referer": "http://127.0.0.1:8765/ui"},
         )
         yield Seeded(backend, mem, ids, client)
 
@@ -256,7 +259,12 @@ def test_the_ui_on_the_in_memory_store(tmp_path):
             "memory",
             mem,
             ids,
-            TestClient(create_app(mem), client=("127.0.0.1", 5000), base_url="http://127.0.0.1"),
+            TestClient(
+                create_app(mem),
+                client=("127.0.0.1", 5000),
+                base_url="http://127.0.0.1",
+                headers={"Origin": "http://127.0.0.1"},
+            ),
         )
         assert audit_path(mem) is None
         assert "in memory: not measured" in ui.get("/ui")

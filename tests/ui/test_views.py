@@ -381,10 +381,10 @@ def test_operator_on_loopback_and_nobody_else(hash_memory):
     local = TestClient(app, client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765")
     page = local.get("/ui/memories?state=all")
     assert page.status_code == 200 and "A likes tea" in page.text and "B likes coffee" in page.text
-    remote = TestClient(app, client=("192.0.2.7", 5000))
+    remote = TestClient(app, client=("192.0.2.7", 5000), base_url="http://127.0.0.1:8765")
     assert remote.get("/ui").status_code == 403
     rebound = local.get("/ui", headers={"Host": "attacker.example:8765"})
-    assert rebound.status_code == 403 and "loopback address" in rebound.text
+    assert rebound.status_code == 421 and "attacker.example" in rebound.json()["error"]
     assert local.get("/ui", headers={"Host": "localhost:8765"}).status_code == 200
     cross = local.post("/ui/backfill", headers={"Origin": "http://attacker.example"})
     assert cross.status_code == 403
@@ -392,6 +392,38 @@ def test_operator_on_loopback_and_nobody_else(hash_memory):
     assert "Your account is locked" not in flash.text
     assert local.get("/v1/stats").status_code == 200  # the API keeps its own error answers
     assert local.get("/ui/static/htmx.min.js").status_code == 200
+
+
+def test_a_change_needs_this_servers_origin_or_referer(hash_memory):
+    """A form POST without Origin used to be accepted whatever its Referer (issue 44, item 3):
+    the Referer must name this server when Origin is absent, and without tokens one of them
+    must be there."""
+    _seed(hash_memory)
+    app = create_app(hash_memory)
+    local = TestClient(app, client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765")
+    here = "http://127.0.0.1:8765/ui"
+    refused = {
+        "foreign Referer": {"Referer": "http://attacker.example/page"},
+        "foreign Referer, loopback port of another server": {"Referer": "http://127.0.0.1:9/x"},
+        "neither": {},
+        "Origin null": {"Origin": "null", "Referer": here},
+    }
+    for why, headers in refused.items():
+        answer = local.post("/ui/backfill", headers=headers, follow_redirects=False)
+        assert answer.status_code == 403, why
+        assert "page of this server" in answer.text or "Origin 'null'" in answer.text, why
+    for headers in ({"Referer": here}, {"Origin": "http://127.0.0.1:8765"}):
+        answer = local.post("/ui/backfill", headers=headers, follow_redirects=False)
+        assert answer.status_code == 303, headers
+    # with tokens a client's bearer header proves it: no browser header is needed
+    hash_memory.config.server.tokens = {"a" * 20: "agent-a"}
+    tokened = TestClient(
+        create_app(hash_memory), client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765"
+    )
+    bearer = {"Authorization": "Bearer " + "a" * 20}
+    assert tokened.post("/ui/logout", headers=bearer, follow_redirects=False).status_code == 303
+    foreign = {**bearer, "Referer": "http://attacker.example/"}
+    assert tokened.post("/ui/logout", headers=foreign, follow_redirects=False).status_code == 403
 
 
 def test_pages_show_times_on_the_configured_clock(tmp_path):
@@ -414,7 +446,9 @@ def test_pages_show_times_on_the_configured_clock(tmp_path):
 def test_tokens_sign_in_and_scope_every_page(hash_memory):
     hash_memory.config.server.tokens = {"a" * 20: "agent-a", "b" * 20: "agent-b"}
     a, b = _seed(hash_memory)
-    client = TestClient(create_app(hash_memory), client=("127.0.0.1", 5000))
+    client = TestClient(
+        create_app(hash_memory), client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765"
+    )
     first = client.get("/ui/memories", follow_redirects=False)
     assert first.status_code == 303 and first.headers["location"].startswith("/ui/login")
     bad = client.post("/ui/login", data={"token": "nope"})

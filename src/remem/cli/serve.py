@@ -31,6 +31,32 @@ def _host_port(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _check_port(host: str, port: int, instead: str) -> None:
+    """Fail before the banner when another server holds the port (uvicorn would print the
+    banner first, then "address already in use")."""
+    import errno
+    import socket
+
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        fail(f"cannot listen on {host!r}: {exc.strerror or exc}; give an address of this machine")
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+            fail(
+                f"port {port} on {host} is already in use (another remem serve, proxy or "
+                f"mcp?): {instead}"
+            )
+
+
 @app.command("mcp")
 def mcp_command(
     http: Annotated[
@@ -51,6 +77,7 @@ def mcp_command(
     if http is not None:
         host, port = _host_port(http)
         check_bind(config, host)
+        _check_port(host, port, "give another port, e.g. --http 127.0.0.1:8766")
     elif not (agent or config.scopes.agent):
         fail("no agent identity: pass --agent or set scopes.agent")
     with open_memory(long_lived=True) as mem:
@@ -59,13 +86,14 @@ def mcp_command(
             anyio.run(serve_stdio, server)
         else:
             err.print(f"remem MCP on http://{host}:{port}/mcp", markup=False)
-            anyio.run(serve_http, server, host, port)
+            anyio.run(serve_http, server, host, port, config)
 
 
 @app.command("serve")
 def serve_command(host: HostOption = None, port: PortOption = None) -> None:
     """Serve the REST API (OpenAPI docs at /docs) and the web UI (/ui)."""
     try:
+        import fastapi_offline  # noqa: F401  # the /docs assets (rest_docs.py)
         import uvicorn
 
         from remem.server.identity import check_bind
@@ -76,11 +104,12 @@ def serve_command(host: HostOption = None, port: PortOption = None) -> None:
     host = host or config.server.host
     port = config.server.port if port is None else port
     check_bind(config, host)
+    _check_port(host, port, f"pass --port, e.g. --port {port + 1}")
     with open_memory(long_lived=True) as mem:
         err.print(
             f"remem REST API on http://{host}:{port} (docs: /docs, web UI: /ui)", markup=False
         )
-        uvicorn.run(create_app(mem), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(mem, host), host=host, port=port, log_level="warning")
 
 
 @app.command("proxy")
@@ -111,6 +140,7 @@ def proxy_command(
     host = host or config.server.host
     port = config.server.port if port is None else port
     check_bind(config, host)
+    _check_port(host, port, f"pass --port, e.g. --port {port + 1}")
     with open_memory(long_lived=True, **overrides) as mem:
         err.print(f"remem proxy on http://{host}:{port}/v1 -> {target}", markup=False)
-        uvicorn.run(create_proxy(mem, target), host=host, port=port, log_level="warning")
+        uvicorn.run(create_proxy(mem, target, host=host), host=host, port=port, log_level="warning")

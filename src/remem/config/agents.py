@@ -3,6 +3,7 @@ used for extraction, and the servers."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Literal
 
@@ -190,6 +191,14 @@ class TokenGrant(BaseModel):
         return value
 
 
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
 class ServerConfig(_Section):
     host: str = Field(default="127.0.0.1", description="where `remem serve` / `remem proxy` listen")
     port: int = Field(
@@ -200,6 +209,17 @@ class ServerConfig(_Section):
         description='bearer token -> agent id ("bot"), or -> {agent = "bot", users = ["ann"]} '
         "to bind the token to the users it may act for; with none configured the servers "
         "only listen on loopback and act as scopes.agent",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="host names (besides 127.0.0.1, localhost, ::1) the servers answer to in "
+        "the Host and Origin headers, e.g. a reverse proxy's name; every other name is refused "
+        "(DNS rebinding). Checked when listening on loopback, or on any address once set",
+    )
+    allow_unauthenticated_bind: bool = Field(
+        default=False,
+        description="let a server without server.tokens listen beyond loopback: everyone who "
+        "can reach the address may then read, write and delete every record",
     )
     max_body_bytes: int = Field(default=2_000_000, gt=0, description="larger requests get 413")
     max_k: int = Field(default=100, gt=0, description="largest k a request may ask for")
@@ -233,6 +253,18 @@ class ServerConfig(_Section):
         if not isinstance(value, dict):
             return value
         return {t: {"agent": g} if isinstance(g, str) else g for t, g in value.items()}
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, value: list[str]) -> list[str]:
+        """Host names compare without case; a port or scheme in the list is a mistake."""
+        for name in value:
+            if not name or any(c in name for c in "/ ") or (":" in name and not _is_ip(name)):
+                raise ValueError(
+                    f"server.allowed_hosts: {name!r} is not a host name; give the bare name "
+                    'without scheme or port, e.g. "memory.lan"'
+                )
+        return [name.lower().strip("[]") for name in value]
 
     @field_validator("tokens")
     @classmethod

@@ -3,7 +3,8 @@ optionally to the users they may act for; the identity then goes through the sam
 resolver as every other path.
 
 With no tokens configured a server acts as ``scopes.agent`` and refuses to listen anywhere but
-loopback, so an unauthenticated server is never reachable from another machine.
+loopback (unless ``server.allow_unauthenticated_bind`` says the network is trusted), so an
+unauthenticated server is not reachable from another machine by accident.
 """
 
 from __future__ import annotations
@@ -32,11 +33,16 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(config: Config, host: str) -> None:
-    """Refuse to serve beyond loopback without tokens."""
-    if not config.server.tokens and not is_loopback(host):
+    """Refuse to serve beyond loopback without tokens, unless the operator says the network
+    is trusted (``server.allow_unauthenticated_bind``)."""
+    server = config.server
+    if not server.tokens and not is_loopback(host) and not server.allow_unauthenticated_bind:
         raise ConfigError(
-            f"refusing to listen on {host!r} without authentication: set "
-            "server.tokens (token -> agent id) or listen on 127.0.0.1"
+            f"refusing to listen on {host!r} without authentication: everyone who can reach "
+            "it could read, change and delete every memory. Set server.tokens (token -> agent "
+            "id), listen on 127.0.0.1, or on a trusted network set "
+            "server.allow_unauthenticated_bind = true (and the names clients use in "
+            "server.allowed_hosts)"
         )
 
 

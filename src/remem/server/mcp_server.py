@@ -17,9 +17,13 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.responses import JSONResponse
 
 from remem import __version__
+from remem.config import Config
 from remem.errors import RememError
+from remem.server.http_guard import Guard, HostPolicy
 from remem.server.identity import grant_for, user_for
 from remem.tools import TOOLS, ToolError, tool_specs
 
@@ -111,12 +115,31 @@ async def serve_stdio(server: Server) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
-def http_app(server: Server, host: str):
-    return server.streamable_http_app(streamable_http_path="/mcp", host=host)
+def _render(status: int, message: str, request_id: str | None) -> JSONResponse:
+    """A refused or failed HTTP request as a JSON-RPC error (the request's id is unknown)."""
+    code = -32603 if status >= 500 else -32600  # internal error / invalid request
+    error: dict[str, Any] = {"code": code, "message": message}
+    if request_id:
+        error["data"] = {"request_id": request_id}
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=status)
 
 
-async def serve_http(server: Server, host: str, port: int) -> None:
+def http_app(server: Server, host: str, config: Config):
+    """The streamable HTTP app, behind remem's own Host/Origin policy (``http_guard``; the
+    SDK's check knows only loopback names) and error answers."""
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp",
+        host=host,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    app.add_middleware(Guard, policy=HostPolicy(config, host), render=_render)
+    return app
+
+
+async def serve_http(server: Server, host: str, port: int, config: Config) -> None:
     import uvicorn
 
-    config = uvicorn.Config(http_app(server, host), host=host, port=port, log_level="warning")
-    await uvicorn.Server(config).serve()
+    settings = uvicorn.Config(
+        http_app(server, host, config), host=host, port=port, log_level="warning"
+    )
+    await uvicorn.Server(settings).serve()

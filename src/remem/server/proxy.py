@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -34,8 +35,10 @@ from starlette.background import BackgroundTask
 
 from remem.errors import RememError
 from remem.scopes import ScopeError
+from remem.server.http_guard import Guard, HostPolicy
 from remem.server.identity import AuthError, grant_for, user_for
 from remem.server.proxy_tools import StreamedCalls, definitions, ours_only, run_calls
+from remem.server.rest_docs import mount_docs
 from remem.types import Turn
 
 log = logging.getLogger("remem.proxy")
@@ -61,6 +64,55 @@ def _error(status: int, message: str, kind: str = "invalid_request_error") -> JS
     return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status)
 
 
+def _render(status: int, message: str, request_id: str | None) -> JSONResponse:
+    """A request the guard refuses, or an unexpected failure (with its request id), in
+    OpenAI's error shape."""
+    kind = "server_error" if status >= 500 else "invalid_request_error"
+    error: dict[str, Any] = {"message": message, "type": kind}
+    if request_id:
+        error["request_id"] = request_id
+    return JSONResponse({"error": error}, status_code=status)
+
+
+def _cause(exc: BaseException) -> str:
+    """The operating system's words for why a connection failed ("connection refused", "name
+    or service not known"), found at the bottom of httpx's exception chain."""
+    words = str(exc) or type(exc).__name__
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno:
+            words = os.strerror(seen.errno) if seen.errno > 0 else (seen.strerror or words)
+        seen = seen.__cause__ or seen.__context__
+    return words[:1].lower() + words[1:]
+
+
+class UpstreamError(Exception):
+    """The upstream could not be reached, broke the connection, or did not answer in time:
+    502 / 504."""
+
+    def __init__(self, base: str, exc: httpx.TransportError, timeout: float) -> None:
+        if isinstance(exc, httpx.TimeoutException):
+            self.status = 504
+            message = (
+                f"upstream {base} did not answer within {timeout:g} s (server.upstream_timeout_s)"
+            )
+        else:
+            self.status = 502
+            what = "unreachable" if isinstance(exc, httpx.ConnectError) else "failed"
+            message = f"upstream {base} {what}: {_cause(exc)}"
+        super().__init__(message)
+
+    def response(self) -> JSONResponse:
+        log.warning("%s", self)  # one line: the cause is the whole story
+        return _error(self.status, str(self), "upstream_error")
+
+    def event(self) -> str:
+        """The failure as the last events of a stream whose status has already been sent."""
+        log.warning("%s (mid-stream)", self)
+        error = {"message": str(self), "type": "upstream_error"}
+        return f"data: {json.dumps({'error': error})}\n\ndata: [DONE]\n\n"
+
+
 class Proxy:
     """One upstream, one memory: what the routes of ``create_proxy`` do."""
 
@@ -69,6 +121,20 @@ class Proxy:
         self.config = mem.config
         self.base = upstream.rstrip("/")
         self.client = client
+
+    async def send(self, request: httpx.Request, stream: bool = False) -> httpx.Response:
+        """Send to the upstream; an unreachable or silent one raises ``UpstreamError``."""
+        try:
+            return await self.client.send(request, stream=stream)
+        except httpx.TransportError as exc:
+            raise UpstreamError(self.base, exc, self.config.server.upstream_timeout_s) from exc
+
+    async def post(self, forwarded: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        return await self.send(
+            self.client.build_request(
+                "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
+            )
+        )
 
     def upstream_headers(self, request: Request) -> dict[str, str]:
         server = self.config.server
@@ -153,9 +219,12 @@ class Proxy:
             forwarded["tools"] = definitions(self.config, body.get("tools"))
         headers = self.upstream_headers(request)
         tools = body.get("tools")  # the client's own: their calls go back to the client
-        if body.get("stream"):
-            return await self.stream(forwarded, headers, question, who, tools)
-        return await self.complete(forwarded, headers, question, who, tools)
+        try:
+            if body.get("stream"):
+                return await self.stream(forwarded, headers, question, who, tools)
+            return await self.complete(forwarded, headers, question, who, tools)
+        except UpstreamError as exc:
+            return exc.response()
 
     async def complete(
         self,
@@ -165,7 +234,7 @@ class Proxy:
         who: tuple[str, str | None, str],
         client_tools: Any = None,
     ) -> Response:
-        r = await self.client.post(f"{self.base}/chat/completions", json=forwarded, headers=headers)
+        r = await self.post(forwarded, headers)
         for _ in range(
             self.config.server.proxy_tool_rounds if self.config.server.proxy_tools else 0
         ):
@@ -175,9 +244,7 @@ class Proxy:
                 break
             results = await anyio.to_thread.run_sync(partial(run_calls, self.mem, who, calls))
             forwarded = {**forwarded, "messages": [*forwarded["messages"], message, *results]}
-            r = await self.client.post(
-                f"{self.base}/chat/completions", json=forwarded, headers=headers
-            )
+            r = await self.post(forwarded, headers)
         task = None
         if r.status_code == 200 and question:
             try:
@@ -206,7 +273,7 @@ class Proxy:
         upstream_request = self.client.build_request(
             "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
         )
-        r = await self.client.send(upstream_request, stream=True)
+        r = await self.send(upstream_request, stream=True)
         if r.status_code != 200:  # errors pass through whole and unchanged
             content = await r.aread()
             await r.aclose()
@@ -224,6 +291,9 @@ class Proxy:
                     *lines, buffer = buffer.split("\n")
                     for line in lines:
                         _collect(line, parts)
+            except httpx.TransportError as exc:  # the upstream went away mid-answer
+                timeout = self.config.server.upstream_timeout_s
+                yield UpstreamError(self.base, exc, timeout).event().encode()
             finally:
                 await r.aclose()
 
@@ -275,7 +345,7 @@ class Proxy:
                     partial(run_calls, self.mem, who, message["tool_calls"])
                 )
                 forwarded = {**forwarded, "messages": [*forwarded["messages"], message, *results]}
-                r = await self.client.send(
+                r = await self.send(
                     self.client.build_request(
                         "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
                     ),
@@ -290,6 +360,10 @@ class Proxy:
                     }
                     yield f"data: {json.dumps({'error': error})}\n\ndata: [DONE]\n\n"
                     return
+        except UpstreamError as exc:
+            yield exc.event()
+        except httpx.TransportError as exc:
+            yield UpstreamError(self.base, exc, self.config.server.upstream_timeout_s).event()
         finally:
             await r.aclose()
 
@@ -308,8 +382,14 @@ async def _events(r: httpx.Response) -> AsyncIterator[str]:
 
 
 def create_proxy(
-    mem, upstream: str, *, transport: httpx.AsyncBaseTransport | None = None
+    mem,
+    upstream: str,
+    *,
+    host: str | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> FastAPI:
+    """The proxy app for a server listening on ``host`` (default ``server.host``: the host
+    policy of ``http_guard`` depends on it)."""
     client = httpx.AsyncClient(timeout=mem.config.server.upstream_timeout_s, transport=transport)
     proxy = Proxy(mem, upstream, client)
 
@@ -318,12 +398,23 @@ def create_proxy(
         yield
         await client.aclose()
 
-    app = FastAPI(title="remem proxy", description=__doc__, lifespan=lifespan)
+    app = FastAPI(
+        title="remem proxy", description=__doc__, lifespan=lifespan, docs_url=None, redoc_url=None
+    )
+    mount_docs(app)  # without a CDN
+    policy = HostPolicy(mem.config, host or mem.config.server.host)
+    app.add_middleware(Guard, policy=policy, render=_render)
 
     @app.get("/v1/models")
     async def models(request: Request) -> Response:
         """The upstream's model list, passed through unchanged."""
-        r = await client.get(f"{proxy.base}/models", headers=proxy.upstream_headers(request))
+        upstream_headers = proxy.upstream_headers(request)
+        try:
+            r = await proxy.send(
+                client.build_request("GET", f"{proxy.base}/models", headers=upstream_headers)
+            )
+        except UpstreamError as exc:
+            return exc.response()
         return Response(
             r.content, status_code=r.status_code, headers=_passthrough_headers(r.headers)
         )

@@ -5,7 +5,9 @@ token maps to, restricted by the scope resolver to what that agent may read and 
 tokens (loopback only) the local operator, who sees everything, and ``scopes.agent`` for the
 agent endpoints (tools, capture, auto-recall). Bodies are validated (422 with the field and the
 reason); remem's own errors become 400 / 403 / 404 with one sentence; bodies over
-``server.max_body_bytes`` get 413 and ``k`` is capped by ``server.max_k``.
+``server.max_body_bytes`` get 413 and ``k`` is capped by ``server.max_k``. The Host/Origin
+policy, the security headers and the JSON answer of an unexpected exception (500 with a
+request id) are ``http_guard``'s.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from starlette.exceptions import HTTPException
 from remem import __version__
 from remem.errors import ConflictError, NotFoundError, RememError, ValidationError, printable
 from remem.scopes import ScopeError
+from remem.server.http_guard import Guard, HostPolicy
 from remem.server.identity import AuthError
 from remem.server.rest_context import Requests
 from remem.tools import ToolError
@@ -76,8 +79,16 @@ class BodyLimit:
         return await self.app(scope, buffered, send)
 
 
-def create_app(mem) -> FastAPI:
+def _render(status: int, message: str, request_id: str | None) -> JSONResponse:
+    """The answer of a request the guard refuses or a route that failed unexpectedly."""
+    return _error(status, message, **({"request_id": request_id} if request_id else {}))
+
+
+def create_app(mem, host: str | None = None) -> FastAPI:
+    """The REST API and the web UI over ``mem``, for a server listening on ``host`` (default
+    ``server.host``: the host policy of ``http_guard`` depends on it)."""
     from remem.server.rest_chat import chat_routes
+    from remem.server.rest_docs import mount_docs
     from remem.server.rest_records import read_routes, write_routes
 
     config = mem.config
@@ -86,8 +97,13 @@ def create_app(mem) -> FastAPI:
         version=__version__,
         description="Long-term memory for LLM agents: messages, curated memories, "
         "hybrid search and the agent memory tools.",
+        docs_url=None,  # mount_docs serves them without a CDN
+        redoc_url=None,
     )
     app.add_middleware(BodyLimit, limit=config.server.max_body_bytes)
+    policy = HostPolicy(config, host or config.server.host)
+    app.add_middleware(Guard, policy=policy, render=_render)  # last: wraps everything
+    mount_docs(app)
 
     @app.exception_handler(RememError)
     async def remem_error(_request: Request, exc: RememError) -> JSONResponse:

@@ -1,11 +1,10 @@
 """Who is using the UI: the same identities as the REST API (``server.tokens`` -> agent ->
 ``Caller``). A browser cannot send a bearer header on a plain link, so the token can also come
 from an HttpOnly, SameSite=Strict cookie set by the sign-in form; an ``Authorization`` header
-still wins. Without tokens the UI answers loopback clients only, as the operator."""
+still wins. Without tokens the UI answers loopback clients only, as the operator. Which Host
+and Origin it answers to, and which form posts it accepts, is ``http_guard``'s policy."""
 
 from __future__ import annotations
-
-from urllib.parse import urlsplit
 
 from fastapi import Request
 
@@ -28,14 +27,6 @@ def ui_caller(config: Config, request: Request) -> Caller:
     client = request.client.host if request.client else ""
     if not is_loopback(client):
         raise ScopeError("without server.tokens the UI answers loopback clients only")
-    # A page of another site whose name was re-pointed at 127.0.0.1 (DNS rebinding) would be
-    # "same origin" with us: without tokens, answer only requests addressed to a loopback name.
-    host = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
-    if not is_loopback(host):
-        raise ScopeError(
-            f"without server.tokens the UI answers only at a loopback address "
-            f"(127.0.0.1, localhost), not at {host!r}"
-        )
     return Caller(config.scopes.agent, restricted=False)
 
 
@@ -45,12 +36,3 @@ def token_agent(config: Config, token: str) -> str | None:
         return agent_for(config, f"Bearer {token.strip()}")
     except AuthError:
         return None
-
-
-def same_origin(request: Request) -> bool:
-    """A change (POST) must come from a page of this server: browsers send ``Origin`` on
-    cross-site form posts, and a SameSite=Strict cookie is not sent with them anyway."""
-    origin = request.headers.get("origin")
-    if not origin or origin == "null":
-        return origin is None
-    return urlsplit(origin).netloc == request.headers.get("host", "")

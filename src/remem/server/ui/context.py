@@ -19,11 +19,12 @@ from fastapi.templating import Jinja2Templates
 from remem.errors import NotFoundError, ValidationError
 from remem.recall.render import local_time
 from remem.scopes import ScopeError
+from remem.server.http_guard import change_refusal
 from remem.server.identity import AuthError
 from remem.server.rest_context import Caller
 from remem.server.ui import actions, queries
 from remem.server.ui.audit import AuditLog, audit_path
-from remem.server.ui.auth import same_origin, ui_caller
+from remem.server.ui.auth import ui_caller
 from remem.server.ui.explain import (
     CHANNELS,
     FormError,
@@ -137,7 +138,7 @@ class UI:
         self.audit.record(c.agent, action, ids, **detail)
         queries.AGGREGATES.forget(self.mem, "memory-count")
 
-    @staticmethod
-    def check_origin(request: Request) -> None:
-        if not same_origin(request):
-            raise ScopeError("a change must come from a page of this server (Origin mismatch)")
+    def check_origin(self, request: Request) -> None:
+        reason = change_refusal(request.headers, tokens=bool(self.config.server.tokens))
+        if reason is not None:
+            raise ScopeError(reason)
