@@ -3,11 +3,13 @@ the write discipline, building records from rows, the meta table and statistics.
 
 Every public method holds the one lock for its whole body. A write validates everything it
 was given before it changes anything, so an error leaves the store as it was (what a rolled
-back transaction gives the SQLite store).
+back transaction gives the SQLite store). ``transaction()`` holds the lock for a whole block
+of writes and keeps a copy of the tables taken at its start, put back if the block raises.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -113,6 +115,21 @@ class MemoryState:
         nothing was applied and the change token stays as it is."""
         with self._read():
             yield
+            self._writes += 1
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """Several writes as one (``Store.transaction``): the lock is held for the whole
+        block (other threads wait), and the tables as they were at its start are restored if
+        it raises. The copy costs time in proportion to the store: this backend is the
+        reference the others are checked against, not one for big data."""
+        with self._read():
+            saved = copy.deepcopy({k: v for k, v in vars(self).items() if k != "_lock"})
+            try:
+                yield self
+            except BaseException:
+                vars(self).update(saved)
+                raise
             self._writes += 1
 
     def _bump_rev(self) -> int:
