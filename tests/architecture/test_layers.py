@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "remem.conversation",
             "remem.recall",
             "remem.capture",
+            "remem.memories",
             "remem.retrieve",
             "remem.tools",
             "remem.scopes",
