@@ -38,11 +38,12 @@ log = logging.getLogger("remem.store.postgres")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 # Two processes migrating at once: the second waits here, then finds nothing left to do.
 _MIGRATION_LOCK = 0x72656D656D  # "remem"
-# Held by every ``transaction()`` until it ends: transactions of all processes on one
-# database run one at a time, as SQLite's one writer does, so a transaction's reads see every
-# earlier transaction's commits (READ COMMITTED alone would let two of them read the same
-# "current" row and both replace it).
-_TRANSACTION_LOCK = 0x72656D656E
+# Held by every ``transaction()`` until it ends, with the store's schema as the second key:
+# the transactions of all processes on one store run one at a time, as SQLite's one writer
+# does, so a transaction's reads see every earlier transaction's commits (READ COMMITTED
+# alone would let two of them read the same "current" row and both replace it). Stores in
+# other schemas do not wait. (Two-key advisory locks never collide with one-key ones.)
+_TRANSACTION_LOCK = 0x72656D  # "rem"
 # What the store's tables and indexes (with their TOAST data) take on the server.
 SCHEMA_BYTES_SQL = (
     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
@@ -184,7 +185,7 @@ class PostgresConnection:
     @contextmanager
     def transaction(self) -> Iterator[Any]:
         """Several writes as one (``Store.transaction``): one transaction on one pooled
-        connection, serialised with every other ``transaction()`` on the database by an
+        connection, serialised with every other ``transaction()`` on this store by an
         advisory lock; an exception rolls all of it back, and so does the server when the
         process dies before the end."""
         self._check_open()
@@ -194,7 +195,10 @@ class PostgresConnection:
             return
         try:
             with self._pool.connection() as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_TRANSACTION_LOCK,))
+                conn.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(current_schema()))",
+                    (_TRANSACTION_LOCK,),
+                )
                 self._open_tx.conn = conn
                 try:
                     yield self
