@@ -22,6 +22,7 @@ from remem.embed.reads import interactive
 from remem.errors import RememError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
+from remem.memories import CuratedMemories
 from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import Searcher
@@ -65,6 +66,8 @@ class Memory:
         self.indexer = Indexer(self.store, self.config, embedder)
         self.writer = RecordWriter(self.store, self.tokenizer, self.config, self.indexer)
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
+        # curated memories: dedup, supersession, edits, undo, history (one owner)
+        self.memories = CuratedMemories(self.store, self.writer, self.searcher, self.config)
         self.access_counts = AccessRecorder(
             self.store, self.config.scoring.access_debounce_s, self.config.scoring.access_window_s
         )
@@ -133,22 +136,11 @@ class Memory:
         written and the result's ``duplicate`` says how they matched. ``dedup=False`` stores
         as given (a caller that has checked already, such as a new version of a memory).
         """
-        from remem.capture.remember import find_equal, norm_hash
-
         self._check_write_flags(embed, wait)
         if not isinstance(dedup, bool):
             raise ValidationError("dedup", dedup, "use True or False")
         item = validate_record({"text": text, **fields, "kind": "memory"}, zone=self.zone)
-        if "norm" not in item.metadata:  # what later normalised-text dedup compares
-            item = item.model_copy(
-                update={"metadata": {**item.metadata, "norm": norm_hash(item.text)}}
-            )
-        if dedup:
-            equal = find_equal(self.store, item.text, item.scope, time.time())
-            if equal is not None:
-                return StoredMemory.of(*equal)
-        stored = self.writer.store_all([item], embed=embed, wait=wait, numbered=False)[0]
-        return StoredMemory.of(stored)
+        return self.memories.add(item, dedup=dedup, embed=embed, wait=wait)
 
     def ingest_many(
         self,
@@ -344,16 +336,12 @@ class Memory:
 
     def history(self, memory_id: str) -> list[Record]:
         """Every version of a memory, oldest first."""
-        from remem.capture.history import history
-
-        return history(self, arguments.record_id("memory_id", memory_id))
+        return self.memories.history(arguments.record_id("memory_id", memory_id))
 
     def undo(self, memory_id: str) -> list[Record]:
         """Undo the update that replaced (or was made by) this memory; returns the versions
         that are current again."""
-        from remem.capture.history import undo
-
-        return undo(self, arguments.record_id("memory_id", memory_id))
+        return self.memories.undo(arguments.record_id("memory_id", memory_id))
 
     def session_reset(
         self, session: str, *, agent: str, user: str | None = None, now: float | None = None

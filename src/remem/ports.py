@@ -1,8 +1,9 @@
 """What the features (recall, capture, tools, maintenance) may ask of the engine.
 
 Features receive a ``MemoryPort``, not the ``Memory`` class: the port names the small surface
-they use (the store, the configuration, search and the write path), so they can be tested
-with any object that provides it and never reach further up. ``Memory`` satisfies it.
+they use (the store, the configuration, search, the write path and ``memories``, the owner of
+curated memories), so they can be tested with any object that provides it and never reach
+further up. ``Memory`` satisfies it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from remem.config import Config
 from remem.conversation.ingest import OnTakenId
 from remem.embed.base import Embedder
+from remem.memories import CuratedMemories
 from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.search import Searcher
@@ -31,6 +33,7 @@ class MemoryPort(Protocol):
     searcher: Searcher
     access_counts: AccessRecorder
     injections: InjectionLog
+    memories: CuratedMemories  # every write of a curated memory goes through it
 
     def get(self, record_id: str) -> Record | None: ...
     def add(

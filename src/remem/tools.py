@@ -19,7 +19,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from remem.capture.remember import store_memory
 from remem.config import Config
 from remem.errors import RememError, printable
 from remem.ports import MemoryPort
@@ -254,8 +253,7 @@ class MemoryTools:
                 "secrets are never stored"
             )
         scope = self.guard.write_target(args.scope) or self.access.write_scope
-        outcome = store_memory(
-            self.mem,
+        outcome = self.mem.memories.remember(
             self.access,
             args.text.strip(),
             scope=scope,

@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "remem.conversation",
             "remem.recall",
             "remem.capture",
+            "remem.memories",
             "remem.retrieve",
             "remem.tools",
             "remem.scopes",
@@ -149,3 +150,18 @@ def test_the_checker_sees_imports(tmp_path, source):
     path = tmp_path / "mod.py"
     path.write_text(f"def f():\n    {source}\n", encoding="utf-8")
     assert imports_of("remem.store.mod", path, {"remem", "remem.engine"}) == {"remem.engine"}
+
+
+def test_only_remem_memories_changes_the_validity_of_a_memory():
+    """Curated-memory versions have one owner (issue 42): outside the store backends, which
+    implement it, only ``remem.memories`` calls ``set_validity``."""
+    callers = sorted(
+        name
+        for name, path in modules().items()
+        if not name.startswith(("remem.store", "remem.memories"))
+        and any(
+            isinstance(node, ast.Attribute) and node.attr == "set_validity"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    )
+    assert callers == []

@@ -5,6 +5,7 @@ tests next to this file)."""
 from __future__ import annotations
 
 import ast
+import copy
 import threading
 from pathlib import Path
 
@@ -121,3 +122,42 @@ def test_doctor_checks_find_tables_that_disagree():
     assert store.lexical_row_problems() == ([rowid], [])
     store.repair_lexical_rows([], {rowid: "x"})
     assert store.lexical_row_problems() == ([], [])
+
+
+def _tables(store: InMemoryStore) -> dict:
+    """Every table of the store as comparable values (the BM25 index by its own tables)."""
+    out = {k: v for k, v in vars(store).items() if k != "_lock"}
+    out["_lexical"] = dict(vars(store._lexical))
+    return out
+
+
+def test_a_rolled_back_transaction_leaves_every_table_as_it_was():
+    """The transaction's saved copy covers every table and every change made in place: each
+    kind of write inside a block that then fails, and the tables compare equal to before."""
+    store = InMemoryStore()
+    rows = [
+        (fields(n, session="s1", origin_platform="tg"), f"word{n} common", "ctx") for n in (1, 2, 3)
+    ]
+    rowids = store.insert_records(rows)
+    r1, r2, r3 = (r for r in rowids if r is not None)
+    store.put_vectors(
+        "m", "p", "model", [(r1, np.ones(4, np.float32)), (r2, np.ones(4, np.float32))]
+    )
+    store.put_latent_terms("lt", [(r1, "h1", b"\x01\x02")])
+    store.meta_set("ns", "k", "1")
+    before = copy.deepcopy(_tables(store))
+    with pytest.raises(RuntimeError), store.transaction():
+        store.insert_records([(fields(4, session="s2", origin_platform="web"), "word4 common", "")])
+        store.update_text(r1, "new text", "h-new", "fresh words")
+        store.set_validity(r2, 5.0, {"superseded_by": "r4"})
+        store.record_access([(r3, 2, 9.0)])
+        store.mark_index_status([r3], "failed", "boom")
+        store.put_vectors("m", "p", "model", [(r3, np.zeros(4, np.float32))])
+        store.put_latent_terms("lt", [(r2, "h2", b"\x03")])
+        store.clear_vectors(None, "m")
+        store.meta_set("ns", "k", "2")
+        store.meta_add("ns", "n", 3)
+        store.set_session("s1", "discord")
+        store.delete_session_after("s1", 0.0)
+        raise RuntimeError("after every kind of write")
+    assert _tables(store) == before

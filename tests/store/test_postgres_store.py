@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -256,3 +257,50 @@ def test_two_processes_embed_the_backlog_once(pg, tmp_path):
     assert sorted(seen[0] + seen[1]) == sorted(texts)  # every record once, none twice
     assert pg.count_missing_vectors("test:hash64") == 0
     assert pg.vector_count("test:hash64") == 120
+
+
+def _waiting_for_transaction_lock(schema: str) -> int:
+    """Connections waiting for the ``transaction()`` lock of the store in ``schema``."""
+    with psycopg.connect(pg_url(), autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+            "AND classid = %s AND objsubid = 2 "
+            "AND objid::bigint = (hashtext(%s)::bigint + 4294967296) %% 4294967296",
+            (0x72656D, schema),
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_transactions_on_one_store_run_one_at_a_time():
+    """Two pools on one schema (two processes): the second transaction waits for the first
+    to end and then reads what it committed, so two supersessions never both find the same
+    version current. A store in another schema does not wait."""
+    schema = fresh_schema()
+    one, two = (PostgresStore(pg_url(), schema=schema, pool_size=2) for _ in range(2))
+    other = PostgresStore(pg_url(), schema=fresh_schema(), pool_size=2)
+    order: list[str] = []
+    seen = []
+
+    def second() -> None:
+        with two.transaction():
+            order.append("second began")
+            seen.append(two.get("r1"))
+
+    try:
+        with one.transaction():
+            one.insert_records([(fields(1), "")])
+            thread = threading.Thread(target=second)
+            thread.start()
+            with other.transaction():
+                order.append("other schema")
+            deadline = time.monotonic() + 30
+            while not _waiting_for_transaction_lock(schema) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert _waiting_for_transaction_lock(schema) == 1
+            order.append("first ends")
+        thread.join(timeout=30)
+        assert order == ["other schema", "first ends", "second began"]
+        assert seen[0] is not None and seen[0].id == "r1"
+    finally:
+        for store in (one, two, other):
+            store.close()

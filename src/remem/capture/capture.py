@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from remem.capture.candidates import MemoryCandidate, Rejected, candidates_from
 from remem.capture.llm import SYSTEM_PROMPT, ChatClient, LLMError, parse_memories, transcript
-from remem.capture.remember import store_memory
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
 from remem.scopes import resolve
@@ -153,8 +152,7 @@ def capture_after_turn(mem: MemoryPort, turn: Turn) -> CaptureResult:
                 Rejected(cand.text, f"over capture.max_per_turn ({cfg.max_per_turn})")
             )
             continue
-        outcome = store_memory(
-            mem,
+        outcome = mem.memories.remember(
             access,
             cand.text,
             scope=scope,

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from remem.capture.candidates import sentences
 from remem.capture.llm import SUMMARY_PROMPT, ChatClient, LLMError, transcript
-from remem.capture.remember import StoreOutcome, store_memory
+from remem.memories import StoreOutcome
 from remem.ports import MemoryPort
 from remem.scopes import resolve
 from remem.text.clean import strip_wrappers
@@ -74,8 +74,7 @@ def summarize_session(
     last = datetime.fromtimestamp(records[-1].created_at, mem.config.calendar.zone())
     day = last.strftime("%Y-%m-%d")
     prefix = f"Summary of session {session} ({day}): "
-    return store_memory(
-        mem,
+    return mem.memories.remember(
         access,
         prefix + text,
         scope=access.write_scope,

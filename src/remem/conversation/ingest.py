@@ -102,6 +102,21 @@ class RecordWriter:
     ) -> list[Record]:
         """Validate every item, commit all in one transaction, then embed (now when ``wait``,
         else through the queue). A bad item raises naming its position; nothing is written."""
+        records, repeated = self.commit(items, on_conflict=on_conflict, numbered=numbered)
+        if records:
+            records = self.index(records, embed=embed, wait=wait, progress=progress)
+        return sorted(records + repeated, key=lambda r: r.rowid or 0)
+
+    def commit(
+        self,
+        items: Iterable[dict[str, Any] | RecordIn],
+        *,
+        on_conflict: OnTakenId = "idempotent",
+        numbered: bool = True,
+    ) -> tuple[list[Record], list[Record]]:
+        """Validate every item and insert them in one write, without embedding: (the records
+        written, in rowid order; the ones an idempotent write found already stored). Inside a
+        ``Store.transaction()`` the insert is part of it; ``index`` them once it commits."""
         prepared: list[tuple[dict[str, Any], str]] = []
         given_ids: list[str] = []
         for position, item in enumerate(items):
@@ -120,11 +135,23 @@ class RecordWriter:
         if on_conflict == "idempotent" and given_ids:
             prepared, repeated = self.without_repeats(prepared, given_ids)
         if not prepared:
-            return sorted(repeated, key=lambda r: r.rowid or 0)
+            return [], repeated
         on_taken: OnConflict = "skip" if on_conflict == "skip" else "error"
         rowids = self.store.insert_records(self.with_context(prepared), on_conflict=on_taken)
         records = list(self.store.get_by_rowids([r for r in rowids if r is not None]).values())
         records.sort(key=lambda r: r.rowid or 0)
+        return records, repeated
+
+    def index(
+        self,
+        records: list[Record],
+        *,
+        embed: bool,
+        wait: bool | None = None,
+        progress: Progress | None = None,
+    ) -> list[Record]:
+        """Embed committed records now (``wait``, or ``indexing.mode = "sync"``) or hand them
+        to the queue; returns them in rowid order, re-read when they were embedded."""
         if wait is None:
             wait = self.config.indexing.mode == "sync"
         skipped = [r for r in records if r.index_status == "skipped"]
@@ -138,7 +165,7 @@ class RecordWriter:
                 self.indexer.submit([r.rowid for r in records if r.rowid is not None])
             if progress:
                 progress(len(records))
-        return sorted(records + skipped + repeated, key=lambda r: r.rowid or 0)
+        return sorted(records + skipped, key=lambda r: r.rowid or 0)
 
     def without_repeats(
         self, prepared: list[tuple[dict[str, Any], str]], given_ids: list[str]

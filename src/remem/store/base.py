@@ -1,7 +1,8 @@
 """The Store protocol: everything the engine, the features and the indexes ask of a backend.
 
 A backend keeps records (messages and memories), sessions, the lexical index, vectors by
-model and a small key/value meta table, and makes every write one transaction. The SQLite
+model and a small key/value meta table, and makes every write one transaction;
+``transaction()`` makes several writes one unit of work. The SQLite
 store is the embedded default; ``InMemoryStore`` is the reference a second backend is checked
 against (``tests/store`` runs one conformance suite over every backend). Retrieval and capture
 heuristics live in their features, not here: a store answers plain questions.
@@ -10,6 +11,7 @@ heuristics live in their features, not here: a store answers plain questions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -382,6 +384,18 @@ class Store(
 
     @property
     def path(self) -> Path | None: ...
+    def transaction(self) -> AbstractContextManager[Store]:
+        """A unit of work: ``with store.transaction() as tx:`` (``tx`` is this store). The
+        writes this thread makes inside the block commit together when it ends, or, if it
+        raises (or the process dies first), none of them does. Reads inside see the block's
+        own writes; other threads and processes see none of them until the end. Each write
+        inside is still all or nothing on its own, so a caller may catch a write's error and
+        go on. Keep the block short and free of slow work (embedding, network): it holds the
+        store's write lock (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: one pooled connection
+        and a lock every transaction takes; in memory: the store's lock). A block may nest
+        another, which becomes part of it."""
+        ...
+
     def change_token(self) -> tuple[int, int]: ...
     def schema_version(self) -> int: ...
     def stats(self) -> dict[str, Any]: ...

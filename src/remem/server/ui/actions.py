@@ -1,9 +1,10 @@
 """The web UI's changes to memories. Nothing is overwritten in place:
 
 - an edit (text, scope, importance or category) stores a new version that ``supersedes`` the
-  old one, and closes the old one (``valid_to``, ``superseded_by``): the same links automatic
-  supersession makes, so ``Memory.history`` shows the chain and ``Memory.undo`` reverses it;
-- undo and delete go through ``Memory.undo`` / ``Memory.delete``.
+  old one, and closes the old one (``valid_to``, ``superseded_by``), in one store transaction:
+  ``CuratedMemories.edit`` (``remem.memories``), which automatic supersession shares, so the
+  history shows the chain and undo reverses it;
+- undo goes through ``CuratedMemories.undo``, delete through ``Memory.delete``.
 
 Access is checked here, with the caller's ``Caller`` from the REST API: every record an action
 touches must be one the caller may read and write. A record it may not read is answered like a
@@ -16,13 +17,8 @@ import threading
 import time
 from typing import Any
 
-from remem.capture.remember import norm_hash
 from remem.errors import NotFoundError, ValidationError
 from remem.types import Record
-
-# Metadata that belongs to one version's place in the chain, not to the fact: a new version
-# starts without it.
-_CHAIN_KEYS = ("supersedes", "superseded_by", "restored_from", "undone", "norm", "edited_by")
 
 
 def visible(mem, caller, record_id: str) -> Record:
@@ -45,7 +41,7 @@ def history(mem, caller, memory_id: str) -> list[Record]:
     """The version chain, oldest first, without versions the caller may not read."""
     visible_memory(mem, caller, memory_id)
     scopes = caller.scopes(mem)
-    return [r for r in mem.history(memory_id) if scopes is None or r.scope in scopes]
+    return [r for r in mem.memories.history(memory_id) if scopes is None or r.scope in scopes]
 
 
 def edit(
@@ -62,12 +58,7 @@ def edit(
     """Store a new version of a current memory with the given fields changed; returns it."""
     old = visible_memory(mem, caller, memory_id)
     now = time.time() if now is None else now
-    if old.valid_to is not None and old.valid_to <= now:
-        raise ValidationError(
-            "memory_id",
-            memory_id,
-            "this version was replaced; edit the current one (see its history)",
-        )
+    mem.memories.check_current(old, now)
     changes = {
         "text": text if text is not None else old.text,
         "scope": scope or old.scope,
@@ -85,35 +76,7 @@ def edit(
         )
     caller.check_write(mem, old.scope)
     caller.check_write(mem, changes["scope"])
-    meta = {k: v for k, v in old.metadata.items() if k not in _CHAIN_KEYS}
-    meta.update(
-        supersedes=[old.id],
-        norm=norm_hash(str(changes["text"])),
-        edited_by=f"ui:{caller.agent or 'operator'}",
-    )
-    new = mem.add(
-        changes["text"],
-        dedup=False,  # a new version of this memory, which may keep its text
-        scope=changes["scope"],
-        importance=changes["importance"],
-        category=changes["category"],
-        role=old.role,
-        speaker_id=old.speaker_id,
-        speaker_label=old.speaker_label,
-        session=old.session,
-        platform=old.platform,
-        source_ids=list(old.source_ids),
-        metadata=meta,
-        created_at=now,
-        valid_from=now,
-    )
-    assert old.rowid is not None
-    try:
-        mem.store.set_validity(old.rowid, now, {**old.metadata, "superseded_by": new.id})
-    except Exception:
-        mem.delete(new.id)  # all or nothing: never two current versions
-        raise
-    return new
+    return mem.memories.edit(old, changes, edited_by=f"ui:{caller.agent or 'operator'}", now=now)
 
 
 def _same_number(value: Any, current: float) -> bool:
@@ -124,17 +87,14 @@ def _same_number(value: Any, current: float) -> bool:
 
 
 def undo(mem, caller, memory_id: str) -> list[Record]:
-    """``Memory.undo``, after checking that the caller may write every version it changes."""
+    """``CuratedMemories.undo``, after checking that the caller may write every version it
+    changes."""
     rec = visible_memory(mem, caller, memory_id)
-    touched = [rec]
-    successor = rec.metadata.get("superseded_by")
-    if successor and rec.valid_to is not None:
-        touched.append(visible_memory(mem, caller, successor))
-    else:
-        touched += [visible_memory(mem, caller, i) for i in rec.metadata.get("supersedes") or []]
-    for r in touched:
-        caller.check_write(mem, r.scope)
-    return mem.undo(memory_id)
+    caller.check_write(mem, rec.scope)
+    to_close, to_reopen = mem.memories.undo_plan(rec)
+    for r in [to_close, *to_reopen]:
+        caller.check_write(mem, visible_memory(mem, caller, r.id).scope)
+    return mem.memories.undo(memory_id)
 
 
 def delete(mem, caller, record_id: str) -> Record:

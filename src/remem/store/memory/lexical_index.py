@@ -82,6 +82,19 @@ class Bm25Index:
         self._sizes: dict[int, int] = {}  # rowid -> terms in both columns (BM25's D)
         self._total_terms = 0
 
+    def copy(self) -> Bm25Index:
+        """An independent copy (a transaction's saved state): the postings' counts change in
+        place, so they are copied; a document's term lists are only ever replaced whole."""
+        other = Bm25Index()
+        other._docs = dict(self._docs)
+        other._postings = {
+            term: {rowid: list(tf) for rowid, tf in rows.items()}
+            for term, rows in self._postings.items()
+        }
+        other._sizes = dict(self._sizes)
+        other._total_terms = self._total_terms
+        return other
+
     def __contains__(self, rowid: int) -> bool:
         return rowid in self._docs
 

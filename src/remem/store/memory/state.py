@@ -3,11 +3,13 @@ the write discipline, building records from rows, the meta table and statistics.
 
 Every public method holds the one lock for its whole body. A write validates everything it
 was given before it changes anything, so an error leaves the store as it was (what a rolled
-back transaction gives the SQLite store).
+back transaction gives the SQLite store). ``transaction()`` holds the lock for a whole block
+of writes and keeps a copy of the tables taken at its start, put back if the block raises.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -114,6 +116,46 @@ class MemoryState:
         with self._read():
             yield
             self._writes += 1
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """Several writes as one (``Store.transaction``): the lock is held for the whole
+        block (other threads wait), and the tables as they were at its start are restored if
+        it raises. The copy costs time in proportion to the store (a few milliseconds a
+        thousand records): this backend is the reference the others are checked against, not
+        one for big data."""
+        with self._read():
+            saved = self._tables()
+            try:
+                yield self
+            except BaseException:
+                vars(self).update(saved)
+                raise
+            self._writes += 1
+
+    def _tables(self) -> dict[str, Any]:
+        """A copy of every table, as deep as writes change them in place (a row's values, a
+        session row, a timeline, a record's vector and latent maps, the BM25 postings); what
+        is only ever replaced whole (vector rows, meta values) is shared. A new table, or a
+        new kind of change in place, must be copied here too: ``tests/store/
+        test_memory_store.py`` checks that a rolled back block leaves every table equal."""
+        return {
+            "_rows": {
+                k: StoredRow(dict(r.values), r.rev, r.updated_at) for k, r in self._rows.items()
+            },
+            "_by_id": dict(self._by_id),
+            "_timelines": {k: list(v) for k, v in self._timelines.items()},
+            "_sessions": {k: copy.copy(v) for k, v in self._sessions.items()},
+            "_lexical": self._lexical.copy(),
+            "_vectors": dict(self._vectors),
+            "_record_vectors": {k: dict(v) for k, v in self._record_vectors.items()},
+            "_latent": {k: dict(v) for k, v in self._latent.items()},
+            "_meta": dict(self._meta),
+            **{
+                name: getattr(self, name)
+                for name in ("_closed", "_next_rowid", "_next_seq", "_rev", "_deletes", "_writes")
+            },
+        }
 
     def _bump_rev(self) -> int:
         self._rev += 1

@@ -2,7 +2,9 @@
 
 One connection pool per store (psycopg_pool), every connection set to the store's schema and
 able to send and receive ``vector`` values. Every write is one transaction (``write()``);
-reads that must agree with each other share one snapshot (``read()``).
+reads that must agree with each other share one snapshot (``read()``). ``transaction()`` makes
+several writes one: the thread that opens it keeps one pooled connection, and every write and
+read it makes until the block ends goes through that connection (a write as a savepoint).
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ log = logging.getLogger("remem.store.postgres")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 # Two processes migrating at once: the second waits here, then finds nothing left to do.
 _MIGRATION_LOCK = 0x72656D656D  # "remem"
+# Held by every ``transaction()`` until it ends, with the store's schema as the second key:
+# the transactions of all processes on one store run one at a time, as SQLite's one writer
+# does, so a transaction's reads see every earlier transaction's commits (READ COMMITTED
+# alone would let two of them read the same "current" row and both replace it). Stores in
+# other schemas do not wait. (Two-key advisory locks never collide with one-key ones.)
+_TRANSACTION_LOCK = 0x72656D  # "rem"
 # What the store's tables and indexes (with their TOAST data) take on the server.
 SCHEMA_BYTES_SQL = (
     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
@@ -66,6 +74,7 @@ class PostgresConnection:
         self._schema = schema
         self._lock = threading.Lock()
         self._closed = False
+        self._open_tx = threading.local()  # .conn: this thread's connection in transaction()
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
                 ext_schema = self._migrate(conn)
@@ -150,12 +159,23 @@ class PostgresConnection:
             f"{' '.join(str(exc).split())}; check that the server runs and accepts connections"
         )
 
+    def _tx_conn(self) -> psycopg.Connection[Any] | None:
+        """The connection of the transaction this thread has open, if any."""
+        return getattr(self._open_tx, "conn", None)
+
     @contextmanager
     def write(self) -> Iterator[psycopg.Connection[Any]]:
         """One transaction; rolled back entirely if the body raises. Bumps the change
-        token last, so its row lock is held only while committing."""
+        token last, so its row lock is held only while committing. Inside this thread's
+        open ``transaction()``: a savepoint of it instead (an error undoes this write alone,
+        and the transaction commits or rolls back everything at its end)."""
         self._check_open()
+        conn = self._tx_conn()
         try:
+            if conn is not None:
+                with conn.transaction():  # nested: a savepoint
+                    yield conn
+                return
             with self._pool.connection() as conn, conn.transaction():
                 yield conn
                 conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
@@ -163,9 +183,40 @@ class PostgresConnection:
             raise self._unavailable(exc) from None
 
     @contextmanager
-    def read(self) -> Iterator[psycopg.Connection[Any]]:
-        """One snapshot for several SELECTs."""
+    def transaction(self) -> Iterator[Any]:
+        """Several writes as one (``Store.transaction``): one transaction on one pooled
+        connection, serialised with every other ``transaction()`` on this store by an
+        advisory lock; an exception rolls all of it back, and so does the server when the
+        process dies before the end."""
         self._check_open()
+        if self._tx_conn() is not None:
+            with self.write():  # nested: a savepoint of the open one
+                yield self
+            return
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                conn.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(current_schema()))",
+                    (_TRANSACTION_LOCK,),
+                )
+                self._open_tx.conn = conn
+                try:
+                    yield self
+                finally:
+                    self._open_tx.conn = None
+                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
+
+    @contextmanager
+    def read(self) -> Iterator[psycopg.Connection[Any]]:
+        """One snapshot for several SELECTs (inside this thread's open ``transaction()``:
+        that transaction, which sees its own writes)."""
+        self._check_open()
+        open_tx = self._tx_conn()
+        if open_tx is not None:
+            yield open_tx
+            return
         try:
             with self._pool.connection() as conn:
                 conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -179,6 +230,9 @@ class PostgresConnection:
     def query(self, statement: Any, params: Any = ()) -> list[Any]:
         """All rows of one SELECT."""
         self._check_open()
+        open_tx = self._tx_conn()
+        if open_tx is not None:
+            return open_tx.execute(statement, params).fetchall()
         try:
             with self._pool.connection() as conn:
                 return conn.execute(statement, params).fetchall()

@@ -2,7 +2,9 @@
 
 One file, WAL mode, ``synchronous=FULL`` (a committed write survives power loss), a busy
 timeout so several processes can share the file. Every write is one ``BEGIN IMMEDIATE``
-transaction: either all of it lands or none of it does.
+transaction: either all of it lands or none of it does. ``transaction()`` makes several writes
+one: inside it, each write is a savepoint of the one open transaction, and reads see what the
+block wrote so far.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ class SQLiteConnection:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open database {str(self._path)!r}: {exc}") from None
         self.local_writes = 0  # bumped on every commit of this connection
+        # Savepoints open inside the current transaction. Only the thread holding self._lock
+        # (an RLock, held for the whole transaction) ever sees a non-zero depth.
+        self._depth = 0
         self._busy_timeout_s = busy_timeout_ms / 1000
         # A second connection only asks whether anything was committed (change_token): the
         # vector channel asks it while the keyword search holds the main connection, and a
@@ -138,10 +143,17 @@ class SQLiteConnection:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction; rolled back entirely if the body raises."""
+        """One IMMEDIATE transaction; rolled back entirely if the body raises. Inside an open
+        ``transaction()`` it is a savepoint of that transaction instead: an error undoes this
+        write alone, and nothing is committed until the outer block ends."""
         with self._lock:
             c = self._conn
+            if self._depth:
+                with self._savepoint(c):
+                    yield c
+                return
             self._begin_immediate(c)
+            self._depth = 1
             try:
                 yield c
                 c.execute("COMMIT")
@@ -151,7 +163,32 @@ class SQLiteConnection:
                 if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
                     raise self._busy_error() from None
                 raise
+            finally:
+                self._depth = 0
             self.local_writes += 1
+
+    @contextmanager
+    def _savepoint(self, c: sqlite3.Connection) -> Iterator[None]:
+        name = f"remem_{self._depth}"
+        c.execute(f"SAVEPOINT {name}")
+        self._depth += 1
+        try:
+            yield
+            c.execute(f"RELEASE {name}")
+        except BaseException:
+            c.execute(f"ROLLBACK TO {name}")
+            c.execute(f"RELEASE {name}")
+            raise
+        finally:
+            self._depth -= 1
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """Several writes as one (``Store.transaction``): one ``BEGIN IMMEDIATE`` ... COMMIT
+        on this connection, holding its lock, so other threads wait and other processes see
+        nothing until the block ends; an exception rolls all of it back."""
+        with self.write():
+            yield self
 
     @contextmanager
     def side_read(self) -> Iterator[sqlite3.Connection]:
@@ -174,9 +211,13 @@ class SQLiteConnection:
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent snapshot for several SELECTs."""
+        """A consistent snapshot for several SELECTs (inside an open ``transaction()``: that
+        transaction, which sees its own writes)."""
         with self._lock:
             c = self._conn
+            if self._depth:
+                yield c
+                return
             c.execute("BEGIN")
             try:
                 yield c

@@ -183,6 +183,8 @@ class LexicalMixin(SQLiteConnection):
 
     def _counts_now(self) -> dict[object, int]:
         """The row counts read for the database as it is now (emptied by any write)."""
+        if self._depth:  # inside a transaction: what it wrote may yet be rolled back
+            return {}
         token = self.change_token()
         if self._counts is None or self._counts[0] != token or len(self._counts[1]) > 50_000:
             self._counts = (token, {})
