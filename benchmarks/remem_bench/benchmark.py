@@ -1,4 +1,5 @@
-"""Retrieval benchmark over the ../shared/bench format (LoCoMo, LongMemEval ...).
+"""Retrieval benchmark over the ../shared/bench format (LoCoMo, LongMemEval ...): what
+``remem bench DATASET_DIR`` runs.
 
 For each conversation: a fresh store, its turns ingested as messages (timestamps, speakers,
 sessions kept), then each of its queries searched with ``now`` = the query's time. Scores:
@@ -7,8 +8,8 @@ overall and per category, plus search latency with and without the query embeddi
 ingest throughput.
 
 Several *variants* (channels and search settings) can be scored over the same ingested
-stores, which is how the comparison and ablation tables (README, docs/benchmarks.md) are
-produced cheaply.
+stores, which is how the comparison and ablation tables (README, HISTORY.md) are produced
+cheaply. Only remem's public names are used.
 """
 
 from __future__ import annotations
@@ -23,10 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from remem.config import Config
-from remem.embed.base import Embedder
-from remem.errors import RememError
-from remem.transfer import jsonl_lines
+from remem import Config, Embedder, RememError, query_vector
 
 METRICS = ("recall@5", "recall@10", "hit@10", "session_recall@10", "mrr")
 
@@ -48,7 +46,7 @@ class _Scores:
     latency_embed: list[float] = field(default_factory=list)
 
 
-def _apply(config: Config, overrides: dict[str, Any]) -> dict[str, Any]:
+def apply_overrides(config: Config, overrides: dict[str, Any]) -> dict[str, Any]:
     """Set dotted settings on a live config; returns the previous values (to restore)."""
     previous = {}
     for dotted, value in overrides.items():
@@ -67,13 +65,12 @@ def load_dataset(path: Path) -> tuple[list[dict], list[dict]]:
                 f"{str(f)!r} not found; DATASET_DIR must hold corpus.jsonl and queries.jsonl "
                 "(the ../shared/bench format)"
             )
-    corpus = [
-        json.loads(line) for line in jsonl_lines(corpus_file.read_text("utf-8")) if line.strip()
-    ]
-    queries = [
-        json.loads(line) for line in jsonl_lines(queries_file.read_text("utf-8")) if line.strip()
-    ]
-    return corpus, queries
+    return read_jsonl(corpus_file), read_jsonl(queries_file)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The objects of a UTF-8 JSONL file, blank lines skipped."""
+    return [json.loads(line) for line in path.read_text("utf-8").split("\n") if line.strip()]
 
 
 def score_query(
@@ -129,7 +126,7 @@ class _Run:
     turns_done: int = 0  # conversation turns stored so far, for the ingest progress
 
 
-def _by_conversation(
+def by_conversation(
     corpus: list[dict], queries: list[dict]
 ) -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
     by_conv: dict[str, list[dict]] = defaultdict(list)
@@ -141,15 +138,18 @@ def _by_conversation(
     return by_conv, q_by_conv
 
 
+def turn_fields(turns: list[dict]) -> list[dict]:
+    """A dataset's turns as the records the benchmark stores (their other fields left out)."""
+    keys = ("id", "text", "session", "timestamp", "speaker", "role")
+    return [{key: t.get(key) for key in keys} for t in turns]
+
+
 def _ingest(
     mem: Any, turns: list[dict], reuse: bool, run: _Run, progress: Callable[[int], None]
 ) -> None:
     """Store (and embed) one conversation's turns; ``progress(n)`` as batches finish."""
-    rows = [
-        {key: t.get(key) for key in ("id", "text", "session", "timestamp", "speaker", "role")}
-        for t in turns
-    ]
-    if reuse and mem.store.count() == len(rows):
+    rows = turn_fields(turns)
+    if reuse and mem.count() == len(rows):
         return
     start = time.perf_counter()
     mem.ingest_many(rows, on_conflict="skip", wait=True, progress=progress)
@@ -161,12 +161,10 @@ def _ingest(
 def _ask(mem: Any, q: dict, session_of: dict[str, str], run: _Run) -> None:
     """One query through every variant, scored."""
     t0 = time.perf_counter()
-    qvec = None
-    if run.embedder is not None:
-        qvec = mem.searcher.embed_query(run.embedder, q["query"])
+    qvec = query_vector(mem, q["query"]) if run.embedder is not None else None
     t_embed = time.perf_counter() - t0
     for variant in run.variants:
-        saved = _apply(mem.config, variant.overrides)
+        saved = apply_overrides(mem.config, variant.overrides)
         t1 = time.perf_counter()
         result = mem.search(
             q["query"],
@@ -188,7 +186,7 @@ def _ask(mem: Any, q: dict, session_of: dict[str, str], run: _Run) -> None:
         uses_vector = "vector" in variant.channels and qvec is not None
         s.latency_embed.append((elapsed + (t_embed if uses_vector else 0)) * 1000)
         # restore defaults so variants don't leak into each other
-        _apply(mem.config, saved)
+        apply_overrides(mem.config, saved)
 
 
 def _summary(dataset: Path, variant: Variant, k: int, run: _Run) -> dict[str, Any]:
@@ -240,7 +238,7 @@ def run_benchmark(
     corpus, queries = load_dataset(dataset)
     config = config or Config.load(env={})
     variants = variants or [Variant("hybrid")]
-    by_conv, q_by_conv = _by_conversation(corpus, queries)
+    by_conv, q_by_conv = by_conversation(corpus, queries)
     conversations = [c for c in by_conv if q_by_conv.get(c)][:limit_conversations]
     total = sum(len(q_by_conv[c]) for c in conversations)
     total = min(total, limit_queries) if limit_queries else total
@@ -261,7 +259,7 @@ def run_benchmark(
                 conv_config.store.pg_schema = f"bench_{ci}"
             with Memory(target, conv_config, embedder=run.embedder) as mem:
                 if store_url is not None:
-                    mem.store.delete(mem.store.ids_where(None))
+                    mem.delete_all()
                 if run.embedder is None:
                     run.embedder = mem.get_embedder()
                 turns_before = run.turns_done

@@ -1,8 +1,8 @@
 """The development suite (issue 17): every dataset through the same variants, one table.
 
 Datasets: LoCoMo and LongMemEval oracle (the shared benchmark folder), the Chinese group-chat
-set and the no-answer set (``bench/data`` in the repository); and a held-out Chinese set
-(``bench/data/zh_validation``), run and reported but never part of the macro average: defaults
+set and the no-answer set (this package's ``data`` folder); and a held-out Chinese set
+(``data/zh_validation``), run and reported but never part of the macro average: defaults
 are chosen on the others, and it checks that they carry over to chats nobody tuned on. Each conversation is ingested
 once into a store cached by dataset, embedding model and corpus digest, so a second run (or a
 run with other search settings) only searches.
@@ -32,24 +32,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from remem.benchmark import (
+from remem import Config, Embedder, Filters, make_embedder, query_vector, store_latent_terms
+from remem_bench.benchmark import (
     METRICS,
     Variant,
-    _apply,
-    _by_conversation,
+    apply_overrides,
+    by_conversation,
     load_dataset,
+    read_jsonl,
     score_query,
+    turn_fields,
 )
-from remem.config import Config
-from remem.embed.base import Embedder
-from remem.embed.factory import make_embedder
-from remem.maintenance import store_latent_terms
-from remem.transfer import jsonl_lines
-from remem.types import Filters
 
 UNANSWERABLE_CATEGORIES = frozenset({"unanswerable", "abstention"})
 NO_ANSWER_TARGETS = {"locomo": ("both", "locomo"), "zh_groupchat": ("both", "zh_groupchat")}
 Progress = Callable[[str, int, int], None]
+# (dataset, its summary per variant, seconds it took): called as each dataset finishes
+DatasetDone = Callable[[str, dict[str, dict[str, Any]], float], None]
 
 
 @dataclass(frozen=True)
@@ -134,9 +133,7 @@ def macro_average(
 
 
 def load_no_answer(path: Path) -> list[dict[str, Any]]:
-    import json
-
-    return [json.loads(line) for line in jsonl_lines(path.read_text("utf-8")) if line.strip()]
+    return read_jsonl(path)
 
 
 def conversations(
@@ -144,7 +141,7 @@ def conversations(
 ) -> list[tuple[str, list[dict], list[dict]]]:
     """(conversation, its turns, its questions) in corpus order, for the conversations that are
     asked something (a question of their own, or the no-answer probes), the first ``limit``."""
-    turns_of, queries_of = _by_conversation(*load_dataset(path))
+    turns_of, queries_of = by_conversation(*load_dataset(path))
     convs = [c for c in turns_of if queries_of.get(c) or probes][:limit]
     return [(c, turns_of[c], queries_of[c]) for c in convs]
 
@@ -168,7 +165,7 @@ class SuiteRun:
     progress: Progress | None = None
     limit_conversations: int | None = None
     scores: dict[str, dict[str, VariantScores]] = field(default_factory=dict)
-    # what every search is narrowed to (bench/shared_store.py: one conversation's sessions)
+    # what every search is narrowed to (scripts/shared_store.py: one conversation's sessions)
     filters: Filters | None = None
 
     def run(self, dataset: SuiteDataset, probes: list[dict[str, Any]]) -> None:
@@ -179,10 +176,12 @@ class SuiteRun:
         convs = conversations(dataset.path, probes, self.limit_conversations)
         self.scores.setdefault(dataset.name, {v.name: VariantScores() for v in self.variants})
         total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
+        if self.progress:
+            self.progress(dataset.name, 0, total)  # the ingest ahead may take minutes
         for ci, (_conv, turns, questions) in enumerate(convs):
-            db = self._db(dataset, ci)  # loads the embedder first: the cache is keyed by it
+            db = self.db_path(dataset, ci)  # loads the embedder first: the cache is keyed by it
             with Memory(db, self.config, embedder=self.embedder) as mem:
-                _ingest(mem, turns)
+                ingest(mem, turns)
                 done = self.ask_all(mem, dataset.name, turns, questions, probes, (done, total))
 
     def ask_all(
@@ -201,13 +200,15 @@ class SuiteRun:
         done, total = progress
         asked = [(q, False) for q in questions] + [(p, True) for p in probes]
         for q, probe in asked:
-            self._ask(mem, q, session_of, per_variant, probe=probe)
+            self.ask(mem, q, session_of, per_variant, probe=probe)
             done += 1
             if self.progress:
                 self.progress(name, done, total)
         return done
 
-    def _db(self, dataset: SuiteDataset, ci: int) -> Path:
+    def db_path(self, dataset: SuiteDataset, ci: int) -> Path:
+        """The cached store of the dataset's ``ci``-th conversation (loads the embedder: its
+        model names the cache)."""
         if self.embedder is None:
             self.embedder = make_embedder(self.config.embed)  # its id names the cache
         model_id = self.embedder.model_id if self.embedder else "lexical-only"
@@ -215,7 +216,7 @@ class SuiteRun:
         folder.mkdir(parents=True, exist_ok=True)
         return folder / f"conv-{ci}.db"
 
-    def _ask(
+    def ask(
         self,
         mem: Any,
         q: dict[str, Any],
@@ -224,9 +225,9 @@ class SuiteRun:
         *,
         probe: bool,
     ) -> None:
-        qvec = mem.searcher.embed_query(self.embedder, q["query"]) if self.embedder else None
+        qvec = query_vector(mem, q["query"]) if self.embedder else None
         for variant in self.variants:
-            saved = _apply(mem.config, variant.overrides)
+            saved = apply_overrides(mem.config, variant.overrides)
             start = time.perf_counter()
             try:
                 result = mem.search(
@@ -239,7 +240,7 @@ class SuiteRun:
                     disable=variant.disable,
                 )
             finally:
-                _apply(mem.config, saved)
+                apply_overrides(mem.config, saved)
             scores = per_variant[variant.name]
             scores.latency_ms.append((time.perf_counter() - start) * 1000)
             ids = [h.record.id for h in result.hits]
@@ -254,14 +255,9 @@ class SuiteRun:
                 scores.add_answerable(row, q.get("category", "all"))
 
 
-def turn_fields(turns: list[dict]) -> list[dict]:
-    """A dataset's turns as the records the suite stores (their other fields left out)."""
-    keys = ("id", "text", "session", "timestamp", "speaker", "role")
-    return [{key: t.get(key) for key in keys} for t in turns]
-
-
-def _ingest(mem: Any, turns: list[dict]) -> None:
-    if mem.store.count() != len(turns):  # else cached from an earlier run
+def ingest(mem: Any, turns: list[dict]) -> None:
+    """A conversation's turns into its store, unless a complete cached copy is there."""
+    if mem.count() != len(turns):  # else cached from an earlier run
         mem.ingest_many(turn_fields(turns), on_conflict="skip", wait=True)
     # Also for a cached store: a run cut off after the writes but before every vector would
     # otherwise leave it searched with vectors missing. Nothing missing costs one count. The
@@ -270,8 +266,8 @@ def _ingest(mem: Any, turns: list[dict]) -> None:
     store_latent_terms(mem)
 
 
-def suite_datasets(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:
-    """The suite's datasets that exist on this machine, LongMemEval left out when quick."""
+def suite_candidates(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:
+    """Every dataset of the suite, LongMemEval left out when quick, whether it is here or not."""
     candidates = [
         SuiteDataset("locomo", shared_dir / "locomo"),
         SuiteDataset("longmemeval_oracle", shared_dir / "longmemeval_oracle"),
@@ -280,7 +276,24 @@ def suite_datasets(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[Sui
     ]
     if quick:
         candidates = [d for d in candidates if d.name != "longmemeval_oracle"]
+    return candidates
+
+
+def suite_datasets(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:
+    """The suite's datasets that exist on this machine, LongMemEval left out when quick."""
+    candidates = suite_candidates(shared_dir, data_dir, quick=quick)
     return [d for d in candidates if (d.path / "queries.jsonl").is_file()]
+
+
+def missing_files(shared_dir: Path, data_dir: Path, *, quick: bool) -> dict[str, Path]:
+    """The suite's parts whose questions are not on this machine (name -> the file looked
+    for): a run without them scores less than the whole suite."""
+    wanted = {
+        d.name: d.path / "queries.jsonl"
+        for d in suite_candidates(shared_dir, data_dir, quick=quick)
+    }
+    wanted["no_answer"] = data_dir / "no_answer" / "queries.jsonl"
+    return {name: path for name, path in wanted.items() if not path.is_file()}
 
 
 def run_suite(
@@ -293,6 +306,7 @@ def run_suite(
     embedder: Embedder | None = None,
     progress: Progress | None = None,
     limit_conversations: int | None = None,
+    on_dataset: DatasetDone | None = None,
 ) -> dict[str, Any]:
     """Run every dataset through every variant; returns per-variant, per-dataset summaries
     plus each variant's macro average."""
@@ -307,7 +321,12 @@ def run_suite(
     for dataset in datasets:
         targets = NO_ANSWER_TARGETS.get(dataset.name, ())
         probes = [q for q in no_answer if q.get("target") in targets]
+        start = time.perf_counter()
         run.run(dataset, probes)
+        if on_dataset is not None:
+            scores = run.scores[dataset.name]
+            summaries = {v.name: summarise(scores[v.name]) for v in run.variants}
+            on_dataset(dataset.name, summaries, time.perf_counter() - start)
     held_out = frozenset(d.name for d in datasets if d.held_out)
     out: dict[str, Any] = {
         "variants": {},

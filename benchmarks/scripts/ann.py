@@ -1,10 +1,10 @@
 """Vector search at scale: the exact index against the snapshot + HNSW index, on real vectors.
 
-    python bench/ann.py --n 100000 [--queries 500] [--json bench/results/ann-100k.json]
-    python bench/ann.py --n 1000000 --json bench/results/ann-1m.json
+    python benchmarks/scripts/ann.py --n 100000 [--queries 500] [--json benchmarks/results/ann-100k.json]
+    python benchmarks/scripts/ann.py --n 1000000 --json benchmarks/results/ann-1m.json
 
 Builds (once, cached under /tmp/ann) a remem SQLite store of n records whose vectors are real
-USE vectors of chat text (``bench/ann_vectors.py``; from 100k on, mixtures of two real vectors,
+USE vectors of chat text (``benchmarks/scripts/ann_vectors.py``; from 100k on, mixtures of two real vectors,
 see ``synthetic_million``), with 20 scopes to filter on. Then, each step in a fresh subprocess so
 its peak memory (ru_maxrss) is its own:
 

@@ -3,9 +3,9 @@
 Each (library, configuration) runs in its own subprocess so its peak memory is its own. Figures:
 build time (2 threads), peak RSS, file size, open time (memory-mapped where the library can),
 single-query latency p50/p95 on one thread, recall@10 against exact search. Queries are the
-real LoCoMo / LongMemEval questions (``bench/ann_vectors.py``).
+real LoCoMo / LongMemEval questions (``benchmarks/scripts/ann_vectors.py``).
 
-    python bench/ann_libs.py --n 100000 [--queries 500] [--json bench/results/ann-libs-100k.json]
+    python benchmarks/scripts/ann_libs.py --n 100000 [--queries 500] [--json benchmarks/results/ann-libs-100k.json]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ real chat), each cut to 256 characters (long turns would otherwise take half of 
 time on a shared 2-core machine). They are embedded once with the bundled multilingual USE model
 (512-d, unit length) and cached in ``/tmp/ann``; the queries are the corpora's real questions.
 
-    python bench/ann_vectors.py            # embeds and caches everything (a few minutes)
+    python benchmarks/scripts/ann_vectors.py            # embeds and caches everything (a few minutes)
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "bench"
 if not SHARED.exists():  # a worktree under /work/wt/<name>: shared/ is one level further up
-    SHARED = Path(__file__).resolve().parents[3] / "shared" / "bench"
+    SHARED = Path(__file__).resolve().parents[4] / "shared" / "bench"
 CACHE = Path("/tmp/ann")
 CORPORA = ("locomo", "longmemeval_oracle")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")

@@ -1,7 +1,7 @@
 """How well auto-recall chooses what to inject: curated memories of one user (English and
-Chinese) and questions with and without a relevant memory (bench/data/autorecall_eval.json).
+Chinese) and questions with and without a relevant memory (benchmarks/data/autorecall_eval.json).
 
-    python bench/autorecall_eval.py [--json]
+    python benchmarks/scripts/autorecall_eval.py [--json]
 
 For each setting of the relevance gate: on answerable questions, how often a relevant memory is
 injected (hit) and what share of the injected memories are relevant (precision); on the others,
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from remem import Config, Memory
 
-DATA = Path(__file__).resolve().parent / "data" / "autorecall_eval.json"
+DATA = Path(__file__).resolve().parents[1] / "data" / "autorecall_eval.json"
 MARGINS = (-0.03, -0.01, 0.0, 0.01, 0.02, 0.03, 0.05)
 
 

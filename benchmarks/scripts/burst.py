@@ -11,7 +11,7 @@ encoder's rate over the same texts is the floor the burst can reach.
 
 Texts are LoCoMo turns (cycled, numbered to stay distinct).
 
-    OMP_WAIT_POLICY=passive python bench/burst.py --messages 10000 --model use-multilingual-v3 [--json]
+    OMP_WAIT_POLICY=passive python benchmarks/scripts/burst.py --messages 10000 --model use-multilingual-v3 [--json]
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # before any model loads (S
 
 from remem import Config, Memory
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "corpus.jsonl"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo" / "corpus.jsonl"
 
 
 def messages(n: int, corpus: Path) -> list[dict[str, Any]]:

@@ -3,15 +3,15 @@ lexical candidate lists (as the search saw them before fusion) are dumped once, 
 fuses them and recall@10 / MRR of the fused list alone are scored per dataset. The stages
 after fusion (neighbour and session lift, time intent, diversity ...) are left out, so a rule
 is compared with the default weighted fusion under the same omission; what wins here is then
-measured through the whole pipeline (bench/suite_variants.py).
+measured through the whole pipeline (benchmarks/scripts/suite_variants.py).
 
 Rules (``RULES``): the default weighted fusion (min-max vector with a 0.05 span floor, BM25
 over the best); plain min-max for both; z-scores; distribution-based score fusion (each
 channel's scores over mean +- 3 sd, Mazzeschi's DBSF); reciprocal rank fusion.
 
-PYTHONPATH=src python bench/channel_fusion.py dump --datasets locomo,zh_groupchat \
+PYTHONPATH=src python benchmarks/scripts/channel_fusion.py dump --datasets locomo,zh_groupchat \
     --cache-dir /var/tmp/suite-cache --out /var/tmp/cf.jsonl
-PYTHONPATH=src python bench/channel_fusion.py score /var/tmp/cf.jsonl [--out results.json]
+PYTHONPATH=src python benchmarks/scripts/channel_fusion.py score /var/tmp/cf.jsonl [--out results.json]
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from remem.benchmark_suite import SuiteRun, is_unanswerable
 from suite_cli import add_suite_options, dump_rows, read_rows, watch_fusion
+
+from remem_bench.suite import SuiteRun, is_unanswerable
 
 Ranked = list[tuple[int, float]]
 
@@ -45,7 +46,7 @@ class DumpRun(SuiteRun):
     def _keep(self, vector: Ranked, lexical: Ranked) -> None:
         self.lists = (vector, lexical)
 
-    def _ask(self, mem: Any, q: dict[str, Any], session_of: dict[str, str], per_variant: Any,
+    def ask(self, mem: Any, q: dict[str, Any], session_of: dict[str, str], per_variant: Any,
              *, probe: bool) -> None:  # fmt: skip
         if probe or is_unanswerable(q):
             return

@@ -1,4 +1,4 @@
-"""Look for a per-query channel weight rule in bench/channel_weights.py's rows, and test it on a
+"""Look for a per-query channel weight rule in benchmarks/scripts/channel_weights.py's rows, and test it on a
 dataset it was not chosen on.
 
 A rule is a stump: vector weight ``low`` when a feature is below a threshold, ``high`` when it
@@ -10,7 +10,7 @@ Also printed: for each feature, the best fixed weight per dataset inside each qu
 the feature (if a feature explains why datasets want different weights, they agree within a
 quartile).
 
-PYTHONPATH=src python bench/channel_weight_rules.py /var/tmp/cw.jsonl [more.jsonl] --out r.json
+PYTHONPATH=src python benchmarks/scripts/channel_weight_rules.py /var/tmp/cw.jsonl [more.jsonl] --out r.json
 """
 
 from __future__ import annotations

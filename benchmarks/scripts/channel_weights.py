@@ -12,9 +12,9 @@ what the question's own candidate lists say before fusion:
 - ``tokens`` / ``cjk``: the query's token count and whether it is written in CJK.
 
 One JSON line per question (features, and recall@10 / MRR per weight); the per-query rule is
-then looked for offline with bench/channel_weight_rules.py, leaving one dataset out.
+then looked for offline with benchmarks/scripts/channel_weight_rules.py, leaving one dataset out.
 
-PYTHONPATH=src python bench/channel_weights.py --datasets locomo,zh_groupchat \
+PYTHONPATH=src python benchmarks/scripts/channel_weights.py --datasets locomo,zh_groupchat \
     --cache-dir /var/tmp/suite-cache --out /var/tmp/cw.jsonl
 """
 
@@ -25,12 +25,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from remem.benchmark import _apply, score_query
-from remem.benchmark_suite import SuiteRun, is_unanswerable
+from suite_cli import add_suite_options, dump_rows, watch_fusion
+
 from remem.retrieve import search as search_module
 from remem.retrieve.adaptive import lexical_confidence
 from remem.text.scripts import script_of
-from suite_cli import add_suite_options, dump_rows, watch_fusion
+from remem_bench.benchmark import apply_overrides, score_query
+from remem_bench.suite import SuiteRun, is_unanswerable
 
 WEIGHTS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
@@ -90,14 +91,14 @@ class WeightRun(SuiteRun):
         self.dataset = dataset.name
         super().run(dataset, probes)
 
-    def _db(self, dataset: Any, ci: int) -> Path:
+    def db_path(self, dataset: Any, ci: int) -> Path:
         self.conv = ci
-        return super()._db(dataset, ci)
+        return super().db_path(dataset, ci)
 
     def _keep(self, vector: list, lexical: list) -> None:
         self.cap.vector, self.cap.lexical = vector, lexical
 
-    def _ask(
+    def ask(
         self,
         mem: Any,
         q: dict[str, Any],
@@ -118,7 +119,7 @@ class WeightRun(SuiteRun):
             "category": q.get("category", "all"),
         }
         for w in WEIGHTS:
-            saved = _apply(
+            saved = apply_overrides(
                 mem.config,
                 {
                     "search.vector_weight": w,
@@ -129,7 +130,7 @@ class WeightRun(SuiteRun):
             try:
                 result = mem.search(q["query"], k=10, now=q.get("timestamp"), query_vector=qvec)
             finally:
-                _apply(mem.config, saved)
+                apply_overrides(mem.config, saved)
             if w == WEIGHTS[0]:
                 tokens = len(searcher.tokenizer.query_tokens(q["query"]))
                 row["f"] = features(self.cap, q["query"], tokens)

@@ -8,7 +8,7 @@ It answers two questions offline: does USE, asked at search time about a few can
 tell answers from off-topic hits better than e5 (the relevance floor), and does it rank
 answers in the other script better (the cross-lingual category)?
 
-PYTHONPATH=src python bench/cross_script_features.py --cache-dir /var/tmp/suite-cache \
+PYTHONPATH=src python benchmarks/scripts/cross_script_features.py --cache-dir /var/tmp/suite-cache \
     --out /var/tmp/xs.jsonl
 """
 
@@ -20,14 +20,6 @@ from pathlib import Path
 
 import numpy as np
 
-from remem.benchmark_suite import (
-    NO_ANSWER_TARGETS,
-    cache_key,
-    conversations,
-    is_unanswerable,
-    load_no_answer,
-    suite_datasets,
-)
 from remem.config import Config
 from remem.conversation.fast_lane import fast_embedder
 from remem.embed.factory import make_embedder
@@ -35,8 +27,16 @@ from remem.engine import Memory
 from remem.retrieve.query_terms import idf_weights, term_coverage
 from remem.retrieve.relevance import NEUTRAL
 from remem.text.scripts import crosses, script_of
+from remem_bench.suite import (
+    NO_ANSWER_TARGETS,
+    cache_key,
+    conversations,
+    is_unanswerable,
+    load_no_answer,
+    suite_datasets,
+)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 STORE_RANKS = 50  # how many of the store's nearest cosines each row keeps
 
 
@@ -63,10 +63,10 @@ def main() -> None:
     assert embedder is not None
     use = fast_embedder(2)
     use_neutral = np.asarray(use.embed_passages(list(NEUTRAL)), np.float32)
-    no_answer = load_no_answer(REPO / "bench" / "data" / "no_answer" / "queries.jsonl")
+    no_answer = load_no_answer(REPO / "benchmarks" / "data" / "no_answer" / "queries.jsonl")
     names = args.datasets.split(",")
     with open(args.out, "w") as out:
-        for ds in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False):
+        for ds in suite_datasets(Path(args.shared_dir), REPO / "benchmarks" / "data", quick=False):
             if ds.name not in names:
                 continue
             targets = NO_ANSWER_TARGETS.get(ds.name, ())

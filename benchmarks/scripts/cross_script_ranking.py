@@ -1,10 +1,10 @@
 """Would the cross-script witness rank better, not only judge relevance? Offline, on rows of
-bench/cross_script_features.py: each hit the witness reads (``cross``) gains
+benchmarks/scripts/cross_script_features.py: each hit the witness reads (``cross``) gains
 weight x max(0, USE-mapped cosine - e5 cosine) / span over its final score, and the top 30
 are ranked again. Prints and writes recall@5 / recall@10 / MRR per dataset and for
 zh_groupchat's cross_lingual category, per (weight, span).
 
-PYTHONPATH=src python bench/cross_script_ranking.py /var/tmp/xs.jsonl --out results.json
+PYTHONPATH=src python benchmarks/scripts/cross_script_ranking.py /var/tmp/xs.jsonl --out results.json
 """
 
 from __future__ import annotations

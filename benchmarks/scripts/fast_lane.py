@@ -16,9 +16,9 @@ Speed (``--burst N``): N short chat messages through ``ingest_many`` (async, the
 the time until every one has a vector of either model (searchable by meaning), and until
 every one has its e5 vector, with the lane on and off.
 
-    python bench/fast_lane.py --quality [--conversations 3] [--waiting 0.3]
-    python bench/fast_lane.py --burst 2000 [--words 12]
-    [--out bench/results/fast-lane.json]
+    python benchmarks/scripts/fast_lane.py --quality [--conversations 3] [--waiting 0.3]
+    python benchmarks/scripts/fast_lane.py --burst 2000 [--words 12]
+    [--out benchmarks/results/fast-lane.json]
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "bench"
 E5_ID = "local:multilingual-e5-small"
 CACHE = Path(tempfile.gettempdir()) / "remem-fast-lane-bench"
@@ -51,8 +51,8 @@ def _config(**overrides: Any):
 def build(db: Path, turns: list[dict], e5, use) -> None:
     """Every turn with its e5 and its USE vector (cached across runs)."""
     from remem import Memory
-    from remem.benchmark_suite import turn_fields
     from remem.conversation.fast_lane import FAST_MODEL, FAST_MODEL_ID
+    from remem_bench.suite import turn_fields
 
     if db.exists():
         return
@@ -74,7 +74,7 @@ def build(db: Path, turns: list[dict], e5, use) -> None:
 
 def ask(db: Path, questions: list[dict], lane: bool, e5, waiting: set[str]) -> list[dict]:
     from remem import Memory
-    from remem.benchmark import score_query
+    from remem_bench.benchmark import score_query
 
     rows = []
     with Memory(db, _config(**{"indexing.fast_lane": lane}), embedder=e5) as mem:
@@ -89,17 +89,17 @@ def ask(db: Path, questions: list[dict], lane: bool, e5, waiting: set[str]) -> l
 
 def quality(conversations: int, share: float) -> dict[str, Any]:
     from remem import Config, Memory
-    from remem.benchmark import load_dataset
     from remem.conversation.fast_lane import fast_embedder
     from remem.embed.local import E5Embedder
     from remem.types import Filters
+    from remem_bench.benchmark import load_dataset
 
     e5, use = E5Embedder(), fast_embedder(Config.load(env={}).embed.threads)
     CACHE.mkdir(exist_ok=True)
     out: dict[str, Any] = {}
     sets = {
         "locomo": (SHARED / "locomo", conversations),
-        "zh_groupchat": (REPO / "bench" / "data" / "zh_groupchat", None),
+        "zh_groupchat": (REPO / "benchmarks" / "data" / "zh_groupchat", None),
     }
     for name, (folder, limit) in sets.items():
         corpus, queries = load_dataset(folder)

@@ -9,7 +9,7 @@ squares. It reports the line, R^2 and the rank agreement, and writes them to ``-
 Every turn of the question's conversation is a pair (not only the top candidates: selecting
 the top of either model's list keeps the pairs they disagree on and flattens the line).
 
-    python bench/fast_lane_mapping.py [--conversations 3] [--out bench/results/fast-lane-mapping.json]
+    python benchmarks/scripts/fast_lane_mapping.py [--conversations 3] [--out benchmarks/results/fast-lane-mapping.json]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "bench"
 
 
@@ -101,7 +101,7 @@ def main() -> None:
     models = {"e5": E5Embedder(threads=2), "use": USEEmbedder(threads=1)}
     sets = {
         "locomo": load(SHARED / "locomo", args.conversations),
-        "zh_groupchat": load(REPO / "bench" / "data" / "zh_groupchat", None),
+        "zh_groupchat": load(REPO / "benchmarks" / "data" / "zh_groupchat", None),
     }
     every: dict[str, list[np.ndarray]] = {k: [] for k in ("use", "e5", "use_base", "e5_base")}
     groups: list[np.ndarray] = []

@@ -13,8 +13,8 @@ store waited. That fits the lane's own calibration (``relevance.LANE_CALIBRATION
 floor table is printed for it and for the e5 calibration read on those mapped cosines (what a
 waiting record got before it had its own).
 
-PYTHONPATH=src python bench/fit_calibration.py [--lane] [--out=F.json] /var/tmp/xs.jsonl
-(rows of bench/cross_script_features.py)
+PYTHONPATH=src python benchmarks/scripts/fit_calibration.py [--lane] [--out=F.json] /var/tmp/xs.jsonl
+(rows of benchmarks/scripts/cross_script_features.py)
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import sys
 import zlib
 
 import numpy as np
+from suite_cli import read_rows
 
 from remem.conversation.fast_lane import SCORE_LINE
 from remem.retrieve.relevance import CALIBRATIONS
-from suite_cli import read_rows
 
 A, B = SCORE_LINE["local:multilingual-e5-small"]
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)

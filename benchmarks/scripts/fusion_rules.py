@@ -1,7 +1,7 @@
 """How two embedding models' candidate lists are fused into one vector channel, and the
 figures that say whether a top score separates answerable questions from the rest.
 
-Pure functions over (position, score) lists, for ``bench/model_fusion.py``; every rule returns
+Pure functions over (position, score) lists, for ``benchmarks/scripts/model_fusion.py``; every rule returns
 at most ``n`` candidates, best first, ties broken by position so runs rank alike.
 """
 

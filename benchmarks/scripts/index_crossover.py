@@ -8,7 +8,7 @@ exact over the memory-mapped snapshot below ``ANN_MIN``, HNSW above. Reported: C
 search (process time, robust to other jobs on a shared machine), p50 and p95, and the time
 to the first answer after opening (sync included).
 
-    python bench/index_crossover.py --sizes 2000,10000,20000,50000 [--json]
+    python benchmarks/scripts/index_crossover.py --sizes 2000,10000,20000,50000 [--json]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Sync: the caller waits for vectors and terms of each batch. Async: ``vectors_s``
 record has its vector (the background fill waits for the queue to idle, so it should not
 move), ``all_s`` when the fill has stored every record's terms too.
 
-    PYTHONPATH=src python bench/latent_ingest.py --n 300 [--json bench/results/latent-ingest.json]
+    PYTHONPATH=src python benchmarks/scripts/latent_ingest.py --n 300 [--json benchmarks/results/latent-ingest.json]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from remem import Config, Memory
 from remem.embed.local import E5Embedder
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "corpus.jsonl"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo" / "corpus.jsonl"
 KEYS = ("id", "text", "session", "timestamp", "speaker", "role")
 
 

@@ -1,12 +1,12 @@
 """Would the latent-term relevance re-rank the best few hits better than the pipeline's score?
 
-Reads feature-dump rows augmented by bench/sparse_features.py and, for each answerable
+Reads feature-dump rows augmented by benchmarks/scripts/sparse_features.py and, for each answerable
 question, re-sorts its best N hits by (1 - alpha) x score / best score + alpha x its
 calibrated relevance with the latent cosine (``LATENT_CALIBRATIONS``), leaving the rest in
-place. Reports MRR per dataset before and after (bench/results/latent-ranking.json).
+place. Reports MRR per dataset before and after (benchmarks/results/latent-ranking.json).
 
-PYTHONPATH=src:bench python bench/latent_ranking.py /var/tmp/xs-sparse.jsonl \
-    /var/tmp/xs-lme-sparse.jsonl --out bench/results/latent-ranking.json
+PYTHONPATH=src:benchmarks/scripts python benchmarks/scripts/latent_ranking.py /var/tmp/xs-sparse.jsonl \
+    /var/tmp/xs-lme-sparse.jsonl --out benchmarks/results/latent-ranking.json
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 
 import numpy as np
-
-from remem.retrieve.relevance import LATENT_CALIBRATIONS
 from suite_cli import rows_and_out
 from two_model_relevance import _e5, load
+
+from remem.retrieve.relevance import LATENT_CALIBRATIONS
 
 CALIBRATION = LATENT_CALIBRATIONS["multilingual-e5-small"]
 SHAPES = [(n, alpha) for n in (3, 5, 10) for alpha in (0.5, 1.0)]

@@ -6,7 +6,7 @@ record holding an asked word, so the budget bounds its time. When the words left
 than the first-pass budget (``search.lexical_first_pass_budget``), it searches in two passes:
 the rarest words up to that budget, then only the rows found, scored for every word. A
 variant is ``POSTINGS:FIRST_PASS`` (0 = no limit / one pass). This bench measures, on the
-100k store of ``bench/speed.py`` (real LoCoMo and LongMemEval chat text, real USE vectors),
+100k store of ``benchmarks/scripts/speed.py`` (real LoCoMo and LongMemEval chat text, real USE vectors),
 each variant, interleaved query by query so that every variant sees the same machine load:
 
 - the keyword step's time and the whole search's time (query vector given), p50 / p95;
@@ -16,8 +16,8 @@ each variant, interleaved query by query so that every variant sees the same mac
 - recall@10 of a keyword-only search (the pipeline with the keyword channel alone), the part
   the budget changes.
 
-    python bench/lexical_budget.py [--variants 0:0 20000:0 5000:0 20000:2500] [--queries 300]
-        [--out bench/results/lexical-budget-100k.json]
+    python benchmarks/scripts/lexical_budget.py [--variants 0:0 20000:0 5000:0 20000:2500] [--queries 300]
+        [--out benchmarks/results/lexical-budget-100k.json]
 """
 
 from __future__ import annotations

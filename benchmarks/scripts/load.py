@@ -6,8 +6,8 @@ Starts ``--workers`` REST servers (separate processes, 127.0.0.1 only) over one 
 workers in turn. Afterwards it checks the store: every acknowledged write is present exactly
 once, and reports errors and p50/p95 latency per operation.
 
-    python bench/load.py --db /tmp/load.db --workers 4 --clients 16 --seconds 60
-    python bench/load.py --db postgresql://... --workers 4 --clients 16 --seconds 60 --json
+    python benchmarks/scripts/load.py --db /tmp/load.db --workers 4 --clients 16 --seconds 60
+    python benchmarks/scripts/load.py --db postgresql://... --workers 4 --clients 16 --seconds 60 --json
 
 The embedding provider is the configured one (the bundled e5 by default); ``--provider none``
 measures the store and the servers alone (keyword search only).

@@ -6,7 +6,7 @@ lines from conversations that are *not* in the store (cross-talk from other chat
 and compares ``search.query_embed_tokens`` budgets (0 = embed the whole query) on recall and
 on the time the query embedding takes. The short questions alone are the reference.
 
-    python bench/long_queries.py [--dataset locomo|zh_groupchat] [--conversations 2]
+    python benchmarks/scripts/long_queries.py [--dataset locomo|zh_groupchat] [--conversations 2]
         [--budgets 0,32,64,128] [--prefix 4] [--out FILE]
 """
 
@@ -22,13 +22,13 @@ import time
 from pathlib import Path
 
 from remem import Config
-from remem.benchmark import load_dataset, run_benchmark
 from remem.embed.local import E5Embedder
+from remem_bench.benchmark import load_dataset, run_benchmark
 
 HERE = Path(__file__).resolve().parent
-SHARED = HERE.parents[1] / "shared" / "bench"
+SHARED = HERE.parents[2] / "shared" / "bench"
 if not SHARED.exists():  # a worktree under /work/wt/<name>
-    SHARED = HERE.parents[2] / "shared" / "bench"
+    SHARED = HERE.parents[3] / "shared" / "bench"
 DATASETS = {"locomo": SHARED / "locomo", "zh_groupchat": HERE / "data" / "zh_groupchat"}
 
 

@@ -1,7 +1,7 @@
 """Latency of the curated-memory hooks with the bundled model: auto-recall before a call and
 auto-capture after one, on a store of N memories (LoCoMo turns stored as memories).
 
-    python bench/memory_paths.py --memories 2000 --turns 100 [--json]
+    python benchmarks/scripts/memory_paths.py --memories 2000 --turns 100 [--json]
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from remem import Config, Memory, Turn
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "bench"
 TURNS = [
     "I moved to Lisbon last month and I love the light here.",
     "We decided to use PostgreSQL for the new project.",

@@ -23,7 +23,7 @@ Scores come from the suite's own code (``score_query``, ``summarise``, ``macro_a
 Stores are the suite's cache (``.remem-bench-cache/``, keyed by dataset, model and corpus
 digest), so a re-run only searches. Everything is deterministic.
 
-OMP_WAIT_POLICY=passive PYTHONPATH=src python bench/model_fusion.py --datasets zh_groupchat
+OMP_WAIT_POLICY=passive PYTHONPATH=src python benchmarks/scripts/model_fusion.py --datasets zh_groupchat
 """
 
 from __future__ import annotations
@@ -40,10 +40,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from fusion_rules import FUSION_RULES, RRF_K, Ranked, auc, spread
-from remem.benchmark import Variant, load_dataset, score_query
-from remem.benchmark_suite import (
+
+from remem.config import Config
+from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
+from remem.embed.factory import make_embedder
+from remem.retrieve.candidates import pool_size
+from remem.retrieve.fusion import weighted_fuse
+from remem.retrieve.lexical import lexical_candidates
+from remem_bench.benchmark import Variant, load_dataset, score_query
+from remem_bench.suite import (
     NO_ANSWER_TARGETS,
     SuiteDataset,
     VariantScores,
@@ -55,15 +61,9 @@ from remem.benchmark_suite import (
     suite_datasets,
     summarise,
 )
-from remem.benchmark_suite import conversations as suite_conversations
-from remem.config import Config
-from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
-from remem.embed.factory import make_embedder
-from remem.retrieve.candidates import pool_size
-from remem.retrieve.fusion import weighted_fuse
-from remem.retrieve.lexical import lexical_candidates
+from remem_bench.suite import conversations as suite_conversations
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 MODELS = {"e5": "multilingual-e5-small", "use": "use-multilingual-v3"}
 K = 10
 
@@ -508,7 +508,7 @@ def main() -> None:
     )
     ap.add_argument("--shared-dir", default=str(REPO.parent / "shared" / "bench"))
     ap.add_argument("--cache-dir", default=str(REPO / ".remem-bench-cache"))
-    ap.add_argument("--out-dir", default=str(REPO / "bench" / "results"))
+    ap.add_argument("--out-dir", default=str(REPO / "benchmarks" / "results"))
     ap.add_argument(
         "--limit-conversations", type=int, help="only the first N conversations (corpus order)"
     )
@@ -530,10 +530,10 @@ def main() -> None:
     names = args.datasets.split(",")
     datasets = [
         d
-        for d in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False)
+        for d in suite_datasets(Path(args.shared_dir), REPO / "benchmarks" / "data", quick=False)
         if d.name in names
     ]
-    no_answer = load_no_answer(REPO / "bench" / "data" / "no_answer" / "queries.jsonl")
+    no_answer = load_no_answer(REPO / "benchmarks" / "data" / "no_answer" / "queries.jsonl")
     for dataset in datasets:
         print(f"{dataset.name}: starting", file=sys.stderr)
         result = run_dataset(dataset, no_answer, args)

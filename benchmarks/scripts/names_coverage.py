@@ -2,7 +2,7 @@
 when it names a speaker of its conversation by another form than the label. A dataset where
 none changes ranks exactly as without the setting.
 
-    python bench/names_coverage.py    # LongMemEval oracle, LoCoMo, zh_groupchat
+    python benchmarks/scripts/names_coverage.py    # LongMemEval oracle, LoCoMo, zh_groupchat
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from remem.retrieve.names import translated
 from remem.text.names import alias_table, find_names
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "bench"
 
 
@@ -39,7 +39,7 @@ if __name__ == "__main__":
     for name, root in (
         ("longmemeval_oracle", SHARED / "longmemeval_oracle"),
         ("locomo", SHARED / "locomo"),
-        ("zh_groupchat", REPO / "bench" / "data" / "zh_groupchat"),
+        ("zh_groupchat", REPO / "benchmarks" / "data" / "zh_groupchat"),
     ):
         total, moved = changed(root)
         print(f"{name}: {moved} of {total} questions get a label added")

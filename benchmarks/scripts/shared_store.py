@@ -5,12 +5,12 @@ A bot serves many chats from one store and narrows each search to the chat it an
 sessions, scopes or platform). Whatever a search reads from the whole store rather than from
 the records it may return then depends on the other chats: which words "the store" has talked
 about decides the relevance stage's unseen-word rules, so a question about a name only another
-chat mentions passed as if this chat had talked about it. ``bench/suite_variants.py`` keeps a
+chat mentions passed as if this chat had talked about it. ``benchmarks/scripts/suite_variants.py`` keeps a
 store per conversation and cannot see that; this script can. Its questions and probes are the
-suite's, scored the same way (``remem.benchmark_suite``).
+suite's, scored the same way (``remem_bench.suite``).
 
-PYTHONPATH=src:bench python bench/shared_store.py --datasets zh_groupchat,locomo \
-    --variants default --out bench/results/shared-store.json
+PYTHONPATH=src:benchmarks/scripts python benchmarks/scripts/shared_store.py --datasets zh_groupchat,locomo \
+    --variants default --out benchmarks/results/shared-store.json
 
 The shared store is cached beside the per-conversation ones (``<cache>/<dataset key>/
 shared.db``); it is built by ingesting every conversation's turns, their vectors and latent
@@ -33,23 +33,23 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from suite_cli import REPO, add_suite_options, chosen_datasets, progress_every
+from suite_variants import VARIANTS
 
-from remem.benchmark_suite import (
+from remem.config import Config
+from remem.types import Filters
+from remem_bench.suite import (
     NO_ANSWER_TARGETS,
     SuiteDataset,
     SuiteRun,
     VariantScores,
-    _ingest,
     conversations,
+    ingest,
     load_no_answer,
     macro_average,
     summarise,
     turn_fields,
 )
-from remem.config import Config
-from remem.types import Filters
-from suite_cli import REPO, add_suite_options, chosen_datasets, progress_every
-from suite_variants import VARIANTS
 
 
 class SharedStoreRun(SuiteRun):
@@ -63,9 +63,9 @@ class SharedStoreRun(SuiteRun):
     # N: over its sessions and those of N other conversations (a haystack, see ``haystacks``)
     haystack: int | None = None
 
-    def _ask(self, mem: Any, q: dict[str, Any], session_of: dict[str, str], *args, **kw) -> None:
+    def ask(self, mem: Any, q: dict[str, Any], session_of: dict[str, str], *args, **kw) -> None:
         if not self.as_turns:
-            return super()._ask(mem, q, session_of, *args, **kw)
+            return super().ask(mem, q, session_of, *args, **kw)
         narrowed = self.filters
         assert narrowed is not None and narrowed.sessions
         turn_id = "asked:" + str(q.get("qid") or hash(q["query"]))
@@ -74,7 +74,7 @@ class SharedStoreRun(SuiteRun):
         mem.ingest({**turn, "text": q["query"], **({"timestamp": when} if when else {})})
         self.filters = Filters(sessions=narrowed.sessions, exclude_ids=[turn_id])
         try:
-            super()._ask(mem, q, session_of, *args, **kw)
+            super().ask(mem, q, session_of, *args, **kw)
         finally:
             self.filters = narrowed
             mem.delete(turn_id)
@@ -84,14 +84,14 @@ class SharedStoreRun(SuiteRun):
 
         convs = conversations(dataset.path, probes, self.limit_conversations)
         self.scores.setdefault(dataset.name, {v.name: VariantScores() for v in self.variants})
-        db = self._db(dataset, 0).with_name("shared.db")
+        db = self.db_path(dataset, 0).with_name("shared.db")
         total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
         with Memory(db, self.config, embedder=self.embedder) as mem:
             turns = [t for _, ts, _ in convs for t in ts]
             if mem.store.count() != len(turns):
                 mem.ingest_many(turn_fields(turns), on_conflict="skip", embed=False)
-                reuse_vectors(mem.store, [self._db(dataset, i) for i in range(len(convs))])
-            _ingest(mem, turns)  # embeds what no conversation's store had
+                reuse_vectors(mem.store, [self.db_path(dataset, i) for i in range(len(convs))])
+            ingest(mem, turns)  # embeds what no conversation's store had
             hay = haystacks(convs, self.haystack) if self.haystack else {}
             for conv, turns, questions in convs:
                 sessions = sorted({t["session"] for t in turns} | hay.get(conv, set()))
@@ -186,7 +186,7 @@ def main() -> None:
     if args.haystack is not None and args.as_turns:
         ap.error("--haystack searches unnarrowed; --as-turns needs a conversation's sessions")
     run.as_turns, run.haystack = args.as_turns, args.haystack
-    no_answer = load_no_answer(REPO / "bench" / "data" / "no_answer" / "queries.jsonl")
+    no_answer = load_no_answer(REPO / "benchmarks" / "data" / "no_answer" / "queries.jsonl")
     for dataset in chosen_datasets(args):
         targets = NO_ANSWER_TARGETS.get(dataset.name, ())
         run.run(dataset, [q for q in no_answer if q.get("target") in targets])

@@ -2,8 +2,8 @@
 their reciprocal-rank fusion, per conversation of a suite dataset (no remem pipeline: plain
 rankings of every turn of the conversation, so the channels are compared on equal terms).
 
-PYTHONPATH=src python bench/sparse_channel.py bench/data/zh_groupchat \
-    --out bench/results/sparse-channel-zh.json
+PYTHONPATH=src python benchmarks/scripts/sparse_channel.py benchmarks/data/zh_groupchat \
+    --out benchmarks/results/sparse-channel-zh.json
 """
 
 from __future__ import annotations

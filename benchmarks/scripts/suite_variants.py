@@ -1,6 +1,6 @@
 """Score search variants over chosen suite datasets in one pass (stores cached between runs).
 
-PYTHONPATH=src python bench/suite_variants.py --datasets zh_groupchat --variants default,lexical
+PYTHONPATH=src python benchmarks/scripts/suite_variants.py --datasets zh_groupchat --variants default,lexical
 """
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ import argparse
 import json
 from pathlib import Path
 
-from remem.benchmark import Variant
-from remem.benchmark_suite import load_no_answer, run_suite
-from remem.config import Config
 from suite_cli import add_suite_options, chosen_datasets, progress_every
 
+from remem.config import Config
+from remem_bench.benchmark import Variant
+from remem_bench.suite import load_no_answer, run_suite
+
 H = ("vector", "lexical")
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LIFTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.8)
 
 
@@ -204,7 +205,7 @@ def main() -> None:
         overrides[key] = json.loads(value) if value[:1] in "[{0123456789-tf" else value
     result = run_suite(
         chosen_datasets(args),
-        no_answer=load_no_answer(REPO / "bench" / "data" / "no_answer" / "queries.jsonl"),
+        no_answer=load_no_answer(REPO / "benchmarks" / "data" / "no_answer" / "queries.jsonl"),
         config=Config.load(env={}, overrides=overrides),
         cache_dir=Path(args.cache_dir),
         variants=[VARIANTS[v] for v in args.variants.split(",")],

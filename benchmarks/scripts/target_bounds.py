@@ -15,7 +15,7 @@
    unanswerable one; the table gives, for each threshold, the share of unanswerable questions
    that would still inject something and the share of answerable ones that would be emptied.
 
-PYTHONPATH=src python bench/target_bounds.py --datasets zh_groupchat --json out.json
+PYTHONPATH=src python benchmarks/scripts/target_bounds.py --datasets zh_groupchat --json out.json
 (the suite's cached stores; a missing one is built as `remem bench --suite` builds it)
 """
 
@@ -28,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from suite_cli import add_suite_options, chosen_datasets
 
-from remem.benchmark_suite import SuiteRun, _ingest, conversations, is_unanswerable
 from remem.config import Config
 from remem.conversation.fast_lane import fast_embedder
 from remem.embed.factory import make_embedder
 from remem.retrieve import relevance as relevance_stage
-from suite_cli import add_suite_options, chosen_datasets
+from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
 
 KS = (1, 5, 10, 20)
 PIPELINES = {
@@ -122,9 +122,9 @@ def measure(run: SuiteRun, dataset: Any, probe: MarginProbe) -> dict[str, Any]:
     cross: list[dict] = []
     margins: list[tuple[float, bool]] = []  # (margin, answerable)
     for ci, (_conv, turns, questions) in enumerate(conversations(dataset.path, [])):
-        db = run._db(dataset, ci)
+        db = run.db_path(dataset, ci)
         with Memory(db, run.config, embedder=run.embedder) as mem:
-            _ingest(mem, turns)  # a no-op on a complete cached store
+            ingest(mem, turns)  # a no-op on a complete cached store
             matrices = store_matrices(mem, run.embedder.model_id)
             for q in questions:
                 qvec = mem.searcher.embed_query(run.embedder, q["query"])

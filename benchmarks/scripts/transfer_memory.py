@@ -12,7 +12,7 @@ before any vector index exists (it reads every vector from SQL), `remem index` (
 `remem import` runs at its end), and `remem search` three times with the index: wall time,
 interpreter start, model load and query embedding included (min and max reported).
 
-    python bench/transfer_memory.py --records 20000 200000 [--json] [--out FILE]
+    python benchmarks/scripts/transfer_memory.py --records 20000 200000 [--json] [--out FILE]
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 a question changes only when it is in one script and its conversation's store holds words of
 the other that translate it. A dataset where none changes ranks exactly as without it.
 
-    PYTHONPATH=src python bench/translate_coverage.py    # LongMemEval oracle, LoCoMo, zh_groupchat
+    PYTHONPATH=src python benchmarks/scripts/translate_coverage.py    # LongMemEval oracle, LoCoMo, zh_groupchat
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import tempfile
 from pathlib import Path
 
 from remem import Config, Memory
-from remem.benchmark_suite import NO_ANSWER_TARGETS, conversations, load_no_answer
+from remem_bench.suite import NO_ANSWER_TARGETS, conversations, load_no_answer
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "bench"
 LEXICAL = {"embed.provider": "none", "translate.keyword": True}
 
@@ -43,12 +43,12 @@ if __name__ == "__main__":
     for name, root in (
         ("longmemeval_oracle", SHARED / "longmemeval_oracle"),
         ("locomo", SHARED / "locomo"),
-        ("zh_groupchat", REPO / "bench" / "data" / "zh_groupchat"),
+        ("zh_groupchat", REPO / "benchmarks" / "data" / "zh_groupchat"),
     ):
         targets = NO_ANSWER_TARGETS.get(name, ())
         probes = [
             q
-            for q in load_no_answer(REPO / "bench" / "data" / "no_answer" / "queries.jsonl")
+            for q in load_no_answer(REPO / "benchmarks" / "data" / "no_answer" / "queries.jsonl")
             if q.get("target") in targets
         ]
         print(name, json.dumps(changed(root, probes)), flush=True)

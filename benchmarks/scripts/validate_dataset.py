@@ -1,7 +1,7 @@
 """Check a retrieval dataset in the ../shared/bench format, and a no-answer question set.
 
-    python bench/validate_dataset.py bench/data/zh_groupchat
-    python bench/validate_dataset.py --no-answer bench/data/no_answer/queries.jsonl
+    python benchmarks/scripts/validate_dataset.py benchmarks/data/zh_groupchat
+    python benchmarks/scripts/validate_dataset.py --no-answer benchmarks/data/no_answer/queries.jsonl
 
 A dataset folder holds ``corpus.jsonl`` (one turn a line) and ``queries.jsonl`` (one question a
 line). Errors (the data cannot be scored as it is) make the exit status 1. Questions whose

@@ -1,4 +1,4 @@
-"""The channel-fusion screen (bench/channel_fusion.py) on hand-made candidate lists: the score
+"""The channel-fusion screen (benchmarks/scripts/channel_fusion.py) on hand-made candidate lists: the score
 normalisers, weighted fusion (records found by both channels, a channel's missing records, the
 default rule's span floor), reciprocal rank fusion, recall@10 / MRR of a fused list, and the
 score pass over dumped rows."""
@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from helpers import load_bench_script
+from bench_helpers import load_bench_script
 
 cf = load_bench_script("channel_fusion")
 

@@ -1,4 +1,4 @@
-"""The channel-weight rule search (bench/channel_weight_rules.py) on hand-made rows: scoring a
+"""The channel-weight rule search (benchmarks/scripts/channel_weight_rules.py) on hand-made rows: scoring a
 weight choice, the per-dataset objective, stumps and the search for the best one, the feature
 quartiles, and the leave-one-dataset-out pass of main() (a rule is chosen only on the datasets
 it is not scored on)."""
@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from helpers import load_bench_script
+from bench_helpers import load_bench_script
 
 cwr = load_bench_script("channel_weight_rules")
 WS = [0.2, 0.4, 0.6]

@@ -42,7 +42,7 @@ def suite_dirs(tmp_path):
 
 def test_suite_json_and_table(tmp_path):
     args = ["bench", "--suite", "--quick", "--channels", "lexical", *suite_dirs(tmp_path)]
-    args += ["--cache-dir", str(tmp_path / "cache")]
+    args += ["--cache-dir", str(tmp_path / "cache"), "--allow-missing"]
     proc = run([*args, "--json"])
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
@@ -57,6 +57,34 @@ def test_suite_json_and_table(tmp_path):
     assert result["variants"]["lexical"]["macro"]["recall@10"] == zh["overall"]["recall@10"]
     text = run(args).stdout  # the cached stores are reused
     assert "zh_groupchat" in text and "macro" in text and "per category" in text
+
+
+def test_a_missing_dataset_is_named_and_refused_unless_allowed(tmp_path):
+    # --quick wants locomo and zh_validation too; only zh_groupchat and no_answer are here
+    args = ["bench", "--suite", "--quick", "--channels", "lexical", *suite_dirs(tmp_path)]
+    args += ["--cache-dir", str(tmp_path / "cache")]
+    refused = run(args)
+    assert refused.returncode == 1, refused.stderr
+    assert "locomo" in refused.stderr and "zh_validation" in refused.stderr
+    assert "--allow-missing" in refused.stderr and refused.stdout == ""
+    allowed = run([*args, "--allow-missing", "--json"])
+    assert allowed.returncode == 0, allowed.stderr
+    assert "left out of this run" in allowed.stderr and "locomo" in allowed.stderr
+    assert list(json.loads(allowed.stdout)["variants"]["lexical"]["datasets"]) == ["zh_groupchat"]
+
+
+def test_off_a_terminal_the_suite_prints_a_line_per_dataset_and_a_summary(tmp_path):
+    args = ["bench", "--suite", "--quick", "--channels", "lexical,hybrid", *suite_dirs(tmp_path)]
+    args += ["--cache-dir", str(tmp_path / "cache"), "--allow-missing"]
+    for extra in ([], ["--json"]):
+        proc = run([*args, *extra])  # stderr is a pipe here, as in a CI log
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stderr.splitlines()
+        assert "suite: 1 datasets (zh_groupchat)" in lines
+        done = [line for line in lines if line.startswith("zh_groupchat: done in ")]
+        assert len(done) == 1 and "lexical r@10 " in done[0] and "hybrid r@10 " in done[0]
+        assert lines[-1].startswith("suite: 1 datasets in ")
+    json.loads(proc.stdout)  # with --json, stdout holds the JSON only
 
 
 def test_suite_without_datasets_says_where_it_looked(tmp_path):

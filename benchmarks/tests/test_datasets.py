@@ -1,4 +1,4 @@
-"""The hand-written benchmark data (bench/data) and the validator that checks it.
+"""The hand-written benchmark data (benchmarks/data) and the validator that checks it.
 
 The dataset tests run the validator over the committed files and assert the minimum sizes
 issue 17 asks for; the validator tests feed it small broken datasets, one fault each, so a
@@ -16,13 +16,13 @@ from types import ModuleType
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-ZH = REPO / "bench" / "data" / "zh_groupchat"
-HELD_OUT = REPO / "bench" / "data" / "zh_validation"
-NO_ANSWER = REPO / "bench" / "data" / "no_answer" / "queries.jsonl"
+ZH = REPO / "benchmarks" / "data" / "zh_groupchat"
+HELD_OUT = REPO / "benchmarks" / "data" / "zh_validation"
+NO_ANSWER = REPO / "benchmarks" / "data" / "no_answer" / "queries.jsonl"
 
 
 def _load(name: str, path: Path) -> ModuleType:
-    # bench/ is a folder of scripts, not a package: load them by path.
+    # the scripts are not a package: load them by path.
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -31,7 +31,7 @@ def _load(name: str, path: Path) -> ModuleType:
     return module
 
 
-vd = _load("validate_dataset", REPO / "bench" / "validate_dataset.py")
+vd = _load("validate_dataset", REPO / "benchmarks" / "scripts" / "validate_dataset.py")
 build = _load("zh_groupchat_build", ZH / "build.py")
 held_out_build = _load("zh_validation_build", HELD_OUT / "build.py")
 CATEGORIES = build.CATEGORIES  # the closed set the build accepts

@@ -1,9 +1,9 @@
-"""bench/latent_ranking.py: the best N hits re-sorted by score and latent relevance, the rest
+"""benchmarks/scripts/latent_ranking.py: the best N hits re-sorted by score and latent relevance, the rest
 left in place, MRR before and after."""
 
 from __future__ import annotations
 
-from helpers import load_bench_script
+from bench_helpers import load_bench_script
 
 lr = load_bench_script("latent_ranking")
 

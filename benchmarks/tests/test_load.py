@@ -1,4 +1,4 @@
-"""The load benchmark (bench/load.py), small: real `remem serve` processes over one store,
+"""The load benchmark (benchmarks/scripts/load.py), small: real `remem serve` processes over one store,
 concurrent clients, and the check that every acknowledged write is there exactly once."""
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _load_bench():
-    spec = importlib.util.spec_from_file_location("bench_load", REPO / "bench" / "load.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_load", REPO / "benchmarks" / "scripts" / "load.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules["bench_load"] = module  # dataclasses look their module up

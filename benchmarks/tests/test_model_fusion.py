@@ -1,4 +1,4 @@
-"""The model-fusion benchmark (bench/model_fusion.py): its fusion rules and separation figures
+"""The model-fusion benchmark (benchmarks/scripts/model_fusion.py): its fusion rules and separation figures
 on hand-made lists, and the whole offline pass on a tiny dataset with both bundled models."""
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from helpers import load_bench_script
+from bench_helpers import load_bench_script
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from remem import Config
-from remem.benchmark import Variant, run_benchmark
+from remem_bench.benchmark import Variant, run_benchmark
 
 pytestmark = pytest.mark.slow  # loads the bundled models
 
@@ -58,13 +58,13 @@ def test_chinese_fixture_floor(e5, tmp_path):
 
 
 def test_autorecall_relevance_floor(e5, tmp_path):
-    # bench/autorecall_eval.py with the defaults measured hit 0.828, false injection 0.625
+    # benchmarks/scripts/autorecall_eval.py with the defaults measured hit 0.828, false injection 0.625
     import json
     import sys
 
     from remem import Memory
 
-    sys.path.insert(0, str(REPO / "bench"))
+    sys.path.insert(0, str(REPO / "benchmarks" / "scripts"))
     from autorecall_eval import DATA, evaluate
 
     data = json.loads(DATA.read_text())

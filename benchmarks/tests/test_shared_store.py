@@ -1,4 +1,4 @@
-"""bench/shared_store.py's haystacks and its reuse of the suite's vectors: each conversation
+"""benchmarks/scripts/shared_store.py's haystacks and its reuse of the suite's vectors: each conversation
 gets N others' sessions (the same draw every run, never a twin sharing its turns), and a shared
 store built from per-conversation stores gets their vectors and latent terms, not the model's
 work again."""
@@ -6,8 +6,8 @@ work again."""
 from __future__ import annotations
 
 import numpy as np
+from bench_helpers import load_bench_script
 
-from helpers import load_bench_script
 from remem.store import SQLiteStore
 
 ss = load_bench_script("shared_store")

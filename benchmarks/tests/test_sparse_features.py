@@ -1,4 +1,4 @@
-"""bench/sparse_features.py: the sparse cosine it adds to dumped rows, with the bundled
+"""benchmarks/scripts/sparse_features.py: the sparse cosine it adds to dumped rows, with the bundled
 model's sparse head."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ import json
 import sys
 
 import pytest
-
-from helpers import load_bench_script
+from bench_helpers import load_bench_script
 
 sf = load_bench_script("sparse_features")
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from bench_helpers import HashEmbedder
 
-from helpers import HashEmbedder
 from remem import Config
-from remem.benchmark import Variant
-from remem.benchmark_suite import (
+from remem_bench.benchmark import Variant
+from remem_bench.suite import (
     SuiteDataset,
     VariantScores,
     cache_key,

@@ -1,12 +1,12 @@
-"""bench/target_bounds.py: the union bound counts a question when any ranking has its answer in
+"""benchmarks/scripts/target_bounds.py: the union bound counts a question when any ranking has its answer in
 the top K, the abstention AUC ranks answerable margins against unanswerable ones, and the
 margin probe reads every floor without gating while it reads and gates as shipped after."""
 
 from __future__ import annotations
 
 import pytest
+from bench_helpers import HashEmbedder, load_bench_script
 
-from helpers import HashEmbedder, load_bench_script
 from remem import Memory
 from remem.config import Config
 from remem.retrieve import relevance as relevance_stage

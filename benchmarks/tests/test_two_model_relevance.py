@@ -1,4 +1,4 @@
-"""The two-model relevance study (bench/two_model_relevance.py) on hand-made rows: the evidence
+"""The two-model relevance study (benchmarks/scripts/two_model_relevance.py) on hand-made rows: the evidence
 sets, the balanced logistic fit, the training set, the 2-fold-by-conversation judging (no row
 scored by a fit that saw it, held-out datasets never fitted on), the floor table and the floor
 it would ship with, and the CJK marking of load()."""
@@ -11,8 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from helpers import load_bench_script
+from bench_helpers import load_bench_script
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ The chat text and the questions are written by hand in ``source/<conversation>.c
 ``source/<conversation>.queries.txt``; this script only assigns ids and timestamps, so that the
 ids stay stable and the writer never types a Unix time. Run from anywhere:
 
-    python bench/data/zh_groupchat/build.py
+    python benchmarks/data/zh_groupchat/build.py
 
 Chat source lines (see README.md for the full conventions):
 

@@ -2,7 +2,7 @@
 README.md), from its hand-written sources, with the functions of ``../zh_groupchat/build.py``
 (the same source conventions). Run from anywhere:
 
-    python bench/data/zh_validation/build.py
+    python benchmarks/data/zh_validation/build.py
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ CONVERSATIONS = ("parents", "gamers", "landlord")
 
 
 def _groupchat_builder():
-    """zh_groupchat's build.py (bench/data is a folder of scripts, not a package)."""
+    """zh_groupchat's build.py (benchmarks/data is a folder of scripts, not a package)."""
     if "zh_groupchat_build" in sys.modules:
         return sys.modules["zh_groupchat_build"]
     path = HERE.parent / "zh_groupchat" / "build.py"
