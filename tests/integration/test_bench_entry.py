@@ -34,7 +34,7 @@ def test_remem_cites_no_benchmark_file_and_imports_the_package_in_one_place():
     cited, importers = [], []
     for path in SRC.rglob("*.py"):
         text = path.read_text("utf-8")
-        cited += [f"{path.name}: {m}" for m in re.findall(r"(?<![\w./-])bench/\S*", text)]
+        cited += [f"{path.name}: {m}" for m in re.findall(r"\S*bench/\S*", text)]
         if re.search(r"^\s*(from|import) remem_bench\b", text, re.M):
             importers.append(path.relative_to(SRC).as_posix())
     assert cited == []
