@@ -27,7 +27,7 @@ TOP_LEVEL_HELP = (
     "  index        Build the vector index beside the database now (a snapshot...\n"
     "  doctor       Check the store: integrity, schema, lexical index, vectors,...\n"
     "  reembed      Switch embedding model online: new vectors are written...\n"
-    "  bench        Score retrieval on a benchmark dataset (../shared/bench...\n"
+    "  bench        Score retrieval on a benchmark dataset or the whole suite.\n"
     "  migrate      Import memory-lancedb / memory-lancedb-pro memories (LanceDB...\n"
     "  export       Write every record as JSONL (no limit), a page at a time.\n"
     "  import       Import records, streaming: every line is checked first, and...\n"

@@ -70,7 +70,10 @@ def bench(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Score retrieval on a benchmark dataset (../shared/bench format), or the whole suite."""
+    """Score retrieval on a benchmark dataset or the whole suite.
+
+    A dataset is a folder holding corpus.jsonl (the turns) and queries.jsonl (the questions).
+    """
     if not suite and dataset_dir is None:
         fail("give DATASET_DIR (a folder with corpus.jsonl and queries.jsonl) or --suite")
     cli = bench_package()
