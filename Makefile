@@ -17,19 +17,21 @@ CHROMIUM := /usr/bin/chromium
 
 .PHONY: demo test lint cli-help browser screenshots docs bench-locomo clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml benchmarks/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "remem needs Python 3.11+; set PYTHON=python3.11")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@# the benchmark package beside remem (`remem bench` runs it); nothing to download
+	$(BIN)/python -m pip install --quiet --no-build-isolation --no-deps -e benchmarks
 	@touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/remem demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests benchmarks docgen
+	$(BIN)/ruff format --check src tests benchmarks docgen
 	$(BIN)/mypy
 
 # `remem --help` prints a kept copy of typer's text (src/remem/cli/help_text.py): write it

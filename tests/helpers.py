@@ -3,32 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import sys
 from importlib.resources import files
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
-
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-def load_bench_script(name: str) -> ModuleType:
-    """bench/<name>.py, loaded by path (bench/ is a folder of scripts, not a package), with
-    bench/ on the path so that it imports its siblings as a script run from there would."""
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def sample_conversation() -> list[dict[str, Any]]:

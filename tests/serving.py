@@ -1,8 +1,11 @@
-"""Run an ASGI app on 127.0.0.1 in a thread for a test, and stop it afterwards."""
+"""Run an ASGI app on 127.0.0.1 in a thread for a test, or `remem serve` processes, and stop
+them afterwards."""
 
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -33,3 +36,52 @@ class Served:
     def close(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+
+
+def start_serve_processes(
+    db: str, n: int, env: dict[str, str]
+) -> tuple[list[subprocess.Popen], list[str]]:
+    """``n`` `remem serve` processes over ``db`` on 127.0.0.1; returns them and their base URLs
+    once each answers /healthz."""
+    import httpx
+
+    procs, urls = [], []
+    for _ in range(n):
+        port = free_port()
+        cmd = [sys.executable, "-m", "remem.cli", "--db", db, "serve", "--port", str(port)]
+        procs.append(
+            subprocess.Popen(
+                cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
+        )
+        urls.append(f"http://127.0.0.1:{port}")
+    deadline = time.monotonic() + 120
+    for proc, url in zip(procs, urls, strict=True):
+        while True:
+            if proc.poll() is not None:
+                stop_processes(procs)
+                raise RuntimeError(
+                    f"worker {url} exited: {proc.stderr.read() if proc.stderr else ''}"
+                )
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                stop_processes(procs)
+                raise RuntimeError(f"worker {url} did not become healthy in 120 s")
+            time.sleep(0.2)
+    return procs, urls
+
+
+def stop_processes(procs: list[subprocess.Popen]) -> None:
+    """Terminate each process, then kill those still running after 30 s."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()

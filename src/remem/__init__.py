@@ -14,7 +14,10 @@ from remem.errors import RememError, ValidationError
 if TYPE_CHECKING:
     from remem.async_memory import AsyncMemory
     from remem.config import Config
+    from remem.embed.base import Embedder
+    from remem.embed.factory import make_embedder
     from remem.engine import Memory
+    from remem.maintenance import query_vector, store_latent_terms
     from remem.types import Explain, Filters, Hit, Record, SearchResult, Turn
 
 __version__ = "0.1.0"
@@ -22,6 +25,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AsyncMemory",
     "Config",
+    "Embedder",
     "Explain",
     "Filters",
     "Hit",
@@ -32,6 +36,9 @@ __all__ = [
     "Turn",
     "ValidationError",
     "__version__",
+    "make_embedder",
+    "query_vector",
+    "store_latent_terms",
 ]
 
 # Public names imported on first use (PEP 562): the engine's modules pull in pydantic, numpy
@@ -41,6 +48,12 @@ _LAZY = {
     "AsyncMemory": "remem.async_memory",
     "Config": "remem.config",
     "Memory": "remem.engine",
+    # for tools that measure the pipeline (the benchmark package): the embedder a config names,
+    # the query vector a search would compute (to time and share it), and the latent terms
+    # stored now instead of in the background
+    "Embedder": "remem.embed.base",
+    "make_embedder": "remem.embed.factory",
+    **dict.fromkeys(("query_vector", "store_latent_terms"), "remem.maintenance"),
     **dict.fromkeys(("Explain", "Filters", "Hit", "Record", "SearchResult", "Turn"), "remem.types"),
 }
 

@@ -29,6 +29,13 @@ def records_to_embed(mem: Memory, model_id: str, *, force: bool = False) -> int:
     return mem.count() if force else mem.missing_vectors(model_id)
 
 
+def query_vector(mem: Memory, query: str) -> Any:
+    """The vector ``mem.search(query)`` would embed the query to (None without a model), so a
+    caller can time the embedding apart and pass it as ``query_vector`` to several searches."""
+    embedder = mem.get_embedder()
+    return None if embedder is None else mem.searcher.embed_query(embedder, query)
+
+
 def latent_terms_to_store(mem: Memory) -> int:
     """How many records lack the latent terms the relevance stage reads (0 when they are off,
     ``search.latent_top`` = 0, or the model has none)."""

@@ -12,10 +12,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # Top to bottom. A module belongs to the first layer whose prefix matches its dotted name.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    (
-        "interfaces",
-        ("remem.cli", "remem.server", "remem.benchmark", "remem.benchmark_suite", "remem.__main__"),
-    ),
+    ("interfaces", ("remem.cli", "remem.server", "remem.__main__")),
     ("package", ("remem",)),  # remem/__init__.py: the public names
     (
         "engine",

@@ -8,7 +8,6 @@ real processes, real signals.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -22,22 +21,13 @@ import pytest
 
 from pg_server import fresh_schema, pg_url
 from remem import Config, Memory
+from serving import start_serve_processes, stop_processes
 
 psycopg = pytest.importorskip("psycopg")
 httpx = pytest.importorskip("httpx")
 
 TESTS = Path(__file__).resolve().parents[1]
-REPO = TESTS.parent
 E5 = "local:multilingual-e5-small"
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("bench_load", REPO / "bench" / "load.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_load"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def _one(url: str, schema: str, sql: str, params: tuple = ()) -> int:
@@ -99,7 +89,6 @@ class Clients:
 
 @pytest.mark.slow
 def test_a_killed_serve_worker_loses_no_acknowledged_write(tmp_path):
-    load = _load_bench()
     url, schema = pg_url(), fresh_schema()
     env = {
         **os.environ,
@@ -112,7 +101,7 @@ def test_a_killed_serve_worker_loses_no_acknowledged_write(tmp_path):
         # the survivor looks every 2 s whether records were left pending by someone else
         "REMEM_INDEXING__BACKFILL_CHECK_S": "2",
     }
-    procs, urls = load.start_workers(url, 2, env)
+    procs, urls = start_serve_processes(url, 2, env)
     victim, survivor = procs
     try:
         clients = Clients(urls, 6)
@@ -131,7 +120,7 @@ def test_a_killed_serve_worker_loses_no_acknowledged_write(tmp_path):
             time.sleep(0.2)
         picked_up = _missing(url, schema, E5) == 0
     finally:
-        load.stop_workers([survivor, victim])
+        stop_processes([survivor, victim])
     assert clients.acked and clients.failed > 0, "the worker was not killed mid-ingest"
     stored = _one(url, schema, "SELECT count(*) FROM records WHERE id = ANY(%s)", (clients.acked,))
     assert stored == len(clients.acked)  # every acknowledged write, once (id is unique)

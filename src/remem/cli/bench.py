@@ -1,5 +1,7 @@
 """`remem bench`: score retrieval on one benchmark dataset (../shared/bench format), or the
-whole development suite (``cli/suite.py``)."""
+whole development suite. The work is done by the benchmark package (remem-bench, kept beside
+remem in the repository and not shipped with it); this command only parses the options, loads
+the configuration and hands both over, importing the package when it runs."""
 
 from __future__ import annotations
 
@@ -8,33 +10,30 @@ from typing import Annotated, Any
 
 import typer
 
-from remem.cli.common import (
-    JsonOption,
-    emit_json,
-    fail,
-    load_config,
-    new_table,
-    out,
-    progress_bar,
-)
+from remem.cli.common import JsonOption, fail, load_config
 
 app = typer.Typer()
 
-BENCH_CHANNELS = {"hybrid": ("vector", "lexical"), "vector": ("vector",), "lexical": ("lexical",)}
 SUITE_HELP = "LoCoMo, LongMemEval oracle, zh_groupchat, no-answer; zh_validation held out"
-DATA_DIR_HELP = "--suite: folder with zh_groupchat/, zh_validation/ and no_answer/"
-BENCH_METRICS = ("recall@5", "recall@10", "hit@10", "session_recall@10", "mrr")
-BENCH_JSON_KEYS = (
-    "dataset",
-    "n_queries",
-    "overall",
-    "by_category",
-    "latency_ms",
-    "ingest_per_s",
-    "channels",
-    "embed_model",
-    "k",
+DATA_DIR_HELP = (
+    "--suite: folder with zh_groupchat/, zh_validation/ and no_answer/ "
+    "(default: the benchmark package's data)"
 )
+NOT_INSTALLED = (
+    "remem bench needs the benchmark package (remem-bench), which is not installed: from a "
+    "checkout of remem, run `pip install -e benchmarks`"
+)
+
+
+def bench_package() -> Any:
+    """The benchmark package's command module, or a one-line error saying how to install it."""
+    try:
+        from remem_bench import cli
+    except ImportError as exc:
+        if exc.name is not None and not exc.name.startswith("remem_bench"):
+            raise  # the package is there but something it needs is not: show that
+        fail(NOT_INSTALLED, 1)
+    return cli
 
 
 @app.command()
@@ -59,82 +58,50 @@ def bench(
             "(default $REMEM_BENCH_DIR or ../shared/bench)"
         ),
     ] = None,
-    data_dir: Annotated[Path, typer.Option(help=DATA_DIR_HELP)] = Path("bench/data"),
+    data_dir: Annotated[Path | None, typer.Option(help=DATA_DIR_HELP)] = None,
     cache_dir: Annotated[
         Path, typer.Option(help="--suite: ingested stores are kept here between runs")
     ] = Path(".remem-bench-cache"),
+    allow_missing: Annotated[
+        bool,
+        typer.Option(
+            "--allow-missing", help="--suite: score the datasets found when some are missing"
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Score retrieval on a benchmark dataset or the whole suite.
 
     A dataset is a folder holding corpus.jsonl (the turns) and queries.jsonl (the questions).
     """
-    if suite:
-        from remem.cli.suite import default_shared_dir, run_suite_command
-
-        run_suite_command(
-            channels=channels.split(","),
-            quick=quick,
-            shared_dir=shared_dir or default_shared_dir(),
-            data_dir=data_dir,
-            cache_dir=cache_dir,
-            as_json=as_json,
-        )
-        return
-    if dataset_dir is None:
+    if not suite and dataset_dir is None:
         fail("give DATASET_DIR (a folder with corpus.jsonl and queries.jsonl) or --suite")
-    from remem.benchmark import Variant, run_benchmark
-
-    if channels not in BENCH_CHANNELS:
-        fail(f"invalid --channels {channels!r}; use hybrid, vector or lexical")
-    if k < 1:
-        fail(f"invalid --k {k}; use a positive number")
-    if not dataset_dir.is_dir():
-        fail(
-            f"{str(dataset_dir)!r} is not a folder; give a folder with corpus.jsonl and "
-            "queries.jsonl"
-        )
-    # searches for minutes: background builds pay off; the datasets' times are UTC
+    cli = bench_package()
+    # searches for minutes: background builds pay off; the datasets' times are UTC, and so
+    # are their questions'
     config = load_config(long_lived=True, **{"calendar.timezone": "UTC"})
-    with progress_bar("{task.description}", quiet=as_json) as bar:
-        # conversations are ingested one by one before their queries: two bars, both moving
-        tasks = {"ingest": bar.add_task("ingesting", total=None)}
-        tasks["query"] = bar.add_task("queries", total=None)
-
-        def progress(stage: str, done: int, total: int) -> None:
-            bar.update(tasks[stage], completed=done, total=total)
-
-        result = run_benchmark(
-            dataset_dir,
-            config=config,
-            k=k,
-            variants=[Variant(channels, BENCH_CHANNELS[channels])],
-            limit_conversations=limit_conversations,
-            limit_queries=limit_queries,
-            progress=progress,
-        )
-    res = result["variants"][channels]
-    if as_json:
-        emit_json({key: res[key] for key in BENCH_JSON_KEYS})
-    else:
-        _print_bench(res, channels)
-
-
-def _print_bench(res: dict[str, Any], channels: str) -> None:
-    table = new_table(title=f"{res['dataset']} ({res['n_queries']} queries, {channels})")
-    table.add_column("category")
-    table.add_column("n", justify="right")
-    for m in BENCH_METRICS:
-        table.add_column(m, justify="right")
-    rows = [("overall", res["overall"], res["n_queries"])]
-    rows += [(c, v, v["n"]) for c, v in res["by_category"].items()]
-    for name, v, n in rows:
-        table.add_row(name, str(n), *(f"{v[m]:.3f}" for m in BENCH_METRICS))
-    out.print(table)
-    lat = res["latency_ms"]
-    out.print(
-        f"search p50 {lat['search_p50']} ms, p95 {lat['search_p95']} ms; with query embedding "
-        f"p50 {lat['search_embed_p50']} ms, p95 {lat['search_embed_p95']} ms; "
-        f"ingest {res['ingest_per_s']} messages/s",
-        markup=False,
-    )
+    try:
+        if suite:
+            cli.run_suite_command(
+                config=config,
+                channels=channels.split(","),
+                quick=quick,
+                shared_dir=shared_dir,
+                data_dir=data_dir,
+                cache_dir=cache_dir,
+                as_json=as_json,
+                allow_missing=allow_missing,
+            )
+        else:
+            assert dataset_dir is not None  # checked above
+            cli.run_dataset(
+                dataset_dir,
+                config=config,
+                k=k,
+                channels=channels,
+                limit_conversations=limit_conversations,
+                limit_queries=limit_queries,
+                as_json=as_json,
+            )
+    except cli.BenchUsageError as exc:
+        fail(str(exc), exc.code)

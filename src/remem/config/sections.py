@@ -194,7 +194,7 @@ class SearchConfig(_Section):
     max_query_chars: int = Field(
         default=10_000, gt=0, description="longer queries are refused (the chat path trims)"
     )
-    # 32: measured with bench/long_queries.py (a question after cross-talk: zh recall@10
+    # 32: measured with remem-bench's long_queries.py (a question after cross-talk: zh recall@10
     # 0.495 whole, 0.553 at 24, 0.540 at 32, 0.523 at 48) and free on the suite's own
     # questions (LoCoMo 4 of 1,982 and LongMemEval 69 of 479 are longer; -0.005 recall@10 on
     # those 69), and it bounds the query embedding (a 4000-character turn took seconds whole).
@@ -247,7 +247,7 @@ class SearchConfig(_Section):
     )
     # Off by default: measured on the development suite it lifts zh_groupchat (+0.048
     # recall@10) and lowers LoCoMo (-0.013): a change that wins one dataset and loses another
-    # is not a default (docs/benchmarks.md, "Development suite").
+    # is not a default (remem-bench's HISTORY.md, "Development suite").
     adaptive_full_coverage: float = Field(
         default=0.0,
         ge=0,
@@ -259,7 +259,7 @@ class SearchConfig(_Section):
     # 0.25, the highest floor that costs no dataset more than 0.01 recall@10 with the cross-script
     # witness (LoCoMo 0, zh_groupchat 0.003, LongMemEval 0.005; 0.3 costs LongMemEval 0.0105);
     # no-answer probes answered 51% (LoCoMo) and 40% (zh_groupchat) instead of 100%
-    # (bench/results/suite-defaults.json, longmemeval-full.json).
+    # (remem-bench's suite-defaults.json, longmemeval-full.json).
     relevance_floor: float = Field(
         default=0.25,
         ge=0,
@@ -283,7 +283,7 @@ class SearchConfig(_Section):
     # script (across scripts their terms barely meet: zh_groupchat's cross_lingual questions
     # lost 0.048 recall@10 when they were read too). Floor 0.6 for those judged with them: the
     # strictest that costs no recall@10 over 0.55 (0.65: zh -0.005); LongMemEval -0.004 against
-    # no latent terms (bench/results/latent-same-script-floors.json).
+    # no latent terms (remem-bench's latent-same-script-floors.json).
     latent_top: int = Field(
         default=10,
         ge=0,
@@ -300,7 +300,7 @@ class SearchConfig(_Section):
     )
     # 0.35: the highest that costs zh_groupchat's cross_lingual questions nothing (0.4: -0.016
     # recall@10); probes answered LoCoMo 26% -> 23%, zh_groupchat 29% -> 21%
-    # (bench/results/latent-cross-script-floors.json)
+    # (remem-bench's latent-cross-script-floors.json)
     cross_script_relevance_floor: float = Field(
         default=0.35,
         ge=0,
@@ -319,7 +319,7 @@ class SearchConfig(_Section):
     )
     # 0.2 answers 10.7% of LoCoMo's no-answer probes instead of 15.3% for 0.001 of its
     # recall@10, but costs LongMemEval 0.015 (advice and multi-session questions whose
-    # answers share few words: bench/results/worded-coverage.json), so it is off by default
+    # answers share few words: remem-bench's worded-coverage.json), so it is off by default
     worded_min_coverage: float = Field(
         default=0.0,
         ge=0,
@@ -476,7 +476,7 @@ class TextConfig(_Section):
         description="index and search Traditional Chinese as Simplified, so the two meet",
     )
     # LoCoMo +0.004 recall@10 and MRR, LongMemEval +0.001 / +0.003, zh_groupchat -0.003 / -0.001
-    # (one cross-lingual question; bench/results/word-forms.json)
+    # (one cross-lingual question; remem-bench's word-forms.json)
     word_forms: bool = Field(
         default=True,
         description="a question's keywords also ask for the irregular forms of its English "

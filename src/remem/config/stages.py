@@ -109,7 +109,7 @@ class ScoringConfig(_Section):
     )
     # The link channel (retrieve/links.py), off: its best shape (0.2, the settings below) adds
     # 0.004 macro recall@10, found among ~40 shapes tried on the same two datasets, and costs
-    # 2-3 ms p50 / up to 12 ms p95 of stages at 100k records (bench/results/link-channel.json)
+    # 2-3 ms p50 / up to 12 ms p95 of stages at 100k records (remem-bench's link-channel.json)
     link_lift: float = Field(
         default=0.0,
         ge=0,
@@ -133,7 +133,7 @@ class NamesConfig(_Section):
     translate_vector: bool = Field(
         default=True,
         description="a name written otherwise than the label ('Lao Zhao', 'Xiaoming', '老赵') "
-        "adds the person's label to the embedded query (bench/results/entity-names.json)",
+        "adds the person's label to the embedded query (remem-bench's entity-names.json)",
     )
 
 
@@ -144,7 +144,7 @@ class TranslateConfig(_Section):
     keyword: bool = Field(
         default=True,
         description="the keyword search also matches the translations of the question's words "
-        "(bench/results/translate.json)",
+        "(remem-bench's translate.json)",
     )
     vector: bool = Field(
         default=False,
@@ -225,7 +225,7 @@ class DiversityConfig(_Section):
     )
     threshold: float = Field(default=0.95, gt=0, le=1, description="demote: cosine to a better hit")
     # 0.3: e5's cosine alone moved different lines on one topic (a plan and, weeks later, its
-    # outcome) out of the top 10. On the suite (bench/results/diversity-text.json) 0.3 lowers no
+    # outcome) out of the top 10. On the suite (remem-bench's diversity-text.json) 0.3 lowers no
     # dataset on any metric: r@10 zh_groupchat 0.720 -> 0.776, LoCoMo 0.787 -> 0.788, all of
     # LongMemEval 0.879 (unchanged); 0.5-0.7 add LongMemEval recall (0.881-0.886) but cost it
     # session recall (0.987 -> 0.981 at 0.7) and multi-session questions
@@ -240,7 +240,7 @@ class DiversityConfig(_Section):
     # fell behind other chats' lines in a LongMemEval haystack. Over the suite (r@10 / MRR)
     # 0, 0.3, 0.5, 0.7 and off (1): LongMemEval 0.930 / 0.799 at 0 -> 0.943 / 0.800 at 0.7,
     # zh_groupchat 0.765 -> 0.772, LoCoMo 0.806 -> 0.807, its haystack 0.835 -> 0.855
-    # (bench/results/diversity-demotion.json); off leaves zh_groupchat at 0.765 / 0.514
+    # (remem-bench's diversity-demotion.json); off leaves zh_groupchat at 0.765 / 0.514
     demote_factor: float = Field(
         default=0.7,
         ge=0,

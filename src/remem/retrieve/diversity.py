@@ -10,7 +10,7 @@
   topic above 0.95 even when they say different things ("准备报 5 月的 30 公里越野赛" and, weeks
   later, "跑完了 30 公里越野赛，4 小时 52 分"): on cosine alone the later answer was moved out
   of the top 10 (with the check at 0.3, zh_groupchat's recall@10 0.720 -> 0.776, the rest of
-  the suite unchanged or better, bench/results/diversity-text.json).
+  the suite unchanged or better, remem-bench's diversity-text.json).
 - ``mmr``: maximal marginal relevance, lambda x score - (1 - lambda) x max cosine to the
   already chosen, greedily.
 Candidates without a stored vector (lexical-only, other model) are never treated as duplicates.

@@ -100,7 +100,7 @@ def rescored(
     """The best ``limit`` of these rows by BM25 with a scope's counts. The store's own BM25
     found them (FIRST_PASS_FACTOR x ``limit``): in a store shared by many chats a chat's
     speakers' names are rare store-wide and common in the chat, and the store's counts
-    ranked the lines that name them first (bench/results/shared-store.json)."""
+    ranked the lines that name them first (remem-bench's shared-store.json)."""
     scores = store.lexical_rescore(rowids, tokens, context_weight, stats=scoped)
     return sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
 
@@ -127,7 +127,7 @@ def two_pass(
     asks only for the rarest words (``rare``, a few thousand postings) and keeps
     FIRST_PASS_FACTOR x ``limit`` rows; the second scores just those rows for every word worth
     asking (``scored``), with the same BM25 statistics (``lexical_rescore``). Rows that hold
-    none of the rare words are missed; on the 100k store of ``bench/lexical_budget.py`` that
+    none of the rare words are missed; on the 100k store of remem-bench's ``lexical_budget.py`` that
     cost 0.0001 recall@10, against 0.03 for asking the rare words alone.
 
     When even the rarest word is over the budget (``ranked`` False: a query of common words

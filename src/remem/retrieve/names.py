@@ -9,7 +9,7 @@ LLM: from the labels, and from the lines in which a speaker says what they are c
 Tina"). A query vector the caller gave is of the query as asked, so a translated query is
 embedded again.
 
-Measured on the dev suite (``bench/results/entity-names.json``): zh_groupchat recall@10
+Measured on the dev suite (remem-bench's ``entity-names.json``): zh_groupchat recall@10
 0.688 -> 0.699, MRR 0.454 -> 0.465, cross-lingual recall@5 0.349 -> 0.373; LoCoMo's
 questions name people by their labels, so nothing changes there. Boosting the named
 speaker's turns, boosting turns that mention them, a vector pass over the speaker's own turns

@@ -137,7 +137,7 @@ def general_weights(tokenizer: Tokenizer, query: str, tokens: list[str]) -> dict
 # A word no record holds says the store never talked about it only once the store has had room
 # to: in LongMemEval oracle's stores (2-68 records, the evidence sessions alone) "total",
 # "number" or "interest" are missing from answerable questions' stores; the same questions asked
-# of 220- and 550-record pools of them (bench/pooled_longmemeval.py) lose nothing to it.
+# of 220- and 550-record pools of them (remem-bench's pooled_longmemeval.py) lose nothing to it.
 UNSEEN_MIN_RECORDS = 100
 
 
@@ -205,7 +205,7 @@ def translated_coverage(ctx: StageContext, indexed: list[str] | None, own: float
     its translations: the better of its own words' and its translations' coverage. With a
     vector the question's own words decide: counting translations there too let 9 points
     more off-topic probes through the 0.2 floor for 0.002 recall@10
-    (bench/results/translated-coverage.json)."""
+    (remem-bench's translated-coverage.json)."""
     if not ctx.translated_weights or indexed is None:
         return own
     return max(own, term_coverage(ctx.translated_weights, indexed))

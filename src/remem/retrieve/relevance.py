@@ -22,7 +22,7 @@ evidence for each candidate and maps them to a probability-like relevance in [0,
 
 relevance = sigmoid(intercept + a x cosine + c x baseline + b x coverage), fitted once
 on the development suite (answer-bearing hits against the hits of off-topic questions, see
-``bench/fit_calibration.py``), never rescaled per query, so 0.6 means the same for every query.
+remem-bench's ``fit_calibration.py``), never rescaled per query, so 0.6 means the same for every query.
 
 With the bundled model the best candidates in the question's script are also judged by their
 latent terms (``latent_reader.py``, ``LATENT_CALIBRATIONS``). Each candidate is held to the
@@ -90,7 +90,7 @@ class Calibration:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-# Fitted with bench/fit_calibration.py on every conversation of LoCoMo and zh_groupchat against
+# Fitted with remem-bench's fit_calibration.py on every conversation of LoCoMo and zh_groupchat against
 # the no-answer set asked on the same stores (the cosine of a candidate in the other script being
 # the better of e5's and the cross-script witness's): 16,325 hits. LongMemEval was held out.
 CALIBRATIONS: dict[str, Calibration] = {
@@ -99,9 +99,9 @@ CALIBRATIONS: dict[str, Calibration] = {
     ),
 }
 # With the latent-term cosine of the best search.latent_top candidates (retrieve/latent_reader.py):
-# fitted with bench/two_model_relevance.py (+sparse) on LoCoMo and zh_groupchat, 2-fold by
+# fitted with remem-bench's two_model_relevance.py (+sparse) on LoCoMo and zh_groupchat, 2-fold by
 # conversation, the noise probes left out; LongMemEval held out
-# (bench/results/sparse-relevance.json).
+# (remem-bench's sparse-relevance.json).
 LATENT_CALIBRATIONS: dict[str, Calibration] = {
     "multilingual-e5-small": Calibration(
         intercept=-10.527, cosine=72.393, baseline=-67.448, coverage=6.57, latent=17.198
@@ -202,7 +202,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             # "what happened two days ago": being in the named window is the match. Also when
             # more is asked ("What kitchen appliance did I buy 10 days ago?" -> "I got an air
             # fryer", relevance 0.01): holding such lines to a floor gated 6-12 answerable
-            # questions whole (bench/results/window-floor.json)
+            # questions whole (remem-bench's window-floor.json)
             own = max(own, floor[1])
         c.relevance = own
         floors.judge(own, floor)

@@ -40,7 +40,7 @@ def asks_the_other(text: str) -> bool:
     sentence but an interjection before the question (哇！). An English sentence of news
     without a pronoun before it ("Got promoted at the bank! Can you believe it?") is not told
     apart: holding such lines to one word or six cost LoCoMo 0.013-0.021 MRR of the 0.028 the
-    stage gains (bench/results/reply-after-question-strict.json)."""
+    stage gains (remem-bench's reply-after-question-strict.json)."""
     text = text.strip().replace("’", "'")
     if not text.endswith(_ASKS):
         return False

@@ -17,7 +17,7 @@ records, not only leave some out, also weighs words by the records it may return
 store. In a store shared by many chats a chat's own speakers' names are rare store-wide and
 common in the chat; counted over the store they outweighed everything else (LoCoMo in one
 store, each conversation asked through its sessions: MRR 0.562 against 0.606 in a store per
-conversation, and 0.606 again with the scope's counts; bench/results/shared-store.json).
+conversation, and 0.606 again with the scope's counts; remem-bench's shared-store.json).
 """
 
 from __future__ import annotations

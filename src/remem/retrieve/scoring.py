@@ -151,7 +151,7 @@ def self_reference(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
     """x scoring.self_reference for an assistant's records when the question speaks of the
     asker without addressing anyone ("How many fitness classes do I attend?"): the asker's
     own words answer it, and an assistant's long replies on the same topic crowd them out
-    (LongMemEval, bench/results/self-reference.json). A chat turn of several messages is
+    (LongMemEval, remem-bench's self-reference.json). A chat turn of several messages is
     judged by its newest one, whole ("our previous chat" at its start counts)."""
     factor = ctx.config.scoring.self_reference
     if factor >= 1 or not speaks_of_self(newest_message(ctx.query)):
@@ -166,7 +166,7 @@ def self_reference(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
 def named_speaker(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """x scoring.named_speaker for the chat lines of everyone else when the question names a
     speaker of the store ("What did Caroline research?", "Xiaoming" for 小明): what a person
-    did or said is most often in their own lines (bench/results/named-speaker.json). In a chat
+    did or said is most often in their own lines (remem-bench's named-speaker.json). In a chat
     turn of several messages the names of its newest one count; a question naming someone
     who said nothing among the candidates changes nothing, and curated memories (no speaker
     of their own) keep their score."""

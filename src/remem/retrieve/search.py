@@ -276,7 +276,7 @@ class Searcher:
         scoped = search_counts(self.store, tokens, ctx.filters, ctx.now, cfg.context_weight, stats)
         # relevance weighs the question's own words (and their forms): counting its
         # translations as coverage too raised false hits on the no-answer probes by 6-8 points
-        # for +0.003 recall@10 (bench/results/floor-with-translation.json)
+        # for +0.003 recall@10 (remem-bench's floor-with-translation.json)
         weigh_query(ctx, own, forms, stats, scoped)
         ctx.translated_weights = idf_from_stats(scoped or stats, more)
 

@@ -3,14 +3,14 @@
 The bundled e5-small matches a question to a line in another script poorly: an English
 question about a Chinese line gets a cosine that reads as unrelated, so the relevance floor
 cannot tell a cross-language answer from an off-topic hit (AUC 0.46 on zh_groupchat,
-docs/benchmarks.md "Both models at once"). The bundled USE model, which the fast lane already
+remem-bench's HISTORY.md "Both models at once"). The bundled USE model, which the fast lane already
 loads, is better across languages (AUC 0.89 there). For the best few candidates in the other script, the
 relevance stage asks USE about the (question, text) pair and reads its cosine on e5's scale
 (the fast lane's fitted line, ``fast_lane.to_main_scale``; the script: ``text/scripts.py``); the better of the two models'
 cosines is the candidate's evidence.
 
 Only the relevance stage uses it: re-ranking by it lowered zh_groupchat's MRR at every weight
-(bench/results/cross-script-ranking.json). A store and a question in one script never load
+(remem-bench's cross-script-ranking.json). A store and a question in one script never load
 USE; a model other than the bundled e5 has no fitted line and gets no witness.
 """
 

@@ -114,7 +114,7 @@ def test_off_changes_nothing():
 
 
 def test_the_channel_is_off_by_default_in_its_measured_shape():
-    cfg = config().scoring  # bench/results/link-channel.json: link-ent-o-term-below-0.2
+    cfg = config().scoring  # benchmarks/results/link-channel.json: link-ent-o-term-below-0.2
     assert (cfg.link_lift, cfg.link_kinds) == (0.0, ["entity", "term"])
     assert (cfg.link_entities, cfg.link_below_top, cfg.link_top) == ("other", True, 5)
 

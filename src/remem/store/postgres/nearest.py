@@ -40,7 +40,7 @@ HNSW_BUILD = "WITH (m = 16, ef_construction = 64)"
 BUILD_MEMORY = "1GB"
 # Candidates the graph keeps while searching: pgvector's default up to SEARCH_AT vectors, then
 # growing with the square root of the index's size, as a bigger graph needs a wider search for
-# the same recall (bench/results/pg-store-1m.json measures recall@10 for several widths).
+# the same recall (remem-bench's pg-store-1m.json measures recall@10 for several widths).
 SEARCH_EXPANSION = 40
 SEARCH_AT = 20_000
 SEARCH_EXPANSION_MAX = 1000

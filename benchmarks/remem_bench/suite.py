@@ -1,0 +1,342 @@
+"""The development suite (issue 17): every dataset through the same variants, one table.
+
+Datasets: LoCoMo and LongMemEval oracle (the shared benchmark folder), the Chinese group-chat
+set and the no-answer set (this package's ``data`` folder); and a held-out Chinese set
+(``data/zh_validation``), run and reported but never part of the macro average: defaults
+are chosen on the others, and it checks that they carry over to chats nobody tuned on. Each conversation is ingested
+once into a store cached by dataset, embedding model and corpus digest, so a second run (or a
+run with other search settings) only searches.
+
+Scoring differs by question kind, so that nothing is averaged as a zero it is not:
+
+- answerable questions (gold turns, not an abstention category): recall@5/10, hit@10,
+  session_recall@10, MRR, overall and per category;
+- unanswerable questions (no gold, or category ``unanswerable`` / ``abstention``): the
+  *false-hit rate*, the share of them for which the pipeline returned anything at all (every
+  hit returned passed the relevance floor, so any hit is a false injection);
+- the no-answer set: each question asked against every conversation store of the dataset it
+  targets, scored as a false-hit rate the same way.
+
+The macro average is the plain mean over answerable datasets (held-out ones left out) of
+recall@10 and MRR.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from remem import Config, Embedder, Filters, make_embedder, query_vector, store_latent_terms
+from remem_bench.benchmark import (
+    METRICS,
+    Variant,
+    apply_overrides,
+    by_conversation,
+    load_dataset,
+    read_jsonl,
+    score_query,
+    turn_fields,
+)
+
+UNANSWERABLE_CATEGORIES = frozenset({"unanswerable", "abstention"})
+NO_ANSWER_TARGETS = {"locomo": ("both", "locomo"), "zh_groupchat": ("both", "zh_groupchat")}
+Progress = Callable[[str, int, int], None]
+# (dataset, its summary per variant, seconds it took): called as each dataset finishes
+DatasetDone = Callable[[str, dict[str, dict[str, Any]], float], None]
+
+
+@dataclass(frozen=True)
+class SuiteDataset:
+    name: str
+    path: Path
+    held_out: bool = False  # reported, never averaged in: nothing is chosen on it
+
+
+@dataclass
+class VariantScores:
+    """Everything one variant scored on one dataset."""
+
+    answerable: list[dict[str, float]] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    unanswerable_hits: list[bool] = field(default_factory=list)  # one per question
+    no_answer_hits: list[bool] = field(default_factory=list)  # one per (question, store)
+    latency_ms: list[float] = field(default_factory=list)
+
+    def add_answerable(self, row: dict[str, float], category: str) -> None:
+        self.answerable.append(row)
+        self.categories.append(category)
+
+
+def is_unanswerable(query: dict[str, Any]) -> bool:
+    """No gold to find, or a category whose point is that nothing should be found."""
+    return not query.get("gold") or query.get("category") in UNANSWERABLE_CATEGORIES
+
+
+def rate(flags: list[bool]) -> float | None:
+    """Share of True; None (not 0) when there is nothing to measure."""
+    return round(sum(flags) / len(flags), 4) if flags else None
+
+
+def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {m: round(statistics.fmean(r[m] for r in rows), 4) for m in METRICS} if rows else {}
+
+
+def _percentile(values: list[float], pct: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))], 2)
+
+
+def summarise(scores: VariantScores) -> dict[str, Any]:
+    """Aggregate one variant's scores on one dataset (answerable means exclude the rest)."""
+    by_cat: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for cat, row in zip(scores.categories, scores.answerable, strict=True):
+        by_cat[cat].append(row)
+    return {
+        "n_answerable": len(scores.answerable),
+        "overall": _mean(scores.answerable),
+        "by_category": {c: {**_mean(r), "n": len(r)} for c, r in sorted(by_cat.items())},
+        "unanswerable": {
+            "n": len(scores.unanswerable_hits),
+            "false_hit_rate": rate(scores.unanswerable_hits),
+        },
+        "no_answer": {
+            "n": len(scores.no_answer_hits),
+            "false_hit_rate": rate(scores.no_answer_hits),
+        },
+        "latency_ms": {
+            "p50": _percentile(scores.latency_ms, 50),
+            "p95": _percentile(scores.latency_ms, 95),
+        },
+    }
+
+
+def macro_average(
+    datasets: dict[str, dict[str, Any]], held_out: frozenset[str] = frozenset()
+) -> dict[str, float]:
+    """Mean over datasets with answerable questions of recall@10 and MRR, the ``held_out``
+    ones left out."""
+    rows = [
+        d["overall"] for name, d in datasets.items() if d["n_answerable"] and name not in held_out
+    ]
+    return {
+        m: round(statistics.fmean(r[m] for r in rows), 4) if rows else 0.0
+        for m in ("recall@5", "recall@10", "mrr")
+    }
+
+
+def load_no_answer(path: Path) -> list[dict[str, Any]]:
+    return read_jsonl(path)
+
+
+def conversations(
+    path: Path, probes: list[dict[str, Any]], limit: int | None = None
+) -> list[tuple[str, list[dict], list[dict]]]:
+    """(conversation, its turns, its questions) in corpus order, for the conversations that are
+    asked something (a question of their own, or the no-answer probes), the first ``limit``."""
+    turns_of, queries_of = by_conversation(*load_dataset(path))
+    convs = [c for c in turns_of if queries_of.get(c) or probes][:limit]
+    return [(c, turns_of[c], queries_of[c]) for c in convs]
+
+
+def cache_key(dataset: SuiteDataset, model_id: str) -> str:
+    """Stores depend on the corpus and the model that embedded it, nothing else we vary."""
+    digest = hashlib.sha1((dataset.path / "corpus.jsonl").read_bytes()).hexdigest()[:12]
+    safe_model = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in model_id)
+    return f"{dataset.name}-{safe_model}-{digest}"
+
+
+@dataclass
+class SuiteRun:
+    """One suite run: the variants, the shared embedder, where stores are cached."""
+
+    variants: list[Variant]
+    config: Config
+    cache_dir: Path
+    embedder: Embedder | None = None
+    k: int = 10
+    progress: Progress | None = None
+    limit_conversations: int | None = None
+    scores: dict[str, dict[str, VariantScores]] = field(default_factory=dict)
+    # what every search is narrowed to (scripts/shared_store.py: one conversation's sessions)
+    filters: Filters | None = None
+
+    def run(self, dataset: SuiteDataset, probes: list[dict[str, Any]]) -> None:
+        """Every conversation of the dataset: ingest (or reuse), ask its questions, then
+        the no-answer probes aimed at it."""
+        from remem.engine import Memory
+
+        convs = conversations(dataset.path, probes, self.limit_conversations)
+        self.scores.setdefault(dataset.name, {v.name: VariantScores() for v in self.variants})
+        total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
+        if self.progress:
+            self.progress(dataset.name, 0, total)  # the ingest ahead may take minutes
+        for ci, (_conv, turns, questions) in enumerate(convs):
+            db = self.db_path(dataset, ci)  # loads the embedder first: the cache is keyed by it
+            with Memory(db, self.config, embedder=self.embedder) as mem:
+                ingest(mem, turns)
+                done = self.ask_all(mem, dataset.name, turns, questions, probes, (done, total))
+
+    def ask_all(
+        self,
+        mem: Any,
+        name: str,
+        turns: list[dict],
+        questions: list[dict],
+        probes: list[dict[str, Any]],
+        progress: tuple[int, int],
+    ) -> int:
+        """A conversation's questions, then the probes, asked of ``mem``; returns how many
+        of the dataset's ``progress`` (done, total) are done after them."""
+        per_variant = self.scores[name]
+        session_of = {t["id"]: t["session"] for t in turns}
+        done, total = progress
+        asked = [(q, False) for q in questions] + [(p, True) for p in probes]
+        for q, probe in asked:
+            self.ask(mem, q, session_of, per_variant, probe=probe)
+            done += 1
+            if self.progress:
+                self.progress(name, done, total)
+        return done
+
+    def db_path(self, dataset: SuiteDataset, ci: int) -> Path:
+        """The cached store of the dataset's ``ci``-th conversation (loads the embedder: its
+        model names the cache)."""
+        if self.embedder is None:
+            self.embedder = make_embedder(self.config.embed)  # its id names the cache
+        model_id = self.embedder.model_id if self.embedder else "lexical-only"
+        folder = self.cache_dir / cache_key(dataset, model_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"conv-{ci}.db"
+
+    def ask(
+        self,
+        mem: Any,
+        q: dict[str, Any],
+        session_of: dict[str, str],
+        per_variant: dict[str, VariantScores],
+        *,
+        probe: bool,
+    ) -> None:
+        qvec = query_vector(mem, q["query"]) if self.embedder else None
+        for variant in self.variants:
+            saved = apply_overrides(mem.config, variant.overrides)
+            start = time.perf_counter()
+            try:
+                result = mem.search(
+                    q["query"],
+                    k=max(self.k, 10),
+                    now=q.get("timestamp"),
+                    filters=self.filters,
+                    query_vector=qvec if "vector" in variant.channels else None,
+                    channels=variant.channels,
+                    disable=variant.disable,
+                )
+            finally:
+                apply_overrides(mem.config, saved)
+            scores = per_variant[variant.name]
+            scores.latency_ms.append((time.perf_counter() - start) * 1000)
+            ids = [h.record.id for h in result.hits]
+            if probe:
+                scores.no_answer_hits.append(bool(ids))
+            elif is_unanswerable(q):
+                scores.unanswerable_hits.append(bool(ids))
+            else:
+                row = score_query(
+                    ids, [session_of.get(i, "") for i in ids], q["gold"], q.get("gold_sessions", [])
+                )
+                scores.add_answerable(row, q.get("category", "all"))
+
+
+def ingest(mem: Any, turns: list[dict]) -> None:
+    """A conversation's turns into its store, unless a complete cached copy is there."""
+    if mem.count() != len(turns):  # else cached from an earlier run
+        mem.ingest_many(turn_fields(turns), on_conflict="skip", wait=True)
+    # Also for a cached store: a run cut off after the writes but before every vector would
+    # otherwise leave it searched with vectors missing. Nothing missing costs one count. The
+    # latent terms too, so a search reads them as a user's store would (when they are on).
+    mem.embed_pending()
+    store_latent_terms(mem)
+
+
+def suite_candidates(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:
+    """Every dataset of the suite, LongMemEval left out when quick, whether it is here or not."""
+    candidates = [
+        SuiteDataset("locomo", shared_dir / "locomo"),
+        SuiteDataset("longmemeval_oracle", shared_dir / "longmemeval_oracle"),
+        SuiteDataset("zh_groupchat", data_dir / "zh_groupchat"),
+        SuiteDataset("zh_validation", data_dir / "zh_validation", held_out=True),
+    ]
+    if quick:
+        candidates = [d for d in candidates if d.name != "longmemeval_oracle"]
+    return candidates
+
+
+def suite_datasets(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:
+    """The suite's datasets that exist on this machine, LongMemEval left out when quick."""
+    candidates = suite_candidates(shared_dir, data_dir, quick=quick)
+    return [d for d in candidates if (d.path / "queries.jsonl").is_file()]
+
+
+def missing_files(shared_dir: Path, data_dir: Path, *, quick: bool) -> dict[str, Path]:
+    """The suite's parts whose questions are not on this machine (name -> the file looked
+    for): a run without them scores less than the whole suite."""
+    wanted = {
+        d.name: d.path / "queries.jsonl"
+        for d in suite_candidates(shared_dir, data_dir, quick=quick)
+    }
+    wanted["no_answer"] = data_dir / "no_answer" / "queries.jsonl"
+    return {name: path for name, path in wanted.items() if not path.is_file()}
+
+
+def run_suite(
+    datasets: list[SuiteDataset],
+    *,
+    no_answer: list[dict[str, Any]],
+    config: Config,
+    cache_dir: Path,
+    variants: list[Variant] | None = None,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+    limit_conversations: int | None = None,
+    on_dataset: DatasetDone | None = None,
+) -> dict[str, Any]:
+    """Run every dataset through every variant; returns per-variant, per-dataset summaries
+    plus each variant's macro average."""
+    run = SuiteRun(
+        variants or [Variant("hybrid")],
+        config,
+        cache_dir,
+        embedder=embedder,
+        progress=progress,
+        limit_conversations=limit_conversations,
+    )
+    for dataset in datasets:
+        targets = NO_ANSWER_TARGETS.get(dataset.name, ())
+        probes = [q for q in no_answer if q.get("target") in targets]
+        start = time.perf_counter()
+        run.run(dataset, probes)
+        if on_dataset is not None:
+            scores = run.scores[dataset.name]
+            summaries = {v.name: summarise(scores[v.name]) for v in run.variants}
+            on_dataset(dataset.name, summaries, time.perf_counter() - start)
+    held_out = frozenset(d.name for d in datasets if d.held_out)
+    out: dict[str, Any] = {
+        "variants": {},
+        "embed_model": run.embedder and run.embedder.model_id,
+        "held_out": sorted(held_out),
+    }
+    for variant in run.variants:
+        per_dataset = {name: summarise(v[variant.name]) for name, v in run.scores.items()}
+        out["variants"][variant.name] = {
+            "datasets": per_dataset,
+            "macro": macro_average(per_dataset, held_out),
+        }
+    return out

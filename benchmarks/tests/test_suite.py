@@ -1,0 +1,212 @@
+"""The suite's scoring: answerable questions are averaged, unanswerable ones and no-answer
+probes are scored as false-hit rates (never as zeros in the recall mean), and a run over a
+tiny two-conversation dataset routes every question to the right bucket."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from bench_helpers import HashEmbedder
+
+from remem import Config
+from remem_bench.benchmark import Variant
+from remem_bench.suite import (
+    SuiteDataset,
+    VariantScores,
+    cache_key,
+    is_unanswerable,
+    macro_average,
+    rate,
+    run_suite,
+    suite_datasets,
+    summarise,
+)
+
+
+def test_unanswerable_is_no_gold_or_an_abstention_category():
+    assert is_unanswerable({"gold": [], "category": "single_fact"})
+    assert is_unanswerable({"gold": ["a"], "category": "abstention"})
+    assert is_unanswerable({"gold": ["a"], "category": "unanswerable"})
+    assert not is_unanswerable({"gold": ["a"], "category": "temporal"})
+
+
+def test_rate_is_none_when_nothing_was_measured():
+    assert rate([]) is None
+    assert rate([True, False, False, False]) == 0.25
+
+
+def _row(r10: float, mrr: float) -> dict[str, float]:
+    return {
+        "recall@5": r10,
+        "recall@10": r10,
+        "hit@10": 1.0 if r10 else 0.0,
+        "session_recall@10": r10,
+        "mrr": mrr,
+    }
+
+
+def test_summary_averages_answerable_only_and_counts_false_hits():
+    s = VariantScores()
+    s.add_answerable(_row(1.0, 1.0), "single")
+    s.add_answerable(_row(0.5, 0.5), "multi")
+    s.unanswerable_hits += [True, False]
+    s.no_answer_hits += [False, False, False, True]
+    s.latency_ms += [1.0, 2.0, 3.0]
+    out = summarise(s)
+    assert out["n_answerable"] == 2
+    assert out["overall"]["recall@10"] == 0.75  # the unanswerable ones are not zeros here
+    assert out["by_category"]["multi"] == {**_row(0.5, 0.5), "n": 1}
+    assert out["unanswerable"] == {"n": 2, "false_hit_rate": 0.5}
+    assert out["no_answer"] == {"n": 4, "false_hit_rate": 0.25}
+    assert out["latency_ms"]["p50"] == 2.0
+
+
+def test_macro_average_skips_datasets_without_answerable_questions():
+    datasets = {
+        "a": {"n_answerable": 2, "overall": {"recall@5": 0.4, "recall@10": 0.6, "mrr": 0.2}},
+        "b": {"n_answerable": 1, "overall": {"recall@5": 0.8, "recall@10": 1.0, "mrr": 0.6}},
+        "c": {"n_answerable": 0, "overall": {}},
+    }
+    assert macro_average(datasets) == {"recall@5": 0.6, "recall@10": 0.8, "mrr": 0.4}
+
+
+def test_a_held_out_dataset_is_reported_but_never_averaged_in(tmp_path):
+    datasets = {
+        "a": {"n_answerable": 2, "overall": {"recall@5": 0.4, "recall@10": 0.6, "mrr": 0.2}},
+        "held": {"n_answerable": 1, "overall": {"recall@5": 0.8, "recall@10": 1.0, "mrr": 0.6}},
+    }
+    assert macro_average(datasets, frozenset({"held"})) == {
+        "recall@5": 0.4,
+        "recall@10": 0.6,
+        "mrr": 0.2,
+    }
+    for name in ("zh_groupchat", "zh_validation"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "queries.jsonl").write_text("")
+    found = {d.name: d.held_out for d in suite_datasets(tmp_path / "none", tmp_path, quick=True)}
+    assert found == {"zh_groupchat": False, "zh_validation": True}
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+
+
+@pytest.fixture
+def tiny_dataset(tmp_path):
+    folder = tmp_path / "zh_groupchat"  # the name the no-answer targets use
+    folder.mkdir()
+    turns = [
+        ("c1", "c1:0", "The hut on the ridge is booked for Saturday"),
+        ("c1", "c1:1", "Great, I will buy a new headlamp"),
+        ("c1", "c1:2", "Bring warm gloves, the forecast says snow"),
+        ("c2", "c2:0", "The deploy moved to Thursday evening"),
+        ("c2", "c2:1", "Staging runs on port 8443 now"),
+    ]
+    _write(
+        folder / "corpus.jsonl",
+        [
+            {
+                "id": i,
+                "conversation": c,
+                "session": f"{c}:s",
+                "timestamp": 1_700_000_000 + n,
+                "speaker": "A" if n % 2 else "B",
+                "role": "user",
+                "text": text,
+            }
+            for n, (c, i, text) in enumerate(turns)
+        ],
+    )
+    q = {"timestamp": 1_700_001_000}
+    _write(
+        folder / "queries.jsonl",
+        [
+            {
+                **q,
+                "qid": "1",
+                "conversation": "c1",
+                "query": "which hut is booked",
+                "gold": ["c1:0"],
+                "gold_sessions": ["c1:s"],
+                "category": "single",
+            },
+            {
+                **q,
+                "qid": "2",
+                "conversation": "c2",
+                "query": "staging port",
+                "gold": ["c2:1"],
+                "gold_sessions": ["c2:s"],
+                "category": "single",
+            },
+            {
+                **q,
+                "qid": "3",
+                "conversation": "c2",
+                "query": "who won the cup",
+                "gold": [],
+                "gold_sessions": [],
+                "category": "unanswerable",
+            },
+        ],
+    )
+    return SuiteDataset("zh_groupchat", folder)
+
+
+def test_run_routes_each_question_and_caches_the_stores(tiny_dataset, tmp_path):
+    probes = [
+        {"qid": "na-1", "query": "zebra quantum", "target": "both"},
+        {"qid": "na-2", "query": "hut", "target": "locomo"},  # not aimed at this dataset
+    ]
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    kwargs = dict(
+        no_answer=probes,
+        config=config,
+        cache_dir=tmp_path / "cache",
+        variants=[Variant("lexical", ("lexical",))],
+        embedder=HashEmbedder(),
+    )
+    result = run_suite([tiny_dataset], **kwargs)
+    d = result["variants"]["lexical"]["datasets"]["zh_groupchat"]
+    assert d["n_answerable"] == 2
+    assert d["overall"]["recall@10"] == 1.0
+    assert d["overall"]["mrr"] == 1.0
+    # "who won the cup" shares no word with c2, lexical search finds nothing
+    assert d["unanswerable"] == {"n": 1, "false_hit_rate": 0.0}
+    # one probe aimed at this dataset, asked in both conversation stores
+    assert d["no_answer"] == {"n": 2, "false_hit_rate": 0.0}
+    stores = sorted(p.name for p in (tmp_path / "cache").rglob("conv-*.db"))
+    assert stores == ["conv-0.db", "conv-1.db"]
+    folders = [p.name for p in (tmp_path / "cache").iterdir()]
+    assert folders == [cache_key(tiny_dataset, HashEmbedder.model_id)]
+    again = run_suite([tiny_dataset], **kwargs)  # reuses the cached stores
+    assert again["variants"]["lexical"]["datasets"]["zh_groupchat"] == {
+        **d,
+        "latency_ms": again["variants"]["lexical"]["datasets"]["zh_groupchat"]["latency_ms"],
+    }
+
+
+def test_a_cached_store_missing_vectors_is_completed_before_it_is_searched(tiny_dataset, tmp_path):
+    from remem import Memory
+
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    kwargs = dict(
+        no_answer=[],
+        config=config,
+        cache_dir=tmp_path / "cache",
+        variants=[Variant("vector", ("vector",))],
+        embedder=HashEmbedder(),
+    )
+    first = run_suite([tiny_dataset], **kwargs)
+    (db, *_) = sorted((tmp_path / "cache").rglob("conv-0.db"))
+    with Memory(db, config, embedder=HashEmbedder()) as mem:  # as if cut off mid-embedding
+        records = mem.count()
+        assert mem.store.clear_vectors() == records
+    again = run_suite([tiny_dataset], **kwargs)
+    with Memory(db, config, embedder=HashEmbedder()) as mem:
+        assert mem.missing_vectors(HashEmbedder.model_id) == 0
+    assert (
+        again["variants"]["vector"]["datasets"]["zh_groupchat"]["overall"]
+        == (first["variants"]["vector"]["datasets"]["zh_groupchat"]["overall"])
+    )
