@@ -171,7 +171,7 @@ def run_suite_command(
     if not datasets:
         raise BenchUsageError(
             f"no suite dataset found under {str(shared_dir)!r} (locomo, longmemeval_oracle) or "
-            f"{str(data_dir)!r} (zh_groupchat, zh_validation); pass --shared-dir / --data-dir"
+            f"{str(data_dir)!r} (the sets written here); pass --shared-dir / --data-dir"
         )
     missing = missing_files(shared_dir, data_dir, quick=quick)
     if missing:

@@ -273,6 +273,12 @@ def suite_candidates(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[S
         SuiteDataset("longmemeval_oracle", shared_dir / "longmemeval_oracle"),
         SuiteDataset("zh_groupchat", data_dir / "zh_groupchat"),
         SuiteDataset("zh_validation", data_dir / "zh_validation", held_out=True),
+        # written for issues 45, 46 and 48: facts that change, English questions about Chinese
+        # lines, the dialogue so far as the query; each has a held-out twin or will get one
+        SuiteDataset("changed_facts", data_dir / "changed_facts"),
+        SuiteDataset("changed_facts_heldout", data_dir / "changed_facts_heldout", held_out=True),
+        SuiteDataset("mixed_script", data_dir / "mixed_script"),
+        SuiteDataset("dialogue_notes", data_dir / "dialogue_notes"),
     ]
     if quick:
         candidates = [d for d in candidates if d.name != "longmemeval_oracle"]

@@ -120,7 +120,9 @@ def parse_chat(path: Path) -> Conversation:
     return conv
 
 
-def parse_queries(path: Path, conv: Conversation) -> list[dict]:
+def parse_queries(
+    path: Path, conv: Conversation, categories: frozenset[str] | set[str] = CATEGORIES
+) -> list[dict]:
     asked_at = conv.turns[-1]["timestamp"] + QUERY_DELAY_S
     queries = []
     for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -131,7 +133,7 @@ def parse_queries(path: Path, conv: Conversation) -> list[dict]:
         if len(parts) != 4:
             raise ValueError(f"{path.name}:{lineno}: want 'category | labels | query | answer'")
         category, labels, query, answer = parts
-        if category not in CATEGORIES:
+        if category not in categories:
             raise ValueError(f"{path.name}:{lineno}: unknown category {category!r}")
         names = [] if labels == "-" else labels.split()
         missing = [n for n in names if n not in conv.labels]
@@ -158,9 +160,12 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def build(
-    source: Path = SOURCE, conversations: tuple[str, ...] = CONVERSATIONS
+    source: Path = SOURCE,
+    conversations: tuple[str, ...] = CONVERSATIONS,
+    categories: frozenset[str] | set[str] = CATEGORIES,
 ) -> tuple[list[dict], list[dict]]:
-    """Read the hand-written sources; returns (corpus turns, questions)."""
+    """Read the hand-written sources; returns (corpus turns, questions). Other sets built
+    with these functions name their own ``categories``."""
     corpus: list[dict] = []
     queries: list[dict] = []
     for name in conversations:
@@ -175,7 +180,7 @@ def build(
         corpus.extend(conv.turns)
         qfile = source / f"{name}.queries.txt"
         if qfile.exists():
-            queries.extend(parse_queries(qfile, conv))
+            queries.extend(parse_queries(qfile, conv, categories))
     return corpus, queries
 
 
@@ -183,8 +188,12 @@ def to_jsonl(rows: list[dict]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
-def main(here: Path = HERE, conversations: tuple[str, ...] = CONVERSATIONS) -> None:
-    corpus, queries = build(here / "source", conversations)
+def main(
+    here: Path = HERE,
+    conversations: tuple[str, ...] = CONVERSATIONS,
+    categories: frozenset[str] | set[str] = CATEGORIES,
+) -> None:
+    corpus, queries = build(here / "source", conversations, categories)
     _write_jsonl(here / "corpus.jsonl", corpus)
     _write_jsonl(here / "queries.jsonl", queries)
     print(f"{len(corpus)} messages, {len(queries)} questions")
