@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from remem.capture.candidates import never_a_memory
 from remem.capture.remember import store_memory
 from remem.config import Config
 from remem.errors import RememError, printable
@@ -115,7 +116,8 @@ TOOLS: dict[str, tuple[type[_Args], str]] = {
             "Save one durable fact, preference, decision or entity for future conversations (for "
             "example 'Bob is allergic to peanuts'). Write one short self-contained sentence. Do not "
             "store secrets, passwords or keys, or things that only matter in this conversation. "
-            "A statement that updates an older one on the same subject replaces it; duplicates "
+            "Greetings, acknowledgements, 'I have no information' answers and questions about "
+            "memory are not stored ('rejected' says why). A statement that updates an older one on the same subject replaces it; duplicates "
             "are recognised and not stored twice."
         ),
     ),
@@ -253,6 +255,9 @@ class MemoryTools:
                 "memory_store: this looks like a secret (a key, password or token); "
                 "secrets are never stored"
             )
+        why = never_a_memory(args.text.strip())  # auto-capture's noise and meta-talk rules
+        if why is not None:
+            return {"stored": False, "rejected": why}
         scope = self.guard.write_target(args.scope) or self.access.write_scope
         outcome = store_memory(
             self.mem,

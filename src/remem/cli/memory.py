@@ -105,7 +105,13 @@ def memory_store(
     data = _tool("memory_store", args, agent, session, user)
     if as_json:
         emit_json(data)
-    elif data["stored"]:
+    if "rejected" in data:  # noise or meta-talk: nothing was done
+        if not as_json:
+            err.print(f"not stored: {data['rejected']}", markup=False)
+        raise typer.Exit(1)
+    if as_json:
+        return
+    if data["stored"]:
         stored = data["memory"]
         replaced = f" (replaces {', '.join(data['replaced'])})" if data["replaced"] else ""
         out.print(f"stored {stored['id']} in {stored['scope']}{replaced}", markup=False)

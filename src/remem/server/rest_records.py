@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
+from remem.capture.candidates import never_a_memory
 from remem.errors import ValidationError
-from remem.schemas import make_filters
+from remem.schemas import is_encodable, make_filters
 from remem.server.rest_context import Caller, Requests, SearchBody
 from remem.transfer import export_lines
 from remem.types import Filters
@@ -44,6 +45,10 @@ def write_routes(r: Requests) -> APIRouter:
         """Store one curated memory, unless the same text (exact or normalised) is already a
         current memory of that scope: then 200 with that one and ``duplicate`` saying how."""
         text = body.get("text")
+        if isinstance(text, str) and is_encodable(text) and (why := never_a_memory(text.strip())):
+            # auto-capture's noise and meta-talk rules, as for the memory_store tool
+            shown = ValidationError("text", text, f"not stored: {why}")
+            return JSONResponse({"error": str(shown), "rejected": why}, status_code=400)
         fields = {k: v for k, v in body.items() if k != "text"}
         session = fields.get("session") if isinstance(fields.get("session"), str) else None
         guard = c.writer(mem, request, session)
