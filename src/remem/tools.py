@@ -84,8 +84,9 @@ class ConversationRecallArgs(_Args):
     query: str = Field(min_length=1, max_length=2000, description="what was said, in a few words")
     scope: Literal["session", "user", "platform", "all"] | None = Field(
         default=None,
-        description="where to look: this session, this user's conversations, this platform, or "
-        "all; only as wide as this conversation is configured to see (wider falls back to that)",
+        description="where to look: this session, this user's conversations (the ones this "
+        "user took part in), this platform, or all; only as wide as this conversation is "
+        "configured to see (wider falls back to that)",
     )
     context_window: int | None = Field(
         default=None,
@@ -93,6 +94,11 @@ class ConversationRecallArgs(_Args):
         ge=0,
         le=50,
         description="messages to show before and after each match (at most the configured window)",
+    )
+    cross_session: bool | None = Field(
+        default=None,
+        alias="crossSession",
+        description="false: only this conversation; true or left out: as far as scope allows",
     )
     limit: int = Field(default=5, ge=1, le=20, description="at most this many matches")
 
@@ -363,6 +369,7 @@ class MemoryTools:
             scope=args.scope,
             context_window=args.context_window,
             limit=args.limit,
+            cross_session=args.cross_session,
         )
         return {
             "block": out.block,

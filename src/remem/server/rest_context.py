@@ -73,6 +73,7 @@ class ConversationRecallBody(_Body):
     current_ids: list[str] = Field(default_factory=list)
     scope: Literal["session", "user", "platform", "all"] | None = None
     context_window: int | None = Field(default=None, alias="contextWindow", ge=0, le=50)
+    cross_session: bool | None = Field(default=None, alias="crossSession")
     limit: int = Field(default=5, ge=1, le=100)
     now: float | None = None
     timezone: Any = None
