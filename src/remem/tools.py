@@ -22,7 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 from remem.capture.candidates import never_a_memory
 from remem.capture.remember import store_memory
 from remem.config import Config
-from remem.errors import RememError, printable
+from remem.errors import NotFoundError, RememError, printable
 from remem.ports import MemoryPort
 from remem.recall.conversation import conversation_recall
 from remem.recall.memories import relevant_memories
@@ -33,7 +33,13 @@ from remem.types import Filters, Record, Turn
 
 
 class ToolError(RememError):
-    """A tool call that cannot be done; the message is for the model."""
+    """A tool call that cannot be done; the message is for the model. ``cause`` is the
+    library error it answers for (a missing memory, a store error), for callers that map
+    errors to codes (the CLI's exit codes)."""
+
+    def __init__(self, message: str, *, cause: RememError | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 class _Args(BaseModel):
@@ -245,7 +251,7 @@ class MemoryTools:
         except ToolError:
             raise
         except RememError as exc:
-            raise ToolError(f"{name}: {exc}") from None
+            raise ToolError(f"{name}: {exc}", cause=exc) from None
 
     # ------------------------------------------------------------------ tools
     def memory_recall(self, args: RecallArgs) -> dict[str, Any]:
@@ -300,7 +306,8 @@ class MemoryTools:
             rec = self.mem.get(args.memory_id)
             if rec is None or rec.kind != "memory" or rec.scope not in scopes:
                 # the same answer whether it does not exist or is not yours: no probing
-                raise ToolError(f"memory_forget: no memory {args.memory_id!r} that you may forget")
+                message = f"memory_forget: no memory {args.memory_id!r} that you may forget"
+                raise ToolError(message, cause=NotFoundError(message))
             self.guard.check_write(rec.scope)
             self.mem.delete(rec.id)
             return {"forgotten": [_brief(rec)]}

@@ -23,6 +23,7 @@ from remem.cli.common import (
     out,
     short,
 )
+from remem.cli.exits import NOT_FOUND
 
 if TYPE_CHECKING:
     from remem import Memory, Record
@@ -108,7 +109,7 @@ def memory_store(
     if "rejected" in data:  # noise or meta-talk: nothing was done
         if not as_json:
             err.print(f"not stored: {data['rejected']}", markup=False)
-        raise typer.Exit(1)
+        raise typer.Exit(NOT_FOUND)
     if as_json:
         return
     if data["stored"]:
@@ -143,7 +144,7 @@ def memory_forget(
     out.print(data["note"], markup=False)
     if data["candidates"]:
         _print_memories(data["candidates"])
-    raise typer.Exit(1)
+    raise typer.Exit(NOT_FOUND)
 
 
 @app.command("list")
