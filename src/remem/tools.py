@@ -19,8 +19,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from remem.capture.candidates import never_a_memory
 from remem.config import Config
-from remem.errors import RememError, printable
+from remem.errors import NotFoundError, RememError, printable
 from remem.ports import MemoryPort
 from remem.recall.conversation import conversation_recall
 from remem.recall.memories import relevant_memories
@@ -31,7 +32,13 @@ from remem.types import Filters, Record, Turn
 
 
 class ToolError(RememError):
-    """A tool call that cannot be done; the message is for the model."""
+    """A tool call that cannot be done; the message is for the model. ``cause`` is the
+    library error it answers for (a missing memory, a store error), for callers that map
+    errors to codes (the CLI's exit codes)."""
+
+    def __init__(self, message: str, *, cause: RememError | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 class _Args(BaseModel):
@@ -82,8 +89,9 @@ class ConversationRecallArgs(_Args):
     query: str = Field(min_length=1, max_length=2000, description="what was said, in a few words")
     scope: Literal["session", "user", "platform", "all"] | None = Field(
         default=None,
-        description="where to look: this session, this user's conversations, this platform, or "
-        "all; only as wide as this conversation is configured to see (wider falls back to that)",
+        description="where to look: this session, this user's conversations (the ones this "
+        "user took part in), this platform, or all; only as wide as this conversation is "
+        "configured to see (wider falls back to that)",
     )
     context_window: int | None = Field(
         default=None,
@@ -91,6 +99,11 @@ class ConversationRecallArgs(_Args):
         ge=0,
         le=50,
         description="messages to show before and after each match (at most the configured window)",
+    )
+    cross_session: bool | None = Field(
+        default=None,
+        alias="crossSession",
+        description="false: only this conversation; true or left out: as far as scope allows",
     )
     limit: int = Field(default=5, ge=1, le=20, description="at most this many matches")
 
@@ -114,7 +127,8 @@ TOOLS: dict[str, tuple[type[_Args], str]] = {
             "Save one durable fact, preference, decision or entity for future conversations (for "
             "example 'Bob is allergic to peanuts'). Write one short self-contained sentence. Do not "
             "store secrets, passwords or keys, or things that only matter in this conversation. "
-            "A statement that updates an older one on the same subject replaces it; duplicates "
+            "Greetings, acknowledgements, 'I have no information' answers and questions about "
+            "memory are not stored ('rejected' says why). A statement that updates an older one on the same subject replaces it; duplicates "
             "are recognised and not stored twice."
         ),
     ),
@@ -236,7 +250,7 @@ class MemoryTools:
         except ToolError:
             raise
         except RememError as exc:
-            raise ToolError(f"{name}: {exc}") from None
+            raise ToolError(f"{name}: {exc}", cause=exc) from None
 
     # ------------------------------------------------------------------ tools
     def memory_recall(self, args: RecallArgs) -> dict[str, Any]:
@@ -252,6 +266,9 @@ class MemoryTools:
                 "memory_store: this looks like a secret (a key, password or token); "
                 "secrets are never stored"
             )
+        why = never_a_memory(args.text.strip())  # auto-capture's noise and meta-talk rules
+        if why is not None:
+            return {"stored": False, "rejected": why}
         scope = self.guard.write_target(args.scope) or self.access.write_scope
         outcome = self.mem.memories.remember(
             self.access,
@@ -287,7 +304,8 @@ class MemoryTools:
             rec = self.mem.get(args.memory_id)
             if rec is None or rec.kind != "memory" or rec.scope not in scopes:
                 # the same answer whether it does not exist or is not yours: no probing
-                raise ToolError(f"memory_forget: no memory {args.memory_id!r} that you may forget")
+                message = f"memory_forget: no memory {args.memory_id!r} that you may forget"
+                raise ToolError(message, cause=NotFoundError(message))
             self.guard.check_write(rec.scope)
             self.mem.delete(rec.id)
             return {"forgotten": [_brief(rec)]}
@@ -357,6 +375,7 @@ class MemoryTools:
             scope=args.scope,
             context_window=args.context_window,
             limit=args.limit,
+            cross_session=args.cross_session,
         )
         return {
             "block": out.block,

@@ -201,7 +201,8 @@ def test_bad_database_paths_and_config(tmp_path):
     assert "is a directory" in line
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not a database" * 200)
-    assert "cannot use" in one_error_line(run(["--db", str(junk), "stats"], lexical=True))
+    line = one_error_line(run(["--db", str(junk), "stats"], lexical=True), code=3)  # store error
+    assert "cannot use" in line
     bad_cfg = tmp_path / "c.toml"
     bad_cfg.write_text("[embed]\nprovider = 'magic'\n")
     line = one_error_line(run(["--config", str(bad_cfg), "stats"], tmp_path / "y.db"))

@@ -80,7 +80,9 @@ def test_memory_commands_round_trip(tmp_path):
     assert "forgot" in run(["memory", "forget", mid, *ag], db, lexical=True).stdout
     # another agent sees nothing and cannot forget
     assert j(run(["memory", "list", "--agent", "other", "--json"], db, lexical=True))["total"] == 0
-    line = one_error_line(run(["memory", "forget", berlin, "--agent", "other"], db, lexical=True))
+    line = one_error_line(
+        run(["memory", "forget", berlin, "--agent", "other"], db, lexical=True), code=1
+    )  # not found, whether missing or another agent's
     assert "no memory" in line
 
 

@@ -139,3 +139,40 @@ def test_archived_text_with_its_speaker_prefix_is_embedded_with_one_prefix(db_pa
         mem.ingest({"session": "s", "role": "user", "speaker": "bob", "text": "me too"})
     assert "alice: I moved to Lisbon" in embedder.seen and "bob: me too" in embedder.seen
     assert not any("alice: alice:" in text for text in embedder.seen)
+
+
+def test_user_scope_means_the_users_own_conversations(db_path):
+    """Issue 44 item 9: with cross-session mode ``all``, u1 asking ``scope: "user"`` got Bob's
+    private ``dm:u2`` line. ``user`` is the sessions u1 took part in (and the current one),
+    whatever wider mode is configured; ``crossSession: false`` keeps to this session."""
+    with make(db_path, **{"conversation.cross_session": "all"}) as mem:
+        mem.ingest_many(
+            [
+                {"id": "d1", "session": "dm:u2", "platform": "qq", "speaker_id": "u2",
+                 "role": "user", "text": "my glacier password hint is bluebird", "timestamp": T + 20},
+                {"id": "g1", "session": "group:9", "platform": "qq", "speaker_id": "u2",
+                 "role": "user", "text": "glacier meetup on friday", "timestamp": T + 21},
+                {"id": "g2", "session": "group:9", "platform": "qq", "speaker_id": "u1",
+                 "role": "user", "text": "I'll bring the glacier map", "timestamp": T + 22},
+            ]
+        )  # fmt: skip
+        assert "dm:u2" in sessions(recall(mem, limit=20))  # mode all: everything
+        mine = recall(mem, scope="user", limit=20)
+        assert sessions(mine) == {"s1", "s2", "s3", "group:9"}, sessions(mine)
+        assert "bluebird" not in mine["block"] and mine["scope"] == "user"
+        # a user with no other conversation: only the current session
+        alone = mem.tools("bot", session="s1", user="u9").call(
+            "conversation_recall", {"query": "glacier", "scope": "user", "limit": 20}
+        )
+        assert sessions(alone) == {"s1"}
+        # crossSession: false narrows to this session whatever scope asks
+        assert sessions(recall(mem, crossSession=False, limit=20)) == {"s1"}
+        assert sessions(recall(mem, scope="all", crossSession=False, limit=20)) == {"s1"}
+        assert "dm:u2" in sessions(recall(mem, crossSession=True, limit=20))  # never widens...
+    with make(db_path.with_name("iso.db")) as mem:  # ... past the configured isolated mode
+        assert sessions(recall(mem, crossSession=True, limit=20)) == {"s1"}
+
+
+def test_the_tool_schema_has_the_three_narrowing_knobs():
+    spec = next(s for s in tool_specs() if s["name"] == "conversation_recall")
+    assert {"scope", "contextWindow", "crossSession"} <= set(spec["input_schema"]["properties"])

@@ -91,6 +91,8 @@ def test_rest_conversation_recall_narrows_and_keeps_to_the_agents_scopes(rest):
     assert sessions(wider) == {"s1", "s2"} and wider["scope"] == "platform"
     narrow = http.post("/v1/conversation/recall", json={**body, "scope": "session"}).json()
     assert sessions(narrow) == {"s1"} and "k5" not in ids(narrow)
+    alone = http.post("/v1/conversation/recall", json={**body, "crossSession": False}).json()
+    assert sessions(alone) == {"s1"}  # the third knob (issue 44 item 9)
     bad = http.post("/v1/conversation/recall", json={**body, "contextWindow": -1})
     assert bad.status_code == 422 and "contextWindow" in bad.json()["error"]
     tool = http.post(

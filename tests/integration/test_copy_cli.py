@@ -62,11 +62,13 @@ def test_a_killed_copy_resumes_and_verifies(tmp_path):
 
 def test_copy_refuses_what_it_cannot_do(tmp_path):
     src = tmp_path / "src.db"
-    assert run(["copy", str(tmp_path / "none.db"), str(src)]).returncode == 2
+    assert run(["copy", str(tmp_path / "none.db"), str(src)]).returncode == 1  # not found
     with Memory(src, Config.load(env={}), embedder=HashEmbedder()) as mem:
         mem.ingest({"text": "hello"})
     assert "same store" in one_error_line(run(["copy", str(src), str(src)]))
-    unreachable = one_error_line(run(["copy", str(src), "postgresql://u:secret@127.0.0.1:9/db"]))
+    unreachable = one_error_line(
+        run(["copy", str(src), "postgresql://u:secret@127.0.0.1:9/db"]), code=3
+    )  # a store error
     assert "cannot connect to PostgreSQL" in unreachable and "port=9" in unreachable
     assert "secret" not in unreachable
     other = tmp_path / "other.db"

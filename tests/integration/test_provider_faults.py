@@ -130,7 +130,7 @@ def server():
     s.close()
 
 
-def faults_config(server: FaultServer) -> Config:
+def faults_config(server: FaultServer, **extra: object) -> Config:
     return Config.load(
         env={},
         overrides={
@@ -145,6 +145,7 @@ def faults_config(server: FaultServer) -> Config:
             "embed.breaker_cooldown_s": COOLDOWN_S,
             "indexing.mode": "async",
             "indexing.drain_timeout_s": 5.0,
+            **extra,
         },
     )
 
@@ -237,3 +238,42 @@ def test_no_write_lost_searches_keep_their_deadline_and_pending_records_recover(
         for entries in vectors.values():
             assert all(np.all(np.isfinite(np.frombuffer(e[3], np.float32))) for e in entries)
     assert degraded_warnings
+
+
+def test_an_explicit_backfill_probes_the_provider_past_an_open_breaker(server, tmp_path):
+    """Issue 44 item 12: right after an outage the search path's breaker is open for its whole
+    cool-down; an explicit backfill (``embed_pending``, what ``remem embed`` and the web UI's
+    button run) must ask the provider itself instead of reporting every record failed."""
+    # the breaker cannot cool down during this test
+    config = faults_config(server, **{"embed.breaker_cooldown_s": 3600.0, "indexing.mode": "sync"})
+    with Memory(tmp_path / "outage.db", config) as mem:
+        server.mode = "down"
+        for i in range(4):  # written during the outage: pending
+            mem.ingest({"id": f"o-{i}", "text": f"outage note {i}", "session": "s1"})
+        for _ in range(3):  # the search path opens the breaker
+            mem.search("outage note", k=3)
+        assert mem.search("outage note", k=3).degraded
+        asked = server.requests
+        mem.search("outage note", k=3)
+        assert server.requests == asked  # the breaker is open: the provider is not asked
+
+        # the provider is back; the breaker still has an hour to go
+        server.mode = "ok"
+        report = mem.embed_pending()
+        assert report == {"embedded": 4, "failed": 0, "remaining": 0}, report
+        assert server.requests > asked
+        # the successful probe closed the breaker: searches use vectors again
+        result = mem.search("outage note", k=3)
+        assert not result.degraded and not result.warnings, result.warnings
+
+        # still down: the backfill probes once, then the reopened breaker spares the rest
+        server.mode = "down"
+        for i in range(3):
+            mem.ingest({"id": f"p-{i}", "text": f"second outage note {i}", "session": "s1"})
+        for _ in range(3):
+            mem.search("outage note", k=3)
+        asked = server.requests
+        report = mem.embed_pending(batch_size=1)
+        assert report["failed"] == 3 and report["embedded"] == 0, report
+        probes = server.requests - asked
+        assert 1 <= probes <= config.embed.max_attempts  # one batch tried (with its retries)

@@ -6,7 +6,8 @@ with no id, with and without a session, user and requested scope. The allowed se
 here independently of ``remem.scopes`` from the rules in the README. ``conversation_recall``
 also reads archived messages of several sessions and platforms under a generated
 cross-session mode: it never returns (as a match or as context) a message of a session that
-mode, narrowed by the requested scope, does not allow.
+mode, narrowed by the requested scope and ``crossSession``, does not allow; ``scope: "user"``
+keeps to the sessions the caller's user spoke in (and the current one), whatever the mode.
 """
 
 from __future__ import annotations
@@ -44,8 +45,20 @@ BREADTH = ["isolated", "platform", "user", "all"]
 CONVERSATION_SCOPES = {"session": "isolated", "platform": "platform", "user": "user", "all": "all"}
 
 
-def visible_sessions(configured: str, requested: str | None, session: str) -> set[str]:
-    """The README's cross-session rules: the narrower of the configured and requested mode."""
+def visible_sessions(
+    configured: str,
+    requested: str | None,
+    session: str,
+    spoke_in: set[str],
+    cross_session: bool | None = None,
+) -> set[str]:
+    """The README's cross-session rules: the narrower of the configured and requested mode;
+    ``user`` asked for: only the sessions the user spoke in (``spoke_in``) and this one;
+    ``crossSession`` false: this session only."""
+    if cross_session is False:
+        return {session}
+    if requested == "user":
+        return visible_sessions(configured, None, session, spoke_in) & (spoke_in | {session})
     mode = configured
     if requested is not None and BREADTH.index(CONVERSATION_SCOPES[requested]) < BREADTH.index(
         configured
@@ -89,6 +102,7 @@ calls = st.fixed_dictionaries(
         "victim": st.integers(0, 30),
         "conversation_scope": st.sampled_from([None, *CONVERSATION_SCOPES]),
         "context_window": st.sampled_from([None, 0, 1, 3]),
+        "cross_session": st.sampled_from([None, True, False]),
     }
 )
 
@@ -104,7 +118,11 @@ calls = st.fixed_dictionaries(
     mode=st.sampled_from(["global", "session", "session+global"]),
     memories=st.lists(st.sampled_from(SCOPES), min_size=3, max_size=12),
     chat=st.lists(
-        st.tuples(st.sampled_from(sorted(PLATFORMS)), st.sampled_from(SCOPES)),
+        st.tuples(
+            st.sampled_from(sorted(PLATFORMS)),
+            st.sampled_from(SCOPES),
+            st.sampled_from(["u1", "u2"]),  # who spoke
+        ),
         min_size=2,
         max_size=10,
     ),
@@ -139,10 +157,10 @@ def test_no_path_leaves_the_allowed_scopes(
                     check_conversation_recall(mem, a, ok, cross_session, messages)
 
 
-def archive(mem, chat: list[tuple[str, str]]) -> dict[str, tuple[str, str]]:
-    """Archive one message per (session, scope); returns text -> (session, scope)."""
-    texts: dict[str, tuple[str, str]] = {}
-    for i, (session, scope) in enumerate(chat):
+def archive(mem, chat: list[tuple[str, str, str]]) -> dict[str, tuple[str, str, str]]:
+    """Archive one message per (session, scope, speaker); returns text -> that tuple."""
+    texts: dict[str, tuple[str, str, str]] = {}
+    for i, (session, scope, speaker) in enumerate(chat):
         text = f"zebra chat line {i} marker{uuid.uuid4().hex[:8]}"
         mem.ingest(
             {
@@ -151,11 +169,12 @@ def archive(mem, chat: list[tuple[str, str]]) -> dict[str, tuple[str, str]]:
                 "scope": scope,
                 "role": "user",
                 "speaker": f"p{i % 2}",
+                "speaker_id": speaker,
                 "text": text,
                 "timestamp": 1e9 + i,
             }
         )
-        texts[text] = (session, scope)
+        texts[text] = (session, scope, speaker)
     return texts
 
 
@@ -166,12 +185,18 @@ def check_conversation_recall(mem, a, ok: set[str], cross_session: str, messages
         args["scope"] = a["conversation_scope"]
     if a["context_window"] is not None:
         args["contextWindow"] = a["context_window"]
+    if a["cross_session"] is not None:
+        args["crossSession"] = a["cross_session"]
     if a["session"] is None:
         with pytest.raises(ToolError):
             tools.call("conversation_recall", args)
         return
     out = tools.call("conversation_recall", args)
-    sessions = visible_sessions(cross_session, a["conversation_scope"], a["session"])
+    # every message is archived whatever its scope: a user took part where they spoke
+    spoke_in = {s for s, _scope, who in messages.values() if who == a["user"]}
+    sessions = visible_sessions(
+        cross_session, a["conversation_scope"], a["session"], spoke_in, a["cross_session"]
+    )
     for match in out["matches"]:
         assert match["session"] in sessions
         assert messages[match["text"]][1] in ok

@@ -150,3 +150,40 @@ def test_proxy_header_cannot_widen_a_bound_token(tmp_path):
         proxy.close()
         fake.close()
         mem.close()
+
+
+def test_every_write_path_takes_the_users_scope_by_one_rule(rest):
+    """Issue 44 item 14: ``/v1/memories`` and ``/v1/ingest`` resolved the caller without its
+    user, so ``user:alice`` was refused there for a token bound to alice while the tool and
+    capture routes accepted it. One rule now: the user the request acts for (the token's,
+    else the one it names with ``X-Remem-User``) fills ``user:{user}`` on every write path."""
+
+    def writes(http: httpx.Client, scope: str, user: str | None = None) -> list[int]:
+        n = f"{scope} {user}"  # distinct texts: no duplicate answers
+        headers = {"X-Remem-User": user} if user else None  # the tool names it in its body
+        codes = [
+            http.post(
+                "/v1/memories", json={"text": f"note {n} for {scope}", "scope": scope},
+                headers=headers,
+            ).status_code,
+            http.post(
+                "/v1/ingest",
+                json={"session": "s1", "role": "user", "text": f"said {n} in {scope}",
+                      "scope": scope},
+                headers=headers,
+            ).status_code,
+            http.post(
+                "/v1/tools/memory_store",
+                json={"arguments": {"text": f"stored {n}", "scope": scope}, "user": user},
+            ).status_code,
+        ]  # fmt: skip
+        return codes
+
+    with rest(ALICE_ONLY) as http:
+        assert writes(http, "user:alice") == [201, 201, 200]
+        assert writes(http, "user:alice", "alice") == [201, 201, 200]
+        assert writes(http, "user:bob") == [403, 403, 400]  # the tool's refusal is a 400
+        assert writes(http, "user:alice", "bob") == [403, 403, 403]  # cannot act for bob
+    with rest(UNBOUND) as http:
+        assert writes(http, "user:bob", "bob") == [201, 201, 200]  # the caller vouches
+        assert writes(http, "user:bob") == [403, 403, 400]  # no user named: none assumed

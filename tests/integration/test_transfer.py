@@ -92,7 +92,7 @@ def test_cli_export_import_and_config(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "ok"}\nnope\n')
     proc = run(["import", str(bad)], b, lexical=True)
-    assert proc.returncode == 1 and "bad.jsonl:2: not valid JSON" in proc.stderr
+    assert proc.returncode == 2 and "bad.jsonl:2: not valid JSON" in proc.stderr  # bad input
     assert "does not exist" in one_error_line(run(["import", str(tmp_path / "x")], b, lexical=True))
     assert "invalid --scope" in one_error_line(
         run(["import", str(dump), "--scope", "bad"], b, lexical=True)

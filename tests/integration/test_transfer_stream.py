@@ -105,7 +105,7 @@ def test_cli_streams_stdin_and_prints_json_summaries(tmp_path):
     assert len(proc.stdout.splitlines()) == 30 and json.loads(proc.stderr)["exported"] == 30
     bad = stdin + "{oops\n"
     proc = run(["import", "-"], copy, stdin=bad, lexical=True)
-    assert proc.returncode == 1 and "nothing imported" in proc.stdout
+    assert proc.returncode == 2 and "nothing imported" in proc.stdout  # bad input
     assert "-:31: not valid JSON" in proc.stderr
     proc = run(["import", "-", "--skip-invalid", "--json"], copy, stdin=bad, lexical=True)
-    assert proc.returncode == 1 and json.loads(proc.stdout)["added"] == 30
+    assert proc.returncode == 2 and json.loads(proc.stdout)["added"] == 30

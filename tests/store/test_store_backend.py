@@ -89,6 +89,21 @@ def test_inserted_records_set_their_session(store):
     assert store.session_info("s3") is None
 
 
+def test_sessions_a_speaker_took_part_in(store):
+    insert(
+        store,
+        fields(1, session="dm:u1", speaker_id="u1"),
+        fields(2, session="group:1", speaker_id="u1"),
+        fields(3, session="group:1", speaker_id="u2"),
+        fields(4, session="dm:u2", speaker_id="u2"),
+        fields(5, session="dm:u2", role="assistant"),
+        fields(6, kind="memory", session="notes", speaker_id="u1"),  # not a conversation
+    )
+    assert store.sessions_with_speaker("u1") == ["dm:u1", "group:1"]
+    assert store.sessions_with_speaker("u2") == ["dm:u2", "group:1"]
+    assert store.sessions_with_speaker("u3") == []
+
+
 def test_meta_get_set_add(store):
     assert store.meta_get("ns", "k") is None
     store.meta_set("ns", "k", "v1")

@@ -13,8 +13,14 @@ from remem.config import CaptureConfig
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
 from remem.text.secrets import contains_secret
-from remem.text.statements import not_a_statement
-from remem.text.triggers import Admission, admit, is_frustration, is_memory_instruction
+from remem.text.statements import is_question, not_a_statement
+from remem.text.triggers import (
+    Admission,
+    admit,
+    has_memory_cue,
+    is_frustration,
+    is_memory_instruction,
+)
 
 # Sentence ends: English punctuation followed by a space, CJK punctuation, line breaks.
 _SPLIT = re.compile(
@@ -84,14 +90,31 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+def never_a_memory(text: str) -> str | None:
+    """Why ``text`` can never be a curated memory, whoever writes it (None: it may be one).
+
+    The rules every write path that creates a memory for an agent applies (auto-capture per
+    sentence; the ``memory_store`` tool, ``POST /v1/memories`` and ``remem memory store`` to
+    the whole text): a secret, an instruction about memory, a greeting / acknowledgement /
+    refusal / heartbeat or an assistant's "I have no information", and meta-talk: a question
+    about what is remembered ("Do you remember what I said..."). The operator's explicit
+    ``remem add`` / ``Memory.add`` stores what it is given."""
+    if contains_secret(text):
+        return "looks like a secret (key, password, token)"
+    if is_memory_instruction(text):
+        return "an instruction about memory itself"
+    if is_noise(text):
+        return "greeting, acknowledgement, refusal or heartbeat"
+    if is_question(text) and has_memory_cue(text):
+        return "a question about memory itself, not a fact"
+    return None
+
+
 def judge(sentence: str, cfg: CaptureConfig) -> tuple[Admission | None, str | None]:
     """(admission, None) when the sentence may become a memory, else (None, why not)."""
-    if contains_secret(sentence):
-        return None, "looks like a secret (key, password, token)"
-    if is_memory_instruction(sentence):
-        return None, "an instruction about memory itself"
-    if is_noise(sentence):
-        return None, "greeting, acknowledgement, refusal or heartbeat"
+    never = never_a_memory(sentence)
+    if never is not None:
+        return None, never
     if is_frustration(sentence):
         return None, "frustration or a complaint"
     why = not_a_statement(sentence)

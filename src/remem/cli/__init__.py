@@ -74,17 +74,17 @@ def main() -> None:
         sys.stdout.write(help_text.kept())
         return
     from remem.cli.common import err
-    from remem.errors import NotFoundError, RememError
+    from remem.cli.exits import INTERRUPTED, code_for
+    from remem.errors import RememError
 
     try:
         _app()(args=args)
-    except RememError as exc:
-        code = 1 if isinstance(exc, NotFoundError) else 2
+    except RememError as exc:  # one line, and the code of the table in cli/exits.py
         err.print(f"error: {exc}", markup=False, highlight=False)
-        sys.exit(code)
+        sys.exit(code_for(exc))
     except KeyboardInterrupt:
         err.print("interrupted", markup=False)
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     except BrokenPipeError:
         os._exit(0)
 

@@ -1,7 +1,8 @@
 """The ``remem`` Typer app: every command group merged into one.
 
-Every error is one line on stderr that names the problem and the fix, with exit code 2 for
-bad input and 1 for "not found"; every command that prints a table also takes ``--json``.
+Every error is one line on stderr that names the problem and the fix, with an exit code of
+the table in ``exits.py`` (2 bad input, 1 not found, 3 store error); every command that prints
+a table also takes ``--json``.
 
 One module per audience (records, maintenance, bench, transfer, memory, serve, demo), each with its
 own Typer app merged here; ``common`` holds what they share. The commands call the public

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from remem.cli.exits import NOT_FOUND
+
 if TYPE_CHECKING:  # the library and rich are imported when a command runs, not for `--help`
     from rich.console import Console
     from rich.progress import Progress
@@ -123,7 +125,10 @@ def open_existing_memory(**overrides: Any) -> Memory:
     config = load_config(**overrides)
     path = config.store.resolved_path()
     if config.store.url is None and not path.exists():
-        fail(f"no remem database at {str(path)!r}; check --db / REMEM_DB (nothing was created)", 1)
+        fail(
+            f"no remem database at {str(path)!r}; check --db / REMEM_DB (nothing was created)",
+            NOT_FOUND,
+        )
     return Memory(config=config)
 
 
@@ -132,7 +137,8 @@ def emit_json(data: Any) -> None:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and exit: 2 for bad input, 1 for "not found" or "not done"."""
+    """One line on stderr and exit with a code of ``cli/exits.py``'s table: 2 (the default)
+    for bad input, 1 for "not found" or "not done", 3 for a store error."""
     err.print(f"error: {message}", markup=False, highlight=False)
     raise typer.Exit(code)
 

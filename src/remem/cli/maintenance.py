@@ -23,6 +23,7 @@ from remem.cli.common import (
     open_memory,
     out,
 )
+from remem.cli.exits import NOT_FOUND
 
 if TYPE_CHECKING:
     from remem import Config
@@ -48,7 +49,7 @@ def clear(
         if not sys.stdin.isatty():
             fail(f"refusing to clear {what}{where} without confirmation; add --yes")
         if not typer.confirm(f"Clear {what}{where}?", default=False):
-            fail("cancelled; nothing was cleared", code=1)
+            fail("cancelled; nothing was cleared", code=NOT_FOUND)
     with open_memory() as mem:
         base = {"scope": scope} if scope else {}
         if target == "vector":
@@ -229,7 +230,7 @@ def embed(
             markup=False,
         )
     if result["failed"]:
-        raise typer.Exit(1)
+        raise typer.Exit(NOT_FOUND)
 
 
 @app.command()
@@ -287,7 +288,7 @@ def doctor(
             table.add_row(f.check, f.status, f.detail, "yes" if f.fixed else "")
         out.print(table)
     if any(f.status == "error" and not f.fixed for f in findings):
-        raise typer.Exit(1)
+        raise typer.Exit(NOT_FOUND)
 
 
 def _switched_config(model: str, provider: str | None) -> Config:
@@ -337,7 +338,7 @@ def reembed(
         )
         out.print(_switch_outcome(report, in_use, user_config), markup=False)
     if not report.complete:
-        raise typer.Exit(1)
+        raise typer.Exit(NOT_FOUND)
 
 
 def _switch_outcome(report: ReembedReport, in_use: str | None, user: Config) -> str:

@@ -23,6 +23,7 @@ from remem.cli.common import (
     out,
     short,
 )
+from remem.cli.exits import NOT_FOUND
 
 if TYPE_CHECKING:
     from remem import Memory, Record
@@ -105,7 +106,13 @@ def memory_store(
     data = _tool("memory_store", args, agent, session, user)
     if as_json:
         emit_json(data)
-    elif data["stored"]:
+    if "rejected" in data:  # noise or meta-talk: nothing was done
+        if not as_json:
+            err.print(f"not stored: {data['rejected']}", markup=False)
+        raise typer.Exit(NOT_FOUND)
+    if as_json:
+        return
+    if data["stored"]:
         stored = data["memory"]
         replaced = f" (replaces {', '.join(data['replaced'])})" if data["replaced"] else ""
         out.print(f"stored {stored['id']} in {stored['scope']}{replaced}", markup=False)
@@ -137,7 +144,7 @@ def memory_forget(
     out.print(data["note"], markup=False)
     if data["candidates"]:
         _print_memories(data["candidates"])
-    raise typer.Exit(1)
+    raise typer.Exit(NOT_FOUND)
 
 
 @app.command("list")

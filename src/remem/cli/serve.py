@@ -21,7 +21,9 @@ from remem.cli.common import (
 app = typer.Typer()
 
 HostOption = Annotated[str | None, typer.Option(help="default: server.host (127.0.0.1)")]
-PortOption = Annotated[int | None, typer.Option(help="default: server.port (8765)")]
+PortOption = Annotated[
+    int | None, typer.Option(min=1, max=65535, help="default: server.port (8765)")
+]
 
 
 def _host_port(value: str) -> tuple[str, int]:

@@ -22,6 +22,7 @@ from remem.cli.common import (
     open_memory,
     out,
 )
+from remem.cli.exits import BAD_INPUT, NOT_FOUND
 from remem.cli.maintenance import index_line
 
 if TYPE_CHECKING:  # imported when a command runs, not for `remem --help`
@@ -80,7 +81,7 @@ def migrate(
     else:
         _print_migration(report, action, dry_run)
     if action == "verify" and (report.sample_mismatches or report.skipped):
-        raise typer.Exit(1)
+        raise typer.Exit(NOT_FOUND)
 
 
 def _print_migration(report: lancedb_migration.MigrationReport, action: str, dry_run: bool) -> None:
@@ -214,8 +215,8 @@ def import_(
         _print_import(report, file, dry_run)
         if indexed and indexed.built:
             out.print(index_line(indexed), markup=False)
-    if report.invalid_count:
-        raise typer.Exit(1)
+    if report.invalid_count:  # bad input, like ingest's (--skip-invalid wrote the valid lines)
+        raise typer.Exit(BAD_INPUT)
 
 
 def _index_after_import(mem: Memory, report: ImportReport, *, quiet: bool) -> IndexReport | None:
@@ -280,7 +281,7 @@ def copy_(
     Streams a batch at a time; rerun the same command to resume a copy that was cut short.
     Ends by comparing counts per kind and per model, and a random sample field by field
     (exit 1 when anything differs)."""
-    from remem.errors import ValidationError
+    from remem.errors import NotFoundError, ValidationError
     from remem.text.tokenize import Tokenizer
     from remem.transfer import copy_store, open_location, store_name
 
@@ -291,6 +292,8 @@ def copy_(
         src = open_location(source, must_exist=True, config=config.store)
     except ValidationError as exc:
         fail(f"source {source!r}: {exc.fix}")
+    except NotFoundError as exc:
+        fail(f"source: {exc}", NOT_FOUND)
     try:
         dst = open_location(destination, must_exist=False, config=config.store)
     except ValidationError as exc:
@@ -321,7 +324,7 @@ def copy_(
     else:
         _print_copy(report)
     if not report.verified:
-        raise typer.Exit(1)
+        raise typer.Exit(NOT_FOUND)
 
 
 def _print_copy(report: CopyReport) -> None:

@@ -25,7 +25,7 @@ from remem.conversation.backfill import Backfill, pending_without_vector, wait_s
 from remem.conversation.fast_lane import FAST_MODEL_ID, FastLane, lane_applies
 from remem.conversation.latent_fill import LatentTerms
 from remem.conversation.queue import IndexQueue
-from remem.embed.base import Embedder, embed_configured
+from remem.embed.base import Embedder, embed_configured, probe_now
 from remem.embed.factory import make_embedder, model_id_for
 from remem.errors import RememError
 from remem.store.base import ClaimStore, Store
@@ -442,6 +442,7 @@ class Indexer:
         embedder = self.get_embedder()
         if embedder is None:
             return {"embedded": 0, "failed": 0, "remaining": 0}
+        probe_now(embedder)  # explicit: ask the provider, not a breaker opened by searches
         size = batch_size or self.config.embed.batch_size
         marker = f"force:{embedder.model_id}"
         after = int(self.store.meta_get("embed", marker) or 0) if force else 0

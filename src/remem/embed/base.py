@@ -36,6 +36,16 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+def probe_now(embedder: Embedder) -> None:
+    """Before an explicit backfill: an embedder behind a circuit breaker lets its next call
+    through as the trial even while the breaker is open (``embed.breaker``), so a run the
+    user asked for learns that the provider is back instead of waiting out a cool-down
+    started by failed searches. Other embedders have nothing to probe."""
+    probe = getattr(embedder, "probe_now", None)
+    if callable(probe):
+        probe()
+
+
 def chunk_limit(embedder: Embedder, config) -> int:
     """Characters per piece: ``embed.chunk_chars`` if set, else the provider's own default."""
     return embedder.default_chunk_chars if config.chunk_chars is None else config.chunk_chars

@@ -5,6 +5,11 @@ back to lexical results. After ``failure_threshold`` failed calls in a row the b
 calls fail at once with ``ProviderUnavailableError`` (searches answer lexically with a
 warning, records stay pending) until ``cooldown_s`` has passed. Then one trial call is let
 through (half-open): success closes the breaker, failure opens it for another cool-down.
+
+An explicit backfill (``remem embed``, ``Memory.embed_pending``, the web UI's button) does not
+trust the search path's breaker: it asks for a trial now (``probe_now``), so its first batch
+asks the provider whatever the cool-down says; a success closes the breaker for everyone, a
+failure opens it again and the rest of that run fails fast.
 """
 
 from __future__ import annotations
@@ -78,6 +83,14 @@ class CircuitBreaker:
             f"{self.failure_threshold} failed calls)"
         )
 
+    def probe_now(self) -> None:
+        """Let the next call through as the trial (half-open), cool-down or not: for a caller
+        that asked for the work explicitly and would rather learn that the provider is back
+        than wait out a cool-down started by other callers' failures."""
+        with self._lock:
+            if self._opened_at is not None and not self._trial_in_flight:
+                self._opened_at = self._clock() - self.cooldown_s
+
     def record_success(self) -> None:
         with self._lock:
             self._failures = 0
@@ -119,6 +132,10 @@ class BreakerEmbedder:
     @property
     def default_chunk_chars(self) -> int:
         return self.inner.default_chunk_chars
+
+    def probe_now(self) -> None:
+        """The next call is a trial even while the breaker is open (``CircuitBreaker.probe_now``)."""
+        self.breaker.probe_now()
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._guarded(self.inner.embed_queries, texts)

@@ -7,6 +7,12 @@ narrow: ``scope`` (session / user / platform / all) can ask for a narrower mode 
 configured one, never a wider one, and ``context_window`` can ask for fewer messages around each
 hit than ``conversation.window``, never more. The result is rendered by the same renderer, with
 the same labels and the same untrusted-data wrapper, as automatic recall.
+
+``scope: "user"`` ("this user's conversations") means the sessions the caller's user took part
+in (spoke in), plus the current one, inside whatever the configured mode allows: with mode
+``all`` it does not reach another user's private chat, and without a known user it is the
+current session. ``cross_session: false`` (Aalis' third knob) keeps the search to the current
+session; ``true`` or absent leaves the scope as it is (it never widens).
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ def conversation_recall(
     scope: str | None = None,
     context_window: int | None = None,
     limit: int | None = None,
+    cross_session: bool | None = None,
 ) -> ConversationRecall:
     """Search the archived messages ``turn`` may recall for ``query``.
 
@@ -64,8 +71,14 @@ def conversation_recall(
         raise ValidationError("scope", scope, f"use one of {', '.join(SCOPE_MODES)}")
     if context_window is not None and context_window < 0:
         raise ValidationError("contextWindow", context_window, "use 0 or more messages")
+    if cross_session is not None and not isinstance(cross_session, bool):
+        raise ValidationError("crossSession", cross_session, "use true or false")
+    if cross_session is False:
+        scope = "session"  # the narrowest: whatever scope was asked, this session only
     asked = replace(turn, requested_mode=SCOPE_MODES[scope] if scope else turn.requested_mode)
     filters, mode, source = allowed_filters(mem, asked, list(turn.current_ids))
+    if scope == "user" and mode != "isolated":
+        filters.sessions = users_sessions(mem, turn)
     window = cfg.window if context_window is None else min(context_window, cfg.window)
     result = mem.search(
         query,
@@ -91,3 +104,11 @@ def conversation_recall(
         zone=turn_zone(mem, turn),
     )
     return out
+
+
+def users_sessions(mem: MemoryPort, turn: Turn) -> list[str]:
+    """The sessions ``turn``'s user took part in, and the current one (the user is in it
+    now); only the current one when the user is not known."""
+    assert turn.session is not None
+    spoken = mem.store.sessions_with_speaker(turn.user_id) if turn.user_id else []
+    return sorted({turn.session, *spoken})

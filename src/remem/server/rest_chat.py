@@ -95,6 +95,7 @@ def tool_routes(r: Requests) -> APIRouter:
             scope=body.scope,
             context_window=body.context_window,
             limit=body.limit,
+            cross_session=body.cross_session,
         )
         return {
             "block": out.block,

@@ -73,6 +73,7 @@ class ConversationRecallBody(_Body):
     current_ids: list[str] = Field(default_factory=list)
     scope: Literal["session", "user", "platform", "all"] | None = None
     context_window: int | None = Field(default=None, alias="contextWindow", ge=0, le=50)
+    cross_session: bool | None = Field(default=None, alias="crossSession")
     limit: int = Field(default=5, ge=1, le=100)
     now: float | None = None
     timezone: Any = None
@@ -102,6 +103,15 @@ class Caller:
     def guard(self, mem, session: str | None = None, user: str | None = None) -> ScopeGuard:
         """The scope guard for this request (the local operator's is unrestricted)."""
         return ScopeGuard(self.access(mem, session, user)) if self.restricted else ScopeGuard()
+
+    def writer(self, mem, request: Request, session: str | None = None) -> ScopeGuard:
+        """The guard of a write that names no user in its body (``/v1/memories``,
+        ``/v1/ingest``): the user is the one ``X-Remem-User`` names, checked against the
+        token's binding like a body's ``user`` (a token bound to one user: that user), so
+        ``user:{user}`` and ``session:{session}`` in the access list mean on these routes
+        what they mean on the tool and capture routes: one rule for every write path."""
+        user = self.user(request.headers.get("x-remem-user"))
+        return self.guard(mem, session, user)
 
     def scopes(self, mem, requested: Any = None) -> list[str] | None:
         """The scopes a read may use: None = unrestricted (local operator)."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fastapi import APIRouter, Depends, Response
-from fastapi.responses import StreamingResponse
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
 
+from remem.capture.candidates import never_a_memory
 from remem.errors import ValidationError
-from remem.schemas import make_filters
+from remem.schemas import is_encodable, make_filters
 from remem.server.rest_context import Caller, Requests, SearchBody
 from remem.transfer import export_lines
 from remem.types import Filters
@@ -22,30 +23,38 @@ def write_routes(r: Requests) -> APIRouter:
     caller = Depends(r.caller)
 
     @api.post("/v1/ingest", tags=["write"], status_code=201)
-    def ingest(body: dict[str, Any] | list[dict[str, Any]], c: Caller = caller):
+    def ingest(body: dict[str, Any] | list[dict[str, Any]], request: Request, c: Caller = caller):
         """Archive chat messages (one object, or a list): committed before the answer."""
         items = body if isinstance(body, list) else body.get("messages", [body])
         if not isinstance(items, list) or not items:
             raise ValidationError("body", body, "send a message object or a list of them")
-        guard = c.guard(mem)
-        if c.restricted:  # an agent's records go to its own scope unless it names another
-            default = c.access(mem).write_scope
-            items = [{"scope": default, **i} if isinstance(i, dict) else i for i in items]
+        checked = []
         for item in items:
-            if isinstance(item, dict):
+            if isinstance(item, dict):  # each message under its own session's access
+                session = item.get("session") if isinstance(item.get("session"), str) else None
+                guard = c.writer(mem, request, session)
+                if guard.access is not None:  # an agent's go to its scope unless it names one
+                    item = {"scope": guard.access.write_scope, **item}
                 guard.check_new_record(item.get("id"), item.get("scope", "global"))
-        records = mem.ingest_many(items)
+            checked.append(item)
+        records = mem.ingest_many(checked)
         return {"ingested": [rec.to_dict() for rec in records]}
 
     @api.post("/v1/memories", tags=["write"], status_code=201)
-    def add(body: dict[str, Any], response: Response, c: Caller = caller):
+    def add(body: dict[str, Any], request: Request, response: Response, c: Caller = caller):
         """Store one curated memory, unless the same text (exact or normalised) is already a
         current memory of that scope: then 200 with that one and ``duplicate`` saying how."""
         text = body.get("text")
+        if isinstance(text, str) and is_encodable(text) and (why := never_a_memory(text.strip())):
+            # auto-capture's noise and meta-talk rules, as for the memory_store tool
+            shown = ValidationError("text", text, f"not stored: {why}")
+            return JSONResponse({"error": str(shown), "rejected": why}, status_code=400)
         fields = {k: v for k, v in body.items() if k != "text"}
-        if c.restricted:
-            fields.setdefault("scope", c.access(mem).write_scope)
-        c.guard(mem).check_new_record(fields.get("id"), fields.get("scope", "global"))
+        session = fields.get("session") if isinstance(fields.get("session"), str) else None
+        guard = c.writer(mem, request, session)
+        if guard.access is not None:
+            fields.setdefault("scope", guard.access.write_scope)
+        guard.check_new_record(fields.get("id"), fields.get("scope", "global"))
         stored = mem.add(text, **fields)
         if stored.duplicate:
             response.status_code = 200

@@ -32,7 +32,7 @@ from remem.config import StoreConfig, is_postgres_url
 from remem.conversation.indexing import ACTIVE_MODEL
 from remem.conversation.ingest import lexical_text
 from remem.embed import latent
-from remem.errors import ValidationError
+from remem.errors import NotFoundError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.store.base import RecordRow, Store
@@ -88,8 +88,8 @@ def open_location(location: str, *, must_exist: bool, config: StoreConfig) -> St
     path = Path(location).expanduser()
     if path.is_dir():
         raise ValidationError("location", location, "give a database file, not a directory")
-    if must_exist and not path.is_file():
-        raise ValidationError("location", location, "no remem database there; check the path")
+    if must_exist and not path.is_file():  # not found, as for every command that only reads
+        raise NotFoundError(f"no remem database at {location!r}; check the path")
     return open_store(config, path)
 
 

@@ -79,3 +79,15 @@ class SessionsMixin(MemoryState):
         """Sessions whose effective (root's origin) platform is ``platform``."""
         with self._read():
             return sorted(self._sessions_with_platform(platform))
+
+    def sessions_with_speaker(self, speaker_id: str) -> list[str]:
+        """Sessions holding a message spoken by ``speaker_id``."""
+        with self._read():
+            rows = (row.values for row in self._rows.values())
+            return sorted(
+                {
+                    v["session"]
+                    for v in rows
+                    if v["kind"] == "message" and v["speaker_id"] == speaker_id and v["session"]
+                }
+            )

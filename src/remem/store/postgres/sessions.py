@@ -72,3 +72,12 @@ class SessionsMixin(PostgresConnection):
         """Sessions whose effective (root's origin) platform is ``platform``."""
         rows = self.query("SELECT id FROM sessions WHERE platform = %s", (platform,))
         return [r[0] for r in rows]
+
+    def sessions_with_speaker(self, speaker_id: str) -> list[str]:
+        """Sessions holding a message spoken by ``speaker_id``."""
+        rows = self.query(
+            "SELECT DISTINCT session FROM records WHERE kind = 'message' AND speaker_id = %s "
+            "AND session IS NOT NULL ORDER BY session",
+            (speaker_id,),
+        )
+        return [r[0] for r in rows]

@@ -116,6 +116,14 @@ class RecordsMixin(SQLiteConnection):
         """Sessions whose effective (root's origin) platform is ``platform``."""
         return [r[0] for r in self.query("SELECT id FROM sessions WHERE platform = ?", (platform,))]
 
+    def sessions_with_speaker(self, speaker_id: str) -> list[str]:
+        """Sessions holding a message spoken by ``speaker_id``."""
+        sql = (
+            "SELECT DISTINCT session FROM records WHERE kind = 'message' AND speaker_id = ? "
+            "AND session IS NOT NULL ORDER BY session"
+        )
+        return [r[0] for r in self.query(sql, (speaker_id,))]
+
     # ---------------------------------------------------------------- reads
     def get(self, record_id: str) -> Record | None:
         row = self.query_one(f"SELECT {RECORD_COLUMNS} FROM records WHERE id = ?", (record_id,))
