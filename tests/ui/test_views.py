@@ -410,6 +410,20 @@ def test_pages_show_times_on_the_configured_clock(tmp_path):
         page = local.get("/ui/session?s=s1").text
         assert "2026-12-04 07:30 +0800" in page and "2026-12-03 23:30" not in page
         assert queries.overview(mem, None).per_day == {_day("2026-12-04"): (1, 0)}
+        assert "Asia/Shanghai" in local.get("/ui").text  # the chart's days are Shanghai's
+
+
+def test_pages_say_their_times_are_utc_on_the_default_clock(hash_memory):
+    """With calendar.timezone at its default, times are UTC and say so (issue 44 item 11):
+    a bare "2026-12-03 23:30" reads as the reader's own clock."""
+    at = datetime(2026, 12, 3, 23, 30, tzinfo=UTC).timestamp()
+    hash_memory.ingest({"text": "late line", "session": "s1", "created_at": at})
+    hash_memory.add("a memory made then", scope="global", created_at=at)
+    local = _local(hash_memory)
+    for url in ("/ui/session?s=s1", "/ui/memories", "/ui/conversations"):
+        page = local.get(url).text
+        assert "2026-12-03 23:30 UTC" in page, url
+    assert "(UTC)" in local.get("/ui").text  # the chart's days
 
 
 def test_tokens_sign_in_and_scope_every_page(hash_memory):

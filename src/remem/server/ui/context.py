@@ -87,6 +87,7 @@ class UI:
             STATES=queries.MEMORY_STATES,
             CHANNELS=CHANNELS,
             ROLES=ROLES,
+            ZONE=self.config.calendar.timezone,  # the clock every time is shown on
             stage_name=stage_name,
             sentence=sentence,
             keyword_score=keyword_score,
