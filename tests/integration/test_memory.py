@@ -124,7 +124,7 @@ def test_explain_lines_never_show_a_rank_scored_0_00(tmp_path):
 
 
 def test_a_greeting_that_asks_something_is_found_not_dropped_as_noise(tmp_path):
-    """"大家好！周末有人想去爬山吗？" was dropped by the noise gate in every search: it opens
+    """'大家好！周末有人想去爬山吗？' was dropped by the noise gate in every search: it opens
     with a greeting but asks something (issue 45 item 4). A greeting alone still goes."""
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     with Memory(tmp_path / "m.db", config, embedder=HashEmbedder()) as mem:
