@@ -105,6 +105,20 @@ class StoredMemory(Record):
         return cls(**values, duplicate=duplicate)
 
 
+# BM25 of a record whose only matching words are in most records: FTS5 clamps their IDF to
+# 1e-6, so the score rounds to 0.00, which reads as "no match" next to a rank.
+NEAR_ZERO_BM25 = 0.005
+COMMON_WORDS_ONLY = "~0: only words most records share"
+
+
+def keyword_score(score: float | None) -> str:
+    """A keyword rank's BM25 as explain lines show it: two decimals, or what a score that
+    rounds to 0.00 means (never "0.00" beside a rank)."""
+    if score is None or score < NEAR_ZERO_BM25:
+        return COMMON_WORDS_ONLY
+    return f"{score:.2f}"
+
+
 @dataclass(slots=True)
 class Explain:
     """Why a hit was returned: the score after every stage that touched it."""
@@ -128,9 +142,9 @@ class Explain:
         else:
             parts.append("vec -")
         if self.lexical_rank is not None:
-            parts.append(f"bm25 #{self.lexical_rank} ({self.lexical_score:.2f})")
+            parts.append(f"bm25 #{self.lexical_rank} ({keyword_score(self.lexical_score)})")
         else:
-            parts.append("bm25 -")
+            parts.append("bm25: no keyword match")
         parts.append(f"{self.fusion} {self.fused_score:.4f}")
         changed = [(name, v) for name, v in self.stages[1:]]
         if changed:

@@ -131,7 +131,8 @@ def test_times_are_shown_on_the_configured_clock(tmp_path, jsonl):
     for args in (["list"], ["get", "c1"], ["search", "greyhound"]):
         shown = run(args, db, env_extra=zone, lexical=True).stdout
         assert "2026-03-01 18:00 +0800" in shown and "10:00" not in shown, (args, shown)
-        assert "2026-03-01 10:00" in run(args, db, lexical=True).stdout  # UTC, the default
+        # UTC, the default, and the time says so (issue 44 item 11)
+        assert "2026-03-01 10:00 UTC" in run(args, db, lexical=True).stdout, args
     naive = tmp_path / "naive.jsonl"
     naive.write_text(json.dumps({"id": "n1", "text": "naive", "timestamp": "2026-03-01T18:00"}))
     assert run(["ingest", str(naive)], db, env_extra=zone, lexical=True).returncode == 0

@@ -106,6 +106,41 @@ def test_hits_carry_explain(chat):
     json.dumps(hit.to_dict())
 
 
+def test_explain_lines_never_show_a_rank_scored_0_00(tmp_path):
+    """A word in most records has no BM25 weight (FTS5 clamps its IDF to 1e-6): its ranks
+    say so instead of "(0.00)", and a hit the keyword channel missed says "no keyword match"
+    (issue 45)."""
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(tmp_path / "m.db", config, embedder=HashEmbedder()) as mem:
+        mem.ingest_many(
+            [{"text": f"tea with {name}", "session": "s"} for name in ("Ann", "Bob", "Cleo", "Dan")]
+            + [{"text": "a walk by the river", "session": "s"}]
+        )
+        lines = [h.explain.one_line() for h in mem.search("tea", k=10).hits]
+        assert lines and not any("(0.00)" in line for line in lines), lines
+        assert any("only words most records share" in line for line in lines), lines
+        vector_only = mem.search("tea", k=10, channels=("vector",)).hits
+        assert "bm25: no keyword match" in vector_only[0].explain.one_line()
+
+
+def test_a_greeting_that_asks_something_is_found_not_dropped_as_noise(tmp_path):
+    """'大家好！周末有人想去爬山吗？' was dropped by the noise gate in every search: it opens
+    with a greeting but asks something (issue 45 item 4). A greeting alone still goes."""
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(tmp_path / "m.db", config, embedder=HashEmbedder()) as mem:
+        mem.ingest_many(
+            [
+                {"id": "ask", "text": "大家好！周末有人想去爬山吗？", "session": "g"},
+                {"id": "hi", "text": "大家好！", "session": "g"},
+                {"id": "other", "text": "我明天去超市买菜", "session": "g"},
+            ]
+        )
+        result = mem.search("周末爬山", k=5)
+        assert "ask" in [h.record.id for h in result.hits], result.dropped
+        assert not any(d["id"] == "ask" for d in result.dropped)
+        assert any(d["id"] == "hi" and d["stage"] == "noise" for d in result.dropped)
+
+
 def test_filters(chat):
     assert {
         h.record.session for h in chat.search("Miso cat Berlin", k=10, filters={"session": "s2"})

@@ -100,7 +100,7 @@ def test_a_turn_or_a_search_may_name_its_own_time_zone(tmp_path):
         turn = Turn(session="s", inputs=["ask"], now=ASKED + 1, timezone="Asia/Shanghai")
         assert "@ 2026-12-04 01:00 +0800] 我们去了西湖划船" in mem.recall_for_turn(turn).block
         utc = mem.recall_for_turn(Turn(session="s", inputs=["ask"], now=ASKED + 1)).block
-        assert "@ 2026-12-03 17:00] 我们去了西湖划船" in utc
+        assert "@ 2026-12-03 17:00 UTC] 我们去了西湖划船" in utc  # and says it is UTC
         for bad in ("Beijing", "America", 8):
             with pytest.raises(ValidationError, match=r"invalid timezone.*Asia/Shanghai"):
                 mem.recall_for_turn(Turn(session="s", inputs=["ask"], timezone=bad))

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from ui_seed import CHROMIUM_ARGS, HashEmbeddings, seed, start_serve, write_config
+from ui_seed import (
+    CHROMIUM_ARGS,
+    HashEmbeddings,
+    patient,
+    seed,
+    start_serve,
+    write_config,
+)
 
 from remem import Config, Memory
 
@@ -67,6 +74,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
+        patient()
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
@@ -77,6 +85,7 @@ def signed_in(browser, server: UIServer, token: str, lang: str = "en"):
     context = browser.new_context(
         locale="zh-CN" if lang == "zh" else "en-US", viewport={"width": 1280, "height": 900}
     )
+    context.set_default_timeout(patient())
     page = context.new_page()
     page.goto(f"{server.url}/ui")
     assert "/ui/login" in page.url  # every page needs the token first

@@ -31,7 +31,7 @@ from remem.server.ui.charts import (
     timeline_chart,
 )
 from remem.server.ui.explain import CHANNELS, FormError, SearchForm, memory_block
-from remem.server.ui.i18n import EN, ZH, choose_language, translator
+from remem.server.ui.i18n import EN, ROLES, ZH, choose_language, translator
 from remem.server.ui.queries import MEMORY_STATES
 from remem.types import INDEX_STATUSES, KINDS
 
@@ -136,9 +136,10 @@ def test_every_key_the_templates_use_is_translated():
     # keys built in the templates from a prefix and a value
     dynamic = {p for p in used if p.endswith(".")}
     used -= dynamic
-    assert dynamic == {"status.", "mem.state.", "one.", "search."}
+    assert dynamic == {"status.", "mem.state.", "one.", "search.", "role."}
     used |= {f"status.{s}" for s in INDEX_STATUSES} | {f"mem.state.{s}" for s in MEMORY_STATES}
     used |= {f"one.{k}" for k in KINDS} | {f"kind.{k}" for k in KINDS}
+    used |= {f"role.{r}" for r in ROLES}
     used |= {f"search.{c}" for c in CHANNELS} | {"search.chat_path", "search.memory_path"}
     assert not used - set(EN), f"missing English text: {sorted(used - set(EN))}"
     missing_zh = used - set(ZH) - {"app"}
@@ -441,6 +442,20 @@ def test_pages_show_times_on_the_configured_clock(tmp_path):
         page = local.get("/ui/session?s=s1").text
         assert "2026-12-04 07:30 +0800" in page and "2026-12-03 23:30" not in page
         assert queries.overview(mem, None).per_day == {_day("2026-12-04"): (1, 0)}
+        assert "Asia/Shanghai" in local.get("/ui").text  # the chart's days are Shanghai's
+
+
+def test_pages_say_their_times_are_utc_on_the_default_clock(hash_memory):
+    """With calendar.timezone at its default, times are UTC and say so (issue 44 item 11):
+    a bare "2026-12-03 23:30" reads as the reader's own clock."""
+    at = datetime(2026, 12, 3, 23, 30, tzinfo=UTC).timestamp()
+    hash_memory.ingest({"text": "late line", "session": "s1", "created_at": at})
+    hash_memory.add("a memory made then", scope="global", created_at=at)
+    local = _local(hash_memory)
+    for url in ("/ui/session?s=s1", "/ui/memories", "/ui/conversations"):
+        page = local.get(url).text
+        assert "2026-12-03 23:30 UTC" in page, url
+    assert "(UTC)" in local.get("/ui").text  # the chart's days
 
 
 def test_tokens_sign_in_and_scope_every_page(hash_memory):
@@ -475,3 +490,102 @@ def test_form_numbers_are_read_as_json_reads_them():
     assert _as_json_number("0.5") == 0.5 and _as_json_number("7") == 7
     assert _as_json_number("abc") == "abc" and _as_json_number("true") == "true"
     assert _as_json_number("") == ""
+
+
+# ---------------------------------------------------------------------- issue 44, item 16
+def _local(mem) -> TestClient:
+    return TestClient(create_app(mem), client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765")
+
+
+def _count_and_rows(page: str) -> tuple[str, int]:
+    count = re.search(r'data-testid="mem-count">([^<]*)<', page)
+    assert count, page[:500]
+    return count.group(1), page.count('data-testid="memory-row"')
+
+
+def test_the_memory_count_matches_the_rows_after_a_change_elsewhere(hash_memory):
+    """A memory written through the API (or by another process) shows in the table at once;
+    the count above it said "4 memories" over five rows until a background recount."""
+    for i in range(4):
+        hash_memory.add(f"note {i} about tea", scope="global", category="fact")
+    local = _local(hash_memory)
+    assert _count_and_rows(local.get("/ui/memories?state=all").text) == ("4 memories", 4)
+    added = local.post("/v1/memories", json={"text": "a fifth note, on coffee"})
+    assert added.status_code == 201, added.text
+    assert _count_and_rows(local.get("/ui/memories?state=all").text) == ("5 memories", 5)
+    # an edit in the UI: a new version (current count unchanged, one more in "all"), and the
+    # overview's count of memories follows at once
+    edited = local.post(
+        f"/ui/edit/{added.json()['id']}",
+        data={"text": "a fifth note, on green coffee"},
+        headers={"Origin": "http://127.0.0.1:8765"},
+    )
+    assert edited.status_code == 200
+    assert _count_and_rows(local.get("/ui/memories?state=all").text) == ("6 memories", 6)
+    assert _count_and_rows(local.get("/ui/memories").text) == ("5 memories", 5)
+    assert queries.overview(hash_memory, None).by_kind["memory"] == 6
+
+
+def test_the_count_of_a_long_listing_is_never_below_its_rows(hash_memory):
+    for i in range(5):
+        hash_memory.add(f"note {i} about tea", scope="global", category="fact")
+    assert queries.memory_page(hash_memory, None, category=None, state="all", offset=0, limit=2)
+    for i in range(5, 9):
+        hash_memory.add(f"note {i} about tea", scope="global", category="fact")
+    page = queries.memory_page(hash_memory, None, category=None, state="all", offset=4, limit=2)
+    assert page.more and page.total >= 7  # a stale 5 would say fewer than the rows so far
+
+
+def test_an_unknown_ui_address_answers_the_uis_404_page(hash_memory):
+    local = _local(hash_memory)
+    for lang, said in (("en", "There is no page at /ui/no-such-page."), ("zh", "没有这个页面")):
+        missing = local.get(f"/ui/no-such-page?lang={lang}")
+        assert missing.status_code == 404
+        assert missing.headers["content-type"].startswith("text/html")
+        assert 'data-testid="error"' in missing.text and said in missing.text
+        assert '"detail"' not in missing.text
+    wrong = local.post("/ui/settings?lang=en", headers={"Origin": "http://127.0.0.1:8765"})
+    assert wrong.status_code == 405 and "does not take POST requests" in wrong.text
+    api = local.get("/v1/no-such-route")  # the API keeps its JSON errors
+    assert api.status_code == 404 and api.json() == {"error": "Not Found"}
+
+
+def test_the_chinese_search_page_names_stages_gates_and_notes_in_chinese(hash_memory):
+    hash_memory.ingest_many(
+        [
+            {"text": "hello everyone", "session": "g", "speaker": "Sam"},
+            {"text": "who is coming to the lake on Sunday?", "session": "g", "speaker": "Kim"},
+            {"text": "I am coming, and bringing the poles", "session": "g", "speaker": "Sam"},
+        ]
+    )
+    local = _local(hash_memory)
+    page = local.get("/ui/search", params={"q": "hello everyone, who is coming?", "lang": "zh"})
+    assert page.status_code == 200
+    shown = re.sub(r'title="[^"]*"', "", page.text)  # the English names stay as tooltips
+    assert "融合（加权）" in shown and ">fusion" not in shown  # a stage's bar
+    # a gate and its reason
+    assert "噪声过滤" in shown and "问候、拒绝、心跳或谈论记忆本身" in shown
+    assert "greeting, refusal" not in shown and "<code>noise</code>" not in shown
+    assert "合计" in shown and " total " not in shown  # timings
+    english = local.get("/ui/search", params={"q": "hello everyone, who is coming?", "lang": "en"})
+    assert "fusion (weighted)" in english.text and "greeting, refusal" in english.text
+    noise_only = local.get("/ui/search", params={"q": "谢谢", "lang": "zh"}).text
+    assert "噪声过滤：查询只是问候" in noise_only and "noise gate:" not in noise_only
+
+
+def test_every_pipeline_sentence_the_chinese_page_knows_is_translated():
+    from remem.server.ui.pipeline_text import sentence, stage_name
+
+    for english in (
+        "time intent: 'last week'",
+        "cosine 0.120 < 0.3",
+        "lexical channel weighted x0.50 (its best hits hold 0.25 of the query)",
+        "relevance gate: nothing relevant: best relevance 0.120 < min_relevance 0.3",
+        "translate: the vector and keyword query also says hiking",
+        "shorter than 6 characters without a memory cue",
+    ):
+        zh = sentence(english, "zh")
+        assert zh != english and re.search(r"[\u4e00-\u9fff]", zh), english
+    assert stage_name("adaptive fusion (lexical x0.50)", "zh") == "自适应融合（关键词 x0.50）"
+    assert stage_name("named_speaker", "zh") == "点名的发言者"
+    assert sentence("a note nobody translated yet", "zh") == "a note nobody translated yet"

@@ -70,8 +70,8 @@ def escape_content(text: str) -> str:
 def label(
     record: Record, language: str = "en", bot_names: Collection[str] = (), zone: tzinfo = UTC
 ) -> str:
-    """``[platform/place/speaker @ time]``, the time on ``zone``'s clock (``calendar.timezone``;
-    with its UTC offset, "+0800", where that is not UTC). Only the bot's own lines (role
+    """``[platform/place/speaker @ time]``, the time on ``zone``'s clock (``calendar.timezone``)
+    with the zone: "@ 2026-12-04 01:00 +0800", "@ 2026-12-03 17:00 UTC". Only the bot's own lines (role
     assistant or notice) read as the bot's: any other speaker whose name reads as the bot, the
     system or one of ``bot_names`` is marked as a user's name (``recall.labels``)."""
     if record.role == "assistant":
@@ -95,10 +95,14 @@ def untrusted_block(tag: str, intro: str, items: Sequence[str]) -> str:
 
 
 def local_time(ts: float, zone: tzinfo, form: str) -> str:
-    """``ts`` on ``zone``'s clock in ``form``, with the zone's UTC offset where it is not UTC."""
+    """``ts`` on ``zone``'s clock in ``form``, saying which clock: "2026-11-02 09:10 +0800",
+    "2026-11-02 01:10 UTC" (``calendar.timezone``'s default). A time without its zone reads
+    as the reader's own clock, hours off for anyone east or west of UTC."""
     moment = datetime.fromtimestamp(ts, zone)
     shown = moment.strftime(form)
-    return shown if moment.utcoffset() is None or zone is UTC else f"{shown} {moment:%z}"
+    if zone is UTC or moment.utcoffset() is None:
+        return f"{shown} UTC"
+    return f"{shown} {moment:%z}"
 
 
 def render_block(

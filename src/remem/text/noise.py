@@ -29,16 +29,25 @@ _EN_ACK = (
     r"no|nope|got it|sounds good|great|awesome|np|no problem|you'?re welcome)"
 )
 _ZH_GREETING = (
-    r"(你好|您好|大家好|哈喽|嗨|早上好|早安|晚上好|晚安|午安|在吗|在不在|拜拜|再见|好久不见)"
+    r"(你好|您好|大家好|哈喽|嗨|早上好|早安|晚上好|晚安|午安|在吗|在不在|拜拜|再见|好久不见|"
+    r"最近(好吗|怎么样|还好吗))"
 )
 _ZH_ACK = r"(谢谢|多谢|好的|好|嗯+|哈+|收到|ok|好滴|行|可以|没问题|不客气)"
-_NAME = r"([\w\u4e00-\u9fff]{1,20})?"
 _P = r"[\s,!.?~，！。？～]*"
+# The name a greeting may carry ("hi Bob", "你好，小王"). Noise by role, not by the first
+# word: whatever follows a greeting is a name only if it is one word (Chinese: at most three
+# characters, not opening with a pronoun, so "我叫王明" is not one) and no question follows
+# it; "大家好！周末有人想去爬山吗？" asks something, "hi, tomorrow?" too (issue 45).
+_NO_QUESTION = r"(?![\s,!.~，！。～]*[?？])"
+_EN_NAME = rf"({_P}[\w'-]{{1,20}}{_NO_QUESTION})?"
+_ZH_NAME = (
+    rf"({_P}(?![我你他她它咱])([\u4e00-\u9fff]{{1,3}}|[A-Za-z][\w'-]{{0,19}}){_NO_QUESTION})?"
+)
 
 _PATTERNS = [
     # greetings and acknowledgements, optionally with a name and punctuation/emoji
-    re.compile(rf"^((({_EN_GREETING}){_P}{_NAME}|{_EN_ACK}){_P})+$", re.I),
-    re.compile(rf"^((({_ZH_GREETING}){_P}{_NAME}|{_ZH_ACK}){_P})+$", re.I),
+    re.compile(rf"^((({_EN_GREETING}){_EN_NAME}|{_EN_ACK}){_P})+$", re.I),
+    re.compile(rf"^((({_ZH_GREETING}){_ZH_NAME}|{_ZH_ACK}){_P})+$", re.I),
     # heartbeats and pings
     re.compile(
         r"^\s*(\[?heartbeat\]?|heartbeat_ok|ping|pong|\[ping\]|心跳|HEARTBEAT)\s*[.!]?\s*$", re.I

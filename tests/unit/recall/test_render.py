@@ -116,7 +116,8 @@ def test_lines_are_dated_on_the_clock_of_the_time_zone_configured():
     from remem.types import Explain, Hit
 
     late = rec("到家了", speaker_label="小明", platform="qq")  # 2026-05-28 20:26:40 UTC
-    assert "[qq/小明 @ 2026-05-28 20:26]" in render_block([late])  # UTC, as before
+    # UTC (the default), and the label says so: a bare time reads as the reader's own clock
+    assert "[qq/小明 @ 2026-05-28 20:26 UTC]" in render_block([late])
     shanghai = render_block([late], zone=ZoneInfo("Asia/Shanghai")).splitlines()[2]
     assert shanghai.startswith("[qq/小明 @ 2026-05-29 04:26 +0800]")  # the next morning there
     hit = Hit(record=late, score=0.5, explain=Explain())

@@ -131,3 +131,41 @@ def test_assistant_refusals_are_noise(text):
 )
 def test_statements_that_open_alike_are_not_noise(text):
     assert not is_noise(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "大家好！周末有人想去爬山吗？",  # a question after the greeting (issue 45)
+        "你好，我叫王明",  # a fact
+        "大家好，我是新来的小李",
+        "大家好！周末爬山",  # a plan
+        "早上好，今天几点开会？",
+        "hi, tomorrow?",
+        "hello everyone, who is coming?",
+        "hey Bob, lunch at noon?",
+    ],
+)
+def test_a_greeting_that_carries_content_is_not_noise(text):
+    """Noise by role, not by the first word: a message that opens with a greeting but asks,
+    plans or tells something is content."""
+    assert not is_noise(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "大家好！",
+        "你好，小王",
+        "你好 Alice!",
+        "早上好，张老师～",
+        "hi Bob!",
+        "hello everyone",
+        "hey Bob, how are you?",
+        "在吗？",
+        "好久不见！最近好吗",
+        "你好，最近怎么样？",
+    ],
+)
+def test_a_greeting_alone_or_with_a_name_is_noise(text):
+    assert is_noise(text), text

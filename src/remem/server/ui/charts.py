@@ -27,12 +27,29 @@ class Bar:
 
 
 @dataclass
+class Tick:
+    """A date label under the bars: ``anchor`` is SVG's text-anchor, so the first label
+    starts at the left edge and the last ends at the right one, never cut off by the
+    chart's edge."""
+
+    x: float
+    anchor: str  # "start", "middle" or "end"
+    label: str
+
+
+# Room a label takes ("2026-12" at the tick font size), so labels never overlap.
+TICK_ROOM = 48
+TICKS = 6  # at most this many labels between the first and the last
+
+
+@dataclass
 class Chart:
     width: int
     height: int
     bars: list[Bar] = field(default_factory=list)
     peak: int = 0
     bucket_days: int = 1
+    ticks: list[Tick] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -99,4 +116,25 @@ def timeline_chart(
                 memory_height=round(usable * memories / chart.peak, 2),
             )
         )
+    chart.ticks = ticks(chart.bars, width, slot)
     return chart
+
+
+def ticks(bars: list[Bar], width: int, slot: float) -> list[Tick]:
+    """The first bar's label from the left edge, the last's ending at the right edge, and
+    about TICKS evenly spaced ones between them, centred on their bars and left out where they
+    would touch another label."""
+    if not bars:
+        return []
+    first = Tick(0.0, "start", bars[0].label)
+    if len(bars) == 1:
+        return [first]
+    last = Tick(float(width), "end", bars[-1].label)
+    step = max(len(bars) // TICKS, 1)
+    between = [
+        Tick(round(bar.x + slot / 2, 2), "middle", bar.label)
+        for i, bar in enumerate(bars[1:-1], start=1)
+        if i % step == 0
+    ]
+    kept = [t for t in between if TICK_ROOM * 1.5 <= t.x <= width - TICK_ROOM * 1.5]
+    return [first, *kept, last]

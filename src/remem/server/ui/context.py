@@ -29,8 +29,9 @@ from remem.server.ui.explain import (
     CHANNELS,
     FormError,
 )
-from remem.server.ui.i18n import EN, LANG_COOKIE, LANGUAGES, choose_language, translator
-from remem.types import KINDS
+from remem.server.ui.i18n import EN, LANG_COOKIE, LANGUAGES, ROLES, choose_language, translator
+from remem.server.ui.pipeline_text import sentence, stage_name
+from remem.types import KINDS, keyword_score
 
 log = logging.getLogger("remem.ui")
 PREFIX = "/ui"
@@ -86,6 +87,11 @@ class UI:
             CATEGORIES=CATEGORIES,
             STATES=queries.MEMORY_STATES,
             CHANNELS=CHANNELS,
+            ROLES=ROLES,
+            ZONE=self.config.calendar.timezone,  # the clock every time is shown on
+            stage_name=stage_name,
+            sentence=sentence,
+            keyword_score=keyword_score,
         )
         self.audit = AuditLog(audit_path(mem))
         self.backfill = actions.Backfill()
@@ -133,10 +139,10 @@ class UI:
         return RedirectResponse(url + ("?" + urlencode(kept) if kept else ""), status_code=303)
 
     def changed(self, c: Caller, action: str, ids: list[str], **detail: Any) -> None:
-        """After a change: log it, and recount the memories at once (the page that follows
-        shows the count; the other aggregates may lag by one background recount)."""
+        """After a change: log it, and count again at once (every page that follows shows
+        the change in its counts, not the count from before it)."""
         self.audit.record(c.agent, action, ids, **detail)
-        queries.AGGREGATES.forget(self.mem, "memory-count")
+        queries.AGGREGATES.forget_all(self.mem)
 
     def check_origin(self, request: Request) -> None:
         reason = change_refusal(request.headers, tokens=bool(self.config.server.tokens))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 LANGUAGES = ("en", "zh")
+ROLES = ("user", "assistant", "notice", "system")  # the role badges the UI translates
 LANG_COOKIE = "remem_lang"
 
 EN: dict[str, str] = {
@@ -46,7 +47,7 @@ EN: dict[str, str] = {
     "overview.backfill_started": "Backfill started: pending records are being embedded.",
     "overview.backfill_last": "Last backfill",
     "overview.no_data": "Nothing stored yet.",
-    "overview.per_bucket": "per {days} day(s)",
+    "overview.per_bucket": "per {days} day(s) ({zone})",
     "kind.message": "messages",
     "kind.memory": "memories",
     "one.message": "message",
@@ -127,6 +128,7 @@ EN: dict[str, str] = {
     "search.vector": "vector",
     "search.lexical": "lexical",
     "search.rank": "rank",
+    "search.no_keyword": "no keyword match",
     "search.degraded": "Vector search did not run: lexical results only.",
     "search.open": "open in conversation",
     "search.chat_path": "Chat path (recall_for_turn)",
@@ -151,7 +153,13 @@ EN: dict[str, str] = {
     "audit.ids": "Ids",
     "error.title": "Error",
     "error.back": "Back",
+    "error.no_page": "There is no page at {path}.",
+    "error.method": "{path} does not take {method} requests.",
     "record.role": "role",
+    "role.user": "user",
+    "role.assistant": "assistant",
+    "role.notice": "notice",
+    "role.system": "system",
     "record.speaker": "speaker",
     "record.status": "index",
     "record.id": "id",
@@ -194,7 +202,7 @@ ZH: dict[str, str] = {
     "overview.backfill_started": "已开始补建索引：正在为待处理记录生成向量。",
     "overview.backfill_last": "上次补建",
     "overview.no_data": "还没有任何记录。",
-    "overview.per_bucket": "每 {days} 天",
+    "overview.per_bucket": "每 {days} 天（{zone}）",
     "kind.message": "消息",
     "kind.memory": "记忆",
     "one.message": "消息",
@@ -275,6 +283,7 @@ ZH: dict[str, str] = {
     "search.vector": "向量",
     "search.lexical": "关键词",
     "search.rank": "排名",
+    "search.no_keyword": "没有关键词匹配",
     "search.degraded": "向量搜索未运行：仅关键词结果。",
     "search.open": "在会话中打开",
     "search.chat_path": "对话路径（recall_for_turn）",
@@ -299,7 +308,13 @@ ZH: dict[str, str] = {
     "audit.ids": "记录 id",
     "error.title": "错误",
     "error.back": "返回",
+    "error.no_page": "没有这个页面：{path}。",
+    "error.method": "{path} 不接受 {method} 请求。",
     "record.role": "角色",
+    "role.user": "用户",
+    "role.assistant": "助手",
+    "role.notice": "通知",
+    "role.system": "系统",
     "record.speaker": "发言者",
     "record.status": "索引",
     "record.id": "id",

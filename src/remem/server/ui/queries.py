@@ -65,7 +65,7 @@ class StaleWhileRevalidate:
                     entry.refreshing = True
                     threading.Thread(
                         target=self._refresh,
-                        args=(store, key, token, compute),
+                        args=(store, key, token, compute, entry),
                         daemon=True,
                         name="remem-ui-aggregate",
                     ).start()
@@ -74,23 +74,31 @@ class StaleWhileRevalidate:
         self._store(store, key, token, value)
         return value
 
-    def forget(self, mem, name: str) -> None:
-        """Drop the results of one query (all arguments): the next request recomputes them."""
+    def forget_all(self, mem) -> None:
+        """Drop every result of this store: after a change made here, the next page counts
+        it in line instead of showing the count from before (one whole-store read each)."""
         with self._lock:
-            items: OrderedDict[tuple, _Entry] = self._stores.get(mem.store) or OrderedDict()
-            for key in [k for k in items if k[0] == name]:
-                del items[key]
+            self._stores.pop(mem.store, None)
 
-    def _refresh(self, store, key: tuple, token: Any, compute: Callable[[], Any]) -> None:
+    def _refresh(
+        self, store, key: tuple, token: Any, compute: Callable[[], Any], entry: _Entry
+    ) -> None:
         try:
-            self._store(store, key, token, compute())
+            value = compute()
+            with self._lock:
+                # forgotten meanwhile (a change made here): a count begun before the change
+                # must not come back as the latest
+                known = self._stores.get(store)
+                if known is None or known.get(key) is not entry:
+                    return
+            self._store(store, key, token, value)
         except Exception:  # keep serving the previous value; say why in the log
             log.exception("recomputing %s failed", key[0])
             with self._lock:
                 known = self._stores.get(store)
-                entry = known.get(key) if known is not None else None
-                if entry is not None:
-                    entry.refreshing = False
+                current = known.get(key) if known is not None else None
+                if current is not None:
+                    current.refreshing = False
 
     def _store(self, store, key: tuple, token: Any, value: Any) -> None:
         with self._lock:
@@ -240,7 +248,15 @@ def memory_page(
         ("memory-count", _key(scopes), category, state),
         lambda: len(memory_ids(mem, filters, state)),
     )
-    return MemoryPage([got[i] for i in ids[:limit] if i in got], len(ids) > limit, total)
+    more = len(ids) > limit
+    # The count may be a recount behind (a write through the API or another process): it
+    # never says fewer than the rows listed, and the last page knows it exactly.
+    listed = offset + min(len(ids), limit)
+    if more:
+        total = max(total, listed + 1)
+    elif ids or offset == 0:
+        total = listed
+    return MemoryPage([got[i] for i in ids[:limit] if i in got], more, total)
 
 
 def memory_ids(

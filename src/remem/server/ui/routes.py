@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 
 from remem.errors import RememError
 from remem.server.identity import AuthError
@@ -34,6 +35,7 @@ from remem.server.ui.context import (
     UI,
     log,
 )
+from remem.server.ui.i18n import translator
 
 
 def mount_ui(app: FastAPI, mem) -> None:
@@ -44,6 +46,7 @@ def mount_ui(app: FastAPI, mem) -> None:
     # ------------------------------------------------------------------ errors
     api_error = app.exception_handlers[RememError]
     api_invalid = app.exception_handlers[RequestValidationError]
+    api_http = app.exception_handlers[HTTPException]
 
     async def remem_error(request: Request, exc: Exception):
         if not request.url.path.startswith(PREFIX):
@@ -64,8 +67,25 @@ def mount_ui(app: FastAPI, mem) -> None:
             request, "error.html", None, status=422, message=f"invalid {field}: {first['msg']}"
         )
 
+    async def http_error(request: Request, exc: Exception):
+        """An unknown /ui/... address (or a wrong method) answers the UI's error page with
+        the status, not the API's JSON."""
+        if not request.url.path.startswith(PREFIX) or not isinstance(exc, HTTPException):
+            return await api_http(request, exc)  # type: ignore[misc]  # async handlers
+        t = translator(ui.lang_of(request))
+        if exc.status_code == 404:
+            message = t("error.no_page", path=request.url.path)
+        elif exc.status_code == 405:
+            message = t("error.method", method=request.method, path=request.url.path)
+        else:
+            message = str(exc.detail)
+        response = page(request, "error.html", None, status=exc.status_code, message=message)
+        response.headers.update(exc.headers or {})
+        return response
+
     app.add_exception_handler(RememError, remem_error)
     app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(HTTPException, http_error)
 
     for pages in (pages_account, pages_overview, pages_memories, pages_search):
         app.include_router(pages.routes(ui))
