@@ -152,12 +152,13 @@ def _one_op(
     roll = rng.random()
     if roll < mix.ingest:
         op, record_id = "ingest", f"{run}-m-{uuid.uuid4().hex[:12]}"
+        text = _sentence(rng)
         session = rng.randint(1, 8)
         body: dict[str, Any] = {
             "id": record_id,
             # every line of a session names its topic, as a chat's lines name its speaker:
             # a scoped search for it counts a word every record of the scope holds
-            "text": f"{WORDS[session]} {_sentence(rng)}",
+            "text": f"{WORDS[session]} {text}",
             "session": f"load-{session}",
             "speaker": rng.choice(["alice", "bob", "chen"]),
         }
@@ -169,7 +170,7 @@ def _one_op(
     else:
         op, record_id = "search", ""
         body = {"query": " ".join(rng.sample(WORDS, 3)), "k": 10}
-        if rng.random() < mix.scoped:
+        if mix.scoped and rng.random() < mix.scoped:  # (the default mix draws as it did)
             session = rng.randint(1, 8)
             body["query"] = f"{WORDS[session]} {' '.join(rng.sample(WORDS, 2))}"
             body["filters"] = {"sessions": [f"load-{session}"]}
