@@ -260,19 +260,30 @@ def busy_loops(n: int) -> list[subprocess.Popen]:
 
 
 def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """The trials; with ``args.out`` the report so far is rewritten after each one (a run
+    stopped early keeps its figures)."""
     tally, rng = Tally(), random.Random(args.seed)
     spinners = busy_loops(os.cpu_count() or 1) if args.cpu_load else []
     started = time.monotonic()
+
+    def report() -> dict[str, Any]:
+        out = {"note": args.note} if args.note else {}
+        out |= {"db": args.db.split("@")[-1], "provider": args.provider}
+        out |= {"cpu_load": args.cpu_load, "niceness": os.nice(0)}
+        out |= {"seconds": round(time.monotonic() - started, 1), **tally.summary()}
+        return out
+
     try:
         for _ in range(args.trials):
             trial(tally, args, rng, work)
+            if args.out:
+                args.out.write_text(json.dumps(report(), indent=2) + "\n")
+            print(f"trial {tally.trials}: lost {tally.lost}", file=sys.stderr, flush=True)
     finally:
         for proc in spinners:
             proc.kill()
             proc.wait()
-    report = {"db": args.db.split("@")[-1], "provider": args.provider}
-    report |= {"cpu_load": args.cpu_load, "seconds": round(time.monotonic() - started, 1)}
-    return report | tally.summary()
+    return report()
 
 
 def parser() -> argparse.ArgumentParser:
@@ -302,10 +313,6 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="remem-crash-") as tmp:
         report = run(args, args.work or Path(tmp))
-    if args.note:
-        report = {"note": args.note} | report
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
 
 
