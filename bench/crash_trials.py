@@ -219,12 +219,18 @@ def _wait_gone(db: str, app: str, deadline: float) -> None:
     raise RuntimeError(f"the killed child's sessions ({app}) did not end")
 
 
-def _ready(journal: Path, proc: subprocess.Popen, err: Path, deadline: float) -> None:
-    while not (journal.exists() and journal.read_text().startswith('{"ready"')):
+def _ready(journal: Path, proc: subprocess.Popen, err: Path, deadline: float, done: int) -> None:
+    """Wait until the child has opened the store and acknowledged ``done`` operations."""
+
+    def ready() -> bool:
+        text = journal.read_text() if journal.exists() else ""
+        return text.startswith('{"ready"') and text.count('"done"') >= done
+
+    while not ready():
         if proc.poll() is not None:
             raise RuntimeError(f"the child exited ({proc.returncode}): {err.read_text()[-2000:]}")
         if time.monotonic() > deadline:
-            raise RuntimeError("the child did not open the store in 300 s")
+            raise RuntimeError(f"the child did not open the store and write {done} times in 300 s")
         time.sleep(0.05)
 
 
@@ -241,7 +247,7 @@ def trial(tally: Tally, args: argparse.Namespace, rng: random.Random, work: Path
     with err.open("w") as stderr:
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
     try:
-        _ready(journal, proc, err, time.monotonic() + 300)
+        _ready(journal, proc, err, time.monotonic() + 300, args.min_done)
         time.sleep(rng.uniform(0.0, args.max_delay))  # the random moment of the kill
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -294,6 +300,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-delay", type=float, default=2.0, help="seconds before the kill, at most")
     p.add_argument("--provider", default="local", help="embed.provider of the child")
+    p.add_argument(
+        "--min-done", type=int, default=0, help="acknowledged operations before the delay"
+    )
     p.add_argument("--cpu-load", action="store_true", help="a busy loop per core beside")
     p.add_argument("--work", type=Path, help="where the journals go (default: a temp dir)")
     p.add_argument("--out", type=Path, help="also write the JSON report here")

@@ -81,7 +81,7 @@ def test_killed_writers_lose_no_acknowledged_write(tmp_path, backend):
 
         args = ["--db", pg_url(), "--schema", fresh_schema()]
     parsed = crash.parser().parse_args(
-        [*args, "--trials", "3", "--provider", "none", "--max-delay", "1"]
+        [*args, "--trials", "3", "--provider", "none", "--max-delay", "1", "--min-done", "2"]
     )
     report = crash.run(parsed, tmp_path)
     assert report["trials"] == 3 and report["acked_records"] > 0
