@@ -8,6 +8,8 @@ once, and reports errors and p50/p95 latency per operation.
 
     python benchmarks/scripts/load.py --db /tmp/load.db --workers 4 --clients 16 --seconds 60
     python benchmarks/scripts/load.py --db postgresql://... --workers 4 --clients 16 --seconds 60 --json
+    python benchmarks/scripts/load.py --db /tmp/load.db --workers 1 --clients 16 --requests 200 \
+        --ingest-share 0.7 --scoped-share 0.5   # issue 44's mix: searches counted per session
 
 The embedding provider is the configured one (the bundled e5 by default); ``--provider none``
 measures the store and the servers alone (keyword search only).
@@ -23,6 +25,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -88,24 +91,23 @@ def _free_port() -> int:
 
 def start_workers(db: str, n: int, env: dict[str, str]) -> tuple[list[subprocess.Popen], list[str]]:
     """``n`` REST servers over ``db``; returns the processes and their base URLs once healthy."""
-    procs, urls = [], []
+    procs, urls, logs = [], [], []
     for _ in range(n):
         port = _free_port()
         cmd = [sys.executable, "-m", "remem.cli", "--db", db, "serve", "--port", str(port)]
-        procs.append(
-            subprocess.Popen(
-                cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-            )
-        )
+        # stderr to a file: a pipe nobody reads fills with the tracebacks of failed
+        # requests and then blocks the worker mid-request
+        log = tempfile.TemporaryFile("w+")  # noqa: SIM115 - open for the worker's life
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log))
+        logs.append(log)
         urls.append(f"http://127.0.0.1:{port}")
     deadline = time.monotonic() + 120
-    for proc, url in zip(procs, urls, strict=True):
+    for proc, url, log in zip(procs, urls, logs, strict=True):
         while True:
             if proc.poll() is not None:
                 stop_workers(procs)
-                raise RuntimeError(
-                    f"worker {url} exited: {proc.stderr.read() if proc.stderr else ''}"
-                )
+                log.seek(0)
+                raise RuntimeError(f"worker {url} exited: {log.read()}")
             try:
                 if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
                     break
@@ -133,24 +135,45 @@ def _sentence(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
 
 
-def _one_op(client: httpx.Client, rng: random.Random, run: str, tally: Tally) -> None:
+@dataclass
+class Mix:
+    """The share of each operation: message ingest, then curated memories, the rest searches
+    (``scoped`` of them narrowed to one session, which counts BM25 over the session's
+    records: ``scoped_terms.scoped_stats``)."""
+
+    ingest: float = 0.45
+    memory: float = 0.15
+    scoped: float = 0.0
+
+
+def _one_op(
+    client: httpx.Client, rng: random.Random, run: str, tally: Tally, mix: Mix = Mix()
+) -> None:
     roll = rng.random()
-    if roll < 0.45:
+    if roll < mix.ingest:
         op, record_id = "ingest", f"{run}-m-{uuid.uuid4().hex[:12]}"
+        text = _sentence(rng)
+        session = rng.randint(1, 8)
         body: dict[str, Any] = {
             "id": record_id,
-            "text": _sentence(rng),
-            "session": f"load-{rng.randint(1, 8)}",
+            # every line of a session names its topic, as a chat's lines name its speaker:
+            # a scoped search for it counts a word every record of the scope holds
+            "text": f"{WORDS[session]} {text}",
+            "session": f"load-{session}",
             "speaker": rng.choice(["alice", "bob", "chen"]),
         }
         path = "/v1/ingest"
-    elif roll < 0.6:
+    elif roll < mix.ingest + mix.memory:
         op, record_id = "memory", f"{run}-k-{uuid.uuid4().hex[:12]}"
         body = {"id": record_id, "text": f"{record_id} remembers {_sentence(rng)}"}
         path = "/v1/memories"
     else:
         op, record_id = "search", ""
         body = {"query": " ".join(rng.sample(WORDS, 3)), "k": 10}
+        if mix.scoped and rng.random() < mix.scoped:  # (the default mix draws as it did)
+            session = rng.randint(1, 8)
+            body["query"] = f"{WORDS[session]} {' '.join(rng.sample(WORDS, 2))}"
+            body["filters"] = {"sessions": [f"load-{session}"]}
         path = "/v1/search"
     started = time.perf_counter()
     try:
@@ -165,15 +188,27 @@ def _one_op(client: httpx.Client, rng: random.Random, run: str, tally: Tally) ->
         tally.ack("message" if op == "ingest" else "memory", record_id)
 
 
-def run_clients(urls: list[str], clients: int, seconds: float, run: str, seed: int = 0) -> Tally:
+def run_clients(
+    urls: list[str],
+    clients: int,
+    seconds: float,
+    run: str,
+    seed: int = 0,
+    *,
+    requests: int | None = None,
+    mix: Mix = Mix(),
+) -> Tally:
+    """Each client sends requests for ``seconds``, or exactly ``requests`` of them."""
     tally = Tally()
     stop_at = time.monotonic() + seconds
 
     def client_loop(n: int) -> None:
         rng = random.Random(seed * 1000 + n)
+        sent = 0
         with httpx.Client(base_url=urls[n % len(urls)], timeout=60) as client:
-            while time.monotonic() < stop_at:
-                _one_op(client, rng, run, tally)
+            while (sent < requests) if requests is not None else time.monotonic() < stop_at:
+                _one_op(client, rng, run, tally, mix)
+                sent += 1
 
     threads = [threading.Thread(target=client_loop, args=(n,)) for n in range(clients)]
     for t in threads:
@@ -260,7 +295,14 @@ def summarise(tally: Tally, seconds: float) -> dict[str, Any]:
 
 
 def run(
-    db: str, workers: int, clients: int, seconds: float, provider: str | None
+    db: str,
+    workers: int,
+    clients: int,
+    seconds: float,
+    provider: str | None,
+    *,
+    requests: int | None = None,
+    mix: Mix = Mix(),
 ) -> dict[str, Any]:
     env = dict(os.environ, OMP_WAIT_POLICY="passive", REMEM_INDEXING__MODE="async")
     if provider:
@@ -268,14 +310,19 @@ def run(
     load_before = os.getloadavg()  # the machine's load average says how quiet the run was
     procs, urls = start_workers(db, workers, env)
     run_id = f"load{uuid.uuid4().hex[:8]}"
+    started = time.monotonic()
     try:
-        tally = run_clients(urls, clients, seconds, run_id)
+        tally = run_clients(urls, clients, seconds, run_id, requests=requests, mix=mix)
     finally:
         stop_workers(procs)
+    if requests is not None:
+        seconds = time.monotonic() - started
     report = {"db": db if "://" not in db else db.split("@")[-1], "workers": workers}
-    report |= {"clients": clients, "seconds": seconds, "provider": provider or "configured"}
+    report |= {"clients": clients, "seconds": round(seconds, 1), "requests": requests}
+    report |= {"mix": vars(mix), "provider": provider or "configured"}
     report["load_average"] = {"before": load_before, "after": os.getloadavg()}
     report |= summarise(tally, seconds)
+    report["server_errors"] = sum(" HTTP 5" in e for e in tally.errors)
     report["writes"] = verify(db, tally, env)
     report["store"] = store_size(db, env)
     return report
@@ -287,12 +334,27 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--requests", type=int, help="per client, instead of --seconds")
+    parser.add_argument("--ingest-share", type=float, default=Mix.ingest)
+    parser.add_argument("--memory-share", type=float, default=Mix.memory)
+    parser.add_argument(
+        "--scoped-share", type=float, default=Mix.scoped, help="of searches, per session"
+    )
     parser.add_argument("--provider", help="embed.provider for the workers (e.g. none)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--out", type=Path, help="also write the JSON report here")
     parser.add_argument("--note", help="a note kept first in the report (date, machine, load)")
     args = parser.parse_args()
-    report = run(args.db, args.workers, args.clients, args.seconds, args.provider)
+    mix = Mix(args.ingest_share, args.memory_share, args.scoped_share)
+    report = run(
+        args.db,
+        args.workers,
+        args.clients,
+        args.seconds,
+        args.provider,
+        requests=args.requests,
+        mix=mix,
+    )
     if args.note:
         report = {"note": args.note} | report
     if args.out:
@@ -307,7 +369,7 @@ def main() -> None:
         )
     w = report["writes"]
     print(
-        f"  errors {report['errors']}; acknowledged writes {w['acknowledged']}, "
+        f"  errors {report['errors']} ({report['server_errors']} HTTP 5xx); acknowledged writes {w['acknowledged']}, "
         f"missing {w['missing']}, duplicated {w['duplicated_acks']}"
     )
 

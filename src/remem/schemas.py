@@ -56,28 +56,41 @@ _FIXES = {
     **dict.fromkeys(NAME_FIELDS, "use 1-500 characters without control characters"),
 }
 _UNENCODABLE = "the text holds a lone surrogate (not valid Unicode); send valid UTF-8"
+# PostgreSQL's text and jsonb cannot hold U+0000; every backend refuses it alike, so a store
+# moves between backends whole and no write fails on one backend only.
+_NUL = "the text holds a NUL character (U+0000), which remem does not store; remove it"
 
 
-def is_encodable(value: Any) -> bool:
-    """True when every string in value (nested in lists and dicts too) is valid Unicode that
-    UTF-8 can encode (JSON's "\\ud800" escapes decode to lone surrogates that cannot)."""
+def unstorable(value: Any) -> str | None:
+    """Why a string in value (nested in lists and dicts too) cannot be stored, or None:
+    a lone surrogate that UTF-8 cannot encode (JSON's "\\ud800" escapes decode to one), or a
+    NUL character."""
     if isinstance(value, str):
+        if "\x00" in value:
+            return _NUL
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return False
-        return True
+            return _UNENCODABLE
+        return None
     if isinstance(value, dict):
-        return all(is_encodable(k) and is_encodable(v) for k, v in value.items())
+        items = (x for kv in value.items() for x in kv)
+        return next((r for r in map(unstorable, items) if r), None)
     if isinstance(value, list | tuple):
-        return all(is_encodable(v) for v in value)
-    return True
+        return next((r for r in map(unstorable, value) if r), None)
+    return None
+
+
+def is_encodable(value: Any) -> bool:
+    """True when every string in value can be stored (``unstorable``)."""
+    return unstorable(value) is None
 
 
 def check_encodable(field: str, value: Any) -> Any:
-    """The value, or ValidationError naming the field when it holds unencodable text."""
-    if not is_encodable(value):
-        raise ValidationError(field, value, _UNENCODABLE)
+    """The value, or ValidationError naming the field when it holds text remem cannot store."""
+    reason = unstorable(value)
+    if reason:
+        raise ValidationError(field, value, reason)
     return value
 
 

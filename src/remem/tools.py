@@ -25,7 +25,7 @@ from remem.errors import NotFoundError, RememError, printable
 from remem.ports import MemoryPort
 from remem.recall.conversation import conversation_recall
 from remem.recall.memories import relevant_memories
-from remem.schemas import is_encodable
+from remem.schemas import unstorable
 from remem.scopes import Access, ScopeGuard
 from remem.text.secrets import contains_secret
 from remem.types import Filters, Record, Turn
@@ -237,8 +237,9 @@ class MemoryTools:
                 f"the tools are {', '.join(offered(self.mem.config))}"
             )
         model, _ = TOOLS[name]
-        if not is_encodable(arguments):
-            raise ToolError(f"{name}: the arguments hold text that is not valid Unicode")
+        reason = unstorable(arguments)
+        if reason:
+            raise ToolError(f"{name}: arguments: {reason}")
         try:
             args = model.model_validate(arguments or {})
         except PydanticValidationError as exc:

@@ -49,10 +49,13 @@ def _missing(url: str, schema: str, model_id: str) -> int:
 
 class Clients:
     """Threads posting messages one by one, each to its worker, switching to the next worker
-    when a request fails (what a load balancer does when a worker dies)."""
+    when a request fails (what a load balancer does when a worker dies). Each id is noted
+    before its request is sent (``sent``) and when it is acknowledged (``acked``): a request
+    in flight when the worker died may have been stored or not, an acknowledged one must be."""
 
     def __init__(self, urls: list[str], n: int) -> None:
         self.urls = urls
+        self.sent: list[str] = []
         self.acked: list[str] = []
         self.failed = 0
         self._lock = threading.Lock()
@@ -66,6 +69,8 @@ class Clients:
         while not self._stop.is_set():
             record_id, i = f"crash-{n}-{i}", i + 1
             body = {"id": record_id, "text": f"note {i} from client {n} about the ferry"}
+            with self._lock:
+                self.sent.append(record_id)
             try:
                 response = httpx.post(
                     f"{self.urls[target % len(self.urls)]}/v1/ingest",
@@ -124,6 +129,12 @@ def test_a_killed_serve_worker_loses_no_acknowledged_write(tmp_path):
     assert clients.acked and clients.failed > 0, "the worker was not killed mid-ingest"
     stored = _one(url, schema, "SELECT count(*) FROM records WHERE id = ANY(%s)", (clients.acked,))
     assert stored == len(clients.acked)  # every acknowledged write, once (id is unique)
+    # and nothing but what was sent: the unacknowledged rest were in flight at the kill
+    # (stored or not) or failed against the dead worker before it took them
+    assert (
+        _one(url, schema, "SELECT count(*) FROM records WHERE NOT id = ANY(%s)", (clients.sent,))
+        == 0
+    )
     assert left > 0, "nothing was left pending by the killed worker: the pickup is untested"
     assert picked_up, "the surviving worker did not embed what the killed one left pending"
     assert _one(url, schema, "SELECT count(*) FROM claims") == 0  # serve workers hold none

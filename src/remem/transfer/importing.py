@@ -16,6 +16,7 @@ idempotent by content hash, so a rerun adds only what is missing.
 from __future__ import annotations
 
 import base64
+import math
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,16 +31,10 @@ from remem.errors import ValidationError
 from remem.ports import MemoryPort
 from remem.schemas import RecordIn, content_hash, validate_record
 from remem.transfer.jsonl import iter_file_lines, parse_lines, spool
+from remem.types import Record
 
 # Fields the store manages itself; they are exported for the record but not imported.
-_STORE_ONLY = (
-    "index_status",
-    "index_error",
-    "model_id",
-    "content_hash",
-    "access_count",
-    "last_access",
-)
+_STORE_ONLY = ("index_status", "index_error", "model_id", "content_hash")
 MAX_REPORTED = 1000  # invalid lines listed one by one; the rest are only counted
 BATCH = 1000  # records per write batch: bounds memory (with vectors ~3 MB of lines)
 
@@ -144,15 +139,39 @@ def import_records(
         )
 
 
-def _validated(
-    item: dict[str, Any], scope: str | None, zone: tzinfo
-) -> tuple[RecordIn, list[dict[str, Any]]]:
+@dataclass
+class Line:
+    """One valid line: the record, the vectors it brought, and how often it was used (an
+    export's ``access_count`` and ``last_access``, which ranking reads: kept across the
+    round trip)."""
+
+    record: RecordIn
+    vectors: list[dict[str, Any]]
+    access_count: int = 0
+    last_access: float | None = None
+
+
+def _access(item: dict[str, Any]) -> tuple[int, float | None]:
+    count = item.pop("access_count", None) or 0
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValidationError("access_count", count, "use a whole number from 0")
+    last = item.pop("last_access", None)
+    if last is not None and (
+        isinstance(last, bool) or not isinstance(last, int | float) or not math.isfinite(last)
+    ):
+        raise ValidationError("last_access", last, "use Unix seconds, or null")
+    return count, None if last is None else float(last)
+
+
+def _validated(item: dict[str, Any], scope: str | None, zone: tzinfo) -> Line:
     vectors = item.pop("vectors", None) or []
     for key in _STORE_ONLY:
         item.pop(key, None)
+    count, last = _access(item)
     if scope is not None:
         item["scope"] = scope
-    return validate_record(item, zone=zone), vectors if isinstance(vectors, list) else []
+    record = validate_record(item, zone=zone)
+    return Line(record, vectors if isinstance(vectors, list) else [], count, last)
 
 
 def check_import(
@@ -195,10 +214,10 @@ def _counted(lines: Iterator[str], progress: Progress | None, every: int = 1000)
 
 def _batches(
     source: ImportSource, scope: str | None, size: int, zone: tzinfo
-) -> Iterator[list[tuple[RecordIn, list[dict[str, Any]]]]]:
+) -> Iterator[list[Line]]:
     """The valid records of the input, ``size`` at a time (invalid lines are passed over:
     the first pass has reported them)."""
-    batch: list[tuple[RecordIn, list[dict[str, Any]]]] = []
+    batch: list[Line] = []
     for _number, item, _error in parse_lines(source.lines()):
         if item is None:
             continue
@@ -230,7 +249,7 @@ def write_import(
     seen: set[bytes] = set()  # dry run only: nothing is written, so the store cannot tell
     for batch in _batches(source, scope, max(1, batch_size), mem.config.calendar.zone()):
         if dry_run:
-            digests = [bytes.fromhex(content_hash(r.text)) for r, _ in batch]
+            digests = [bytes.fromhex(content_hash(line.record.text)) for line in batch]
             known = mem.store.existing_hashes([d.hex() for d in digests])
             for digest in digests:
                 if digest.hex() in known or digest in seen:
@@ -248,36 +267,40 @@ def write_import(
 
 def _write_batch(
     mem: MemoryPort,
-    batch: list[tuple[RecordIn, list[dict[str, Any]]]],
+    batch: list[Line],
     report: ImportReport,
     embedder: Embedder | None,
     unlabelled_vectors: bool,
 ) -> None:
-    """Store one batch: records (one transaction), the file's vectors (one transaction per
-    model), then embed the records that brought no usable vector."""
+    """Store one batch: records (one transaction), their use counts, the file's vectors (one
+    transaction per model), then embed the records that brought no usable vector."""
     # Duplicates in earlier batches are in the store by now; within the batch, `seen`.
-    known = mem.store.existing_hashes([content_hash(r.text) for r, _ in batch])
+    known = mem.store.existing_hashes([content_hash(line.record.text) for line in batch])
     seen: set[str] = set()
-    fresh: list[tuple[RecordIn, list[dict[str, Any]]]] = []
-    for rec, vecs in batch:
-        digest = content_hash(rec.text)
+    fresh: list[Line] = []
+    for line in batch:
+        digest = content_hash(line.record.text)
         if digest in known or digest in seen:
             report.skipped += 1
             continue
         seen.add(digest)
-        rec.id = rec.id or uuid.uuid4().hex  # decided here so the file's vectors follow it
-        fresh.append((rec, vecs))
+        # decided here so the file's vectors follow it
+        line.record.id = line.record.id or uuid.uuid4().hex
+        fresh.append(line)
     if not fresh:
         return
     stored = {
-        r.id: r for r in mem.ingest_many([r for r, _ in fresh], embed=False, on_conflict="skip")
+        r.id: r
+        for r in mem.ingest_many([line.record for line in fresh], embed=False, on_conflict="skip")
     }
     report.added += len(stored)
     report.skipped += len(fresh) - len(stored)  # the id exists already with other text
+    _restore_access(mem, fresh, stored)
     by_model: dict[tuple[str, str, str], list[tuple[int, np.ndarray]]] = {}
     to_embed = []
-    for rec_in, vecs in fresh:
-        record = stored.get(rec_in.id or "")
+    for line in fresh:
+        vecs = line.vectors
+        record = stored.get(line.record.id or "")
         if record is None or record.rowid is None or record.index_status == "skipped":
             continue  # skipped by the store, or stored only (never a hit, never embedded)
         vec = _usable_vector(vecs, embedder)
@@ -293,6 +316,19 @@ def _write_batch(
         report.vectors += mem.store.put_vectors(model_id, provider, model, items)
     if to_embed:
         mem.embed_records(to_embed)
+
+
+def _restore_access(mem: MemoryPort, fresh: list[Line], stored: dict[str, Record]) -> None:
+    """The use counts the file brought, onto the records this batch added (a record skipped
+    as already stored keeps its own)."""
+    items = []
+    for line in fresh:
+        record = stored.get(line.record.id or "")
+        used = line.access_count or line.last_access is not None
+        if record is not None and record.rowid is not None and used:
+            items.append((record.rowid, line.access_count, line.last_access or 0.0))
+    if items:
+        mem.store.record_access(items)
 
 
 def _decode(v: dict[str, Any]) -> np.ndarray | None:

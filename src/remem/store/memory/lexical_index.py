@@ -40,7 +40,12 @@ def _occurrences(tokens: list[str], phrase: list[str]) -> int:
 
 
 def idf(rows: int, hits: int) -> float:
-    """FTS5's idf of a phrase found in ``hits`` of ``rows`` rows."""
+    """FTS5's idf of a phrase found in ``hits`` of ``rows`` rows. Defined for any counts:
+    counts read apart can disagree (a word's rows outnumbering the rows, counted after a
+    write landed), and a word in more rows than there are weighs what one in every row
+    weighs, never the log of a negative number."""
+    rows = max(rows, 0)
+    hits = min(max(hits, 0), rows)
     value = math.log((rows - hits + 0.5) / (hits + 0.5))
     return value if value > 0 else 1e-6
 

@@ -320,18 +320,22 @@ class LexicalMixin(PostgresConnection):
         """(records passing the filters, {token: those holding it}) as BM25 counts them: one
         count of the records, one of each token's rows among them (through the GIN index)."""
         where, params = filters_sql(filters, now=now)
-        n = int(self.query_one(f"SELECT count(*) FROM records r WHERE true{where}", params)[0])
         found: dict[str, int] = {}
-        for token in dict.fromkeys(t for t in tokens if t):
-            phrases, both, query = _match([token], context_weight)
-            if not query:
-                continue
-            count = self.query_one(
-                _holding("count(*)", where, both),
-                [[" ".join(p) for p in phrases], query, *params],
-            )[0]
-            if count:
-                found[token] = int(count)
+        # one snapshot: a write committed between the counts made a word's rows outnumber
+        # the records
+        with self.read() as c:
+            row = c.execute(f"SELECT count(*) FROM records r WHERE true{where}", params).fetchone()
+            n = int(row[0]) if row else 0
+            for token in dict.fromkeys(t for t in tokens if t):
+                phrases, both, query = _match([token], context_weight)
+                if not query:
+                    continue
+                held = c.execute(
+                    _holding("count(*)", where, both),
+                    [[" ".join(p) for p in phrases], query, *params],
+                ).fetchone()
+                if held and held[0]:
+                    found[token] = int(held[0])
         return n, found
 
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:

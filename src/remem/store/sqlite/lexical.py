@@ -140,19 +140,24 @@ class LexicalMixin(SQLiteConnection):
         join, SQLite walks the filtered records and asks the full-text index for each, ~30 ms
         at 100k whatever the word)."""
         where, params = filters_sql(filters, now=now)
-        n = int(self.query_one(f"SELECT count(*) FROM records r WHERE 1=1{where}", params)[0])
         found: dict[str, int] = {}
-        for token in dict.fromkeys(t for t in tokens if t):
-            match = fts_match_expression([token])
-            if context_weight <= 0:
-                match = "{tokens} : (" + match + ")"
-            sql = (
-                "SELECT count(*) FROM records r WHERE r.rowid IN "
-                f"(SELECT rowid FROM records_fts WHERE records_fts MATCH ?){where}"
+        # one snapshot: a write landing between the counts made a word's rows outnumber
+        # the records (another process's write; this one's wait for the lock)
+        with self.read() as c:
+            n = int(
+                c.execute(f"SELECT count(*) FROM records r WHERE 1=1{where}", params).fetchone()[0]
             )
-            count = int(self.query_one(sql, [match, *params])[0])
-            if count:
-                found[token] = count
+            for token in dict.fromkeys(t for t in tokens if t):
+                match = fts_match_expression([token])
+                if context_weight <= 0:
+                    match = "{tokens} : (" + match + ")"
+                sql = (
+                    "SELECT count(*) FROM records r WHERE r.rowid IN "
+                    f"(SELECT rowid FROM records_fts WHERE records_fts MATCH ?){where}"
+                )
+                count = int(c.execute(sql, [match, *params]).fetchone()[0])
+                if count:
+                    found[token] = count
         return n, found
 
     def _fts_averages(self) -> tuple[int, float]:
