@@ -25,6 +25,9 @@ export interface RememPluginConfig {
   autoRecallMinLength: number;
   /** How long auto-recall may hold up a turn. */
   autoRecallTimeoutMs: number;
+  /** The hook auto-recall runs in: before_prompt_build (OpenClaw 2026.3 and later) or
+   * before_agent_start (older gateways; memory-lancedb-pro's original hook). */
+  recallHook: "before_prompt_build" | "before_agent_start";
   /** Timeout of capture and tool calls. */
   timeoutMs: number;
   /** Also archive (and capture from) the assistant's reply, not only the user's message. */
@@ -84,6 +87,7 @@ export function parseConfig(
     autoCapture: true,
     autoRecallMinLength: 15,
     autoRecallTimeoutMs: 5000,
+    recallHook: "before_prompt_build",
     timeoutMs: 10_000,
     captureAssistant: false,
     enableManagementTools: false,
@@ -104,6 +108,12 @@ export function parseConfig(
       case "fallbackSession":
       case "platform":
         cfg[key] = nonEmpty(key, value);
+        break;
+      case "recallHook":
+        if (value !== "before_prompt_build" && value !== "before_agent_start") {
+          bad(key, value, 'use "before_prompt_build" or, on OpenClaw before 2026.3, "before_agent_start"');
+        }
+        cfg.recallHook = value;
         break;
       case "agentTokens":
         cfg.agentTokens = tokens(value);
@@ -129,7 +139,7 @@ export function parseConfig(
       default:
         throw new ConfigError(
           `remem plugin: unknown config key "${key}"; the keys are baseUrl, token, agentTokens, ` +
-            "autoRecall, autoCapture, autoRecallMinLength, autoRecallTimeoutMs, timeoutMs, " +
+            "autoRecall, autoCapture, autoRecallMinLength, autoRecallTimeoutMs, recallHook, timeoutMs, " +
             "captureAssistant, captureWithoutIdentity, enableManagementTools, fallbackSession, platform",
         );
     }

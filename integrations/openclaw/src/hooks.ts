@@ -1,6 +1,6 @@
 /**
- * The two lifecycle hooks: auto-recall before the agent starts (remem's `<relevant-memories>`
- * block, prepended to the prompt) and auto-capture after it ends (the turn is archived, then
+ * The two lifecycle hooks: auto-recall before the prompt is built (remem's
+ * `<relevant-memories>` block as `prependContext`) and auto-capture after it ends (the turn is archived, then
  * remem captures its durable memories). Neither may break the host's turn: a remem that is
  * down or refuses costs a warning in the log and the turn goes on without memory.
  */

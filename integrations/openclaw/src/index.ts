@@ -30,7 +30,7 @@ const plugin: OpenClawPlugin = {
       api.registerTool((ctx) => makeTool(name, client, cfg, ctx), { name });
     }
     if (cfg.autoRecall) {
-      api.on("before_agent_start", (event, ctx) => autoRecall(client, cfg, log, event, ctx));
+      api.on(cfg.recallHook, (event, ctx) => autoRecall(client, cfg, log, event, ctx));
     }
     if (cfg.autoCapture) {
       api.on("agent_end", async (event, ctx) => {

@@ -63,6 +63,12 @@ export interface AgentTool {
 }
 
 export interface HookHandlers {
+  /** Where memory plugins inject context since OpenClaw 2026.3 (same event and result). */
+  before_prompt_build: (
+    event: BeforeAgentStartEvent,
+    ctx: AgentContext,
+  ) => Promise<BeforeAgentStartResult | void> | BeforeAgentStartResult | void;
+  /** The older hook, kept by OpenClaw for plugins written before before_prompt_build. */
   before_agent_start: (
     event: BeforeAgentStartEvent,
     ctx: AgentContext,

@@ -37,6 +37,7 @@ test("bad values name the field, the value and the fix", () => {
   });
   assert.throws(() => parseConfig({ baseUrl: "ftp://x" }), /invalid baseUrl: "ftp:\/\/x"; use an http/);
   assert.throws(() => parseConfig({ timeoutMs: 5 }), /invalid timeoutMs: 5; use a whole number from 100/);
+  assert.throws(() => parseConfig({ recallHook: "before_tool_call" }), /invalid recallHook: "before_tool_call"; use "before_prompt_build"/);
   assert.throws(() => parseConfig({ autoRecal: true }), /unknown config key "autoRecal"; the keys are/);
   assert.equal(parseConfig({ baseUrl: "http://10.0.0.2:8765/" }).baseUrl, "http://10.0.0.2:8765");
 });

@@ -38,6 +38,10 @@ export class TestHost {
     plugin.register(api);
   }
 
+  hookNames(): string[] {
+    return Object.keys(this.hooks).sort();
+  }
+
   toolNames(): string[] {
     return [...this.tools.keys()].sort();
   }
@@ -53,10 +57,12 @@ export class TestHost {
     return result;
   }
 
-  /** Like the gateway: every handler runs; the prependContexts are joined. */
+  /** Like the gateway before a prompt: the before_prompt_build handlers, then the legacy
+   * before_agent_start ones; their prependContexts are joined. */
   async beforeAgentStart(event: BeforeAgentStartEvent, ctx: AgentContext): Promise<BeforeAgentStartResult> {
     const parts: string[] = [];
-    for (const handler of this.hooks.before_agent_start ?? []) {
+    const handlers = [...(this.hooks.before_prompt_build ?? []), ...(this.hooks.before_agent_start ?? [])];
+    for (const handler of handlers) {
       const out = await handler(event, ctx);
       if (out && out.prependContext) parts.push(out.prependContext);
     }

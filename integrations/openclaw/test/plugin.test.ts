@@ -78,6 +78,15 @@ describe("auto-capture and auto-recall", () => {
     ]);
   });
 
+  test("recallHook picks the hook auto-recall runs in", async () => {
+    assert.deepEqual(host().hookNames(), ["agent_end", "before_prompt_build"]);
+    const legacy = host({ recallHook: "before_agent_start" });
+    assert.deepEqual(legacy.hookNames(), ["agent_end", "before_agent_start"]);
+    const recalled = await legacy.beforeAgentStart({ prompt: "Which foods should I avoid because of allergies?" }, ANN);
+    assert.match(recalled.prependContext ?? "", /allergic to peanuts/);
+    assert.deepEqual(host({ autoRecall: false, autoCapture: false }).hookNames(), []);
+  });
+
   test("autoRecall off and short prompts ask remem nothing; a failed turn is not captured", async () => {
     const h = host({ autoRecall: false, autoRecallMinLength: 15 });
     assert.deepEqual(await h.beforeAgentStart({ prompt: "Which foods should I avoid?" }, ANN), {});
