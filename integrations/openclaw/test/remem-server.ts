@@ -42,10 +42,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startRemem(): Promise<RememServer> {
+/** `extra`: more TOML, appended to the config (e.g. a [server] section with tokens). */
+export async function startRemem(extra = ""): Promise<RememServer> {
   const dir = mkdtempSync(join(tmpdir(), "remem-openclaw-"));
   const config = join(dir, "remem.toml");
-  writeFileSync(config, CONFIG.replace("STORE", join(dir, "remem.db").replaceAll("\\", "/")));
+  writeFileSync(config, CONFIG.replace("STORE", join(dir, "remem.db").replaceAll("\\", "/")) + extra);
   const bin = process.env.REMEM_BIN || "remem";
   let lastError = "";
   for (let attempt = 0; attempt < 3; attempt++) {
