@@ -28,6 +28,10 @@ export class RememClient {
     return this.request<T>("GET", path, undefined, opts);
   }
 
+  async delete<T = unknown>(path: string, opts: { token?: string; timeoutMs: number }): Promise<T> {
+    return this.request<T>("DELETE", path, undefined, opts);
+  }
+
   private async request<T>(
     method: string,
     path: string,

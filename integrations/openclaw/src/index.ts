@@ -8,6 +8,7 @@ import { parseConfig } from "./config.js";
 import { RememClient } from "./client.js";
 import { autoCapture, autoRecall } from "./hooks.js";
 import { makeTool, offered } from "./tools.js";
+import { registerCommands } from "./cli.js";
 
 export { parseConfig, FALLBACK_SESSION, DEFAULT_BASE_URL, ConfigError } from "./config.js";
 export type { RememPluginConfig } from "./config.js";
@@ -15,6 +16,7 @@ export { RememClient, RememRequestError, RememUnavailableError } from "./client.
 export { identify } from "./identity.js";
 export { lastTurn } from "./hooks.js";
 export { TOOL_SPECS } from "./tools.js";
+export { registerCommands } from "./cli.js";
 export type * from "./openclaw-api.js";
 
 const plugin: OpenClawPlugin = {
@@ -29,6 +31,7 @@ const plugin: OpenClawPlugin = {
     for (const name of offered(cfg)) {
       api.registerTool((ctx) => makeTool(name, client, cfg, ctx), { name });
     }
+    api.registerCli?.(({ program }) => registerCommands(program, client, cfg), { commands: ["remem"] });
     if (cfg.autoRecall) {
       api.on(cfg.recallHook, (event, ctx) => autoRecall(client, cfg, log, event, ctx));
     }

@@ -76,6 +76,14 @@ export interface HookHandlers {
   agent_end: (event: AgentEndEvent, ctx: AgentContext) => Promise<void> | void;
 }
 
+/** The commander-style command OpenClaw hands a CLI registrar (`openclaw <name> ...`). */
+export interface CliCommand {
+  command(nameAndArgs: string): CliCommand;
+  description(text: string): CliCommand;
+  option(flags: string, description: string, defaultValue?: string): CliCommand;
+  action(fn: (...args: any[]) => void | Promise<void>): CliCommand;
+}
+
 export interface OpenClawPluginApi {
   /** This plugin's `plugins.entries.<id>.config` block, unvalidated. */
   pluginConfig?: Record<string, unknown>;
@@ -83,6 +91,8 @@ export interface OpenClawPluginApi {
   on<K extends keyof HookHandlers>(hook: K, handler: HookHandlers[K]): void;
   /** A tool, or a factory OpenClaw calls per session with that session's context. */
   registerTool(tool: AgentTool | ((ctx: ToolContext) => AgentTool), opts?: { name?: string }): void;
+  /** Subcommands of the `openclaw` CLI; absent in hosts without one. */
+  registerCli?(registrar: (ctx: { program: CliCommand }) => void, opts?: { commands: string[] }): void;
 }
 
 export interface OpenClawPlugin {

@@ -9,6 +9,7 @@ import type {
   AgentEndEvent,
   AgentTool,
   BeforeAgentStartEvent,
+  CliCommand,
   BeforeAgentStartResult,
   HookHandlers,
   OpenClawPlugin,
@@ -20,6 +21,7 @@ export class TestHost {
   readonly logs: Array<{ level: string; message: string }> = [];
   private hooks: { [K in keyof HookHandlers]?: HookHandlers[K][] } = {};
   private tools = new Map<string, (ctx: ToolContext) => AgentTool>();
+  readonly cli: Array<{ registrar: (ctx: { program: CliCommand }) => void; commands: string[] }> = [];
 
   constructor(plugin: OpenClawPlugin, config: Record<string, unknown>) {
     const record = (level: string) => (message: string) => this.logs.push({ level, message });
@@ -28,6 +30,9 @@ export class TestHost {
       logger: { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") },
       on: (hook, handler) => {
         (this.hooks[hook] ??= [] as never[]).push(handler as never);
+      },
+      registerCli: (registrar, opts) => {
+        this.cli.push({ registrar, commands: opts?.commands ?? [] });
       },
       registerTool: (tool, opts) => {
         const factory = typeof tool === "function" ? tool : () => tool;
