@@ -15,7 +15,7 @@ PYTEST_WORKERS ?= 2
 # otherwise the browser tests skip and say why (under CI=true they fail instead).
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint cli-help browser screenshots docs bench-locomo clean
+.PHONY: demo test lint cli-help browser screenshots docs bench-locomo clean node test-openclaw
 
 $(STAMP): pyproject.toml benchmarks/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "remem needs Python 3.11+; set PYTHON=python3.11")'
@@ -51,6 +51,23 @@ browser:
 test: $(STAMP) lint browser
 	$(BIN)/pytest -n $(PYTEST_WORKERS) -q
 
+# The OpenClaw plugin (integrations/openclaw, TypeScript): npm ci from its package-lock.json,
+# tsc, then node's own test runner against a real `remem serve` of this checkout (REMEM_BIN
+# picks another binary). Debian's nodejs and npm are installed when missing, as for chromium.
+OPENCLAW := integrations/openclaw
+REMEM_BIN ?= $(CURDIR)/$(BIN)/remem
+
+node:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "node or npm is missing: installing Debian's nodejs and npm for the OpenClaw plugin"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm; \
+	else echo "node and npm are missing and there is no root apt-get to install them"; exit 1; fi
+
+test-openclaw: $(STAMP) node
+	cd $(OPENCLAW) && npm ci --no-audit --no-fund && npm run build
+	cd $(OPENCLAW) && REMEM_BIN=$(REMEM_BIN) node --test dist/test/*.test.js
+
 # Chinese pages need a CJK font in the screenshots (fonts-noto-cjk), not in the tests.
 screenshots: $(STAMP) browser
 	@if ! fc-list :lang=zh 2>/dev/null | grep -q . && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -67,3 +84,4 @@ bench-locomo: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build site *.egg-info src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(OPENCLAW)/node_modules $(OPENCLAW)/dist

@@ -1,4 +1,4 @@
-"""The agent's memory tools: recall, store, forget, list, stats, and recall of the chat.
+"""The agent's memory tools: recall, store, update, forget, list, stats, and recall of the chat.
 
 Each tool has a JSON schema (from its pydantic argument model) and a description written for an
 LLM; the MCP server and the REST API expose exactly these. A ``MemoryTools`` is bound to one
@@ -72,6 +72,21 @@ class ForgetArgs(_Args):
         return self
 
 
+class UpdateArgs(_Args):
+    memory_id: str = Field(min_length=1, description="the id of the memory to change")
+    text: str | None = Field(
+        default=None, min_length=1, max_length=2000, description="its new text (default: kept)"
+    )
+    importance: float | None = Field(default=None, ge=0, le=1)
+    category: Literal["preference", "fact", "decision", "entity", "other"] | None = None
+
+    @model_validator(mode="after")
+    def _some(self) -> UpdateArgs:
+        if self.text is None and self.importance is None and self.category is None:
+            raise ValueError("give at least one of text, importance or category to change")
+        return self
+
+
 class ListArgs(_Args):
     scope: str | None = None
     category: Literal["preference", "fact", "decision", "entity", "other"] | None = None
@@ -130,6 +145,14 @@ TOOLS: dict[str, tuple[type[_Args], str]] = {
             "Greetings, acknowledgements, 'I have no information' answers and questions about "
             "memory are not stored ('rejected' says why). A statement that updates an older one on the same subject replaces it; duplicates "
             "are recognised and not stored twice."
+        ),
+    ),
+    "memory_update": (
+        UpdateArgs,
+        (
+            "Correct a memory in place, by its id (from memory_recall or memory_list): its text, "
+            "importance or category. The old version is kept in its history, so the change can "
+            "be undone; use it when the user corrects something you remembered."
         ),
     ),
     "memory_forget": (
@@ -298,6 +321,26 @@ class MemoryTools:
             "replaced": [r.id for r in outcome.superseded],
             "warnings": outcome.warnings,
         }
+
+    def memory_update(self, args: UpdateArgs) -> dict[str, Any]:
+        old = self.mem.get(args.memory_id)
+        if old is None or old.kind != "memory" or old.scope not in self._scopes(None):
+            # the same answer whether it does not exist or is not yours: no probing
+            raise ToolError(f"memory_update: no memory {args.memory_id!r} that you may change")
+        if args.text is not None and contains_secret(args.text):
+            raise ToolError(
+                "memory_update: the new text looks like a secret (a key, password or token); "
+                "secrets are never stored"
+            )
+        self.guard.check_write(old.scope)
+        changes = {
+            "text": old.text if args.text is None else args.text.strip(),
+            "scope": old.scope,
+            "importance": old.importance if args.importance is None else args.importance,
+            "category": args.category or old.category,
+        }
+        stored = self.mem.memories.edit(old, changes, edited_by=f"tool:{self.access.agent}")
+        return {"updated": True, "memory": _brief(stored), "replaced": old.id}
 
     def memory_forget(self, args: ForgetArgs) -> dict[str, Any]:
         scopes = self._scopes(args.scope)

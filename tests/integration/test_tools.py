@@ -34,6 +34,7 @@ def test_specs_are_json_schemas_with_descriptions():
     assert set(specs) == {
         "memory_recall",
         "memory_store",
+        "memory_update",
         "memory_forget",
         "memory_list",
         "memory_stats",
@@ -106,6 +107,34 @@ def test_errors_are_tool_errors_and_change_nothing(mem):
         with pytest.raises(ToolError, match=words):
             tools.call(name, args)
     assert mem.stats()["records"] == 0
+
+
+def test_memory_update_corrects_in_place_and_keeps_the_history(mem):
+    tools = mem.tools("librarian", user="ann")
+    old = tools.call("memory_store", {"text": "Ann lives in Porto", "importance": 0.6})["memory"]
+    out = tools.call("memory_update", {"memory_id": old["id"], "text": "Ann lives in Lisbon"})
+    new = out["memory"]
+    assert out["replaced"] == old["id"] and new["id"] != old["id"]
+    assert (new["text"], new["scope"], new["importance"]) == (
+        "Ann lives in Lisbon",
+        old["scope"],
+        0.6,
+    )
+    found = tools.call("memory_recall", {"query": "where does Ann live"})["memories"]
+    assert [m["text"] for m in found] == ["Ann lives in Lisbon"]
+    assert [r.text for r in mem.history(new["id"])] == ["Ann lives in Porto", "Ann lives in Lisbon"]
+    only_category = tools.call("memory_update", {"memory_id": new["id"], "category": "entity"})
+    assert only_category["memory"]["text"] == "Ann lives in Lisbon"
+    assert only_category["memory"]["category"] == "entity"
+    for args, words in [
+        ({"memory_id": new["id"]}, "at least one"),  # nothing to change
+        ({"memory_id": old["id"], "text": "x"}, "replaced"),  # an old version
+        ({"memory_id": new["id"], "text": "my password is hunter2hunter2"}, "secret"),
+    ]:
+        with pytest.raises(ToolError, match=words):
+            tools.call("memory_update", args)
+    with pytest.raises(ToolError, match="no memory"):  # another agent's: not found, not changed
+        mem.tools("intruder").call("memory_update", {"memory_id": new["id"], "text": "x"})
 
 
 def test_a_memory_of_another_agent_cannot_be_forgotten_or_seen(mem):

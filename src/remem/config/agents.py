@@ -46,7 +46,7 @@ class ScopesConfig(_Section):
     management_tools: bool = Field(
         default=True,
         description="offer agents memory_forget, memory_list and memory_stats (false: only "
-        "recall and store; calling a hidden tool is an error)",
+        "recall, store and update; calling a hidden tool is an error)",
     )
 
     @field_validator("definitions")
