@@ -53,7 +53,8 @@ test: $(STAMP) lint browser
 # The AstrBot plugin's tests: AstrBot 4.14.6 from PyPI with its ~50 pinned dependencies, in a
 # virtualenv of its own so its pins never move remem's; remem goes in from this checkout.
 # Without PyPI (and no environment built yet) they skip, saying so; the tests themselves need
-# no network.
+# no network. The remote-mode test runs `remem serve` from the project's .venv (remem[server]:
+# its mcp>=2.3 is not for AstrBot's virtualenv) and skips, saying so, when there is none.
 ASTRBOT_DIR   := integrations/astrbot
 ASTRBOT_VENV  := $(ASTRBOT_DIR)/.venv
 ASTRBOT_REQS  := $(ASTRBOT_DIR)/tests/requirements.txt
@@ -74,7 +75,9 @@ test-astrbot:
 		if [ $$found != 0 ]; then \
 			echo "SKIPPED test-astrbot: PyPI is unreachable, so AstrBot cannot be installed (pip download astrbot==4.14.6 failed)"; \
 			exit 0; fi; fi; \
-	$(MAKE) --no-print-directory $(ASTRBOT_STAMP) && $(ASTRBOT_VENV)/bin/python -m pytest -q $(ASTRBOT_DIR)/tests
+	$(MAKE) --no-print-directory $(ASTRBOT_STAMP) && \
+	REMEM_SERVER_PYTHON=$$([ -x $(BIN)/python ] && echo $(abspath $(BIN))/python) \
+		$(ASTRBOT_VENV)/bin/python -m pytest -q -rs $(ASTRBOT_DIR)/tests
 
 # Chinese pages need a CJK font in the screenshots (fonts-noto-cjk), not in the tests.
 screenshots: $(STAMP) browser

@@ -37,7 +37,9 @@ class Backend(Protocol):
     async def recall(
         self, who: Identity, agent: str, input_id: str, query: str, current_ids: list[str]
     ) -> Recall: ...
-    async def capture(self, who: Identity, agent: str, ids: list[str]) -> dict[str, Any]: ...
+    async def capture(
+        self, who: Identity, agent: str, messages: list[dict[str, Any]]
+    ) -> dict[str, Any]: ...
     async def call_tool(
         self, who: Identity, agent: str, name: str, arguments: dict[str, Any]
     ) -> dict[str, Any]: ...
@@ -89,10 +91,12 @@ class EmbeddedBackend:
         )
         return Recall(said.block or "", known.block or "")
 
-    async def capture(self, who: Identity, agent: str, ids: list[str]) -> dict[str, Any]:
+    async def capture(
+        self, who: Identity, agent: str, messages: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         from remem import Turn
 
-        turn = Turn(session=who.session, inputs=list(ids), agent=agent, user_id=who.user)
+        turn = Turn(session=who.session, inputs=list(messages), agent=agent, user_id=who.user)
         result = await asyncio.to_thread(self.mem.capture_after_turn, turn)
         return dict(result.to_dict())
 
@@ -142,6 +146,10 @@ class RemoteBackend:
         return self._json(await self.client.post(path, json=body))
 
     async def archive(self, record: dict[str, Any]) -> str:
+        # /v1/ingest knows no user, so a token may not write a message to a user: scope there;
+        # the server files it under the token's agent scope. Memories (capture, tools) still go
+        # to the user's scope: those endpoints take the user.
+        record = {k: v for k, v in record.items() if k != "scope"}
         out = await self._post("/v1/ingest", record)
         return str(out["ingested"][0]["id"])
 
@@ -162,8 +170,13 @@ class RemoteBackend:
         )
         return Recall(said.get("block") or "", known.get("block") or "")
 
-    async def capture(self, who: Identity, agent: str, ids: list[str]) -> dict[str, Any]:
-        body = {"messages": ids, "session": who.session, "user": who.user}
+    async def capture(
+        self, who: Identity, agent: str, messages: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        # the messages themselves, not their ids: the endpoint checks that a token may read
+        # the ids it names without the body's session, so it refuses messages /v1/ingest just
+        # filed under that session's scope
+        body = {"messages": messages, "session": who.session, "user": who.user}
         return dict(await self._post("/v1/capture-after-turn", body))
 
     async def call_tool(

@@ -30,7 +30,7 @@ from .backend import Backend, EmbeddedBackend, RemoteBackend
 from .identity import Identity, identity_of
 
 PLUGIN = "astrbot_plugin_remem"
-_INPUT_KEY = "remem_input_id"  # the archived id of the event's message (event extras)
+_INPUT_KEY = "remem_input"  # the event's archived message, for capture (event extras)
 _RECENT = 200  # archived (id, text) pairs kept per session to spot what the prompt holds
 
 
@@ -79,7 +79,8 @@ class RememPlugin(Star):
         if not text.strip():
             return
         input_id = await self._archive(who, "user", text)
-        event.set_extra(_INPUT_KEY, input_id)
+        said = {"id": input_id, "role": "user", "text": text, "speaker_id": who.user}
+        event.set_extra(_INPUT_KEY, {k: v for k, v in said.items() if v is not None})
         if not _setting(self.config, "recall", True):
             return
         current = self._in_prompt(who.session, req.contexts, exclude=input_id)
@@ -94,13 +95,14 @@ class RememPlugin(Star):
     @filter.on_llm_response()
     async def keep_after_response(self, event: AstrMessageEvent, resp: LLMResponse) -> None:
         who = identity_of(event)
-        input_id = event.get_extra(_INPUT_KEY)
+        said = event.get_extra(_INPUT_KEY)
         reply = (resp.completion_text or "").strip()
-        ids = [input_id] if input_id else []
+        turn = [said] if said else []
         if reply:
-            ids.append(await self._archive(who, "assistant", reply))
-        if ids and _setting(self.config, "capture", True):
-            outcome = await self.backend.capture(who, self.agent, ids)
+            reply_id = await self._archive(who, "assistant", reply)
+            turn.append({"id": reply_id, "role": "assistant", "text": reply})
+        if turn and _setting(self.config, "capture", True):
+            outcome = await self.backend.capture(who, self.agent, turn)
             stored = outcome.get("stored", [])
             if stored:
                 logger.debug(f"remem: captured {len(stored)} memories in {who.session}")
