@@ -163,7 +163,8 @@ class RememPlugin(Star):
             "role": role,
             "text": text,
             "scope": who.scope,
-            "source": "astrbot",
+            # no "source": remem stores a message with one as an internal injection, unindexed
+            "metadata": {"host": "astrbot"},
         }
         if who.platform:
             record["platform"] = who.platform

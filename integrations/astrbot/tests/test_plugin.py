@@ -69,6 +69,9 @@ async def test_three_turn_group_chat_recalls_the_first_turn(astrbot: Any) -> Non
     # remem's block is a system part of its own in the third request, in its untrusted wrapper
     block = system_of(third).split('<relevant-memories type="untrusted-data">', 1)[1]
     assert "allergic to peanuts" in block.split("</relevant-memories>")[0]
+    # the first turn is already in the request as history: recall does not repeat it
+    said_block = system_of(third).partition('<remem-memory type="untrusted-data">')[2]
+    assert "allergic to peanuts, remember that" not in said_block.split("</remem-memory>")[0]
     # the user's own words reach the model unchanged
     assert third["contexts"][-1] == {"role": "user", "content": "What did I say about peanuts?"}
     assert set(third["tools"]) >= TOOLS
@@ -87,6 +90,18 @@ async def test_three_turn_group_chat_recalls_the_first_turn(astrbot: Any) -> Non
     facts = mem.list({"kind": "memory", "scope": "user:stubqq:ann"}, limit=20)
     assert any("allergic to peanuts" in r.text for r in facts), [r.text for r in facts]
     assert not mem.list({"kind": "memory", "scope": "user:stubqq:bob"}, limit=20)
+
+
+async def test_after_new_conversation_the_archived_chat_comes_back(astrbot: Any) -> None:
+    SCRIPT.requests.clear()
+    SCRIPT.replies[:] = ["Porto is lovely.", "Mia lives in Porto."]
+    await turn(astrbot, "My sister Mia moved to Porto last spring.", group="g5", user="fay")
+    await turn(astrbot, "/new", group="g5", user="fay")  # AstrBot's own: empty history
+    await turn(astrbot, "Where does my sister live now?", group="g5", user="fay")
+    last = SCRIPT.requests[-1]
+    assert [m["role"] for m in last["contexts"]] == ["system", "user"]  # no history left
+    block = system_of(last).split('<remem-memory type="untrusted-data">', 1)[1]
+    assert "My sister Mia moved to Porto last spring." in block.split("</remem-memory>")[0]
 
 
 async def test_a_sender_without_id_is_archived_under_the_session_scope(astrbot: Any) -> None:
