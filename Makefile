@@ -3,6 +3,7 @@
 #   make test   set up .venv, lint, install Debian's chromium and curl if missing, run the whole test suite
 #   make screenshots   PNGs of every web UI page into docs/screenshots (the README shows them)
 #   make docs          the documentation site from docs/ into site/ (mkdocs build --strict)
+#   make test-astrbot  the AstrBot plugin (integrations/astrbot) inside a real AstrBot from PyPI
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -15,7 +16,7 @@ PYTEST_WORKERS ?= 2
 # otherwise the browser tests skip and say why (under CI=true they fail instead).
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint cli-help browser screenshots docs bench-locomo clean node test-openclaw
+.PHONY: demo test lint cli-help browser screenshots docs bench-locomo clean node test-openclaw test-astrbot
 
 $(STAMP): pyproject.toml benchmarks/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "remem needs Python 3.11+; set PYTHON=python3.11")'
@@ -68,6 +69,35 @@ test-openclaw: $(STAMP) node
 	cd $(OPENCLAW) && npm ci --no-audit --no-fund && npm run build
 	cd $(OPENCLAW) && REMEM_BIN=$(REMEM_BIN) node --test dist/test/*.test.js
 
+# The AstrBot plugin's tests: AstrBot 4.14.6 from PyPI with its ~50 pinned dependencies, in a
+# virtualenv of its own so its pins never move remem's; remem goes in from this checkout.
+# Without PyPI (and no environment built yet) they skip, saying so; the tests themselves need
+# no network. The remote-mode test runs `remem serve` from the project's .venv (remem[server]:
+# its mcp>=2.3 is not for AstrBot's virtualenv) and skips, saying so, when there is none.
+ASTRBOT_DIR   := integrations/astrbot
+ASTRBOT_VENV  := $(ASTRBOT_DIR)/.venv
+ASTRBOT_REQS  := $(ASTRBOT_DIR)/tests/requirements.txt
+ASTRBOT_STAMP := $(ASTRBOT_VENV)/.installed-stamp
+
+$(ASTRBOT_STAMP): pyproject.toml $(ASTRBOT_REQS)
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "remem needs Python 3.11+; set PYTHON=python3.11")'
+	@test -x $(ASTRBOT_VENV)/bin/python || $(PYTHON) -m venv $(ASTRBOT_VENV)
+	$(ASTRBOT_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(ASTRBOT_VENV)/bin/python -m pip install --quiet -r $(ASTRBOT_REQS) -e .
+	@touch $(ASTRBOT_STAMP)
+
+test-astrbot:
+	@if [ ! -f $(ASTRBOT_STAMP) ]; then \
+		probe=$$(mktemp -d); \
+		$(PYTHON) -m pip download --quiet --no-deps --dest $$probe astrbot==4.14.6 >/dev/null 2>&1; \
+		found=$$?; rm -rf $$probe; \
+		if [ $$found != 0 ]; then \
+			echo "SKIPPED test-astrbot: PyPI is unreachable, so AstrBot cannot be installed (pip download astrbot==4.14.6 failed)"; \
+			exit 0; fi; fi; \
+	$(MAKE) --no-print-directory $(ASTRBOT_STAMP) && \
+	REMEM_SERVER_PYTHON=$$([ -x $(BIN)/python ] && echo $(abspath $(BIN))/python) \
+		$(ASTRBOT_VENV)/bin/python -m pytest -q -rs $(ASTRBOT_DIR)/tests
+
 # Chinese pages need a CJK font in the screenshots (fonts-noto-cjk), not in the tests.
 screenshots: $(STAMP) browser
 	@if ! fc-list :lang=zh 2>/dev/null | grep -q . && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -83,5 +113,5 @@ bench-locomo: $(STAMP)
 	$(BIN)/remem bench ../shared/bench/locomo
 
 clean:
-	rm -rf $(VENV) build site *.egg-info src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(ASTRBOT_VENV) build site *.egg-info src/*.egg-info .pytest_cache .ruff_cache
 	rm -rf $(OPENCLAW)/node_modules $(OPENCLAW)/dist
