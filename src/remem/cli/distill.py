@@ -45,8 +45,17 @@ def distill(
     no_embed: Annotated[
         bool, typer.Option("--no-embed", help="store now, embed later with `remem embed`")
     ] = False,
+    summarize: Annotated[
+        bool,
+        typer.Option(
+            "--summarize",
+            help="then store a summary memory of each session that got new messages "
+            "(what a session reset stores; for a hook at a session's end)",
+        ),
+    ] = False,
     watch: Annotated[
-        bool, typer.Option("--watch", help="keep polling for new lines until Ctrl-C")
+        bool,
+        typer.Option("--watch", help="keep polling for new lines until Ctrl-C (no --summarize)"),
     ] = False,
     interval: Annotated[
         float, typer.Option("--interval", help="--watch: seconds between polls", min=0.05)
@@ -57,14 +66,17 @@ def distill(
     rules). Each file is read from where the last run stopped (a cursor in the store), so
     it is safe from cron and after a crash: no line is archived twice. A malformed line is
     reported with its file and line number, and skipped."""
-    from remem.transfer.distill import log_files
+    from remem.transfer.distill import log_files, summarize_sessions
 
     missing = [str(p) for p in paths if not p.expanduser().exists()]
     if missing:
         fail(f"{missing[0]!r} does not exist; give session log files (*.jsonl) or folders")
-    with open_memory(long_lived=watch) as mem:
+    if watch and summarize:
+        fail("--summarize ends a session: run it once at the session's end, not with --watch")
+    overrides = {"capture.session_summary": True} if summarize else {}
+    with open_memory(long_lived=watch, **overrides) as mem:
         agent = agent or mem.config.scopes.agent
-        if not agent and not no_capture:
+        if not agent and (summarize or not no_capture):
             fail("no agent identity: pass --agent, set scopes.agent, or --no-capture")
         agent = agent or "distill"  # --no-capture: no memory is written in its name
         mem.scope_access(agent, user=user)  # a bad identity stops the run before any line
@@ -72,6 +84,8 @@ def distill(
             report = _run_once(
                 mem, log_files(paths), agent, user, not no_capture, not no_embed, as_json
             )
+            if summarize:
+                summarize_sessions(mem, report, agent=agent, user=user)
             _print_report(report, as_json, quiet_when_empty=False)
             return
         stop = threading.Event()
@@ -132,6 +146,7 @@ def _print_report(report: DistillReport, as_json: bool, *, quiet_when_empty: boo
     if not quiet_when_empty:
         out.print(
             f"{len(report.files)} files: archived {report.total('archived')} messages, "
-            f"captured {report.total('captured')} memories, {len(report.errors)} bad lines",
+            f"captured {report.total('captured')} memories, {len(report.summaries)} session "
+            f"summaries, {len(report.errors)} bad lines",
             markup=False,
         )

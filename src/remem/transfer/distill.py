@@ -53,12 +53,14 @@ class FileReport:
     archived: int = 0
     captured: int = 0
     restarted: str | None = None  # "truncated" or "rotated" when the cursor was reset
+    sessions: list[str] = field(default_factory=list)  # the sessions that got new messages
     errors: list[str] = field(default_factory=list)
 
 
 @dataclass
 class DistillReport:
     files: list[FileReport] = field(default_factory=list)
+    summaries: list[str] = field(default_factory=list)  # ids of session summaries stored
 
     def total(self, name: str) -> int:
         return sum(getattr(f, name) for f in self.files)
@@ -73,8 +75,22 @@ class DistillReport:
             "lines": self.total("lines"),
             "archived": self.total("archived"),
             "captured": self.total("captured"),
+            "summaries": self.summaries,
             "errors": self.errors,
         }
+
+
+def summarize_sessions(
+    mem: Memory, report: DistillReport, *, agent: str, user: str | None
+) -> list[str]:
+    """Store the summary memory of every session that got new messages (what a session
+    reset stores: ``Memory.session_reset``), for a hook at a session's end."""
+    sessions = sorted({s for f in report.files for s in f.sessions})
+    for session in sessions:
+        outcome = mem.session_reset(session, agent=agent, user=user)
+        if outcome is not None and outcome.record is not None:
+            report.summaries.append(outcome.record.id)
+    return report.summaries
 
 
 def log_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -151,6 +167,7 @@ def distill_file(
                     items.append(record_for(message, path, f"log-{key}-{offset}"))
             stored = mem.ingest_many(items, embed=embed, wait=True, on_conflict="skip")
             report.archived += len(stored)
+            report.sessions += sorted({r.session for r in stored if r.session} - {*report.sessions})
             if capture and items:
                 report.captured += capture_batch(mem, items, stored, agent=agent, user=user)
             save_cursor(mem, path, replace(cursor, offset=end))  # a crash before: re-read

@@ -1,6 +1,6 @@
 """The chat messages in one line of a coding agent's session log (JSONL).
 
-Two shapes are read, and a plain ``{"role", "content"}`` line:
+Three shapes are read, and a plain ``{"role", "content"}`` line:
 
 - Claude Code (``~/.claude/projects/<project>/<session>.jsonl``): ``{"type": "user" |
   "assistant", "sessionId", "timestamp", "cwd", "message": {"role", "content"}}`` where
@@ -9,6 +9,9 @@ Two shapes are read, and a plain ``{"role", "content"}`` line:
 - OpenClaw (``~/.openclaw/agents/<agent>/sessions/<session>.jsonl``): a ``{"type":
   "session", "id"}`` header, then ``{"type": "message", "timestamp", "message": {"role",
   "content"}}`` entries whose role may be ``toolResult``.
+- Codex CLI (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``): ``{"type": "response_item",
+  "payload": {"type": "message", "role", "content": [{"type": "input_text" | "output_text"}]}}``
+  (its ``event_msg`` lines repeat the same messages and are skipped).
 
 Only what people and the model said is kept: tool calls, tool results, thinking and the
 host's meta lines are noise for memory (a file listing is not a fact about the user).
@@ -31,7 +34,13 @@ NOT_MESSAGES = {
     "thinking_level_change",
     "custom",
     "compaction",
+    "session_meta",
+    "turn_context",
+    "event_msg",
 }
+TEXT_BLOCKS = {"text", "input_text", "output_text"}
+# Text a host puts in the user's turn (environment, slash-command echoes), not the user's words.
+HOST_TEXT = ("<environment_context>", "<user_instructions>", "<command-", "<local-command-")
 
 
 @dataclass
@@ -59,7 +68,7 @@ def text_of(content: Any) -> str:
             parts.append(block)
         elif (
             isinstance(block, dict)
-            and block.get("type") == "text"
+            and block.get("type") in TEXT_BLOCKS
             and isinstance(block.get("text"), str)
         ):
             parts.append(block["text"])
@@ -75,6 +84,10 @@ def message_of(entry: Any) -> LogMessage | None:
     if kind in NOT_MESSAGES or entry.get("isMeta") or entry.get("isCompactSummary"):
         return None
     inner = entry.get("message")
+    if kind == "response_item":  # Codex: the message is the payload
+        inner = entry.get("payload")
+        if not isinstance(inner, dict) or inner.get("type") != "message":
+            return None  # reasoning, function calls and their output
     if isinstance(inner, dict):
         role = inner.get("role", kind)
         content = inner.get("content")
@@ -90,7 +103,7 @@ def message_of(entry: Any) -> LogMessage | None:
     if role not in ROLES:
         return None  # tool results, system prompts
     text = text_of(content).strip()
-    if not text:
+    if not text or text.startswith(HOST_TEXT):
         return None
     stamp = entry.get("timestamp")
     if stamp is None and isinstance(inner, dict):
