@@ -208,16 +208,18 @@ def test_a_malformed_line_is_reported_with_its_file_and_line_and_skipped(tmp_pat
         + '["a list"]\n'
         + json.dumps({"hello": "world"})
         + "\n"
+        + claude_line("user", "A time nobody can read.", timestamp="yesterday-ish")
         + claude_line("user", "The production database is called whale.")
     )
     proc = cli(db, str(log), "--no-capture")
     assert proc.returncode == 0, proc.stderr
     warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
-    assert len(warnings) == 3
+    assert len(warnings) == 4
     assert warnings[0].startswith(f"warning: {log}:2: not JSON")
     assert f"{log}:3: a log line must be a JSON object" in warnings[1]
     assert f"{log}:4: " in warnings[2]
     assert "line skipped" in warnings[2]
+    assert f"{log}:5: " in warnings[3] and "created_at" in warnings[3]  # the store's refusal
     assert len(messages(db)) == 2
     assert memory_texts(db) == []  # --no-capture
     again = cli(db, str(log), "--no-capture")

@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from remem.errors import ValidationError
+from remem.schemas import validate_record
 from remem.transfer.session_logs import BadLine, LogMessage, message_of
 from remem.types import Turn
 
@@ -164,7 +166,9 @@ def distill_file(
                 cursor.line += 1
                 message = parse(raw, path, cursor.line, report)
                 if message is not None:
-                    items.append(record_for(message, path, f"log-{key}-{offset}"))
+                    item = record_for(message, path, f"log-{key}-{offset}")
+                    if checked(mem, item, f"{path}:{cursor.line}", report):
+                        items.append(item)
             stored = mem.ingest_many(items, embed=embed, wait=True, on_conflict="skip")
             report.archived += len(stored)
             report.sessions += sorted({r.session for r in stored if r.session} - {*report.sessions})
@@ -237,6 +241,18 @@ def parse(raw: bytes, path: Path, number: int, report: FileReport) -> LogMessage
         why = str(exc)
     report.errors.append(f"{path}:{number}: {why}; line skipped")
     return None
+
+
+def checked(mem: Memory, item: dict[str, Any], where: str, report: FileReport) -> bool:
+    """Whether the store takes this record; one that it would refuse (a time it cannot read,
+    a session name with control characters) is reported and skipped, so that it cannot stop
+    every later line from being read."""
+    try:
+        validate_record(dict(item), zone=mem.config.calendar.zone())
+    except ValidationError as exc:
+        report.errors.append(f"{where}: {exc}; line skipped")
+        return False
+    return True
 
 
 def record_for(message: LogMessage, path: Path, record_id: str) -> dict[str, Any]:
