@@ -32,6 +32,7 @@ TOP_LEVEL_HELP = (
     "  export       Write every record as JSONL (no limit), a page at a time.\n"
     "  import       Import records, streaming: every line is checked first, and...\n"
     "  copy         Copy a whole store into another one: records, sessions,...\n"
+    "  distill      Archive the new lines of session logs and capture memories...\n"
     "  mcp          Serve the memory tools over MCP (stdio by default).\n"
     "  serve        Serve the REST API (OpenAPI docs at /docs) and the web UI...\n"
     "  proxy        Serve /v1/chat/completions and /v1/models with memory,...\n"

@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from remem.cli import bench, demo, maintenance, memory, postgres, records, serve, transfer
+from remem.cli import bench, demo, distill, maintenance, memory, postgres, records, serve, transfer
 from remem.cli.common import DbOption, state
 
 __all__ = ["app"]
@@ -33,7 +33,7 @@ app = typer.Typer(
 )
 # Unnamed groups merge their commands into the top level, in this order (`remem --help`);
 # the named groups follow them.
-for commands in (records, maintenance, bench, transfer, serve, demo):
+for commands in (records, maintenance, bench, transfer, distill, serve, demo):
     app.add_typer(commands.app)
 app.add_typer(memory.app, name="memory")
 app.add_typer(maintenance.config_app, name="config")

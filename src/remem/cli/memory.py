@@ -293,3 +293,37 @@ def memory_undo(
         return
     for r in restored:
         out.print(f"current again: {r.id} {r.text}", markup=False)
+
+
+SUMMARY_PREFIX = "Summary of session "  # how remem.capture.summary starts every summary
+
+
+@app.command("handoff")
+def memory_handoff(
+    agent: AgentOption = None,
+    session: SessionOption = None,
+    user: UserOption = None,
+    limit: Annotated[int, typer.Option(help="at most this many other memories")] = 8,
+    as_json: JsonOption = False,
+) -> None:
+    """What a new session should know from the earlier ones, as plain text: the newest
+    session summary, then the newest other memories (a coding agent's session-start hook
+    prints it into the agent's context). Prints nothing when there is nothing yet."""
+    if not 0 <= limit <= 100:
+        fail(f"invalid --limit {limit}; use 0 to 100")
+    newest = _tool("memory_list", {"limit": 100}, agent, session, user)["memories"]
+    summaries = [m for m in newest if m["text"].startswith(SUMMARY_PREFIX)]
+    others = [m for m in newest if not m["text"].startswith(SUMMARY_PREFIX)][:limit]
+    if as_json:
+        emit_json({"summary": summaries[0] if summaries else None, "memories": others})
+        return
+    if not summaries and not others:
+        return
+    lines = ["<remem-handoff>"]
+    if summaries:
+        lines += [f"Last session: {summaries[0]['text'].removeprefix(SUMMARY_PREFIX)}"]
+    if others:
+        lines += ["What you remember (newest first):"]
+        lines += [f"- [{m['category'] or 'other'}] {m['text']}" for m in others]
+    lines += ["</remem-handoff>"]
+    out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)

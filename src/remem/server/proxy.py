@@ -13,7 +13,9 @@ conversation: ``X-Remem-Session`` header, else ``proxy:<user>`` (or ``proxy:anon
 agent: the bearer token's agent when ``server.tokens`` is set, else ``scopes.agent``.
 Upstream key: ``server.upstream_api_key``, else (no tokens) the client's own Authorization.
 With ``server.proxy_tools`` the model also gets the memory tools, run here
-(``remem.server.proxy_tools``).
+(``remem.server.proxy_tools``). A user message that is only ``/new`` (or ``/reset``) resets the
+session: its summary is stored and the proxy answers a confirmation itself
+(``remem.server.session_reset``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from remem.server.http_guard import Guard, HostPolicy
 from remem.server.identity import AuthError, grant_for, user_for
 from remem.server.proxy_tools import StreamedCalls, definitions, ours_only, run_calls
 from remem.server.rest_docs import mount_docs
+from remem.server.session_reset import chat_answer, confirmation, is_reset, reset_answer
 from remem.types import Turn
 
 log = logging.getLogger("remem.proxy")
@@ -214,6 +217,8 @@ class Proxy:
             default=None,
         )
         question = _text(messages[last].get("content")) if last is not None else ""
+        if is_reset(question):  # answered here: the upstream has nothing to say to `/new`
+            return await self.reset(who, body)
         forwarded = {**body, "messages": await self.with_memories(messages, question, last, who)}
         if self.config.server.proxy_tools:
             forwarded["tools"] = definitions(self.config, body.get("tools"))
@@ -225,6 +230,15 @@ class Proxy:
             return await self.complete(forwarded, headers, question, who, tools)
         except UpstreamError as exc:
             return exc.response()
+
+    async def reset(self, who: tuple[str, str | None, str], body: dict[str, Any]) -> Response:
+        """A `/new` message: summarise the session, then confirm it in the client's shape."""
+        agent, user, session = who
+        outcome = await anyio.to_thread.run_sync(
+            lambda: self.mem.session_reset(session, agent=agent, user=user)
+        )
+        text = confirmation(reset_answer(self.mem, session, outcome))
+        return chat_answer(text, body.get("model"), stream=bool(body.get("stream")))
 
     async def complete(
         self,

@@ -8,15 +8,18 @@ from typing import Any
 from fastapi import APIRouter, Depends
 
 from remem.errors import NotFoundError
+from remem.scopes import ScopeError
 from remem.server.rest_context import (
     Caller,
     CaptureBody,
     ConversationRecallBody,
     RecallBody,
     Requests,
+    ResetBody,
     ToolBody,
     TurnBody,
 )
+from remem.server.session_reset import reset_answer
 from remem.tools import TOOLS, session_context, tool_specs
 from remem.types import Turn
 
@@ -69,6 +72,20 @@ def chat_routes(r: Requests) -> APIRouter:
         return mem.recall_memories(
             body.query, agent=c.agent, session=body.session, user=user, timezone=body.timezone
         ).to_dict()
+
+    @api.post("/v1/sessions/{session}/reset", tags=["chat"])
+    def session_reset(session: str, body: ResetBody | None = None, c: Caller = caller):
+        """A session ends (a host's `/new`): store one summary memory of its last messages
+        when `capture.session_summary` is on. `summary` is null with `skipped_reason` when
+        nothing was stored."""
+        body = body or ResetBody()
+        user = c.user(body.user)
+        c.access(mem, session, user)  # identity required
+        if c.restricted:  # a summary repeats the messages: they must all be the caller's
+            every = {"kind": "message", "session": session}
+            if mem.count(every) != mem.count(r.scoped(c, every, None)):
+                raise ScopeError(f"session {session!r} holds messages this agent may not read")
+        return reset_answer(mem, session, mem.session_reset(session, agent=c.agent, user=user))
 
     api.include_router(tool_routes(r))
     return api

@@ -51,6 +51,11 @@ class CaptureBody(_Body):
     now: float | None = None
 
 
+class ResetBody(_Body):
+    user: str | None = None
+    now: float | None = None
+
+
 class RecallBody(_Body):
     query: str = Field(min_length=1, max_length=10_000)
     session: str | None = None
