@@ -23,9 +23,11 @@ _EN_QUESTION_MORE = re.compile(
     # a tag question: "I live in Porto, don't I" (not "Do I? No." — that is a mark anyway)
     r",\s*(do|does|did|am|is|are|was|were|have|has|can|will|would)(n'?t)?\s+"
     r"(i|we|you|it|he|she|they)(\s+not)?\s*[?.!]*\s*$"
-    # a wh-word in place: "my favourite food is what again", "I live where"
-    r"|\b(is|are|was|were|live|lives|work|works|am|do|did)\s+(what|where|who|which|when)\b"
-    r"|\b(what|where|who|which|when|how)\s+again\b|\bagain\s*\??\s*$(?<=\bwhat again)"
+    # a wh-word in place at the end: "my favourite food is what again", "I live where" (not
+    # "Lisbon is where I live now", "This is what I do")
+    r"|\b(is|are|was|were|live|lives|work|works|am|do|did)\s+(what|where|who|which|when)"
+    r"(\s+(again|now|exactly|then))?\s*[?.!]*\s*$"
+    r"|\b(what|where|who|which|when|how)\s+again\b"
     r"|^(guess|remind me|tell me|show me|let me know)\b",
     re.I,
 )

@@ -140,6 +140,9 @@ def test_the_reason_names_the_family(text, reason):
         "I moved here in May.",  # the month, not the hedge "may"
         "我喜欢看小说。",  # 小说 is a novel, not someone saying something
         "我跟他说我搬到北京了。",  # the speaker's own words
+        "Lisbon is where I live now.",  # a wh-word that opens a clause, not one in place
+        "This is what I do for a living: I'm a nurse.",
+        "My email is kim@example.org.",  # example.org is a domain, not an example
     ],
 )
 def test_look_alikes_still_assert(text):
