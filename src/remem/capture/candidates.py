@@ -10,10 +10,11 @@ import re
 from dataclasses import dataclass
 
 from remem.config import CaptureConfig
+from remem.text.assertion import not_a_statement
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
 from remem.text.secrets import contains_secret
-from remem.text.statements import is_question, not_a_statement
+from remem.text.statements import is_question
 from remem.text.triggers import (
     Admission,
     admit,

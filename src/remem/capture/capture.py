@@ -18,9 +18,9 @@ from remem.capture.llm import SYSTEM_PROMPT, ChatClient, LLMError, parse_memorie
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
 from remem.scopes import resolve
+from remem.text.assertion import not_a_statement
 from remem.text.clean import strip_wrappers
 from remem.text.secrets import contains_secret
-from remem.text.statements import not_a_statement
 from remem.text.triggers import is_memory_instruction
 from remem.types import Record, Turn
 

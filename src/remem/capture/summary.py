@@ -13,6 +13,7 @@ from remem.capture.llm import SUMMARY_PROMPT, ChatClient, LLMError, transcript
 from remem.memories import StoreOutcome
 from remem.ports import MemoryPort
 from remem.scopes import resolve
+from remem.text.assertion import not_a_statement
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
 from remem.text.secrets import contains_secret
@@ -28,7 +29,8 @@ def extractive(messages: list[dict]) -> str:
         for s in sentences(strip_wrappers(m["text"])):
             if contains_secret(s) or is_noise(s) or is_memory_instruction(s) or len(s) < 6:
                 continue
-            admission = admit(s)
+            # a question or a hedge may give a summary its context, never a fact's weight
+            admission = admit(s) if not_a_statement(s) is None else None
             weight = (admission.importance + 1) if admission else 0.0
             scored.append((weight, min(len(s), 200) / 200, order, s))
     best = sorted(scored, key=lambda t: (-t[0], -t[1], t[2]))[:MAX_SENTENCES]

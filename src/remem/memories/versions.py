@@ -29,6 +29,7 @@ from remem.retrieve.search import Searcher
 from remem.schemas import RecordIn, validate_record
 from remem.scopes import Access, ScopeGuard
 from remem.store.base import Store
+from remem.text.assertion import not_a_statement
 from remem.text.triggers import subject_key
 from remem.types import Record, StoredMemory
 
@@ -105,7 +106,9 @@ class CuratedMemories:
         if dup is not None:
             out.duplicate_of, out.duplicate_how = dup
             return out
-        subject = subject or subject_key(text)
+        # a question, a hedge, a quote ... closes nothing, whoever named its subject (an LLM
+        # extractor or a caller may pass one): only an assertion replaces a memory
+        subject = (subject or subject_key(text)) if not_a_statement(text) is None else None
         meta = dict(metadata or {})
         meta["norm"] = norm_hash(text)
         if subject:

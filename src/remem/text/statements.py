@@ -3,7 +3,8 @@
 Only statements may become memories or replace one: "Any tips for where I live now?" mentions
 where the user lives but says nothing about it, "If I moved to Berlin ..." is not a move, and
 "My mum says I should live in Lisbon" is not where the user lives. Capture rejects the other
-three kinds per sentence, and supersession ignores them (``triggers.subject_key``).
+three kinds per sentence, and supersession ignores them: ``remem.text.assertion`` combines
+these detectors with uncertainty, sarcasm and examples (``assertion.not_a_statement``).
 
 Plain patterns over one sentence, in English, Chinese (Traditional is folded to Simplified
 first), Japanese and Korean. Each detector errs towards "not a statement" only where the form
@@ -96,7 +97,7 @@ _KO_WH = re.compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|
 _EN_HYPOTHETICAL = re.compile(
     r"^(if|suppose|supposing|imagine|assuming|assume|in case|what if|let'?s say|"
     r"hypothetically|pretend|were i|had i|even if|unless)\b"
-    r"|\b(i|we) wish\b|\bif only\b|\b(i'?d|i would|we'?d|we would)\b.*\bif (i|we)\b",
+    r"|\b(i|we) wish\b|\bif only\b|\b(i'?d|i would|we'?d|we would)\b(?! rather).*\bif\b",
     re.I,
 )
 _ZH_HYPOTHETICAL = re.compile(
@@ -111,12 +112,19 @@ _EN_REPORTED = re.compile(
     r"(\b(?i:he|she|they|my(\s+\w+){1,2}|someone|somebody|people|everyone)|\b[A-Z][a-z]+)\s+"
     r"(?i:said|says|told me|tells me|asked|asks|claims?|claimed|thinks|thought|believes|"
     r"mentioned|wrote|texted me)\b"
-    r"|^(?i:apparently|reportedly|according to|i'?ve heard that|i heard (that|there))\b",
+    r"|^(?i:apparently|reportedly|according to|i'?ve heard that|i heard (that|there))\b"
+    # "The doctor asked whether I'm vegan", "The song goes ...", "My mum keeps saying ..."
+    r"|(?i:\b(asked|asks|asking|wondered)( me)? (whether|if)\b|\bthe(\s+\w+){1,2}\s+(said|says|"
+    r"asked|asks|wrote|goes|claims)\b|\b(keeps|kept) (saying|telling)\b)",
 )
 _ZH_REPORTED = re.compile(
     # not "我跟他说…" (the speaker told someone)
     r"(?<![跟和对给向])(他|她|他们|她们|别人|有人|朋友|老板|妈妈|爸爸|老妈|老爸|老师|同事|"
     r"大家|人家|网上)(说|讲|告诉我|跟我说|觉得|认为|以为)|听说|据说|听人说|传说"
+    # anyone else's words: "我妈说…", "销售说…", "阿嘉說…", "小雅跟我说…" (not the speaker's own
+    # "我说", nor 小说 / 说明 / 说服 / 说不定 / 说法 / 说话)
+    r"|(?<![我小听据传])(?<!跟他)(?<!跟她)(?<!对他)(?<!对她)(?<!和他)(?<!和她)(?<!跟你)(?<!对你)"
+    r"(说|讲)(?!明|服|不定|法|话)|跟我说|告诉我|问我"
 )
 _JA_REPORTED = re.compile(r"(と言って|って言って|と言った|って言った|によると)")
 # A quoted clause in the speaker's mouth: “I live in Paris”, 「我住在巴黎」 (a quoted word or a
@@ -193,14 +201,3 @@ def is_quote(text: str) -> bool:
         _FIRST_PERSON.search(quoted) and not _TITLE.match(quoted)
         for quoted in (m.group(1) for m in _QUOTED.finditer(stripped))
     )
-
-
-def not_a_statement(text: str) -> str | None:
-    """Why the sentence states nothing about the speaker (None when it does)."""
-    if is_question(text):
-        return "a question"
-    if is_hypothetical(text):
-        return "a hypothetical"
-    if is_quote(text):
-        return "a quote or someone else's words"
-    return None

@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from remem.text.assertion import not_a_statement
 from remem.text.normalize import to_simplified
-from remem.text.statements import not_a_statement
 
 CATEGORIES = ("preference", "fact", "decision", "entity", "other")
+# below the named rules: a plain statement is kept, but a named preference or decision first
+PLAIN_IMPORTANCE = 0.6
 
 # (category, importance, English, Chinese, Japanese/Korean pattern); the first match decides.
 _RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
@@ -110,6 +112,49 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
     ),
 ]
 
+# A plain statement of the speaker's (or a named person's) circumstances that no rule above
+# names: "I'm based in Shanghai", "I now work at Globex", "Sam is my boyfriend", "Moved to Cork
+# last weekend!", "我在复旦读研", "林琳是我女朋友", "奶奶出院回家了". Only asked after the
+# assertion judge has ruled out questions, hedges, hypotheticals, quotes, sarcasm and examples.
+_PLAIN_EN = re.compile(
+    r"^(ok(ay)?,? |so,? |fyi,? |btw,? )*("
+    # first person with a verb of state or change (not "I think", "I feel", "I see")
+    r"(i|we)('m|'re|'ve|'d| am| are| have| had| now| just| recently| finally| no longer|"
+    r" don'?t| do not| never| got| left| sold| quit| passed| adopted| deleted| broke| "
+    r"lost| started| stopped| became| went| changed| finished| began| returned| signed)\b"
+    r"|my [a-z]+( [a-z]+)?( [A-Z][\w'-]*)? (is|are|was|'s|has|had|lives|works|studies|"
+    r"launches|died|left|moved|meets|doesn'?t|does not|no longer)\b"
+    r"|our [a-z]+( [a-z]+)? (is|are|meets|moved|has)\b"
+    # a named person: "Tom lives in …", "Mia's boyfriend is …", "Leo and I broke up"
+    r"|(?-i:[A-Z][a-z]+)('s [a-z]+)? (and i )?(is|are|was|has|had|lives|works|studies|moved|"
+    r"went|got|left|joined|died|broke|started|quit|'s)\b"
+    r"|(moved|started|joined|quit|left|bought|sold|got|adopted|graduated) (to|at|from|a|an|"
+    r"the|my|in|into)\b"
+    r"|you can (email|call|text|reach|find) me\b)",
+    re.I,
+)
+# "I feel tired", "I think so", "I see": first person without a fact.
+_PLAIN_EN_NOT = re.compile(r"^(i|we) (feel|felt|see|mean|know|agree|understand|hope)\b", re.I)
+_PLAIN_ZH = re.compile(
+    r"^(刚|刚刚|已经|现在)?(我|我家|我的|我们)"
+    r"|^[\u4e00-\u9fff]{1,4}(是我|的)(女朋友|男朋友|老婆|老公|妻子|丈夫|婚礼|猫|狗|车)"
+    r"|^[\u4e00-\u9fff]{2,4}(现在|已经|刚|上个月|去年)?(住在|住|搬到|搬去|在|升任|升|辞职|"
+    r"出院|入职|离职|结婚|分手|不吃|开始|改到|毕业|卖了|换了)"
+    r"|^(刚|刚刚)?在.{1,12}(租|买|办|找)了"
+    r"|(卖了|搬了|辞职了|分手了|不用了|毕业了|退休了)[。!！]*$"
+)
+_PLAIN_ZH_NOT = re.compile(r"^我(觉得|想|认为|感觉|看|希望|猜|们走)")
+
+
+def plain_statement(text: str) -> bool:
+    """A plain statement of someone's circumstances (the caller has judged it an assertion)."""
+    stripped = text.strip()
+    if _PLAIN_EN.search(stripped) and not _PLAIN_EN_NOT.search(stripped):
+        return True
+    zh = _zh(stripped)
+    return bool(_PLAIN_ZH.search(zh) and not _PLAIN_ZH_NOT.search(zh) and len(zh) >= 5)
+
+
 _MEMORY_INSTRUCTION_EN = re.compile(
     r"\b(forget (that|this|it|what i said|everything|about)|delete (that|this|the|my|your|all)"
     r"[^.?!]{0,30}\b(memory|memories|note|notes)|(clear|wipe|erase|reset|purge|clean up) (your |"
@@ -170,6 +215,8 @@ def admit(text: str) -> Admission | None:
             return Admission(category, max(importance, 0.9) if explicit else importance, explicit)
     if explicit:
         return Admission("other", 0.9, True)
+    if plain_statement(text) and not_a_statement(text) is None:
+        return Admission("fact", PLAIN_IMPORTANCE, False)
     return None
 
 

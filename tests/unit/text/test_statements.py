@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from remem.text.statements import is_hypothetical, is_question, is_quote, not_a_statement
+from remem.text.assertion import not_a_statement
+from remem.text.statements import is_hypothetical, is_question, is_quote
 
 QUESTIONS = [
     # English: a mark, a wh-word with inversion, an inverted auxiliary, "any tips" ...
