@@ -49,11 +49,53 @@ def hash_memory(db_path, config):
 
 # Fixtures that load a bundled model: a test that uses one is a real-model test.
 REAL_MODEL_FIXTURES = {"e5", "memory"}
+# Folders and files whose tests are slow as a whole: the browser and real `remem serve`
+# processes (ui), hypothesis fuzzing (fuzz), the README run block by block, PostgreSQL-only
+# files (each xdist worker starts a private server, ~10 s), and files measured at several
+# seconds a test on an idle machine (real processes, whole-store rebuilds, load runs).
+SLOW_PATHS = (
+    "tests/ui/",
+    "tests/fuzz/",
+    "tests/docs/test_readme.py",
+    "tests/store/test_postgres_store.py",
+    "tests/store/test_postgres_selection.py",
+    "tests/integration/test_pg_crash.py",
+    "tests/integration/test_copy_cli.py",
+    "tests/integration/test_index_command.py",
+    "tests/integration/test_doctor_reembed.py",
+    "tests/integration/test_multiprocess.py",
+    "tests/integration/test_operator.py",
+    "tests/integration/test_migrate.py",
+    "tests/bench/test_load.py",
+    "tests/bench/test_target_bounds.py",
+)
+# Single tests measured at several seconds (a bundled model loaded by the code under test, a
+# subprocess, or thousands of records); `pytest --durations=20 -m "not slow"` finds new ones.
+SLOW_TESTS = {
+    "tests/integration/test_memory.py::test_alternative_model_use_crosses_languages",
+    "tests/integration/test_mcp.py::test_stdio_server_subprocess",
+    "tests/integration/test_add_dedup.py::test_the_cli_says_when_a_memory_was_already_stored",
+    "tests/integration/test_backfill.py::test_stats_show_the_backlog_rate_to_another_process",
+    "tests/integration/test_backfill.py::test_a_bulk_ingest_bigger_than_the_queue_ends_fully_indexed",
+    "tests/integration/test_model_switch_messages.py::test_config_show_on_a_missing_store_creates_nothing",
+}
+# A parametrised test run against these store backends starts a PostgreSQL server.
+SERVER_BACKENDS = {"postgres", "postgresql"}
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    path = item.nodeid.split("::", 1)[0]
+    if path.startswith(SLOW_PATHS) or item.nodeid.split("[", 1)[0] in SLOW_TESTS:
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and bool(SERVER_BACKENDS & set(callspec.id.split("-")))
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark real-model tests ``slow`` (``pytest -m "not slow"`` is the quick loop; ``make
-    test`` runs everything)."""
+    """Mark slow tests ``slow``: ``make check`` (``pytest -m "not slow"``) is the edit loop,
+    ``make test`` runs everything. docs/development.md says what counts as slow."""
     for item in items:
-        if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if _is_slow(item):
             item.add_marker(pytest.mark.slow)
