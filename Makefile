@@ -16,11 +16,11 @@ PYTEST_WORKERS ?= 2
 
 # The web UI's browser tests drive Debian's headless chromium (chromium-headless-shell):
 # Playwright's own browser download needs network this project does not have. The headless
-# build is enough for Playwright and, with --no-install-recommends, pulls ~105 packages on a
-# bare Debian 12 and no systemd (the full `chromium` pulls ~167 with systemd, ~300 with its
-# recommends). A developer's full chromium is used when it is already there. Installed when
-# missing and we are root with apt-get; otherwise the browser tests skip and say why (under
-# CI=true they fail instead).
+# build is enough for Playwright and, with --no-install-recommends and curl, pulls ~114
+# packages on a bare Debian 12 and no systemd (the full `chromium` pulls ~176 with systemd,
+# ~309 with its recommends; docs/decisions/0010-test-browser.md). A developer's full chromium
+# is used when it is already there. Installed when missing and we are root with apt-get;
+# otherwise the browser tests skip and say why (under CI=true they fail instead).
 BROWSERS := /usr/bin/chromium-headless-shell /usr/bin/chromium
 # Where `make wheel-smoke` builds, installs and runs the wheel (removed and made again each run)
 SMOKE := build/wheel-smoke
