@@ -51,7 +51,7 @@ cli-help: $(STAMP)
 # Says what it installs, and why, before it does.
 browser:
 	@missing=""; have=""; for b in $(BROWSERS); do [ -x $$b ] && have=$$b; done; \
-	[ -n "$$have" ] || missing="chromium-headless-shell"; \
+	[ -n "$$have" ] || missing=" chromium-headless-shell"; \
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
