@@ -51,8 +51,9 @@ def hash_memory(db_path, config):
 REAL_MODEL_FIXTURES = {"e5", "memory"}
 # Folders and files whose tests are slow as a whole: the browser and real `remem serve`
 # processes (ui), hypothesis fuzzing (fuzz), the README run block by block, PostgreSQL-only
-# files (each xdist worker starts a private server, ~10 s), and files measured at several
-# seconds a test on an idle machine (real processes, whole-store rebuilds, load runs).
+# files (each xdist worker starts a private server, ~10 s), files that run the `remem` command
+# in subprocesses (each start imports numpy and often loads a model), and files measured at
+# seconds a test (whole-store rebuilds, load runs, property tests over real stores).
 SLOW_PATHS = (
     "tests/ui/",
     "tests/fuzz/",
@@ -64,6 +65,15 @@ SLOW_PATHS = (
     "tests/integration/test_index_command.py",
     "tests/integration/test_doctor_reembed.py",
     "tests/integration/test_multiprocess.py",
+    "tests/integration/test_cli.py",
+    "tests/integration/test_cli_memory.py",
+    "tests/integration/test_cli_servers.py",
+    "tests/integration/test_cli_suite.py",
+    "tests/integration/test_progress.py",
+    "tests/integration/test_scope_declarations.py",
+    "tests/integration/test_startup.py",
+    "tests/integration/test_scopes_property.py",
+    "tests/integration/test_provider_faults.py",
     "tests/integration/test_operator.py",
     "tests/integration/test_migrate.py",
     "tests/bench/test_load.py",
@@ -78,6 +88,10 @@ SLOW_TESTS = {
     "tests/integration/test_backfill.py::test_stats_show_the_backlog_rate_to_another_process",
     "tests/integration/test_backfill.py::test_a_bulk_ingest_bigger_than_the_queue_ends_fully_indexed",
     "tests/integration/test_model_switch_messages.py::test_config_show_on_a_missing_store_creates_nothing",
+    "tests/integration/test_transfer.py::test_cli_export_import_and_config",
+    "tests/integration/test_time_zone.py::test_auto_recall_of_memories_may_name_the_askers_time_zone",
+    "tests/integration/test_capture.py::test_chinese_turns",
+    "tests/integration/test_cross_encoder.py::test_search_reranks_with_the_local_model",
 }
 # A parametrised test run against these store backends starts a PostgreSQL server.
 SERVER_BACKENDS = {"postgres", "postgresql"}
