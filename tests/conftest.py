@@ -92,6 +92,13 @@ SLOW_TESTS = {
     "tests/integration/test_time_zone.py::test_auto_recall_of_memories_may_name_the_askers_time_zone",
     "tests/integration/test_capture.py::test_chinese_turns",
     "tests/integration/test_cross_encoder.py::test_search_reranks_with_the_local_model",
+    "tests/integration/test_transfer_stream.py::test_cli_streams_stdin_and_prints_json_summaries",
+    "tests/integration/test_vector_index.py::test_processes_building_and_searching_at_once_do_not_corrupt",
+    # each rebuilds the CC-CEDICT cache (~120k entries)
+    "tests/unit/text/test_bilingual.py::test_an_unreadable_cache_file_is_rebuilt",
+    "tests/unit/text/test_bilingual.py::test_the_english_side_is_kept_in_a_cache_file_and_read_back",
+    "tests/unit/text/test_bilingual.py::test_writing_the_cache_removes_the_files_of_earlier_formats",
+    "tests/unit/text/test_bilingual.py::test_the_shipped_dictionary_loads_and_translates_both_ways",
 }
 # A parametrised test run against these store backends starts a PostgreSQL server.
 SERVER_BACKENDS = {"postgres", "postgresql"}
