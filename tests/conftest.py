@@ -49,11 +49,74 @@ def hash_memory(db_path, config):
 
 # Fixtures that load a bundled model: a test that uses one is a real-model test.
 REAL_MODEL_FIXTURES = {"e5", "memory"}
+# Folders and files whose tests are slow as a whole: the browser and real `remem serve`
+# processes (ui), hypothesis fuzzing (fuzz), the README run block by block, PostgreSQL-only
+# files (each xdist worker starts a private server, ~10 s), files that run the `remem` command
+# in subprocesses (each start imports numpy and often loads a model), and files measured at
+# seconds a test (whole-store rebuilds, load runs, property tests over real stores).
+SLOW_PATHS = (
+    "tests/ui/",
+    "tests/fuzz/",
+    "tests/docs/test_readme.py",
+    "tests/store/test_postgres_store.py",
+    "tests/store/test_postgres_selection.py",
+    "tests/integration/test_pg_crash.py",
+    "tests/integration/test_copy_cli.py",
+    "tests/integration/test_index_command.py",
+    "tests/integration/test_doctor_reembed.py",
+    "tests/integration/test_multiprocess.py",
+    "tests/integration/test_cli.py",
+    "tests/integration/test_cli_memory.py",
+    "tests/integration/test_cli_servers.py",
+    "tests/integration/test_cli_suite.py",
+    "tests/integration/test_progress.py",
+    "tests/integration/test_scope_declarations.py",
+    "tests/integration/test_startup.py",
+    "tests/integration/test_scopes_property.py",
+    "tests/integration/test_provider_faults.py",
+    "tests/integration/test_operator.py",
+    "tests/integration/test_migrate.py",
+    "tests/bench/test_load.py",
+    "tests/bench/test_target_bounds.py",
+)
+# Single tests measured at several seconds (a bundled model loaded by the code under test, a
+# subprocess, or thousands of records); `pytest --durations=20 -m "not slow"` finds new ones.
+SLOW_TESTS = {
+    "tests/integration/test_memory.py::test_alternative_model_use_crosses_languages",
+    "tests/integration/test_mcp.py::test_stdio_server_subprocess",
+    "tests/integration/test_add_dedup.py::test_the_cli_says_when_a_memory_was_already_stored",
+    "tests/integration/test_backfill.py::test_stats_show_the_backlog_rate_to_another_process",
+    "tests/integration/test_backfill.py::test_a_bulk_ingest_bigger_than_the_queue_ends_fully_indexed",
+    "tests/integration/test_model_switch_messages.py::test_config_show_on_a_missing_store_creates_nothing",
+    "tests/integration/test_transfer.py::test_cli_export_import_and_config",
+    "tests/integration/test_time_zone.py::test_auto_recall_of_memories_may_name_the_askers_time_zone",
+    "tests/integration/test_capture.py::test_chinese_turns",
+    "tests/integration/test_cross_encoder.py::test_search_reranks_with_the_local_model",
+    "tests/integration/test_transfer_stream.py::test_cli_streams_stdin_and_prints_json_summaries",
+    "tests/integration/test_vector_index.py::test_processes_building_and_searching_at_once_do_not_corrupt",
+    # each rebuilds the CC-CEDICT cache (~120k entries)
+    "tests/unit/text/test_bilingual.py::test_an_unreadable_cache_file_is_rebuilt",
+    "tests/unit/text/test_bilingual.py::test_the_english_side_is_kept_in_a_cache_file_and_read_back",
+    "tests/unit/text/test_bilingual.py::test_writing_the_cache_removes_the_files_of_earlier_formats",
+    "tests/unit/text/test_bilingual.py::test_the_shipped_dictionary_loads_and_translates_both_ways",
+}
+# A parametrised test run against these store backends starts a PostgreSQL server.
+SERVER_BACKENDS = {"postgres", "postgresql"}
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    path = item.nodeid.split("::", 1)[0]
+    if path.startswith(SLOW_PATHS) or item.nodeid.split("[", 1)[0] in SLOW_TESTS:
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and bool(SERVER_BACKENDS & set(callspec.id.split("-")))
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark real-model tests ``slow`` (``pytest -m "not slow"`` is the quick loop; ``make
-    test`` runs everything)."""
+    """Mark slow tests ``slow``: ``make check`` (``pytest -m "not slow"``) is the edit loop,
+    ``make test`` runs everything. docs/development.md says what counts as slow."""
     for item in items:
-        if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if _is_slow(item):
             item.add_marker(pytest.mark.slow)

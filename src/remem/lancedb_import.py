@@ -18,7 +18,7 @@ Rows become ``memory`` records with the same id, text, category, importance and 
 a scope remem does not know becomes ``custom:<scope>`` (the original kept in the metadata), and
 a row without one gets ``default_scope`` (``global`` unless given). The text is re-embedded
 with remem's model (the plugins' vectors came from another model and could not be compared
-with remem's queries). LanceDB is an optional extra: ``pip install 'remem[lancedb]'``.
+with remem's queries). LanceDB is an optional extra: ``pip install 'remem[lancedb-import]'``.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def _open_lancedb(path: Path, table: str | None) -> Source:
         import lancedb
     except ImportError:
         raise RememError(
-            "migrating from LanceDB needs the lancedb package: pip install 'remem[lancedb]'"
+            "migrating from LanceDB needs the lancedb package: pip install 'remem[lancedb-import]'"
         ) from None
     db = lancedb.connect(str(path))
     names = list(db.list_tables().tables) if hasattr(db, "list_tables") else list(db.table_names())

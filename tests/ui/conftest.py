@@ -1,8 +1,9 @@
 """Fixtures of the web UI tests: a real `remem serve` process on 127.0.0.1 over a seeded SQLite
 store, with tokens for agents A and B, and Debian's chromium driven by Playwright.
 
-Without /usr/bin/chromium the browser tests skip and say why (`make test` installs it when it
-runs as root on Debian); under CI (CI=true) a missing browser is a failure, not a skip.
+Without a browser (/usr/bin/chromium-headless-shell or /usr/bin/chromium) the browser tests skip
+and say why (`make test` installs the headless one when it runs as root on Debian); under CI
+(CI=true) a missing browser is a failure, not a skip.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from ui_seed import (
     CHROMIUM_ARGS,
     HashEmbeddings,
+    chromium_path,
     patient,
     seed,
     start_serve,
@@ -25,7 +27,7 @@ from ui_seed import (
 
 from remem import Config, Memory
 
-CHROMIUM = os.environ.get("REMEM_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = chromium_path()
 
 
 @dataclass
@@ -65,8 +67,8 @@ def ui_server(tmp_path_factory, embeddings) -> UIServer:
 def browser():
     if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
         message = (
-            f"no browser at {CHROMIUM}: install Debian's chromium (make test does, "
-            "as root) or set REMEM_TEST_CHROMIUM"
+            f"no browser at {CHROMIUM}: install Debian's chromium-headless-shell (`make "
+            "browser` does, as root) or set REMEM_TEST_CHROMIUM"
         )
         if os.environ.get("CI"):
             pytest.fail(message)

@@ -12,12 +12,21 @@ from pathlib import Path
 from urllib.parse import quote
 
 from playwright.sync_api import sync_playwright
-from ui_seed import CHROMIUM_ARGS, TOKEN_A, HashEmbeddings, seed, start_serve, write_config
+from ui_seed import (
+    CHROMIUM_ARGS,
+    TOKEN_A,
+    HashEmbeddings,
+    chromium_path,
+    seed,
+    start_serve,
+    write_config,
+)
 
 from remem import Config, Memory
 
 
-def shoot(out: Path, chromium: str = "/usr/bin/chromium") -> list[Path]:
+def shoot(out: Path, chromium: str | None = None) -> list[Path]:
+    chromium = chromium or chromium_path()
     out.mkdir(parents=True, exist_ok=True)
     embeddings = HashEmbeddings()
     base = Path(tempfile.mkdtemp(prefix="remem-shots-"))

@@ -5,7 +5,7 @@ the user points at (``rerank.local_path``). Two backends:
 
 - ``onnx``: ``model.onnx`` (or ``onnx/model.onnx``) and ``tokenizer.json`` run by onnxruntime
   and the ``tokenizers`` library: no torch. Export any Hugging Face cross-encoder with
-  ``optimum-cli export onnx --task text-classification``. Install ``remem[rerank-onnx]``.
+  ``optimum-cli export onnx --task text-classification``. Install ``remem[rerank]``.
 - ``sentence-transformers``: the directory as ``CrossEncoder`` loads it (torch; installed by you).
 
 ``auto`` (the default) takes the ONNX backend when the ONNX files exist, else
@@ -57,8 +57,7 @@ class OnnxCrossEncoder:
             from tokenizers import Tokenizer
         except ImportError:
             raise ConfigError(
-                "the onnx reranker needs onnxruntime and tokenizers: pip install "
-                "'remem[rerank-onnx]'"
+                "the onnx reranker needs onnxruntime and tokenizers: pip install 'remem[rerank]'"
             ) from None
         self.name = f"local:{path.name}"
         self.probabilities = False  # raw logits: the relevance stage applies a sigmoid
@@ -114,7 +113,7 @@ class SentenceTransformersCrossEncoder:
             raise ConfigError(
                 f"rerank.local_path {str(path)!r} has no model.onnx + tokenizer.json, and "
                 "sentence-transformers is not installed: export the model to ONNX and pip "
-                "install 'remem[rerank-onnx]', or pip install sentence-transformers"
+                "install 'remem[rerank]', or pip install sentence-transformers"
             ) from None
         self.name = f"local:{path.name}"
         self.probabilities = True  # CrossEncoder.predict applies a sigmoid to a single logit
