@@ -1,7 +1,7 @@
 """Where the plugin keeps memory: remem embedded in AstrBot's process, or a remote `remem serve`.
 
-Both answer the same five questions (archive a message, recall before a request, capture
-after a response, call a memory tool, list the tools), so the handlers in ``main.py`` never
+Both answer the same six questions (archive a message, recall before a request, capture
+after a response, summarise a session that is reset, call a memory tool, list the tools), so the handlers in ``main.py`` never
 know which one runs. The embedded one calls remem's Python API in a worker thread (remem's
 calls block: SQLite, the embedding model) so AstrBot's event loop keeps serving other chats;
 the remote one talks to remem's REST API with httpx, which AstrBot already depends on.
@@ -13,9 +13,11 @@ The embedded one needs only remem's core install: no ``[mcp]`` or ``[server]`` e
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from .identity import Identity
 
@@ -40,6 +42,7 @@ class Backend(Protocol):
     async def capture(
         self, who: Identity, agent: str, messages: list[dict[str, Any]]
     ) -> dict[str, Any]: ...
+    async def session_reset(self, who: Identity, agent: str) -> str | None: ...
     async def call_tool(
         self, who: Identity, agent: str, name: str, arguments: dict[str, Any]
     ) -> dict[str, Any]: ...
@@ -57,13 +60,37 @@ def scope_overrides(agent: str) -> dict[str, Any]:
     }
 
 
+async def summarize_on_reset(
+    backend: Backend, who: Identity, agent: str, warn: Callable[[str], None]
+) -> str | None:
+    """AstrBot reset a conversation (``/new``, ``/reset``, ``/del``): have remem store the
+    session's summary memory. Returns its text, or None. Never raises: a remem that is down or
+    refuses costs one warning, and the reset the user asked for stands."""
+    try:
+        return await backend.session_reset(who, agent)
+    except Exception as exc:
+        warn(f"remem: session summary skipped for this reset of {who.session}: {exc}")
+        return None
+
+
 class EmbeddedBackend:
-    def __init__(self, db_path: Path, agent: str, config_file: str | None = None) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        agent: str,
+        config_file: str | None = None,
+        session_summary: bool = True,
+    ) -> None:
         from remem import Config, Memory
 
         config = Config.load(config_file or None)
+        overrides: dict[str, Any] = {}
         if agent not in config.scopes.agents:  # an operator's own list for the agent wins
-            config = Config.load(config_file or None, overrides=scope_overrides(agent))
+            overrides.update(scope_overrides(agent))
+        if session_summary:  # the plugin's switch is remem's capture.session_summary here
+            overrides["capture.session_summary"] = True
+        if overrides:
+            config = Config.load(config_file or None, overrides=overrides)
         db_path.parent.mkdir(parents=True, exist_ok=True)
         self.mem = Memory(db_path, config)
 
@@ -99,6 +126,12 @@ class EmbeddedBackend:
         turn = Turn(session=who.session, inputs=list(messages), agent=agent, user_id=who.user)
         result = await asyncio.to_thread(self.mem.capture_after_turn, turn)
         return dict(result.to_dict())
+
+    async def session_reset(self, who: Identity, agent: str) -> str | None:
+        outcome = await asyncio.to_thread(
+            self.mem.session_reset, who.session, agent=agent, user=who.user
+        )
+        return outcome.record.text if outcome is not None and outcome.record else None
 
     async def call_tool(
         self, who: Identity, agent: str, name: str, arguments: dict[str, Any]
@@ -178,6 +211,13 @@ class RemoteBackend:
         # filed under that session's scope
         body = {"messages": messages, "session": who.session, "user": who.user}
         return dict(await self._post("/v1/capture-after-turn", body))
+
+    async def session_reset(self, who: Identity, agent: str) -> str | None:
+        # the server's capture.session_summary decides whether a summary is stored
+        path = f"/v1/sessions/{quote(who.session, safe='')}/reset"
+        out = await self._post(path, {"user": who.user} if who.user else {})
+        summary = out.get("summary")
+        return str(summary["text"]) if summary else None
 
     async def call_tool(
         self, who: Identity, agent: str, name: str, arguments: dict[str, Any]

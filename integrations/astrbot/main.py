@@ -6,6 +6,8 @@ Per event (see README.md):
   remem's ``<remem-memory type="untrusted-data">`` / ``<relevant-memories>`` wrappers, after
   the persona's prompt; the user's own words are left as they were.
 - ``on_llm_response``: archive the bot's reply and capture the turn's durable facts.
+- ``after_message_sent`` of a conversation reset (AstrBot's ``/new``, ``/reset``, ``/del``):
+  remem stores the session's summary memory (``session_summary``).
 - the memory tools (``memory_recall``, ``memory_store``, ``memory_forget``,
   ``conversation_recall``...) through AstrBot's tool API, bound to the event's user and session.
 - ``/mem`` commands: ``list``, ``search <words>``, ``forget <id>``, ``stats``.
@@ -26,12 +28,15 @@ from astrbot.core.agent.tool import FunctionTool
 from astrbot.core.utils.astrbot_path import get_astrbot_data_path
 from pydantic.dataclasses import dataclass
 
-from .backend import Backend, EmbeddedBackend, RemoteBackend
+from .backend import Backend, EmbeddedBackend, RemoteBackend, summarize_on_reset
 from .identity import Identity, identity_of
 
 PLUGIN = "astrbot_plugin_remem"
 _INPUT_KEY = "remem_input"  # the event's archived message, for capture (event extras)
 _RECENT = 200  # archived (id, text) pairs kept per session to spot what the prompt holds
+# What AstrBot's own /new, /reset and /del set on their event: the conversation was reset (its
+# built-in long-term memory clears the session on it, after the answer is sent).
+_RESET_FLAG = "_clean_ltm_session"
 
 
 def _setting(config: Any, key: str, default: Any) -> Any:
@@ -52,7 +57,8 @@ def open_backend(config: Any) -> Backend:
         raise ValueError(f"mode {mode!r} is not known: use 'embedded' or 'remote'")
     default_db = Path(get_astrbot_data_path()) / "plugin_data" / PLUGIN / "remem.db"
     db_path = Path(_setting(config, "db_path", str(default_db)))
-    return EmbeddedBackend(db_path, agent, _setting(config, "config_file", None))
+    summary = bool(_setting(config, "session_summary", True))
+    return EmbeddedBackend(db_path, agent, _setting(config, "config_file", None), summary)
 
 
 class RememPlugin(Star):
@@ -106,6 +112,17 @@ class RememPlugin(Star):
             stored = outcome.get("stored", [])
             if stored:
                 logger.debug(f"remem: captured {len(stored)} memories in {who.session}")
+
+    @filter.after_message_sent()
+    async def summarize_after_reset(self, event: AstrMessageEvent) -> None:
+        if not event.get_extra(_RESET_FLAG, False):
+            return
+        if not _setting(self.config, "session_summary", True):
+            return
+        who = identity_of(event)
+        summary = await summarize_on_reset(self.backend, who, self.agent, logger.warning)
+        if summary:
+            logger.info(f"remem: {who.session} reset; its summary is saved to memory")
 
     # ------------------------------------------------------------------ /mem commands
     @filter.command_group("mem")

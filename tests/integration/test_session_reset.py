@@ -87,6 +87,33 @@ def test_rest_session_reset_is_off_by_default_and_guarded_by_tokens(tmp_path):
             served.close()
 
 
+def test_rest_session_reset_reads_as_the_session_and_user_it_names(tmp_path):
+    """A token's agent whose scopes are ``session:{session}`` and ``user:{user}`` (a chat bot's,
+    e.g. the AstrBot plugin's) may reset its own session: its messages are read in the scopes
+    of that session and user, not only in the agent's fixed ones."""
+    from remem.server.rest import create_app
+
+    agents = {"bot": ["user:{user}", "session:{session}", "global"]}
+    overrides = {"server.tokens": {TOKEN_A: "bot"}, "scopes.agents": agents}
+    with open_memory(tmp_path, **overrides) as mem:
+        archive(mem, "room-1", scope="session:room-1")
+        mem.ingest(
+            {"role": "user", "text": "Call me Ann.", "session": "room-1", "scope": "user:ann"}
+        )
+        served = Served(create_app(mem))
+        try:
+            auth = {"Authorization": f"Bearer {TOKEN_A}"}
+            url = f"{served.url}/v1/sessions/room-1/reset"
+            r = httpx.post(url, headers=auth, json={"user": "ann"})
+            assert r.status_code == 200, r.text
+            assert r.json()["summary"]["text"].startswith("Summary of session room-1")
+            # without the user, Ann's message is one this agent may not read there
+            other = httpx.post(f"{served.url}/v1/sessions/room-1/reset", headers=auth)
+            assert other.status_code == 403 and "may not read" in other.json()["error"]
+        finally:
+            served.close()
+
+
 @pytest.fixture
 def proxied(tmp_path):
     from remem.server.proxy import create_proxy

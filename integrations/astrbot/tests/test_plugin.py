@@ -148,3 +148,25 @@ async def test_mem_commands_list_and_forget_the_users_own_memories(astrbot: Any)
     answer = await turn(astrbot, f"/mem forget {stored.id}", group="g4", user="eve")
     assert stored.id in answer
     assert "Eve plays the cello" not in await turn(astrbot, "/mem list", group="g4", user="eve")
+
+
+async def test_new_stores_the_session_summary_as_a_memory_of_the_session(astrbot: Any) -> None:
+    SCRIPT.replies[:] = ["Nice, Gus.", "Done."]
+    await turn(astrbot, "I'm training for the Lisbon marathon in April.", group="g6", user="gus")
+    mem = memory(astrbot)
+    session = "stubqq:GroupMessage:g6"
+
+    def summaries() -> list[Any]:
+        found = mem.list({"kind": "memory", "scope": "user:stubqq:gus"}, limit=50)
+        return [r for r in found if r.text.startswith(f"Summary of session {session}")]
+
+    assert summaries() == []
+    await turn(astrbot, "/new", group="g6", user="gus")  # AstrBot's own conversation reset
+    # the summary is stored after AstrBot has sent its answer to /new
+    await wait_for(lambda: len(summaries()) == 1, "the session summary")
+    (summary,) = summaries()
+    assert "Lisbon marathon" in summary.text
+    assert summary.metadata["kind"] == "session-summary"
+    # an ordinary message after the reset stores no other summary
+    await turn(astrbot, "Thanks.", group="g6", user="gus")
+    assert len(summaries()) == 1

@@ -56,7 +56,7 @@ def server(tmp_path: Path) -> Iterator[str]:
     config.write_text(
         f'[server]\ntokens = {{ "{TOKEN}" = "astrbot" }}\n'
         '[scopes.agents]\nastrbot = ["user:{user}", "session:{session}", "global"]\n'
-        '[capture]\nscope = "user:{user}"\n',
+        '[capture]\nscope = "user:{user}"\nsession_summary = true\n',
         encoding="utf-8",
     )
     port = free_port()
@@ -123,3 +123,37 @@ async def test_remote_mode_archives_recalls_captures_and_calls_tools(server: str
         assert out["stored"] is True and out["memory"]["scope"] == "user:qq:bob"
     finally:
         await backend.close()
+
+
+async def test_remote_reset_stores_the_summary_and_a_remem_that_is_down_costs_a_warning(
+    server: str,
+) -> None:
+    backend_mod = plugin_module("backend")
+    backend = backend_mod.RemoteBackend(server, TOKEN)
+    Identity = plugin_module("identity").Identity
+    cy = Identity("qq:GroupMessage:g7", "aiocqhttp", "qq", "qq:cy", "Cy", "g7", None)
+    warnings: list[str] = []
+    try:
+        text = "I'm moving to Oslo in June, remember that."
+        said = await backend.archive(
+            {"session": cy.session, "role": "user", "speaker_id": cy.user, "text": text}
+        )
+        await backend.capture(cy, "astrbot", [{"id": said, "role": "user", "text": text}])
+        reply = "Oslo in June: I will keep it in mind for your plans."
+        await backend.archive({"session": cy.session, "role": "assistant", "text": reply})
+        summary = await backend_mod.summarize_on_reset(backend, cy, "astrbot", warnings.append)
+        assert summary is not None, warnings
+        assert summary.startswith(f"Summary of session {cy.session}")
+        assert "Oslo" in summary and warnings == []
+        listed = await backend.call_tool(cy, "astrbot", "memory_list", {"limit": 50})
+        assert summary in [m["text"] for m in listed["memories"]]  # a memory of Cy's
+    finally:
+        await backend.close()
+    # remem goes away: the reset still goes on, with one warning
+    down = backend_mod.RemoteBackend(server, TOKEN)
+    down.client.base_url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    try:
+        assert await backend_mod.summarize_on_reset(down, cy, "astrbot", warnings.append) is None
+    finally:
+        await down.close()
+    assert len(warnings) == 1 and "session summary skipped" in warnings[0], warnings

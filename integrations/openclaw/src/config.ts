@@ -35,6 +35,9 @@ export interface RememPluginConfig {
   /** Also capture curated memories from turns without a session key (they are archived
    * either way); off by default, because they would go to the agent's shared scope. */
   captureWithoutIdentity: boolean;
+  /** On a session reset (`/new`, `/reset`), have remem store the session's summary memory
+   * (`POST /v1/sessions/{session}/reset`; remem's capture.session_summary must be on). */
+  sessionSummary: boolean;
   /** Offer memory_list and memory_stats too. */
   enableManagementTools: boolean;
   /** The session of events that carry no session key (see README: identities). */
@@ -92,6 +95,7 @@ export function parseConfig(
     captureAssistant: false,
     enableManagementTools: false,
     captureWithoutIdentity: false,
+    sessionSummary: true,
     fallbackSession: FALLBACK_SESSION,
     platform: "openclaw",
   };
@@ -123,6 +127,7 @@ export function parseConfig(
       case "captureAssistant":
       case "enableManagementTools":
       case "captureWithoutIdentity":
+      case "sessionSummary":
         if (typeof value !== "boolean") bad(key, value, "use true or false");
         cfg[key] = value as boolean;
         break;
@@ -140,7 +145,7 @@ export function parseConfig(
         throw new ConfigError(
           `remem plugin: unknown config key "${key}"; the keys are baseUrl, token, agentTokens, ` +
             "autoRecall, autoCapture, autoRecallMinLength, autoRecallTimeoutMs, recallHook, timeoutMs, " +
-            "captureAssistant, captureWithoutIdentity, enableManagementTools, fallbackSession, platform",
+            "captureAssistant, captureWithoutIdentity, sessionSummary, enableManagementTools, fallbackSession, platform",
         );
     }
   }

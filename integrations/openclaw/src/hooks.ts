@@ -1,11 +1,19 @@
 /**
- * The two lifecycle hooks: auto-recall before the prompt is built (remem's
- * `<relevant-memories>` block as `prependContext`) and auto-capture after it ends (the turn is archived, then
- * remem captures its durable memories). Neither may break the host's turn: a remem that is
- * down or refuses costs a warning in the log and the turn goes on without memory.
+ * The lifecycle hooks: auto-recall before the prompt is built (remem's
+ * `<relevant-memories>` block as `prependContext`), auto-capture after it ends (the turn is archived, then
+ * remem captures its durable memories), and the session summary on a reset (`/new`). None may
+ * break the host: a remem that is down or refuses costs a warning in the log and the host goes
+ * on without memory.
  */
 
-import type { AgentContext, AgentEndEvent, BeforeAgentStartEvent, BeforeAgentStartResult, PluginLogger } from "./openclaw-api.js";
+import type {
+  AgentContext,
+  AgentEndEvent,
+  BeforeAgentStartEvent,
+  BeforeAgentStartResult,
+  BeforeResetEvent,
+  PluginLogger,
+} from "./openclaw-api.js";
 import type { RememPluginConfig } from "./config.js";
 import { RememClient } from "./client.js";
 import { identify, tokenFor } from "./identity.js";
@@ -87,6 +95,40 @@ export async function autoCapture(
     return { archived: ids, stored: captured.stored ?? [] };
   } catch (err) {
     log.warn(`remem: auto-capture skipped for this turn: ${message(err)}`);
+  }
+}
+
+export interface ResetOutcome {
+  session: string;
+  summary: { id: string; text: string } | null;
+  duplicate_of: string | null;
+  skipped_reason: string | null;
+}
+
+/** `/new` or `/reset`: remem stores the summary of the session's archived messages (what the
+ * Python API's Memory.session_reset does), in the identity of that session. */
+export async function sessionReset(
+  client: RememClient,
+  cfg: RememPluginConfig,
+  log: PluginLogger,
+  _event: BeforeResetEvent,
+  ctx: AgentContext,
+): Promise<ResetOutcome | void> {
+  const who = identify(ctx, cfg);
+  // a reset without a session key names no session: summarising the shared fallback session
+  // would mix every identity-less turn into one memory
+  if (who.fallback) return;
+  try {
+    const out = await client.post<ResetOutcome>(
+      `/v1/sessions/${encodeURIComponent(who.session)}/reset`,
+      who.user ? { user: who.user } : {},
+      { token: tokenFor(who, cfg), timeoutMs: cfg.timeoutMs },
+    );
+    if (out.summary) log.info(`remem: session ${who.session} reset; its summary is saved to memory`);
+    else log.debug?.(`remem: session ${who.session} reset; no summary saved (${out.skipped_reason})`);
+    return out;
+  } catch (err) {
+    log.warn(`remem: session summary skipped for this reset: ${message(err)}`);
   }
 }
 

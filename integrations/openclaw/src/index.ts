@@ -6,7 +6,7 @@
 import type { OpenClawPlugin, OpenClawPluginApi } from "./openclaw-api.js";
 import { parseConfig } from "./config.js";
 import { RememClient } from "./client.js";
-import { autoCapture, autoRecall } from "./hooks.js";
+import { autoCapture, autoRecall, sessionReset } from "./hooks.js";
 import { makeTool, offered } from "./tools.js";
 import { registerCommands } from "./cli.js";
 
@@ -40,9 +40,14 @@ const plugin: OpenClawPlugin = {
         await autoCapture(client, cfg, log, event, ctx);
       });
     }
+    if (cfg.sessionSummary) {
+      api.on("before_reset", async (event, ctx) => {
+        await sessionReset(client, cfg, log, event, ctx);
+      });
+    }
     log.info(
       `remem: memory from ${cfg.baseUrl} (autoRecall ${cfg.autoRecall ? "on" : "off"}, ` +
-        `autoCapture ${cfg.autoCapture ? "on" : "off"})`,
+        `autoCapture ${cfg.autoCapture ? "on" : "off"}, sessionSummary ${cfg.sessionSummary ? "on" : "off"})`,
     );
   },
 };

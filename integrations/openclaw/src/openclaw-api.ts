@@ -48,6 +48,14 @@ export interface AgentEndEvent {
   durationMs?: number;
 }
 
+/** `before_reset`: the session is about to be cleared by `/new` or `/reset` (its context is
+ * the session's AgentContext). */
+export interface BeforeResetEvent {
+  sessionFile?: string;
+  messages?: unknown[];
+  reason?: string;
+}
+
 export interface ToolResult {
   content: Array<{ type: "text"; text: string }>;
   details?: unknown;
@@ -74,6 +82,8 @@ export interface HookHandlers {
     ctx: AgentContext,
   ) => Promise<BeforeAgentStartResult | void> | BeforeAgentStartResult | void;
   agent_end: (event: AgentEndEvent, ctx: AgentContext) => Promise<void> | void;
+  /** A session reset (`/new`, `/reset`), before the gateway clears the session. */
+  before_reset: (event: BeforeResetEvent, ctx: AgentContext) => Promise<void> | void;
 }
 
 /** The commander-style command OpenClaw hands a CLI registrar (`openclaw <name> ...`). */

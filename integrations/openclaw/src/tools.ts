@@ -94,6 +94,8 @@ export const TOOL_SPECS: Record<string, Spec> = {
         query: { type: "string", minLength: 1, maxLength: 2000 },
         scope: { type: "string", enum: ["session", "user", "platform", "all"] },
         contextWindow: { type: "integer", minimum: 0, maximum: 50 },
+        // false: only this conversation; true or left out: as far as scope allows (remem's)
+        crossSession: { type: "boolean" },
         limit: { type: "integer", minimum: 1, maximum: 20, default: 5 },
       },
       ["query"],

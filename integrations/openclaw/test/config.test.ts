@@ -11,6 +11,7 @@ test("defaults follow memory-lancedb-pro's", () => {
   assert.equal(cfg.autoCapture, true);
   assert.equal(cfg.autoRecall, false);
   assert.equal(cfg.autoRecallMinLength, 15);
+  assert.equal(cfg.sessionSummary, true);
 });
 
 test("a memory-lancedb-pro config is accepted, its moved keys named in warnings", () => {
@@ -38,6 +39,7 @@ test("bad values name the field, the value and the fix", () => {
   assert.throws(() => parseConfig({ baseUrl: "ftp://x" }), /invalid baseUrl: "ftp:\/\/x"; use an http/);
   assert.throws(() => parseConfig({ timeoutMs: 5 }), /invalid timeoutMs: 5; use a whole number from 100/);
   assert.throws(() => parseConfig({ recallHook: "before_tool_call" }), /invalid recallHook: "before_tool_call"; use "before_prompt_build"/);
+  assert.throws(() => parseConfig({ sessionSummary: "on" }), /invalid sessionSummary: "on"; use true or false/);
   assert.throws(() => parseConfig({ autoRecal: true }), /unknown config key "autoRecal"; the keys are/);
   assert.equal(parseConfig({ baseUrl: "http://10.0.0.2:8765/" }).baseUrl, "http://10.0.0.2:8765");
 });

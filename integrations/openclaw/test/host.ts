@@ -11,6 +11,7 @@ import type {
   BeforeAgentStartEvent,
   CliCommand,
   BeforeAgentStartResult,
+  BeforeResetEvent,
   HookHandlers,
   OpenClawPlugin,
   OpenClawPluginApi,
@@ -76,6 +77,11 @@ export class TestHost {
 
   async agentEnd(event: AgentEndEvent, ctx: AgentContext): Promise<void> {
     for (const handler of this.hooks.agent_end ?? []) await handler(event, ctx);
+  }
+
+  /** Like the gateway on `/new` or `/reset`, before it clears the session. */
+  async beforeReset(event: BeforeResetEvent, ctx: AgentContext): Promise<void> {
+    for (const handler of this.hooks.before_reset ?? []) await handler(event, ctx);
   }
 
   warnings(): string[] {

@@ -79,12 +79,12 @@ describe("auto-capture and auto-recall", () => {
   });
 
   test("recallHook picks the hook auto-recall runs in", async () => {
-    assert.deepEqual(host().hookNames(), ["agent_end", "before_prompt_build"]);
+    assert.deepEqual(host().hookNames(), ["agent_end", "before_prompt_build", "before_reset"]);
     const legacy = host({ recallHook: "before_agent_start" });
-    assert.deepEqual(legacy.hookNames(), ["agent_end", "before_agent_start"]);
+    assert.deepEqual(legacy.hookNames(), ["agent_end", "before_agent_start", "before_reset"]);
     const recalled = await legacy.beforeAgentStart({ prompt: "Which foods should I avoid because of allergies?" }, ANN);
     assert.match(recalled.prependContext ?? "", /allergic to peanuts/);
-    assert.deepEqual(host({ autoRecall: false, autoCapture: false }).hookNames(), []);
+    assert.deepEqual(host({ autoRecall: false, autoCapture: false, sessionSummary: false }).hookNames(), []);
   });
 
   test("autoRecall off and short prompts ask remem nothing; a failed turn is not captured", async () => {
@@ -95,6 +95,40 @@ describe("auto-capture and auto-recall", () => {
     assert.deepEqual(await records({ session: ctx.sessionKey }), []);
     const short = host({ autoRecallMinLength: 15 });
     assert.deepEqual(await short.beforeAgentStart({ prompt: "peanuts?" }, ANN), {});
+  });
+});
+
+describe("session reset", () => {
+  test("/new stores the session's summary in the session's identity, once", async () => {
+    const h = host();
+    const ctx = { ...ANN, sessionKey: "agent:main:telegram:dm:ann-reset" };
+    await h.agentEnd(turn("Please remember that I water the ferns on Thursdays"), ctx);
+    await h.beforeReset({ reason: "new", messages: [] }, ctx);
+    assert.deepEqual(h.warnings(), []);
+    const summaries = (await records({ kind: "memory", scope: "user:ann" })).filter((m) =>
+      String(m.text).startsWith(`Summary of session ${ctx.sessionKey}`),
+    );
+    assert.equal(summaries.length, 1);
+    assert.match(summaries[0].text, /ferns on Thursdays/);
+    assert.ok(h.logs.some((l) => l.level === "info" && /summary is saved to memory/.test(l.message)));
+    // a second /new on the same messages stores nothing new
+    await h.beforeReset({ reason: "new" }, ctx);
+    const again = (await records({ kind: "memory", scope: "user:ann" })).filter((m) =>
+      String(m.text).startsWith(`Summary of session ${ctx.sessionKey}`),
+    );
+    assert.equal(again.length, 1);
+  });
+
+  test("sessionSummary off registers no reset hook; a reset without a session key summarises nothing", async () => {
+    assert.ok(!host({ sessionSummary: false }).hookNames().includes("before_reset"));
+    const fallbackSession = "openclaw:reset-without-identity"; // not the identities tests' session
+    const h = host({ captureWithoutIdentity: true, fallbackSession });
+    await h.agentEnd(turn("Please remember that the spare key is under the mat"), { agentId: "main" });
+    assert.equal((await records({ kind: "message", session: fallbackSession })).length, 1);
+    await h.beforeReset({ reason: "new" }, { agentId: "main" });
+    assert.deepEqual(h.warnings(), []);
+    const all = await records({ kind: "memory" });
+    assert.ok(!all.some((m) => String(m.text).startsWith(`Summary of session ${fallbackSession}`)));
   });
 });
 
@@ -205,6 +239,9 @@ describe("a remem that is down", () => {
     assert.match(warnings[1], /auto-capture skipped .*not reachable/);
     const out = await h.call("memory_recall", ANN, { query: "figs" });
     assert.match(out.content[0].text, /^memory_recall failed: remem is not reachable/);
+    await h.beforeReset({ reason: "new" }, ANN); // resolves: the host's /new goes on
+    assert.equal(h.warnings().length, 3);
+    assert.match(h.warnings()[2], /session summary skipped for this reset: remem is not reachable/);
     assert.ok(Date.now() - started < 5000, "a refused connection fails fast");
   });
 

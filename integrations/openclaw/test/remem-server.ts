@@ -16,7 +16,8 @@ export interface RememServer {
 }
 
 /** The remem config of these tests: OpenClaw's agent reads its users' scopes and captures
- * into the user's own (`user:{user}`), so a misfiled memory would show in its scope. */
+ * into the user's own (`user:{user}`), so a misfiled memory would show in its scope; a session
+ * reset stores the session's summary (capture.session_summary). */
 const CONFIG = `
 [store]
 path = "STORE"
@@ -28,6 +29,7 @@ agent = "openclaw"
 openclaw = ["global", "agent:openclaw", "user:{user}"]
 [capture]
 scope = "user:{user}"
+session_summary = true
 `;
 
 export async function freePort(): Promise<number> {

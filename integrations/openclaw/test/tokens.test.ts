@@ -63,3 +63,22 @@ test("an agent without a token falls back to `token`; none at all is remem's 401
   assert.deepEqual(await none.beforeAgentStart({ prompt: "When does the release train leave?" }, ANN_MAIN), {});
   assert.match(none.warnings()[0], /auto-recall skipped .*401/);
 });
+
+test("/new summarises the session as the OpenClaw agent's own remem agent (its token, its scope)", async () => {
+  const h = host({ agentTokens: { main: MAIN, work: WORK } });
+  const ctx = { ...ANN_WORK, sessionKey: "agent:work:dm:ann-reset" };
+  await h.agentEnd({ success: true, messages: [{ role: "user", content: "Please remember that the standup is at nine" }] }, ctx);
+  await h.beforeReset({ reason: "new" }, ctx);
+  assert.deepEqual(h.warnings(), []);
+  const summaries = async (token: string) => {
+    const r = await fetch(`${remem.url}/v1/records?kind=memory&limit=100`, { headers: { authorization: `Bearer ${token}` } });
+    const texts: string[] = ((await r.json()) as any).records.map((m: any) => m.text);
+    return texts.filter((t) => t.startsWith(`Summary of session ${ctx.sessionKey}`));
+  };
+  assert.equal((await summaries(WORK)).length, 1);
+  assert.deepEqual(await summaries(MAIN), []); // another remem agent does not see it
+
+  const untokened = host({});
+  await untokened.beforeReset({ reason: "new" }, ctx);
+  assert.match(untokened.warnings()[0], /session summary skipped for this reset: .*401/);
+});

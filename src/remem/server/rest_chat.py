@@ -81,9 +81,12 @@ def chat_routes(r: Requests) -> APIRouter:
         body = body or ResetBody()
         user = c.user(body.user)
         c.access(mem, session, user)  # identity required
-        if c.restricted:  # a summary repeats the messages: they must all be the caller's
+        # a summary repeats the messages: the caller must read them all, in the scopes of the
+        # session and user it names (session:{session}, user:{user} in its list)
+        scopes = c.guard(mem, session, user).read_scopes()
+        if scopes is not None:
             every = {"kind": "message", "session": session}
-            if mem.count(every) != mem.count(r.scoped(c, every, None)):
+            if mem.count(every) != mem.count({**every, "scopes": scopes}):
                 raise ScopeError(f"session {session!r} holds messages this agent may not read")
         return reset_answer(mem, session, mem.session_reset(session, agent=c.agent, user=user))
 
