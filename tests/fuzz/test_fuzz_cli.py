@@ -167,7 +167,7 @@ def cli_env(fast_dir):
     import remem.cli
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(remem.cli, "app", typer.main.get_command(remem.cli.app))
+        patch.setattr(remem.cli, "app", typer.main.get_command(remem.cli._app()))
         yield _seeded_env(fast_dir)
 
 

@@ -167,7 +167,9 @@ def test_rest_answers_a_nul_with_a_400_naming_the_field(two_memories):
     try:
         with httpx.Client(base_url=served.url, timeout=30) as http:
             answer = http.post("/v1/ingest", json={"text": NUL})
-            memory = http.post("/v1/memories", json={"text": "ok", "metadata": {"k": NUL}})
+            memory = http.post(
+                "/v1/memories", json={"text": "Ann keeps bees", "metadata": {"k": NUL}}
+            )
     finally:
         served.close()
     assert answer.status_code == 400 and "text: " in answer.json()["error"]

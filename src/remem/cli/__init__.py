@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -55,7 +56,9 @@ def __getattr__(name: str) -> Any:
 
 def _app() -> typer.Typer:
     app = globals().get("app")  # a test may have put a built command here
-    if app is None:
+    # Importing the submodule remem.cli.app (as a command module or a test may) binds the name
+    # to that module, not to its Typer app: then the app is the module's.
+    if app is None or isinstance(app, ModuleType):
         app = __getattr__("app")
     return app
 
