@@ -40,6 +40,7 @@ CASES: dict[str, tuple[list[str] | None, list[str] | None, list[str] | None]] = 
     "reembed": (["--model", "nope"], None, None),  # lexical here: refused before the store
     "bench": (["{missing}"], None, None),  # scores a dataset in a store of its own
     "migrate": (["sideways"], None, None),  # reads its source before the store
+    "distill": (["{missing}", "--no-capture"], None, ["{good}", "--no-capture"]),  # a missing log
     "export": (["--kind", "thing"], ["--db", "{missing}"], []),
     "import": (["{bad}"], None, ["{good}"]),
     "copy": (["{db}", "{db}"], ["{missing}", "{out}"], ["{junk}", "{out}"]),
@@ -56,6 +57,7 @@ CASES: dict[str, tuple[list[str] | None, list[str] | None, list[str] | None]] = 
     "memory capture": (["x", "--role", "boss", *A], None, ["I live in Paris.", *A]),
     "memory history": (["m"], ["missing", *A], ["missing", *A]),
     "memory undo": (["m"], ["missing", *A], ["missing", *A]),
+    "memory handoff": ([], None, [*A]),  # no agent: bad input; nothing yet prints nothing
     "config show": (["--config", "{badcfg}"], None, None),  # reads no store
     "config validate": (["{missing}"], None, None),  # a missing input file is bad input
     "postgres start": (["{good}"], None, None),  # a file, not a directory
