@@ -87,4 +87,8 @@ def summarize_session(
         source_ids=[r.id for r in records],
         metadata={"kind": "session-summary", "session": session, "summarised_by": how},
         now=now,
+        # a summary quotes the session's facts, so it reads close to a fact captured from it:
+        # only an equal summary is its duplicate, never the fact (which vector dedup found once
+        # the fact was embedded, and the reset then stored nothing)
+        similar=False,
     )

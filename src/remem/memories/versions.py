@@ -94,15 +94,17 @@ class CuratedMemories:
         subject: str | None = None,
         metadata: dict | None = None,
         now: float | None = None,
+        similar: bool = True,
     ) -> StoreOutcome:
-        """Dedup (exact, normalised, then similar vectors), store, and close the current
+        """Dedup (exact, normalised, then similar vectors unless ``similar`` is off), store,
+        and close the current
         memories of the same subject from the same speaker in ``scope`` (linked both ways:
         ``supersedes`` / ``superseded_by``). If the duplicate check itself fails the memory
         is stored anyway and a warning says so (losing a memory is worse than a duplicate)."""
         ScopeGuard(access).check_write(scope)
         now = time.time() if now is None else now
         out = StoreOutcome()
-        dup = self._duplicate(text, scope, now, out.warnings)
+        dup = self._duplicate(text, scope, now, out.warnings, similar)
         if dup is not None:
             out.duplicate_of, out.duplicate_how = dup
             return out
@@ -205,10 +207,10 @@ class CuratedMemories:
         self.store.set_validity(rec.rowid, now, {**rec.metadata, **links})
 
     def _duplicate(
-        self, text: str, scope: str, now: float, warnings: list[str]
+        self, text: str, scope: str, now: float, warnings: list[str], similar: bool = True
     ) -> tuple[Record, str] | None:
         equal = self._equal(text, scope, now, warnings)
-        if equal is not None or warnings:
+        if equal is not None or warnings or not similar:
             return equal
         try:
             threshold = self.config.capture.dedup_similarity
