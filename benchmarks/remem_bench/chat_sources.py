@@ -28,6 +28,11 @@ def groupchat_builder() -> ModuleType:
     return module
 
 
+def to_jsonl(rows: list[dict]) -> str:
+    """The sets' JSONL: one object a line, as the builder writes them."""
+    return groupchat_builder().to_jsonl(rows)
+
+
 def conversations_in(source: Path) -> tuple[str, ...]:
     """Every conversation of a source folder, in name order (``<name>.chat.txt``)."""
     return tuple(sorted(p.name.removesuffix(".chat.txt") for p in source.glob("*.chat.txt")))

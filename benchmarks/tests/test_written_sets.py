@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 
 from remem_bench import capture_set
-from remem_bench.chat_sources import DATA
+from remem_bench.chat_sources import DATA, to_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,7 +46,6 @@ def test_a_chat_set_is_valid_and_built_from_its_sources(name, min_conversations,
     assert len(report.categories_per_conversation) >= min_conversations
     assert report.questions >= min_questions
     corpus, queries = builder.build()
-    to_jsonl = builder.build_set.__globals__["groupchat_builder"]().to_jsonl
     assert (here / "corpus.jsonl").read_text(encoding="utf-8") == to_jsonl(corpus)
     assert (here / "queries.jsonl").read_text(encoding="utf-8") == to_jsonl(queries)
 
@@ -78,9 +77,8 @@ def test_dialogue_notes_is_built_from_its_sources_and_shaped_like_a_dialogue():
     here = DATA / "dialogue_notes"
     builder = _load("dialogue_notes_build", here / "build.py")
     corpus, queries = builder.build()
-    text = lambda rows: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)  # noqa: E731
-    assert (here / "corpus.jsonl").read_text(encoding="utf-8") == text(corpus)
-    assert (here / "queries.jsonl").read_text(encoding="utf-8") == text(queries)
+    assert (here / "corpus.jsonl").read_text(encoding="utf-8") == to_jsonl(corpus)
+    assert (here / "queries.jsonl").read_text(encoding="utf-8") == to_jsonl(queries)
     report = vd.validate_dataset(here, {"dialogue"}, require_answers=False)
     assert report.errors == []
     assert len(queries) >= 200
