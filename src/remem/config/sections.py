@@ -36,6 +36,20 @@ class StoreConfig(_Section):
         description="SQLite database file; default <user data dir>/remem/remem.db",
     )
     busy_timeout_ms: int = Field(default=10_000, ge=0, description="wait this long for a lock")
+    group_commit: bool = Field(
+        default=True,
+        description="SQLite: writes that land together share one fsync (threads and processes "
+        "alike); each is still acknowledged only once it is on disk. false: every commit "
+        "fsyncs on its own (synchronous=FULL). Not on Windows, which keeps FULL",
+    )
+    group_commit_window_ms: float = Field(
+        default=0.0,
+        ge=0,
+        le=100,
+        description="SQLite group commit: how long the writer about to fsync waits for more "
+        "commits to share it, in ms (0: share only what landed meanwhile). Adds up to this "
+        "much to each write's acknowledgement",
+    )
     cache_mb: int = Field(
         default=64,
         ge=1,

@@ -20,4 +20,10 @@ def open_store(config: StoreConfig, target: str | Path | None = None) -> Store:
 
         return PostgresStore(url, schema=config.pg_schema, pool_size=config.pool_size)
     path = target if target is not None else config.resolved_path()
-    return SQLiteStore(path, busy_timeout_ms=config.busy_timeout_ms, cache_mb=config.cache_mb)
+    return SQLiteStore(
+        path,
+        busy_timeout_ms=config.busy_timeout_ms,
+        cache_mb=config.cache_mb,
+        group_commit=config.group_commit,
+        group_commit_window_ms=config.group_commit_window_ms,
+    )

@@ -1,8 +1,10 @@
 """The SQLite file: opening, migrating, transactions, the meta table and statistics.
 
-One file, WAL mode, ``synchronous=FULL`` (a committed write survives power loss), a busy
-timeout so several processes can share the file. Every write is one ``BEGIN IMMEDIATE``
-transaction: either all of it lands or none of it does. ``transaction()`` makes several writes
+One file, WAL mode, a busy timeout so several processes can share the file. Every write is one
+``BEGIN IMMEDIATE`` transaction: either all of it lands or none of it does, and it returns only
+once it is on disk (it survives a killed process and a power loss): by group commit
+(``durability.py``: writes that land together share one fsync; ``synchronous=NORMAL`` plus a
+barrier) or, with ``store.group_commit = false`` or without ``flock``, ``synchronous=FULL``. ``transaction()`` makes several writes
 one: inside it, each write is a savepoint of the one open transaction, and reads see what the
 block wrote so far.
 """
@@ -20,15 +22,29 @@ from typing import Any
 from remem.errors import StoreBusyError, StoreError
 from remem.store.migrations import LATEST_VERSION, MIGRATIONS
 from remem.store.paths import prepare_db_path
+from remem.store.sqlite.durability import (
+    GROUP_COMMIT_AVAILABLE,
+    GroupSync,
+    ensure_ticket_counter,
+    take_ticket,
+)
 
 
 class SQLiteConnection:
     """The connection every part of the SQLite store shares (one lock guards it)."""
 
     def __init__(
-        self, path: str | Path, *, busy_timeout_ms: int = 10_000, cache_mb: int = 64
+        self,
+        path: str | Path,
+        *,
+        busy_timeout_ms: int = 10_000,
+        cache_mb: int = 64,
+        group_commit: bool = True,
+        group_commit_window_ms: float = 0.0,
     ) -> None:
         self._path = prepare_db_path(path)
+        self._sync: GroupSync | None = None
+        grouped = group_commit and GROUP_COMMIT_AVAILABLE
         self._lock = threading.RLock()
         try:
             self._conn = sqlite3.connect(
@@ -51,11 +67,13 @@ class SQLiteConnection:
         self._watch: sqlite3.Connection | None = None
         self._watch_lock = threading.Lock()
         try:
-            self._configure(busy_timeout_ms, cache_mb)
+            self._configure(busy_timeout_ms, cache_mb, grouped)
             self._migrate()
             self._watch = sqlite3.connect(
                 str(self._path), timeout=busy_timeout_ms / 1000, check_same_thread=False
             )
+            if grouped:
+                self._sync = GroupSync(self._path, self._committed_ticket, group_commit_window_ms)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             if is_busy(exc):
@@ -69,7 +87,7 @@ class SQLiteConnection:
     def path(self) -> Path:
         return self._path
 
-    def _configure(self, busy_timeout_ms: int, cache_mb: int) -> None:
+    def _configure(self, busy_timeout_ms: int, cache_mb: int, grouped: bool) -> None:
         c = self._conn
         c.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         c.execute(f"PRAGMA cache_size = {-1024 * int(cache_mb)}")  # negative: in KiB
@@ -79,7 +97,8 @@ class SQLiteConnection:
                 f"{str(self._path)!r} cannot use WAL journaling (got {mode!r}); put the "
                 "database on a local file system"
             )
-        c.execute("PRAGMA synchronous = FULL")
+        # grouped: commits write the WAL, the barrier after them fsyncs it (durability.py)
+        c.execute(f"PRAGMA synchronous = {'NORMAL' if grouped else 'FULL'}")
         c.execute("PRAGMA foreign_keys = ON")
 
     def _migrate(self) -> None:
@@ -98,6 +117,7 @@ class SQLiteConnection:
                     for statement in split_sql(script):
                         c.execute(statement)
                     c.execute(f"PRAGMA user_version = {number}")
+                ensure_ticket_counter(c)
                 # Only after a migration: the check reads every row (1.8 s at 1M records), and
                 # an up-to-date file is checked by `remem doctor` instead.
                 broken = c.execute("PRAGMA foreign_key_check").fetchall() if pending else []
@@ -116,6 +136,8 @@ class SQLiteConnection:
     def close(self) -> None:
         with self._lock, suppress(sqlite3.Error):
             self._conn.close()
+        if self._sync is not None:
+            self._sync.close()
         with self._watch_lock, suppress(sqlite3.Error):
             if self._watch is not None:
                 self._watch.close()
@@ -141,11 +163,22 @@ class SQLiteConnection:
                     raise self._busy_error() from None
                 time.sleep(0.02)
 
+    def _committed_ticket(self) -> int:
+        """The highest committed ticket (group commit), read on the watch connection so a
+        writer waiting on the barrier never waits for the main connection's lock."""
+        with self._watch_lock:
+            watch = self._watch if self._watch is not None else self._conn
+            row = watch.execute("SELECT value FROM counters WHERE name = 'commits'").fetchone()
+        return int(row[0]) if row else 0
+
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction; rolled back entirely if the body raises. Inside an open
+        """One IMMEDIATE transaction; rolled back entirely if the body raises, and returning
+        only once it is durable (the group commit barrier waits outside the connection's
+        lock, so other threads commit meanwhile and share the fsync). Inside an open
         ``transaction()`` it is a savepoint of that transaction instead: an error undoes this
         write alone, and nothing is committed until the outer block ends."""
+        ticket = None
         with self._lock:
             c = self._conn
             if self._depth:
@@ -156,6 +189,8 @@ class SQLiteConnection:
             self._depth = 1
             try:
                 yield c
+                if self._sync is not None:
+                    ticket = take_ticket(c)
                 c.execute("COMMIT")
             except BaseException as exc:
                 if c.in_transaction:
@@ -166,6 +201,18 @@ class SQLiteConnection:
             finally:
                 self._depth = 0
             self.local_writes += 1
+        if ticket is not None and self._sync is not None:
+            self._wait_durable(ticket)
+
+    def _wait_durable(self, ticket: int) -> None:
+        assert self._sync is not None
+        try:
+            self._sync.wait_durable(ticket)
+        except OSError as exc:
+            raise StoreError(
+                f"the write was committed to {str(self._path)!r} but could not be flushed to "
+                f"disk ({exc}); it may be lost if the machine loses power now: check the disk"
+            ) from None
 
     @contextmanager
     def _savepoint(self, c: sqlite3.Connection) -> Iterator[None]:

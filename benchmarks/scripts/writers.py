@@ -1,0 +1,313 @@
+"""Many writers at once (issue 47, item 5): N writer processes appending chat messages through
+remem's API as fast as it acknowledges them, M searcher processes beside them, and the bare
+database doing the same inserts without remem, all in one run.
+
+For each configuration the report gives acknowledged durable writes per second, ack latency
+p50 / p95 / p99, search latency p50 / p95 while the writers run, and a check that every
+acknowledged write is in the store exactly once. Configurations:
+
+- ``remem``: ``Memory.ingest`` of one message per call, the store's defaults (SQLite: group
+  commit; PostgreSQL: a pool per process), keyword search only (``embed.provider = none``:
+  the store and the API are measured, not the model);
+- ``remem-no-group`` (SQLite): the same with ``store.group_commit = false`` (every commit
+  ``synchronous=FULL``): the figure before group commit, in the same run;
+- ``bare-full`` / ``bare-normal`` (SQLite): a plain ``INSERT`` + ``COMMIT`` loop per process on
+  a WAL file with ``synchronous=FULL`` / ``NORMAL`` (the second is not durable on power loss:
+  the ceiling, not a peer); ``bare`` (PostgreSQL): the same loop with autocommit.
+
+    python benchmarks/scripts/writers.py --db /tmp/w.db --writers 8 --searchers 2 --seconds 15 --json
+    python benchmarks/scripts/writers.py --db postgresql://127.0.0.1:5432/remem --writers 8 --json
+
+State the machine's load with ``--note``: the figures mean little on a busy machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+SEARCH_WORDS = ["ferry", "museum", "glacier", "lantern", "harbour", "ticket"]
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _config(db: str, overrides: dict[str, Any]) -> Any:
+    from remem import Config
+
+    base: dict[str, Any] = {"embed.provider": "none", "indexing.mode": "sync"}
+    if db.startswith("postgres"):
+        base["store.url"] = db
+    return Config.load(env={}, overrides={**base, **overrides})
+
+
+def _open(spec: dict[str, Any]) -> Any:
+    from remem import Memory
+
+    db = spec["db"]
+    return Memory(None if db.startswith("postgres") else db, _config(db, spec["overrides"]))
+
+
+def remem_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
+    lat: list[float] = []
+    ids: list[str] = []
+    worker = spec["worker"]
+    with _open(spec) as mem:
+        stop_at = gate.start(spec["seconds"])
+        i = 0
+        while time.monotonic() < stop_at:
+            rid = f"w{worker}-{i}-{uuid.uuid4().hex[:6]}"
+            t0 = time.perf_counter()
+            mem.ingest(
+                {"id": rid, "text": f"worker {worker} took the ferry {i}", "session": f"s{worker}"}
+            )
+            lat.append(time.perf_counter() - t0)
+            ids.append(rid)
+            i += 1
+    out.put({"lat": lat, "ids": ids})
+
+
+def remem_searcher(spec: dict[str, Any], gate: Any, out: Any) -> None:
+    lat: list[float] = []
+    with _open(spec) as mem:
+        stop_at = gate.start(spec["seconds"])
+        i = 0
+        while time.monotonic() < stop_at:
+            t0 = time.perf_counter()
+            mem.search(f"who took the {SEARCH_WORDS[i % len(SEARCH_WORDS)]}", k=5)
+            lat.append(time.perf_counter() - t0)
+            i += 1
+    out.put({"search": lat})
+
+
+def bare_sqlite_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
+    import sqlite3
+
+    c = sqlite3.connect(spec["db"], timeout=30, isolation_level=None)
+    c.execute("PRAGMA journal_mode = WAL")
+    c.execute(f"PRAGMA synchronous = {spec['sync']}")
+    lat: list[float] = []
+    stop_at = gate.start(spec["seconds"])
+    i = 0
+    while time.monotonic() < stop_at:
+        t0 = time.perf_counter()
+        c.execute("BEGIN IMMEDIATE")
+        c.execute("INSERT INTO bare (id, text) VALUES (?, ?)", (f"w{spec['worker']}-{i}", "x" * 40))
+        c.execute("COMMIT")
+        lat.append(time.perf_counter() - t0)
+        i += 1
+    c.close()
+    out.put({"lat": lat})
+
+
+def bare_pg_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
+    import psycopg
+
+    lat: list[float] = []
+    with psycopg.connect(spec["db"], autocommit=True) as c:
+        stop_at = gate.start(spec["seconds"])
+        i = 0
+        while time.monotonic() < stop_at:
+            t0 = time.perf_counter()
+            c.execute(
+                "INSERT INTO bare_writers (id, text) VALUES (%s, %s)",
+                (f"w{spec['worker']}-{i}-{uuid.uuid4().hex[:6]}", "x" * 40),
+            )
+            lat.append(time.perf_counter() - t0)
+            i += 1
+    out.put({"lat": lat})
+
+
+class Gate:
+    """Every process says it is ready (remem imported, the store open), then all start
+    together: the clock runs only once the slowest has started up."""
+
+    def __init__(self, ctx: Any, parties: int) -> None:
+        self._ready = ctx.Semaphore(0)
+        self._go = ctx.Event()
+        self._parties = parties
+
+    def start(self, seconds: float) -> float:
+        self._ready.release()
+        self._go.wait()
+        return time.monotonic() + seconds
+
+    def open_when_ready(self, procs: list[Any], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        ready = 0
+        while ready < self._parties:
+            if self._ready.acquire(timeout=0.5):
+                ready += 1
+                continue
+            dead = [p for p in procs if p.exitcode is not None]
+            if dead or time.monotonic() > deadline:
+                for p in procs:
+                    p.kill()
+                why = f"exit code {dead[0].exitcode}" if dead else f"not ready in {timeout:g} s"
+                raise SystemExit(f"a benchmark process did not start: {why}")
+        self._go.set()
+
+
+def measure(writer: Any, spec: dict[str, Any], writers: int, searchers: int) -> dict[str, Any]:
+    """Run ``writers`` writer processes (and ``searchers`` remem searchers) for
+    ``spec["seconds"]`` after a common start (``Gate``), so start-up is not measured."""
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    seconds = spec["seconds"]
+    gate = Gate(ctx, writers + searchers)
+    procs = [
+        ctx.Process(target=writer, args=({**spec, "worker": w}, gate, out)) for w in range(writers)
+    ]
+    procs += [ctx.Process(target=remem_searcher, args=(spec, gate, out)) for _ in range(searchers)]
+    for p in procs:
+        p.start()
+    gate.open_when_ready(procs, timeout=300)
+    results = [out.get(timeout=seconds + 300) for _ in procs]
+    for p in procs:
+        p.join(60)
+    lat = [x for r in results for x in r.get("lat", [])]
+    found = [x for r in results for x in r.get("search", [])]
+
+    def ms(values: list[float], q: float) -> float | None:
+        v = _percentile(values, q)
+        return None if v is None else round(v * 1000, 2)
+
+    return {
+        "writes": len(lat),
+        "writes_per_s": round(len(lat) / seconds, 1),
+        "ack_p50_ms": ms(lat, 0.5),
+        "ack_p95_ms": ms(lat, 0.95),
+        "ack_p99_ms": ms(lat, 0.99),
+        "searches": len(found),
+        "search_p50_ms": ms(found, 0.5),
+        "search_p95_ms": ms(found, 0.95),
+        "ids": [x for r in results for x in r.get("ids", [])],
+    }
+
+
+def check(spec: dict[str, Any], ids: list[str]) -> dict[str, int]:
+    """Every acknowledged write present exactly once."""
+    with _open(spec) as mem:
+        found = {r.id for r in mem.store.list_records(limit=None)}
+        total = mem.store.count()
+    return {"acked": len(ids), "missing": len(set(ids) - found), "duplicated": total - len(found)}
+
+
+def _fresh_sqlite(path: Path) -> str:
+    for suffix in ("", "-wal", "-shm", "-sync"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return str(path)
+
+
+def run_sqlite(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    import sqlite3
+
+    report: dict[str, Any] = {}
+    for name, overrides in (("remem", {}), ("remem-no-group", {"store.group_commit": False})):
+        spec = {
+            "db": _fresh_sqlite(work / f"{name}.db"),
+            "overrides": overrides,
+            "seconds": args.seconds,
+        }
+        with _open(spec):
+            pass  # create and migrate before the clock starts
+        row = measure(remem_writer, spec, args.writers, args.searchers)
+        row["check"] = check(spec, row.pop("ids"))
+        report[name] = row
+    for sync in ("FULL", "NORMAL"):
+        db = _fresh_sqlite(work / f"bare-{sync.lower()}.db")
+        c = sqlite3.connect(db)
+        c.execute("PRAGMA journal_mode = WAL")
+        c.execute("CREATE TABLE bare (id TEXT PRIMARY KEY, text TEXT)")
+        c.close()
+        spec = {"db": db, "sync": sync, "seconds": args.seconds, "overrides": {}}
+        row = measure(bare_sqlite_writer, spec, args.writers, 0)
+        row.pop("ids")
+        report[f"bare-{sync.lower()}"] = row
+    return report
+
+
+def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
+    import psycopg
+
+    report: dict[str, Any] = {}
+    spec = {
+        "db": args.db,
+        "overrides": {"store.pg_schema": args.pg_schema},
+        "seconds": args.seconds,
+    }
+    with _open(spec) as mem:
+        mem.delete_all()
+    row = measure(remem_writer, spec, args.writers, args.searchers)
+    row["check"] = check(spec, row.pop("ids"))
+    report["remem"] = row
+    with psycopg.connect(args.db, autocommit=True) as c:
+        c.execute("DROP TABLE IF EXISTS bare_writers")
+        c.execute("CREATE TABLE bare_writers (id TEXT PRIMARY KEY, text TEXT)")
+    row = measure(bare_pg_writer, spec, args.writers, 0)
+    row.pop("ids")
+    report["bare"] = row
+    return report
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--db",
+        help="a directory for the SQLite files (default: a temporary one) or a postgresql:// URL",
+    )
+    parser.add_argument("--pg-schema", default="remem", help="PostgreSQL: the store's schema")
+    parser.add_argument("--writers", type=int, default=8)
+    parser.add_argument("--searchers", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--note", help="date, machine and its load")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--out", type=Path, help="also write the JSON report here")
+    args = parser.parse_args(argv)
+    started = time.time()
+    if args.db and args.db.startswith("postgres"):
+        rows = run_postgres(args)
+    else:
+        work = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="remem-writers-"))
+        work.mkdir(parents=True, exist_ok=True)
+        rows = run_sqlite(args, work)
+    report = {
+        "note": args.note,
+        "load_before": os.getloadavg()[0],
+        "cpus": os.cpu_count(),
+        "writers": args.writers,
+        "searchers": args.searchers,
+        "seconds": args.seconds,
+        "started": started,
+        "results": rows,
+    }
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return report
+    print(
+        f"{'configuration':16} {'writes/s':>9} {'ack p50':>8} {'p95':>8} {'p99':>8} {'search p50':>10} {'p95':>8}"
+    )
+    for name, r in rows.items():
+        print(
+            f"{name:16} {r['writes_per_s']:9} {r['ack_p50_ms']!s:>8} {r['ack_p95_ms']!s:>8} "
+            f"{r['ack_p99_ms']!s:>8} {r['search_p50_ms']!s:>10} {r['search_p95_ms']!s:>8}"
+            + (f"  check {r['check']}" if "check" in r else "")
+        )
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The many-writers benchmark (benchmarks/scripts/writers.py), tiny: real writer and searcher
+processes on SQLite and PostgreSQL, and the check that every acknowledged write is there once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+def _run(*args: str, tmp_path: Path) -> dict:
+    """The script as a user runs it (its processes import it by path)."""
+    out = tmp_path / "report.json"
+    script = REPO / "benchmarks" / "scripts" / "writers.py"
+    subprocess.run([sys.executable, str(script), *args, "--out", str(out)], check=True, timeout=600)
+    return json.loads(out.read_text())
+
+
+def _check_rows(rows: dict, names: set[str]) -> None:
+    assert set(rows) == names
+    for name, row in rows.items():
+        assert row["writes"] > 0, name
+        assert row["ack_p99_ms"] is not None
+        if "check" in row:
+            assert row["check"]["acked"] == row["writes"]
+            assert row["check"]["missing"] == 0 and row["check"]["duplicated"] == 0
+
+
+def test_sqlite_configurations_in_one_run(tmp_path):
+    report = _run(
+        "--db",
+        str(tmp_path),
+        "--writers",
+        "2",
+        "--searchers",
+        "1",
+        "--seconds",
+        "1",
+        tmp_path=tmp_path,
+    )
+    _check_rows(report["results"], {"remem", "remem-no-group", "bare-full", "bare-normal"})
+    assert report["results"]["remem"]["searches"] > 0
+
+
+def test_postgres_beside_a_bare_insert_loop(tmp_path):
+    pytest.importorskip("psycopg")
+    from pg_server import fresh_schema, pg_url
+
+    report = _run(
+        "--db",
+        pg_url(),
+        "--pg-schema",
+        fresh_schema(),
+        "--writers",
+        "2",
+        "--searchers",
+        "0",
+        "--seconds",
+        "1",
+        tmp_path=tmp_path,
+    )
+    _check_rows(report["results"], {"remem", "bare"})

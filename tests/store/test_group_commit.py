@@ -1,0 +1,180 @@
+"""SQLite group commit (issue 47, item 1): writes that land together share one fsync, and a
+write returns only once an fsync that started after its commit has finished."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conformance import fields
+
+from remem.store.sqlite import SQLiteStore
+
+
+def _row(i: int) -> tuple[dict, str]:
+    return (fields(i), "")
+
+
+def _committed(path: Path) -> int:
+    with sqlite3.connect(path) as c:
+        return int(c.execute("SELECT value FROM counters WHERE name = 'commits'").fetchone()[0])
+
+
+def _synced(path: Path) -> int:
+    raw = Path(f"{path}-sync").read_bytes()
+    return struct.unpack("<q", raw[:8])[0] if len(raw) >= 8 else 0
+
+
+def _wait_for(condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.01)
+
+
+def test_writes_that_land_together_share_one_fsync(tmp_path):
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    try:
+        store.insert_records([_row(0)])
+        before = store._sync.fsyncs
+        base = _committed(path)
+        # Hold the syncer's lock as a slow fsync would: eight writers commit and queue behind it
+        blocker = os.open(f"{path}-sync", os.O_RDWR)
+        fcntl.flock(blocker, fcntl.LOCK_EX)
+        done: list[int] = []
+        threads = [
+            threading.Thread(target=lambda i=i: done.append(store.insert_records([_row(i)])[0]))
+            for i in range(1, 9)
+        ]
+        for t in threads:
+            t.start()
+        try:
+            _wait_for(lambda: _committed(path) == base + 8)
+            assert done == [], "no write may return before an fsync covers it"
+        finally:
+            fcntl.flock(blocker, fcntl.LOCK_UN)
+            os.close(blocker)
+        for t in threads:
+            t.join(60)
+        assert len(done) == 8
+        # the first writer through fsynced for all eight
+        assert store._sync.fsyncs - before == 1
+        assert _synced(path) >= base + 8
+    finally:
+        store.close()
+
+
+def test_a_returned_write_is_covered_by_the_synced_ticket(tmp_path):
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    try:
+        for i in range(5):
+            store.insert_records([_row(i)])
+            assert _synced(path) >= _committed(path)
+    finally:
+        store.close()
+
+
+def test_opening_lowers_a_synced_ticket_above_the_committed_one(tmp_path):
+    """After a power loss lost the unsynced tail, a stale synced ticket would let a later
+    write skip its fsync: opening the store lowers it."""
+    path = tmp_path / "s.db"
+    SQLiteStore(path).close()
+    Path(f"{path}-sync").write_bytes(struct.pack("<q", 10_000))
+    store = SQLiteStore(path)
+    try:
+        assert _synced(path) == _committed(path)
+        before = store._sync.fsyncs
+        store.insert_records([_row(1)])
+        assert store._sync.fsyncs == before + 1
+    finally:
+        store.close()
+
+
+def test_group_commit_off_syncs_every_commit_itself(tmp_path):
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path, group_commit=False)
+    try:
+        store.insert_records([_row(1)])
+        assert store._sync is None
+        assert store.query_one("PRAGMA synchronous")[0] == 2  # FULL
+    finally:
+        store.close()
+    grouped = SQLiteStore(path)
+    try:
+        assert grouped.query_one("PRAGMA synchronous")[0] == 1  # NORMAL + the barrier
+    finally:
+        grouped.close()
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from remem.store.sqlite import SQLiteStore
+    path, worker = sys.argv[1], sys.argv[2]
+    store = SQLiteStore(path)
+    i = 0
+    while True:
+        rid = f"w{worker}-{i}"
+        store.insert_records([({"id": rid, "kind": "message", "text": rid, "scope": "global",
+                                "created_at": 1.0e9 + i, "content_hash": rid,
+                                "importance": 0.5}, "")])
+        print(rid, flush=True)  # acknowledged: the call returned
+        i += 1
+    """
+)
+
+
+def test_sigkill_during_grouped_commits_loses_no_acknowledged_write(tmp_path):
+    path = tmp_path / "s.db"
+    SQLiteStore(path).close()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(w)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(4)
+    ]
+    acked: list[str] = []
+    try:
+        # read until every writer has acknowledged some writes, then kill them all mid-stream
+        counts = [0] * len(procs)
+        while min(counts) < 20:
+            for n, p in enumerate(procs):
+                line = p.stdout.readline()
+                assert line, f"writer {n} died: exit {p.poll()}"
+                acked.append(line.strip())
+                counts[n] += 1
+    finally:
+        for p in procs:
+            p.send_signal(signal.SIGKILL)
+        for p in procs:
+            rest, _ = p.communicate(timeout=60)
+            acked.extend(x for x in rest.split("\n") if x.strip())
+    store = SQLiteStore(path)
+    try:
+        assert store.integrity_problems() == []
+        found = {r.id for r in store.list_records(limit=None)}
+        assert set(acked) <= found, sorted(set(acked) - found)[:5]
+        assert store.count() == len(found)  # nothing duplicated
+    finally:
+        store.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock")
+def test_the_sync_file_sits_beside_the_database(tmp_path):
+    path = tmp_path / "s.db"
+    SQLiteStore(path).close()
+    assert Path(f"{path}-sync").exists()
