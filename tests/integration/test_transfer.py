@@ -124,3 +124,37 @@ def test_export_file_is_atomic_and_checks_filters_first(tmp_path):
     with pytest.raises(sqlite3.ProgrammingError):
         export_file(mem, target)
     assert len(target.read_text().splitlines()) == 3 and not partial.exists()
+
+
+def test_latent_terms_travel_with_an_export_with_vectors(tmp_path):
+    """An imported store reads its records' latent terms instead of computing them in a
+    search's path (issue 47, item 4)."""
+    import base64
+
+    import numpy as np
+
+    from remem.embed import latent
+
+    terms_id = next(iter(latent.MODEL_IDS.values()))
+    emb = HashEmbedder()
+    with Memory(tmp_path / "src.db", cfg(), embedder=emb) as mem:
+        recs = mem.ingest_many([{"id": f"m{i}", "text": f"note {i}"} for i in range(3)])
+        codes = {
+            r.id: latent.pack(np.array([i + 1, 40, 900]), np.array([0.7, 0.2, 0.1]))
+            for i, r in enumerate(recs)
+        }
+        mem.store.put_latent_terms(
+            terms_id, [(r.rowid, r.content_hash, codes[r.id]) for r in recs[:2]]
+        )
+        out = tmp_path / "dump.jsonl"
+        with out.open("w") as fh:
+            export_records(mem, fh, with_vectors=True)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [bool(x.get("latent_terms")) for x in lines] == [True, True, False]
+    lines[1]["latent_terms"][0]["terms"] = base64.b64encode(b"\x01\x02\x03").decode()  # broken
+    with Memory(tmp_path / "dst.db", cfg(), embedder=emb) as mem:
+        report = import_records(mem, [json.dumps(x) for x in lines])
+        assert report.latent_terms == 1 and report.to_dict()["latent_terms"] == 1
+        stored = {r.id: r for r in mem.store.list_records(limit=None)}
+        got = mem.store.latent_terms_of(terms_id, [r.rowid for r in stored.values()])
+        assert got == {stored["m0"].rowid: codes["m0"]}

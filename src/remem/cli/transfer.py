@@ -113,7 +113,11 @@ def export_(
     scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
     kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
     with_vectors: Annotated[
-        bool, typer.Option("--with-vectors", help="include vectors (base64 float32)")
+        bool,
+        typer.Option(
+            "--with-vectors",
+            help="include vectors (base64 float32) and latent terms, so an import computes neither",
+        ),
     ] = False,
     as_json: Annotated[
         bool,

@@ -1,6 +1,7 @@
 """Export: every record passing the filters as JSONL, one page at a time (no silent limit),
-optionally with its vectors (base64 float32, with the model that made them). Memory stays
-flat in the number of records: a page of records and their vectors at a time."""
+optionally with its vectors (base64 float32, with the model that made them) and the bundled
+model's latent terms (base64 of their packed bytes), so an import neither embeds nor reads
+them again. Memory stays flat in the number of records: a page of records at a time."""
 
 from __future__ import annotations
 
@@ -10,9 +11,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from remem.embed import latent
 from remem.engine import make_filters
 from remem.ports import MemoryPort
 from remem.types import Filters
+
+
+def stored_latent_terms(mem: MemoryPort, rowids: list[int]) -> dict[int, list[tuple[str, bytes]]]:
+    """Each record's stored latent terms, by the model that read them."""
+    found: dict[int, list[tuple[str, bytes]]] = {}
+    for model_id in latent.MODEL_IDS.values():
+        for rowid, code in mem.store.latent_terms_of(model_id, rowids).items():
+            found.setdefault(rowid, []).append((model_id, code))
+    return found
 
 
 def export_lines(
@@ -23,7 +34,9 @@ def export_lines(
     batch: list = []
 
     def render() -> list[str]:
-        vectors = mem.store.vectors_of([r.rowid for r in batch]) if with_vectors else {}
+        rowids = [r.rowid for r in batch if r.rowid is not None]
+        vectors = mem.store.vectors_of(rowids) if with_vectors else {}
+        terms = stored_latent_terms(mem, rowids) if with_vectors else {}
         lines = []
         for rec in batch:
             data = rec.to_dict()
@@ -46,6 +59,12 @@ def export_lines(
                     }
                     for m, p, name, blob in vectors.get(rec.rowid, [])
                 ]
+                if rec.rowid in terms:
+                    # derived like vectors: an import reads them instead of running the model
+                    data["latent_terms"] = [
+                        {"model_id": model_id, "terms": base64.b64encode(code).decode("ascii")}
+                        for model_id, code in terms[rec.rowid]
+                    ]
             lines.append(json.dumps(data, ensure_ascii=False) + "\n")
         batch.clear()
         return lines

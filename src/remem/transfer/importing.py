@@ -26,6 +26,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from remem.embed import latent
 from remem.embed.base import Embedder
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
@@ -48,6 +49,7 @@ class ImportReport:
     invalid: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
     invalid_count: int = 0  # every invalid line; ``invalid`` lists the first MAX_REPORTED
     vectors: int = 0  # vectors taken from the file
+    latent_terms: int = 0  # latent terms taken from the file
     records: int = 0  # valid records in the input
     written: bool = False  # False: a dry run, or invalid lines stopped the import
 
@@ -61,6 +63,7 @@ class ImportReport:
             "added": self.added,
             "skipped": self.skipped,
             "vectors": self.vectors,
+            "latent_terms": self.latent_terms,
             "records": self.records,
             "written": self.written,
             "invalid_count": self.invalid_count,
@@ -149,6 +152,7 @@ class Line:
     vectors: list[dict[str, Any]]
     access_count: int = 0
     last_access: float | None = None
+    latent_terms: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _access(item: dict[str, Any]) -> tuple[int, float | None]:
@@ -165,13 +169,20 @@ def _access(item: dict[str, Any]) -> tuple[int, float | None]:
 
 def _validated(item: dict[str, Any], scope: str | None, zone: tzinfo) -> Line:
     vectors = item.pop("vectors", None) or []
+    terms = item.pop("latent_terms", None) or []
     for key in _STORE_ONLY:
         item.pop(key, None)
     count, last = _access(item)
     if scope is not None:
         item["scope"] = scope
     record = validate_record(item, zone=zone)
-    return Line(record, vectors if isinstance(vectors, list) else [], count, last)
+    return Line(
+        record,
+        vectors if isinstance(vectors, list) else [],
+        count,
+        last,
+        terms if isinstance(terms, list) else [],
+    )
 
 
 def check_import(
@@ -314,6 +325,7 @@ def _write_batch(
             to_embed.append(record)
     for (model_id, provider, model), items in by_model.items():
         report.vectors += mem.store.put_vectors(model_id, provider, model, items)
+    report.latent_terms += _put_latent_terms(mem, fresh, stored)
     if to_embed:
         mem.embed_records(to_embed)
 
@@ -329,6 +341,35 @@ def _restore_access(mem: MemoryPort, fresh: list[Line], stored: dict[str, Record
             items.append((record.rowid, line.access_count, line.last_access or 0.0))
     if items:
         mem.store.record_access(items)
+
+
+def _put_latent_terms(mem: MemoryPort, fresh: list[Line], stored: dict[str, Record]) -> int:
+    """The latent terms the file brought (an export's), under the stored text's hash: derived
+    from the text alone, so they hold for the imported record as they did for the exported
+    one, and no search or background fill reads them again. Unknown models and malformed
+    terms are left out (the fill computes those)."""
+    by_model: dict[str, list[tuple[int, str, bytes]]] = {}
+    for line in fresh:
+        record = stored.get(line.record.id or "")
+        if record is None or record.rowid is None or record.index_status == "skipped":
+            continue
+        for entry in line.latent_terms:
+            model_id = entry.get("model_id") if isinstance(entry, dict) else None
+            code = _decode_terms(entry.get("terms")) if isinstance(entry, dict) else None
+            if isinstance(model_id, str) and model_id in latent.MODEL_IDS.values() and code:
+                by_model.setdefault(model_id, []).append((record.rowid, record.content_hash, code))
+    return sum(mem.store.put_latent_terms(m, items) for m, items in by_model.items())
+
+
+def _decode_terms(text: Any) -> bytes | None:
+    try:
+        code = base64.b64decode(text, validate=True)
+        terms, weights = latent.unpack(code)
+    except (ValueError, TypeError):
+        return None
+    if not 0 < len(terms) <= latent.TOP or int(terms.max()) >= latent.DIM:
+        return None
+    return code if bool(np.all(np.isfinite(weights))) else None
 
 
 def _decode(v: dict[str, Any]) -> np.ndarray | None:
