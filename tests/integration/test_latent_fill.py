@@ -39,3 +39,13 @@ def test_a_store_without_latent_terms_gets_them_once_its_queue_runs(tmp_path, e5
             {"session": "s", "speaker": "A", "text": "One more line", "timestamp": time.time()}
         )
         assert _settled(mem) == 0
+
+
+def test_wait_indexed_returns_once_the_latent_terms_are_stored_too(tmp_path, e5):
+    """issue 47, item 4: wait_indexed waits for everything the indexer starts, so a caller
+    that closes right after it leaves no fill writing to a closed store."""
+    with Memory(tmp_path / "w.db", Config.load(env={}), embedder=e5) as mem:
+        mem.ingest_many(SAMPLE)
+        assert mem.wait_indexed(timeout=120)
+        assert mem.indexer.latent.count_missing() == 0
+        assert mem.stats()["backlog"]["latent_terms"]["filling"] is False

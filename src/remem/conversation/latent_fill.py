@@ -100,6 +100,7 @@ class LatentFill(StoppableLoop):
         self._active = False
         self._failures = 0  # failures in a row: the back-off
         self._chunk_failures = 0  # of the chunk at hand: passed over after SKIP_AFTER
+        self._backing_off = False  # waiting out failures: settled as far as waiters go
         self.filled = 0  # terms written by this fill
         self._thread = threading.Thread(target=self._run, name="remem-latent-fill", daemon=True)
         if start:
@@ -113,9 +114,14 @@ class LatentFill(StoppableLoop):
             self._cond.notify_all()
 
     def wait_settled(self, timeout: float | None = None) -> bool:
+        """Block until the fill owes nothing, or is waiting out failures (as the queue's
+        wait does for a failing provider), or is stopped."""
         with self._cond:
             return self._cond.wait_for(
-                lambda: self._stopped or (self._owed is None and not self._active), timeout
+                lambda: (
+                    self._stopped or self._backing_off or (self._owed is None and not self._active)
+                ),
+                timeout,
             )
 
     def stats(self) -> dict[str, int | bool]:
@@ -178,8 +184,13 @@ class LatentFill(StoppableLoop):
             log.warning("latent terms not stored (will retry): %s", exc, exc_info=True)
         wait = min(BACKOFF_S[1], BACKOFF_S[0] * 2 ** min(self._failures - 1, 16))
         with self._cond:
-            if self._cond.wait_for(lambda: self._stopped, wait):
-                return
+            self._backing_off = True
+            self._cond.notify_all()
+            try:
+                if self._cond.wait_for(lambda: self._stopped, wait):
+                    return
+            finally:
+                self._backing_off = False
             self._owed = resume_after if self._owed is None else min(self._owed, resume_after)
 
 
@@ -255,6 +266,12 @@ class LatentTerms:
         if self.fill is not None:
             self.fill.wake(rowids)
 
+    def wait_settled(self, timeout: float | None = None) -> bool:
+        """Block until the fill has stored what it owes (True at once without a fill)."""
+        return self.fill.wait_settled(timeout) if self.fill is not None else True
+
     def stop(self) -> None:
+        """Stop the fill and wait for its thread: a chunk (CHUNK texts, about half a second
+        of model time) is finished and written before the store may close under it."""
         if self.fill is not None:
-            self.fill.stop()
+            self.fill.stop(timeout=None)
