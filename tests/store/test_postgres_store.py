@@ -4,6 +4,7 @@ through claims. The protocol itself is covered by the conformance suite (``store
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -200,6 +201,29 @@ def test_migrations_race_safely():
     assert [s.count() for s in stores] == [1, 1, 1, 1]  # one schema, seen by all
     for s in stores:
         s.close()
+
+
+def test_a_version_8_schema_gets_the_fact_tables(monkeypatch):
+    from remem.store.postgres import schema as pg_schema
+    from remem.types import Fact
+
+    name = fresh_schema()
+    monkeypatch.setattr("remem.store.postgres.connection.MIGRATIONS", pg_schema.MIGRATIONS[:-1])
+    monkeypatch.setattr("remem.store.postgres.connection.LATEST_VERSION", 8)
+    old = PostgresStore(pg_url(), schema=name, pool_size=1)
+    old.insert_records([(fields(i), "t") for i in range(3)])
+    old.close()
+    monkeypatch.undo()
+    store = PostgresStore(pg_url(), schema=name, pool_size=1)
+    try:
+        assert store.schema_version() == 9 and store.count() == 3
+        fact = Fact("f1", "global", "name:tom", "Tom", "lives_in", "Shanghai", 5.0, 5.0)
+        store.put_facts([dataclasses.replace(fact, source_ids=("r1",))])
+        assert [f.value for f in store.facts_citing(["r1"])] == ["Shanghai"]
+        store.delete(["r1"])
+        assert store.facts() == [] and store.stats()["facts"] == 0
+    finally:
+        store.close()
 
 
 def test_claims_split_the_backlog_and_expire(pg):

@@ -5,29 +5,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from remem.errors import ValidationError
+from remem.store.facts_check import check_fact, fact_order
 from remem.store.memory.state import MemoryState, first
-from remem.types import FACT_ORIGINS, Fact
-
-
-def check_fact(fact: Fact) -> None:
-    """Refuse a fact no backend could store faithfully, naming the field."""
-    for name in ("id", "scope", "subject", "attribute", "value"):
-        value = getattr(fact, name)
-        if not isinstance(value, str) or not value:
-            raise ValidationError(f"fact.{name}", value, "give a non-empty string")
-    if fact.origin not in FACT_ORIGINS:
-        raise ValidationError("fact.origin", fact.origin, f"use one of {', '.join(FACT_ORIGINS)}")
-    if fact.valid_to is not None and fact.valid_to < fact.valid_from:
-        raise ValidationError(
-            "fact.valid_to", fact.valid_to, f"must not be before valid_from ({fact.valid_from})"
-        )
-    if not 0.0 <= fact.confidence <= 1.0:
-        raise ValidationError("fact.confidence", fact.confidence, "give a number in [0, 1]")
-
-
-def fact_order(fact: Fact) -> tuple[float, float, str]:
-    return (fact.valid_from, fact.said_at, fact.id)
+from remem.types import Fact
 
 
 class FactsMixin(MemoryState):
@@ -89,13 +69,14 @@ class FactsMixin(MemoryState):
 
     def fact_subjects(self, scopes: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
         counts: dict[str, int] = {}
-        names: dict[str, tuple[float, str]] = {}
+        names: dict[str, tuple[float, str, str]] = {}
         with self._read():
             for f in self._facts.values():
                 if scopes is not None and f.scope not in scopes:
                     continue
                 counts[f.subject] = counts.get(f.subject, 0) + 1
-                if f.subject not in names or f.said_at >= names[f.subject][0]:
-                    names[f.subject] = (f.said_at, f.subject_name)
-        rows = [(key, names[key][1], n) for key, n in counts.items()]
+                newest = (f.said_at, f.id)  # ties: the greatest id, as the SQL backends pick
+                if f.subject not in names or newest > names[f.subject][:2]:
+                    names[f.subject] = (*newest, f.subject_name)
+        rows = [(key, names[key][2], n) for key, n in counts.items()]
         return sorted(rows, key=lambda r: (-r[2], r[0]))

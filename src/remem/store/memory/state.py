@@ -268,6 +268,7 @@ class MemoryState:
                 "index_errors": sum(1 for v in errors if v["index_status"] != "skipped"),
                 "queue_dropped_total": dropped,
                 "sessions": len({v["session"] for v in rows if v["session"] is not None}),
+                "facts": len(self._facts),
                 "schema_version": LATEST_VERSION,
                 "file_bytes": 0,
                 "path": ":memory:",

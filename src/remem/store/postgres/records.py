@@ -8,7 +8,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from remem.errors import ValidationError
+from remem.store import facts_sql
 from remem.store.base import ANY, OnConflict, RecordRow
+from remem.store.postgres.facts import POSTGRES_FACTS
 from remem.store.postgres.filters import RECORD_COLUMNS, filters_sql
 from remem.store.postgres.lexical import LexicalWriter
 from remem.store.postgres.sessions import SessionsMixin, upsert_session
@@ -314,8 +316,8 @@ class RecordsMixin(SessionsMixin):
 
     # ---------------------------------------------------------------- deletes
     def delete(self, record_ids: Sequence[str]) -> int:
-        """Delete records (and their vectors, lexical rows and claims). Returns how many
-        existed."""
+        """Delete records (and their vectors, lexical rows and claims), and in the same
+        transaction what they mean to facts (``FactStore``). Returns how many existed."""
         if not record_ids:
             return 0
         lexical = LexicalWriter()
@@ -332,6 +334,7 @@ class RecordsMixin(SessionsMixin):
                 lexical.flush(c)
                 c.execute("DELETE FROM records WHERE rowid = ANY(%s::bigint[])", (rowids,))
                 self._bump_deletes(c)
+            facts_sql.forget_records(c, POSTGRES_FACTS, record_ids)
         return len(rowids)
 
     def delete_session_after(self, session: str, after: float) -> list[str]:

@@ -10,9 +10,11 @@ from typing import Any
 
 from remem.errors import ConflictError
 from remem.schemas import ID_MAX_CHARS
+from remem.store import facts_sql
 from remem.store.base import ANY, OnConflict, RecordRow
 from remem.store.rows import INSERT_FIELDS, check_enums, check_value, column_value, row_to_record
 from remem.store.sqlite.connection import SQLiteConnection
+from remem.store.sqlite.facts import SQLITE_FACTS
 from remem.store.sqlite.filters import RECORD_COLUMNS, filters_sql, in_marks
 from remem.types import Filters, Record
 
@@ -369,7 +371,8 @@ class RecordsMixin(SQLiteConnection):
 
     # ---------------------------------------------------------------- deletes
     def delete(self, record_ids: Sequence[str]) -> int:
-        """Delete records (and their vectors and lexical rows). Returns how many existed."""
+        """Delete records (and their vectors and lexical rows), and in the same transaction
+        what they mean to facts (``FactStore``). Returns how many existed."""
         deleted = 0
         if not record_ids:
             return deleted
@@ -384,6 +387,7 @@ class RecordsMixin(SQLiteConnection):
                 c.execute(f"DELETE FROM vectors WHERE record_rowid IN ({marks})", rowids)
                 c.execute(f"DELETE FROM records WHERE rowid IN ({marks})", rowids)
                 deleted += len(rowids)
+            facts_sql.forget_records(c, SQLITE_FACTS, record_ids)
             if deleted:
                 c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
         return deleted
