@@ -33,6 +33,13 @@ from remem.types import Fact
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Fact))
 _SOURCE_IDS_AT = COLUMNS.index("source_ids")
+# one statement for both dialects (SQLite 3.24+ and PostgreSQL spell the upsert alike); "?"
+# becomes the dialect's placeholder
+_UPSERT = (
+    f"INSERT INTO facts ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))}) "
+    "ON CONFLICT (id) DO UPDATE SET "
+    + ", ".join(f"{name} = excluded.{name}" for name in COLUMNS if name != "id")
+)
 
 
 @dataclass(frozen=True)
@@ -68,18 +75,21 @@ def _select(conn: Any, where: str, params: list[Any], tail: str = "") -> list[Fa
 # ---------------------------------------------------------------- writes
 def put_facts(conn: Any, d: FactsDialect, facts: Sequence[Fact]) -> int:
     """Insert facts, replacing stored ones of the same id (a fact given twice: its last
-    version), checked first (``check_fact``). The caller's transaction makes it all or
-    nothing."""
-    latest = {fact.id: fact for fact in facts}
+    version), which the caller has checked (``check_fact``). The caller's transaction makes
+    it all or nothing."""
+    given = {fact.id: fact for fact in facts}
+    latest = {fact_id: given[fact_id] for fact_id in sorted(given)}  # one lock order for all
     if not latest:
         return 0
-    _delete_ids(conn, d, list(latest))
     mark = d.lists.mark
     cur = conn.cursor()
-    cur.executemany(
-        f"INSERT INTO facts ({', '.join(COLUMNS)}) VALUES ({', '.join([mark] * len(COLUMNS))})",
-        [_to_row(fact) for fact in latest.values()],
-    )
+    # The fact rows first: on PostgreSQL the upsert locks each row (waiting for a concurrent
+    # writer of the same fact to commit), so the source rows replaced next are this
+    # writer's alone, never a mix of two writers' sources.
+    cur.executemany(_UPSERT.replace("?", mark), [_to_row(fact) for fact in latest.values()])
+    for chunk in _chunks(list(latest), d.chunk):
+        sql, params = d.lists.member("fact_id", chunk)
+        conn.execute(f"DELETE FROM fact_sources WHERE {sql}", params)
     sources = [(f.id, r) for f in latest.values() for r in dict.fromkeys(f.source_ids)]
     if sources:
         cur.executemany(
