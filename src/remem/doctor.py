@@ -4,12 +4,13 @@ Checks: the file's integrity (``PRAGMA integrity_check``), the schema version, l
 rows against records (missing or orphaned), vectors whose blob does not match their
 dimension, vectors of the configured model whose size is not the model's (a provider's stray
 answer), vectors older than their record's last text change (stale), records without a vector
-for the configured model, and vectors of other models.
+for the configured model, vectors of other models, and facts citing records that no longer
+exist (a fact written while its record was being deleted).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from remem.conversation.fast_lane import FAST_MODEL_ID, lane_applies
@@ -39,7 +40,12 @@ class Finding:
 
 def run_doctor(mem: MemoryPort, *, fix: bool = False) -> list[Finding]:
     """Every check in order; with ``fix``, each repairs what it safely can."""
-    out = [*_check_file(mem.store), _check_lexical(mem, fix), _check_blobs(mem.store, fix)]
+    out = [
+        *_check_file(mem.store),
+        _check_lexical(mem, fix),
+        _check_blobs(mem.store, fix),
+        _check_facts(mem.store, fix),
+    ]
     embedder = mem.get_embedder()
     if embedder is not None:
         out += [
@@ -102,6 +108,29 @@ def _check_blobs(store: Any, fix: bool) -> Finding:
     )
     if fix and bad_dim:
         store.delete_vectors(bad_dim)
+        finding.fixed = True
+    return finding
+
+
+def _check_facts(store: Any, fix: bool) -> Finding:
+    """Facts citing a record that does not exist: ``--fix`` does what deleting that record
+    would have done (``FactStore``): a fact it was a source of goes, one it closed reopens."""
+    facts = store.facts()
+    cited = sorted({i for f in facts for i in (*f.source_ids, f.closed_by) if i is not None})
+    found = store.get_by_rowids(store.rowids_for_ids(cited)).values()
+    missing = set(cited) - {r.id for r in found}
+    orphans = [f for f in facts if missing.intersection(f.source_ids)]
+    closed = [f for f in facts if f.closed_by in missing and f not in orphans]
+    finding = Finding(
+        "facts",
+        "ok" if not (orphans or closed) else "warn",
+        f"{len(facts)} facts; {len(orphans)} cite a record that no longer exists, "
+        f"{len(closed)} were closed by one",
+    )
+    if fix and (orphans or closed):
+        with store.transaction():
+            store.delete_facts([f.id for f in orphans])
+            store.put_facts([replace(f, valid_to=None, closed_by=None) for f in closed])
         finding.fixed = True
     return finding
 

@@ -105,6 +105,48 @@ class StoredMemory(Record):
         return cls(**values, duplicate=duplicate)
 
 
+FACT_ORIGINS: tuple[str, ...] = ("rules", "llm", "manual")
+
+
+@dataclass(slots=True)
+class Fact:
+    """One thing known about a subject, derived from what was said: "Tom lives in Shanghai,
+    since 2026-12-01". Facts are derived data (``remem.facts`` reads them out of records and
+    can rebuild them), kept by the store beside the records they cite.
+
+    ``subject`` is a key: ``speaker:<speaker_id>`` for someone the store knows by id (a
+    first-person statement's speaker, a user a memory was captured for), else
+    ``name:<casefolded name>``; ``subject_name`` is how it is shown. ``attribute`` is a family
+    from ``remem.facts.attributes`` ("lives_in", "works_at" ...). A fact holds from
+    ``valid_from`` until ``valid_to`` (None: still true); ``closed_by`` is the record that
+    ended it (a later value, a negation), ``source_ids`` the records that state it (the first
+    asserted it). ``origin`` says who derived it: "rules" (remem's extractor), "llm" (the
+    optional LLM extractor) or "manual" (a hand correction, which wins)."""
+
+    id: str
+    scope: str
+    subject: str
+    subject_name: str
+    attribute: str
+    value: str
+    said_at: float
+    valid_from: float
+    valid_to: float | None = None
+    source_ids: tuple[str, ...] = ()
+    closed_by: str | None = None
+    confidence: float = 1.0
+    origin: str = "rules"
+
+    def holds_at(self, when: float) -> bool:
+        """True while the fact was true at ``when``: from valid_from, until valid_to."""
+        return self.valid_from <= when and (self.valid_to is None or when < self.valid_to)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["source_ids"] = list(self.source_ids)
+        return data
+
+
 # BM25 of a record whose only matching words are in most records: FTS5 clamps their IDF to
 # 1e-6, so the score rounds to 0.00, which reads as "no match" next to a rank.
 NEAR_ZERO_BM25 = 0.005

@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "remem.recall",
             "remem.capture",
             "remem.memories",
+            "remem.facts",
             "remem.retrieve",
             "remem.tools",
             "remem.scopes",

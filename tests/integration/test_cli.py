@@ -107,6 +107,7 @@ def test_ingest_without_embedding_then_backfill(tmp_path, jsonl):
     assert run(["ingest", str(jsonl), "--no-embed"], db).returncode == 0
     stats = json.loads(run(["stats", "--json"], db).stdout)
     assert stats["missing_vectors"] == 2 and stats["index_status"] == {"pending": 2}
+    assert stats["facts"] == 0  # every backend counts its facts (none read yet)
     dry = json.loads(run(["embed", "--dry-run", "--json"], db).stdout)
     assert dry["would_embed"] == 2 and dry["would_store_latent_terms"] == 2
     assert "latent terms" in run(["stats"], db).stdout  # 2 records without

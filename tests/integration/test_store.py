@@ -228,3 +228,23 @@ def test_broken_references_are_reported_by_the_integrity_check(db_path):
     )
     store._conn.execute("PRAGMA foreign_keys = ON")
     assert store.integrity_problems() == ["1 broken references in vectors"]
+
+
+def test_a_version_8_file_gets_the_fact_tables(db_path, monkeypatch):
+    from remem.types import Fact
+
+    monkeypatch.setattr("remem.store.sqlite.connection.MIGRATIONS", migrations.MIGRATIONS[:8])
+    monkeypatch.setattr("remem.store.sqlite.connection.LATEST_VERSION", 8)
+    old = SQLiteStore(db_path)
+    old.insert_records([(_fields(i), "t") for i in range(3)])
+    old.close()
+    monkeypatch.undo()
+    store = SQLiteStore(db_path)
+    assert store.schema_version() == 9 and store.count() == 3
+    store.put_facts(
+        [Fact("f1", "global", "name:tom", "Tom", "lives_in", "Shanghai", 5.0, 5.0, None, ("r1",))]
+    )
+    assert [f.value for f in store.facts_citing(["r1"])] == ["Shanghai"]
+    store.delete(["r1"])
+    assert store.facts() == [] and store.stats()["facts"] == 0
+    assert store.integrity_problems() == []

@@ -4,6 +4,7 @@ through claims. The protocol itself is covered by the conformance suite (``store
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -200,6 +201,70 @@ def test_migrations_race_safely():
     assert [s.count() for s in stores] == [1, 1, 1, 1]  # one schema, seen by all
     for s in stores:
         s.close()
+
+
+def test_a_version_8_schema_gets_the_fact_tables(monkeypatch):
+    from remem.store.postgres import schema as pg_schema
+    from remem.types import Fact
+
+    name = fresh_schema()
+    monkeypatch.setattr("remem.store.postgres.connection.MIGRATIONS", pg_schema.MIGRATIONS[:-1])
+    monkeypatch.setattr("remem.store.postgres.connection.LATEST_VERSION", 8)
+    old = PostgresStore(pg_url(), schema=name, pool_size=1)
+    old.insert_records([(fields(i), "t") for i in range(3)])
+    old.close()
+    monkeypatch.undo()
+    store = PostgresStore(pg_url(), schema=name, pool_size=1)
+    try:
+        assert store.schema_version() == 9 and store.count() == 3
+        fact = Fact("f1", "global", "name:tom", "Tom", "lives_in", "Shanghai", 5.0, 5.0)
+        store.put_facts([dataclasses.replace(fact, source_ids=("r1",))])
+        assert [f.value for f in store.facts_citing(["r1"])] == ["Shanghai"]
+        store.delete(["r1"])
+        assert store.facts() == [] and store.stats()["facts"] == 0
+    finally:
+        store.close()
+
+
+def test_two_writers_of_one_fact_leave_one_writers_sources(pg):
+    """A second writer of a fact waits for the first to commit, then replaces the fact and
+    all of its sources: never a unique-key error, never a mix of both writers' sources."""
+    from remem.types import Fact
+
+    other = PostgresStore(pg.url, schema=pg._schema, pool_size=1)
+    fact = Fact("f1", "global", "name:tom", "Tom", "lives_in", "Shenzhen", 5.0, 5.0)
+    errors: list[BaseException] = []
+
+    def second_writer() -> None:
+        try:
+            other.put_facts([dataclasses.replace(fact, value="Shanghai", source_ids=("r2",))])
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    try:
+        with pg.transaction():
+            pg.put_facts([dataclasses.replace(fact, source_ids=("r1",))])
+            writer = threading.Thread(target=second_writer)
+            writer.start()
+            with psycopg.connect(pg.url, autocommit=True) as watch:
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and writer.is_alive():
+                    waiting = watch.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND query LIKE 'INSERT INTO facts%%'"
+                    ).fetchone()[0]
+                    if waiting:
+                        break
+                    time.sleep(0.05)
+                else:
+                    pytest.fail("the second writer never waited for the first")
+        writer.join(timeout=60)
+        assert errors == []
+        (stored,) = pg.facts()
+        assert (stored.value, stored.source_ids) == ("Shanghai", ("r2",))
+        assert pg.facts_citing(["r1"]) == [] and pg.facts_citing(["r2"]) == [stored]
+    finally:
+        other.close()
 
 
 def test_claims_split_the_backlog_and_expire(pg):

@@ -187,6 +187,7 @@ def test_stats(store):
         "index_errors",
         "queue_dropped_total",
         "sessions",
+        "facts",
         "schema_version",
         "file_bytes",
         "path",

@@ -106,6 +106,7 @@ def stats(
     if "latent_terms" in data["backlog"]:
         table.add_row("latent terms", latent_line(data["backlog"]["latent_terms"]))
     table.add_row("sessions", str(data["sessions"]))
+    table.add_row("facts", str(data["facts"]))
     table.add_row("schema version", str(data["schema_version"]))
     for name, declared in data["declared_scopes"].items():  # operator text: no markup
         row = f"{declared['description']} ({declared['records']} records)"

@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from remem.store.dashboard import DashboardStore
-from remem.types import Filters, Record
+from remem.types import Fact, Filters, Record
 
 # (record fields, lexical tokens) or (record fields, lexical tokens, context tokens)
 RecordRow = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, str]
@@ -317,6 +317,55 @@ class LatentStore(Protocol):
 
 
 @runtime_checkable
+class FactStore(Protocol):
+    """Facts (``remem.types.Fact``): what is known about a subject and while it held, derived
+    from records by ``remem.facts`` and kept beside them. Like vectors they are derived data:
+    ``remem facts rebuild`` clears and writes them again. A fact cites its records by id;
+    deleting a record (``delete``, ``delete_session_after``) deletes, in the same
+    transaction, every fact that cites it as a source, and reopens (``valid_to`` and
+    ``closed_by`` back to None) every fact it closed, as if it had never been said."""
+
+    def put_facts(self, facts: Sequence[Fact]) -> int:
+        """Insert facts, replacing any stored fact of the same id (all or none). Returns how
+        many were written."""
+        ...
+
+    def delete_facts(self, ids: Sequence[str]) -> int:
+        """Delete these facts; returns how many existed."""
+        ...
+
+    def clear_facts(self, scopes: Sequence[str] | None = None, origin: str | None = None) -> int:
+        """Delete every fact (of these scopes; of this origin), for a rebuild. Returns how
+        many were deleted."""
+        ...
+
+    def facts(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        subject: str | None = None,
+        attribute: str | None = None,
+        at: float | None = None,
+        current: bool = False,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        """Facts of these scopes (None: all), this subject key and attribute, oldest
+        ``valid_from`` first (then ``said_at``, then id). ``at``: only those that held at that
+        time (``Fact.holds_at``); ``current``: only those still open (``valid_to`` None)."""
+        ...
+
+    def facts_citing(self, record_ids: Sequence[str]) -> list[Fact]:
+        """Facts that cite any of these records, as a source or as what closed them, in the
+        order of ``facts``: what recall asks about its candidates."""
+        ...
+
+    def fact_subjects(self, scopes: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
+        """(subject key, the newest fact's subject name, fact count) of these scopes, most
+        facts first (then subject key)."""
+        ...
+
+
+@runtime_checkable
 class NearestStore(Protocol):
     """Optional: a backend that answers vector searches itself (PostgreSQL's HNSW index).
     Search asks it instead of loading the vectors into an in-memory index; a backend
@@ -379,6 +428,7 @@ class Store(
     LexicalStore,
     VectorStore,
     LatentStore,
+    FactStore,
     MetaStore,
     MaintainedStore,
     DashboardStore,

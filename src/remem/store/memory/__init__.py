@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from remem.store.memory.changes import ChangesMixin
 from remem.store.memory.dashboard import DashboardMixin
+from remem.store.memory.facts import FactsMixin
 from remem.store.memory.latent import LatentMixin
 from remem.store.memory.lexical import LexicalMixin
 from remem.store.memory.maintenance import MaintenanceMixin
@@ -18,9 +19,15 @@ from remem.store.memory.vectors import VectorsMixin
 
 
 class InMemoryStore(
-    ChangesMixin, LexicalMixin, VectorsMixin, LatentMixin, MaintenanceMixin, DashboardMixin
+    ChangesMixin,
+    LexicalMixin,
+    VectorsMixin,
+    LatentMixin,
+    FactsMixin,
+    MaintenanceMixin,
+    DashboardMixin,
 ):
-    """Records, sessions, a BM25 index, vectors and meta, all in this process's memory."""
+    """Records, sessions, a BM25 index, vectors, facts and meta, all in this process's memory."""
 
 
 __all__ = ["InMemoryStore"]

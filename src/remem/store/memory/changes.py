@@ -84,6 +84,7 @@ class ChangesMixin(TimelineMixin):
             rowids = [self._by_id[i] for i in dict.fromkeys(record_ids) if i in self._by_id]
             for rowid in rowids:
                 self._drop_row(rowid)
+            self._forget_facts_of(set(record_ids))
             if rowids:
                 self._deletes += 1
         return len(rowids)

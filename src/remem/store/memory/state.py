@@ -10,9 +10,10 @@ of writes and keeps a copy of the tables taken at its start, put back if the blo
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -22,7 +23,7 @@ from remem.store.memory.filters import record_predicate
 from remem.store.memory.lexical_index import Bm25Index
 from remem.store.migrations import LATEST_VERSION
 from remem.store.rows import STORED_FIELDS, row_to_record
-from remem.types import Filters, Record
+from remem.types import Fact, Filters, Record
 
 Item = TypeVar("Item")
 
@@ -78,6 +79,9 @@ class MemoryState:
         # rowid -> {model_id: (content hash of the text read, packed latent terms)}
         self._latent: dict[int, dict[str, tuple[str, bytes]]] = {}
         self._meta: dict[tuple[str, str], str] = {}
+        self._facts: dict[
+            str, Fact
+        ] = {}  # fact id -> fact (replaced whole, never changed in place)
         self._next_rowid = 1
         self._next_seq = 1
         self._rev = 0  # bumped by writes an in-memory index must see (stamped on the rows)
@@ -151,6 +155,7 @@ class MemoryState:
             "_record_vectors": {k: dict(v) for k, v in self._record_vectors.items()},
             "_latent": {k: dict(v) for k, v in self._latent.items()},
             "_meta": dict(self._meta),
+            "_facts": dict(self._facts),
             **{
                 name: getattr(self, name)
                 for name in ("_closed", "_next_rowid", "_next_seq", "_rev", "_deletes", "_writes")
@@ -203,6 +208,15 @@ class MemoryState:
         )
         self._record_vectors.setdefault(rowid, {})[model_id] = seq
 
+    def _forget_facts_of(self, record_ids: Collection[str]) -> None:
+        """What deleting these records does to facts (``FactStore``): facts citing one as a
+        source go, facts one of them closed are open again. Called inside a write."""
+        for fact_id, fact in list(self._facts.items()):
+            if any(i in record_ids for i in fact.source_ids):
+                del self._facts[fact_id]
+            elif fact.closed_by in record_ids:
+                self._facts[fact_id] = dataclasses.replace(fact, valid_to=None, closed_by=None)
+
     # ---------------------------------------------------------------- meta
     def meta_get(self, namespace: str, key: str) -> str | None:
         with self._read():
@@ -254,6 +268,7 @@ class MemoryState:
                 "index_errors": sum(1 for v in errors if v["index_status"] != "skipped"),
                 "queue_dropped_total": dropped,
                 "sessions": len({v["session"] for v in rows if v["session"] is not None}),
+                "facts": len(self._facts),
                 "schema_version": LATEST_VERSION,
                 "file_bytes": 0,
                 "path": ":memory:",

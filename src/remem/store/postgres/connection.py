@@ -346,6 +346,7 @@ class PostgresConnection:
                 "sessions": one(
                     "SELECT count(DISTINCT session) FROM records WHERE session IS NOT NULL"
                 ),
+                "facts": one("SELECT count(*) FROM facts"),
                 "schema_version": one("SELECT version FROM schema_version"),
                 "file_bytes": int(one(SCHEMA_BYTES_SQL)),
             }

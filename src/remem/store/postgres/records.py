@@ -8,12 +8,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from remem.errors import ValidationError
+from remem.store import facts_sql, records_sql
 from remem.store.base import ANY, OnConflict, RecordRow
+from remem.store.postgres.facts import POSTGRES_FACTS
 from remem.store.postgres.filters import RECORD_COLUMNS, filters_sql
 from remem.store.postgres.lexical import LexicalWriter
 from remem.store.postgres.sessions import SessionsMixin, upsert_session
 from remem.store.rows import INSERT_FIELDS, check_enums, check_value, column_value, row_to_record
 from remem.types import Filters, Record
+
+DIALECT = records_sql.RecordsDialect(
+    mark="%s", no_limit=None, columns=RECORD_COLUMNS, filters_sql=filters_sql
+)
 
 _INSERT = (
     f"INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
@@ -166,12 +172,7 @@ class RecordsMixin(SessionsMixin):
 
     def previous_texts(self, session: str, before: float, limit: int) -> list[Record]:
         """The last ``limit`` records of a session created before ``before``, oldest first."""
-        rows = self.query(
-            f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.session = %s AND r.created_at < %s "
-            "AND r.index_status != 'skipped' ORDER BY r.created_at DESC, r.rowid DESC LIMIT %s",
-            (session, before, limit),
-        )
-        return [row_to_record(r) for r in reversed(rows)]
+        return records_sql.previous_texts(self.query, DIALECT, session, before, limit)
 
     def list_records(
         self,
@@ -181,30 +182,15 @@ class RecordsMixin(SessionsMixin):
         offset: int = 0,
         newest_first: bool = True,
     ) -> list[Record]:
-        where, params = filters_sql(filters)
-        order = "DESC" if newest_first else "ASC"
-        rows = self.query(
-            f"SELECT {RECORD_COLUMNS} FROM records r WHERE true{where} "
-            f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT %s OFFSET %s",
-            [*params, limit, offset],
+        return records_sql.list_records(
+            self.query, DIALECT, filters, limit=limit, offset=offset, newest_first=newest_first
         )
-        return [row_to_record(r) for r in rows]
 
     def iter_records(
         self, filters: Filters | None = None, batch: int = 1000, after: int = 0
     ) -> Iterator[Record]:
         """Every record passing the filters with rowid > after, in rowid order, page by page."""
-        where, params = filters_sql(filters)
-        while True:
-            rows = self.query(
-                f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.rowid > %s{where} "
-                "ORDER BY r.rowid LIMIT %s",
-                [after, *params, batch],
-            )
-            if not rows:
-                return
-            yield from (row_to_record(r) for r in rows)
-            after = rows[-1][0]
+        return records_sql.iter_records(self.query, DIALECT, filters, batch, after)
 
     def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
         where, params = filters_sql(filters)
@@ -314,8 +300,8 @@ class RecordsMixin(SessionsMixin):
 
     # ---------------------------------------------------------------- deletes
     def delete(self, record_ids: Sequence[str]) -> int:
-        """Delete records (and their vectors, lexical rows and claims). Returns how many
-        existed."""
+        """Delete records (and their vectors, lexical rows and claims), and in the same
+        transaction what they mean to facts (``FactStore``). Returns how many existed."""
         if not record_ids:
             return 0
         lexical = LexicalWriter()
@@ -332,6 +318,7 @@ class RecordsMixin(SessionsMixin):
                 lexical.flush(c)
                 c.execute("DELETE FROM records WHERE rowid = ANY(%s::bigint[])", (rowids,))
                 self._bump_deletes(c)
+            facts_sql.forget_records(c, POSTGRES_FACTS, record_ids)
         return len(rowids)
 
     def delete_session_after(self, session: str, after: float) -> list[str]:

@@ -185,6 +185,43 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         )
         """,
     ),
+    (
+        9,
+        "facts (issue 48): what is known about a subject and while it held, derived from "
+        "records, with the records each cites indexed both ways (source, closer)",
+        """
+        CREATE TABLE facts (
+            id           TEXT PRIMARY KEY,
+            scope        TEXT NOT NULL,
+            subject      TEXT NOT NULL,
+            subject_name TEXT NOT NULL,
+            attribute    TEXT NOT NULL,
+            value        TEXT NOT NULL,
+            said_at      DOUBLE PRECISION NOT NULL,
+            valid_from   DOUBLE PRECISION NOT NULL,
+            valid_to     DOUBLE PRECISION,
+            source_ids   TEXT NOT NULL DEFAULT '[]',
+            closed_by    TEXT,
+            confidence   DOUBLE PRECISION NOT NULL,
+            origin       TEXT NOT NULL
+        );
+        -- a subject's facts (of an attribute), in the order they are listed; and by scope:
+        -- the subjects a caller may read, a rebuild of some scopes
+        CREATE INDEX facts_subject ON facts (subject, attribute, valid_from);
+        CREATE INDEX facts_scope ON facts (scope, subject);
+        -- the facts a record closed: reopened when it is deleted, found by recall
+        CREATE INDEX facts_closed_by ON facts (closed_by);
+        -- source_ids by record: the facts citing a record (deleted with it, found by recall).
+        -- No reference to records: facts are derived data (a rebuild rewrites them), and a
+        -- fact written while its record is being deleted must not fail the writer.
+        CREATE TABLE fact_sources (
+            fact_id   TEXT NOT NULL REFERENCES facts (id) ON DELETE CASCADE,
+            record_id TEXT NOT NULL,
+            PRIMARY KEY (fact_id, record_id)
+        );
+        CREATE INDEX fact_sources_record ON fact_sources (record_id)
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -368,6 +368,7 @@ class SQLiteConnection:
                 "sessions": c.execute(
                     "SELECT count(DISTINCT session) FROM records WHERE session IS NOT NULL"
                 ).fetchone()[0],
+                "facts": c.execute("SELECT count(*) FROM facts").fetchone()[0],
                 "schema_version": c.execute("PRAGMA user_version").fetchone()[0],
             }
         data["file_bytes"] = sum(

@@ -10,9 +10,11 @@ from typing import Any
 
 from remem.errors import ConflictError
 from remem.schemas import ID_MAX_CHARS
+from remem.store import facts_sql, records_sql
 from remem.store.base import ANY, OnConflict, RecordRow
 from remem.store.rows import INSERT_FIELDS, check_enums, check_value, column_value, row_to_record
 from remem.store.sqlite.connection import SQLiteConnection
+from remem.store.sqlite.facts import SQLITE_FACTS
 from remem.store.sqlite.filters import RECORD_COLUMNS, filters_sql, in_marks
 from remem.types import Filters, Record
 
@@ -22,6 +24,11 @@ CHUNK = 500  # ids per IN list: stays under SQLite's variable limit
 def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterator[list[Any]]:
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
+
+
+DIALECT = records_sql.RecordsDialect(
+    mark="?", no_limit=-1, columns=RECORD_COLUMNS, filters_sql=filters_sql
+)
 
 
 class RecordsMixin(SQLiteConnection):
@@ -220,12 +227,7 @@ class RecordsMixin(SQLiteConnection):
 
     def previous_texts(self, session: str, before: float, limit: int) -> list[Record]:
         """The last ``limit`` records of a session created before ``before``, oldest first."""
-        rows = self.query(
-            f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.session = ? AND r.created_at < ? "
-            "AND r.index_status != 'skipped' ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?",
-            (session, before, limit),
-        )
-        return [row_to_record(r) for r in reversed(rows)]
+        return records_sql.previous_texts(self.query, DIALECT, session, before, limit)
 
     def list_records(
         self,
@@ -235,30 +237,15 @@ class RecordsMixin(SQLiteConnection):
         offset: int = 0,
         newest_first: bool = True,
     ) -> list[Record]:
-        where, params = filters_sql(filters)
-        order = "DESC" if newest_first else "ASC"
-        sql = (
-            f"SELECT {RECORD_COLUMNS} FROM records r WHERE 1=1{where} "
-            f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT ? OFFSET ?"
+        return records_sql.list_records(
+            self.query, DIALECT, filters, limit=limit, offset=offset, newest_first=newest_first
         )
-        rows = self.query(sql, [*params, -1 if limit is None else limit, offset])
-        return [row_to_record(r) for r in rows]
 
     def iter_records(
         self, filters: Filters | None = None, batch: int = 1000, after: int = 0
     ) -> Iterator[Record]:
         """Every record passing the filters with rowid > after, in rowid order, page by page."""
-        where, params = filters_sql(filters)
-        while True:
-            rows = self.query(
-                f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.rowid > ?{where} "
-                "ORDER BY r.rowid LIMIT ?",
-                [after, *params, batch],
-            )
-            if not rows:
-                return
-            yield from (row_to_record(r) for r in rows)
-            after = rows[-1][0]
+        return records_sql.iter_records(self.query, DIALECT, filters, batch, after)
 
     def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
         where, params = filters_sql(filters)
@@ -369,7 +356,8 @@ class RecordsMixin(SQLiteConnection):
 
     # ---------------------------------------------------------------- deletes
     def delete(self, record_ids: Sequence[str]) -> int:
-        """Delete records (and their vectors and lexical rows). Returns how many existed."""
+        """Delete records (and their vectors and lexical rows), and in the same transaction
+        what they mean to facts (``FactStore``). Returns how many existed."""
         deleted = 0
         if not record_ids:
             return deleted
@@ -384,6 +372,7 @@ class RecordsMixin(SQLiteConnection):
                 c.execute(f"DELETE FROM vectors WHERE record_rowid IN ({marks})", rowids)
                 c.execute(f"DELETE FROM records WHERE rowid IN ({marks})", rowids)
                 deleted += len(rowids)
+            facts_sql.forget_records(c, SQLITE_FACTS, record_ids)
             if deleted:
                 c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
         return deleted

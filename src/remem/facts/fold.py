@@ -1,0 +1,95 @@
+"""From statements to facts with validity: the rules of "what is true now".
+
+Statements are taken in the order they were said. For an attribute with one value at a time
+(``AttributeSpec.single``) a statement of another value closes the open fact at the moment the
+new one became true (``Statement.valid_from``: "last week", a plan's date) and opens a fact of
+its own; the same value said again only adds its record to the open fact's sources. For an
+attribute whose values coexist, a new value opens a fact beside the others. A negation closes
+the open fact of its value (or, naming none, every open fact of the attribute) and opens
+nothing. A statement that puts itself in the past ("I used to live in Berlin") becomes a
+closed fact and closes nothing. A manual statement (a hand correction) follows the same rules
+at the time it was made, so it wins over everything said before it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Iterable
+
+from remem.facts.model import Statement, fact_id, spec_of, value_key
+from remem.types import Fact
+
+ChainKey = tuple[str, str, str]  # (scope, subject, attribute)
+
+
+def chain_of(statement: Statement) -> ChainKey:
+    return (statement.scope, statement.subject, statement.attribute)
+
+
+def fold(statements: Iterable[Statement]) -> list[Fact]:
+    """Every chain's facts, each chain folded on its own, ordered as the store orders them."""
+    chains: dict[ChainKey, list[Statement]] = defaultdict(list)
+    for statement in statements:
+        chains[chain_of(statement)].append(statement)
+    facts = [fact for chain in chains.values() for fact in fold_chain(chain)]
+    return sorted(facts, key=lambda f: (f.valid_from, f.said_at, f.id))
+
+
+def fold_chain(statements: Iterable[Statement]) -> list[Fact]:
+    """The facts of one (scope, subject, attribute) chain."""
+    ordered = sorted(statements, key=lambda s: (s.said_at, s.record_id))
+    done: list[Fact] = []
+    open_facts: dict[str, Fact] = {}  # value key -> the open fact of that value
+    for s in ordered:
+        single = spec_of(s.attribute).single
+        if s.polarity == "negate":
+            for key in _negated(open_facts, s):
+                done.append(_closed(open_facts.pop(key), s))
+            continue
+        assert s.value is not None, "an asserting statement carries a value"
+        if s.valid_to is not None:  # told as past: a closed fact of its own
+            done.append(dataclasses.replace(_opened(s), valid_to=max(s.valid_to, s.valid_from)))
+            continue
+        key = value_key(s.value)
+        if key in open_facts:
+            same = open_facts[key]
+            if s.record_id not in same.source_ids:
+                sources = (*same.source_ids, s.record_id)
+                open_facts[key] = dataclasses.replace(same, source_ids=sources)
+            continue
+        if single:
+            for other in list(open_facts):
+                done.append(_closed(open_facts.pop(other), s))
+        open_facts[key] = _opened(s)
+    return done + list(open_facts.values())
+
+
+def _negated(open_facts: dict[str, Fact], s: Statement) -> list[str]:
+    if s.value is None:
+        return list(open_facts)
+    key = value_key(s.value)
+    return [key] if key in open_facts else []
+
+
+def _opened(s: Statement) -> Fact:
+    assert s.value is not None
+    return Fact(
+        id=fact_id(s.scope, s.subject, s.attribute, s.value, s.record_id),
+        scope=s.scope,
+        subject=s.subject,
+        subject_name=s.subject_name,
+        attribute=s.attribute,
+        value=s.value,
+        said_at=s.said_at,
+        valid_from=s.valid_from,
+        source_ids=(s.record_id,),
+        confidence=s.confidence,
+        origin=s.origin,
+    )
+
+
+def _closed(fact: Fact, by: Statement) -> Fact:
+    # a fact that only becomes true later than its closing (a cancelled plan) ends as it starts
+    end = max(by.valid_from, fact.valid_from)
+    return dataclasses.replace(fact, valid_to=end, closed_by=by.record_id)

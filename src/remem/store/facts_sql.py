@@ -1,0 +1,269 @@
+"""The ``FactStore`` as SQL, written once for both SQL backends (issue 42: no second copy).
+
+Tables (each backend's migration 9): ``facts`` holds a fact's fields, its ``source_ids`` as
+a JSON array (their order kept, read back with the row); ``fact_sources (fact_id,
+record_id)`` indexes that array by record, so "facts citing record X" is an index lookup, as
+``closed_by``'s own index makes "facts X closed" one. Every write of a fact replaces both.
+
+A record delete calls ``forget_records`` inside its own transaction (``FactStore``: facts
+citing a deleted record as a source go, facts it closed reopen). Explicit SQL rather than
+triggers: it is written here once instead of a SQLite trigger and a PL/pgSQL function, and
+it acts on the ids the caller deleted, as the in-memory reference does, also for a fact
+citing a record already gone.
+
+SQLite and PostgreSQL differ here only in what a ``FactsDialect`` holds: the placeholder
+and how a list is bound (``remem.store.filter_sql.FilterDialect``), the "no limit" value and
+how text sorts by code point (as ``dashboard_sql`` explains). Each backend hands these
+functions a connection of its ``write()`` or ``read()``; ``SQLFacts`` is the protocol's
+methods over them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from remem.store.facts_check import check_fact, fact_order
+from remem.store.filter_sql import FilterDialect
+from remem.types import Fact
+
+COLUMNS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Fact))
+_SOURCE_IDS_AT = COLUMNS.index("source_ids")
+# one statement for both dialects (SQLite 3.24+ and PostgreSQL spell the upsert alike); "?"
+# becomes the dialect's placeholder
+_UPSERT = (
+    f"INSERT INTO facts ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))}) "
+    "ON CONFLICT (id) DO UPDATE SET "
+    + ", ".join(f"{name} = excluded.{name}" for name in COLUMNS if name != "id")
+)
+
+
+@dataclass(frozen=True)
+class FactsDialect:
+    lists: FilterDialect  # the placeholder, and how a list is bound
+    no_limit: Any  # the LIMIT value that means "all"
+    by_code_point: str  # appended to a text expression to sort it by code point
+    chunk: int  # values per bound list (SQLite binds each value: stay under its limit)
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
+def _to_row(fact: Fact) -> list[Any]:
+    row = [getattr(fact, name) for name in COLUMNS]
+    row[_SOURCE_IDS_AT] = json.dumps(list(fact.source_ids), ensure_ascii=False)
+    return row
+
+
+def _to_fact(row: Sequence[Any]) -> Fact:
+    values = list(row)
+    values[_SOURCE_IDS_AT] = tuple(json.loads(values[_SOURCE_IDS_AT]))
+    return Fact(*values)
+
+
+def _select(conn: Any, where: str, params: list[Any], tail: str = "") -> list[Fact]:
+    rows = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM facts f{where}{tail}", params)
+    return [_to_fact(row) for row in rows.fetchall()]
+
+
+# ---------------------------------------------------------------- writes
+def put_facts(conn: Any, d: FactsDialect, facts: Sequence[Fact]) -> int:
+    """Insert facts, replacing stored ones of the same id (a fact given twice: its last
+    version), which the caller has checked (``check_fact``). The caller's transaction makes
+    it all or nothing."""
+    given = {fact.id: fact for fact in facts}
+    latest = {fact_id: given[fact_id] for fact_id in sorted(given)}  # one lock order for all
+    if not latest:
+        return 0
+    mark = d.lists.mark
+    cur = conn.cursor()
+    # The fact rows first: on PostgreSQL the upsert locks each row (waiting for a concurrent
+    # writer of the same fact to commit), so the source rows replaced next are this
+    # writer's alone, never a mix of two writers' sources.
+    cur.executemany(_UPSERT.replace("?", mark), [_to_row(fact) for fact in latest.values()])
+    for chunk in _chunks(list(latest), d.chunk):
+        sql, params = d.lists.member("fact_id", chunk)
+        conn.execute(f"DELETE FROM fact_sources WHERE {sql}", params)
+    sources = [(f.id, r) for f in latest.values() for r in dict.fromkeys(f.source_ids)]
+    if sources:
+        cur.executemany(
+            f"INSERT INTO fact_sources (fact_id, record_id) VALUES ({mark}, {mark})", sources
+        )
+    return len(facts)
+
+
+def _delete_ids(conn: Any, d: FactsDialect, ids: Sequence[str]) -> int:
+    """Delete these facts and their source rows; returns how many facts existed."""
+    deleted = 0
+    for chunk in _chunks(list(dict.fromkeys(ids)), d.chunk):
+        sources, params = d.lists.member("fact_id", chunk)
+        conn.execute(f"DELETE FROM fact_sources WHERE {sources}", params)
+        facts, params = d.lists.member("id", chunk)
+        deleted += conn.execute(f"DELETE FROM facts WHERE {facts}", params).rowcount
+    return deleted
+
+
+def _scope_where(d: FactsDialect, scopes: Sequence[str] | None, alias: str = "f") -> tuple:
+    if scopes is None:
+        return "", []
+    sql, params = d.lists.member(f"{alias}.scope", list(scopes))
+    return f" AND {sql}", params
+
+
+def clear_facts(
+    conn: Any, d: FactsDialect, scopes: Sequence[str] | None, origin: str | None
+) -> int:
+    if scopes is not None and not scopes:
+        return 0
+    where, params = _scope_where(d, scopes)
+    if origin is not None:
+        where += f" AND f.origin = {d.lists.mark}"
+        params = [*params, origin]
+    ids = [r[0] for r in conn.execute(f"SELECT f.id FROM facts f WHERE 1=1{where}", params)]
+    return _delete_ids(conn, d, ids)
+
+
+def forget_records(conn: Any, d: FactsDialect, record_ids: Sequence[str]) -> None:
+    """What deleting these records does to facts, inside the delete's transaction: facts
+    citing one as a source are deleted, facts one of them closed are open again."""
+    unique = list(dict.fromkeys(record_ids))
+    for chunk in _chunks(unique, d.chunk):
+        cited, params = d.lists.member("record_id", chunk)
+        doomed = conn.execute(f"SELECT DISTINCT fact_id FROM fact_sources WHERE {cited}", params)
+        _delete_ids(conn, d, [r[0] for r in doomed.fetchall()])
+    for chunk in _chunks(unique, d.chunk):
+        closer, params = d.lists.member("closed_by", chunk)
+        conn.execute(f"UPDATE facts SET valid_to = NULL, closed_by = NULL WHERE {closer}", params)
+
+
+# ---------------------------------------------------------------- reads
+def facts(
+    conn: Any,
+    d: FactsDialect,
+    *,
+    scopes: Sequence[str] | None,
+    subject: str | None,
+    attribute: str | None,
+    at: float | None,
+    current: bool,
+    limit: int | None,
+) -> list[Fact]:
+    if scopes is not None and not scopes:
+        return []
+    mark = d.lists.mark
+    where, params = _scope_where(d, scopes)
+    for column, value in (("subject", subject), ("attribute", attribute)):
+        if value is not None:
+            where += f" AND f.{column} = {mark}"
+            params.append(value)
+    if at is not None:  # Fact.holds_at
+        where += f" AND f.valid_from <= {mark} AND (f.valid_to IS NULL OR {mark} < f.valid_to)"
+        params += [at, at]
+    if current:
+        where += " AND f.valid_to IS NULL"
+    tail = f" ORDER BY f.valid_from, f.said_at, f.id{d.by_code_point} LIMIT {mark}"
+    limit_value = d.no_limit if limit is None or limit < 0 else limit
+    return _select(conn, f" WHERE 1=1{where}", [*params, limit_value], tail)
+
+
+def facts_citing(conn: Any, d: FactsDialect, record_ids: Sequence[str]) -> list[Fact]:
+    found: dict[str, Fact] = {}
+    for chunk in _chunks(list(dict.fromkeys(record_ids)), d.chunk):
+        cited, params = d.lists.member("s.record_id", chunk)
+        sourced = f" WHERE f.id IN (SELECT s.fact_id FROM fact_sources s WHERE {cited})"
+        closer, closer_params = d.lists.member("f.closed_by", chunk)
+        for fact in (
+            *_select(conn, sourced, params),
+            *_select(conn, f" WHERE {closer}", closer_params),
+        ):
+            found[fact.id] = fact
+    return sorted(found.values(), key=fact_order)
+
+
+def fact_subjects(
+    conn: Any, d: FactsDialect, scopes: Sequence[str] | None
+) -> list[tuple[str, str, int]]:
+    if scopes is not None and not scopes:
+        return []
+    where, params = _scope_where(d, scopes)
+    text = d.by_code_point
+    rows = conn.execute(
+        "SELECT subject, subject_name, n FROM (SELECT f.subject, f.subject_name, "
+        "count(*) OVER (PARTITION BY f.subject) AS n, row_number() OVER (PARTITION BY "
+        f"f.subject ORDER BY f.said_at DESC, f.id{text} DESC) AS k FROM facts f WHERE 1=1"
+        f"{where}) AS newest WHERE k = 1 ORDER BY n DESC, subject{text}",
+        params,
+    )
+    return [(subject, name, int(n)) for subject, name, n in rows.fetchall()]
+
+
+def fact_count(conn: Any) -> int:
+    return int(conn.execute("SELECT count(*) FROM facts").fetchone()[0])
+
+
+class SQLFacts:
+    """The ``FactStore`` methods for a backend that names its ``FactsDialect`` and how they
+    open a connection: ``_facts_write`` (one transaction, or a savepoint of this thread's
+    open one) and ``_facts_read`` (one snapshot; inside a transaction, that transaction)."""
+
+    _facts_dialect: FactsDialect
+
+    def _facts_write(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _facts_read(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def put_facts(self, facts: Sequence[Fact]) -> int:
+        for fact in facts:  # before the transaction: a bad fact costs no write lock
+            check_fact(fact)
+        with self._facts_write() as c:
+            return put_facts(c, self._facts_dialect, facts)
+
+    def delete_facts(self, ids: Sequence[str]) -> int:
+        if not ids:
+            return 0
+        with self._facts_write() as c:
+            return _delete_ids(c, self._facts_dialect, ids)
+
+    def clear_facts(self, scopes: Sequence[str] | None = None, origin: str | None = None) -> int:
+        with self._facts_write() as c:
+            return clear_facts(c, self._facts_dialect, scopes, origin)
+
+    def facts(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        subject: str | None = None,
+        attribute: str | None = None,
+        at: float | None = None,
+        current: bool = False,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        with self._facts_read() as c:
+            return facts(
+                c,
+                self._facts_dialect,
+                scopes=scopes,
+                subject=subject,
+                attribute=attribute,
+                at=at,
+                current=current,
+                limit=limit,
+            )
+
+    def facts_citing(self, record_ids: Sequence[str]) -> list[Fact]:
+        if not record_ids:
+            return []
+        with self._facts_read() as c:
+            return facts_citing(c, self._facts_dialect, record_ids)
+
+    def fact_subjects(self, scopes: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
+        with self._facts_read() as c:
+            return fact_subjects(c, self._facts_dialect, scopes)
