@@ -98,8 +98,8 @@ def _resolve(
     if folded in _SPEAKER_WORDS:
         return speaker[0], speaker[1], 0.0
     if folded in _PRONOUNS:
-        if context.antecedent is None:
-            return None
+        if context.antecedent is None or context.antecedent[0] == speaker[0]:
+            return None  # nobody, or the speaker, was just named: "he" is someone else
         return context.antecedent[0], context.antecedent[1], -0.1
     relative = _relative(text)
     if relative is not None:
@@ -263,16 +263,23 @@ def _statements(found: _Found, sentence: str, record: Record, base: Statement) -
 
 
 def _superseded_negations(statements: list[Statement]) -> list[Statement]:
-    """Drop a negation of a one-value family when the record also gives the new value."""
+    """Drop a negation of a one-value family when the record also gives the new value from
+    another time (a dated plan): the new value closes the old one then, not now."""
     new_values = {
-        (s.subject, s.attribute)
+        (s.subject, s.attribute, s.valid_from)
         for s in statements
         if s.polarity == "assert" and s.valid_to is None and spec_of(s.attribute).single
     }
     return [
         s
         for s in statements
-        if not (s.polarity == "negate" and (s.subject, s.attribute) in new_values)
+        if not (
+            s.polarity == "negate"
+            and any(
+                (s.subject, s.attribute) == (subject, attribute) and start != s.valid_from
+                for subject, attribute, start in new_values
+            )
+        )
     ]
 
 

@@ -18,7 +18,7 @@ _PARTNER = "|".join(sorted(PARTNER_EN, key=len, reverse=True))
 # Capitalised words that start sentences or are not people
 _NOT_NAME = (
     r"(?!(?:The|This|That|It|My|Our|Your|Their|His|Her|Also|And|But|So|Sure|Yes|Yeah|Oh|Ok|"
-    r"Okay|Big|Update|Quick|Sad|Good|Just|Now|Still|If|When|What|Where|Who|Why|How|Then|"
+    r"Okay|Excited|Big|Update|Quick|Sad|Good|Just|Now|Still|If|When|What|Where|Who|Why|How|Then|"
     r"Honestly|Reminder|Personal|Announcement|Agreed|Thanks|Thank|Hi|Hey|Hello|Me|Mine|"
     r"Today|Yesterday|Tomorrow|Finally|Well|Anyway|Btw|Fyi|Lol|Sorry|Please|Perfect|"
     r"Can|Could|Would|Should|Will|Did|Do|Does|Is|Are|Was|Were|Moved|Sold|Bought|Got|"
@@ -213,7 +213,7 @@ RULES: list[Rule] = [
         0.85,
     ),
     rule(
-        rf"{S}{_BE}\s+(?:starting|joining)\s+(?:at\s+|with\s+)?{V}",
+        rf"{S}{_BE}\s+(?:starting\s+(?:at|with)|joining)\s+{V}",
         "works_at",
         0.8,
         tense="plan",
