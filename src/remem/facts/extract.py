@@ -86,15 +86,19 @@ def sentences(text: str) -> list[str]:
 
 
 def _resolve(
-    match: re.Match[str], speaker: tuple[str, str], context: ExtractionContext
+    match: re.Match[str], speaker: tuple[str, str], context: ExtractionContext, original: str
 ) -> tuple[str, str, float] | None:
-    """(subject key, shown name, confidence change) of a match's subject; None if unknown."""
+    """(subject key, shown name, confidence change) of a match's subject; None if unknown.
+    ``original``: the sentence as written, when the match is on a folded copy of the same
+    length (a name keeps its script: 林曉, not 林晓)."""
     groups = match.groupdict()
     raw = (groups.get("subj") or "").strip()
+    if raw and len(original) == len(match.string):
+        raw = original[match.start("subj") : match.end("subj")].strip()
     if groups.get("implicit") is not None and not raw:
         return speaker[0], speaker[1], -0.1
     text = re.sub(r"'s$", "", raw).strip()
-    folded = text.casefold()
+    folded = rules_zh.fold(to_simplified(text)).casefold()
     if folded in _SPEAKER_WORDS:
         return speaker[0], speaker[1], 0.0
     if folded in _PRONOUNS:
@@ -117,7 +121,7 @@ def _relative(text: str) -> tuple[str, str | None] | None:
         words = words[1:]
     if words and words[0].casefold() in RELATIONS_EN:
         return RELATIONS_EN[words[0].casefold()], (words[1] if len(words) > 1 else None)
-    han = re.sub(r"^我(?:的)?", "", text)
+    han = re.sub(r"^我(?:的)?", "", rules_zh.fold(to_simplified(text)))
     if han in RELATIONS_ZH:
         return RELATIONS_ZH[han], None
     return None
@@ -165,7 +169,7 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
     for rule in rules:
         for match in rule.pattern.finditer(folded):
             attribute = rule.attribute_of(match)
-            who = _resolve(match, speaker, context)
+            who = _resolve(match, speaker, context, sentence)
             if attribute is None or who is None:
                 continue
             value = _value(rule, match, sentence, folded)
