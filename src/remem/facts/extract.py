@@ -86,7 +86,11 @@ def sentences(text: str) -> list[str]:
 
 
 def _resolve(
-    match: re.Match[str], speaker: tuple[str, str], context: ExtractionContext, original: str
+    match: re.Match[str],
+    speaker: tuple[str, str],
+    context: ExtractionContext,
+    original: str,
+    lead: tuple[str, str, float] | None = None,
 ) -> tuple[str, str, float] | None:
     """(subject key, shown name, confidence change) of a match's subject; None if unknown.
     ``original``: the sentence as written, when the match is on a folded copy of the same
@@ -96,7 +100,7 @@ def _resolve(
     if raw and len(original) == len(match.string):
         raw = original[match.start("subj") : match.end("subj")].strip()
     if groups.get("implicit") is not None and not raw:
-        return speaker[0], speaker[1], -0.1
+        return lead if lead is not None else (speaker[0], speaker[1], -0.1)
     text = re.sub(r"'s$", "", raw).strip()
     folded = rules_zh.fold(to_simplified(text)).casefold()
     if folded in _SPEAKER_WORDS:
@@ -158,6 +162,7 @@ class _Found:
     value: str | None
     rule: Rule
     confidence: float
+    plan_object: str | None = None  # a plan's object when the value was joined ("台北")
 
 
 def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContext) -> list[_Found]:
@@ -165,11 +170,15 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
     zh = bool(_HAN.search(sentence))
     folded = to_simplified(rules_zh.fold(sentence)) if zh else sentence
     rules = rules_zh.RULES if zh else rules_en.RULES
+    opening = rules_zh.LEAD.match(folded) if zh else None
+    lead = _resolve(opening, speaker, context, sentence) if opening else None
+    if lead is not None and lead[0] == speaker[0]:
+        lead = None
     out: list[_Found] = []
     for rule in rules:
         for match in rule.pattern.finditer(folded):
             attribute = rule.attribute_of(match)
-            who = _resolve(match, speaker, context, sentence)
+            who = _resolve(match, speaker, context, sentence, lead)
             if attribute is None or who is None:
                 continue
             value = _value(rule, match, sentence, folded)
@@ -189,7 +198,7 @@ def _joined_places(found: list[_Found]) -> list[_Found]:
     if len(places) != 2 or places[0].subject != places[1].subject:
         return found
     first, second = places
-    joined = replace(first, value=f"{first.value}{second.value}")
+    joined = replace(first, value=f"{first.value}{second.value}", plan_object=first.value)
     return [joined if f is first else f for f in found if f is not second]
 
 
@@ -250,9 +259,10 @@ def _statements(found: _Found, sentence: str, record: Record, base: Statement) -
         return [replace(statement, valid_from=when if when is not None else base.valid_from)]
     verb = found.rule.plan_verb
     plan_value = None
-    if verb is not None and found.value:
-        joiner = "" if _HAN.search(found.value + verb) else " "
-        plan_value = f"{verb}{joiner}{found.value}"
+    target = found.plan_object or found.value
+    if verb is not None and target:
+        joiner = "" if _HAN.search(target + verb) else " "
+        plan_value = f"{verb}{joiner}{target}"
     plans = []
     if plan_value is not None:
         dated = f"{plan_value} ({_day(when)})" if when is not None else plan_value

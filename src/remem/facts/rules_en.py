@@ -161,6 +161,23 @@ RULES: list[Rule] = [
         "located_in",
         0.8,
     ),
+    rule(
+        rf"{S0}(?:'ve|\s+have)?\s*(?i:got|rented|found|bought)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?"
+        rf"(?:flat|place|apartment|house|room)\s+in\s+{CAP}",
+        "lives_in",
+        0.75,
+    ),
+    rule(
+        rf"{S}{_BE}\s+working\s+from\s+(?:my|our|his|her)\s+(?:flat|place|home|house|apartment)\s+"
+        rf"in\s+{CAP}",
+        "lives_in",
+        0.75,
+    ),
+    rule(
+        rf"{_CLAUSE_START}(?P<implicit>)(?i:still)\s+(?:in|on\s+(?:my|our)\s+[\w' ]+?\s+in)\s+{CAP}",
+        "lives_in",
+        0.7,
+    ),
     # -------------------------------------------------------------- work and study
     rule(
         rf"{S}(?:{_BE})?{_ADV}\s+(?:started|starting|doing|studying)\s+(?:an?\s+|my\s+)?(?:MSc|MA|BA|BSc|PhD|"
@@ -219,6 +236,17 @@ RULES: list[Rule] = [
         tense="plan",
         plan_verb="start at",
     ),
+    rule(
+        rf"{S}(?:{_BE}|'ve\s+been|\s+have\s+been)\b[^.]*?\bteam\s+at\s+{CAP}",
+        "works_at",
+        0.75,
+    ),
+    rule(
+        rf"{_CLAUSE_START}(?P<implicit>)(?i:final|first|second|third)\s+year\s+(?:of\s+[\w ]+?\s+)?"
+        rf"at\s+{CAP}",
+        "studies_at",
+        0.75,
+    ),
     # -------------------------------------------------------------- job title
     rule(
         rf"{S}{_BE}\s+(?:not|no\s+longer)\s+(?:an?|the)\s+(?P<value>{_JOB})",
@@ -236,6 +264,13 @@ RULES: list[Rule] = [
         rf"{S}\b[^.]*?\b(?:as|takes\s+over\s+as)\s+(?:an?\s+|the\s+)?(?:new\s+)?(?P<value>{_JOB})",
         "role",
         0.8,
+    ),
+    rule(
+        rf"{S}(?:{_BE}\s+(?:now\s+)?leading|\s+lead|\s+leads)\s+the\s+(?P<value>[\w-]+(?:\s+[\w-]+)?)"
+        rf"\s+team\b",
+        "role",
+        0.8,
+        shape=lambda v: f"{v} team lead",
     ),
     # -------------------------------------------------------------- partner and family
     rule(
@@ -369,6 +404,21 @@ RULES: list[Rule] = [
         rf"[A-Z][\w-]*)",
         "plan",
         0.85,
+        tense="plan",
+    ),
+    rule(
+        rf"{S}{_BE}\s+(?P<value>going\s+on\s+(?:[\w-]+\s+)?(?:leave|holiday|vacation|honeymoon|a\s+trip))",
+        "plan",
+        0.85,
+        tense="plan",
+        shape=str.strip,
+    ),
+    rule(
+        r"(?:^|(?<=[,:;]\s)|(?<=\bso\s))(?:(?P<subj>[Mm]y|[Oo]ur)\s+|(?:[Tt]he|[Oo]ur)\s+(?P<implicit>))?"
+        r"(?!(?i:so|and|but|then|also|i|he|she|we|they|it|you)\b)(?P<value>[\w' -]{1,25}?)\s+(?:is\s+|has\s+been\s+)?(?:booked|scheduled|planned|set|"
+        r"postponed|moves|rescheduled|pushed\s+back)\s+(?:for|to)\s+(?=(?:[A-Z][a-z]+\s+)?\d)",
+        "plan",
+        0.7,
         tense="plan",
     ),
     rule(

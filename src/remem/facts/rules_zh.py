@@ -96,6 +96,18 @@ def no_eating(value: str) -> str:
     return f"不吃{value.strip()}"
 
 
+# Who a sentence is about when it opens with someone other than the speaker ("奶奶摔了一跤，
+# 现在住在湘雅医院"): the clauses after it that leave their subject out are about them too.
+LEAD = re.compile(
+    rf"^(?:对了|另外|其实)?[，,]?\s*(?P<subj>我(?:的)?(?:{_REL})|(?:{_REL})|{NAME})"
+    rf"(?={_ADV}(?:摔|出院|住|搬|在|辞|升|是|不|又|也|刚|去|回|生病|离职))"
+)
+
+
+def _no_new(value: str) -> str:
+    return re.sub(r"^(?:新来的|新任的?|新的|新)", "", value.strip())
+
+
 RULES: list[Rule] = [
     # -------------------------------------------------------------- where someone lives
     rule(
@@ -114,6 +126,12 @@ RULES: list[Rule] = [
     ),
     rule(rf"{S0}{_ADV}(?:住在|住|搬到了|搬去了|搬来了|搬回了|搬到|搬去){V}{_END}", "lives_in"),
     rule(rf"{S0}{_ADV}在{V}(?:住了|住着|住|租了?(?:个|间|套)?房)", "lives_in", 0.8),
+    rule(
+        rf"{S0}{_ADV}(?:住|是|家在|家是)\s*(?P<value>\d+\s*(?:栋|幢|号楼)\s*\d+(?:室|号)?)",
+        "lives_in",
+        0.8,
+    ),
+    rule(rf"{S0}{_ADV}回(?:到)?(?P<value>自己家|老家|家)住", "lives_in", 0.75),
     # -------------------------------------------------------------- work and study
     rule(rf"{S0}{_ADV}不在{V}(?:上班|工作|做)?了", "works_at", polarity="negate"),
     rule(rf"{S0}{_ADV}不在{V}做{_END}", "works_at", polarity="negate"),
@@ -131,7 +149,8 @@ RULES: list[Rule] = [
     ),
     rule(rf"{S0}{_ADV}(?:跳槽(?:去了|到了|去|到)|入职了?|加入了?){V}{_END}", "works_at", 0.85),
     rule(
-        rf"{S0}{_ADV}在(?!家|家里)(?P<value>[\u4e00-\u9fffA-Za-z0-9· ]{{1,12}}?)\s*{_PLACE_OF_WORK}",
+        rf"{S0}{_ADV}(?:在|去)(?:[\u4e00-\u9fff]{{2,3}}的)?(?!家|家里)(?P<value>[\u4e00-\u9fffA-Za-z0-9· ]{{1,12}}?)"
+        rf"\s*{_PLACE_OF_WORK}",
         "works_at",
         0.85,
     ),
@@ -146,11 +165,18 @@ RULES: list[Rule] = [
     ),
     rule(
         rf"{S0}{_ADV}(?:是|当|做|担任|升任|升职为|升为|升|当上了?)(?:一名|一个|个|了)?\s*(?P<value>{_JOB})"
-        rf"(?=$|[了啦，,。！!、\s]|的|负责)",
+        rf"(?=$|[了啦，,。！!、\s]|的|负责|{NAME}[，,。！!]|{NAME}$)",
         "role",
+        shape=_no_new,
     ),
     rule(
-        rf"{S0}{_ADV}在[^，。,!！]{{1,12}}?(?:做|当|担任)(?:一名|一个)?\s*(?P<value>{_JOB})"
+        rf"{S0}{_ADV}(?:全职|自己|自由)+接(?:单|活)(?P<value>)",
+        "role",
+        0.8,
+        shape=lambda v: "自由职业",
+    ),
+    rule(
+        rf"{S0}{_ADV}(?:在|去)[^，。,!！]{{1,12}}?(?:做|当|担任)(?:一名|一个)?\s*(?P<value>{_JOB})"
         rf"(?=$|[了啦，,。！!、\s]|的)",
         "role",
         0.85,
@@ -188,6 +214,12 @@ RULES: list[Rule] = [
         rf"(?P<subj>我)(?:的)?(?P<kind>{_REL})(?:叫|是)(?P<value>[\u4e00-\u9fff]{{2,3}}?){_END}",
         "family.",
         kinds=RELATIONS_ZH,
+    ),
+    rule(
+        rf"{_START}(?:我)?(?:跟|和)(?P<value>[\u4e00-\u9fff]{{2}}?)[^。！？!?]{{0,12}}在一起"
+        rf"(?:[一二三四五六七八九十两几\d]+(?:年|个月|周|天))?了",
+        "partner",
+        0.75,
     ),
     # -------------------------------------------------------------- pets
     rule(
@@ -283,6 +315,12 @@ RULES: list[Rule] = [
         rf"{S0}{_ADV}不(?:能|再)?吃(?P<value>辣|肉|荤|海鲜|甜食|糖|牛肉|猪肉)了?{_END}",
         "diet",
         0.85,
+        shape=no_eating,
+    ),
+    rule(
+        r"(?:医生|大夫)(?:让|叫|要)(?P<subj>我)(?:以后)?(?:别|不要|不能)(?:再)?吃(?P<value>辣|肉|海鲜|甜食|糖)",
+        "diet",
+        0.7,
         shape=no_eating,
     ),
     rule(rf"{S0}{_ADV}(?:是素食者|吃素)(?P<value>)", "diet", 0.85, shape=lambda v: "素食"),

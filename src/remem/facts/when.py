@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from remem.text.calendar_words import WEEKDAYS, ZH_WEEKDAYS, day_start, month_start
+from remem.text.calendar_words import MONTHS, WEEKDAYS, day_start, month_start
 from remem.text.normalize import to_simplified
 from remem.text.timeexpr import find_time_window
 
@@ -59,6 +59,28 @@ def _next(text: str, said: datetime) -> datetime | None:
     return week + timedelta(weeks=1)
 
 
+_MONTH_DAY = re.compile(
+    r"\b(?P<month>january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?\s+(?P<day>\d{1,2})"
+    r"(?:st|nd|rd|th)?\b|\b(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>january|"
+    r"february|march|april|may|june|july|august|september|october|november|december)\b",
+    re.I,
+)
+
+
+def _month_day(text: str, said: datetime) -> datetime | None:
+    """ "March 18", "7 May" with no year and no "on" (which the query reader needs to call it
+    a day): that day of the year it was said in."""
+    m = _MONTH_DAY.search(text)
+    if m is None:
+        return None
+    month = MONTHS[(m["month"] or m["month2"]).lower()]
+    try:
+        return datetime(said.year, month, int(m["day"] or m["day2"]), tzinfo=said.tzinfo)
+    except ValueError:  # "February 30"
+        return None
+
+
 def _forward(start: datetime, said: datetime) -> datetime:
     """A named day or month the query reader put in the past, moved to its next occurrence."""
     if start >= day_start(said):
@@ -79,7 +101,8 @@ def moment_of(sentence: str, said_at: float, *, plan: bool) -> float | None:
             return ahead.timestamp()
     found = find_time_window(sentence, said_at)
     if found is None:
-        return None
+        named = _month_day(sentence, said) if plan else None
+        return _forward(named, said).timestamp() if named is not None else None
     start = datetime.fromtimestamp(found.start, UTC)
     if plan:
         return _forward(start, said).timestamp()
@@ -93,4 +116,4 @@ def is_future(sentence: str, said_at: float) -> bool:
     return _next(sentence, datetime.fromtimestamp(said_at, UTC)) is not None
 
 
-__all__ = ["ZH_WEEKDAYS", "is_future", "moment_of"]
+__all__ = ["is_future", "moment_of"]

@@ -83,3 +83,29 @@ def test_third_person(text, expected):
 )
 def test_negations_close_without_a_new_value(text, expected):
     assert facts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Got a small flat in Nanshan, ten minutes' walk from the office",
+            {(A, "lives_in", "Nanshan", "assert")},
+        ),
+        (
+            "Hi all, I'm leading the mobile team from this sprint on",
+            {(A, "role", "mobile team lead", "assert")},
+        ),
+        (
+            "Can't, I'm on call for the payments team at Tencent all weekend",
+            {(A, "works_at", "Tencent", "assert")},
+        ),
+        (
+            "My knee surgery is booked for March 18 at St Mary's",
+            {(A, "plan", "knee surgery (2027-03-18)", "assert")},
+        ),
+        ("I moved to Lisbon last month.", {(A, "lives_in", "Lisbon", "assert")}),
+    ],
+)
+def test_chat_phrasings(text, expected):
+    assert facts(text) == expected

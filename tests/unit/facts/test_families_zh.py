@@ -81,3 +81,19 @@ def test_third_person(text, expected):
 )
 def test_negations_close_without_a_new_value(text, expected):
     assert facts(text, speaker=W) == expected
+
+
+def test_clauses_that_leave_the_subject_out_follow_the_person_the_sentence_opens_with():
+    assert facts("奶奶摔了一跤，现在住在湘雅医院骨科，17 床", speaker="妈妈") == {
+        ("妈妈's grandmother", "lives_in", "湘雅医院骨科", "assert")
+    }
+    assert facts("吴昊辞职了，现在自己接单。", speaker="老钱") == {
+        ("吴昊", "works_at", None, "negate"),
+        ("吴昊", "role", "自由职业", "assert"),
+    }
+
+
+def test_a_job_title_before_the_speakers_name():
+    assert facts("大家好，我是新来的产品经理赵磊，负责会员系统", speaker="赵磊") == {
+        ("赵磊", "role", "产品经理", "assert")
+    }
