@@ -97,3 +97,12 @@ def test_a_job_title_before_the_speakers_name():
     assert facts("大家好，我是新来的产品经理赵磊，负责会员系统", speaker="赵磊") == {
         ("赵磊", "role", "产品经理", "assert")
     }
+
+
+def test_i_after_a_conjunction_is_the_speaker():
+    assert facts("肩膀好了，但我改打网球了，报了个网球班", speaker="郑凯") == {
+        ("郑凯", "likes", "网球", "assert")
+    }
+    assert facts("打！我还是每周日在奥体打羽毛球", speaker="郑凯") == {
+        ("郑凯", "likes", "羽毛球", "assert")
+    }
