@@ -1,17 +1,17 @@
 """The shape of an extraction rule, shared by the English and Chinese rule lists.
 
 A rule is a pattern with named groups: ``subj`` (who; absent or empty = the speaker), ``value``
-(what; absent only in a negation that names none), ``kind`` (the kind of a family with kinds:
-"favourite.<kind>") and ``rname`` (the name after a relation: "my sister *Kate*").
+(what; absent only in a negation that names none), ``kind`` (the kind of a family with kinds: "favourite.<kind>").
 
 ``confidence`` is the rule's strength, read by recall and shown with a fact:
 
 - 0.9: a first-person statement in the family's own words ("I live in", "我住在", "I'm allergic to");
-- 0.8: the same said of someone named, or the subject left out at the start of a clause
-  ("Moved to Cork last weekend!", "在成都住了快一个月了");
-- 0.7: a weaker cue that usually, not always, means the family ("I joined X", "我在X做Y" where
-  X may be a city, "X died" for a pet);
-- the extractor lowers a rule's confidence by 0.1 for a subject read back from "he" / "她".
+- 0.85: a cue that usually, not always, means the family ("I joined X", "我在X做Y", "I bought X");
+- 0.7-0.8: a weaker one ("still in X", "X died" for a pet, an event "booked for" a date).
+
+The extractor then takes 0.05 off for a subject named in the third person or a relative, and
+0.1 for a subject left out at the start of a clause ("Moved to Cork last weekend!") or read
+back from "he" / "她".
 """
 
 from __future__ import annotations
