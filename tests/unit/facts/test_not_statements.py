@@ -61,3 +61,13 @@ def test_a_hedged_sentence_beside_a_statement_states_only_the_statement():
 
 def test_an_assistant_states_nothing_about_anyone():
     assert facts("I live in Porto now. Tom lives in Shanghai.", role="assistant") == set()
+
+
+def test_a_long_run_is_read_clause_by_clause_and_a_record_only_so_far():
+    from remem.facts.extract import MAX_SENTENCE, MAX_SENTENCES, sentences
+
+    run = "I live in Porto, " + "and then " * 60 + "more"
+    assert len(run) > MAX_SENTENCE
+    assert facts(run) == {("Ann", "lives_in", "Porto", "assert")}
+    assert facts("x " * 400 + "I live in Porto") == set()  # one unbroken run: a paste, not said
+    assert len(sentences("I live in Porto. " * (MAX_SENTENCES + 10))) == MAX_SENTENCES
