@@ -57,6 +57,7 @@ class ExtractionContext:
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；!?])|\n+")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_ENGLISH = re.compile(r"\b(?:I|I'm|my|we|We|My)\s+[a-z]{2,}")
 _WHOLE_ONLY = ("sarcasm", "an example")
 _PRONOUNS = {"he", "she", "他", "她"}
 _SPEAKER_WORDS = {"", "i", "we", "my", "our", "me", "我", "我们", "我的"}
@@ -133,9 +134,9 @@ def _resolve(
     if relative is not None:
         relation, name = relative
         if name:
-            return resolve_name(name, dict(context.people)), name, -0.05
+            return resolve_name(name, context.people), name, -0.05
         return relative_subject(speaker[0], relation), f"{speaker[1]}'s {relation}", -0.05
-    return resolve_name(text, dict(context.people)), text, -0.05
+    return resolve_name(text, context.people), text, -0.05
 
 
 def _relative(text: str) -> tuple[str, str | None] | None:
@@ -151,7 +152,9 @@ def _relative(text: str) -> tuple[str, str | None] | None:
     return None
 
 
-def _value(rule: Rule, match: re.Match[str], original: str, folded: str) -> str | None:
+def _value(
+    rule: Rule, match: re.Match[str], original: str, folded: str, english: bool
+) -> str | None:
     if "value" not in match.groupdict() or match.group("value") is None:
         return None
     start, end = match.span("value")
@@ -159,7 +162,7 @@ def _value(rule: Rule, match: re.Match[str], original: str, folded: str) -> str 
     text = text.strip(" ,，、")
     if rule.shape is not None:
         text = rule.shape(text)
-    elif not _HAN.search(text):
+    elif english:
         text = rules_en.clip(text)
     if rule.polarity == "negate" and _DEMONSTRATIVE.match(text):
         return ""  # "那家公司": the one they work at, whichever it is
@@ -189,19 +192,36 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
     """Every (subject, attribute, value) the rules read in one asserting sentence."""
     zh = bool(_HAN.search(sentence))
     folded = to_simplified(rules_zh.fold(sentence)) if zh else sentence
-    rules = rules_zh.RULES if zh else rules_en.RULES
     opening = rules_zh.LEAD.match(folded) if zh else None
     lead = _resolve(opening, speaker, context, sentence) if opening else None
     if lead is not None and lead[0] == speaker[0]:
         lead = None
+    passes = [(rules_zh.RULES, folded)] if zh else [(rules_en.RULES, sentence)]
+    if zh and _ENGLISH.search(sentence):  # "I moved to 上海 last month": English around a value
+        passes.append((rules_en.RULES, sentence))
+    out: list[_Found] = []
+    for rules, text in passes:
+        out += _matches(rules, text, sentence, speaker, context, lead)
+    return _joined_places(_distinct(out)) if zh else _distinct(out)
+
+
+def _matches(
+    rules: list[Rule],
+    text: str,
+    sentence: str,
+    speaker: tuple[str, str],
+    context: ExtractionContext,
+    lead: tuple[str, str, float] | None,
+) -> list[_Found]:
+    """What one language's rules read in ``text`` (``sentence`` or its folded copy)."""
     out: list[_Found] = []
     for rule in rules:
-        for match in rule.pattern.finditer(folded):
+        for match in rule.pattern.finditer(text):
             attribute = rule.attribute_of(match)
             who = _resolve(match, speaker, context, sentence, lead)
             if attribute is None or who is None:
                 continue
-            value = _value(rule, match, sentence, folded)
+            value = _value(rule, match, sentence, text, rules is rules_en.RULES)
             if value is None and rule.polarity == "assert":
                 continue
             if value is not None and len(value) > 60:
@@ -209,7 +229,7 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
             out.append(
                 _Found(who[0], who[1], attribute, value or None, rule, rule.confidence + who[2])
             )
-    return _joined_places(_distinct(out)) if zh else _distinct(out)
+    return out
 
 
 def _joined_places(found: list[_Found]) -> list[_Found]:

@@ -10,7 +10,7 @@ share names neither, so an ambiguous name stays a bare name subject.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from remem.facts.model import name_subject, speaker_subject
 from remem.text.names import aliases, introduced_names
@@ -160,7 +160,7 @@ def people_of(records: Iterable[Record]) -> dict[str, str]:
     return {form: next(iter(keys)) for form, keys in owners.items() if len(keys) == 1}
 
 
-def resolve_name(name: str, people: dict[str, str] | None) -> str:
+def resolve_name(name: str, people: Mapping[str, str] | None) -> str:
     """The subject key of a person named in a statement."""
     folded = to_simplified(name.strip()).casefold()
     if people:

@@ -109,3 +109,7 @@ def test_negations_close_without_a_new_value(text, expected):
 )
 def test_chat_phrasings(text, expected):
     assert facts(text) == expected
+
+
+def test_english_around_a_chinese_value():
+    assert facts("I moved to 上海 last month") == {(A, "lives_in", "上海", "assert")}
