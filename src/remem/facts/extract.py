@@ -38,7 +38,7 @@ from remem.facts import rules_en, rules_zh
 from remem.facts.model import Statement, name_subject, speaker_subject, spec_of, value_key
 from remem.facts.rule import Rule
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
-from remem.facts.when import is_future, moment_of
+from remem.facts.when import moment_of
 from remem.text.assertion import not_a_statement
 from remem.text.normalize import to_simplified
 from remem.types import Record
@@ -173,6 +173,20 @@ def _when(sentence: str, said_at: float, plan: bool) -> float | None:
     return moment_of(sentence, said_at, plan=plan)
 
 
+_CLAUSE_END = re.compile(r"[,，;；:：]")
+
+
+def _clause(sentence: str, at: int) -> str:
+    """The clause of ``sentence`` around position ``at``: a time said in another clause ("I
+    live in Leeds, my sister visited last week") is not this fact's time."""
+    start = 0
+    for m in _CLAUSE_END.finditer(sentence):
+        if m.start() >= at:
+            return sentence[start : m.start()]
+        start = m.end()
+    return sentence[start:]
+
+
 def _day(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
 
@@ -186,6 +200,7 @@ class _Found:
     rule: Rule
     confidence: float
     plan_object: str | None = None  # a plan's object when the value was joined ("台北")
+    at: int = 0  # where in the sentence it was read: its clause's time is its time
 
 
 def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContext) -> list[_Found]:
@@ -227,7 +242,15 @@ def _matches(
             if value is not None and len(value) > 60:
                 continue  # a run-on clause, not a value
             out.append(
-                _Found(who[0], who[1], attribute, value or None, rule, rule.confidence + who[2])
+                _Found(
+                    who[0],
+                    who[1],
+                    attribute,
+                    value or None,
+                    rule,
+                    rule.confidence + who[2],
+                    at=match.start(),
+                )
             )
     return out
 
@@ -271,8 +294,8 @@ def _distinct(found: list[_Found]) -> list[_Found]:
 def _statements(found: _Found, sentence: str, record: Record, base: Statement) -> list[Statement]:
     """The statements one finding makes: the fact itself, and a plan beside a dated plan."""
     said = record.created_at
-    plan = found.rule.tense == "plan" or is_future(sentence, said)
-    when = _when(sentence, said, plan)
+    plan = found.rule.tense == "plan"
+    when = _when(_clause(sentence, found.at), said, plan)
     common = replace(
         base,
         subject=found.subject,

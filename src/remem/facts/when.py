@@ -111,9 +111,4 @@ def moment_of(sentence: str, said_at: float, *, plan: bool) -> float | None:
     return found.start
 
 
-def is_future(sentence: str, said_at: float) -> bool:
-    """True when the sentence names a forward time ("next month", "明年")."""
-    return _next(sentence, datetime.fromtimestamp(said_at, UTC)) is not None
-
-
-__all__ = ["is_future", "moment_of"]
+__all__ = ["moment_of"]

@@ -65,3 +65,8 @@ def test_leaving_beside_a_dated_move_leaves_the_closing_to_the_move():
     found = {(s.attribute, s.value, s.polarity) for s in read(text, "Tom")}
     assert ("lives_in", "Shenzhen", "negate") not in found
     assert ("lives_in", "Shanghai", "assert") in found
+
+
+def test_a_time_in_another_clause_is_not_the_facts_time():
+    assert _one("I live in Leeds, my sister visited last week", "lives_in").valid_from == SAID
+    assert _one("I live in Porto, see you tomorrow", "lives_in").valid_from == SAID
