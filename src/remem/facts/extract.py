@@ -57,6 +57,7 @@ class ExtractionContext:
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；!?])|\n+")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_PLACE_SUFFIX = re.compile(r"(?:那边|這邊|这边|附近|一带|那兒|那儿|這裡|这里|那裡|那里)$")
 _ENGLISH = re.compile(r"\b(?:I|I'm|my|we|We|My)\s+[a-z]{2,}")
 _WHOLE_ONLY = ("sarcasm", "an example")
 _PRONOUNS = {"he", "she", "他", "她"}
@@ -236,7 +237,13 @@ def _matches(
             who = _resolve(match, speaker, context, sentence, lead)
             if attribute is None or who is None:
                 continue
-            value = _value(rule, match, sentence, text, rules is rules_en.RULES)
+            english = rules is rules_en.RULES
+            value = _value(rule, match, sentence, text, english)
+            if value and not english:
+                value = rules_zh.clean(attribute or "", to_simplified(value)) and value
+                value = _PLACE_SUFFIX.sub("", value) if value else None
+                if value is None:
+                    continue
             if value is None and rule.polarity == "assert":
                 continue
             if value is not None and len(value) > 60:

@@ -282,6 +282,7 @@ RULES: list[Rule] = [
         rf"(?P<value>{NAME})",
         "partner",
     ),
+    rule(rf"(?P<subj>\b[Mm]y)\s+(?:{_PARTNER}),?\s+(?P<value>{NAME})\b", "partner"),
     rule(rf"{S}(?:\s+got|{_BE})\s+(?:married|engaged)\s+to\s+(?P<value>{NAME})", "partner"),
     rule(
         rf"(?P<value>{NAME})\s+and\s+(?P<subj>I)\s+(?:are|'re)\s+(?:now\s+)?(?:official|together|"

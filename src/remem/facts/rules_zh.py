@@ -88,6 +88,51 @@ _PLACE_OF_WORK = r"(?=上班|工作|做|当|实习|打工|任职|干活|负责)"
 _SPORT = re.compile(r"^(?:打|玩|踢|练|去|上)")
 
 
+# Cities and regions people name as where they are: a place of work that is only one of these
+# ("在深圳工作", "在广州天河上班") is not an organisation.
+CITIES = frozenset(
+    ["北京", "上海", "广州", "深圳", "杭州", "成都", "重庆", "武汉", "南京", "天津", "西安", "苏州", "长沙", "郑州", "东莞", "青岛", "沈阳", "宁波", "昆明", "合肥", "佛山", "福州", "厦门", "大连", "济南", "哈尔滨", "长春", "石家庄", "南宁", "贵阳", "南昌", "太原", "兰州", "海口", "三亚", "珠海", "惠州", "无锡", "常州", "温州", "香港", "澳门", "台北", "台中", "台南", "高雄", "新竹", "多伦多", "温哥华", "纽约", "伦敦", "东京", "新加坡", "悉尼", "墨尔本", "国内", "国外", "老家", "本地", "外地"]
+)
+_JOB_END = re.compile(rf"(?:{_JOB})$")
+_INSTITUTION = re.compile(r"(?:大学|学院|银行|医院|公司|集团|中心|局|所|馆|店|厂|台|报)$")
+_PLACE_WORD = re.compile(r"(?:那边|这边|附近|一带|那儿|这儿|那里|这里)$")
+_TIMELIKE = re.compile(
+    r"^(?:第|到|[0-9一二三四五六七八九十两几]+\s*(?:天|号|號|日|月|年|点|個|个|周|次))"
+)
+_STAY = re.compile(
+    r"(?:民宿|酒店|帐篷|宾馆|旅馆|客栈|营地|青旅|这套|那套|就够)|^(?:我家|你家|他家|她家)$"
+)
+_BOUGHT_TO_USE = re.compile(
+    r"^(?:[0-9一二三四五六七八九十两几]+\s*(?:瓶|盒|包|袋|杯|斤|份|张|箱|罐|支))|^\d+\s*(?:块|元)?的?$"
+)
+
+
+def clean(attribute: str, value: str) -> str | None:
+    """A value as a fact, or None when it is not one: "朝阳国贸那边" -> "朝阳国贸"; a stay
+    ("住海边民宿"), a time ("入职第三天"), a city as an employer, something bought to use up."""
+    value = _PLACE_WORD.sub("", value).strip()
+    if not value or _TIMELIKE.match(value):
+        return None
+    if attribute in ("lives_in", "located_in") and _STAY.search(value):
+        return None
+    if attribute == "works_at" and _is_city(value):
+        return None
+    if attribute == "owns" and _BOUGHT_TO_USE.search(value):
+        return None
+    if (attribute == "partner" or attribute.startswith("family.")) and _JOB_END.search(value):
+        return None  # "我老公是医生": a job, not the partner's name
+    return value
+
+
+def _is_city(value: str) -> bool:
+    simplified = value.replace(" ", "")
+    for city in CITIES:
+        if simplified.startswith(city):
+            rest = simplified[len(city) :]
+            return len(rest) <= 2 and not _INSTITUTION.search(rest)
+    return False
+
+
 def sport(value: str) -> str:
     """What is liked, without the verb it is played with: "打网球" -> "网球"."""
     return _SPORT.sub("", value.strip()) or value.strip()
@@ -274,7 +319,7 @@ RULES: list[Rule] = [
     ),
     # -------------------------------------------------------------- possessions
     rule(
-        rf"{_START}(?P<value>[\u4e00-\u9fffA-Za-z0-9]{{2,6}}?)(?:已经)?卖(?:掉)?了",
+        rf"{_START}(?P<value>[\u4e00-\u9fffA-Za-z0-9]{{2,6}}?)(?:终于|已经|也|都)?卖(?:掉)?了",
         "owns",
         0.85,
         polarity="negate",
@@ -300,7 +345,7 @@ RULES: list[Rule] = [
         0.8,
     ),
     # -------------------------------------------------------------- health and diet
-    rule(rf"{S0}{_ADV}对(?P<value>[\u4e00-\u9fffA-Za-z]{{1,8}}?)过敏", "allergic_to"),
+    rule(rf"{S0}{_ADV}对(?!了)(?P<value>[\u4e00-\u9fffA-Za-z]{{1,8}}?)过敏", "allergic_to"),
     rule(
         rf"{S0}{_ADV}(?:有|得了|患有|查出)(?P<value>[\u4e00-\u9fff]{{0,5}}?(?:炎|病|症|癌|哮喘|高血压|糖尿病))"
         rf"(?=$|[，,。！!了])",

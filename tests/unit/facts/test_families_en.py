@@ -113,3 +113,10 @@ def test_chat_phrasings(text, expected):
 
 def test_english_around_a_chinese_value():
     assert facts("I moved to 上海 last month") == {(A, "lives_in", "上海", "assert")}
+
+
+def test_my_wife_carla_is_a_partner_named():
+    assert facts("My wife Carla is a nurse and works night shifts.", speaker="Diego") == {
+        ("Diego", "partner", "Carla", "assert"),
+        ("Carla", "role", "nurse", "assert"),
+    }

@@ -106,3 +106,29 @@ def test_i_after_a_conjunction_is_the_speaker():
     assert facts("打！我还是每周日在奥体打羽毛球", speaker="郑凯") == {
         ("郑凯", "likes", "羽毛球", "assert")
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "团建定了：7 月 25 号到 26 号，惠州双月湾，住海边民宿",  # a stay, not a home
+        "我們 2 月 14 號從桃園飛長沙，住到 22 號",
+        "入职第三天，甲方的节奏好慢",  # a time, not an employer
+        "我在深圳工作两年了",  # a city, not an employer
+        "买了两瓶钙尔奇，寄到家里了",  # bought to use up, not owned
+    ],
+)
+def test_look_alikes_that_are_not_facts(text):
+    assert facts(text, speaker=W) == set()
+
+
+def test_a_partner_who_is_a_job_is_not_a_name():
+    assert facts("我老公是医生，在华西医院心内科", speaker="陈老师") == {
+        ("陈老师's husband", "role", "医生", "assert")
+    }
+
+
+def test_a_place_word_after_the_place_is_dropped():
+    assert facts("我现在住朝阳国贸那边", speaker="苏晴") == {
+        ("苏晴", "lives_in", "朝阳国贸", "assert")
+    }
