@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from remem.facts import rules_en, rules_zh
+from remem.facts import rules_en, rules_zh, values_en
 from remem.facts.model import Statement, name_subject, speaker_subject, spec_of, value_key
 from remem.facts.rule import Rule
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
@@ -164,7 +164,7 @@ def _value(
     if rule.shape is not None:
         text = rule.shape(text)
     elif english:
-        text = rules_en.clip(text)
+        text = values_en.clip(text)
     if rule.polarity == "negate" and _DEMONSTRATIVE.match(text):
         return ""  # "那家公司": the one they work at, whichever it is
     return text.strip() or None

@@ -12,13 +12,15 @@ import re
 
 from remem.facts.rule import Rule, rule
 from remem.facts.subjects import PARTNER_EN, RELATIONS_EN
+from remem.facts.values_en import KINDS, clip, no, preference
 
 _REL = "|".join(sorted(RELATIONS_EN, key=len, reverse=True))
 _PARTNER = "|".join(sorted(PARTNER_EN, key=len, reverse=True))
 # Capitalised words that start sentences or are not people
 _NOT_NAME = (
     r"(?!(?:The|This|That|It|My|Our|Your|Their|His|Her|Also|And|But|So|Sure|Yes|Yeah|Oh|Ok|"
-    r"Okay|Excited|Big|Update|Quick|Sad|Good|Just|Now|Still|If|When|What|Where|Who|Why|How|Then|"
+    r"Okay|Excited|Looks|Sounds|Seems|Feels|They|These|Those|There|Here|Monday|Tuesday|Wednesday|"
+    r"Thursday|Friday|Saturday|Sunday|Big|Update|Quick|Sad|Good|Just|Now|Still|If|When|What|Where|Who|Why|How|Then|"
     r"Honestly|Reminder|Personal|Announcement|Agreed|Thanks|Thank|Hi|Hey|Hello|Me|Mine|"
     r"Today|Yesterday|Tomorrow|Finally|Well|Anyway|Btw|Fyi|Lol|Sorry|Please|Perfect|"
     r"Can|Could|Would|Should|Will|Did|Do|Does|Is|Are|Was|Were|Moved|Sold|Bought|Got|"
@@ -31,47 +33,31 @@ _SUBJ = (
 )
 _CLAUSE_START = r"(?:^|(?<=[,:;!]\s)|(?<=\bthen\s)|(?<=\band\s))"
 S = _SUBJ
+# the same, split by the verb form they take: "I love" / "Tom loves"
+_FIRST = r"(?P<subj>\bI\b|\b[Ww]e\b)"
+_THIRD = (
+    rf"(?P<subj>\b(?:[Mm]y|[Oo]ur)\s+(?:{_REL})(?:\s+{NAME})?|\b{NAME}(?:'s\s+(?:{_REL}))?|"
+    r"\b[Hh]e\b|\b[Ss]he\b)"
+)
 S0 = rf"(?:{_SUBJ}|{_CLAUSE_START}(?P<implicit>))"
 _BE = r"(?:'m|'re|'s|\s+am|\s+are|\s+is)"
 _ADV = r"(?:\s+(?:now|still|currently|also|just|recently|finally|already|actually|officially))*"
 V = r"(?P<value>[^,.;!?()\"“”]+)"
 CAP = r"(?P<value>[A-Z0-9][\w'&-]*(?:\s+(?:&\s+)?[A-Z0-9][\w'&-]*)*)"
-_JOB = (
-    r"(?:[\w-]+\s+){0,3}?(?:engineer|designer|developer|teacher|analyst|lead|manager|librarian|"
+_JOB_WORD = (
+    r"(?:engineer|designer|developer|teacher|analyst|lead|manager|librarian|"
     r"nurse|doctor|writer|editor|director|founder|ceo|cto|student|chef|lawyer|accountant|"
     r"architect|scientist|researcher|consultant|intern|therapist|physiotherapist|pharmacist|"
     r"officer|assistant|programmer|artist|photographer|journalist|producer|pilot|driver|"
     r"barista|technician|mechanic|administrator|coordinator|specialist|supervisor|professor|"
     r"lecturer|tutor|surgeon|dentist|vet|paramedic|musician|actor|freelancer|copywriter)s?\b"
 )
+_JOB = rf"(?:[\w-]+\s+){{0,3}}?{_JOB_WORD}(?:\s+{_JOB_WORD})?"
 _ANIMAL = (
     r"dog|cat|puppy|kitten|beagle|corgi|tabby|labrador|poodle|terrier|spaniel|husky|shiba|"
     r"hamster|rabbit|bunny|parrot|budgie|tortoise|turtle|goldfish|guinea pig|ferret|snake|horse"
 )
 _DIET = r"vegan|vegetarian|pescatarian|pescetarian|keto|halal|kosher|gluten-free|teetotal"
-_KINDS = {
-    "food": "food",
-    "dish": "food",
-    "meal": "food",
-    "author": "author",
-    "writer": "author",
-    "book": "book",
-    "novel": "book",
-    "film": "film",
-    "movie": "film",
-    "band": "band",
-    "song": "song",
-    "colour": "colour",
-    "color": "colour",
-    "drink": "drink",
-    "sport": "sport",
-    "game": "game",
-    "show": "show",
-    "city": "city",
-    "artist": "artist",
-    "singer": "singer",
-    "restaurant": "restaurant",
-}
 _APPS = {
     k.casefold(): k.casefold()
     for k in (
@@ -86,28 +72,6 @@ _APPS = {
     )
 }
 _APP = "|".join(_APPS)
-_STOP = re.compile(
-    r"\s+(?:now|these days|nowadays|any ?more|again|already|too|since|for|from|last|next|this|"
-    r"on|at the moment|lol|haha|and|but|so|because|with|until|till|today|tonight|yesterday|"
-    r"tomorrow|then|though|instead|by|as|which|who|where|near|after|before|when|while|"
-    r"in (?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|the|a|\d)|three|two|every|each|all|right)\b.*$",
-    re.I,
-)
-_PRONOUN_VALUES = {"it", "this", "that", "them", "you", "him", "her", "to", "the idea", "there"}
-
-
-def clip(value: str) -> str:
-    """A value without what only qualifies it: "Leeds already" -> "Leeds"."""
-    cut = _STOP.sub("", " " + value.strip()).strip()
-    cut = re.sub(r"^(?:a|an|my|our|his|her|their)\s+", "", cut, flags=re.I)
-    return "" if cut.casefold() in _PRONOUN_VALUES else cut
-
-
-def _no(value: str) -> str:
-    return f"no {clip(value)}"
-
-
 I_ = re.IGNORECASE
 RULES: list[Rule] = [
     # -------------------------------------------------------------- where someone lives
@@ -218,7 +182,7 @@ RULES: list[Rule] = [
     rule(rf"{S}{_BE}{_ADV}\s+(?:working)\s+(?:at|for)\s+{V}", "works_at"),
     rule(
         rf"{S0}(?:'ve|\s+have|\s+has)?{_ADV}\s*(?i:joined|started\s+(?:a\s+new\s+job\s+|work\s+|"
-        rf"working\s+)?at|got\s+a\s+(?:new\s+)?job\s+at)\s+{V}",
+        rf"working\s+)?at|got\s+a\s+(?:new\s+)?job\s+at)\s+{CAP}",
         "works_at",
         0.8,
     ),
@@ -261,7 +225,8 @@ RULES: list[Rule] = [
         "role",
     ),
     rule(
-        rf"{S}\b[^.]*?\b(?:as|takes\s+over\s+as)\s+(?:an?\s+|the\s+)?(?:new\s+)?(?P<value>{_JOB})",
+        rf"{S}\b[^.]{{0,60}}?\b(?:join\w*|hired|start\w*|work\w*|employed|takes?\s+over|took\s+over|"
+        rf"team|here)\b[^.]{{0,30}}?\bas\s+(?:an?\s+|the\s+)?(?:new\s+)?(?P<value>{_JOB})",
         "role",
         0.8,
     ),
@@ -327,29 +292,36 @@ RULES: list[Rule] = [
     rule(
         rf"(?P<subj>\b[Mm]y|\b{NAME}'s)\s+(?:all-time\s+)?favou?rite\s+(?P<kind>\w+)\s+is\s+{V}",
         "favourite.",
-        kinds=_KINDS,
+        kinds=KINDS,
         shape=clip,
     ),
     rule(
         rf"(?:^|(?<=[,:;]\s))(?P<value>[\w' -]{{1,30}}?)\s+is\s+(?P<subj>my|{NAME}'s)\s+"
         rf"(?:all-time\s+)?favou?rite\s+(?P<kind>\w+)",
         "favourite.",
-        kinds=_KINDS,
+        kinds=KINDS,
     ),
     rule(
         rf"{S}(?:\s+really|\s+also|\s+absolutely)?\s+(?:hate|hates|dislike|dislikes|detest|loathe|"
         rf"can't\s+stand|cannot\s+stand|don't\s+like|doesn't\s+like)\s+{V}",
         "dislikes",
-        shape=clip,
+        shape=preference,
     ),
     rule(
-        rf"{S}(?:\s+really|\s+also|\s+absolutely)?\s+(?:love|loves|like|likes|enjoy|enjoys|adore|"
-        rf"adores)\s+(?!to\b|it\b|that\b|this\b){V}",
+        rf"{_FIRST}(?:\s+really|\s+also|\s+absolutely)?\s+(?:love|like|enjoy|adore)\s+"
+        rf"(?!to\b|it\b|that\b|this\b){V}",
         "likes",
         0.85,
-        shape=clip,
+        shape=preference,
     ),
-    rule(rf"{S}{_BE}\s+(?:really\s+)?into\s+{V}", "likes", 0.8, shape=clip),
+    rule(
+        rf"{_THIRD}(?:\s+really|\s+also|\s+absolutely)?\s+(?:loves|likes|enjoys|adores)\s+"
+        rf"(?!to\b|it\b|that\b|this\b){V}",
+        "likes",
+        0.85,
+        shape=preference,
+    ),
+    rule(rf"{S}{_BE}\s+(?:really\s+)?into\s+{V}", "likes", 0.8, shape=preference),
     # -------------------------------------------------------------- possessions
     rule(
         rf"{S0}\s*(?i:sold|got\s+rid\s+of|scrapped|gave\s+away)\s+(?:the|my|our|a|an)?\s*(?:old\s+)?"
@@ -397,7 +369,7 @@ RULES: list[Rule] = [
         rf"{S}\s+(?:don't|do not|doesn't|does not|no longer|can't|cannot)\s+eat\s+{V}",
         "diet",
         0.85,
-        shape=_no,
+        shape=no,
     ),
     # -------------------------------------------------------------- plans with a date
     rule(

@@ -120,3 +120,32 @@ def test_my_wife_carla_is_a_partner_named():
         ("Diego", "partner", "Carla", "assert"),
         ("Carla", "role", "nurse", "assert"),
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Looks like you had a great day!",  # "Looks" is no one
+        "Moments like these remind me to appreciate the ones I love",
+        "Saturday works for me!",
+        "I love your turtles so much!",  # a remark, not a preference
+        "I love the color and texture.",
+        "I love how video games can really spark your imagination.",
+        "I love their work.",
+        "Last weekend I joined a mentorship program for LGBTQ youth",  # not an employer
+    ],
+)
+def test_look_alikes_that_are_not_facts(text):
+    assert facts(text) == set()
+
+
+def test_a_two_word_title_is_read_whole():
+    assert facts("I'm an assistant manager- it's like a stepping stone") == {
+        (A, "role", "assistant manager", "assert")
+    }
+
+
+def test_likes_are_cut_at_a_dash():
+    assert facts("We love being outdoors - going for hikes") == {
+        (A, "likes", "being outdoors", "assert")
+    }
