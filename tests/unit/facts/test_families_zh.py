@@ -132,3 +132,12 @@ def test_a_place_word_after_the_place_is_dropped():
     assert facts("我现在住朝阳国贸那边", speaker="苏晴") == {
         ("苏晴", "lives_in", "朝阳国贸", "assert")
     }
+
+
+def test_cantonese_we_and_a_latin_employer():
+    assert facts("我哋搬咗去深圳", speaker="何家豪") == {("何家豪", "lives_in", "深圳", "assert")}
+    assert facts("我而家喺Google做工程師", speaker="何家豪") == {
+        ("何家豪", "works_at", "Google", "assert"),
+        ("何家豪", "role", "工程師", "assert"),
+    }
+    assert facts("佢喺騰訊返工", speaker="何家豪") == set()  # 佢 (he) with nobody named before
