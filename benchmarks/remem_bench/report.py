@@ -24,6 +24,7 @@ SOURCES = {
     "quick": "defaults-2026-12-05-quick.json",
     "longmemeval": "defaults-2026-12-03-late.json",
     "bounds": "target-bounds.json",
+    "facts": "fact-extraction.json",
 }
 LABELS = {
     "locomo": "LoCoMo",
@@ -284,6 +285,34 @@ def targets_table(runs: dict[str, Any]) -> list[str]:
     return out + [f"| {target} | {today} |" for target, today in rows]
 
 
+def _pr(tally: dict[str, Any] | None) -> str:
+    if not tally or (not tally["gold"] and not tally["predicted"]):
+        return "–"
+    return f"{tally['precision']:.2f} / {tally['recall']:.2f} ({tally['gold']})"
+
+
+def facts_table(runs: dict[str, Any]) -> list[str]:
+    """The fact extractor's precision / recall per family and language (issue 48)."""
+    facts = runs["facts"]
+    sets = ("capture_set", "changed_facts")
+    families = sorted({key.split("/")[0] for name in sets for key in facts[name]["by_family"]})
+    out = [
+        "| family | capture set, en | capture set, zh | changed-facts lines, en | "
+        "changed-facts lines, zh |",
+        "|---|---|---|---|---|",
+    ]
+    for family in families:
+        cells = [
+            _pr(facts[name]["by_family"].get(f"{family}/{lang}"))
+            for name in sets
+            for lang in ("en", "zh")
+        ]
+        out.append(f"| {family} | " + " | ".join(cells) + " |")
+    overall = [_pr(facts[name]["by_language"].get(lang)) for name in sets for lang in ("en", "zh")]
+    out.append("| **all** | " + " | ".join(f"**{cell}**" for cell in overall) + " |")
+    return out
+
+
 def render(runs: dict[str, Any]) -> str:
     """The whole page."""
     parts = [
@@ -336,6 +365,16 @@ def render(runs: dict[str, Any]) -> str:
         "## Issue 17's targets",
         "",
         *targets_table(runs),
+        "",
+        "## Fact extraction (issue 48)",
+        "",
+        "The rule extractor (`remem.facts.extract`, no LLM) against hand-written gold "
+        "statements: every capture-set utterance and the changed-facts lines the questions "
+        "cite (`benchmarks/scripts/fact_extraction.py`). Precision / recall (gold statements); "
+        "right = same subject, family, polarity and value. Statements read from the capture "
+        f"set's non-statements: {runs['facts']['capture_set']['non_statement_statements']}.",
+        "",
+        *facts_table(runs),
         "",
     ]
     return "\n".join(parts)

@@ -1,0 +1,87 @@
+"""fold over what the extractor reads: the issue's Tom conversation and its capture list
+(issue 48)."""
+
+from __future__ import annotations
+
+from remem.facts.extract import ExtractionContext, statements_of_conversation
+from remem.facts.fold import fold
+from remem.facts.subjects import people_of
+from remem.types import Record
+from unit.facts.reading import day
+from unit.facts.test_not_statements import ISSUE_LIST
+
+
+def _chat(*lines: tuple[str, str, str]) -> list[Record]:
+    return [
+        Record(
+            id=f"r{i}",
+            kind="message",
+            text=text,
+            speaker_id=who.lower(),
+            speaker_label=who,
+            created_at=day(when),
+            scope="group:1",
+        )
+        for i, (when, who, text) in enumerate(lines)
+    ]
+
+
+def _facts(records: list[Record]):
+    context = ExtractionContext(people=people_of(records))
+    return fold(statements_of_conversation(records, context))
+
+
+def test_tom_moves_from_shenzhen_to_shanghai_on_december_1st():
+    records = _chat(
+        ("2026-11-02", "Tom", "I live in Shenzhen now, moved down for the new team in September"),
+        (
+            "2026-11-20",
+            "Tom",
+            "Big news: I'm leaving Shenzhen. Transferring to the Shanghai "
+            "office, moving to Shanghai on December 1st",
+        ),
+        ("2026-12-08", "Tom", "First week in Shanghai done. It's freezing compared to Shenzhen"),
+    )
+    lives = {f.value: f for f in _facts(records) if f.attribute == "lives_in"}
+    assert set(lives) == {"Shenzhen", "Shanghai"}
+    assert lives["Shanghai"].valid_from == day("2026-12-01") and lives["Shanghai"].valid_to is None
+    assert lives["Shenzhen"].valid_to == day("2026-12-01")
+    assert lives["Shenzhen"].closed_by == "r1"
+    now = day("2026-12-10")
+    assert [f.value for f in lives.values() if f.holds_at(now)] == ["Shanghai"]
+    assert [f.value for f in lives.values() if f.holds_at(day("2026-11-25"))] == ["Shenzhen"]
+
+
+def test_the_capture_list_neither_asserts_nor_closes():
+    said = [
+        ("2026-11-01", "Ann", "I moved to Lisbon last month."),
+        ("2026-11-01", "Ann", "我在一家游戏公司上班。"),
+    ]
+    later = [("2026-11-02", "Ann", text) for text in ISSUE_LIST]
+    before = _facts(_chat(*said))
+    after = _facts(_chat(*said, *later))
+    assert [(f.attribute, f.value, f.valid_to) for f in after] == [
+        (f.attribute, f.value, f.valid_to) for f in before
+    ]
+    assert {(f.attribute, f.value) for f in after} == {
+        ("lives_in", "Lisbon"),
+        ("works_at", "一家游戏公司"),
+    }
+
+
+def test_a_negation_closes_without_a_new_value():
+    records = _chat(
+        ("2026-10-01", "Liam", "I live in Berlin."),
+        ("2026-11-01", "Liam", "I don't live in Berlin any more."),
+    )
+    [berlin] = _facts(records)
+    assert berlin.valid_to == day("2026-11-01") and berlin.closed_by == "r1"
+
+
+def test_chinese_quitting_closes_the_job():
+    records = _chat(
+        ("2026-10-01", "吴昊", "我在奥美上班，做文案"),
+        ("2026-11-01", "吴昊", "我不在那家公司上班了，上周辞职了"),
+    )
+    jobs = [f for f in _facts(records) if f.attribute == "works_at"]
+    assert [(f.value, f.valid_to is not None) for f in jobs] == [("奥美", True)]
