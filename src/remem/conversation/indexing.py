@@ -83,6 +83,8 @@ class Indexer:
         self.latent = LatentTerms(store, config, self._main_model_id, self.get_embedder)
         self._dropped_at = 0.0  # when the fast lane's superseded vectors were last dropped
         self._window = (time.time(), 0)  # (start, records embedded by the queue since)
+        # each batch once indexed, on the indexing thread (the facts' update); must not raise
+        self.on_indexed: Callable[[Sequence[Record]], None] | None = None
         if embedder is None:
             self._follow_model_switch()
 
@@ -173,11 +175,8 @@ class Indexer:
         return expected_model_id(self.config.embed)  # without loading the model
 
     def queue_stats(self) -> dict[str, int]:
-        if self._queue is None:
-            return dict.fromkeys(
-                ("queued", "in_flight_batches", "embedded", "failed", "dropped", "workers"), 0
-            )
-        return self._queue.stats()
+        names = ("queued", "in_flight_batches", "embedded", "failed", "dropped", "workers")
+        return dict.fromkeys(names, 0) if self._queue is None else self._queue.stats()
 
     def _count_dropped(self, rowids: list[int]) -> None:
         # Kept in the store so `remem stats` in another process still sees it.
@@ -367,9 +366,8 @@ class Indexer:
         progress: Progress | None = None,
         latent_terms: bool = True,
     ) -> tuple[int, int]:
-        """Embed and store vectors (and, with ``latent_terms``, the records' latent terms
-        when they are on); returns (embedded, failed). Failures leave records pending with
-        the error noted, for ``embed_pending`` to retry."""
+        """Embed and store vectors (and, with ``latent_terms``, latent terms when on), then
+        ``on_indexed``; returns (embedded, failed). Failures stay pending, noted, for retry."""
         try:
             embedder = self.get_embedder()
         except RememError as exc:
@@ -390,6 +388,8 @@ class Indexer:
                 done += len(batch)
                 if latent_terms:
                     self.latent.store_now(batch)
+                if self.on_indexed is not None:
+                    self.on_indexed(batch)
             else:
                 failed += len(batch)
             if progress:
