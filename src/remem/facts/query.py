@@ -11,6 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
+from typing import Any
 
 from remem import arguments
 from remem.errors import ValidationError
@@ -84,3 +85,24 @@ def read_facts(
         for fact in store.facts(scopes=scopes, subject=subject, attribute=attribute, at=when):
             found[fact.id] = fact
     return sorted(found.values(), key=lambda f: (f.valid_from, f.said_at, f.id))
+
+
+def day_of(ts: float | None, zone: tzinfo) -> str | None:
+    """A moment as the ISO date (with time, when not midnight) on ``zone``'s clock."""
+    if ts is None:
+        return None
+    moment = datetime.fromtimestamp(ts, zone)
+    if (moment.hour, moment.minute, moment.second) == (0, 0, 0):
+        return moment.date().isoformat()
+    return moment.isoformat(timespec="minutes")
+
+
+def fact_view(fact: Fact, zone: tzinfo) -> dict[str, Any]:
+    """One fact as every surface shows it (the CLI's --json, REST, the agent tool): the
+    stored fields plus ``since`` / ``until`` on the configured calendar and ``current``."""
+    return {
+        **fact.to_dict(),
+        "since": day_of(fact.valid_from, zone),
+        "until": day_of(fact.valid_to, zone),
+        "current": fact.valid_to is None,
+    }

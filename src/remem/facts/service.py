@@ -26,7 +26,7 @@ from remem.facts.extract import ExtractionContext, statements_of
 from remem.facts.fold import ChainKey, chain_of, fold, fold_chain
 from remem.facts.model import Statement
 from remem.facts.people import people_of
-from remem.store.base import Store
+from remem.store.base import FactStore, Store
 from remem.types import Fact, Filters, Record
 
 log = logging.getLogger("remem.facts")
@@ -78,6 +78,9 @@ class FactService:
         self._people: dict[str, str] | None = None  # built from the store on first use
         self._lock = threading.Lock()  # one update or rebuild at a time per process
         self.update_errors = 0  # updates that failed (logged), for `stats`
+        # a backend without the fact tables (a third-party store) is left alone by the
+        # indexing path; reads and rebuilds say what is missing
+        self.kept = isinstance(store, FactStore)
 
     # ------------------------------------------------------------------ statements
     def context(self) -> ExtractionContext:
@@ -207,6 +210,8 @@ class FactService:
         """Delete these records (``Store.delete``: the facts citing them go, the facts they
         closed reopen), then re-fold the chains those facts were in from the records that
         are left: a fact another record still states comes back, with its own sources."""
+        if not self.kept:
+            return self.store.delete(ids)
         cited = self.store.facts_citing(ids)
         deleted = self.store.delete(ids)
         gone = set(ids)
@@ -219,6 +224,8 @@ class FactService:
     def update_quietly(self, records: Sequence[Record]) -> None:
         """``update`` for the indexing path: a failure is logged and counted, never raised
         (indexing must not fail because facts could not be derived)."""
+        if not self.kept:
+            return
         try:
             self.update(records)
         except Exception as exc:  # any failure here must spare the indexing
