@@ -179,8 +179,7 @@ class Indexer:
         return dict.fromkeys(names, 0) if self._queue is None else self._queue.stats()
 
     def _count_dropped(self, rowids: list[int]) -> None:
-        # Kept in the store so `remem stats` in another process still sees it.
-        try:
+        try:  # kept in the store so `remem stats` in another process still sees it
             self.store.meta_add("indexing", "dropped", len(rowids))
         except RememError as exc:
             log.warning("could not record dropped queue items: %s", exc)
@@ -228,8 +227,7 @@ class Indexer:
         return f"{model_id}:{self.store.count() - self.store.vector_count(model_id)}"
 
     def _left_pending_since_clean_pass(self) -> bool:
-        """Records minus vectors differ from the last clean pass's: something may be left
-        pending (two counts: cheap on any store)."""
+        """Records minus vectors differ from the last clean pass's: something may be pending."""
         return self._gap() != self.store.meta_get(*CLEAN_GAP)
 
     def _note_clean_pass(self) -> None:
@@ -376,7 +374,9 @@ class Indexer:
                 "embedding model unavailable (%s); %d records left pending", exc, len(records)
             )
             return 0, len(records)
-        if embedder is None:
+        if embedder is None:  # no model (embed.provider none): done as they are
+            if self.on_indexed is not None:
+                self.on_indexed(records)
             if progress:
                 progress(len(records))
             return 0, 0
