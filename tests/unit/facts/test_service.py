@@ -161,3 +161,26 @@ def test_deleting_one_source_keeps_a_fact_another_record_states(make_memory: Mak
     moved = say(mem, "I moved to Shanghai", DEC_8)
     mem.delete_where({"ids": [moved]})
     assert values(mem.facts("Tom")) == [("Shenzhen", True)]  # reopened by the store
+
+
+def test_async_memory_offers_the_fact_methods():
+    import asyncio
+
+    from helpers import HashEmbedder
+    from remem import AsyncMemory, Config
+    from remem.store.memory import InMemoryStore
+
+    async def run() -> None:
+        config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+        async with AsyncMemory(
+            store=InMemoryStore(), config=config, embedder=HashEmbedder()
+        ) as mem:
+            await mem.ingest(
+                {"text": "I live in Shenzhen now", "speaker": "Tom", "timestamp": NOV_2}
+            )
+            assert [f.value for f in await mem.facts("Tom")] == ["Shenzhen"]
+            done = await mem.correct_fact("Tom", "lives_in", "Hangzhou")
+            assert done.memory is not None
+            assert (await mem.rebuild_facts()).facts == 2
+
+    asyncio.run(run())
