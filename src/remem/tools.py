@@ -1,4 +1,5 @@
-"""The agent's memory tools: recall, store, update, forget, list, stats, and recall of the chat.
+"""The agent's memory tools: recall, facts, store, update, forget, list, stats, and recall of
+the chat.
 
 Each tool has a JSON schema (from its pydantic argument model) and a description written for an
 LLM; the MCP server and the REST API expose exactly these. A ``MemoryTools`` is bound to one

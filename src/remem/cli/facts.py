@@ -127,7 +127,7 @@ def facts_rebuild(
 ) -> None:
     """Derive every fact again from the records (after an extractor or model change)."""
     with open_existing_memory() as mem:
-        total = mem.count()
+        total = None if scope else mem.count()  # a bar to the end only for the whole store
         with counting("records", total, quiet=as_json) as advance:
             summary = mem.rebuild_facts(scope or None, progress=advance)
     if as_json:

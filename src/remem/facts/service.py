@@ -154,17 +154,20 @@ class FactService:
                 touched.update(chain_of(s) for s in self.statements(record, context))
             if not touched:
                 return 0
-            cited = self._cited(touched)
-            readers = {r.id: r for r in [*cited, *records]}
-            fresh = self.store.get_by_rowids([r.rowid for r in readers.values() if r.rowid])
-            current = {r.id: r for r in fresh.values()}  # as stored now (undone, deleted)
-            usable = [current[i] for i in readers if i in current]
-            statements = [
-                s
-                for s in self._statements_of(self._with_editors(usable), context)
-                if chain_of(s) in touched
-            ]
-            return self._replace(touched, statements)
+            # read and write in one transaction: another process re-folding the same chain
+            # meanwhile cannot interleave (the store serialises transactions)
+            with self.store.transaction():
+                cited = self._cited(touched)
+                readers = {r.id: r for r in [*cited, *records]}
+                fresh = self.store.get_by_rowids([r.rowid for r in readers.values() if r.rowid])
+                current = {r.id: r for r in fresh.values()}  # as stored now (undone, deleted)
+                usable = [current[i] for i in readers if i in current]
+                statements = [
+                    s
+                    for s in self._statements_of(self._with_editors(usable), context)
+                    if chain_of(s) in touched
+                ]
+                return self._replace(touched, statements)
 
     def _cited(self, chains: set[ChainKey]) -> list[Record]:
         """The records the stored facts of these chains cite (sources and closers)."""
