@@ -260,7 +260,9 @@ class Memory(FactMethods):
         arguments.name("session", session)
         check_encodable("new_text", new_text)
         check_encodable("visible_text", visible_text)
-        return self.writer.rewrite(session, timestamp, new_text, visible_text)
+        record = self.writer.rewrite(session, timestamp, new_text, visible_text)
+        self.fact_service.update_quietly([record])  # the chains the old text stated, too
+        return record
 
     def set_session(
         self, session: str, *, origin_platform: str | None = None, parent: str | None = None
@@ -287,7 +289,9 @@ class Memory(FactMethods):
         """Delete a session's records created after ``after`` (a checkpoint rollback)."""
         arguments.name("session", session)
         when = arguments.moment("after", after, self.zone)
-        return len(self.store.delete_session_after(session, when))
+        doomed = self.store.ids_where(Filters(sessions=[session], since=when))
+        undo = self.fact_service.deleting_by  # keeps the facts of the records left right
+        return len(undo(doomed, lambda: self.store.delete_session_after(session, when)))
 
     # ------------------------------------------------------------------ curated memories
     def scope_access(

@@ -20,6 +20,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from remem.facts import corrections
 from remem.facts.extract import ExtractionContext, statements_of
@@ -32,6 +33,7 @@ from remem.types import Fact, Filters, Record
 log = logging.getLogger("remem.facts")
 
 Progress = Callable[[int], None]
+Deleted = TypeVar("Deleted")
 
 
 @dataclass
@@ -152,6 +154,9 @@ class FactService:
             touched: set[ChainKey] = set()
             for record in records:
                 touched.update(chain_of(s) for s in self.statements(record, context))
+            # and the chains they stated before (a rewritten message, an edited memory)
+            citing = self.store.facts_citing([r.id for r in records])
+            touched.update((f.scope, f.subject, f.attribute) for f in citing)
             if not touched:
                 return 0
             # read and write in one transaction: another process re-folding the same chain
@@ -210,16 +215,20 @@ class FactService:
         return len(new)
 
     def deleting(self, ids: Sequence[str]) -> int:
-        """Delete these records (``Store.delete``: the facts citing them go, the facts they
-        closed reopen), then re-fold the chains those facts were in from the records that
-        are left: a fact another record still states comes back, with its own sources."""
+        """``Store.delete`` of these records, keeping the facts right (``deleting_by``)."""
+        return self.deleting_by(ids, lambda: self.store.delete(ids))
+
+    def deleting_by(self, ids: Sequence[str], delete: Callable[[], Deleted]) -> Deleted:
+        """Run ``delete``, which deletes these records or some of them (a rollback picks
+        its own); the store drops the facts citing them and reopens those they closed. Then
+        the chains those facts were in are folded again from the records left: a fact
+        another record still states comes back, with its own sources."""
         if not self.kept:
-            return self.store.delete(ids)
+            return delete()
         cited = self.store.facts_citing(ids)
-        deleted = self.store.delete(ids)
-        gone = set(ids)
-        left = {i for f in cited for i in (*f.source_ids, f.closed_by) if i and i not in gone}
-        if left:
+        deleted = delete()
+        left = {i for f in cited for i in (*f.source_ids, f.closed_by) if i}
+        if left:  # what was deleted is simply not found any more
             rowids = self.store.rowids_for_ids(sorted(left))
             self.update_quietly(list(self.store.get_by_rowids(rowids).values()))
         return deleted

@@ -163,6 +163,24 @@ def test_deleting_one_source_keeps_a_fact_another_record_states(make_memory: Mak
     assert values(mem.facts("Tom")) == [("Shenzhen", True)]  # reopened by the store
 
 
+def test_a_rewritten_message_takes_back_what_it_said(make_memory: MakeMemory):
+    mem = make_memory()
+    say(mem, "I live in Shenzhen now", NOV_2)
+    mem.rewrite("chat", NOV_2, "I like Shenzhen a lot")
+    assert mem.facts("Tom", history=True) == []
+
+
+def test_a_rollback_keeps_the_facts_of_the_records_left(make_memory: MakeMemory):
+    mem = make_memory()
+    first = say(mem, "I live in Shenzhen now", NOV_2)
+    say(mem, "I live in Shenzhen", NOV_20)
+    say(mem, "I moved to Shanghai", DEC_8)
+    assert mem.rollback("chat", "2025-11-10") == 2
+    assert [(f.value, f.source_ids, f.valid_to) for f in mem.facts("Tom", history=True)] == [
+        ("Shenzhen", (first,), None)
+    ]
+
+
 def test_async_memory_offers_the_fact_methods():
     import asyncio
 
