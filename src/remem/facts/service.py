@@ -35,6 +35,12 @@ log = logging.getLogger("remem.facts")
 Progress = Callable[[int], None]
 Deleted = TypeVar("Deleted")
 
+# How many of the newest messages the people context is first read from: a bounded read on
+# the indexing thread, whatever the store's size (speakers seen later are added as indexed)
+PEOPLE_WINDOW = 20_000
+
+Memo = dict[tuple[object, ...], list[Statement]]  # a record version -> what it states
+
 
 @dataclass
 class RebuildSummary:
@@ -87,8 +93,9 @@ class FactService:
     # ------------------------------------------------------------------ statements
     def context(self) -> ExtractionContext:
         """The people of the store (every speaker's names and aliases -> subject key)."""
-        if self._people is None:
-            self._people = people_of(self.store.iter_records(Filters(kinds=["message"])))
+        if self._people is None:  # the recent speakers; later ones are learnt as they come
+            recent = self.store.list_records(Filters(kinds=["message"]), limit=PEOPLE_WINDOW)
+            self._people = people_of(recent)
         return ExtractionContext(people=dict(self._people))
 
     def _learn_people(self, records: Sequence[Record]) -> None:
@@ -113,7 +120,8 @@ class FactService:
         wanted = list(scopes) if scopes is not None else self.store.distinct_values("scope")
         summary = RebuildSummary()
         with self._lock:
-            self._people = None  # a rebuild reads the speakers afresh
+            # a rebuild reads every record anyway: every speaker of the store, afresh
+            self._people = people_of(self.store.iter_records(Filters(kinds=["message"])))
             context = self.context()
             for scope in dict.fromkeys(wanted):
                 records = list(self.store.iter_records(Filters(scopes=[scope])))
@@ -131,30 +139,49 @@ class FactService:
         return summary
 
     def _statements_of(
-        self, records: Sequence[Record], context: ExtractionContext
+        self, records: Sequence[Record], context: ExtractionContext, memo: Memo | None = None
     ) -> list[Statement]:
         gone = edited_away(records)
         found: list[Statement] = []
         for record in records:
             if record.id in gone or taken_back(record):
                 continue
-            found.extend(self.statements(record, context))
+            found.extend(self._said(record, context, memo))
         return found
+
+    def _said(
+        self, record: Record, context: ExtractionContext, memo: Memo | None
+    ) -> list[Statement]:
+        """``statements``, read once per version of a record within one update (a record
+        handed in is read again as stored, usually the same text)."""
+        if memo is None:
+            return self.statements(record, context)
+        key = (
+            record.id,
+            record.content_hash,
+            record.scope,
+            record.speaker_id,
+            record.speaker_label,
+            record.created_at,
+            record.event_time,
+        )
+        if key not in memo:
+            memo[key] = self.statements(record, context)
+        return memo[key]
 
     # ------------------------------------------------------------------ update
     def update(self, records: Sequence[Record]) -> int:
         """Re-fold the chains these records' statements touch (new, edited or undone
-        records: an undone or edited-away version touches its chains but states nothing).
+        records: an undone or edited-away version touches its chains but states nothing),
+        and the chains of the stored facts citing them (what a rewritten text said before).
         Returns how many facts the touched chains hold now."""
         if not records:
             return 0
         with self._lock:
             self._learn_people(records)
             context = self.context()
-            touched: set[ChainKey] = set()
-            for record in records:
-                touched.update(chain_of(s) for s in self.statements(record, context))
-            # and the chains they stated before (a rewritten message, an edited memory)
+            memo: Memo = {}
+            touched = {chain_of(s) for r in records for s in self._said(r, context, memo)}
             citing = self.store.facts_citing([r.id for r in records])
             touched.update((f.scope, f.subject, f.attribute) for f in citing)
             if not touched:
@@ -162,28 +189,21 @@ class FactService:
             # read and write in one transaction: another process re-folding the same chain
             # meanwhile cannot interleave (the store serialises transactions)
             with self.store.transaction():
-                cited = self._cited(touched)
-                readers = {r.id: r for r in [*cited, *records]}
-                fresh = self.store.get_by_rowids([r.rowid for r in readers.values() if r.rowid])
-                current = {r.id: r for r in fresh.values()}  # as stored now (undone, deleted)
-                usable = [current[i] for i in readers if i in current]
+                stored = [
+                    f
+                    for scope, subject, attribute in touched
+                    for f in self.store.facts(scopes=[scope], subject=subject, attribute=attribute)
+                ]
+                cited = {i for f in stored for i in (*f.source_ids, f.closed_by) if i}
+                wanted = cited | {r.id for r in records}
+                rowids = self.store.rowids_for_ids(sorted(wanted))
+                usable = list(self.store.get_by_rowids(rowids).values())  # as stored now
                 statements = [
                     s
-                    for s in self._statements_of(self._with_editors(usable), context)
+                    for s in self._statements_of(self._with_editors(usable), context, memo)
                     if chain_of(s) in touched
                 ]
-                return self._replace(touched, statements)
-
-    def _cited(self, chains: set[ChainKey]) -> list[Record]:
-        """The records the stored facts of these chains cite (sources and closers)."""
-        ids: set[str] = set()
-        for scope, subject, attribute in chains:
-            for fact in self.store.facts(scopes=[scope], subject=subject, attribute=attribute):
-                ids.update(fact.source_ids)
-                if fact.closed_by:
-                    ids.add(fact.closed_by)
-        rowids = self.store.rowids_for_ids(sorted(ids))
-        return list(self.store.get_by_rowids(rowids).values())
+                return self._replace(touched, statements, [f.id for f in stored])
 
     def _with_editors(self, records: list[Record]) -> list[Record]:
         """The records less the memory versions an edit replaced (the edit may be outside
@@ -199,19 +219,14 @@ class FactService:
         gone = edited_away([*records, *editors])
         return [r for r in records if r.id not in gone]
 
-    def _replace(self, chains: set[ChainKey], statements: list[Statement]) -> int:
+    def _replace(self, chains: set[ChainKey], statements: list[Statement], old: list[str]) -> int:
+        """Inside the update's transaction: the chains' old facts out, their new ones in."""
         by_chain: dict[ChainKey, list[Statement]] = defaultdict(list)
         for statement in statements:
             by_chain[chain_of(statement)].append(statement)
         new: list[Fact] = [f for key in chains for f in fold_chain(by_chain.get(key, []))]
-        with self.store.transaction():
-            old = [
-                f.id
-                for scope, subject, attribute in chains
-                for f in self.store.facts(scopes=[scope], subject=subject, attribute=attribute)
-            ]
-            self.store.delete_facts(old)
-            self.store.put_facts(new)
+        self.store.delete_facts(old)
+        self.store.put_facts(new)
         return len(new)
 
     def deleting(self, ids: Sequence[str]) -> int:
