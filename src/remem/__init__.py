@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from remem.embed.base import Embedder
     from remem.embed.factory import make_embedder
     from remem.engine import Memory
+    from remem.engine_facts import FactCorrection
     from remem.maintenance import query_vector, store_latent_terms
-    from remem.types import Explain, Filters, Hit, Record, SearchResult, Turn
+    from remem.types import Explain, Fact, Filters, Hit, Record, SearchResult, Turn
 
 __version__ = "0.1.0"
 
@@ -27,6 +28,8 @@ __all__ = [
     "Config",
     "Embedder",
     "Explain",
+    "Fact",
+    "FactCorrection",
     "Filters",
     "Hit",
     "Memory",
@@ -48,13 +51,16 @@ _LAZY = {
     "AsyncMemory": "remem.async_memory",
     "Config": "remem.config",
     "Memory": "remem.engine",
+    "FactCorrection": "remem.engine_facts",
     # for tools that measure the pipeline (the benchmark package): the embedder a config names,
     # the query vector a search would compute (to time and share it), and the latent terms
     # stored now instead of in the background
     "Embedder": "remem.embed.base",
     "make_embedder": "remem.embed.factory",
     **dict.fromkeys(("query_vector", "store_latent_terms"), "remem.maintenance"),
-    **dict.fromkeys(("Explain", "Filters", "Hit", "Record", "SearchResult", "Turn"), "remem.types"),
+    **dict.fromkeys(
+        ("Explain", "Fact", "Filters", "Hit", "Record", "SearchResult", "Turn"), "remem.types"
+    ),
 }
 
 

@@ -38,6 +38,9 @@ ASYNC_METHODS: tuple[str, ...] = (
     "session_reset",
     "history",
     "undo",
+    "facts",
+    "rebuild_facts",
+    "correct_fact",
 )
 
 

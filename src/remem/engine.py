@@ -19,7 +19,9 @@ from remem.conversation.indexing import Indexer, Progress, active_model, expecte
 from remem.conversation.ingest import OnTakenId, RecordWriter
 from remem.embed.base import Embedder
 from remem.embed.reads import interactive
+from remem.engine_facts import FactMethods
 from remem.errors import RememError, ValidationError
+from remem.facts.service import FactService
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.memories import CuratedMemories
@@ -38,7 +40,7 @@ log = logging.getLogger("remem")
 __all__ = ["Memory", "make_filters"]
 
 
-class Memory:
+class Memory(FactMethods):
     """Long-term memory over one store.
 
     >>> mem = Memory("/tmp/demo.db")
@@ -66,8 +68,12 @@ class Memory:
         self.indexer = Indexer(self.store, self.config, embedder)
         self.writer = RecordWriter(self.store, self.tokenizer, self.config, self.indexer)
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
+        # facts, kept current by indexing and curated-memory changes (engine_facts.py)
+        self.fact_service = FactService(self.store)
+        keep = self.fact_service.update_quietly if self.config.facts.enabled else None
+        self.indexer.on_indexed = keep
         # curated memories: dedup, supersession, edits, undo, history (one owner)
-        self.memories = CuratedMemories(self.store, self.writer, self.searcher, self.config)
+        self.memories = CuratedMemories(self.store, self.writer, self.searcher, self.config, keep)
         self.access_counts = AccessRecorder(
             self.store, self.config.scoring.access_debounce_s, self.config.scoring.access_window_s
         )
@@ -223,7 +229,7 @@ class Memory:
         made = make_filters(filters, self.zone)
         if made is None or made.is_empty():
             raise ValidationError("filters", filters, "give at least one filter")
-        return self.store.delete(self.store.ids_where(made))
+        return self.fact_service.deleting(self.store.ids_where(made))
 
     def clear_vectors(self, filters: Filters | dict[str, Any] | None = None) -> int:
         """Drop stored vectors (the records stay, pending, for `remem embed`). The legacy-model
@@ -254,7 +260,9 @@ class Memory:
         arguments.name("session", session)
         check_encodable("new_text", new_text)
         check_encodable("visible_text", visible_text)
-        return self.writer.rewrite(session, timestamp, new_text, visible_text)
+        record = self.writer.rewrite(session, timestamp, new_text, visible_text)
+        self.fact_service.update_quietly([record])  # the chains the old text stated, too
+        return record
 
     def set_session(
         self, session: str, *, origin_platform: str | None = None, parent: str | None = None
@@ -281,7 +289,9 @@ class Memory:
         """Delete a session's records created after ``after`` (a checkpoint rollback)."""
         arguments.name("session", session)
         when = arguments.moment("after", after, self.zone)
-        return len(self.store.delete_session_after(session, when))
+        doomed = self.store.ids_where(Filters(sessions=[session], since=when))
+        undo = self.fact_service.deleting_by  # keeps the facts of the records left right
+        return len(undo(doomed, lambda: self.store.delete_session_after(session, when)))
 
     # ------------------------------------------------------------------ curated memories
     def scope_access(
@@ -374,7 +384,7 @@ class Memory:
             ids = [ids]
         if not isinstance(ids, list | tuple) or not all(isinstance(i, str) for i in ids):
             raise ValidationError("ids", ids, "give a record id or a list of record ids")
-        return self.store.delete(list(check_encodable("ids", ids)))
+        return self.fact_service.deleting(list(check_encodable("ids", ids)))
 
     # ------------------------------------------------------------------ reads
     def count(self, filters: Filters | dict[str, Any] | None = None) -> int:
@@ -474,6 +484,7 @@ class Memory:
     def stats(self) -> dict[str, Any]:
         data = self.store.stats()
         data["queue"] = self.indexer.queue_stats()
+        data["facts"] = {"update_errors": self.fact_service.update_errors}
         data["backlog"] = self.indexer.backlog(data["index_status"].get("pending", 0))
         data["embedder"] = {
             "provider": self.config.embed.provider,

@@ -23,7 +23,7 @@ from remem.retrieve.search import Searcher
 from remem.schemas import RecordIn
 from remem.store.base import Store
 from remem.text.tokenize import Tokenizer
-from remem.types import Filters, Record, SearchResult
+from remem.types import Fact, Filters, Record, SearchResult
 
 
 class MemoryPort(Protocol):
@@ -70,6 +70,18 @@ class MemoryPort(Protocol):
         query_vector: Any = None,
         timezone: str | None = None,
     ) -> SearchResult: ...
+    def facts(
+        self,
+        subject: str | None = None,
+        *,
+        at: Any = None,
+        attribute: str | None = None,
+        history: bool = False,
+        scope: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        user: str | None = None,
+    ) -> list[Fact]: ...
     def get_embedder(self) -> Embedder | None: ...
     def neutral_vectors(self, embedder: Embedder) -> np.ndarray: ...
     def embed_records(

@@ -1,4 +1,5 @@
-"""The agent's memory tools: recall, store, update, forget, list, stats, and recall of the chat.
+"""The agent's memory tools: recall, facts, store, update, forget, list, stats, and recall of
+the chat.
 
 Each tool has a JSON schema (from its pydantic argument model) and a description written for an
 LLM; the MCP server and the REST API expose exactly these. A ``MemoryTools`` is bound to one
@@ -22,6 +23,7 @@ from pydantic import ValidationError as PydanticValidationError
 from remem.capture.candidates import never_a_memory
 from remem.config import Config
 from remem.errors import NotFoundError, RememError, printable
+from remem.facts.query import fact_view
 from remem.ports import MemoryPort
 from remem.recall.conversation import conversation_recall
 from remem.recall.memories import relevant_memories
@@ -123,6 +125,30 @@ class ConversationRecallArgs(_Args):
     limit: int = Field(default=5, ge=1, le=20, description="at most this many matches")
 
 
+class FactsArgs(_Args):
+    subject: str | None = Field(
+        default=None,
+        max_length=200,
+        description="whom to ask about: a name as people say it (Tom, 汤姆); leave out for everyone",
+    )
+    at: str | None = Field(
+        default=None,
+        max_length=40,
+        description="as of this date (ISO, e.g. 2026-11-15); default: now",
+    )
+    attribute: str | None = Field(
+        default=None,
+        max_length=60,
+        description="only this attribute: lives_in, works_at, studies_at, role, partner, "
+        "family.<relation>, pet, likes, dislikes, favourite.<kind>, owns, allergic_to, health, "
+        "diet, plan, contact.<kind>, located_in",
+    )
+    history: bool = Field(
+        default=False, description="also the values that no longer hold, with when they ended"
+    )
+    scope: str | None = Field(default=None, description="only this scope (one you may read)")
+
+
 # Tools an operator can hide from agents (scopes.management_tools = false).
 MANAGEMENT = ("memory_forget", "memory_list", "memory_stats")
 
@@ -134,6 +160,17 @@ TOOLS: dict[str, tuple[type[_Args], str]] = {
             "a query. Use it when the user refers to something from an earlier conversation or "
             "when knowing their preferences would change your answer. Returns the best matches "
             "with ids, text, category and date; an empty list means nothing relevant is stored."
+        ),
+    ),
+    "memory_facts": (
+        FactsArgs,
+        (
+            "What do we know about someone, now or as of a date: where they live or work, "
+            "their role, family, pets, likes, allergies, plans, each with since when it holds "
+            "and the messages that say so. Use it for questions like 'where does Tom live now?' "
+            "or 'where did Ann work in March?'; with history it also lists the values that no "
+            "longer hold and when they ended. Facts are derived from what was said, without "
+            "an LLM; an empty list means nothing is known."
         ),
     ),
     "memory_store": (
@@ -283,6 +320,20 @@ class MemoryTools:
             self.mem, args.query, self._scopes(args.scope), args.limit, explicit=True
         )
         return {"memories": [{**_brief(h.record), "score": round(h.score, 4)} for h in hits]}
+
+    def memory_facts(self, args: FactsArgs) -> dict[str, Any]:
+        found = self.mem.facts(
+            args.subject,
+            at=args.at,
+            attribute=args.attribute,
+            history=args.history,
+            scope=args.scope,
+            agent=self.access.agent,
+            session=self.access.session,
+            user=self.access.user,
+        )
+        zone = self.mem.config.calendar.zone()
+        return {"facts": [fact_view(f, zone) for f in found]}
 
     def memory_store(self, args: StoreArgs) -> dict[str, Any]:
         if contains_secret(args.text):

@@ -18,6 +18,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "engine",
         (
             "remem.engine",
+            "remem.engine_facts",
             "remem.async_memory",
             "remem.doctor",
             "remem.transfer",

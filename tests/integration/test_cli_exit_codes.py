@@ -58,6 +58,9 @@ CASES: dict[str, tuple[list[str] | None, list[str] | None, list[str] | None]] = 
     "memory history": (["m"], ["missing", *A], ["missing", *A]),
     "memory undo": (["m"], ["missing", *A], ["missing", *A]),
     "memory handoff": ([], None, [*A]),  # no agent: bad input; nothing yet prints nothing
+    "facts show": (["--at", "someday"], ["--db", "{missing}"], []),
+    "facts rebuild": (["--db", "{dir}"], ["--db", "{missing}"], []),
+    "facts correct": (["Tom", "lives_at", "Paris"], None, ["Tom", "lives_in", "Paris"]),
     "config show": (["--config", "{badcfg}"], None, None),  # reads no store
     "config validate": (["{missing}"], None, None),  # a missing input file is bad input
     "postgres start": (["{good}"], None, None),  # a file, not a directory

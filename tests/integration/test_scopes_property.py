@@ -290,3 +290,82 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
         )
     )
     assert all(r.scope in ok for r in captured.stored)
+
+
+FACT_BACKENDS = [
+    pytest.param("memory", id="memory"),
+    pytest.param(
+        "sqlite",
+        id="sqlite",
+        marks=pytest.mark.xfail(strict=False, reason="facts in SQLite land with H2"),
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", FACT_BACKENDS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lists=st.dictionaries(
+        st.sampled_from(["a1", "a2"]),
+        st.lists(st.sampled_from(LIST_ITEMS), min_size=1, max_size=4),
+        max_size=2,
+    ),
+    allow_unknown=st.booleans(),
+    mode=st.sampled_from(["global", "session", "session+global"]),
+    said_in=st.lists(st.sampled_from(SCOPES), min_size=1, max_size=8),
+    actions=st.lists(calls, min_size=1, max_size=4),
+)
+def test_facts_never_leave_the_allowed_scopes(
+    backend, lists, allow_unknown, mode, said_in, actions
+):
+    """Facts are read exactly as records are: the facts of every scope the caller may read
+    (narrowed by a requested scope), none of any other, through ``Memory.facts`` and the
+    ``memory_facts`` tool alike; a correction goes only where the caller may write."""
+    from remem.store.memory import InMemoryStore
+
+    overrides = {
+        "indexing.mode": "sync",
+        "scopes.agents": lists,
+        "scopes.mode": mode,
+        "scopes.allow_unknown_agents": allow_unknown,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Config.load(env={}, overrides=overrides)
+        store = {"store": InMemoryStore()} if backend == "memory" else {}
+        path = None if backend == "memory" else Path(tmp) / "f.db"
+        with Memory(path, config, embedder=HashEmbedder(), **store) as mem:
+            for i, scope in enumerate(said_in):
+                text = f"I live in Zebra{i}"
+                mem.ingest({"text": text, "speaker": "Zed", "scope": scope, "timestamp": 1e9 + i})
+            holding = set(said_in)  # the scopes holding a fact of Zed (corrections add some)
+            for a in actions:
+                ok = allowed(a["agent"], lists, allow_unknown, mode, a["session"], a["user"])
+                check_fact_reads(mem, a, ok, holding)
+
+
+def check_fact_reads(mem, a, ok: set[str] | None, said_in: set[str]) -> None:
+    who = {"agent": a["agent"], "session": a["session"], "user": a["user"]}
+    requested = a["requested"]
+    if ok is None:
+        with pytest.raises((ScopeError, RememError)):
+            mem.facts("Zed", history=True, **who)
+        with pytest.raises((ScopeError, RememError)):
+            mem.correct_fact("Zed", "lives_in", "Zebraville", **who)
+        return
+    tools = mem.tools(a["agent"], session=a["session"], user=a["user"])
+    narrowed = {"scope": requested} if requested else {}
+    if requested is not None and requested not in ok:
+        with pytest.raises((ScopeError, RememError)):
+            mem.facts("Zed", history=True, scope=requested, **who)
+        with pytest.raises(ToolError):
+            tools.call("memory_facts", {"subject": "Zed", "history": True, **narrowed})
+        return
+    expected = {s for s in said_in if s in ok and (requested is None or s == requested)}
+    read = mem.facts("Zed", history=True, scope=requested, **who)
+    assert {f.scope for f in read} == expected
+    told = tools.call("memory_facts", {"subject": "Zed", "history": True, **narrowed})
+    assert {f["scope"] for f in told["facts"]} == expected
+    done = mem.correct_fact("Zed", "lives_in", f"Zebraville{uuid.uuid4().hex[:6]}", **who)
+    assert done.memory is not None and done.memory.scope in ok
+    assert {f.scope for f in done.facts} <= ok
+    said_in.add(done.memory.scope)

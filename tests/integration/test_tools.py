@@ -33,6 +33,7 @@ def test_specs_are_json_schemas_with_descriptions():
     specs = {s["name"]: s for s in tool_specs()}
     assert set(specs) == {
         "memory_recall",
+        "memory_facts",
         "memory_store",
         "memory_update",
         "memory_forget",

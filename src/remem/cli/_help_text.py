@@ -38,6 +38,7 @@ TOP_LEVEL_HELP = (
     "  proxy        Serve /v1/chat/completions and /v1/models with memory,...\n"
     "  demo         Ingest the bundled sample conversation, recall in English...\n"
     "  memory       Curated memories as an agent sees them (through the scope...\n"
+    "  facts        What is known about whom, and since when (derived from what...\n"
     "  config       Show or check configuration.\n"
     "  postgres     A bundled PostgreSQL server for the PostgreSQL store (pip...\n"
 )

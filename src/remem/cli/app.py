@@ -18,7 +18,18 @@ from typing import Annotated
 
 import typer
 
-from remem.cli import bench, demo, distill, maintenance, memory, postgres, records, serve, transfer
+from remem.cli import (
+    bench,
+    demo,
+    distill,
+    facts,
+    maintenance,
+    memory,
+    postgres,
+    records,
+    serve,
+    transfer,
+)
 from remem.cli.common import DbOption, state
 
 __all__ = ["app"]
@@ -36,6 +47,7 @@ app = typer.Typer(
 for commands in (records, maintenance, bench, transfer, distill, serve, demo):
     app.add_typer(commands.app)
 app.add_typer(memory.app, name="memory")
+app.add_typer(facts.app, name="facts")
 app.add_typer(maintenance.config_app, name="config")
 app.add_typer(postgres.app, name="postgres")
 

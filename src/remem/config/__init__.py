@@ -24,6 +24,7 @@ from pydantic import ValidationError as PydanticValidationError
 from remem.config.agents import (
     AutoRecallConfig,
     CaptureConfig,
+    FactsConfig,
     LLMConfig,
     ScopesConfig,
     ServerConfig,
@@ -63,6 +64,7 @@ __all__ = [
     "ConversationConfig",
     "DiversityConfig",
     "EmbedConfig",
+    "FactsConfig",
     "IndexingConfig",
     "LLMConfig",
     "NamesConfig",
@@ -98,6 +100,7 @@ class Config(_Section):
     noise: NoiseConfig = Field(default_factory=NoiseConfig)
     scopes: ScopesConfig = Field(default_factory=ScopesConfig)
     capture: CaptureConfig = Field(default_factory=CaptureConfig)
+    facts: FactsConfig = Field(default_factory=FactsConfig)
     autorecall: AutoRecallConfig = Field(default_factory=AutoRecallConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)

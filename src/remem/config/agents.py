@@ -111,6 +111,14 @@ class CaptureConfig(_Section):
     summary_messages: int = Field(default=15, ge=1, description="messages a summary covers")
 
 
+class FactsConfig(_Section):
+    enabled: bool = Field(
+        default=True,
+        description="keep the facts (who lives, works ... where, since when) current as records "
+        "are indexed and curated memories change; off: only `remem facts rebuild` derives them",
+    )
+
+
 class AutoRecallConfig(_Section):
     enabled: bool = Field(default=True, description="inject relevant memories before each call")
     max_items: int = Field(default=3, ge=1, le=20, description="memories injected at most")

@@ -83,6 +83,8 @@ class Indexer:
         self.latent = LatentTerms(store, config, self._main_model_id, self.get_embedder)
         self._dropped_at = 0.0  # when the fast lane's superseded vectors were last dropped
         self._window = (time.time(), 0)  # (start, records embedded by the queue since)
+        # each batch once indexed, on the indexing thread (the facts' update); must not raise
+        self.on_indexed: Callable[[Sequence[Record]], None] | None = None
         if embedder is None:
             self._follow_model_switch()
 
@@ -173,15 +175,11 @@ class Indexer:
         return expected_model_id(self.config.embed)  # without loading the model
 
     def queue_stats(self) -> dict[str, int]:
-        if self._queue is None:
-            return dict.fromkeys(
-                ("queued", "in_flight_batches", "embedded", "failed", "dropped", "workers"), 0
-            )
-        return self._queue.stats()
+        names = ("queued", "in_flight_batches", "embedded", "failed", "dropped", "workers")
+        return dict.fromkeys(names, 0) if self._queue is None else self._queue.stats()
 
     def _count_dropped(self, rowids: list[int]) -> None:
-        # Kept in the store so `remem stats` in another process still sees it.
-        try:
+        try:  # kept in the store so `remem stats` in another process still sees it
             self.store.meta_add("indexing", "dropped", len(rowids))
         except RememError as exc:
             log.warning("could not record dropped queue items: %s", exc)
@@ -229,8 +227,7 @@ class Indexer:
         return f"{model_id}:{self.store.count() - self.store.vector_count(model_id)}"
 
     def _left_pending_since_clean_pass(self) -> bool:
-        """Records minus vectors differ from the last clean pass's: something may be left
-        pending (two counts: cheap on any store)."""
+        """Records minus vectors differ from the last clean pass's: something may be pending."""
         return self._gap() != self.store.meta_get(*CLEAN_GAP)
 
     def _note_clean_pass(self) -> None:
@@ -380,9 +377,8 @@ class Indexer:
         progress: Progress | None = None,
         latent_terms: bool = True,
     ) -> tuple[int, int]:
-        """Embed and store vectors (and, with ``latent_terms``, the records' latent terms
-        when they are on); returns (embedded, failed). Failures leave records pending with
-        the error noted, for ``embed_pending`` to retry."""
+        """Embed and store vectors (and, with ``latent_terms``, latent terms when on), then
+        ``on_indexed``; returns (embedded, failed). Failures stay pending, noted, for retry."""
         try:
             embedder = self.get_embedder()
         except RememError as exc:
@@ -391,7 +387,9 @@ class Indexer:
                 "embedding model unavailable (%s); %d records left pending", exc, len(records)
             )
             return 0, len(records)
-        if embedder is None:
+        if embedder is None:  # no model (embed.provider none): done as they are
+            if self.on_indexed is not None:
+                self.on_indexed(records)
             if progress:
                 progress(len(records))
             return 0, 0
@@ -403,6 +401,8 @@ class Indexer:
                 done += len(batch)
                 if latent_terms:
                     self.latent.store_now(batch)
+                if self.on_indexed is not None:
+                    self.on_indexed(batch)
             else:
                 failed += len(batch)
             if progress:

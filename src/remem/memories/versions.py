@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,12 +53,24 @@ class CuratedMemories:
     """Dedup, supersede, edit, undo and history of curated memories over one store."""
 
     def __init__(
-        self, store: Store, writer: RecordWriter, searcher: Searcher, config: Config
+        self,
+        store: Store,
+        writer: RecordWriter,
+        searcher: Searcher,
+        config: Config,
+        on_change: Callable[[Sequence[Record]], None] | None = None,
     ) -> None:
         self.store = store
         self.writer = writer
         self.searcher = searcher
         self.config = config
+        # after each committed write, with the versions it wrote, closed or reopened (the
+        # facts' update: an edit or undo changes what is true); must not raise
+        self.on_change = on_change
+
+    def _changed(self, records: Sequence[Record]) -> None:
+        if self.on_change is not None and records:
+            self.on_change(records)
 
     # ------------------------------------------------------------------ writes
     def add(
@@ -78,11 +90,12 @@ class CuratedMemories:
                     return StoredMemory.of(*equal)
             records, repeated = self.writer.commit([item], numbered=False)
         stored = self.writer.index(records, embed=embed, wait=wait) if records else repeated
+        self._changed(records)
         return StoredMemory.of(stored[0])
 
     def remember(
         self,
-        access: Access,
+        access: Access | None,
         text: str,
         *,
         scope: str,
@@ -100,7 +113,8 @@ class CuratedMemories:
         and close the current
         memories of the same subject from the same speaker in ``scope`` (linked both ways:
         ``supersedes`` / ``superseded_by``). If the duplicate check itself fails the memory
-        is stored anyway and a warning says so (losing a memory is worse than a duplicate)."""
+        is stored anyway and a warning says so (losing a memory is worse than a duplicate).
+        ``access`` None: the local operator, who may write anywhere."""
         ScopeGuard(access).check_write(scope)
         now = time.time() if now is None else now
         out = StoreOutcome()
@@ -139,6 +153,7 @@ class CuratedMemories:
                 self._close(old, now, {"superseded_by": records[0].id})
         out.superseded = older
         out.record = StoredMemory.of(self.writer.index(records, embed=True)[0])
+        self._changed([*records, *older])
         return out
 
     def edit(
@@ -160,7 +175,9 @@ class CuratedMemories:
             self.check_current(current, now)
             records, _ = self.writer.commit([item], numbered=False)
             self._close(current, now, {"superseded_by": records[0].id})
-        return StoredMemory.of(self.writer.index(records, embed=True)[0])
+        stored = StoredMemory.of(self.writer.index(records, embed=True)[0])
+        self._changed([current, *records])  # the old text's chains and the new one's
+        return stored
 
     def undo(self, memory_id: str, now: float | None = None) -> list[Record]:
         """Undo the update around ``memory_id`` (see ``remem.memories.chain``); returns the
@@ -175,7 +192,9 @@ class CuratedMemories:
                 meta["restored_from"] = to_close.id
                 self.store.set_validity(old.rowid, None, meta)
             restored = [self.store.get(old.id) for old in to_reopen]
-        return [r for r in restored if r is not None]
+        back = [r for r in restored if r is not None]
+        self._changed([to_close, *back])
+        return back
 
     # ------------------------------------------------------------------ reads
     def history(self, memory_id: str) -> list[Record]:

@@ -1,7 +1,8 @@
 """The proxy's tool handling (``server.proxy_tools``): the model gets remem's memory tools.
 
 The proxy adds the tools agents are offered (``remem.tools.offered``: with
-``scopes.management_tools = false`` only recall, store and conversation_recall) to the
+``scopes.management_tools = false`` only recall, facts, store, update and
+conversation_recall) to the
 forwarded request, beside the client's own tools (a client tool of the same name wins). When
 the model's answer calls only remem tools, the proxy runs them as the request's agent, in its
 session and for its user, appends the calls and their results to the conversation and asks the

@@ -89,6 +89,7 @@ def create_app(mem, host: str | None = None) -> FastAPI:
     ``server.host``: the host policy of ``http_guard`` depends on it)."""
     from remem.server.rest_chat import chat_routes
     from remem.server.rest_docs import mount_docs
+    from remem.server.rest_facts import fact_routes
     from remem.server.rest_records import read_routes, write_routes
 
     config = mem.config
@@ -145,6 +146,7 @@ def create_app(mem, host: str | None = None) -> FastAPI:
     app.include_router(write_routes(requests))
     app.include_router(read_routes(requests))
     app.include_router(chat_routes(requests))
+    app.include_router(fact_routes(requests))
 
     from remem.server.ui import mount_ui  # the web UI at /ui: same identities and scopes
 
