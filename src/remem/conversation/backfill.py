@@ -240,16 +240,27 @@ class Backfill(StoppableLoop):
         return False
 
 
-def wait_settled(queue: IndexQueue, backfill: Backfill | None, timeout: float | None) -> bool:
+def wait_settled(
+    queue: IndexQueue,
+    backfill: Backfill | None,
+    timeout: float | None,
+    *,
+    then: Callable[[float | None], bool] | None = None,
+) -> bool:
     """Block until ``queue`` has embedded everything handed to it and ``backfill`` (if any) has
-    handed over every pending record it could, or is waiting out a failing provider. False
-    when ``timeout`` ran out first."""
+    handed over every pending record it could, or is waiting out a failing provider; and then
+    until ``then`` (given the time left) says the work that follows the queue is settled (the
+    latent fill). False when ``timeout`` ran out first."""
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         if not queue.wait_idle(left):
             return False
         if backfill is None or backfill.settled():
+            if then is not None:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not then(left):
+                    return False
             if queue.wait_idle(0):  # nothing was fed meanwhile
                 return True
             continue

@@ -329,25 +329,12 @@ class Indexer:
         return data
 
     def wait_indexed(self, timeout: float | None = None) -> bool:
-        """Block until everything the indexer started is done: the background queue has
-        embedded everything handed to it, the backfill has handed over every pending record
-        it could (or is waiting out a failing provider), and the latent fill has stored the
-        terms it owes (the records lacking them, which on a store written without them is
-        all of it). False when ``timeout`` ran out first."""
+        """Block until everything the indexer started is done: the queue, the backfill and
+        the latent fill (which owes the terms of every record lacking them). False when
+        ``timeout`` ran out first."""
         if self._queue is None:
             return True
-        deadline = None if timeout is None else time.monotonic() + timeout
-
-        def left() -> float | None:
-            return None if deadline is None else max(0.0, deadline - time.monotonic())
-
-        while True:
-            if not wait_settled(self._queue, self._backfill, left()):
-                return False
-            if not self.latent.wait_settled(left()):
-                return False
-            if self._queue.wait_idle(0):  # the fill added no work; nothing came meanwhile
-                return True
+        return wait_settled(self._queue, self._backfill, timeout, then=self.latent.wait_settled)
 
     def close(self) -> None:
         self.latent.stop()
