@@ -1,10 +1,6 @@
 """Facts end to end with the real bundled model: the Tom conversation of issue 48 (in
 English and in Chinese) ingested through ``Memory.ingest`` and indexed, then asked through
-the Python API, the REST route, the MCP tool and the CLI, which must all say the same.
-
-The first extractor (``remem.facts.extract``) reads "I live in ..." / "我住在..." only; the
-move ("moving to Shanghai on December 1st", "12月1号搬去上海") waits for helper H1's full
-extractor, so the assertions about Shanghai are marked xfail naming it."""
+the Python API, the REST route, the MCP tool and the CLI, which must all say the same."""
 
 from __future__ import annotations
 
@@ -23,12 +19,6 @@ from remem import Config, Memory
 from remem.store.memory import InMemoryStore
 from serving import Served
 
-SQLITE_PENDING = pytest.mark.xfail(strict=False, reason="facts in SQLite land with H2")
-NEEDS_H1 = pytest.mark.xfail(
-    strict=False,
-    reason="H1's extractor: the first one reads neither the move on December 1st nor "
-    "'First week in Shanghai done'",
-)
 DEC_1 = datetime(2025, 12, 1, tzinfo=UTC).timestamp()
 
 TOM_EN = [
@@ -62,7 +52,7 @@ def open_memory(backend: str, tmp_path, e5) -> Memory:
     return Memory(tmp_path / "tom.db", config, embedder=e5)
 
 
-BACKENDS = [pytest.param("memory"), pytest.param("sqlite", marks=SQLITE_PENDING)]
+BACKENDS = [pytest.param("memory"), pytest.param("sqlite")]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -87,7 +77,6 @@ def test_the_first_city_is_read_and_held_until_the_move(
         assert mem.facts("Mia") == []
 
 
-@NEEDS_H1
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("lines", "speaker", "cities"),
@@ -100,9 +89,12 @@ def test_tom_lives_in_shanghai_since_december_1st(backend, tmp_path, e5, lines, 
         now = mem.facts(speaker)
         assert [(f.value, f.valid_from) for f in now] == [(after, DEC_1)]
         assert ids[1] in now[0].source_ids
-        history = mem.facts(speaker, history=True)
+        history = mem.facts(speaker, history=True, attribute="lives_in")
         assert [(f.value, f.valid_to) for f in history] == [(before, DEC_1), (after, None)]
         assert history[0].closed_by == ids[1]
+        # the move was a plan until its day
+        plans = mem.facts(speaker, history=True, attribute="plan")
+        assert [(f.valid_from, f.valid_to) for f in plans] == [(now[0].said_at, DEC_1)]
 
 
 def rest_facts(url: str, **params) -> list[dict]:
@@ -169,7 +161,6 @@ def test_rest_and_the_mcp_tool_say_what_the_api_says(tmp_path, e5):
             mcp.close()
 
 
-@SQLITE_PENDING
 @pytest.mark.slow
 def test_the_cli_says_what_the_api_says(tmp_path):
     db = tmp_path / "cli.db"

@@ -292,14 +292,7 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
     assert all(r.scope in ok for r in captured.stored)
 
 
-FACT_BACKENDS = [
-    pytest.param("memory", id="memory"),
-    pytest.param(
-        "sqlite",
-        id="sqlite",
-        marks=pytest.mark.xfail(strict=False, reason="facts in SQLite land with H2"),
-    ),
-]
+FACT_BACKENDS = [pytest.param("memory", id="memory"), pytest.param("sqlite", id="sqlite")]
 
 
 @pytest.mark.parametrize("backend", FACT_BACKENDS)

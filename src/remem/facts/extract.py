@@ -55,7 +55,7 @@ class ExtractionContext:
     antecedent: tuple[str, str] | None = None
 
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；!?])|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；!?…])|\n+")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _PLACE_SUFFIX = re.compile(r"(?:那边|這邊|这边|附近|一带|那兒|那儿|這裡|这里|那裡|那里)$")
 _ENGLISH = re.compile(r"\b(?:I|I'm|my|we|We|My)\s+[a-z]{2,}")
@@ -336,9 +336,16 @@ def _statements(found: _Found, sentence: str, record: Record, base: Statement) -
     plans = []
     if plan_value is not None:
         dated = f"{plan_value} ({_day(when)})" if when is not None else plan_value
+        # a dated plan is a plan until its day, when the value it names takes over
+        ends = when if when is not None and when > base.valid_from else None
         plans.append(
             replace(
-                common, attribute="plan", value=dated, polarity="assert", valid_from=base.valid_from
+                common,
+                attribute="plan",
+                value=dated,
+                polarity="assert",
+                valid_from=base.valid_from,
+                valid_to=ends,
             )
         )
     if when is None:
@@ -422,6 +429,43 @@ def mentioned(text: str, people: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
+Antecedent = tuple[str, str] | None  # (subject key, name) "he" / "她" refers to
+
+
+def _next_antecedent(
+    record: Record, found: list[Statement], context: ExtractionContext, current: Antecedent
+) -> Antecedent:
+    """Who "he" / "她" means after this record: the one other person it named, nobody when
+    it named several, and the one before when it named nobody."""
+    speaker = subject_of_speaker(record)
+    named = {s.subject: s.subject_name for s in found if speaker is None or s.subject != speaker[0]}
+    named.update(
+        {
+            k: v
+            for k, v in mentioned(record.shown_text, context.people).items()
+            if speaker is None or k != speaker[0]
+        }
+    )
+    if len(named) == 1:
+        return next(iter(named.items()))
+    return None if named else current
+
+
+def has_pronoun(text: str) -> bool:
+    """Whether the text says "he" / "she" / 他 / 她 (so its antecedent matters)."""
+    folded = to_simplified(text)
+    return "他" in folded or "她" in folded or re.search(r"\b(?:he|she)\b", text, re.I) is not None
+
+
+def antecedent_after(records: Iterable[Record], context: ExtractionContext) -> Antecedent:
+    """Who "he" / "她" means right after these records (a conversation's last few lines)."""
+    antecedent: Antecedent = None
+    for record in sorted(records, key=lambda r: (r.created_at, r.id)):
+        found = statements_of(record, replace(context, antecedent=antecedent))
+        antecedent = _next_antecedent(record, found, context, antecedent)
+    return antecedent
+
+
 def statements_of_conversation(
     records: Iterable[Record], context: ExtractionContext | None = None
 ) -> list[Statement]:
@@ -429,24 +473,10 @@ def statements_of_conversation(
     "她" resolved to the one person the latest record naming anyone named (see the module
     docstring)."""
     context = context or ExtractionContext()
-    antecedent: tuple[str, str] | None = None
+    antecedent: Antecedent = None
     out: list[Statement] = []
     for record in sorted(records, key=lambda r: (r.created_at, r.id)):
         found = statements_of(record, replace(context, antecedent=antecedent))
         out += found
-        speaker = subject_of_speaker(record)
-        named = {
-            s.subject: s.subject_name for s in found if speaker is None or s.subject != speaker[0]
-        }
-        named.update(
-            {
-                k: v
-                for k, v in mentioned(record.shown_text, context.people).items()
-                if speaker is None or k != speaker[0]
-            }
-        )
-        if len(named) == 1:
-            antecedent = next(iter(named.items()))
-        elif len(named) > 1:
-            antecedent = None
+        antecedent = _next_antecedent(record, found, context, antecedent)
     return out

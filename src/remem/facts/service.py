@@ -19,14 +19,19 @@ import logging
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from remem.facts import corrections
-from remem.facts.extract import ExtractionContext, statements_of
+from remem.facts.extract import (
+    ExtractionContext,
+    antecedent_after,
+    has_pronoun,
+    statements_of,
+)
 from remem.facts.fold import ChainKey, chain_of, fold, fold_chain
 from remem.facts.model import Statement
-from remem.facts.people import people_of
+from remem.facts.subjects import people_of
 from remem.store.base import FactStore, Store
 from remem.types import Fact, Filters, Record
 
@@ -35,6 +40,8 @@ log = logging.getLogger("remem.facts")
 Progress = Callable[[int], None]
 Deleted = TypeVar("Deleted")
 
+# How many of a session's lines before a record with "he" / "她" say whom it means
+PRONOUN_LOOKBACK = 4
 # How many of the newest messages the people context is first read from: a bounded read on
 # the indexing thread, whatever the store's size (speakers seen later are added as indexed)
 PEOPLE_WINDOW = 20_000
@@ -99,16 +106,20 @@ class FactService:
         return ExtractionContext(people=dict(self._people))
 
     def _learn_people(self, records: Sequence[Record]) -> None:
-        if self._people is not None:
-            people_of(records, into=self._people)
+        if self._people is not None:  # names already known keep their owner
+            for form, key in people_of(records).items():
+                self._people.setdefault(form, key)
 
-    @staticmethod
-    def statements(record: Record, context: ExtractionContext) -> list[Statement]:
+    def statements(self, record: Record, context: ExtractionContext) -> list[Statement]:
         """What one record states: a correction its manual statement, any other record what
-        the extractor reads in it."""
+        the extractor reads in it; "he" / "她" read as the person the session's last few
+        lines before it named (``extract.antecedent_after``), alike in a rebuild and an update."""
         if corrections.is_correction(record):
             manual = corrections.statement_of(record)
             return [] if manual is None else [manual]
+        if record.session and context.people and has_pronoun(record.shown_text):
+            before = self.store.previous_texts(record.session, record.created_at, PRONOUN_LOOKBACK)
+            context = replace(context, antecedent=antecedent_after(before, context))
         return statements_of(record, context)
 
     # ------------------------------------------------------------------ rebuild

@@ -1,5 +1,5 @@
-"""Memories over each backend for the facts tests: in memory now, SQLite once the SQL
-backends keep facts (helper H2's work; the integrator removes the mark after merging)."""
+"""Memories over each backend for the facts tests: in memory and a real SQLite file (the
+PostgreSQL backend is held to the same behaviour by the store conformance suite)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,7 @@ from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.store.memory import InMemoryStore
 
-SQLITE_PENDING = pytest.mark.xfail(strict=False, reason="facts in SQLite land with H2")
-BACKENDS = [
-    pytest.param("memory", id="memory"),
-    pytest.param("sqlite", id="sqlite", marks=SQLITE_PENDING),
-]
+BACKENDS = [pytest.param("memory", id="memory"), pytest.param("sqlite", id="sqlite")]
 
 MakeMemory = Callable[..., Memory]
 

@@ -146,7 +146,9 @@ def test_an_edit_refolds_the_old_and_new_text(make_memory: MakeMemory):
         {"text": "I like tea", "scope": "user:ann", "importance": 0.5, "category": "fact"},
         edited_by="test",
     )
-    assert mem.facts("ann", history=True) == []  # the edit took "Porto" back
+    # the edit took "Porto" back (and states a liking instead)
+    assert mem.facts("ann", attribute="lives_in", history=True) == []
+    assert values(mem.facts("ann", attribute="likes")) == [("tea", True)]
     mem.undo(kept.id)
     assert values(mem.facts("ann")) == [("Porto", True)]
 
@@ -167,7 +169,7 @@ def test_a_rewritten_message_takes_back_what_it_said(make_memory: MakeMemory):
     mem = make_memory()
     say(mem, "I live in Shenzhen now", NOV_2)
     mem.rewrite("chat", NOV_2, "I like Shenzhen a lot")
-    assert mem.facts("Tom", history=True) == []
+    assert mem.facts("Tom", attribute="lives_in", history=True) == []
 
 
 def test_a_rollback_keeps_the_facts_of_the_records_left(make_memory: MakeMemory):

@@ -70,3 +70,16 @@ def test_leaving_beside_a_dated_move_leaves_the_closing_to_the_move():
 def test_a_time_in_another_clause_is_not_the_facts_time():
     assert _one("I live in Leeds, my sister visited last week", "lives_in").valid_from == SAID
     assert _one("I live in Porto, see you tomorrow", "lives_in").valid_from == SAID
+
+
+def test_an_ellipsis_ends_a_sentence_so_the_move_after_it_is_read():
+    """The issue's own line joins its two sentences with "…" (and Chinese with "……"): read
+    as one sentence, the leaving was read and the move was not."""
+    for text, speaker, city in (
+        ("I'm leaving Shenzhen… moving to Shanghai on December 1st", "Tom", "Shanghai"),
+        ("我要离开深圳了……12月1号搬去上海", "汤姆", "上海"),
+    ):
+        lives = [s for s in read(text, speaker) if s.attribute == "lives_in"]
+        assert [(s.value, s.polarity, s.valid_from) for s in lives] == [
+            (city, "assert", day("2026-12-01"))
+        ]
