@@ -160,6 +160,13 @@ SPANS = [
     ("language", "She speaks Spanish at home", "spanish"),
     ("job", "I'm a nurse at the children's hospital", "nurse"),
     ("job", "他现在是产品经理", "产品经理"),
+    ("job", "我而家喺醫管局做物理治療師", "治疗师"),
+    ("job", "Still doing sound engineering at the studio", "engineering"),
+    ("pet", "Biscuit needs his fancy food, he's a spoiled beagle", "beagle"),
+    ("organisation", "I'm at the Cork office three days a week now", "Cork office"),
+    ("organisation", "double shifts in the pharmacy all weekend", "pharmacy"),
+    ("organisation", "我在图书馆上班", "图书馆"),
+    ("place", "奶奶现在住在湘雅医院骨科", "湘雅医院骨科"),
 ]
 
 

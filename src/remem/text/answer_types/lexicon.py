@@ -49,7 +49,12 @@ KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
             "dog dogs puppy puppies cat cats kitten kittens hamster hamsters parrot rabbit "
             "bunny turtle tortoise snake goldfish fish guinea_pig bird birds lizard gecko "
             "ferret horse pony 狗 小狗 狗狗 猫 小猫 猫咪 仓鼠 鹦鹉 兔子 乌龟 蛇 金鱼 鱼 "
-            "柯基 金毛 泰迪 柴犬 哈士奇 布偶 英短 橘猫 鸟 蜥蜴"
+            "柯基 金毛 泰迪 柴犬 哈士奇 布偶 英短 橘猫 鸟 蜥蜴 "
+            # breeds, said in place of the animal ("he's a spoiled beagle")
+            "beagle labrador lab retriever golden_retriever poodle terrier shepherd husky corgi "
+            "pug dachshund bulldog chihuahua collie border_collie spaniel schnauzer shiba "
+            "greyhound dalmatian tabby siamese persian ragdoll maine_coon "
+            "比格 拉布拉多 贵宾 边牧 萨摩耶 法斗 斗牛犬 美短 暹罗 狸花 加菲 蓝猫"
         ),
     ),
     "instrument": (
@@ -112,9 +117,15 @@ KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
             "scientist researcher professor student intern consultant analyst architect "
             "pilot driver dentist pharmacist musician singer dancer barista waiter "
             "salesperson entrepreneur founder ceo freelancer journalist editor "
+            "engineering nursing teaching accounting marketing sales pharmacy physio "
+            "physiotherapist librarian baker vet veterinarian firefighter officer mechanic "
+            "electrician plumber carpenter tutor coach trainer director supervisor assistant "
+            "receptionist cashier clerk model actor actress producer streamer youtuber "
+            "influencer blogger lead head_of "
             "工程师 老师 教师 护士 医生 设计师 程序员 经理 律师 会计 厨师 摄影师 作家 "
             "记者 编辑 销售 司机 教授 学生 实习生 顾问 分析师 建筑师 飞行员 咨询师 "
-            "产品经理 运营 测试 前端 后端 创业 自由职业"
+            "产品经理 运营 测试 前端 后端 创业 自由职业 主管 总监 主任 治疗师 药剂师 "
+            "销售员 服务员 公务员 保姆 快递员 外卖员 店长 老板"
         ),
     ),
 }
@@ -133,7 +144,8 @@ KIND_CUES: dict[str, str] = {
 
 PLACE_SUFFIXES_ZH = words(
     "市 省 县 区 镇 乡 村 路 街 巷 山 湖 江 河 海 岛 湾 港 峰 谷 公园 广场 机场 车站 站 寺 "
-    "景区 古镇 海滩 大道 小区 花园 商场 酒店 民宿 营地 森林 草原 度假村 国 州"
+    "景区 古镇 海滩 大道 小区 花园 商场 酒店 民宿 营地 森林 草原 度假村 国 州 医院 "
+    "馆 楼 栋 单元 号楼 广场"
 )
 PLACE_SUFFIXES_EN = words(
     "Street St Avenue Ave Road Rd Boulevard Lane Drive Park Lake Mountain Mountains Mount "
@@ -142,12 +154,37 @@ PLACE_SUFFIXES_EN = words(
 )
 ORG_SUFFIXES_ZH = words(
     "公司 集团 大学 学院 医院 银行 中学 小学 幼儿园 研究所 研究院 工作室 事务所 科技 "
-    "有限公司 工厂 厂 协会 基金会 俱乐部 学校 诊所 部门 政府 法院 报社 出版社 餐厅 书店"
+    "有限公司 工厂 厂 协会 基金会 俱乐部 学校 诊所 部门 政府 法院 报社 出版社 餐厅 书店 "
+    "馆 局 店 中心 团队 组 部"
 )
 ORG_SUFFIXES_EN = words(
     "Inc Ltd LLC Corp Corporation Company Co Group University College Institute Hospital "
     "Clinic Bank School Academy Studio Studios Labs Lab Foundation Agency Association "
-    "Society Center Centre Club Bakery Cafe Café Restaurant Shelter Church Team"
+    "Society Center Centre Club Bakery Cafe Café Restaurant Shelter Church Team Office "
+    "Branch Headquarters HQ Department Pharmacy Library Gym Firm Partners Studio"
+)
+# a workplace named by what it is, not its name ("double shifts in the pharmacy", "我在图书馆上班"):
+# a weak answer to "where does she work"
+WORKPLACE_WORDS = words(
+    "hospital pharmacy school bank library studio office clinic restaurant cafe factory "
+    "university college startup agency firm store shop bakery lab warehouse gym salon hotel "
+    "shelter church newspaper magazine company "
+    "医院 药房 学校 银行 图书馆 工作室 办公室 诊所 餐厅 咖啡店 工厂 大学 公司 门店 实验室 "
+    "仓库 健身房 酒店 单位 外企 国企 央企 创业公司"
+)
+# Chinese job titles end so: "物理治疗师", "销售员", "美术主管"
+JOB_SUFFIXES_ZH = (
+    "师",
+    "员",
+    "经理",
+    "主管",
+    "总监",
+    "主任",
+    "医生",
+    "护士",
+    "教授",
+    "老师",
+    "顾问",
 )
 # well-known employers named without a suffix (hand-written)
 ORG_NAMES = words(

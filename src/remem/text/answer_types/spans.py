@@ -17,6 +17,7 @@ from functools import lru_cache
 import rjieba
 
 from remem.text.answer_types.lexicon import (
+    JOB_SUFFIXES_ZH,
     KIND_CUES,
     KINDS,
     ORG_NAMES,
@@ -25,6 +26,7 @@ from remem.text.answer_types.lexicon import (
     PLACE_SUFFIXES_EN,
     PLACE_SUFFIXES_ZH,
     RELATION_WORDS,
+    WORKPLACE_WORDS,
     gazetteer,
     words,
 )
@@ -178,6 +180,8 @@ def _place(text: str) -> Scored:
             r"家里|家附近|老家|市中心|国外|海边|山上|公司|学校|健身房|楼下|附近", text
         )
     ]
+    moved = r"(?:住在|搬到|搬去|搬回|去了|到了|来自|回到|飞到|飞去|定在|约在)"
+    found += [(m.group(1), WEAK) for m in re.finditer(rf"{moved}\s*([{_HAN}]{{2,6}})", text)]
     return found
 
 
@@ -197,8 +201,10 @@ def _organisation(text: str) -> Scored:
         (m.group(), STRONG) for m in re.finditer(rf"[{_HAN}A-Za-z]{{1,8}}(?:{zh_suffix})", text)
     ]
     en_suffix = "|".join(sorted(ORG_SUFFIXES_EN, key=len, reverse=True))
-    found += [(m.group(), STRONG) for m in re.finditer(rf"{_CAPS}\s+(?:{en_suffix})\b\.?", text)]
+    found += [(m.group(), STRONG) for m in re.finditer(rf"{_CAPS}\s+(?i:{en_suffix})\b\.?", text)]
     found += [(n, STRONG) for n in ORG_NAMES if _has_word(text, n)]
+    lowered = to_simplified(text).lower()
+    found += [(w, WEAK) for w in WORKPLACE_WORDS if _has_word(lowered, w)]
     for m in re.finditer(rf"\b(?:at|for|with|joined|join)\s+({_CAPS})", text):
         phrase = " ".join(w for w in m.group(1).split() if w not in _NOT_NAMES)
         if phrase:
@@ -292,6 +298,12 @@ def _kind(kind: str) -> Callable[[str], Scored]:
         ):  # titles: quoted, 《…》, capitalised after a verb
             found += [(m.group(1), STRONG) for m in _QUOTED.finditer(text)]
             found += [(m.group(1), WEAK) for m in _TITLE_AFTER.finditer(text)]
+        elif kind == "job":  # Chinese titles by their ending: "物理治疗师", "美术主管"
+            found += [
+                (w, STRONG)
+                for w, _tag in _tags(text)
+                if len(w) >= 2 and w.endswith(JOB_SUFFIXES_ZH) and w not in ("老师们", "人员")
+            ]
         elif kind in ("pet",):  # a pet's kind is often said with its name: "my dog Max"
             found += [(m.group(1), WEAK) for m in _NAMED_EN.finditer(text)]
         return found
