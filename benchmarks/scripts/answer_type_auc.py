@@ -71,7 +71,7 @@ def neighbours_of(turns: list[dict]) -> dict[str, list[str]]:
 
 
 def stores(
-    run: SuiteRun, dataset: SuiteDataset, per_conversation: int
+    run: SuiteRun, dataset: SuiteDataset, per_conversation: int, hosts: set[str] | None = None
 ) -> list[tuple[SuiteDataset, int, list[dict], list[dict]]]:
     """(dataset whose store it is, its index, turns, questions asked of it): a dataset's own
     conversations, or for a near-miss set the host conversations, with their answerable
@@ -83,6 +83,8 @@ def stores(
     out = []
     own: dict[tuple[str, str], list[dict]] = {}
     for host, ci, turns, asked in hosted_conversations(dataset):
+        if hosts is not None and host.name not in hosts:
+            continue
         if not any(h == host.name for h, _ in own):
             own |= {(host.name, c): qs for c, _t, qs in conversations(host.path, [])}
         mine = own[(host.name, asked[0]["conversation"])]
@@ -91,12 +93,18 @@ def stores(
     return out
 
 
-def measure(run: SuiteRun, dataset: SuiteDataset, probe: MarginProbe, per_conv: int) -> list[dict]:
+def measure(
+    run: SuiteRun,
+    dataset: SuiteDataset,
+    probe: MarginProbe,
+    per_conv: int,
+    hosts: set[str] | None = None,
+) -> list[dict]:
     """One row per question: its evidence, margin, type, language, answerable or not."""
     from remem.engine import Memory
 
     rows: list[dict] = []
-    todo = stores(run, dataset, per_conv)
+    todo = stores(run, dataset, per_conv, hosts)
     total = sum(len(qs) for *_, qs in todo)
     progress = progress_every(30)
     for store_of, ci, turns, questions in todo:
@@ -205,6 +213,9 @@ def main() -> None:
         ap, datasets="changed_facts,zh_groupchat,zh_validation,near_miss,near_miss_heldout"
     )
     ap.add_argument("--answerable-per-conversation", type=int, default=30)
+    ap.add_argument(
+        "--hosts", help="the near-miss sets' hosts to ask of (default: all; e.g. without locomo)"
+    )
     ap.add_argument("--json", help="write the summary here")
     ap.add_argument("--rows", help="write every question's row here (JSONL)")
     args = ap.parse_args()
@@ -215,7 +226,8 @@ def main() -> None:
     started = time.time()
     with MarginProbe() as probe:
         for d in chosen_datasets(args):
-            rows = measure(run, d, probe, args.answerable_per_conversation)
+            hosts = set(args.hosts.split(",")) if args.hosts else None
+            rows = measure(run, d, probe, args.answerable_per_conversation, hosts)
             summary[d.name] = {"held_out": d.held_out, **report(rows)}
             all_rows += [{"dataset": d.name, **r} for r in rows]
             s = summary[d.name]["all"]
@@ -229,6 +241,7 @@ def main() -> None:
         "neighbours), answerable vs unanswerable; benchmarks/scripts/answer_type_auc.py",
         "top_hits": TOP,
         "answerable_per_conversation": args.answerable_per_conversation,
+        "near_miss_hosts": args.hosts or "all",
         "seconds": round(time.time() - started),
         "datasets": summary,
     }

@@ -80,6 +80,10 @@ CLASSIFIED = [
     ("赵磊现在是什么职位？", "job"),
     ("林伟的手机号是多少？", "contact"),
     ("家里的wifi密码是什么？", "code"),
+    ("苏晴最后买了哪款车？", "vehicle"),
+    ("李明开的是什么牌子的车？", "vehicle"),
+    ("What car does Ben drive now?", "vehicle"),
+    ("Weber 先生的全名是什么？", "name"),
     # Chinese, Traditional
     ("湯姆現在住在哪裡？", "place"),
     ("他什麼時候回來？", "time"),
@@ -160,6 +164,9 @@ SPANS = [
     ("language", "She speaks Spanish at home", "spanish"),
     ("job", "I'm a nurse at the children's hospital", "nurse"),
     ("job", "他现在是产品经理", "产品经理"),
+    ("vehicle", "I finally got a Tesla Model 3", "tesla"),
+    ("vehicle", "新车提了，比亚迪海豹", "比亚迪"),
+    ("number", "来了十二个人，走了两万步", "两万步"),
     ("job", "我而家喺醫管局做物理治療師", "治疗师"),
     ("job", "Still doing sound engineering at the studio", "engineering"),
     ("pet", "Biscuit needs his fancy food, he's a spoiled beagle", "beagle"),
@@ -183,6 +190,7 @@ NOT_SPANS = [
     ("film", "I spent the weekend planting tomatoes in the garden"),
     ("time", "The garden looks lovely"),
     ("duration", "我昨天去了超市"),
+    ("number", "我们一起去吧，一定要来"),
     ("organisation", "好的，没问题"),
     ("yes_no", "Yes, of course"),
     ("not-a-type", "anything"),
@@ -249,4 +257,6 @@ def test_a_span_the_question_names_is_no_answer() -> None:
 def test_unknown_and_yes_no_questions_have_no_evidence() -> None:
     assert answer_evidence("What did they talk about?", ["anything at all"]) is None
     assert answer_evidence("Is Tom coming?", ["Tom: yes, see you at 7"]) is None
+    # a reason is mostly said without "because": no span, no evidence either way
+    assert answer_evidence("佩珊为什么没去武功山？", ["佩珊：脚崴了，去不了"]) is None
     assert answer_evidence("Where does Tom live?", []) == 0.0

@@ -15,8 +15,10 @@ from remem.text.answer_types.spans import scored_spans
 # often the reply to the hit ("Where did you go?" / "Hangzhou"), but a neighbour is also often
 # about something else
 NEIGHBOUR_WEIGHT = 0.7
-# Types whose answer no span shows (a yes or a no is said in any words)
-NO_SPANS = frozenset({"yes_no"})
+# Types whose answer no span shows: a yes or a no is said in any words, and a reason mostly
+# without "because" ("佩珊为什么没去？" / "脚崴了"): their spans (``typed_spans(text, "reason")``)
+# are a sign where present, but their absence is no evidence against
+NO_SPANS = frozenset({"yes_no", "reason"})
 
 
 def _folded(text: str) -> str:
@@ -25,7 +27,7 @@ def _folded(text: str) -> str:
 
 def answer_evidence(question: str, texts: Sequence[str]) -> float | None:
     """Evidence in [0, 1] that one of ``texts`` carries an answer of the type ``question``
-    asks for; None when the question's type is unknown or is one no span shows (yes/no).
+    asks for; None when the question's type is unknown or is one no span shows (yes/no, reason).
 
     ``texts[0]`` is the hit, the rest its immediate neighbours (the lines just before and
     after it in its conversation). Each text scores its strongest span of the asked type: 1.0

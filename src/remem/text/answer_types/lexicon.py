@@ -109,6 +109,15 @@ KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
             "西班牙语 法语 德语 日语 韩语 意大利语 葡萄牙语 俄语 阿拉伯语"
         ),
     ),
+    "vehicle": (
+        words("car cars vehicle suv ev motorbike motorcycle 车 汽车 新车 电车 电动车 摩托车 轿车"),
+        words(
+            "tesla bmw audi mercedes toyota honda nissan mazda volkswagen vw ford chevrolet "
+            "subaru volvo hyundai kia porsche prius civic corolla camry jeep mini "
+            "特斯拉 宝马 奥迪 奔驰 丰田 本田 日产 马自达 大众 福特 别克 沃尔沃 现代 起亚 "
+            "保时捷 比亚迪 理想 蔚来 小鹏 极氪 问界 吉利 长城 五菱 宏光 思域 卡罗拉 凯美瑞"
+        ),
+    ),
     "job": (
         words("job jobs profession occupation career 工作 职业"),
         words(

@@ -154,6 +154,7 @@ _EN_RULES: list[tuple[str, str]] = [
             r"\bwhat(?:'s| is| was) the name of\b",
             r"\bwhat(?:'s| is| was)\b.*'s (?:\w+ )?name\b",
             r"\bwhat (?:is|was|are) (?:\w+ )?(?:called|named)\b",
+            r"\bfull name\b",
         ),
     ),
     ("pet", _any(r"\bwhat (?:kind of |type of |breed of )?(?:dog|cat|pet)s?\b", r"\bwhat breed\b")),
@@ -199,6 +200,7 @@ _ZH_RULES: list[tuple[str, str]] = [
         ),
     ),
     ("reason", _zh("为什么 为啥 为何 干嘛 怎么会 什么原因 原因是 凭什么 怎么突然")),
+    ("vehicle", _zh("什么牌子的车 哪个牌子的车 什么车 哪款车 哪辆车 什么型号的车")),
     (
         "organisation",
         _zh(
@@ -216,7 +218,7 @@ _ZH_RULES: list[tuple[str, str]] = [
         ),
     ),
     ("person", _zh("谁 哪位 哪个人 哪个朋友 哪个同事 叫什么名字")),
-    ("name", _zh("叫什么 名字")),
+    ("name", _zh("叫什么 名字 全名")),
     ("sport", _zh("打什么球 踢什么球 什么球")),
     ("pet", _zh("什么狗 什么猫 哪种狗 哪种猫 什么品种")),
     *(

@@ -89,7 +89,13 @@ _NUMBER_EN = re.compile(
     rf"\b(?:{_EN_NUM}|once|twice|thrice|dozen|hundreds|thousands|first|second|third)\b",
     re.IGNORECASE,
 )
-_NUMBER_ZH = re.compile(rf"(?:{_ZH_NUM})\s*[个個只位次岁歲人件本张張条條台辆輛套双斤公里米元块块]?")
+# a Chinese numeral counts only with a measure word after it: "一起", "一定", "一下" are no
+# numbers, "三个", "十二岁", "两万步" are
+_NUMBER_ZH = re.compile(
+    r"(?:[0-9０-９.]+|[零〇一二两三四五六七八九十百千万亿半]+)\s*(?:多|来)?\s*"
+    r"(?:个|個|只|位|次|岁|歲|人|件|本|张|張|条|條|台|辆|輛|套|双|斤|公斤|公里|千米|米|元|块|步|"
+    r"节点|层|楼|栋|号|天|年|周|月|小时|分钟|分|名|家|所|门|场|趟|遍|倍|成|折|%)"
+)
 _CURRENCY = r"[$€£¥￥]"
 _AMOUNT_EN = re.compile(
     rf"{_CURRENCY}\s?\d[\d,.]*\s*(?:k|m|million|thousand|hundred|grand)?|"
@@ -230,11 +236,11 @@ def _duration(text: str) -> Scored:
 def _number(text: str) -> Scored:
     found: Scored = [(m.group(), STRONG) for m in re.finditer(r"\d[\d,.]*", text)]
     found += [
-        (m.group(), WEAK) for m in _NUMBER_EN.finditer(text) if m.group().lower() not in ("a", "an")
+        (m.group(), WEAK)
+        for m in _NUMBER_EN.finditer(text)
+        if m.group().lower() not in ("a", "an", "first", "second", "one")
     ]
-    found += [
-        (m.group(), STRONG) for m in _NUMBER_ZH.finditer(text) if m.group() not in ("几", "半")
-    ]
+    found += [(m.group(), STRONG) for m in _NUMBER_ZH.finditer(text)]
     return found
 
 
