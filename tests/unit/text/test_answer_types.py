@@ -250,6 +250,12 @@ def test_neighbours_count_less_than_the_hit() -> None:
     assert answer_evidence(question, ["Tom: I moved to Hangzhou"]) == 1.0
 
 
+def test_a_speaker_label_is_only_a_weak_answer_to_who() -> None:
+    question = "谁负责订营地？"
+    assert answer_evidence(question, ["陈思远: 我订好了"]) == 0.5
+    assert answer_evidence(question, ["陈思远: 营地是王小明订的"]) == 1.0
+
+
 def test_a_span_the_question_names_is_no_answer() -> None:
     assert answer_evidence("Where in Shanghai does Tom live?", ["Tom loves Shanghai"]) == 0.0
 

@@ -191,12 +191,22 @@ def _place(text: str) -> Scored:
     return found
 
 
+_SPEAKER_LABEL = re.compile(r"^\s*([^:：\n]{1,24})[:：]\s")
+
+
 def _person(text: str) -> Scored:
-    found: Scored = [(w, STRONG) for w, tag in _tags(text) if tag in ("nr", "nrfg", "nrt")]
-    found += [(p, WEAK) for p, start in _caps_phrases(text) if start > 0]
-    lowered = text.lower()
+    """People named in the line, strong; a person in its speaker label ("陈思远: 我订好了"), a
+    capitalised phrase or a relation ("my sister") weak: every line has a speaker, so the label
+    alone says little about who did what."""
+    label = _SPEAKER_LABEL.match(text)
+    body = text[label.end() :] if label else text
+    found: Scored = [(w, STRONG) for w, tag in _tags(body) if tag in ("nr", "nrfg", "nrt")]
+    found += [(p, WEAK) for p, start in _caps_phrases(body) if start > 0]
+    lowered = body.lower()
     found += [(w, WEAK) for w in RELATION_WORDS if _has_word(lowered, w)]
-    found += [(m.group(1), STRONG) for m in _NAMED_EN.finditer(text)]
+    found += [(m.group(1), STRONG) for m in _NAMED_EN.finditer(body)]
+    if label:
+        found.append((label.group(1).strip(), WEAK))
     return found
 
 
