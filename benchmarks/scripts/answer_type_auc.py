@@ -12,6 +12,8 @@ immediate neighbours (the turns just before and after it in its session), each t
 - ``auc``: the AUC of the evidence, answerable (positive) against unanswerable, over the
   questions whose type is known; ``auc_all`` counts an unknown type as 0.5 (no evidence either
   way) over every question;
+- ``hand_written`` (near-miss sets): the same over the hand-written near misses only (a thing
+  the chat talks about, an attribute of it never given), against every answerable question;
 - ``margin_auc``: the AUC of today's best single signal on the same questions (the best margin
   over the relevance floors, ``target_bounds.py``), for comparison.
 
@@ -135,6 +137,7 @@ def measure(
                         "type": asked_type(q["query"]),
                         "evidence": max(known) if known else None,
                         "margin": round(margin, 4),
+                        "hand_written": "present" in q,  # a near miss written one by one
                     }
                 )
                 progress(dataset.name, len(rows), total)
@@ -200,6 +203,8 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
 
 def report(rows: list[dict]) -> dict[str, Any]:
     out = {"all": summarise(rows)}
+    if any(r.get("hand_written") for r in rows):  # the nearest misses against every answerable
+        out["hand_written"] = summarise([r for r in rows if r["answerable"] or r["hand_written"]])
     for lang in ("en", "zh"):
         mine = [r for r in rows if r["lang"] == lang]
         if mine:
