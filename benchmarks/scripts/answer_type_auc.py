@@ -75,16 +75,16 @@ def neighbours_of(turns: list[dict]) -> dict[str, list[str]]:
 def stores(
     run: SuiteRun, dataset: SuiteDataset, per_conversation: int, hosts: set[str] | None = None
 ) -> list[tuple[SuiteDataset, int, list[dict], list[dict]]]:
+    limit = run.limit_conversations
     """(dataset whose store it is, its index, turns, questions asked of it): a dataset's own
     conversations, or for a near-miss set the host conversations, with their answerable
     questions (the first ``per_conversation``) beside the near misses."""
     if not dataset.hosts:
-        return [
-            (dataset, ci, t, qs) for ci, (_c, t, qs) in enumerate(conversations(dataset.path, []))
-        ]
+        convs = conversations(dataset.path, [], limit)
+        return [(dataset, ci, t, qs) for ci, (_c, t, qs) in enumerate(convs)]
     out = []
     own: dict[tuple[str, str], list[dict]] = {}
-    for host, ci, turns, asked in hosted_conversations(dataset):
+    for host, ci, turns, asked in hosted_conversations(dataset, limit):
         if hosts is not None and host.name not in hosts:
             continue
         if not any(h == host.name for h, _ in own):
@@ -225,6 +225,7 @@ def main() -> None:
     ap.add_argument("--rows", help="write every question's row here (JSONL)")
     args = ap.parse_args()
     run = SuiteRun([], Config.load(env={}), Path(args.cache_dir))
+    run.limit_conversations = args.limit_conversations  # the first N of each dataset or host
     run.embedder = make_embedder(run.config.embed)
     summary: dict[str, Any] = {}
     all_rows: list[dict] = []
@@ -247,6 +248,7 @@ def main() -> None:
         "top_hits": TOP,
         "answerable_per_conversation": args.answerable_per_conversation,
         "near_miss_hosts": args.hosts or "all",
+        "limit_conversations": args.limit_conversations,
         "seconds": round(time.time() - started),
         "datasets": summary,
     }
