@@ -15,7 +15,10 @@ Scoring differs by question kind, so that nothing is averaged as a zero it is no
   *false-hit rate*, the share of them for which the pipeline returned anything at all (every
   hit returned passed the relevance floor, so any hit is a false injection);
 - the no-answer set: each question asked against every conversation store of the dataset it
-  targets, scored as a false-hit rate the same way.
+  targets, scored as a false-hit rate the same way;
+- the near-miss sets (``near_miss``, ``near_miss_heldout``; issue 45): unanswerable questions
+  about a real person of one conversation of another dataset (its ``target``), each asked of
+  that one conversation's store (the host's cached store) and scored as ``unanswerable``.
 
 The macro average is the plain mean over answerable datasets (held-out ones left out) of
 recall@10 and MRR.
@@ -56,6 +59,10 @@ class SuiteDataset:
     name: str
     path: Path
     held_out: bool = False  # reported, never averaged in: nothing is chosen on it
+    # the datasets whose stores this set's questions are asked of, each question of the
+    # conversation its ``target`` and ``conversation`` name (the near-miss sets); () for a set
+    # with its own corpus
+    hosts: tuple[SuiteDataset, ...] = ()
 
 
 @dataclass
@@ -146,6 +153,26 @@ def conversations(
     return [(c, turns_of[c], queries_of[c]) for c in convs]
 
 
+def hosted_conversations(
+    dataset: SuiteDataset, limit: int | None = None
+) -> list[tuple[SuiteDataset, int, list[dict], list[dict]]]:
+    """For a set asked of other datasets' stores: (host, the conversation's index among the
+    host's stores, its turns, the set's questions about it), hosts not on this machine left
+    out. The index is the one the host's own run gives the conversation (every conversation
+    of the suite's hosts has questions of its own, so probes or not, the order is the same)."""
+    questions = read_jsonl(dataset.path / "queries.jsonl")
+    out = []
+    for host in dataset.hosts:
+        mine = [q for q in questions if q.get("target") == host.name]
+        if not mine or not (host.path / "corpus.jsonl").is_file():
+            continue
+        for ci, (conv, turns, _own) in enumerate(conversations(host.path, [], limit)):
+            asked = [q for q in mine if q.get("conversation") == conv]
+            if asked:
+                out.append((host, ci, turns, asked))
+    return out
+
+
 def cache_key(dataset: SuiteDataset, model_id: str) -> str:
     """Stores depend on the corpus and the model that embedded it, nothing else we vary."""
     digest = hashlib.sha1((dataset.path / "corpus.jsonl").read_bytes()).hexdigest()[:12]
@@ -173,6 +200,9 @@ class SuiteRun:
         the no-answer probes aimed at it."""
         from remem.engine import Memory
 
+        if dataset.hosts:
+            self.run_hosted(dataset)
+            return
         convs = conversations(dataset.path, probes, self.limit_conversations)
         self.scores.setdefault(dataset.name, {v.name: VariantScores() for v in self.variants})
         total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
@@ -183,6 +213,21 @@ class SuiteRun:
             with Memory(db, self.config, embedder=self.embedder) as mem:
                 ingest(mem, turns)
                 done = self.ask_all(mem, dataset.name, turns, questions, probes, (done, total))
+
+    def run_hosted(self, dataset: SuiteDataset) -> None:
+        """A set asked of its hosts' stores: each question of the one conversation it is
+        about, in that conversation's cached store (built as the host's run builds it)."""
+        from remem.engine import Memory
+
+        rows = hosted_conversations(dataset, self.limit_conversations)
+        self.scores.setdefault(dataset.name, {v.name: VariantScores() for v in self.variants})
+        total, done = sum(len(asked) for *_, asked in rows), 0
+        if self.progress:
+            self.progress(dataset.name, 0, total)
+        for host, ci, turns, asked in rows:
+            with Memory(self.db_path(host, ci), self.config, embedder=self.embedder) as mem:
+                ingest(mem, turns)
+                done = self.ask_all(mem, dataset.name, turns, asked, [], (done, total))
 
     def ask_all(
         self,
@@ -268,17 +313,26 @@ def ingest(mem: Any, turns: list[dict]) -> None:
 
 def suite_candidates(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:
     """Every dataset of the suite, LongMemEval left out when quick, whether it is here or not."""
+    locomo = SuiteDataset("locomo", shared_dir / "locomo")
+    zh_groupchat = SuiteDataset("zh_groupchat", data_dir / "zh_groupchat")
+    changed_facts = SuiteDataset("changed_facts", data_dir / "changed_facts")
+    hosts = (locomo, zh_groupchat, changed_facts)
     candidates = [
-        SuiteDataset("locomo", shared_dir / "locomo"),
+        locomo,
         SuiteDataset("longmemeval_oracle", shared_dir / "longmemeval_oracle"),
-        SuiteDataset("zh_groupchat", data_dir / "zh_groupchat"),
+        zh_groupchat,
         SuiteDataset("zh_validation", data_dir / "zh_validation", held_out=True),
         # written for issues 45, 46 and 48: facts that change, English questions about Chinese
         # lines, the dialogue so far as the query; each has a held-out twin or will get one
-        SuiteDataset("changed_facts", data_dir / "changed_facts"),
+        changed_facts,
         SuiteDataset("changed_facts_heldout", data_dir / "changed_facts_heldout", held_out=True),
         SuiteDataset("mixed_script", data_dir / "mixed_script"),
         SuiteDataset("dialogue_notes", data_dir / "dialogue_notes"),
+        # issue 45: near misses about the people of the hosts' conversations, asked of them
+        SuiteDataset("near_miss", data_dir / "near_miss", hosts=hosts),
+        SuiteDataset(
+            "near_miss_heldout", data_dir / "near_miss_heldout", held_out=True, hosts=hosts
+        ),
     ]
     if quick:
         candidates = [d for d in candidates if d.name != "longmemeval_oracle"]

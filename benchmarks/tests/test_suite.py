@@ -210,3 +210,66 @@ def test_a_cached_store_missing_vectors_is_completed_before_it_is_searched(tiny_
         again["variants"]["vector"]["datasets"]["zh_groupchat"]["overall"]
         == (first["variants"]["vector"]["datasets"]["zh_groupchat"]["overall"])
     )
+
+
+def test_a_near_miss_set_is_asked_of_its_hosts_conversation_stores(tiny_dataset, tmp_path):
+    near = tmp_path / "near_miss"
+    near.mkdir()
+    asked = {"timestamp": 1_700_001_000, "gold": [], "gold_sessions": []}
+    _write(
+        near / "queries.jsonl",
+        [
+            # about c2: its deploy moved, but to which server? "staging" is said only in c2
+            {
+                **asked,
+                "qid": "n1",
+                "conversation": "c2",
+                "target": "zh_groupchat",
+                "query": "staging",
+                "category": "unanswerable",
+            },
+            {
+                **asked,
+                "qid": "n2",
+                "conversation": "c1",
+                "target": "zh_groupchat",
+                "query": "staging",
+                "category": "unanswerable",
+            },
+            {
+                **asked,
+                "qid": "n3",
+                "conversation": "c1",
+                "target": "locomo",  # not a host here
+                "query": "hut",
+                "category": "unanswerable",
+            },
+        ],
+    )
+    near_miss = SuiteDataset("near_miss", near, hosts=(tiny_dataset,))
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    result = run_suite(
+        [near_miss],
+        no_answer=[],
+        config=config,
+        cache_dir=tmp_path / "cache",
+        variants=[Variant("lexical", ("lexical",))],
+        embedder=HashEmbedder(),
+    )
+    d = result["variants"]["lexical"]["datasets"]["near_miss"]
+    # each question asked once, of its own conversation: "staging" finds c2's line, not c1's
+    assert d["unanswerable"] == {"n": 2, "false_hit_rate": 0.5}
+    assert d["n_answerable"] == 0 and d["no_answer"]["n"] == 0
+    # the host's stores, cached under the host's key: the host's own run reuses them
+    folders = [p.name for p in (tmp_path / "cache").iterdir()]
+    assert folders == [cache_key(tiny_dataset, HashEmbedder.model_id)]
+
+
+def test_the_near_miss_sets_are_in_the_suite_asked_of_their_hosts(tmp_path):
+    for name in ("zh_groupchat", "changed_facts", "near_miss", "near_miss_heldout"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "queries.jsonl").write_text("")
+    found = {d.name: d for d in suite_datasets(tmp_path / "none", tmp_path, quick=True)}
+    assert not found["near_miss"].held_out and found["near_miss_heldout"].held_out
+    hosts = {h.name for h in found["near_miss_heldout"].hosts}
+    assert hosts == {"locomo", "zh_groupchat", "changed_facts"}
