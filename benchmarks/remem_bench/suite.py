@@ -279,6 +279,7 @@ def suite_candidates(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[S
         SuiteDataset("changed_facts_heldout", data_dir / "changed_facts_heldout", held_out=True),
         SuiteDataset("mixed_script", data_dir / "mixed_script"),
         SuiteDataset("dialogue_notes", data_dir / "dialogue_notes"),
+        SuiteDataset("dialogue_notes_heldout", data_dir / "dialogue_notes_heldout", held_out=True),
     ]
     if quick:
         candidates = [d for d in candidates if d.name != "longmemeval_oracle"]
