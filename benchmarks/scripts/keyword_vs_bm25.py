@@ -121,12 +121,45 @@ def run_dataset(
     }
 
 
+# Dialogue-shaped off-topic probes: dialogue_notes' chats asked of stores about other people
+# (its English ones of LoCoMo's, its Chinese ones of zh_groupchat's); any hit is a false one.
+PROBE_TARGETS = {"locomo": "en", "zh_groupchat": "zh"}
+
+
+def dialogue_probes(run: SuiteRun, datasets: list[Any], per_store: int) -> dict[str, Any]:
+    """The share of dialogue-shaped probes that return anything, per target dataset."""
+    from remem.engine import Memory
+
+    dialogues = [d for d in datasets if d.name == "dialogue_notes"]
+    if not dialogues:
+        return {}
+    probes = [q for _c, _t, qs in conversations(dialogues[0].path, [], None) for q in qs]
+    out: dict[str, Any] = {}
+    for dataset in datasets:
+        lang = PROBE_TARGETS.get(dataset.name)
+        if lang is None:
+            continue
+        asked = [q for q in probes if q["conversation"] == lang][:per_store]
+        hits: list[bool] = []
+        for ci, (_conv, turns, _qs) in enumerate(conversations(dataset.path, [], 2)):
+            with Memory(run.db_path(dataset, ci), run.config, embedder=run.embedder) as mem:
+                ingest(mem, turns)
+                for q in asked:
+                    hits.append(bool(mem.search(q["query"], k=10, now=q["timestamp"]).hits))
+        out[dataset.name] = {"n": len(hits), "false_hit_rate": round(sum(hits) / len(hits), 4)}
+        print(f"dialogue probes on {dataset.name}: {out[dataset.name]}", flush=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_suite_options(ap, datasets="dialogue_notes,mixed_script")
     ap.add_argument("--out", default="benchmarks/results/keyword-vs-bm25.json")
     ap.add_argument("--limit", type=int, help="questions per conversation")
     ap.add_argument("--set", action="append", default=[], help="section.key=JSON value")
+    ap.add_argument(
+        "--probes", type=int, default=0, help="dialogue probes per store (0: none, no scoring)"
+    )
     args = ap.parse_args()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
@@ -139,6 +172,12 @@ def main() -> None:
     )
     out = Path(args.out)
     report = json.loads(out.read_text()) if out.is_file() else {"datasets": {}}
+    if args.probes:
+        apply_overrides(config, overrides)
+        found = dialogue_probes(run, chosen_datasets(args), args.probes)
+        report.setdefault("dialogue_probes", {})[json.dumps(overrides)] = found
+        out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        return
     for dataset in chosen_datasets(args):
         start = time.perf_counter()
         shapes = run_dataset(run, dataset, overrides, args.limit)

@@ -45,6 +45,7 @@ from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.query_terms import (
+    message_weights,
     own_coverage,
     query_weights,
     translated_coverage,
@@ -174,8 +175,9 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         else None
     )
     latent = found or {}
-    floors = Floors(ctx.config.search, with_latent=found is not None)
     weights = query_weights(ctx)  # and ctx.query_unseen, the share of it the store never saw
+    chat = bool(message_weights(ctx))
+    floors = Floors(ctx.config.search, with_latent=found is not None, chat=chat)
     min_share = worded_share(ctx, script)
     for c in cands:
         assert c.record is not None
@@ -264,8 +266,10 @@ class Floors:
     holds for all. The result passes when any candidate clears its floor;
     search.relevance_floor = 0 turns every floor off."""
 
-    def __init__(self, cfg: SearchConfig, *, with_latent: bool) -> None:
+    def __init__(self, cfg: SearchConfig, *, with_latent: bool, chat: bool = False) -> None:
         self.off = cfg.relevance_floor <= 0
+        # a query that is the chat so far: search.dialogue_relevance_floor caps the floors
+        self.cap = cfg.dialogue_relevance_floor if chat else 1.0
         self.with_latent = with_latent and not self.off
         self.dense = ("search.relevance_floor", cfg.relevance_floor)
         self.latent = ("search.latent_relevance_floor", cfg.latent_relevance_floor)
@@ -277,6 +281,16 @@ class Floors:
         self.best_floor = self.dense
 
     def of(
+        self, judged: str, *, crossing: bool, linked: bool = True, worded: bool = True
+    ) -> tuple[str, float]:
+        """(setting, value) of the floor of a candidate (``_of``), capped for the chat so far
+        by search.dialogue_relevance_floor."""
+        name, value = self._of(judged, crossing=crossing, linked=linked, worded=worded)
+        if value > self.cap and (worded or crossing):
+            return "search.dialogue_relevance_floor", self.cap
+        return name, value
+
+    def _of(
         self, judged: str, *, crossing: bool, linked: bool = True, worded: bool = True
     ) -> tuple[str, float]:
         """(setting, value) of the floor of a candidate judged by ``judged`` ("latent",
