@@ -329,16 +329,13 @@ class SearchConfig(_Section):
         "(else search.wordless_relevance_floor); a Chinese or Japanese question's candidates "
         "need any of its words",
     )
-    # A chat so far is judged by its newest few dozen tokens (as embedded), which most often only
-    # say "remind me what I usually get": the floors fitted on questions gated whole dialogues
-    # whose answer the keyword channel ranked first (remem-bench's keyword-vs-bm25.json)
     dialogue_relevance_floor: float = Field(
         default=1.0,
         ge=0,
         le=1,
         description='for a query that is the chat so far (two or more "Name: text" lines): '
-        "no candidate is held to a floor above this one, the candidates holding none of its "
-        "words excepted (they keep search.wordless_relevance_floor); 1 = the floors of a question",
+        "no candidate holding one of its words is held to a floor above this one "
+        "(1 = the floors of a question)",
     )
     unseen_question_share: float = Field(
         default=0.5,

@@ -231,7 +231,10 @@ def worded_share(ctx: StageContext, script: str | None) -> float:
     # share few (型号, 航拍 against "我用的大疆 Mini 4 Pro"): any of its words counts.
     min_share = ctx.config.search.worded_min_coverage if script == "latin" else 0.0
     unseen_limit = ctx.config.search.unseen_question_share
-    if script == "latin" and 0 < unseen_limit <= ctx.query_unseen:
+    # the chat so far is no question: its small talk ("morning! I'm in the queue") is words
+    # no note holds, and the rule gated every English dialogue whole (dialogue_notes)
+    chat = bool(message_weights(ctx))
+    if script == "latin" and 0 < unseen_limit <= ctx.query_unseen and not chat:
         # the store never saw most of what is asked ("How deep is the Mariana Trench?" in a
         # chat about painting and camping): no line of it says enough of the question
         return 1.0

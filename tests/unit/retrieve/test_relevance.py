@@ -627,7 +627,25 @@ def test_a_note_answering_an_older_message_of_the_chat_clears_the_floor():
     )
 
 
-def test_the_chat_so_far_caps_the_floors_of_the_lines_holding_its_words():
+def test_the_small_talk_of_a_chat_is_no_question_the_store_never_talked_of():
+    from remem.retrieve.relevance import worded_share
+
+    # a question whose words no record holds: no line of the store says enough of it
+    question = _ctx("remind me what I usually get before the panic", 0.25, Stats())
+    query_weights(question)
+    assert question.query_unseen >= question.config.search.unseen_question_share
+    assert worded_share(question, "latin") == 1.0
+    # the same words as the newest message of a chat: any word held counts
+    chat = _ctx(
+        "Tom: morning, at the hut\nTom: remind me what I usually get before the panic",
+        0.25,
+        Stats(),
+    )
+    query_weights(chat)
+    assert worded_share(chat, "latin") == 0.0
+
+
+def test_the_chat_so_far_may_cap_the_floors_of_the_lines_holding_its_words():
     from remem.retrieve.relevance import Floors
 
     search = Config.load(env={}, overrides={"search.dialogue_relevance_floor": 0.3}).search
@@ -636,5 +654,8 @@ def test_the_chat_so_far_caps_the_floors_of_the_lines_holding_its_words():
     assert chat.of("dense", crossing=True, linked=False)[1] == 0.3
     # a line holding none of its words keeps the wordless floor
     assert chat.of("dense", crossing=False, worded=False)[1] == 0.9
-    question = Floors(search, with_latent=True)
-    assert question.of("latent", crossing=False)[1] == 0.6
+    assert Floors(search, with_latent=True).of("latent", crossing=False)[1] == 0.6
+    # by default (1.0) a chat's floors are a question's
+    assert (
+        Floors(Config().search, with_latent=True, chat=True).of("latent", crossing=False)[1] == 0.6
+    )
