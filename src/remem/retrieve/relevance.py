@@ -178,6 +178,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     weights = query_weights(ctx)  # and ctx.query_unseen, the share of it the store never saw
     chat = bool(message_weights(ctx))
     floors = Floors(ctx.config.search, with_latent=found is not None, chat=chat)
+    words_clear = ctx.config.search.dialogue_words_coverage
     min_share = worded_share(ctx, script)
     for c in cands:
         assert c.record is not None
@@ -205,6 +206,10 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             # more is asked ("What kitchen appliance did I buy 10 days ago?" -> "I got an air
             # fryer", relevance 0.01): holding such lines to a floor gated 6-12 answerable
             # questions whole (remem-bench's window-floor.json)
+            own = max(own, floor[1])
+        if chat and words_clear and cov >= words_clear and not crossing:
+            # the chat so far: a line holding most of what one of its messages says is the
+            # match, whatever its last few dozen tokens (all the dense evidence reads) say
             own = max(own, floor[1])
         c.relevance = own
         floors.judge(own, floor)

@@ -659,3 +659,21 @@ def test_the_chat_so_far_may_cap_the_floors_of_the_lines_holding_its_words():
     assert (
         Floors(Config().search, with_latent=True, chat=True).of("latent", crossing=False)[1] == 0.6
     )
+
+
+def test_a_line_holding_most_of_one_message_of_a_chat_may_clear_its_floor():
+    def ctx(query: str, share: float) -> StageContext:
+        config = Config.load(
+            env={},
+            overrides={"search.relevance_floor": 0.95, "search.dialogue_words_coverage": share},
+        )
+        return StageContext(
+            query=query, now=0.0, k=10, config=config, store=Stats(), tokenizer=Tokenizer()
+        )
+
+    line = [("booked the hut by the lake", 1.0)]
+    assert relevance(_cands(line), ctx(CHAT, 0.0)) == []  # off: the floor of a question
+    assert len(relevance(_cands(line), ctx(CHAT, 0.3))) == 1
+    # a question is no chat, and a line holding less than the share does not clear
+    assert relevance(_cands(line), ctx(CHAT.replace("\n", " "), 0.3)) == []
+    assert relevance(_cands([("the lake", 1.0)]), ctx(CHAT, 0.9)) == []
