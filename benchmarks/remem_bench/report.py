@@ -25,6 +25,7 @@ SOURCES = {
     "longmemeval": "defaults-2026-12-03-late.json",
     "bounds": "target-bounds.json",
     "facts": "fact-extraction.json",
+    "keyword": "keyword-vs-bm25.json",
 }
 LABELS = {
     "locomo": "LoCoMo",
@@ -313,6 +314,32 @@ def facts_table(runs: dict[str, Any]) -> list[str]:
     return out
 
 
+# the shapes of keyword-vs-bm25.json shown (each only where a dataset has questions of it)
+KEYWORD_SHAPES = ("all", "dialogue", "single", "long", "cjk", "latin")
+KEYWORD_SYSTEMS = ("bm25", "lexical-channel", "lexical", "vector", "hybrid")
+
+
+def keyword_table(runs: dict[str, Any]) -> list[str]:
+    """Plain BM25 against the keyword channel, the vector channel and the hybrid, per dataset
+    and query shape (r@10 / MRR)."""
+    rows = [
+        "| dataset | shape | n | plain BM25 | keyword channel's ranking | keyword alone "
+        "| vector alone | hybrid |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, d in runs["keyword"]["datasets"].items():
+        label = name + (" (held out)" if d["held_out"] else "")
+        for shape in KEYWORD_SHAPES:
+            row = d["shapes"].get(shape)
+            if row is None or (shape != "all" and row["n"] == d["shapes"]["all"]["n"]):
+                continue  # a shape every question has says what "all" says
+            cells = " | ".join(
+                f"{f3(row[s]['recall@10'])} / {f3(row[s]['mrr'])}" for s in KEYWORD_SYSTEMS
+            )
+            rows.append(f"| {label} | {shape} | {row['n']} | {cells} |")
+    return rows
+
+
 def render(runs: dict[str, Any]) -> str:
     """The whole page."""
     parts = [
@@ -361,6 +388,14 @@ def render(runs: dict[str, Any]) -> str:
         "(hit@K = the first gold turn within the top K):",
         "",
         *bounds_table(runs),
+        "",
+        "## The keyword channel against plain BM25 (issue 46)",
+        "",
+        runs["keyword"]["about"] + "; r@10 / MRR:",
+        "",
+        *keyword_table(runs),
+        "",
+        runs["keyword"]["code"],
         "",
         "## Issue 17's targets",
         "",

@@ -333,6 +333,7 @@ def suite_candidates(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[S
         SuiteDataset(
             "near_miss_heldout", data_dir / "near_miss_heldout", held_out=True, hosts=hosts
         ),
+        SuiteDataset("dialogue_notes_heldout", data_dir / "dialogue_notes_heldout", held_out=True),
     ]
     if quick:
         candidates = [d for d in candidates if d.name != "longmemeval_oracle"]

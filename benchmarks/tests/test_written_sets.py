@@ -14,6 +14,7 @@ import pytest
 
 from remem_bench import capture_set
 from remem_bench.chat_sources import DATA, to_jsonl
+from remem_bench.suite import suite_candidates
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -73,15 +74,24 @@ def test_mixed_script_asks_in_english_about_chinese_lines():
         assert all(not corpus[g]["text"].isascii() for g in q["gold"]), q["qid"]
 
 
-def test_dialogue_notes_is_built_from_its_sources_and_shaped_like_a_dialogue():
-    here = DATA / "dialogue_notes"
-    builder = _load("dialogue_notes_build", here / "build.py")
+@pytest.mark.parametrize(
+    ("name", "at_least", "held_out"),
+    [("dialogue_notes", 200, False), ("dialogue_notes_heldout", 60, True)],
+)
+def test_dialogue_notes_is_built_from_its_sources_and_shaped_like_a_dialogue(
+    name: str, at_least: int, held_out: bool
+):
+    here = DATA / name
+    builder = _load(f"{name}_build", here / "build.py")
     corpus, queries = builder.build()
     assert (here / "corpus.jsonl").read_text(encoding="utf-8") == to_jsonl(corpus)
     assert (here / "queries.jsonl").read_text(encoding="utf-8") == to_jsonl(queries)
     report = vd.validate_dataset(here, {"dialogue"}, require_answers=False)
     assert report.errors == []
-    assert len(queries) >= 200
+    assert len(queries) >= at_least
+    assert {q["conversation"] for q in queries} == {"en", "zh"}
+    suite = {d.name: d.held_out for d in suite_candidates(REPO.parent, DATA, quick=True)}
+    assert suite[name] is held_out
     ids = {t["id"] for t in corpus}
     for q in queries:
         lines = q["query"].split("\n")

@@ -343,6 +343,22 @@ class SearchConfig(_Section):
         "(else search.wordless_relevance_floor); a Chinese or Japanese question's candidates "
         "need any of its words",
     )
+    dialogue_relevance_floor: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description='for a query that is the chat so far (two or more "Name: text" lines): '
+        "no candidate holding one of its words is held to a floor above this one "
+        "(1 = the floors of a question)",
+    )
+    dialogue_words_coverage: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="for a query that is the chat so far: a candidate in its script holding at "
+        "least this share of one message's words' IDF (older messages counting less) clears "
+        "its floor (0 = off)",
+    )
     unseen_question_share: float = Field(
         default=0.5,
         ge=0,

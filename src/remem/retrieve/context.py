@@ -66,6 +66,8 @@ class StageContext:
     baseline: float | None = None  # the query's cosine to the nearest neutral sentence
     query_weights: dict[str, float] | None = None  # IDF of the query's terms, computed once
     query_unseen: float = 0.0  # the share of that IDF on terms no record holds
+    # a chat so far: (how much each message counts, its words' weights) (query_terms.py)
+    message_weights: list[tuple[float, dict[str, float]]] | None = None
     # Latin-script words of the query that no record holds ("Caroline" in a Chinese question)
     query_unseen_latin: tuple[str, ...] = ()
     # another form's token -> the query's token it is a form of (text/word_forms.py)

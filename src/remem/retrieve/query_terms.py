@@ -5,7 +5,10 @@
   in a store under UNSEEN_MIN_RECORDS records, where IDF cannot tell, the words weigh what
   they say in general language instead (``general_weights``, ``embed/word_rarity.py``).
 - Coverage: the share of that weight a text holds (``term_coverage``), a word's other forms
-  counting as the word (``text/word_forms.py``).
+  counting as the word (``text/word_forms.py``). A query that is the chat so far
+  (``text/dialogue.py``) is also read message by message (``message_weights``): a line that
+  holds what one message asks covers the chat, the older messages counting a little less than
+  the newest.
 - What the store never saw: the share of the weight on words no record holds
   (``unseen_share``) and a Chinese or Japanese question's Latin-script words no record holds
   (``unseen_latin``), which the relevance stage reads as the store never having talked of
@@ -22,6 +25,7 @@ from remem.embed.word_rarity import word_rarity
 from remem.retrieve.context import StageContext
 from remem.retrieve.scoped_terms import Stats, in_scope, search_counts
 from remem.store.base import LexicalStore
+from remem.text.dialogue import dialogue_messages
 from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
 
@@ -190,14 +194,45 @@ def unseen_in_either_script(ctx: StageContext, words: Sequence[str]) -> tuple[st
     return tuple(w for w in words if w not in ctx.held_english and w not in named)
 
 
+# A message of the chat so far is judged on its own only when it holds this many of the query's
+# weighed words: one word ("morning!", "ok thanks") says too little to vouch for a line.
+MESSAGE_MIN_WORDS = 2
+# Each message older than the newest counts this much less than the one after it.
+MESSAGE_AGE_FACTOR = 0.9
+
+
+def message_weights(ctx: StageContext) -> list[tuple[float, dict[str, float]]]:
+    """For a query that is the chat so far (``text/dialogue.py``): (how much it counts, the
+    query's weights of its words) for each message of MESSAGE_MIN_WORDS weighed words or more,
+    newest first, the newest counting 1 and each older one MESSAGE_AGE_FACTOR times less;
+    [] for any other query. Computed once per search."""
+    if ctx.message_weights is None:
+        ctx.message_weights = []
+        weights = query_weights(ctx)
+        messages = dialogue_messages(ctx.query) if ctx.tokenizer is not None else []
+        for age, message in enumerate(reversed(messages)):
+            assert ctx.tokenizer is not None
+            own = {t: weights[t] for t in ctx.tokenizer.query_tokens(message) if t in weights}
+            if len(own) >= MESSAGE_MIN_WORDS:
+                ctx.message_weights.append((MESSAGE_AGE_FACTOR**age, own))
+    return ctx.message_weights
+
+
 def own_coverage(text: str, ctx: StageContext, indexed: list[str] | None = None) -> float:
     """``term_coverage`` of the candidate's own tokens: as the store indexed them when given
     (one read for all candidates; tokenizing each text again cost ~8 ms per search at 100k),
-    else the text's tokens now."""
+    else the text's tokens now. For the chat so far, the better of the whole query's and each
+    message's coverage, times how much the message counts (``message_weights``): a dialogue's
+    every word diluted the share of a note that answers one of its messages below every floor
+    (dialogue_notes: hybrid recall@10 0.555 with the floors, 0.943 without)."""
     if ctx.tokenizer is None:
         return 0.0
     tokens = indexed if indexed is not None else ctx.tokenizer.index_tokens(text)
-    return term_coverage(query_weights(ctx), tokens, ctx.query_forms)
+    best = term_coverage(query_weights(ctx), tokens, ctx.query_forms)
+    for counts, weights in message_weights(ctx):
+        if counts > best:
+            best = max(best, counts * term_coverage(weights, tokens, ctx.query_forms))
+    return best
 
 
 def translated_coverage(ctx: StageContext, indexed: list[str] | None, own: float) -> float:

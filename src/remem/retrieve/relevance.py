@@ -45,6 +45,7 @@ from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.query_terms import (
+    message_weights,
     own_coverage,
     query_weights,
     translated_coverage,
@@ -174,8 +175,10 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         else None
     )
     latent = found or {}
-    floors = Floors(ctx.config.search, with_latent=found is not None)
     weights = query_weights(ctx)  # and ctx.query_unseen, the share of it the store never saw
+    chat = bool(message_weights(ctx))
+    floors = Floors(ctx.config.search, with_latent=found is not None, chat=chat)
+    words_clear = ctx.config.search.dialogue_words_coverage
     min_share = worded_share(ctx, script)
     for c in cands:
         assert c.record is not None
@@ -204,6 +207,10 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             # fryer", relevance 0.01): holding such lines to a floor gated 6-12 answerable
             # questions whole (remem-bench's window-floor.json)
             own = max(own, floor[1])
+        if chat and words_clear and cov >= words_clear and not crossing:
+            # the chat so far: a line holding most of what one of its messages says is the
+            # match, whatever its last few dozen tokens (all the dense evidence reads) say
+            own = max(own, floor[1])
         c.relevance = own
         floors.judge(own, floor)
     reranked = any(c.rerank_relevance is not None for c in cands)
@@ -229,7 +236,10 @@ def worded_share(ctx: StageContext, script: str | None) -> float:
     # share few (型号, 航拍 against "我用的大疆 Mini 4 Pro"): any of its words counts.
     min_share = ctx.config.search.worded_min_coverage if script == "latin" else 0.0
     unseen_limit = ctx.config.search.unseen_question_share
-    if script == "latin" and 0 < unseen_limit <= ctx.query_unseen:
+    # the chat so far is no question: its small talk ("morning! I'm in the queue") is words
+    # no note holds, and the rule gated every English dialogue whole (dialogue_notes)
+    chat = bool(message_weights(ctx))
+    if script == "latin" and 0 < unseen_limit <= ctx.query_unseen and not chat:
         # the store never saw most of what is asked ("How deep is the Mariana Trench?" in a
         # chat about painting and camping): no line of it says enough of the question
         return 1.0
@@ -264,8 +274,10 @@ class Floors:
     holds for all. The result passes when any candidate clears its floor;
     search.relevance_floor = 0 turns every floor off."""
 
-    def __init__(self, cfg: SearchConfig, *, with_latent: bool) -> None:
+    def __init__(self, cfg: SearchConfig, *, with_latent: bool, chat: bool = False) -> None:
         self.off = cfg.relevance_floor <= 0
+        # a query that is the chat so far: search.dialogue_relevance_floor caps the floors
+        self.cap = cfg.dialogue_relevance_floor if chat else 1.0
         self.with_latent = with_latent and not self.off
         self.dense = ("search.relevance_floor", cfg.relevance_floor)
         self.latent = ("search.latent_relevance_floor", cfg.latent_relevance_floor)
@@ -277,6 +289,16 @@ class Floors:
         self.best_floor = self.dense
 
     def of(
+        self, judged: str, *, crossing: bool, linked: bool = True, worded: bool = True
+    ) -> tuple[str, float]:
+        """(setting, value) of the floor of a candidate (``_of``), capped for the chat so far
+        by search.dialogue_relevance_floor."""
+        name, value = self._of(judged, crossing=crossing, linked=linked, worded=worded)
+        if value > self.cap and (worded or crossing):
+            return "search.dialogue_relevance_floor", self.cap
+        return name, value
+
+    def _of(
         self, judged: str, *, crossing: bool, linked: bool = True, worded: bool = True
     ) -> tuple[str, float]:
         """(setting, value) of the floor of a candidate judged by ``judged`` ("latent",

@@ -585,3 +585,95 @@ def test_a_chinese_question_naming_what_no_record_holds_needs_the_wordless_floor
     ctx.config.search.wordless_relevance_floor = 0.9999
     ctx.config.search.unseen_question_share = 0  # the unseen-words rules off
     assert len(relevance(cands, ctx)) == 3
+
+
+# The chat so far as the query (issue 46): the words that find the note are in an older message
+CHAT = (
+    "Tom: we booked the hut by the lake for next weekend\n"
+    "Assistant: Lovely! Anything to sort out first?\n"
+    "Tom: remind me what I decided about bringing tins and blankets"
+)
+
+
+def test_the_chat_so_far_is_also_covered_message_by_message():
+    from remem.retrieve.query_terms import MESSAGE_AGE_FACTOR, message_weights, own_coverage
+
+    ctx = _ctx(CHAT, 0.25, Stats())
+    whole = term_coverage(query_weights(ctx), ["hut", "lake"])
+    oldest = message_weights(ctx)[-1]
+    assert oldest[0] == pytest.approx(MESSAGE_AGE_FACTOR**2)  # two messages older than the newest
+    assert "tom" not in oldest[1] and "hut" in oldest[1]  # the speaker label is not its words
+    by_message = oldest[0] * term_coverage(oldest[1], ["hut", "lake"])
+    assert by_message > 2 * whole
+    assert own_coverage("the hut by the lake", ctx) == pytest.approx(by_message)
+    # one line is a question, not a chat: its coverage is the whole query's
+    flat = _ctx(CHAT.replace("\n", " "), 0.25, Stats())
+    assert message_weights(flat) == []
+    assert own_coverage("the hut by the lake", flat) == pytest.approx(
+        term_coverage(query_weights(flat), ["hut", "lake"])
+    )
+
+
+def test_a_note_answering_an_older_message_of_the_chat_clears_the_floor():
+    # judged by words alone: a share of the whole chat's words fell under the floor
+    ctx = _ctx(CHAT, 0.25, Stats())
+    kept = relevance(_cands([("The hut has no heating", 1.0)]), ctx)
+    assert [c.record.text for c in kept if c.record] == ["The hut has no heating"]
+    assert (
+        relevance(
+            _cands([("The hut has no heating", 1.0)]), _ctx(CHAT.replace("\n", " "), 0.25, Stats())
+        )
+        == []
+    )
+
+
+def test_the_small_talk_of_a_chat_is_no_question_the_store_never_talked_of():
+    from remem.retrieve.relevance import worded_share
+
+    # a question whose words no record holds: no line of the store says enough of it
+    question = _ctx("remind me what I usually get before the panic", 0.25, Stats())
+    query_weights(question)
+    assert question.query_unseen >= question.config.search.unseen_question_share
+    assert worded_share(question, "latin") == 1.0
+    # the same words as the newest message of a chat: any word held counts
+    chat = _ctx(
+        "Tom: morning, at the hut\nTom: remind me what I usually get before the panic",
+        0.25,
+        Stats(),
+    )
+    query_weights(chat)
+    assert worded_share(chat, "latin") == 0.0
+
+
+def test_the_chat_so_far_may_cap_the_floors_of_the_lines_holding_its_words():
+    from remem.retrieve.relevance import Floors
+
+    search = Config.load(env={}, overrides={"search.dialogue_relevance_floor": 0.3}).search
+    chat = Floors(search, with_latent=True, chat=True)
+    assert chat.of("latent", crossing=False) == ("search.dialogue_relevance_floor", 0.3)
+    assert chat.of("dense", crossing=True, linked=False)[1] == 0.3
+    # a line holding none of its words keeps the wordless floor
+    assert chat.of("dense", crossing=False, worded=False)[1] == 0.9
+    assert Floors(search, with_latent=True).of("latent", crossing=False)[1] == 0.6
+    # by default (1.0) a chat's floors are a question's
+    assert (
+        Floors(Config().search, with_latent=True, chat=True).of("latent", crossing=False)[1] == 0.6
+    )
+
+
+def test_a_line_holding_most_of_one_message_of_a_chat_may_clear_its_floor():
+    def ctx(query: str, share: float) -> StageContext:
+        config = Config.load(
+            env={},
+            overrides={"search.relevance_floor": 0.95, "search.dialogue_words_coverage": share},
+        )
+        return StageContext(
+            query=query, now=0.0, k=10, config=config, store=Stats(), tokenizer=Tokenizer()
+        )
+
+    line = [("booked the hut by the lake", 1.0)]
+    assert relevance(_cands(line), ctx(CHAT, 0.0)) == []  # off: the floor of a question
+    assert len(relevance(_cands(line), ctx(CHAT, 0.3))) == 1
+    # a question is no chat, and a line holding less than the share does not clear
+    assert relevance(_cands(line), ctx(CHAT.replace("\n", " "), 0.3)) == []
+    assert relevance(_cands([("the lake", 1.0)]), ctx(CHAT, 0.9)) == []
