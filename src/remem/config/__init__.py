@@ -30,6 +30,7 @@ from remem.config.agents import (
     ServerConfig,
     TokenGrant,
 )
+from remem.config.search import SearchConfig
 from remem.config.sections import (
     APP_NAME,
     BUNDLED_MODELS,
@@ -37,7 +38,6 @@ from remem.config.sections import (
     EmbedConfig,
     IndexingConfig,
     RerankConfig,
-    SearchConfig,
     StoreConfig,
     TextConfig,
     _Section,

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from remem.config.sections import SearchConfig
+from remem.config.search import SearchConfig
 from remem.index.exact import blas_one_thread
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext

@@ -1,0 +1,213 @@
+"""The search section of the configuration: fusion, channels, floors and gates of the read
+pipeline (the stages after fusion have theirs in ``stages.py``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from remem.config.sections import _Section
+
+
+class SearchConfig(_Section):
+    fusion: Literal["rrf", "weighted"] = Field(
+        default="weighted",
+        description="how the vector and keyword rankings combine: weighted (normalised "
+        "scores, vector_weight / lexical_weight) or rrf (reciprocal rank fusion)",
+    )
+    rrf_k: int = Field(default=60, gt=0, description="rrf: the rank offset k in 1 / (k + rank)")
+    rrf_vector_weight: float = Field(default=1.0, ge=0, description="vector channel in RRF")
+    rrf_lexical_weight: float = Field(default=1.0, ge=0, description="lexical channel in RRF")
+    vector_weight: float = Field(
+        default=0.4, ge=0, description="weighted fusion: the vector channel's weight"
+    )
+    lexical_weight: float = Field(
+        default=0.6, ge=0, description="weighted fusion: the keyword (BM25) channel's weight"
+    )
+    min_vector_span: float = Field(
+        default=0.05,
+        ge=0,
+        le=2,
+        description="weighted fusion: cosine gaps are scaled by at least this span",
+    )
+    candidate_pool: int = Field(default=50, gt=0, description="floor of each channel's top-N")
+    candidate_factor: int = Field(default=4, gt=0, description="each channel fetches k x this")
+    max_k: int = Field(default=1000, gt=0, description="largest k a caller may ask for")
+    max_query_chars: int = Field(
+        default=10_000, gt=0, description="longer queries are refused (the chat path trims)"
+    )
+    # 32: measured with remem-bench's long_queries.py (a question after cross-talk: zh recall@10
+    # 0.495 whole, 0.553 at 24, 0.540 at 32, 0.523 at 48) and free on the suite's own
+    # questions (LoCoMo 4 of 1,982 and LongMemEval 69 of 479 are longer; -0.005 recall@10 on
+    # those 69), and it bounds the query embedding (a 4000-character turn took seconds whole).
+    query_embed_tokens: int = Field(
+        default=32,
+        ge=0,
+        description="the vector channel embeds the query's last this many tokens (estimated; "
+        "newest messages first); the lexical channel matches all of it. 0 = the whole query",
+    )
+    role_filter_factor: int = Field(
+        default=8, gt=0, description="k x this per channel when a role filter will drop hits"
+    )
+    context_weight: float = Field(
+        default=0.2, ge=0, description="BM25 weight of the context column (0 = own text only)"
+    )
+    lexical_max_df: float = Field(
+        default=0.05,
+        gt=0,
+        le=1,
+        description="in big stores, skip query words found in more than this share of records",
+    )
+    lexical_prune_min_docs: int = Field(
+        default=20_000, ge=0, description="...only once the store holds this many records"
+    )
+    lexical_postings_budget: int = Field(
+        default=20_000,
+        ge=0,
+        description="...and ask only for the rarest query words whose records add up to at "
+        "most this many (keyword search time stays flat as the store grows; 0 = no limit)",
+    )
+    index_build: Literal["background", "manual"] = Field(
+        default="background",
+        description="background: a process that searches rebuilds the vector index files "
+        "when they fall behind, in a thread of its own; manual: only `remem index` (and the "
+        "end of `remem import`) does. The CLI's one-shot commands default to manual: their "
+        "process exits before a build ends",
+    )
+    lexical_first_pass_budget: int = Field(
+        default=2_500,
+        ge=0,
+        description="...and when those words hold more records than this, search in two "
+        "passes: the rarest words up to this many records first, then only the rows found "
+        "scored for every word (0 = one pass)",
+    )
+    min_semantic: float = Field(
+        default=0.0, ge=0, le=1, description="drop vector hits whose cosine is below (0 = off)"
+    )
+    min_score: float = Field(
+        default=0.0, ge=0, description="drop hits whose final score is below (0 = off)"
+    )
+    # Off by default: measured on the development suite it lifts zh_groupchat (+0.048
+    # recall@10) and lowers LoCoMo (-0.013): a change that wins one dataset and loses another
+    # is not a default (remem-bench's HISTORY.md, "Development suite").
+    adaptive_full_coverage: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="weighted fusion: the lexical weight scales down while its best hits hold "
+        "less than this share of the query's words (0 = fixed weights)",
+    )
+    # Without latent terms (another model, search.latent_top = 0, a failing sparse head):
+    # 0.25, the highest floor that costs no dataset more than 0.01 recall@10 with the cross-script
+    # witness (LoCoMo 0, zh_groupchat 0.003, LongMemEval 0.005; 0.3 costs LongMemEval 0.0105);
+    # no-answer probes answered 51% (LoCoMo) and 40% (zh_groupchat) instead of 100%
+    # (remem-bench's suite-defaults.json, longmemeval-full.json).
+    relevance_floor: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="return nothing when the best hit's calibrated relevance is below, unless "
+        "latent terms were read (then search.latent_relevance_floor); 0 = off",
+    )
+    # e5-small matches a question to a line in another script poorly: the bundled USE model
+    # reads the best candidates in the other script for the relevance stage (retrieve/witness.py)
+    cross_script_witness: bool = Field(
+        default=True,
+        description="relevance asks the bundled USE model about the best candidates written in "
+        "another script than the question (bundled e5 only)",
+    )
+    witness_top: int = Field(
+        default=10, ge=1, le=100, description="how many of the best candidates it may read"
+    )
+    # e5's sparse head tells answers from off-topic hits better than its dense cosine: the
+    # relevance stage reads the latent terms of the best candidates (retrieve/latent_reader.py),
+    # kept beside the vectors (conversation/latent_fill.py), for the best 10 in the question's
+    # script (across scripts their terms barely meet: zh_groupchat's cross_lingual questions
+    # lost 0.048 recall@10 when they were read too). Floor 0.6 for those judged with them: the
+    # strictest that costs no recall@10 over 0.55 (0.65: zh -0.005); LongMemEval -0.004 against
+    # no latent terms (remem-bench's latent-same-script-floors.json).
+    latent_top: int = Field(
+        default=10,
+        ge=0,
+        le=50,
+        description="relevance reads the sparse latent terms of this many of the best "
+        "candidates (bundled e5 only; 0 = off)",
+    )
+    latent_relevance_floor: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="the relevance floor of a candidate whose latent terms were read and "
+        "that holds one of the question's words (search.relevance_floor = 0 turns both off)",
+    )
+    # 0.35: the highest that costs zh_groupchat's cross_lingual questions nothing (0.4: -0.016
+    # recall@10); probes answered LoCoMo 26% -> 23%, zh_groupchat 29% -> 21%
+    # (remem-bench's latent-cross-script-floors.json)
+    cross_script_relevance_floor: float = Field(
+        default=0.35,
+        ge=0,
+        le=1,
+        description="with latent terms on: the floor of a candidate in another script than "
+        "the question (judged by the dense evidence and the witness, not by latent terms) "
+        "that holds one of its words or their translations, or whose question names a speaker",
+    )
+    wordless_relevance_floor: float = Field(
+        default=0.9,
+        ge=0,
+        le=1,
+        description="with latent terms on: the floor of a candidate in the question's script "
+        "that holds none of the question's words (search.latent_relevance_floor for the "
+        "others)",
+    )
+    # 0.2 answers 10.7% of LoCoMo's no-answer probes instead of 15.3% for 0.001 of its
+    # recall@10, but costs LongMemEval 0.015 (advice and multi-session questions whose
+    # answers share few words: remem-bench's worded-coverage.json), so it is off by default
+    worded_min_coverage: float = Field(
+        default=0.0,
+        ge=0,
+        lt=1,
+        description="with latent terms on, for a question in Latin script: the share of its "
+        "words' IDF a candidate in its script must hold to be held to the latent floor "
+        "(else search.wordless_relevance_floor); a Chinese or Japanese question's candidates "
+        "need any of its words",
+    )
+    dialogue_relevance_floor: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description='for a query that is the chat so far (two or more "Name: text" lines): '
+        "no candidate holding one of its words is held to a floor above this one "
+        "(1 = the floors of a question)",
+    )
+    dialogue_words_coverage: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="for a query that is the chat so far: a candidate in its script holding at "
+        "least this share of one message's words' IDF (older messages counting less) clears "
+        "its floor (0 = off)",
+    )
+    unseen_question_share: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="with latent terms on, for a question in Latin script: when at least this "
+        "share of its words' IDF is carried by words no record holds (in a store of 100 "
+        "records or more), every candidate in its script is held to "
+        "search.wordless_relevance_floor (0 = off)",
+    )
+    cross_script_unlinked_floor: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="with latent terms on: the floor of a candidate in another script that "
+        "holds none of the question's words nor of their dictionary translations, under a "
+        "question naming no speaker (the embeddings alone cross scripts loosely); "
+        "search.cross_script_relevance_floor for the others",
+    )
+    latent_cross_script: bool = Field(
+        default=False,
+        description="also read the latent terms of candidates in another script than the "
+        "question (their terms barely meet across languages; the witness judges them)",
+    )
