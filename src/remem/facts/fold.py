@@ -3,7 +3,8 @@
 Statements are taken in the order they were said. For an attribute with one value at a time
 (``AttributeSpec.single``) a statement of another value closes the open fact at the moment the
 new one became true (``Statement.valid_from``: "last week", a plan's date) and opens a fact of
-its own; the same value said again only adds its record to the open fact's sources. For an
+its own; the same value said again only adds its record to the open fact's sources (also while a
+planned change that will close it has not yet taken effect). For an
 attribute whose values coexist, a new value opens a fact beside the others. A negation closes
 the open fact of its value (or, naming none, every open fact of the attribute) and opens
 nothing. A statement that puts itself in the past ("I used to live in Berlin") becomes a
@@ -53,16 +54,35 @@ def fold_chain(statements: Iterable[Statement]) -> list[Fact]:
             continue
         key = value_key(s.value)
         if key in open_facts:
-            same = open_facts[key]
-            if s.record_id not in same.source_ids:
-                sources = (*same.source_ids, s.record_id)
-                open_facts[key] = dataclasses.replace(same, source_ids=sources)
+            open_facts[key] = _restated(open_facts[key], s)
+            continue
+        still = _still_true(done, key, s)
+        if still is not None:  # said again before a planned change takes it over
+            done[still] = _restated(done[still], s)
             continue
         if single:
             for other in list(open_facts):
                 done.append(_closed(open_facts.pop(other), s))
         open_facts[key] = _opened(s)
     return done + list(open_facts.values())
+
+
+def _restated(fact: Fact, s: Statement) -> Fact:
+    if s.record_id in fact.source_ids:
+        return fact
+    return dataclasses.replace(fact, source_ids=(*fact.source_ids, s.record_id))
+
+
+def _still_true(done: list[Fact], key: str, s: Statement) -> int | None:
+    """The index of a fact of this value that is closed only from a later moment than this
+    statement's: "I live in Shenzhen" said on November 25 after "moving to Shanghai on
+    December 1st" restates what holds until then; it must not cancel the move."""
+    for i in range(len(done) - 1, -1, -1):
+        fact = done[i]
+        closes_later = fact.valid_to is not None and fact.valid_to > s.valid_from
+        if value_key(fact.value) == key and closes_later and fact.closed_by is not None:
+            return i
+    return None
 
 
 def _negated(open_facts: dict[str, Fact], s: Statement) -> list[str]:

@@ -52,6 +52,39 @@ def test_tom_moves_from_shenzhen_to_shanghai_on_december_1st():
     assert [f.value for f in lives.values() if f.holds_at(day("2026-11-25"))] == ["Shenzhen"]
 
 
+def test_saying_the_current_city_again_before_the_move_keeps_the_move():
+    """Restating a value that a planned change will close, before the change's day, adds a
+    source; it does not cancel the move (H1's fold case 1)."""
+    records = _chat(
+        ("2026-11-02", "Tom", "I live in Shenzhen now"),
+        ("2026-11-20", "Tom", "I'm moving to Shanghai on December 1st"),
+        ("2026-11-25", "Tom", "I live in Shenzhen."),
+    )
+    lives = [f for f in _facts(records) if f.attribute == "lives_in"]
+    assert [(f.value, f.valid_from, f.valid_to) for f in lives] == [
+        ("Shenzhen", day("2026-11-02"), day("2026-12-01")),
+        ("Shanghai", day("2026-12-01"), None),
+    ]
+    assert lives[0].source_ids == ("r0", "r2")
+    # after the move, saying the old city again is moving back
+    back = _chat(*records_lines(records), ("2026-12-05", "Tom", "I live in Shenzhen."))
+    now = [f.value for f in _facts(back) if f.attribute == "lives_in" and f.valid_to is None]
+    assert now == ["Shenzhen"]
+
+
+def records_lines(records: list[Record]) -> list[tuple[str, str, str]]:
+    from datetime import UTC, datetime
+
+    return [
+        (
+            datetime.fromtimestamp(r.created_at, UTC).strftime("%Y-%m-%d"),
+            r.speaker_label or "",
+            r.text,
+        )
+        for r in records
+    ]
+
+
 def test_the_capture_list_neither_asserts_nor_closes():
     said = [
         ("2026-11-01", "Ann", "I moved to Lisbon last month."),
