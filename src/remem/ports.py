@@ -16,6 +16,7 @@ import numpy as np
 from remem.config import Config
 from remem.conversation.ingest import OnTakenId
 from remem.embed.base import Embedder
+from remem.facts.service import Progress, RebuildSummary
 from remem.memories import CuratedMemories
 from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
@@ -82,6 +83,9 @@ class MemoryPort(Protocol):
         session: str | None = None,
         user: str | None = None,
     ) -> list[Fact]: ...
+    def rebuild_facts(
+        self, scopes: Sequence[str] | None = None, *, progress: Progress | None = None
+    ) -> RebuildSummary: ...
     def get_embedder(self) -> Embedder | None: ...
     def neutral_vectors(self, embedder: Embedder) -> np.ndarray: ...
     def embed_records(

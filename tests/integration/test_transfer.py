@@ -158,3 +158,34 @@ def test_latent_terms_travel_with_an_export_with_vectors(tmp_path):
         stored = {r.id: r for r in mem.store.list_records(limit=None)}
         got = mem.store.latent_terms_of(terms_id, [r.rowid for r in stored.values()])
         assert got == {stored["m0"].rowid: codes["m0"]}
+
+
+def test_facts_come_along_with_an_import_and_a_copy(tmp_path):
+    """Records that bring their vectors never pass the indexer, which derives facts: the
+    import derives its scopes' facts at its end, and a copy carries them as they are."""
+    from remem.store.sqlite import SQLiteStore
+    from remem.text.tokenize import Tokenizer
+    from remem.transfer.copy import copy_store
+
+    emb = HashEmbedder()
+    said = {"speaker": "Tom", "session": "g", "timestamp": "2025-11-02T09:00:00+00:00"}
+    with Memory(tmp_path / "src.db", cfg(), embedder=emb) as mem:
+        mem.ingest({"text": "I live in Shenzhen now", **said})
+        assert [f.value for f in mem.facts("Tom")] == ["Shenzhen"]
+        out = tmp_path / "dump.jsonl"
+        with out.open("w") as fh:
+            export_records(mem, fh, with_vectors=True)
+    with Memory(tmp_path / "dst.db", cfg(), embedder=emb) as mem:
+        report = import_records(mem, out.read_text().splitlines())
+        assert report.vectors == 1 and report.facts == 1
+        assert [f.value for f in mem.facts("Tom")] == ["Shenzhen"]
+    src, dst = SQLiteStore(tmp_path / "src.db"), SQLiteStore(tmp_path / "copy.db")
+    try:
+        report = copy_store(src, dst, tokenizer=Tokenizer(), context_turns=2, source_name="src")
+        assert report.facts == 1 and report.to_dict()["facts"] == 1
+        assert [(f.value, f.source_ids) for f in dst.facts()] == [
+            (f.value, f.source_ids) for f in src.facts()
+        ]
+    finally:
+        src.close()
+        dst.close()

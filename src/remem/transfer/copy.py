@@ -54,6 +54,7 @@ class CopyReport:
     copied: int = 0  # records written by this run
     resumed_after: int = 0  # source rowid the run started after (0: from the beginning)
     vectors: int = 0  # vectors written by this run
+    facts: int = 0  # facts written by this run (derived, copied as they are)
     counts: dict[str, list[int]] = field(default_factory=dict)  # name -> [source, destination]
     sampled: int = 0
     mismatches: list[str] = field(default_factory=list)
@@ -69,6 +70,7 @@ class CopyReport:
             "copied": self.copied,
             "resumed_after": self.resumed_after,
             "vectors": self.vectors,
+            "facts": self.facts,
             "counts": self.counts,
             "sampled": self.sampled,
             "verified": self.verified,
@@ -128,12 +130,23 @@ def copy_store(
         dst.meta_set(NAMESPACE, "after", str(after))
         if progress:
             progress(len(batch))
+    report.facts = _copy_facts(src, dst, batch_size)
     for namespace, key in MARKERS:
         value = src.meta_get(namespace, key)
         if value is not None:
             dst.meta_set(namespace, key, value)
     verify(src, dst, report, last_rowid=after, sample=sample, seed=seed)
     return report
+
+
+def _copy_facts(src: Store, dst: Store, batch_size: int) -> int:
+    """Every fact of the source, as it is: derived data like the latent terms, citing records
+    by the ids the copy keeps (a hand correction is a curated memory and came with the
+    records). Replaces facts of the same id, so a resumed copy writes them again harmlessly."""
+    facts = src.facts()
+    for start in range(0, len(facts), batch_size):
+        dst.put_facts(facts[start : start + batch_size])
+    return len(facts)
 
 
 def _resume_point(dst: Store, source_name: str) -> int:

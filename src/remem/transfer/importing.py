@@ -50,6 +50,7 @@ class ImportReport:
     invalid_count: int = 0  # every invalid line; ``invalid`` lists the first MAX_REPORTED
     vectors: int = 0  # vectors taken from the file
     latent_terms: int = 0  # latent terms taken from the file
+    facts: int = 0  # facts of the scopes the import added to, derived again at its end
     records: int = 0  # valid records in the input
     written: bool = False  # False: a dry run, or invalid lines stopped the import
 
@@ -64,6 +65,7 @@ class ImportReport:
             "skipped": self.skipped,
             "vectors": self.vectors,
             "latent_terms": self.latent_terms,
+            "facts": self.facts,
             "records": self.records,
             "written": self.written,
             "invalid_count": self.invalid_count,
@@ -258,6 +260,7 @@ def write_import(
     added). Fills in and returns ``report`` from ``check_import``."""
     embedder = None if dry_run else mem.get_embedder()
     seen: set[bytes] = set()  # dry run only: nothing is written, so the store cannot tell
+    scopes: set[str] = set()  # of the records added: their facts are derived at the end
     for batch in _batches(source, scope, max(1, batch_size), mem.config.calendar.zone()):
         if dry_run:
             digests = [bytes.fromhex(content_hash(line.record.text)) for line in batch]
@@ -269,9 +272,16 @@ def write_import(
                     seen.add(digest)
                     report.added += 1
         else:
+            added = report.added
             _write_batch(mem, batch, report, embedder, unlabelled_vectors)
+            if report.added > added:
+                scopes.update(line.record.scope for line in batch)
         if progress:
             progress(len(batch))
+    if scopes and mem.config.facts.enabled:
+        # records that brought their vectors never pass the indexer, which derives facts:
+        # the scopes they joined are derived again from all their records
+        report.facts = mem.rebuild_facts(sorted(scopes)).facts
     report.written = not dry_run
     return report
 
