@@ -33,7 +33,7 @@ from remem.config import Config
 from remem_bench.benchmark import Variant, apply_overrides, score_query
 from remem_bench.suite import SuiteRun, VariantScores, is_unanswerable
 
-ON, OFF = "translation", "no_translation"
+ON, OFF, WEIGHTED = "translation", "no_translation", "translation_weighted"
 VARIANTS = [Variant(ON), Variant(OFF, overrides={"translate.keyword": False})]
 
 
@@ -44,6 +44,7 @@ class TopHits(SuiteRun):
         super().__init__(*args, **kwargs)
         self.tops: dict[str, dict[str, list[str | None]]] = defaultdict(lambda: defaultdict(list))
         self._dataset = ""
+        self.category = ""  # only the questions of this category (a quick look)
 
     def ask_all(
         self,
@@ -56,6 +57,8 @@ class TopHits(SuiteRun):
     ) -> int:
         self._dataset = name
         answerable = [q for q in questions if not is_unanswerable(q)]
+        if self.category:
+            answerable = [q for q in answerable if q.get("category") == self.category]
         return super().ask_all(mem, name, turns, answerable, [], progress)
 
     def ask(
@@ -95,17 +98,20 @@ def effect(on: VariantScores, off: VariantScores, rows: range | list[int]) -> di
     return out
 
 
-def summarise(run: TopHits, dataset: str) -> dict[str, Any]:
-    on, off = run.scores[dataset][ON], run.scores[dataset][OFF]
+def summarise(run: TopHits, dataset: str, on_name: str = ON) -> dict[str, Any]:
+    on, off = run.scores[dataset][on_name], run.scores[dataset][OFF]
     every = range(len(on.answerable))
     out = effect(on, off, every)
     tops = run.tops.get(dataset, {})
     if tops:
-        out["top_changed"] = sum(a != b for a, b in zip(tops[ON], tops[OFF], strict=True))
+        out["top_changed"] = sum(a != b for a, b in zip(tops[on_name], tops[OFF], strict=True))
     by_cat: dict[str, list[int]] = defaultdict(list)
     for i, cat in enumerate(on.categories):
         by_cat[cat].append(i)
     out["by_category"] = {cat: effect(on, off, rows) for cat, rows in sorted(by_cat.items())}
+    if on_name == ON and WEIGHTED in run.scores[dataset]:
+        out[WEIGHTED] = summarise(run, dataset, WEIGHTED)
+        out[WEIGHTED]["weight"] = run.variants[-1].overrides["translate.weight"]
     return out
 
 
@@ -114,10 +120,16 @@ def main() -> None:
     add_suite_options(ap, datasets="mixed_script,zh_groupchat,zh_validation,changed_facts")
     ap.add_argument("--out", help="write the JSON here (merged into what the file holds)")
     ap.add_argument("--label", default="", help="a note kept with the results")
+    ap.add_argument("--category", default="", help="only this category's questions")
+    ap.add_argument("--weight", type=float, help="translate.weight of the translated run")
     args = ap.parse_args()
     config = Config.load(env={})
-    run = TopHits(VARIANTS, config, Path(args.cache_dir), progress=progress_every(30))
+    variants = list(VARIANTS)
+    if args.weight is not None:  # a third run: translated words weighted so
+        variants.append(Variant(WEIGHTED, overrides={"translate.weight": args.weight}))
+    run = TopHits(variants, config, Path(args.cache_dir), progress=progress_every(30))
     run.limit_conversations = args.limit_conversations
+    run.category = args.category
     results: dict[str, Any] = {}
     for dataset in chosen_datasets(args):
         start = time.perf_counter()

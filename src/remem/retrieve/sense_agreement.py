@@ -14,7 +14,7 @@ whatever the store's size.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from remem.store.base import Store
@@ -31,49 +31,71 @@ class Sense:
     tokens: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What a sense may agree with: the question's own tokens in the senses' script (a name,
+    a word it code-switches to), its other words' translations, the people it names."""
+
+    own: frozenset[str] = frozenset()
+    translated: frozenset[str] = frozenset()
+    speakers: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.own or self.translated or self.speakers)
+
+
 def agreeing(
     store: Store,
     senses: Sequence[Sense],
-    context: Collection[str],
-    speakers: Collection[str],
+    question: Question,
     filters: Filters | None,
     now: float | None,
     limit: int = 0,
 ) -> list[Sense]:
-    """The first ``limit`` (0: all) senses held by a record that also holds a ``context`` token (the question's other
-    words and their translations) or is said by one of ``speakers`` (the people the question
-    names), in their order. With no context and no speakers, every sense."""
-    if not senses or (not context and not speakers):
+    """The first ``limit`` (0: all) senses, in their order, held by a record that also holds
+    one of the question's own tokens or was said by a person it names, or that is in a
+    session where a translation of another of its words is (an answer spread over a few
+    turns: 婚礼 in one line, 宴会厅 in another). With nothing to agree with, every sense."""
+    if not senses or not question:
         return list(senses[:limit] if limit else senses)
+    sessions: set[str] | None = None  # the sessions holding another word's translation
     kept = []
     for sense in senses:
-        if _agrees(store, sense, set(context), set(speakers), filters, now):
+        holding = _holding(store, sense, filters, now)
+        if any(tokens & (question.own | question.translated) for tokens in holding.values()):
+            agrees = True
+        else:
+            records = store.get_by_rowids(list(holding), filters, now) if holding else {}
+            if sessions is None:
+                sessions = _sessions(store, question.translated, filters, now)
+            agrees = any(
+                r.speaker_label in question.speakers or (r.session and r.session in sessions)
+                for r in records.values()
+            )
+        if agrees:
             kept.append(sense)
             if len(kept) == limit:
                 break
     return kept
 
 
-def _agrees(
-    store: Store,
-    sense: Sense,
-    context: set[str],
-    speakers: set[str],
-    filters: Filters | None,
-    now: float | None,
-) -> bool:
+def _holding(
+    store: Store, sense: Sense, filters: Filters | None, now: float | None
+) -> dict[int, set[str]]:
+    """The newest ``ROWS`` records holding every token of the sense: rowid -> their other
+    tokens."""
     own = set(sense.tokens)
     rowids = store.lexical_newest(list(sense.tokens), filters, ROWS, now)
-    if not rowids:
-        return False
-    holding = {
-        rowid: set(tokens)
-        for rowid, tokens in store.lexical_tokens(rowids).items()
-        if own <= set(tokens)
-    }
-    if any((tokens - own) & context for tokens in holding.values()):
-        return True
-    if speakers and holding:
-        records = store.get_by_rowids(list(holding), filters, now)
-        return any(r.speaker_label in speakers for r in records.values())
-    return False
+    found = store.lexical_tokens(rowids) if rowids else {}
+    return {r: set(tokens) - own for r, tokens in found.items() if own <= set(tokens)}
+
+
+def _sessions(
+    store: Store, tokens: frozenset[str], filters: Filters | None, now: float | None
+) -> set[str]:
+    """The sessions of the newest ``ROWS`` records holding any of these tokens."""
+    if not tokens:
+        return set()
+    rowids = store.lexical_newest(sorted(tokens), filters, ROWS, now)
+    records = store.get_by_rowids(rowids, filters, now) if rowids else {}
+    return {r.session for r in records.values() if r.session}

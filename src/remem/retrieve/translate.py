@@ -28,9 +28,9 @@ from remem.config import TranslateConfig
 from remem.retrieve.context import StageContext
 from remem.retrieve.names import SpeakerNames, embedded_query
 from remem.retrieve.scoped_terms import held_tokens, narrows
-from remem.retrieve.sense_agreement import Sense, agreeing
+from remem.retrieve.sense_agreement import Question, Sense, agreeing
 from remem.store.base import Store
-from remem.text.bilingual import ENGLISH_STOPWORDS, Bilingual, dictionary, english_keys, ties
+from remem.text.bilingual import ENGLISH_STOPWORDS, Bilingual, dictionary, english_keys
 from remem.text.normalize import to_simplified
 from remem.text.spelt_names import drop_possessives, spelt_names
 from remem.text.tokenize import Tokenizer
@@ -72,6 +72,7 @@ class Word:
     own: tuple[str, ...]
     options: Options
     reading: bool = False  # a name written in pinyin (年糕 for "Niangao"): kept without agreement
+    to_chinese: bool = True  # an English word (its senses are Chinese)
 
 
 def _says_nothing(text: str) -> bool:
@@ -143,7 +144,8 @@ class QueryTranslator:
             for word in bilingual.cut(query):
                 options = self._glosses(bilingual, word)
                 if options:
-                    words.append(Word(None, tuple(self._tokenizer.phrase_tokens(word)), options))
+                    own = tuple(self._tokenizer.phrase_tokens(word))
+                    words.append(Word(None, own, options, to_chinese=False))
         if english_words:
             for key, options in self._chinese_candidates(bilingual, latin):
                 words.append(Word(key, tuple(key.split()) if key else (), options))
@@ -260,6 +262,8 @@ class QueryTranslator:
             asked_held = sorted(t for t, n in df.items() if n)
             seen = held_tokens(self._store, asked_held, filters, now, df)
             df = {t: n for t, n in df.items() if t in seen}
+        _, question_df = self._store.term_stats(sorted(question))
+        question = {t for t in question if question_df.get(t, 0)}  # only what the store holds
         held: list[list[Sense]] = []
         for word in words:
             found = [
@@ -271,14 +275,18 @@ class QueryTranslator:
             held.append([sense for _, sense in found])
         out = Translation()
         for i, (word, senses) in enumerate(zip(words, held, strict=True)):
-            others = question - set(word.own)
-            for j, other in enumerate(held):
-                if j != i:
-                    others.update(t for sense in other for t in sense.tokens if ties(t))
+            # the question's words in the senses' script (a name, a word it code-switches to)
+            # and the other words' translations: its own-script words never meet a sense
+            own = {t for t in question if bool(_HAN.search(t)) == word.to_chinese}
+            others = Question(
+                frozenset(own - set(word.own)),
+                frozenset(t for j, o in enumerate(held) if j != i for s in o for t in s.tokens),
+                frozenset(speakers),
+            )
             if word.reading:
                 kept = senses[:PER_WORD]
             else:
-                kept = agreeing(self._store, senses, others, speakers, filters, now, PER_WORD)
+                kept = agreeing(self._store, senses, others, filters, now, PER_WORD)
             if kept and word.key is not None and " " not in word.key:
                 out.held_english.add(word.key)
             for sense in kept:
@@ -354,3 +362,22 @@ def across_scripts(
             vector_query, query_vector, translation, config.translate, ctx.notes
         )
     return vector_query, query_vector, translation
+
+
+def weigh_translated(
+    store: Store,
+    found: list[tuple[int, float]],
+    translated: list[str],
+    weight: float,
+    context_weight: float,
+    scoped: tuple[int, dict[str, int]] | None = None,
+) -> list[tuple[int, float]]:
+    """The keyword channel's hits with each translated word's share of their BM25 score
+    scaled by ``weight`` (``translate.weight``), best first: a dictionary sense is weaker
+    evidence than a word the question says. BM25 is a sum over the asked words, so the
+    translated words' share is their BM25 over the same rows, subtracted in part."""
+    if weight >= 1 or not translated or not found:
+        return found
+    share = store.lexical_rescore([r for r, _ in found], translated, context_weight, stats=scoped)
+    scores = [(rowid, score - (1 - weight) * share.get(rowid, 0.0)) for rowid, score in found]
+    return sorted(scores, key=lambda hit: (-hit[1], hit[0]))
