@@ -180,16 +180,20 @@ class QueryTranslator:
         verb's listed senses (``word_senses``), nothing for a function word or a vague verb,
         else the dictionary's words less the Chinese function words."""
         out: list[tuple[str | None, Options]] = []
-        rest = []
+        content, listed_keys = [], set()  # the content words in order; the listed verbs' keys
         for word in latin:
             listed = self._listed_senses(word)
             if listed is not None:
-                stem = "".join(self._tokenizer.word_tokens([word])) or None
+                stem = "".join(self._tokenizer.word_tokens([word])) or word
                 out.append((stem, [(w, tuple(self._tokenizer.phrase_tokens(w))) for w in listed]))
+                content.append(stem)
+                listed_keys.add(stem)
             elif not _says_nothing(word):
-                rest.append(word)
-        words = [w for w in self._tokenizer.word_tokens(rest) if w]
-        for key in english_keys(words):
+                content += [t for t in self._tokenizer.word_tokens([word]) if t]
+        # pairs of content words are looked up whatever they hold ("paternity leave": 陪产假)
+        for key in english_keys(content):
+            if key in listed_keys:
+                continue
             found = [
                 w
                 for w in bilingual.chinese_for(key)
