@@ -150,3 +150,56 @@ def test_a_content_word_is_never_translated_into_a_function_word(every_sense):
     # 还 ("still") and 现在 ("current") are function words whatever they gloss
     for question in ("Did he quit?", "What is the current plan?", "Is it still open?"):
         assert not set(every_sense.translate(question).words) & set(CHINESE_FUNCTION)
+
+
+LEXICAL = {"embed.provider": "none", "indexing.mode": "sync"}
+
+
+def _chat(mem: Memory, lines: list[tuple[str, str, str]]) -> None:
+    mem.ingest_many(
+        [
+            {"id": f"m{i}", "session": session, "speaker": who, "text": text, "timestamp": NOW + i}
+            for i, (session, who, text) in enumerate(lines)
+        ]
+    )
+
+
+def test_a_sense_that_agrees_with_nothing_else_of_the_question_is_dropped(tmp_path):
+    # "hospital" is 医院 and 好客 ("hospitable"): both held, only 医院 said by the person asked of
+    config = Config.load(env={}, overrides=LEXICAL)
+    with Memory(tmp_path / "m.db", config) as mem:
+        _chat(mem, [("a", "Tom", "我住院了，在瑞金医院"), ("b", "李娜", "他们家很好客")])
+        translator = QueryTranslator(mem.store, Tokenizer())
+        words = translator.translate("Which hospital is Tom in?", ["Tom"], speakers=["Tom"]).words
+        assert words == ["医院"]
+
+
+def test_another_words_translation_in_the_same_session_is_agreement(tmp_path):
+    # the banquet hall is named in one turn, the wedding in another of the same session
+    config = Config.load(env={}, overrides=LEXICAL)
+    with Memory(tmp_path / "m.db", config) as mem:
+        _chat(
+            mem,
+            [
+                ("s1", "苏晴", "婚礼定在十月三号"),
+                ("s1", "许静怡", "锦江宾馆宴会厅，三十桌"),
+                ("s2", "王芳", "公司年会的宴会很无聊"),
+            ],
+        )
+        words = QueryTranslator(mem.store, Tokenizer()).translate("Where is the wedding banquet?")
+        assert "宴会" in words.words and "婚礼" in words.words
+
+
+def test_translated_words_weigh_what_translate_weight_says(tmp_path):
+    config = Config.load(env={}, overrides={**LEXICAL, "translate.vector": False})
+    with Memory(tmp_path / "m.db", config) as mem:
+        _chat(mem, [("a", "Tom", "我住院了，在瑞金医院"), ("a", "Ann", "hospital food is bad")])
+
+        def score(weight: float) -> float:
+            config.translate.weight = weight
+            hits = mem.search("hospital?", k=2, now=NOW + 10, channels=("lexical",)).hits
+            return next(h.explain.lexical_score for h in hits if h.record.id == "m0")
+
+        full, half = score(1.0), score(0.5)
+        assert half == pytest.approx(full / 2)
+        config.translate.weight = 1.0
