@@ -150,6 +150,13 @@ class TranslateConfig(_Section):
         default=False,
         description="the embedded query also says the translations of the question's words",
     )
+    weight: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description="a translated word's share of a line's keyword score, against 1 for the "
+        "question's own words (remem-bench's translation-effect.json)",
+    )
 
 
 class TimeIntentConfig(_Section):

@@ -50,7 +50,7 @@ from remem.retrieve.rerank import Reranker, make_reranker
 from remem.retrieve.scoped_terms import search_counts
 from remem.retrieve.stages import SCORE_STAGES
 from remem.retrieve.time_intent import window_filters, with_window
-from remem.retrieve.translate import QueryTranslator, across_scripts
+from remem.retrieve.translate import QueryTranslator, across_scripts, weigh_translated
 from remem.retrieve.witness import CrossScriptWitness
 from remem.store.base import Store
 from remem.text.budget import tail_within
@@ -281,7 +281,7 @@ class Searcher:
         ctx.translated_weights = idf_from_stats(scoped or stats, more)
 
         def best(filters: Filters | None, n: int) -> list[tuple[int, float]]:
-            return lexical_candidates(
+            found = lexical_candidates(
                 self.store,
                 tokens,
                 filters,
@@ -295,6 +295,8 @@ class Searcher:
                 stats=stats,
                 scoped=scoped,
             )
+            weight = self.config.translate.weight
+            return weigh_translated(self.store, found, more, weight, cfg.context_weight, scoped)
 
         found = best(ctx.filters, pool)
         if within is not None:

@@ -28,11 +28,21 @@ from remem.config import TranslateConfig
 from remem.retrieve.context import StageContext
 from remem.retrieve.names import SpeakerNames, embedded_query
 from remem.retrieve.scoped_terms import held_tokens, narrows
+from remem.retrieve.sense_agreement import Question, Sense, agreeing
 from remem.store.base import Store
 from remem.text.bilingual import ENGLISH_STOPWORDS, Bilingual, dictionary, english_keys
 from remem.text.normalize import to_simplified
 from remem.text.spelt_names import drop_possessives, spelt_names
 from remem.text.tokenize import Tokenizer
+from remem.text.word_senses import (
+    CHINESE_FUNCTION_WORDS,
+    CHINESE_SENSES,
+    CHINESE_VAGUE_WORDS,
+    ENGLISH_FUNCTION_WORDS,
+    ENGLISH_PAST_FORMS,
+    ENGLISH_SENSES,
+    ENGLISH_VAGUE_WORDS,
+)
 from remem.types import Filters
 
 PER_WORD = 2  # translations kept per question word (those the store holds, most used first)
@@ -48,6 +58,30 @@ _CAPITALISED = re.compile(r"(?<![A-Za-z'-])[A-Z][a-z]+(?![A-Za-z'-])")
 _HAN_PROBE = list(
     "的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能子那得着下"
 )
+
+
+Options = list[tuple[str, tuple[str, ...]]]  # (a translation, its keyword tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A question word to translate: its English key (None for a Chinese word), its own
+    keyword tokens, and its translations."""
+
+    key: str | None
+    own: tuple[str, ...]
+    options: Options
+    reading: bool = False  # a name written in pinyin (年糕 for "Niangao"): kept without agreement
+    to_chinese: bool = True  # an English word (its senses are Chinese)
+
+
+def _says_nothing(text: str) -> bool:
+    """Whether an English word or phrase is only function words or vague verbs ("still",
+    "go to"): asked with, never asked about."""
+    return all(
+        w in ENGLISH_STOPWORDS or w in ENGLISH_FUNCTION_WORDS or w in ENGLISH_VAGUE_WORDS
+        for w in text.split()
+    )
 
 
 @dataclass
@@ -74,6 +108,7 @@ class QueryTranslator:
         self._lock = threading.Lock()
         self._has_chinese = False
         self._probed: object = object()  # the change token of the last probe that found none
+        self._senses: dict[str, str] | None = None  # stem -> ENGLISH_SENSES' word
 
     def translate(
         self,
@@ -81,10 +116,15 @@ class QueryTranslator:
         names: Iterable[str] = (),
         filters: Filters | None = None,
         now: float | None = None,
+        speakers: Iterable[str] = (),
     ) -> Translation:
         """The translations of ``query``'s words that the records passing ``filters`` hold
-        (the store's, without them: ``scoped_terms.py``); ``names`` (people's names and
-        aliases) are left untranslated ("小明" is not "small" + "bright")."""
+        (the store's, without them: ``scoped_terms.py``) and that agree with the question's
+        other words there (``sense_agreement.py``); ``names`` (people's names and aliases) are
+        left untranslated ("小明" is not "small" + "bright"); ``speakers``: the labels of the
+        people the question names (a line they said agrees with every word of it)."""
+        names = list(names)
+        context = self._question_tokens(query, names)
         for name in sorted(names, key=len, reverse=True):
             query = re.sub(re.escape(name), " ", query, flags=re.IGNORECASE)
         has_han = bool(_HAN.search(query))
@@ -99,38 +139,86 @@ class QueryTranslator:
         if not has_han and not english_words:
             return Translation()
         bilingual = self._dictionary()
-        candidates: list[list[tuple[str, tuple[str, ...]]]] = []  # per question word
-        keys: list[str | None] = []  # the English key of each, for the English words
+        words: list[Word] = []
         if has_han:
             for word in bilingual.cut(query):
-                candidates.append([(g.text, g.tokens) for g in bilingual.glosses(word)])
-                keys.append(None)
+                options = self._glosses(bilingual, word)
+                if options:
+                    own = tuple(self._tokenizer.phrase_tokens(word))
+                    words.append(Word(None, own, options, to_chinese=False))
         if english_words:
             for key, options in self._chinese_candidates(bilingual, latin):
-                candidates.append(options)
-                keys.append(key)
+                words.append(Word(key, tuple(key.split()) if key else (), options))
             romanised = self._romanised_candidates(bilingual, query)
-            candidates += romanised
-            keys += [None] * len(romanised)
-        return self._held(candidates, keys, filters, now)
+            # a name written in pinyin is read, not translated: it has no senses to choose from
+            words += [Word(None, (), options, reading=True) for options in romanised]
+        return self._held(words, context, set(speakers), filters, now)
+
+    def _question_tokens(self, query: str, names: list[str]) -> set[str]:
+        """The question's own keyword tokens and its names' (what a sense may agree with)."""
+        tokens = set(self._tokenizer.query_tokens(query))
+        for name in names:
+            tokens.update(self._tokenizer.phrase_tokens(name))
+        return {t for t in tokens if t and t not in ENGLISH_FUNCTION_WORDS}
+
+    def _glosses(self, bilingual: Bilingual, word: str) -> Options:
+        """A Chinese word's English glosses worth asking for: an everyday verb's listed senses
+        (``word_senses``), none for a function word or a vague verb, else the dictionary's
+        first senses less those that are themselves function words ("still" for 还)."""
+        listed = CHINESE_SENSES.get(word)
+        if listed is not None:
+            phrases = ((text, self._tokenizer.word_tokens(text.split())) for text in listed)
+            return [(text, tuple(t for t in tokens if t)) for text, tokens in phrases]
+        if word in CHINESE_FUNCTION_WORDS or word in CHINESE_VAGUE_WORDS:
+            return []
+        return [(g.text, g.tokens) for g in bilingual.glosses(word) if not _says_nothing(g.text)]
 
     def _chinese_candidates(
         self, bilingual: Bilingual, latin: list[str]
-    ) -> list[tuple[str, list[tuple[str, tuple[str, ...]]]]]:
-        """(English key, its Chinese words with their tokens) for each key found."""
-        asked = [w for w in latin if w not in ENGLISH_STOPWORDS]
-        words = [w for w in self._tokenizer.word_tokens(asked) if w]
-        out = []
-        for key in english_keys(words):
-            found = bilingual.chinese_for(key)
+    ) -> list[tuple[str | None, Options]]:
+        """(English key, its Chinese words with their tokens) for each key found: an everyday
+        verb's listed senses (``word_senses``), nothing for a function word or a vague verb,
+        else the dictionary's words less the Chinese function words."""
+        out: list[tuple[str | None, Options]] = []
+        content, listed_keys = [], set()  # the content words in order; the listed verbs' keys
+        for word in latin:
+            listed = self._listed_senses(word)
+            if listed is not None:
+                stem = "".join(self._tokenizer.word_tokens([word])) or word
+                out.append((stem, [(w, tuple(self._tokenizer.phrase_tokens(w))) for w in listed]))
+                content.append(stem)
+                listed_keys.add(stem)
+            elif not _says_nothing(word):
+                content += [t for t in self._tokenizer.word_tokens([word]) if t]
+        # pairs of content words are looked up whatever they hold ("paternity leave": 陪产假)
+        for key in english_keys(content):
+            if key in listed_keys:
+                continue
+            found = [
+                w
+                for w in bilingual.chinese_for(key)
+                if w not in CHINESE_FUNCTION_WORDS and w not in CHINESE_VAGUE_WORDS
+            ]
             if found:
                 options = found[:CANDIDATES]
                 out.append((key, [(w, tuple(self._tokenizer.phrase_tokens(w))) for w in options]))
         return out
 
-    def _romanised_candidates(
-        self, bilingual: Bilingual, query: str
-    ) -> list[list[tuple[str, tuple[str, ...]]]]:
+    def _listed_senses(self, word: str) -> tuple[str, ...] | None:
+        """The senses ``word_senses.ENGLISH_SENSES`` lists for a lower-case English word or
+        one of its forms ("lives", "moved", "bought"); None when it lists none."""
+        word = ENGLISH_PAST_FORMS.get(word, word)
+        if word in ENGLISH_SENSES:
+            return ENGLISH_SENSES[word]
+        if _says_nothing(word):
+            return None  # "quite" stems to "quit"
+        if self._senses is None:
+            stems = self._tokenizer.word_tokens(list(ENGLISH_SENSES))
+            self._senses = {stem: word for word, stem in zip(ENGLISH_SENSES, stems, strict=True)}
+        verb = self._senses.get("".join(self._tokenizer.word_tokens([word])))
+        return ENGLISH_SENSES[verb] if verb else None
+
+    def _romanised_candidates(self, bilingual: Bilingual, query: str) -> list[Options]:
         """Chinese words an English question writes in pinyin: a capitalised word that is no
         English word ("the cat Niangao" -> 年糕, "move to Panyu" -> 番禺). Words apart only:
         "Chen Mo" is a person (陈默), not 沉默 "silent", which the two syllables also spell."""
@@ -160,15 +248,17 @@ class QueryTranslator:
 
     def _held(
         self,
-        candidates: list[list[tuple[str, tuple[str, ...]]]],
-        keys: list[str | None],
+        words: list[Word],
+        question: set[str],
+        speakers: set[str],
         filters: Filters | None,
         now: float | None,
     ) -> Translation:
         """Per question word, up to PER_WORD translations whose tokens the records passing
-        ``filters`` all hold, the most used in the store first; and which English keys had
-        one."""
-        asked = {t for options in candidates for _, tokens in options for t in tokens}
+        ``filters`` all hold, the most used in the store first, that agree with the rest of
+        the question (``question``: its own tokens; ``speakers``: the people it names); and
+        which English keys had one."""
+        asked = {t for w in words for _, tokens in w.options for t in tokens}
         if not asked:
             return Translation()
         _, df = self._store.term_stats(sorted(asked))
@@ -176,20 +266,37 @@ class QueryTranslator:
             asked_held = sorted(t for t, n in df.items() if n)
             seen = held_tokens(self._store, asked_held, filters, now, df)
             df = {t: n for t, n in df.items() if t in seen}
-        out = Translation()
-        for key, options in zip(keys, candidates, strict=True):
-            held = [
-                (min(df.get(t, 0) for t in tokens), text, tokens)
-                for text, tokens in options
+        _, question_df = self._store.term_stats(sorted(question))
+        question = {t for t in question if question_df.get(t, 0)}  # only what the store holds
+        held: list[list[Sense]] = []
+        for word in words:
+            found = [
+                (min(df.get(t, 0) for t in tokens), Sense(text, tokens))
+                for text, tokens in word.options
                 if tokens and all(df.get(t, 0) for t in tokens)
             ]
-            if held and key is not None and " " not in key:
-                out.held_english.add(key)
-            held.sort(key=lambda h: -h[0])
-            for _, text, tokens in held[:PER_WORD]:
-                if text not in out.words and len(out.words) < MAX_ADDED:
-                    out.words.append(text)
-                    out.tokens += [t for t in tokens if t not in out.tokens]
+            found.sort(key=lambda h: -h[0])
+            held.append([sense for _, sense in found])
+        out = Translation()
+        for i, (word, senses) in enumerate(zip(words, held, strict=True)):
+            # the question's words in the senses' script (a name, a word it code-switches to)
+            # and the other words' translations: its own-script words never meet a sense
+            own = {t for t in question if bool(_HAN.search(t)) == word.to_chinese}
+            others = Question(
+                frozenset(own - set(word.own)),
+                frozenset(t for j, o in enumerate(held) if j != i for s in o for t in s.tokens),
+                frozenset(speakers),
+            )
+            if word.reading:
+                kept = senses[:PER_WORD]
+            else:
+                kept = agreeing(self._store, senses, others, filters, now, PER_WORD)
+            if kept and word.key is not None and " " not in word.key:
+                out.held_english.add(word.key)
+            for sense in kept:
+                if sense.text not in out.words and len(out.words) < MAX_ADDED:
+                    out.words.append(sense.text)
+                    out.tokens += [t for t in sense.tokens if t not in out.tokens]
         return out
 
     def _store_has_chinese(self) -> bool:
@@ -253,9 +360,28 @@ def across_scripts(
     translation = Translation()
     if words:  # people's names are not translated
         names = [*named, *named.values()]
-        translation = translator.translate(query, names, ctx.filters, ctx.now)
+        translation = translator.translate(query, names, ctx.filters, ctx.now, speakers=named)
         ctx.held_english = translation.held_english
         vector_query, query_vector = translated_query(
             vector_query, query_vector, translation, config.translate, ctx.notes
         )
     return vector_query, query_vector, translation
+
+
+def weigh_translated(
+    store: Store,
+    found: list[tuple[int, float]],
+    translated: list[str],
+    weight: float,
+    context_weight: float,
+    scoped: tuple[int, dict[str, int]] | None = None,
+) -> list[tuple[int, float]]:
+    """The keyword channel's hits with each translated word's share of their BM25 score
+    scaled by ``weight`` (``translate.weight``), best first: a dictionary sense is weaker
+    evidence than a word the question says. BM25 is a sum over the asked words, so the
+    translated words' share is their BM25 over the same rows, subtracted in part."""
+    if weight >= 1 or not translated or not found:
+        return found
+    share = store.lexical_rescore([r for r, _ in found], translated, context_weight, stats=scoped)
+    scores = [(rowid, score - (1 - weight) * share.get(rowid, 0.0)) for rowid, score in found]
+    return sorted(scores, key=lambda hit: (-hit[1], hit[0]))

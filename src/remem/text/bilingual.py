@@ -35,6 +35,8 @@ from pathlib import Path
 
 import platformdirs
 
+from remem.text.tokenize import segment
+
 log = logging.getLogger("remem.search")
 
 CACHE_FORMAT = 5  # bump when the cleaning or the keys change
@@ -150,19 +152,29 @@ class Bilingual:
         return list(out.values())
 
     def cut(self, text: str) -> list[str]:
-        """The dictionary words of a text's Chinese runs, longest match first, stop words out."""
+        """The dictionary words of a text's Chinese runs, stop words out: the segmenter's
+        words (现在/在/哪家/公司), and a segment the dictionary lacks cut longest match first
+        (alone, that read 现在在哪家公司 as 现在, 在, 哪, 家公 "father-in-law", 司)."""
         words: list[str] = []
         for run in _HAN_RUN.findall(text):
-            i = 0
-            while i < len(run):
-                for size in range(min(MAX_WORD, len(run) - i), 0, -1):
-                    piece = run[i : i + size]
-                    if size == 1 or piece in self.definitions:
-                        if piece in self.definitions and piece not in CHINESE_STOPWORDS:
-                            words.append(piece)
-                        i += size
-                        break
-        return list(dict.fromkeys(words))
+            for word in segment(run):
+                words += self._longest_first(word)
+        return list(dict.fromkeys(w for w in words if w not in CHINESE_STOPWORDS))
+
+    def _longest_first(self, run: str) -> list[str]:
+        if run in self.definitions:
+            return [run]
+        words: list[str] = []
+        i = 0
+        while i < len(run):
+            for size in range(min(MAX_WORD, len(run) - i), 0, -1):
+                piece = run[i : i + size]
+                if size == 1 or piece in self.definitions:
+                    if piece in self.definitions:
+                        words.append(piece)
+                    i += size
+                    break
+        return words
 
     def written_as(self, romanised: str) -> list[str]:
         """The words of two or more characters whose pinyin, without tones or spaces, is

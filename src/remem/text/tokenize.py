@@ -233,6 +233,12 @@ class _Segmenter:
 _segmenter = _Segmenter()
 
 
+def segment(run: str) -> list[str]:
+    """A Chinese run cut into words by the segmenter the index uses (rjieba, else jieba; the
+    run whole when neither is installed)."""
+    return _segmenter.cut(run)
+
+
 class Tokenizer:
     """Turns text into lexical tokens; one instance per config, safe to share across threads."""
 
