@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from remem_bench import RESULTS_DIR
+from remem_bench.report_answerability import section as answerability_section
 
 # The runs today's figures come from: the quick suite with every channel (2026-12-05) and
 # LongMemEval, whose stores take over an hour to build, with the same defaults (2026-12-03).
@@ -24,6 +25,7 @@ SOURCES = {
     "quick": "defaults-2026-12-05-quick.json",
     "longmemeval": "defaults-2026-12-03-late.json",
     "bounds": "target-bounds.json",
+    "answerability": "answerability.json",
 }
 LABELS = {
     "locomo": "LoCoMo",
@@ -336,6 +338,8 @@ def render(runs: dict[str, Any]) -> str:
         "## Issue 17's targets",
         "",
         *targets_table(runs),
+        "",
+        *answerability_section(runs["answerability"]),
         "",
     ]
     return "\n".join(parts)

@@ -47,6 +47,7 @@ from remem.config.stages import (
     DiversityConfig,
     NamesConfig,
     NoiseConfig,
+    RecallConfig,
     ScoringConfig,
     TimeIntentConfig,
     TranslateConfig,
@@ -67,6 +68,7 @@ __all__ = [
     "LLMConfig",
     "NamesConfig",
     "NoiseConfig",
+    "RecallConfig",
     "RerankConfig",
     "ScopesConfig",
     "ScoringConfig",
@@ -91,6 +93,7 @@ class Config(_Section):
     rerank: RerankConfig = Field(default_factory=RerankConfig)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     time_intent: TimeIntentConfig = Field(default_factory=TimeIntentConfig)
+    recall: RecallConfig = Field(default_factory=RecallConfig)
     calendar: CalendarConfig = Field(default_factory=CalendarConfig)
     names: NamesConfig = Field(default_factory=NamesConfig)
     translate: TranslateConfig = Field(default_factory=TranslateConfig)
@@ -116,6 +119,7 @@ class Config(_Section):
         "rerank",
         "scoring",
         "time_intent",
+        "recall",
         "names",
         "translate",
         "diversity",

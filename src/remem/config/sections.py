@@ -347,6 +347,15 @@ class SearchConfig(_Section):
         "question naming no speaker (the embeddings alone cross scripts loosely); "
         "search.cross_script_relevance_floor for the others",
     )
+    answerability_threshold: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="a search where no candidate clears its relevance floor still answers when "
+        "its best hit's answerability (the probability that it answers the question, the score "
+        "every surface shows) is at least this, so an answer just under a floor is not lost; "
+        "0 = the floors alone decide",
+    )
     latent_cross_script: bool = Field(
         default=False,
         description="also read the latent terms of candidates in another script than the "

@@ -14,6 +14,18 @@ from pydantic import Field, field_validator
 from remem.config.sections import _Section
 
 
+class RecallConfig(_Section):
+    answerability_threshold: float = Field(
+        default=0.35,
+        ge=0,
+        le=1,
+        description="pre-turn recall of the archive injects only the hits whose answerability "
+        "(the probability that a hit answers the message, the score search shows) is at least "
+        "this; stricter than search.answerability_threshold, so split evidence injects fewer "
+        "hits rather than none (0 = every hit the search returns)",
+    )
+
+
 class ScoringConfig(_Section):
     recency_weight: float = Field(default=0.0, ge=0, description="additive boost for new records")
     recency_half_life_days: float = Field(
