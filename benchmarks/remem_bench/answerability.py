@@ -136,9 +136,10 @@ def evaluate(
     rows: Sequence[Row], fitted: dict[str, Any], search_t: float, recall_t: float
 ) -> dict[str, Any]:
     """Per dataset: AUC of the best hit's score (unanswerable and probes against answerable),
-    near misses below 0.5, answers at 0.5 or more, false injection and emptied answerable
-    questions at the recall threshold, emptied at the search threshold, recall@10 with the
-    search gate, and the reliability of every returned hit's score."""
+    near misses below 0.5, answers at 0.5 or more, what search answers (a candidate over its
+    relevance floor, or the best hit at ``search_t`` or more) and what auto-recall injects
+    (of that, hits at ``recall_t`` or more), recall@10 with the search gate, and the
+    reliability of every returned hit's score."""
     report: dict[str, Any] = {}
     for name in sorted({r["dataset"] for r in rows}):
         sub = [r for r in rows if r["dataset"] == name]
@@ -151,6 +152,10 @@ def _dataset_figures(
 ) -> dict[str, Any]:
     scored = [[probability(fitted, h["features"]) for h in r["hits"]] for r in rows]
     best = [max(s, default=0.0) for s in scored]
+    # remem's gate: a search answers when a candidate cleared its relevance floor or its best
+    # hit reaches the search threshold; auto-recall injects its hits that reach its own
+    answers = [r["best_margin"] >= 0 or b >= search_t for r, b in zip(rows, best, strict=True)]
+    injects = [a and b >= recall_t for a, b in zip(answers, best, strict=True)]
     ans = [i for i, r in enumerate(rows) if r["kind"] == "ans"]
     unans = [i for i, r in enumerate(rows) if r["kind"] == "unans"]
     probes = [i for i, r in enumerate(rows) if r["kind"] == "probe"]
@@ -179,14 +184,14 @@ def _dataset_figures(
         if found
         else None,
         "n_answer_in_top10": len(found),
-        "recall_injects_unanswerable": share(unans, lambda i: best[i] >= recall_t),
-        "recall_injects_probes": share(probes, lambda i: best[i] >= recall_t),
-        "recall_empties_answerable": share(ans, lambda i: best[i] < recall_t),
-        "search_answers_unanswerable": share(unans, lambda i: best[i] >= search_t),
-        "search_answers_probes": share(probes, lambda i: best[i] >= search_t),
-        "search_empties_answerable": share(ans, lambda i: best[i] < search_t),
+        "recall_injects_unanswerable": share(unans, lambda i: injects[i]),
+        "recall_injects_probes": share(probes, lambda i: injects[i]),
+        "recall_empties_answerable": share(ans, lambda i: not injects[i]),
+        "search_answers_unanswerable": share(unans, lambda i: answers[i]),
+        "search_answers_probes": share(probes, lambda i: answers[i]),
+        "search_empties_answerable": share(ans, lambda i: not answers[i]),
         "recall@10_gated": _round(
-            float(np.mean([recall10(rows[i], best[i] < search_t) for i in ans])) if ans else None
+            float(np.mean([recall10(rows[i], not answers[i]) for i in ans])) if ans else None
         ),
         "recall@10_ungated": _round(
             float(np.mean([recall10(rows[i], False) for i in ans])) if ans else None

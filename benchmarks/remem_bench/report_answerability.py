@@ -80,13 +80,15 @@ def section(result: dict[str, Any]) -> list[str]:
         "## Answerability: the score every surface shows",
         "",
         "The probability that a hit answers the question (`remem/retrieve/answerability.py`, "
-        f"fitted on {', '.join(result['fitted_on'])}). A search returns nothing when its best "
-        f"hit scores under `search.answerability_threshold` ({t['search.answerability_threshold']}); "
-        "pre-turn recall injects only hits at or above `recall.answerability_threshold` "
+        f"fitted on {', '.join(result['fitted_on'])}; no answer-type input yet). A search "
+        "where no candidate clears its relevance floor still answers when its best hit scores "
+        f"at least `search.answerability_threshold` ({t['search.answerability_threshold']}); "
+        "pre-turn recall injects only the hits at or above `recall.answerability_threshold` "
         f"({t['recall.answerability_threshold']}). AUC: the best hit's score, unanswerable "
-        "questions of the dataset (near misses) against answerable ones; *before*: today's "
-        "relevance floors on the same hits (the best margin over them). *answer >= 0.5*: among "
-        "answerable questions whose answer is in the top 10.",
+        "questions of the dataset (near misses) against answerable ones, and the no-answer set's "
+        "off-topic probes against them; *before*: the relevance floors alone on the same hits "
+        "(the AUC of the best margin over them). *answer >= 0.5*: among answerable questions "
+        "whose answer is in the top 10.",
         "",
         *figures_table(result),
         "",

@@ -56,13 +56,12 @@ def floors_before(rows: list[dict]) -> dict[str, dict]:
 
 
 def sweep(rows: list[dict], fitted: dict, thresholds: list[float]) -> dict[str, dict]:
-    """For each threshold: per dataset, recall@10 lost against the floors, answerable
-    questions emptied, unanswerable questions and probes answered (the same threshold read as
-    search's and as auto-recall's)."""
+    """For each search threshold: per dataset, recall@10 against the floors alone, answerable
+    questions emptied, unanswerable questions and probes answered."""
     before = floors_before(rows)
     out: dict[str, dict] = {}
     for t in thresholds:
-        figs = evaluate(rows, fitted, t, t)
+        figs = evaluate(rows, fitted, t, 0.0)
         out[f"{t:.2f}"] = {
             name: {
                 "recall@10 change": round(f["recall@10_gated"] - before[name]["recall@10"], 4)

@@ -150,6 +150,7 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true", help="dump again even if --rows exists")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--write", action="store_true", help=f"write {MODEL_FILE}")
+    ap.add_argument("--note", default="", help="what the data file should say about this fit")
     args = ap.parse_args()
     rows_file = Path(args.rows)
     if args.fresh or not rows_file.is_file():
@@ -166,6 +167,7 @@ def main() -> None:
         "datasets": [*sorted({r["dataset"] for r in train}), "no_answer (on locomo, zh_groupchat)"],
         "held_out": sorted({r["dataset"] for r in rows if r["held_out"]}),
         "questions": len(train),
+        "note": args.note,
         "fit": fitted,
     }
     print(json.dumps(model["fit"], indent=1))

@@ -21,7 +21,9 @@ when its best hit scores at least ``search.answerability_threshold`` (no cliff a
 edge), else it returns nothing, and the trace says which evidence weighed most. Measured on
 the suite, the score alone at a threshold that keeps recall@10 answered more off-topic
 questions than the floors (docs/decisions/0013-answerability.md). Auto-recall (``recall/messages.py``) keeps only the hits at or above
-the stricter ``recall.answerability_threshold``, so split evidence injects less, not nothing.
+``recall.answerability_threshold``, so split evidence injects less, not nothing. A search
+judged by a model without a relevance calibration (and one with the relevance stage off) is
+not scored: the fit reads the bundled model's evidence.
 """
 
 from __future__ import annotations
@@ -305,8 +307,8 @@ def feature_rows(cands: list[Candidate], ctx: StageContext) -> dict[int, dict[st
 def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """Score every candidate, then the gate: nothing when the best is under the threshold."""
     model = shipped_model()
-    if model is None or not cands:
-        return cands
+    if model is None or not cands or not ctx.calibrated:
+        return cands  # an uncalibrated model's hits keep the pipeline's score, as before
     rows = feature_rows(cands, ctx)
     for c in cands:
         row = rows[c.rowid]

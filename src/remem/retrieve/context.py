@@ -83,6 +83,9 @@ class StageContext:
     # why no candidate cleared its relevance floor, when none did and the answerability stage
     # decides whether the search answers anyway (retrieve/answerability.py)
     floor_miss: str | None = None
+    # the relevance stage judged this search with a calibrated model or a cross-encoder: only
+    # then is the answerability fit (made on the bundled model's evidence) read
+    calibrated: bool = False
     # the best candidate's relevance over its floor: the floors' own gate, now an input
     best_margin: float | None = None
 

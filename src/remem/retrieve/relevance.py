@@ -212,6 +212,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     ctx.best_margin = max(
         ((c.relevance or 0.0) - c.floor for c in cands if c.floor is not None), default=None
     )
+    ctx.calibrated = reranked or calibrated
     if not floors.cleared and (reranked or calibrated):
         name, value = floors.best_floor
         reason = f"nothing relevant: best relevance {floors.best:.3f} < {name} {value}"

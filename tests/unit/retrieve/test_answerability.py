@@ -141,9 +141,11 @@ def test_a_search_without_the_stage_shows_the_pipelines_score(tmp_path):
     assert all(h.score == h.explain.stages[-1][1] for h in hits)
 
 
-def test_hash_embedder_searches_are_scored_too(tmp_path):
+def test_a_model_without_a_relevance_calibration_keeps_the_pipelines_score(tmp_path):
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     with Memory(tmp_path / "h.db", config, embedder=HashEmbedder()) as mem:
         mem.ingest_many([{"id": "a", "session": "s", "text": "the kayak is red", "timestamp": T}])
         hits = mem.search("kayak colour", k=2, now=T + 1).hits
-    assert hits and hits[0].explain.answerability == hits[0].score
+    assert hits and hits[0].explain.answerability is None
+    assert hits[0].score == hits[0].explain.stages[-1][1]
+    assert answering(hits, 0.99) == hits  # nothing to gate on
