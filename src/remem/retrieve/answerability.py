@@ -22,8 +22,9 @@ edge), else it returns nothing, and the trace says which evidence weighed most. 
 the suite, the score alone at a threshold that keeps recall@10 answered more off-topic
 questions than the floors (docs/decisions/0013-answerability.md). Auto-recall (``recall/messages.py``) keeps only the hits at or above
 ``recall.answerability_threshold``, so split evidence injects less, not nothing. A search
-judged by a model without a relevance calibration (and one with the relevance stage off) is
-not scored: the fit reads the bundled model's evidence.
+judged by a model without a relevance calibration, by a cross-encoder, or with the relevance
+stage off is not scored (the fit reads the bundled model's evidence): its hits keep the
+pipeline's score and the floors alone gate it.
 """
 
 from __future__ import annotations

@@ -212,11 +212,14 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     ctx.best_margin = max(
         ((c.relevance or 0.0) - c.floor for c in cands if c.floor is not None), default=None
     )
-    ctx.calibrated = reranked or calibrated
+    # the answerability fit reads this stage's evidence of a calibrated model, not a
+    # cross-encoder's: a reranked search keeps the floors alone and its scores
+    ctx.calibrated = calibrated and not reranked
     if not floors.cleared and (reranked or calibrated):
         name, value = floors.best_floor
         reason = f"nothing relevant: best relevance {floors.best:.3f} < {name} {value}"
-        if ctx.config.search.answerability_threshold > 0 and answerability_on():
+        threshold = ctx.config.search.answerability_threshold
+        if ctx.calibrated and threshold > 0 and answerability_on():
             # no cliff: the answerability stage keeps a search whose best hit is likely
             # enough to answer (retrieve/answerability.py), and says which decided
             ctx.floor_miss = reason
