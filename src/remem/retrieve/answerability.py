@@ -46,6 +46,9 @@ MODEL_FILE = Path(__file__).parent.parent / "data" / "answerability.json"
 # how many of the best hits (by the pipeline's score) get their neighbours read for subject
 # match: a store read per search, kept to the hits a surface shows
 NEIGHBOUR_TOP = 10
+# the answerability of the best k x this many candidates is computed (diversity and the
+# aggregate spread reorder within them)
+SCORED_PER_K = 3
 # a channel rank a hit does not have counts as this (the pool is rarely larger)
 NO_RANK = 200
 
@@ -299,24 +302,31 @@ def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
         ev.near_texts[c.rowid] = [c.record.text, *(r.text for r in others)]
 
 
-def feature_rows(cands: list[Candidate], ctx: StageContext) -> dict[int, dict[str, float | None]]:
-    """rowid -> every feature of ``FEATURES`` (None where it cannot be computed)."""
+def feature_rows(
+    cands: list[Candidate], ctx: StageContext, top: int | None = None
+) -> dict[int, dict[str, float | None]]:
+    """rowid -> every feature of ``FEATURES`` (None where it cannot be computed), for the best
+    ``top`` candidates by the pipeline's score (all when None)."""
     ev = evidence_for(cands, ctx)
-    return {c.rowid: {name: f(c, ev) for name, f in FEATURES.items()} for c in cands}
+    best = sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]
+    return {c.rowid: {name: f(c, ev) for name, f in FEATURES.items()} for c in best}
 
 
 def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
-    """Score every candidate, then the gate: nothing when the best is under the threshold."""
+    """Score the best candidates, then the gate (see the module's docstring)."""
     model = shipped_model()
     if model is None or not cands or not ctx.calibrated:
         return cands  # an uncalibrated model's hits keep the pipeline's score, as before
-    rows = feature_rows(cands, ctx)
+    # the hits a search can return, with room for diversity to bring some up: scoring every
+    # candidate of the pool (~100) cost more than the rest of the stages
+    rows = feature_rows(cands, ctx, top=max(SCORED_PER_K * ctx.k, NEIGHBOUR_TOP))
     for c in cands:
-        row = rows[c.rowid]
-        c.answerability = model.probability(row)
-        c.evidence = {k: round(v, 4) for k, v in model.contributions(row).items()}
+        row = rows.get(c.rowid)
+        if row is not None:
+            c.answerability = model.probability(row)
+            c.evidence = {k: round(v, 4) for k, v in model.contributions(row).items()}
     threshold = ctx.config.search.answerability_threshold
-    best = max(cands, key=lambda c: (c.answerability or 0.0, -c.rowid))
+    best = max(cands, key=lambda c: (c.answerability or 0.0, -c.rowid))  # of the scored
     score = best.answerability or 0.0
     if threshold <= 0 or ctx.floor_miss is None:
         return cands  # a candidate cleared its relevance floor (or the gate is off)
