@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from remem_bench import RESULTS_DIR
+from remem_bench.report_answerability import section as answerability_section
 
 # The runs today's figures come from: the quick suite with every channel (2026-12-05) and
 # LongMemEval, whose stores take over an hour to build, with the same defaults (2026-12-03).
@@ -26,6 +27,7 @@ SOURCES = {
     "bounds": "target-bounds.json",
     "facts": "fact-extraction.json",
     "keyword": "keyword-vs-bm25.json",
+    "answerability": "answerability.json",
 }
 LABELS = {
     "locomo": "LoCoMo",
@@ -410,6 +412,8 @@ def render(runs: dict[str, Any]) -> str:
         f"set's non-statements: {runs['facts']['capture_set']['non_statement_statements']}.",
         "",
         *facts_table(runs),
+        "",
+        *answerability_section(runs["answerability"]),
         "",
     ]
     return "\n".join(parts)

@@ -176,6 +176,10 @@ class Explain:
     # True when the vector channel could not run (embedding failed or no vectors yet).
     degraded: bool = False
     notes: list[str] = field(default_factory=list)
+    # The probability that the hit answers the question (Hit.score; retrieve/answerability.py)
+    # and each input's share of its logit; the last stage's score is the pipeline's own.
+    answerability: float | None = None
+    evidence: dict[str, float] = field(default_factory=dict)
 
     def one_line(self) -> str:
         parts = []
@@ -191,6 +195,8 @@ class Explain:
         changed = [(name, v) for name, v in self.stages[1:]]
         if changed:
             parts.append(" -> ".join(f"{name.split(' ')[0]} {v:.3f}" for name, v in changed))
+        if self.answerability is not None:
+            parts.append(f"answers {self.answerability:.3f}")
         if self.degraded:
             parts.append("DEGRADED: lexical only")
         return " | ".join(parts)

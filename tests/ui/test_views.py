@@ -581,6 +581,9 @@ def test_every_pipeline_sentence_the_chinese_page_knows_is_translated():
         "cosine 0.120 < 0.3",
         "lexical channel weighted x0.50 (its best hits hold 0.25 of the query)",
         "relevance gate: nothing relevant: best relevance 0.120 < min_relevance 0.3",
+        "answerability gate: nothing relevant: best relevance 0.512 < search.latent_relevance_floor"
+        " 0.6, and best answerability 0.081 < search.answerability_threshold 0.3; against: x",
+        "no hit reached recall.answerability_threshold",
         "translate: the vector and keyword query also says hiking",
         "shorter than 6 characters without a memory cue",
     ):

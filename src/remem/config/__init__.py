@@ -48,6 +48,7 @@ from remem.config.stages import (
     DiversityConfig,
     NamesConfig,
     NoiseConfig,
+    RecallConfig,
     ScoringConfig,
     TimeIntentConfig,
     TranslateConfig,
@@ -69,6 +70,7 @@ __all__ = [
     "LLMConfig",
     "NamesConfig",
     "NoiseConfig",
+    "RecallConfig",
     "RerankConfig",
     "ScopesConfig",
     "ScoringConfig",
@@ -93,6 +95,7 @@ class Config(_Section):
     rerank: RerankConfig = Field(default_factory=RerankConfig)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     time_intent: TimeIntentConfig = Field(default_factory=TimeIntentConfig)
+    recall: RecallConfig = Field(default_factory=RecallConfig)
     calendar: CalendarConfig = Field(default_factory=CalendarConfig)
     names: NamesConfig = Field(default_factory=NamesConfig)
     translate: TranslateConfig = Field(default_factory=TranslateConfig)
@@ -119,6 +122,7 @@ class Config(_Section):
         "rerank",
         "scoring",
         "time_intent",
+        "recall",
         "names",
         "translate",
         "diversity",

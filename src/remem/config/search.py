@@ -206,6 +206,19 @@ class SearchConfig(_Section):
         "question naming no speaker (the embeddings alone cross scripts loosely); "
         "search.cross_script_relevance_floor for the others",
     )
+    # 0.3: on the development suite it answers dialogue_notes questions the floors emptied
+    # (recall@10 +0.085) for +0.7 points of LoCoMo's off-topic probes answered (0.2: +2.5);
+    # the score alone at a threshold that keeps recall@10 answered 15-17% of probes instead of
+    # 6-10% (docs/decisions/0014-answerability.md, remem-bench's answerability.json)
+    answerability_threshold: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="a search where no candidate clears its relevance floor still answers when "
+        "its best hit's answerability (the probability that it answers the question, the score "
+        "every surface shows) is at least this, so an answer just under a floor is not lost; "
+        "0 = the floors alone decide",
+    )
     latent_cross_script: bool = Field(
         default=False,
         description="also read the latent terms of candidates in another script than the "

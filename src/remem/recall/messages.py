@@ -115,7 +115,10 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         asker=turn.user_id,
         same_user_boost=mode == "user",  # the boost only where the effective mode is user
     )
-    out = TurnRecall(query=query, hits=list(result.hits), mode=mode, mode_source=source)
+    out = TurnRecall(query=query, mode=mode, mode_source=source)
+    out.hits = answering(result.hits, mem.config.recall.answerability_threshold)
+    if result.hits and not out.hits:
+        out.skipped_reason = "no hit reached recall.answerability_threshold"
     out.context = expand(mem, out.hits, turn, filters, cfg.window)
     out.block = render_block(
         out.context,
@@ -124,6 +127,12 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         zone=turn_zone(mem, turn),
     )
     return out
+
+
+def answering(hits: list[Hit], threshold: float) -> list[Hit]:
+    """The hits whose answerability (``Hit.score``) reaches ``threshold``, in their order: when
+    the evidence is split, fewer hits are injected rather than none."""
+    return [h for h in hits if h.explain.answerability is None or h.score >= threshold]
 
 
 def turn_zone(mem: MemoryPort, turn: Turn) -> tzinfo:

@@ -17,6 +17,12 @@ class Candidate:
     fused: float = 0.0
     relevance: float | None = None  # calibrated own evidence in [0, 1] (relevance stage)
     rerank_relevance: float | None = None  # the cross-encoder's probability, when it ran
+    floor: float | None = None  # the relevance floor it was held to (relevance stage)
+    latent: float | None = None  # its latent-term cosine, when the relevance stage read it
+    # the probability that it answers the question, and each input's share of the logit
+    # (retrieve/answerability.py)
+    answerability: float | None = None
+    evidence: dict[str, float] | None = None
     score: float = 0.0  # the current score, updated by every stage
     record: Record | None = None
     stages: list[tuple[str, float]] = field(default_factory=list)

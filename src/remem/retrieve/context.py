@@ -82,6 +82,14 @@ class StageContext:
     # stays absent, so a stage falls back to tokenizing the text, as with a direct read)
     indexed: dict[int, list[str]] = field(default_factory=dict)
     indexed_asked: set[int] = field(default_factory=set)
+    # why no candidate cleared its relevance floor, when none did and the answerability stage
+    # decides whether the search answers anyway (retrieve/answerability.py)
+    floor_miss: str | None = None
+    # the relevance stage judged this search with a calibrated model or a cross-encoder: only
+    # then is the answerability fit (made on the bundled model's evidence) read
+    calibrated: bool = False
+    # the best candidate's relevance over its floor: the floors' own gate, now an input
+    best_margin: float | None = None
 
     def indexed_tokens(self, rowids: list[int]) -> dict[int, list[str]]:
         """The records' indexed tokens (``Store.lexical_tokens``), read once per search: the

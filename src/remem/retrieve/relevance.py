@@ -42,6 +42,7 @@ import numpy as np
 
 from remem.config.search import SearchConfig
 from remem.index.exact import blas_one_thread
+from remem.retrieve.answerability import shipped_model
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.query_terms import (
@@ -211,21 +212,38 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             # the chat so far: a line holding most of what one of its messages says is the
             # match, whatever its last few dozen tokens (all the dense evidence reads) say
             own = max(own, floor[1])
-        c.relevance = own
+        c.relevance, c.floor, c.latent = own, floor[1], latent.get(c.rowid)
         floors.judge(own, floor)
     reranked = any(c.rerank_relevance is not None for c in cands)
     calibrated = is_calibrated(ctx.model_id, ctx.query_vector is not None)
+    ctx.best_margin = max(
+        ((c.relevance or 0.0) - c.floor for c in cands if c.floor is not None), default=None
+    )
+    # the answerability fit reads this stage's evidence of a calibrated model, not a
+    # cross-encoder's: a reranked search keeps the floors alone and its scores
+    ctx.calibrated = calibrated and not reranked
     if not floors.cleared and (reranked or calibrated):
         name, value = floors.best_floor
         reason = f"nothing relevant: best relevance {floors.best:.3f} < {name} {value}"
-        ctx.notes.append(f"relevance gate: {reason}")
-        for c in cands:
-            ctx.drop(c, "relevance", reason)
-        return []
+        threshold = ctx.config.search.answerability_threshold
+        if ctx.calibrated and threshold > 0 and answerability_on():
+            # no cliff: the answerability stage keeps a search whose best hit is likely
+            # enough to answer (retrieve/answerability.py), and says which decided
+            ctx.floor_miss = reason
+        else:
+            ctx.notes.append(f"relevance gate: {reason}")
+            for c in cands:
+                ctx.drop(c, "relevance", reason)
+            return []
     top, best = max(c.score for c in cands), floors.best
     for c in cands:
         c.set("relevance", best * max(c.score, 0.0) / top if top > 0 else 0.0, always=True)
     return cands
+
+
+def answerability_on() -> bool:
+    """Whether the answerability stage has a fit to score with (its data file ships)."""
+    return shipped_model() is not None
 
 
 def worded_share(ctx: StageContext, script: str | None) -> float:

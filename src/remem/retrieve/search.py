@@ -260,9 +260,8 @@ class Searcher:
         self, ctx: StageContext, pool: int, more: list[str], within: Filters | None = None
     ) -> list[tuple[int, float]]:
         """The lexical channel's top ``pool`` for the query's tokens and ``more`` (its
-        translations), and its best inside a named time window (``within``). The query's term
-        statistics are read once: the channel prunes with them and the relevance stage weighs
-        terms with them."""
+        translations), and its best inside a named time window (``within``); the query's term
+        statistics are read once (the channel prunes, the relevance stage weighs with them)."""
         cfg = self.config.search
         own = self.tokenizer.query_tokens(ctx.query)
         # "did I buy" asks for "bought" too (text/word_forms.py)
@@ -373,8 +372,11 @@ class Searcher:
             stages=list(c.stages),
             degraded=degraded,
             notes=list(c.notes),
+            answerability=c.answerability,
+            evidence=dict(c.evidence or {}),
         )
-        return Hit(record=c.record, score=c.score, explain=explain)
+        # every surface shows the calibrated answerability when it was scored
+        return Hit(c.record, c.score if c.answerability is None else c.answerability, explain)
 
     def _vector_channel(
         self,

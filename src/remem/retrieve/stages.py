@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from remem.retrieve import gates, scoring
 from remem.retrieve.adaptive import adaptive_fusion
+from remem.retrieve.answerability import answerability
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.links import link_lift
@@ -41,6 +42,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("named_speaker", scoring.named_speaker),
     ("reply_after_question", reply_after_question),
     ("relevance", relevance),
+    ("answerability", answerability),
     ("min_score", gates.min_score),
 ]
 STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spread"]

@@ -130,7 +130,11 @@ def test_calibration_is_monotone_and_bounded():
 
 
 def _ctx(query: str, floor: float, store, qvec=None, vectors=None) -> StageContext:
-    config = Config.load(env={}, overrides={"search.relevance_floor": floor})
+    # the floors decide here (with an answerability threshold they are its inputs)
+    config = Config.load(
+        env={},
+        overrides={"search.relevance_floor": floor, "search.answerability_threshold": 0.0},
+    )
     return StageContext(
         query=query,
         now=0.0,
@@ -292,7 +296,9 @@ def _latent_ctx(top: int) -> tuple[list[Candidate], StageContext, Reader]:
     # wordless one
     cands = _cands([("aaa zzz", 0.9), ("bbb zzz", 0.5), ("ccc zzz", 0.7)])
     ctx = _ctx("zzz", 0.0, Holding(), qvec=q, vectors=vectors)
-    ctx.config = Config.load(env={}, overrides={"search.latent_top": top})
+    ctx.config = Config.load(
+        env={}, overrides={"search.latent_top": top, "search.answerability_threshold": 0.0}
+    )
     ctx.model_id = "local:multilingual-e5-small"
     ctx.baseline = 0.8
     ctx.latent = reader = Reader()

@@ -30,6 +30,7 @@ STAGES_ZH = {
     "link": "关联",
     "time_intent": "时间意图",
     "relevance": "相关性",
+    "answerability": "可回答性",
     "reply_after_question": "问题后的回答",
     "diversity": "多样性",
     "mmr": "多样性（MMR）",
@@ -108,6 +109,24 @@ _SENTENCES_ZH: list[tuple[re.Pattern[str], str]] = [
         ),
         (r"^relevance gate: (.+)$", "相关性门限：{0}"),
         (
+            rf"^answerability gate: nothing relevant: best relevance {_NUM} < (\S+) {_NUM}, and "
+            rf"best answerability {_NUM} < search.answerability_threshold {_NUM}; (.+)$",
+            "可回答性门限：没有相关内容：最佳相关性 {0} < {1} {2}，且最佳可回答性 {3} < "
+            "search.answerability_threshold {4}；{5}",
+        ),
+        (
+            rf"^nothing relevant: best relevance {_NUM} < (\S+) {_NUM}, and best answerability "
+            rf"{_NUM} < search.answerability_threshold {_NUM}; (.+)$",
+            "没有相关内容：最佳相关性 {0} < {1} {2}，且最佳可回答性 {3} < "
+            "search.answerability_threshold {4}；{5}",
+        ),
+        (
+            rf"^answerability: answered though nothing relevant: best relevance {_NUM} < (\S+) "
+            rf"{_NUM}: best answerability {_NUM} >= search.answerability_threshold {_NUM}; (.+)$",
+            "可回答性：虽然没有相关内容（最佳相关性 {0} < {1} {2}），最佳可回答性 {3} >= "
+            "search.answerability_threshold {4}，仍然回答；{5}",
+        ),
+        (
             r"^relevance: USE read (\d+) candidates in the other script$",
             "相关性：USE 读取了另一种文字的 {0} 个候选",
         ),
@@ -133,6 +152,10 @@ _SENTENCES_ZH: list[tuple[re.Pattern[str], str]] = [
         ),
         (r"^nothing relevant$", "没有相关内容"),
         (r"^injected recently$", "最近已注入过"),
+        (
+            r"^no hit reached recall.answerability_threshold$",
+            "没有命中达到 recall.answerability_threshold",
+        ),
     ]
 ]
 

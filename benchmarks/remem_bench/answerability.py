@@ -1,0 +1,204 @@
+"""The answerability score's fit and its measurement, over rows dumped from the suite's stores.
+
+A row is one question asked of one store: its dataset, its kind (``ans``: answerable, with
+gold turns; ``unans``: an unanswerable question of the dataset, near misses included;
+``probe``: a no-answer set question asked of the store), and its returned hits in the
+pipeline's order (the top 10), each with its gold flag and every input of remem's answerability
+score (``remem.retrieve.answerability.FEATURES``, None where a search could not compute it).
+``benchmarks/scripts/fit_answerability.py`` dumps them and fits; ``answerability_eval.py``
+measures a fit.
+
+The fit: a logistic regression per hit (positives: gold hits of answerable questions; every
+other hit negative), on standardised features (a missing value counts as the feature's mean,
+as the pipeline does), Newton's method with a small L2 penalty, unweighted so that the score
+is a probability. A feature that is None for every training hit is left out, so the fit runs
+with or without the answer-type module.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+Row = dict[str, Any]
+BINS = 10
+
+
+def training_hits(rows: Sequence[Row], features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(X with NaN for a missing value, y) over every returned hit of ``rows``."""
+    xs, ys = [], []
+    for row in rows:
+        for hit in row["hits"]:
+            xs.append([_value(hit["features"].get(f)) for f in features])
+            ys.append(1.0 if row["kind"] == "ans" and hit["gold"] else 0.0)
+    return np.array(xs, float).reshape(-1, len(features)), np.array(ys, float)
+
+
+def _value(v: float | None) -> float:
+    return math.nan if v is None else float(v)
+
+
+def present_features(rows: Sequence[Row], features: Sequence[str]) -> list[str]:
+    """The features some hit has a value for (the answer-type slot is empty without its module)."""
+    seen = {
+        f
+        for row in rows
+        for hit in row["hits"]
+        for f, v in hit["features"].items()
+        if v is not None
+    }
+    return [f for f in features if f in seen]
+
+
+def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> np.ndarray:
+    """Weights (intercept first) of a logistic regression by Newton's method, L2 on all but the
+    intercept."""
+    xb = np.hstack([np.ones((len(x), 1)), x])
+    w = np.zeros(xb.shape[1])
+    penalty = l2 * np.eye(len(w))
+    penalty[0, 0] = 0.0
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-np.clip(xb @ w, -30, 30)))
+        g = xb.T @ (p - y) + penalty @ w
+        h = (xb * (p * (1 - p))[:, None]).T @ xb + penalty + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(h, g)
+        w -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return w
+
+
+def fit(rows: Sequence[Row], features: Sequence[str], l2: float = 1.0) -> dict[str, Any]:
+    """The fit in the shape ``remem/data/answerability.json`` keeps under "fit"."""
+    used = present_features(rows, features)
+    x, y = training_hits(rows, used)
+    mean = np.nanmean(x, axis=0)
+    scale = np.nanstd(x, axis=0)
+    scale[scale == 0] = 1.0
+    z = np.nan_to_num((x - mean) / scale, nan=0.0)  # missing = the mean
+    w = logistic(z, y, l2=l2)
+    return {
+        "intercept": round(float(w[0]), 5),
+        "coefficients": {f: round(float(c), 5) for f, c in zip(used, w[1:], strict=True)},
+        "mean": {f: round(float(m), 6) for f, m in zip(used, mean, strict=True)},
+        "scale": {f: round(float(s), 6) for f, s in zip(used, scale, strict=True)},
+        "hits": len(y),
+        "positives": int(y.sum()),
+    }
+
+
+def probability(fitted: dict[str, Any], hit_features: dict[str, float | None]) -> float:
+    """The score remem computes for a hit (``AnswerabilityModel.probability``)."""
+    z = fitted["intercept"]
+    for name, coef in fitted["coefficients"].items():
+        value = hit_features.get(name)
+        if value is not None:
+            z += coef * (value - fitted["mean"][name]) / (fitted["scale"][name] or 1.0)
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def auc(pos: Sequence[float], neg: Sequence[float]) -> float | None:
+    """The chance a random positive scores above a random negative (ties count half)."""
+    if not pos or not neg:
+        return None
+    p, n = np.asarray(pos), np.asarray(neg)
+    return float(np.mean([(v > n).mean() + 0.5 * (v == n).mean() for v in p]))
+
+
+def reliability(pairs: Sequence[tuple[float, bool]], bins: int = BINS) -> list[dict[str, Any]]:
+    """Predicted against observed in ``bins`` equal-width bins of the prediction."""
+    out = []
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        inside = [(p, o) for p, o in pairs if lo <= p < hi or (b == bins - 1 and p == 1.0)]
+        out.append(
+            {
+                "bin": f"{lo:.1f}-{hi:.1f}",
+                "n": len(inside),
+                "predicted": round(float(np.mean([p for p, _ in inside])), 3) if inside else None,
+                "observed": round(float(np.mean([o for _, o in inside])), 3) if inside else None,
+            }
+        )
+    return out
+
+
+def recall10(row: Row, emptied: bool) -> float:
+    gold = set(row["gold"])
+    if emptied or not gold:
+        return 0.0
+    return len(gold & {h["id"] for h in row["hits"][:10]}) / len(gold)
+
+
+def evaluate(
+    rows: Sequence[Row], fitted: dict[str, Any], search_t: float, recall_t: float
+) -> dict[str, Any]:
+    """Per dataset: AUC of the best hit's score (unanswerable and probes against answerable),
+    near misses below 0.5, answers at 0.5 or more, what search answers (a candidate over its
+    relevance floor, or the best hit at ``search_t`` or more) and what auto-recall injects
+    (of that, hits at ``recall_t`` or more), recall@10 with the search gate, and the
+    reliability of every returned hit's score."""
+    report: dict[str, Any] = {}
+    for name in sorted({r["dataset"] for r in rows}):
+        sub = [r for r in rows if r["dataset"] == name]
+        report[name] = _dataset_figures(sub, fitted, search_t, recall_t)
+    return report
+
+
+def _dataset_figures(
+    rows: Sequence[Row], fitted: dict[str, Any], search_t: float, recall_t: float
+) -> dict[str, Any]:
+    scored = [[probability(fitted, h["features"]) for h in r["hits"]] for r in rows]
+    best = [max(s, default=0.0) for s in scored]
+    # remem's gate: a search answers when a candidate cleared its relevance floor or its best
+    # hit reaches the search threshold; auto-recall injects its hits that reach its own
+    answers = [r["best_margin"] >= 0 or b >= search_t for r, b in zip(rows, best, strict=True)]
+    injects = [a and b >= recall_t for a, b in zip(answers, best, strict=True)]
+    ans = [i for i, r in enumerate(rows) if r["kind"] == "ans"]
+    unans = [i for i, r in enumerate(rows) if r["kind"] == "unans"]
+    probes = [i for i, r in enumerate(rows) if r["kind"] == "probe"]
+    answer_scores = [
+        max((p for p, h in zip(scored[i], rows[i]["hits"], strict=True) if h["gold"]), default=None)
+        for i in ans
+    ]
+    found = [s for s in answer_scores if s is not None]
+    pairs = [
+        (p, bool(r["kind"] == "ans" and h["gold"]))
+        for r, s in zip(rows, scored, strict=True)
+        for p, h in zip(s, r["hits"], strict=True)
+    ]
+
+    def share(idx: list[int], test: Any) -> float | None:
+        return round(sum(bool(test(i)) for i in idx) / len(idx), 4) if idx else None
+
+    return {
+        "n_answerable": len(ans),
+        "n_unanswerable": len(unans),
+        "n_probes": len(probes),
+        "auc_unanswerable": _round(auc([best[i] for i in ans], [best[i] for i in unans])),
+        "auc_probes": _round(auc([best[i] for i in ans], [best[i] for i in probes])),
+        "unanswerable_best_below_0.5": share(unans, lambda i: best[i] < 0.5),
+        "answer_found_at_0.5": round(sum(s >= 0.5 for s in found) / len(found), 4)
+        if found
+        else None,
+        "n_answer_in_top10": len(found),
+        "recall_injects_unanswerable": share(unans, lambda i: injects[i]),
+        "recall_injects_probes": share(probes, lambda i: injects[i]),
+        "recall_empties_answerable": share(ans, lambda i: not injects[i]),
+        "search_answers_unanswerable": share(unans, lambda i: answers[i]),
+        "search_answers_probes": share(probes, lambda i: answers[i]),
+        "search_empties_answerable": share(ans, lambda i: not answers[i]),
+        "recall@10_gated": _round(
+            float(np.mean([recall10(rows[i], not answers[i]) for i in ans])) if ans else None
+        ),
+        "recall@10_ungated": _round(
+            float(np.mean([recall10(rows[i], False) for i in ans])) if ans else None
+        ),
+        "reliability": reliability(pairs),
+    }
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(v, 4)

@@ -1,0 +1,100 @@
+"""The answerability section of docs/benchmarks.md (``report.render`` calls ``section``), from
+``results/answerability.json`` (benchmarks/scripts/answerability_eval.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+ORDER = (
+    "locomo",
+    "zh_groupchat",
+    "changed_facts",
+    "mixed_script",
+    "dialogue_notes",
+    "zh_validation",
+    "changed_facts_heldout",
+)
+
+
+def _f(value: float | None, pct: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:.1f}%" if pct else f"{value:.3f}"
+
+
+def _names(result: dict[str, Any]) -> list[str]:
+    found = result["after"]
+    return [n for n in ORDER if n in found] + sorted(n for n in found if n not in ORDER)
+
+
+def _label(name: str, result: dict[str, Any]) -> str:
+    return f"{name} (held out)" if name in result["held_out"] else name
+
+
+def figures_table(result: dict[str, Any]) -> list[str]:
+    """Per dataset: AUC, near misses under 0.5, answers over 0.5, injection, recall@10."""
+    rows = [
+        "| dataset | AUC unanswerable (before) | AUC off-topic probes | unanswerable best < 0.5 "
+        "| answer >= 0.5 | auto-recall injects: unanswerable / probes | auto-recall empties "
+        "answerable | search empties answerable (before) | recall@10 (before) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name in _names(result):
+        a, b = result["after"][name], result["before"][name]
+        rows.append(
+            f"| {_label(name, result)} "
+            f"| {_f(a['auc_unanswerable'])} ({_f(b['auc_unanswerable (best floor margin)'])}) "
+            f"| {_f(a['auc_probes'])} "
+            f"| {_f(a['unanswerable_best_below_0.5'], True)} "
+            f"| {_f(a['answer_found_at_0.5'], True)} "
+            f"| {_f(a['recall_injects_unanswerable'], True)} / "
+            f"{_f(a['recall_injects_probes'], True)} "
+            f"| {_f(a['recall_empties_answerable'], True)} "
+            f"| {_f(a['search_empties_answerable'], True)} ({_f(b['empties_answerable'], True)}) "
+            f"| {_f(a['recall@10_gated'])} ({_f(b['recall@10'])}) |"
+        )
+    return rows
+
+
+def reliability_table(result: dict[str, Any]) -> list[str]:
+    """Predicted against observed per bin of the score (every returned hit), per dataset:
+    "observed (n)" in each cell."""
+    names = _names(result)
+    bins = [b["bin"] for b in result["after"][names[0]]["reliability"]]
+    rows = [
+        "| score bin | " + " | ".join(_label(n, result) for n in names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    for i, label in enumerate(bins):
+        cells = []
+        for name in names:
+            cell = result["after"][name]["reliability"][i]
+            cells.append("-" if not cell["n"] else f"{cell['observed']:.2f} ({cell['n']})")
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def section(result: dict[str, Any]) -> list[str]:
+    t = result["thresholds"]
+    return [
+        "## Answerability: the score every surface shows",
+        "",
+        "The probability that a hit answers the question (`remem/retrieve/answerability.py`, "
+        f"fitted on {', '.join(result['fitted_on'])}; no answer-type input yet). A search "
+        "where no candidate clears its relevance floor still answers when its best hit scores "
+        f"at least `search.answerability_threshold` ({t['search.answerability_threshold']}); "
+        "pre-turn recall injects only the hits at or above `recall.answerability_threshold` "
+        f"({t['recall.answerability_threshold']}). AUC: the best hit's score, unanswerable "
+        "questions of the dataset (near misses) against answerable ones, and the no-answer set's "
+        "off-topic probes against them; *before*: the relevance floors alone on the same hits "
+        "(the AUC of the best margin over them). *answer >= 0.5*: among answerable questions "
+        "whose answer is in the top 10.",
+        "",
+        *figures_table(result),
+        "",
+        "Reliability (predicted against observed): in each bin of the score, the share of "
+        "returned hits that are an answer, and how many hits fell in the bin. A calibrated score "
+        "has each bin's share inside the bin.",
+        "",
+        *reliability_table(result),
+    ]

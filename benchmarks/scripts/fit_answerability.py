@@ -1,0 +1,180 @@
+"""Fit remem's answerability score (remem/retrieve/answerability.py) on the development suite,
+and write the fit to remem/data/answerability.json. One command:
+
+    PYTHONPATH=src:benchmarks python benchmarks/scripts/fit_answerability.py \
+        --rows /var/tmp/answerability-rows.jsonl --write
+
+Every question of each dataset (answerable ones, the dataset's own unanswerable ones: changed_facts'
+near misses, zh_groupchat's unanswerable; and the no-answer set asked of the LoCoMo and
+zh_groupchat stores) is searched with the floors and the answerability gate read but not applied;
+each returned hit's inputs (``FEATURES``) and gold flag are dumped to ``--rows`` (a file that
+exists is reused: ``--fresh`` dumps again), with the best margin over the relevance floors (the
+gate this score replaces). The fit (``remem_bench.answerability.fit``) uses every dataset but
+the held-out ones (zh_validation, changed_facts_heldout), which are dumped for
+``answerability_eval.py`` only. The answer-type input is read when remem.text.answer_types
+exists; without it the fit leaves that input out.
+
+This replaces nothing: ``fit_calibration.py`` still fits the relevance stage's calibration,
+one of this score's inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from suite_cli import DATA, REPO, add_suite_options, chosen_datasets, progress_every, read_rows
+
+from remem import query_vector
+from remem.config import Config
+from remem.embed.factory import make_embedder
+from remem.retrieve import answerability as score_module
+from remem.retrieve import relevance as relevance_stage
+from remem.retrieve import stages
+from remem_bench.answerability import fit
+from remem_bench.suite import (
+    NO_ANSWER_TARGETS,
+    SuiteRun,
+    conversations,
+    ingest,
+    is_unanswerable,
+    load_no_answer,
+)
+
+MODEL_FILE = REPO / "src" / "remem" / "data" / "answerability.json"
+DEV_DATASETS = "locomo,zh_groupchat,changed_facts,mixed_script,dialogue_notes"
+HELD_OUT = "zh_validation,changed_facts_heldout"
+
+
+class Recorder:
+    """While entered: the answerability stage records every candidate's inputs and gates
+    nothing, the relevance stage leaves "nothing relevant" to it, and the best margin over
+    the relevance floors of each search is kept."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, dict[str, float | None]] = {}
+        self.best_margin = -1.0
+        self._saved: Any = None
+
+    def __enter__(self) -> Recorder:
+        index = [name for name, _ in stages.SCORE_STAGES].index("answerability")
+        judge = relevance_stage.Floors.judge
+
+        def record(cands: list, ctx: Any) -> list:
+            self.rows = score_module.feature_rows(cands, ctx) if cands else {}
+            return cands
+
+        def margin_judge(floors: Any, value: float, floor: tuple[str, float]) -> None:
+            self.best_margin = max(self.best_margin, value - floor[1])
+            judge(floors, value, floor)
+
+        self._saved = (index, stages.SCORE_STAGES[index], judge, relevance_stage.answerability_on)
+        stages.SCORE_STAGES[index] = ("answerability", record)
+        relevance_stage.Floors.judge = margin_judge  # type: ignore[method-assign]
+        relevance_stage.answerability_on = lambda: True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        index, entry, judge, on = self._saved
+        stages.SCORE_STAGES[index] = entry
+        relevance_stage.Floors.judge = judge  # type: ignore[method-assign]
+        relevance_stage.answerability_on = on
+
+
+def dump(args: argparse.Namespace, out: Path) -> None:
+    """Search every question of the chosen datasets; one JSON line per question."""
+    config = Config.load(env={}, overrides={"calendar.timezone": "UTC"})
+    config.search.answerability_threshold = 1e-9  # the floors only read
+    run = SuiteRun([], config, Path(args.cache_dir))
+    run.embedder = make_embedder(config.embed)
+    no_answer = load_no_answer(DATA / "no_answer" / "queries.jsonl")
+    progress = progress_every(30)
+    held = set(HELD_OUT.split(","))
+    with out.open("w") as fh, Recorder() as rec:
+        for dataset in chosen_datasets(args):
+            targets = NO_ANSWER_TARGETS.get(dataset.name, ())
+            probes = [q for q in no_answer if q.get("target") in targets]
+            convs = conversations(dataset.path, probes, args.limit_conversations)
+            total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
+            for ci, (_conv, turns, questions) in enumerate(convs):
+                with run_memory(run, dataset, ci) as mem:
+                    ingest(mem, turns)
+                    for q, probe in [(q, False) for q in questions] + [(p, True) for p in probes]:
+                        row = ask(mem, rec, q, probe)
+                        row.update(dataset=dataset.name, held_out=dataset.name in held, conv=ci)
+                        fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                        done += 1
+                        progress(dataset.name, done, total)
+
+
+def run_memory(run: SuiteRun, dataset: Any, ci: int) -> Any:
+    from remem.engine import Memory
+
+    return Memory(run.db_path(dataset, ci), run.config, embedder=run.embedder)
+
+
+def ask(mem: Any, rec: Recorder, q: dict[str, Any], probe: bool) -> dict[str, Any]:
+    """One question's row: its kind, gold, the best floor margin and its hits' inputs."""
+    rec.rows, rec.best_margin = {}, -1.0
+    qvec = query_vector(mem, q["query"])
+    result = mem.search(q["query"], k=10, now=q.get("timestamp"), query_vector=qvec)
+    gold = [] if probe or is_unanswerable(q) else list(q["gold"])
+    kind = "probe" if probe else ("unans" if is_unanswerable(q) else "ans")
+    hits = [
+        {
+            "id": h.record.id,
+            "gold": h.record.id in gold,
+            "features": rec.rows.get(h.record.rowid or -1, {}),
+        }
+        for h in result.hits
+    ]
+    return {
+        "qid": q["qid"],
+        "query": q["query"],
+        "kind": kind,
+        "category": q.get("category", ""),
+        "gold": gold,
+        "best_margin": round(rec.best_margin, 5),
+        "hits": hits,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_suite_options(ap, datasets=f"{DEV_DATASETS},{HELD_OUT}")
+    ap.add_argument("--rows", default="/var/tmp/answerability-rows.jsonl")
+    ap.add_argument("--fresh", action="store_true", help="dump again even if --rows exists")
+    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--write", action="store_true", help=f"write {MODEL_FILE}")
+    ap.add_argument("--note", default="", help="what the data file should say about this fit")
+    args = ap.parse_args()
+    rows_file = Path(args.rows)
+    if args.fresh or not rows_file.is_file():
+        dump(args, rows_file)
+    rows = read_rows([str(rows_file)])
+    train = [r for r in rows if not r["held_out"]]
+    fitted = fit(train, list(score_module.FEATURES), l2=args.l2)
+    model = {
+        "what": "remem's answerability score: the probability that a hit answers the question "
+        "(remem/retrieve/answerability.py); refit with benchmarks/scripts/fit_answerability.py",
+        "date": dt.date.today().isoformat(),
+        "inputs": list(fitted["coefficients"]),
+        "left_out": [f for f in score_module.FEATURES if f not in fitted["coefficients"]],
+        "datasets": [*sorted({r["dataset"] for r in train}), "no_answer (on locomo, zh_groupchat)"],
+        "held_out": sorted({r["dataset"] for r in rows if r["held_out"]}),
+        "questions": len(train),
+        "note": args.note,
+        "fit": fitted,
+    }
+    print(json.dumps(model["fit"], indent=1))
+    if args.write:
+        MODEL_FILE.write_text(json.dumps(model, ensure_ascii=False, indent=1) + "\n")
+        print(f"wrote {MODEL_FILE}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

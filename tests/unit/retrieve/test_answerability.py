@@ -1,0 +1,151 @@
+"""The answerability score: its shipped fit, its inputs, the gate on the best hit, and the
+score as what a hit shows (Hit.score) with the pipeline's own in the trace."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import HashEmbedder
+from remem import Config, Memory
+from remem.recall.messages import answering
+from remem.retrieve.answerability import (
+    FEATURE_LABELS,
+    FEATURES,
+    MODEL_FILE,
+    AnswerabilityModel,
+    answer_type_reader,
+    deciding,
+    shipped_model,
+)
+
+T = 1_800_000_000.0
+
+
+def test_the_shipped_fit_names_its_inputs_datasets_and_date():
+    data = json.loads(MODEL_FILE.read_text("utf-8"))
+    assert data["date"] and data["datasets"] and data["held_out"]
+    assert set(data["inputs"]) == set(data["fit"]["coefficients"])
+    assert set(data["inputs"]) | set(data["left_out"]) == set(FEATURES)
+    # the held-out sets are never fitted on
+    assert not set(data["held_out"]) & set(data["datasets"])
+    assert shipped_model() is not None
+    assert set(FEATURE_LABELS) == set(FEATURES)
+
+
+def test_a_missing_input_counts_as_its_mean():
+    model = AnswerabilityModel(
+        intercept=0.0,
+        coefficients={"relevance": 2.0, "latent": 1.0},
+        mean={"relevance": 0.5, "latent": 0.2},
+        scale={"relevance": 0.25, "latent": 0.1},
+    )
+    assert model.probability({"relevance": 0.5, "latent": None}) == pytest.approx(0.5)
+    assert model.contributions({"relevance": 0.75, "latent": None}) == {"relevance": 2.0}
+    low, high = (model.probability({"relevance": r}) for r in (0.1, 0.9))
+    assert 0 < low < 0.5 < high < 1
+
+
+def test_the_trace_names_the_evidence_that_weighed_most():
+    said = deciding({"subject_own": -2.5, "relevance": 1.2, "fused": -0.1, "margin": -0.4})
+    assert said.startswith("against: subject match (the hit's words) (-2.50)")
+    assert "relevance over its floor (-0.40)" in said and "for: relevance (+1.20)" in said
+    assert deciding({}) == "no evidence either way"
+
+
+def test_the_answer_type_input_is_read_only_when_its_module_is_there():
+    try:
+        from remem.text import answer_types  # type: ignore[attr-defined]  # noqa: F401
+    except ImportError:
+        assert answer_type_reader() is None
+    else:
+        assert callable(answer_type_reader())
+
+
+def _mem(tmp_path, **overrides):
+    # threshold 0: every hit is scored and none gated by it (the floors decide)
+    settings = {"indexing.mode": "sync", "search.answerability_threshold": 0.0, **overrides}
+    config = Config.load(env={}, overrides=settings)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    mem = Memory(tmp_path / "m.db", config, embedder=None)
+    lines = [
+        "the hut on the ridge is booked for Saturday",
+        "bring warm gloves and a head torch",
+        "the deploy moved to Thursday",
+    ]
+    mem.ingest_many(
+        [
+            {"id": f"m{i}", "session": "s", "role": "user", "text": t, "timestamp": T + i}
+            for i, t in enumerate(lines)
+        ]
+    )
+    return mem
+
+
+def test_every_hit_shows_its_answerability_and_keeps_the_pipelines_score_in_the_trace(tmp_path):
+    with _mem(tmp_path) as mem:
+        result = mem.search("which hut is booked", k=3, now=T + 10, channels=("lexical",))
+    assert result.hits
+    for hit in result.hits:
+        assert hit.score == hit.explain.answerability and 0.0 <= hit.score <= 1.0
+        assert hit.explain.evidence and hit.explain.stages  # inputs and stage scores kept
+        assert "answers " in hit.explain.one_line()
+    assert result.hits[0].record.id == "m0"
+
+
+def test_a_search_under_every_floor_answers_only_when_its_best_hit_is_likely_enough(tmp_path):
+    # no relevance reaches 1.0: no candidate clears its floor
+    strict = {"search.relevance_floor": 1.0, "search.answerability_threshold": 1.0}
+    with _mem(tmp_path, **strict) as mem:
+        result = mem.search("which hut is booked", k=3, now=T + 10, channels=("lexical",))
+    assert result.hits == []
+    assert {d["stage"] for d in result.dropped} == {"answerability"}
+    note = next(n for n in result.notes if n.startswith("answerability gate"))
+    assert "search.relevance_floor 1.0" in note and "search.answerability_threshold 1.0" in note
+    assert "against:" in note or "for:" in note
+    lenient = {"search.relevance_floor": 1.0, "search.answerability_threshold": 0.001}
+    with _mem(tmp_path / "b", **lenient) as mem:
+        result = mem.search("which hut is booked", k=3, now=T + 10, channels=("lexical",))
+    assert result.hits and result.hits[0].record.id == "m0"
+    assert any(
+        n.startswith("answerability: answered though nothing relevant") for n in result.notes
+    )
+    floors_alone = {"search.relevance_floor": 1.0, "search.answerability_threshold": 0.0}
+    with _mem(tmp_path / "c", **floors_alone) as mem:
+        result = mem.search("which hut is booked", k=3, now=T + 10, channels=("lexical",))
+    assert result.hits == [] and {d["stage"] for d in result.dropped} == {"relevance"}
+
+
+def test_auto_recall_keeps_the_hits_that_reach_its_threshold(tmp_path):
+    with _mem(tmp_path) as mem:
+        hits = mem.search("which hut is booked", k=3, now=T + 10, channels=("lexical",)).hits
+    scores = sorted(h.score for h in hits)
+    middle = scores[len(scores) // 2]
+    kept = answering(hits, middle)
+    assert kept and all(h.score >= middle for h in kept)
+    assert [h.record.id for h in kept] == [h.record.id for h in hits if h.score >= middle]
+    assert answering(hits, 0.0) == hits
+
+
+def test_a_search_without_the_stage_shows_the_pipelines_score(tmp_path):
+    with _mem(tmp_path) as mem:
+        hits = mem.search(
+            "which hut is booked",
+            k=3,
+            now=T + 10,
+            channels=("lexical",),
+            disable=("answerability",),
+        ).hits
+    assert hits and all(h.explain.answerability is None for h in hits)
+    assert all(h.score == h.explain.stages[-1][1] for h in hits)
+
+
+def test_a_model_without_a_relevance_calibration_keeps_the_pipelines_score(tmp_path):
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    with Memory(tmp_path / "h.db", config, embedder=HashEmbedder()) as mem:
+        mem.ingest_many([{"id": "a", "session": "s", "text": "the kayak is red", "timestamp": T}])
+        hits = mem.search("kayak colour", k=2, now=T + 1).hits
+    assert hits and hits[0].explain.answerability is None
+    assert hits[0].score == hits[0].explain.stages[-1][1]
+    assert answering(hits, 0.99) == hits  # nothing to gate on
