@@ -102,6 +102,12 @@ class ScoringConfig(_Section):
         description="lift never moves a turn past the hit that lifted it (only its own "
         "match with the query can rank it higher)",
     )
+    currency: bool = Field(
+        default=True,
+        description="a question about now (or naming no time) ranks the record stating a "
+        "fact's current value above those stating its earlier values, a question about the "
+        "past the reverse, from the facts the store keeps (retrieve/currency.py)",
+    )
     reply_after_question: bool = Field(
         default=True,
         description="a question put to the other person ('What made you choose that "

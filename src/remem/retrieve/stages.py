@@ -12,6 +12,7 @@ from remem.retrieve import gates, scoring
 from remem.retrieve.adaptive import adaptive_fusion
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
+from remem.retrieve.currency import currency
 from remem.retrieve.links import link_lift
 from remem.retrieve.relevance import relevance
 from remem.retrieve.replies import reply_after_question
@@ -41,6 +42,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("named_speaker", scoring.named_speaker),
     ("reply_after_question", reply_after_question),
     ("relevance", relevance),
+    ("currency", currency),
     ("min_score", gates.min_score),
 ]
 STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spread"]
