@@ -45,15 +45,22 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     if not chains:
         return cands
     past = question_time(ctx.query) == "past"
+    ranked = sorted(cands, key=lambda c: -c.score)
+    rank = {c.record.id: i for i, c in enumerate(ranked, start=1) if c.record is not None}
     brought: list[Candidate] = []
-    for key in chains[:MAX_CHAINS]:
+    for n, key in enumerate(chains[:MAX_CHAINS]):
         scope, subject, attribute = key
         chain = store.facts(scopes=[scope], subject=subject, attribute=attribute)
         _mark_earlier(chain, by_id, ctx)
+        # the best chain, carried by one of the best few candidates, is what the question
+        # asks about: its answer leads the list, not only the stale line it displaces
+        carried = [rank[r] for f in chain for r in f.source_ids if r in rank]
+        lead = n == 0 and min(carried, default=0) <= ctx.config.scoring.currency_lead
+        top = ranked[0].score if lead else None
         if past:
-            brought += _prefer_earlier(chain, by_id, ctx)
+            brought += _prefer_earlier(chain, by_id, ctx, top)
         else:
-            brought += _prefer_current(chain, by_id, ctx)
+            brought += _prefer_current(chain, by_id, ctx, top)
     if brought:
         ctx.notes.append(
             "currency: brought in " + ", ".join(c.record.id for c in brought if c.record)
@@ -100,15 +107,17 @@ def _only_closed(chain: list[Fact], by_id: dict[str, Candidate]) -> list[Candida
 
 
 def _prefer_current(
-    chain: list[Fact], by_id: dict[str, Candidate], ctx: StageContext
+    chain: list[Fact], by_id: dict[str, Candidate], ctx: StageContext, lead: float | None
 ) -> list[Candidate]:
+    """The current value's record just above the best stale one (above ``lead``, the list's
+    best score, when the chain leads)."""
     stale = _only_closed(chain, by_id)
     current = _current(chain)
     # a multi-valued chain's closed value (a pet given away) is only marked: its other values
     # are no answer to "which one now?"
     if not stale or not current or not spec_of(current[0].attribute).single:
         return []
-    top = stale[0].score
+    top = stale[0].score if lead is None else max(lead, stale[0].score)
     carriers = _carriers(current, by_id)
     if carriers:
         best = carriers[0]
@@ -120,13 +129,15 @@ def _prefer_current(
 
 
 def _prefer_earlier(
-    chain: list[Fact], by_id: dict[str, Candidate], ctx: StageContext
+    chain: list[Fact], by_id: dict[str, Candidate], ctx: StageContext, lead: float | None
 ) -> list[Candidate]:
+    """The record of the value just before the current one above the best record of the
+    current value (above ``lead``, the list's best score, when the chain leads)."""
     closed = _closed(chain)
     current_carriers = _carriers(_current(chain), by_id)
-    if not closed or not current_carriers:
+    if not closed or (not current_carriers and lead is None):
         return []
-    top = current_carriers[0].score
+    top = max([c.score for c in current_carriers[:1]] + ([lead] if lead is not None else []))
     earlier = _only_closed([*_current(chain), closed[0]], by_id)  # the value just before
     if earlier:
         if earlier[0].score <= top:
