@@ -154,6 +154,8 @@ def _bring(
     if record_id in by_id:
         return []
     base = ctx.filters if ctx.filters is not None else Filters()
+    if base.ids is not None and record_id not in base.ids:
+        return []  # a search of named records stays among them
     wanted = dataclasses.replace(base, ids=[record_id], include_superseded=ctx.include_superseded)
     found = ctx.store.list_records(wanted, limit=1)
     if not found or found[0].rowid is None:
