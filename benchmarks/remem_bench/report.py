@@ -24,6 +24,8 @@ SOURCES = {
     "quick": "defaults-2026-12-05-quick.json",
     "longmemeval": "defaults-2026-12-03-late.json",
     "bounds": "target-bounds.json",
+    "currency": "currency.json",
+    "currency_preview": "currency-preview-h1.json",
 }
 LABELS = {
     "locomo": "LoCoMo",
@@ -284,6 +286,37 @@ def targets_table(runs: dict[str, Any]) -> list[str]:
     return out + [f"| {target} | {today} |" for target, today in rows]
 
 
+CURRENCY_LABELS = {
+    "changed_facts": "changed_facts",
+    "changed_facts_heldout": "changed_facts_heldout (held out)",
+    "zh_groupchat": "zh_groupchat",
+    "longmemeval_oracle_ku": "LongMemEval oracle, knowledge-update",
+}
+
+
+def currency_table(runs: dict[str, Any], source: str = "currency") -> list[str]:
+    """Per dataset and category: rank 1 / top 3 / recall@10 of the first gold record with
+    the currency stage and without it (unanswerable: share of questions answered at all)."""
+    rows = [
+        "| dataset | category | n | with: rank 1 / top 3 / r@10 | without: rank 1 / top 3 / r@10 |",
+        "|---|---|---:|---|---|",
+    ]
+    for name, label in CURRENCY_LABELS.items():
+        part = runs[source]["datasets"].get(name)
+        if part is None:
+            continue
+        for category, with_ in part["with"].items():
+            without = part["without"][category]
+            shown = [
+                f"answered {f3(v['answered'])}"
+                if "rank1" not in v
+                else " / ".join(f3(v[m]) for m in ("rank1", "top3", "recall@10"))
+                for v in (with_, without)
+            ]
+            rows.append(f"| {label} | {category} | {with_['n']} | {shown[0]} | {shown[1]} |")
+    return rows
+
+
 def render(runs: dict[str, Any]) -> str:
     """The whole page."""
     parts = [
@@ -336,6 +369,20 @@ def render(runs: dict[str, Any]) -> str:
         "## Issue 17's targets",
         "",
         *targets_table(runs),
+        "",
+        "## What is true now (the currency stage)",
+        "",
+        "`benchmarks/scripts/currency.py`: the first gold record's rank with the stage and "
+        'without it (`disable=("currency",)`), facts put in with the extractor as it is ('
+        + runs["currency"]["date"]
+        + "); see docs/concepts/current.md:",
+        "",
+        *currency_table(runs),
+        "",
+        "The same with the facts of helper H1's full extractor, overlaid before it merges "
+        "(`currency-preview-h1.json`):",
+        "",
+        *currency_table(runs, "currency_preview"),
         "",
     ]
     return "\n".join(parts)
