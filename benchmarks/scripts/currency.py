@@ -153,24 +153,29 @@ def main() -> None:
     embedder = E5Embedder()
     results: dict[str, Any] = {}
     start = time.time()
+
+    def write() -> None:  # after every dataset: a run cut short keeps what it measured
+        payload = {
+            "script": "benchmarks/scripts/currency.py",
+            "date": time.strftime("%Y-%m-%d", time.gmtime()),
+            "note": args.note or "facts from the extractor as it is on the branch",
+            "machine": "2 cores shared with other jobs: timings mean little",
+            "seconds": round(time.time() - start, 1),
+            "datasets": results,
+        }
+        Path(args.out).write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
     for name in [d for d in args.datasets.split(",") if d]:
         results[name] = run_dataset(DATA / name, embedder)
         print(name, json.dumps(results[name], ensure_ascii=False), flush=True)
+        write()
     lme = SHARED / "longmemeval_oracle"
     if args.lme_limit and (lme / "queries.jsonl").is_file():
         results["longmemeval_oracle_ku"] = run_dataset(
             lme, embedder, categories={"knowledge-update"}, limit=args.lme_limit
         )
         print("lme", json.dumps(results["longmemeval_oracle_ku"]), flush=True)
-    payload = {
-        "script": "benchmarks/scripts/currency.py",
-        "date": time.strftime("%Y-%m-%d", time.gmtime()),
-        "note": args.note or "facts from the extractor as it is on the branch",
-        "machine": "2 cores shared with other jobs (load average ~20): timings mean little",
-        "seconds": round(time.time() - start, 1),
-        "datasets": results,
-    }
-    Path(args.out).write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        write()
 
 
 if __name__ == "__main__":
