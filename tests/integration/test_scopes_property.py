@@ -300,6 +300,15 @@ def check_whose(mem, a, tools) -> None:
     """A first-person memory is its speaker's: "where do I live" from anyone else, or from a
     caller with no user, never receives another user's "I live in ..." (issue 48)."""
     mine = f"speaker:{a['user']}" if a["user"] else None
+    other = "u2" if a["user"] == "u1" else "u1"  # someone else tells the same agent first
+    mem.capture_after_turn(
+        Turn(
+            agent=a["agent"],
+            session=a["session"],
+            user_id=other,
+            inputs=[{"role": "user", "text": f"I live in Zebra City {uuid.uuid4().hex}."}],
+        )
+    )
 
     def others(records) -> list:
         return [r for r in records if (owner := owner_of(r)) is not None and owner[0] != mine]
