@@ -72,6 +72,12 @@ def test_memory_commands_round_trip(tmp_path):
     assert len(cap2["superseded"]) == 1
     history = j(run(["memory", "history", berlin, *ag, "--json"], db, lexical=True))
     assert [h["text"] for h in history] == ["I live in Paris.", "I moved to Berlin."]
+    # the superseded Paris is out of search unless asked for (issue 48)
+    found = j(run(["search", "live Paris Berlin", "--json"], db, lexical=True))["hits"]
+    assert [h["record"]["text"] for h in found] == ["I moved to Berlin."]
+    asked = ["search", "live Paris Berlin", "--include-superseded", "--json"]
+    found = j(run(asked, db, lexical=True))["hits"]
+    assert "I live in Paris." in [h["record"]["text"] for h in found]
     assert "Paris" in run(["memory", "undo", berlin, *ag], db, lexical=True).stdout
 
     asked = ["memory", "inject", "Where do I live, remember?", *ag]
