@@ -28,6 +28,7 @@ SOURCES = {
     "facts": "fact-extraction.json",
     "keyword": "keyword-vs-bm25.json",
     "answerability": "answerability.json",
+    "currency": "currency.json",
 }
 LABELS = {
     "locomo": "LoCoMo",
@@ -342,6 +343,37 @@ def keyword_table(runs: dict[str, Any]) -> list[str]:
     return rows
 
 
+CURRENCY_LABELS = {
+    "changed_facts": "changed_facts",
+    "changed_facts_heldout": "changed_facts_heldout (held out)",
+    "zh_groupchat": "zh_groupchat",
+    "longmemeval_oracle_ku": "LongMemEval oracle, knowledge-update",
+}
+
+
+def currency_table(runs: dict[str, Any], source: str = "currency") -> list[str]:
+    """Per dataset and category: rank 1 / top 3 / recall@10 of the first gold record with
+    the currency stage and without it (unanswerable: share of questions answered at all)."""
+    rows = [
+        "| dataset | category | n | with: rank 1 / top 3 / r@10 | without: rank 1 / top 3 / r@10 |",
+        "|---|---|---:|---|---|",
+    ]
+    for name, label in CURRENCY_LABELS.items():
+        part = runs[source]["datasets"].get(name)
+        if part is None:
+            continue
+        for category, with_ in part["with"].items():
+            without = part["without"][category]
+            shown = [
+                f"answered {f3(v['answered'])}"
+                if "rank1" not in v
+                else " / ".join(f3(v[m]) for m in ("rank1", "top3", "recall@10"))
+                for v in (with_, without)
+            ]
+            rows.append(f"| {label} | {category} | {with_['n']} | {shown[0]} | {shown[1]} |")
+    return rows
+
+
 def render(runs: dict[str, Any]) -> str:
     """The whole page."""
     parts = [
@@ -414,6 +446,15 @@ def render(runs: dict[str, Any]) -> str:
         *facts_table(runs),
         "",
         *answerability_section(runs["answerability"]),
+        "",
+        "## What is true now (the currency stage)",
+        "",
+        "`benchmarks/scripts/currency.py`: the first gold record's rank with the stage and "
+        'without it (`disable=("currency",)`), facts derived by the extractor ('
+        + runs["currency"]["date"]
+        + "); see docs/concepts/current.md:",
+        "",
+        *currency_table(runs),
         "",
     ]
     return "\n".join(parts)

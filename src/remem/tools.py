@@ -24,6 +24,7 @@ from remem.capture.candidates import never_a_memory
 from remem.config import Config
 from remem.errors import NotFoundError, RememError, printable
 from remem.facts.query import fact_view
+from remem.memories.subjects import user_scope
 from remem.ports import MemoryPort
 from remem.recall.conversation import conversation_recall
 from remem.recall.memories import relevant_memories
@@ -52,6 +53,9 @@ class RecallArgs(_Args):
     limit: int = Field(default=5, ge=1, le=20, description="at most this many memories")
     scope: str | None = Field(
         default=None, description="only this scope (must be one you may read)"
+    )
+    include_superseded: bool = Field(
+        default=False, description="also memories a later one replaced (their history)"
     )
 
 
@@ -317,7 +321,13 @@ class MemoryTools:
     def memory_recall(self, args: RecallArgs) -> dict[str, Any]:
         # a deliberate recall: the memories returned count as accessed
         hits = relevant_memories(
-            self.mem, args.query, self._scopes(args.scope), args.limit, explicit=True
+            self.mem,
+            args.query,
+            self._scopes(args.scope),
+            args.limit,
+            explicit=True,
+            include_superseded=args.include_superseded,
+            asker=self.access.user,
         )
         return {"memories": [{**_brief(h.record), "score": round(h.score, 4)} for h in hits]}
 
@@ -344,10 +354,13 @@ class MemoryTools:
         why = never_a_memory(args.text.strip())  # auto-capture's noise and meta-talk rules
         if why is not None:
             return {"stored": False, "rejected": why}
-        scope = self.guard.write_target(args.scope) or self.access.write_scope
+        text = args.text.strip()
+        scope = self.guard.write_target(args.scope) or user_scope(
+            self.access, text, "user", self.access.user
+        )
         outcome = self.mem.memories.remember(
             self.access,
-            args.text.strip(),
+            text,
             scope=scope,
             category=args.category,
             importance=args.importance,
@@ -405,7 +418,7 @@ class MemoryTools:
             self.mem.delete(rec.id)
             return {"forgotten": [_brief(rec)]}
         assert args.query is not None
-        matches = relevant_memories(self.mem, args.query, scopes, 5)
+        matches = relevant_memories(self.mem, args.query, scopes, 5, asker=self.access.user)
         if len(matches) == 1:
             self.guard.check_write(matches[0].record.scope)
             self.mem.delete(matches[0].record.id)

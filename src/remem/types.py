@@ -180,6 +180,9 @@ class Explain:
     # and each input's share of its logit; the last stage's score is the pipeline's own.
     answerability: float | None = None
     evidence: dict[str, float] = field(default_factory=dict)
+    # (since when, the value since; None when only closed) for a hit carrying a value that is
+    # no longer true: "earlier; since 2026-12-01: Shanghai" (retrieve/currency.py)
+    earlier: tuple[float, str | None] | None = None
 
     def one_line(self) -> str:
         parts = []
@@ -276,8 +279,10 @@ class Filters:
     # sub-session: its root's) is that platform, whatever entry point wrote it.
     platform_by_session: bool = False
     category: str | None = None
-    # Superseded memories (valid_to in the past) are hidden unless asked for.
-    include_superseded: bool = True
+    # Superseded memories (valid_to in the past): None, the reader's default (search and
+    # recall leave them out; listing, history, export and doctor see them), True / False to
+    # say so.
+    include_superseded: bool | None = None
     ids: list[str] | None = None
 
     def is_empty(self) -> bool:
@@ -292,7 +297,7 @@ class Filters:
             and self.until is None
             and self.platform is None
             and self.category is None
-            and self.include_superseded
+            and self.include_superseded is not False
             and self.ids is None
         )
 

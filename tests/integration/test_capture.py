@@ -46,7 +46,9 @@ def test_at_most_three_per_turn_most_important_first(db_path):
 def test_injected_blocks_are_never_captured_again(db_path):
     with make(db_path) as mem:
         cap(mem, "I live in Oslo.")
-        recall = mem.recall_memories("where do I live, remember?", agent="bot", session="s1")
+        recall = mem.recall_memories(
+            "where do I live, remember?", agent="bot", session="s1", user="u1"
+        )  # u1's "I": told to u1 (issue 48)
         assert "Oslo" in recall.block
         again = cap(mem, recall.block + "\nThanks! What's the weather there?")
         assert again.stored == [] and again.duplicates == []
@@ -157,7 +159,7 @@ def test_cross_turn_dedup_by_turns_and_seconds(db_path):
     with make(db_path, **{"autorecall.dedup_turns": 2}) as mem:
         cap(mem, "I live in Oslo.")
         ask = lambda s="s1", now=T: mem.recall_memories(  # noqa: E731
-            "where do I live, remember?", agent="bot", session=s, now=now
+            "where do I live, remember?", agent="bot", session=s, now=now, user="u1"
         )
         assert "Oslo" in ask().block
         assert ask().block == "" and ask().skipped_reason == "injected recently"
@@ -165,23 +167,35 @@ def test_cross_turn_dedup_by_turns_and_seconds(db_path):
         assert "Oslo" in ask().block  # three turns later
     with make(db_path.with_name("b.db"), **{"autorecall.dedup_seconds": 60}) as mem:
         cap(mem, "I live in Oslo.")
-        assert "Oslo" in mem.recall_memories("where do I live, remember?", agent="bot", now=T).block
         assert (
-            mem.recall_memories("where do I live, remember?", agent="bot", now=T + 30).block == ""
+            "Oslo"
+            in mem.recall_memories(
+                "where do I live, remember?", agent="bot", now=T, user="u1"
+            ).block
+        )
+        assert (
+            mem.recall_memories(
+                "where do I live, remember?", agent="bot", now=T + 30, user="u1"
+            ).block
+            == ""
         )
         assert (
             "Oslo"
-            in mem.recall_memories("where do I live, remember?", agent="bot", now=T + 61).block
+            in mem.recall_memories(
+                "where do I live, remember?", agent="bot", now=T + 61, user="u1"
+            ).block
         )
 
 
 def test_only_explicit_recalls_count_as_accesses(db_path):
     with make(db_path, **{"scoring.access_debounce_s": 0}) as mem:
         rec = cap(mem, "I live in Oslo.").stored[0]
-        mem.recall_memories("where do I live, remember?", agent="bot", session="s1")
+        mem.recall_memories("where do I live, remember?", agent="bot", session="s1", user="u1")
         mem.access_counts.flush()
         assert mem.get(rec.id).access_count == 0
-        mem.tools("bot", session="s1").call("memory_recall", {"query": "where do I live"})
+        mem.tools("bot", session="s1", user="u1").call(
+            "memory_recall", {"query": "where do I live"}
+        )
         mem.access_counts.flush()
         assert mem.get(rec.id).access_count == 1
 
@@ -336,9 +350,10 @@ def test_chinese_turns(db_path):
         assert out.stored[0].importance == 0.9
         said = cap(mem, "我建议你以后都用中文回复。", role="assistant").stored[0]
         assert said.role == "assistant" and said.metadata["said_by"] == "assistant"
-        first = mem.recall_memories("我的柜子号是多少来着？", agent="bot", session="s1")
+        first = mem.recall_memories("我的柜子号是多少来着？", agent="bot", session="s1", user="u1")
         assert "42" in first.block and "不可信" not in first.block  # English wrapper by default
-        assert mem.recall_memories("我的柜子号是多少来着？", agent="bot", session="s1").block == ""
+        again = mem.recall_memories("我的柜子号是多少来着？", agent="bot", session="s1", user="u1")
+        assert again.block == ""
         for i, t in enumerate(["你好", "我们决定周五发布。", "好的", "我更喜欢中文的发布说明。"]):
             mem.ingest(
                 {"id": f"z{i}", "session": "s9", "role": "user", "text": t, "timestamp": T + i}

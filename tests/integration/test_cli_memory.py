@@ -72,10 +72,20 @@ def test_memory_commands_round_trip(tmp_path):
     assert len(cap2["superseded"]) == 1
     history = j(run(["memory", "history", berlin, *ag, "--json"], db, lexical=True))
     assert [h["text"] for h in history] == ["I live in Paris.", "I moved to Berlin."]
+    # the superseded Paris is out of search unless asked for (issue 48)
+    found = j(run(["search", "live Paris Berlin", "--json"], db, lexical=True))["hits"]
+    assert [h["record"]["text"] for h in found] == ["I moved to Berlin."]
+    asked = ["search", "live Paris Berlin", "--include-superseded", "--json"]
+    found = j(run(asked, db, lexical=True))["hits"]
+    assert "I live in Paris." in [h["record"]["text"] for h in found]
     assert "Paris" in run(["memory", "undo", berlin, *ag], db, lexical=True).stdout
 
-    block = run(["memory", "inject", "Where do I live, remember?", *ag], db, lexical=True).stdout
+    asked = ["memory", "inject", "Where do I live, remember?", *ag]
+    block = run([*asked, "--user", "ann"], db, lexical=True).stdout
     assert block.startswith("<relevant-memories") and "Paris" in block
+    # Ann's "I" is hers: the same agent without her, or for another user, is not told it
+    assert "Paris" not in run(asked, db, lexical=True).stdout
+    assert "Paris" not in run([*asked, "--user", "bob"], db, lexical=True).stdout
 
     assert "forgot" in run(["memory", "forget", mid, *ag], db, lexical=True).stdout
     # another agent sees nothing and cannot forget

@@ -67,14 +67,16 @@ def test_english_script(mem):
     assert noise.stored == []
 
     recall = mem.recall_memories(
-        "What should I drink this afternoon?", agent=AGENT, session="s1", now=T + 200
+        "What should I drink this afternoon?", agent=AGENT, session="s1", now=T + 200, user="u1"
     )
     assert "green tea" in recall.block and recall.block.startswith("<relevant-memories")
 
     update = turn(mem, 3, "Big news: I moved to Berlin, I live there now.")
     berlin = update.stored[0]
     assert paris.id in update.superseded
-    where = mem.recall_memories("Where do I live now?", agent=AGENT, session="s1", now=T + 300)
+    where = mem.recall_memories(
+        "Where do I live now?", agent=AGENT, session="s1", now=T + 300, user="u1"
+    )
     assert "Berlin" in where.block and "Paris" not in where.block
 
     chain = mem.history(berlin.id)
@@ -83,7 +85,9 @@ def test_english_script(mem):
 
     restored = mem.undo(berlin.id)
     assert [r.id for r in restored] == [paris.id] and restored[0].valid_to is None
-    back = mem.recall_memories("Where do I live now?", agent=AGENT, session="s1", now=T + 400)
+    back = mem.recall_memories(
+        "Where do I live now?", agent=AGENT, session="s1", now=T + 400, user="u1"
+    )
     assert "Paris" in back.block and "Berlin" not in back.block
     assert [r.id for r in mem.history(paris.id)] == [paris.id, berlin.id]  # nothing lost
 
@@ -101,17 +105,23 @@ def test_chinese_script_with_traditional(mem):
     fruit = next(r for r in first.stored if "芒果" in r.text)
     assert fruit.category == "preference" and fruit.metadata["subject"] == "favourite:水果"
 
-    recall = mem.recall_memories("我喜欢吃什么水果？", agent=AGENT, session="s1", now=T + 100)
+    recall = mem.recall_memories(
+        "我喜欢吃什么水果？", agent=AGENT, session="s1", now=T + 100, user="u1"
+    )
     assert "芒果" in recall.block
 
     update = turn(mem, 2, "我搬到北京了。", reply="好的。")
     assert update.superseded and "北京" in update.stored[0].text
-    where = mem.recall_memories("我现在住在哪里？", agent=AGENT, session="s1", now=T + 200)
+    where = mem.recall_memories(
+        "我现在住在哪里？", agent=AGENT, session="s1", now=T + 200, user="u1"
+    )
     assert "北京" in where.block and "上海" not in where.block
     beijing = update.stored[0]
     assert [r.text for r in mem.history(beijing.id)] == ["我住在上海。", "我搬到北京了。"]
     assert [r.text for r in mem.undo(beijing.id)] == ["我住在上海。"]
-    back = mem.recall_memories("我现在住在哪里？", agent=AGENT, session="s1", now=T + 250)
+    back = mem.recall_memories(
+        "我现在住在哪里？", agent=AGENT, session="s1", now=T + 250, user="u1"
+    )
     assert "上海" in back.block and "北京" not in back.block
 
     chat = turn(mem, 9, "好的，谢谢！", reply="不客气。")

@@ -93,8 +93,11 @@ def test_operator_endpoints_without_tokens(serve):
         ).json()
         assert [r["text"] for r in cap["stored"]] == ["I live in Lisbon."]
         assert cap["stored"][0]["scope"] == "agent:local-bot"
-        rec = http.post("/v1/recall-memories", json={"query": "Where do I live, remember?"}).json()
+        asked = {"query": "Where do I live, remember?"}
+        rec = http.post("/v1/recall-memories", json={**asked, "user": "ann"}).json()
         assert "Lisbon" in rec["block"]
+        # Ann's "I" is hers: nobody else, and no user-less call, is told it (issue 48)
+        assert "Lisbon" not in http.post("/v1/recall-memories", json=asked).json()["block"]
 
         assert http.get("/v1/tools").json()[0]["name"] == "memory_recall"
         stored = http.post("/v1/tools/memory_store", json={"arguments": {"text": "Ann likes jazz"}})

@@ -2,7 +2,9 @@
 
 Hypothesis generates access lists, modes, memories in every kind of scope, and calls through
 every path (auto-recall, auto-capture, each tool) as listed agents, unknown agents and agents
-with no id, with and without a session, user and requested scope. The allowed set is computed
+with no id, with and without a session, user and requested scope. A user's first-person
+memory ("I live in Zebra City") is theirs: "where do I live" asked for anyone else, or for no
+user, never receives it (``check_whose``). The allowed set is computed
 here independently of ``remem.scopes`` from the rules in the README. ``conversation_recall``
 also reads archived messages of several sessions and platforms under a generated
 cross-session mode: it never returns (as a match or as context) a message of a session that
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 from helpers import HashEmbedder
 from remem import Config, Memory, Turn
 from remem.errors import RememError
+from remem.memories.subjects import owner_of
 from remem.scopes import ScopeError
 from remem.tools import ToolError
 
@@ -290,6 +293,31 @@ def check_every_path(mem, a, ok: set[str] | None, ids: list[str]) -> None:
         )
     )
     assert all(r.scope in ok for r in captured.stored)
+    check_whose(mem, a, tools)
+
+
+def check_whose(mem, a, tools) -> None:
+    """A first-person memory is its speaker's: "where do I live" from anyone else, or from a
+    caller with no user, never receives another user's "I live in ..." (issue 48)."""
+    mine = f"speaker:{a['user']}" if a["user"] else None
+    other = "u2" if a["user"] == "u1" else "u1"  # someone else tells the same agent first
+    mem.capture_after_turn(
+        Turn(
+            agent=a["agent"],
+            session=a["session"],
+            user_id=other,
+            inputs=[{"role": "user", "text": f"I live in Zebra City {uuid.uuid4().hex}."}],
+        )
+    )
+
+    def others(records) -> list:
+        return [r for r in records if (owner := owner_of(r)) is not None and owner[0] != mine]
+
+    asked = "Where do I live? Zebra City"
+    recalled = mem.recall_memories(asked, agent=a["agent"], session=a["session"], user=a["user"])
+    assert not others([h.record for h in recalled.memories])
+    found = tools.call("memory_recall", {"query": asked, "limit": 20})["memories"]
+    assert not others([mem.get(m["id"]) for m in found])
 
 
 FACT_BACKENDS = [pytest.param("memory", id="memory"), pytest.param("sqlite", id="sqlite")]

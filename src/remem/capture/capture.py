@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from remem.capture.candidates import MemoryCandidate, Rejected, candidates_from
 from remem.capture.llm import SYSTEM_PROMPT, ChatClient, LLMError, parse_memories, transcript
 from remem.errors import ValidationError
+from remem.memories.subjects import user_scope
 from remem.ports import MemoryPort
 from remem.scopes import resolve
 from remem.text.assertion import not_a_statement
@@ -145,21 +146,21 @@ def capture_after_turn(mem: MemoryPort, turn: Turn) -> CaptureResult:
         result.rejected.extend(rejected)
     # the most important first; ties keep the order they were said in
     candidates.sort(key=lambda c: -c.importance)
-    scope = access.write_scope
     for cand in candidates:
         if len(result.stored) >= cfg.max_per_turn:
             result.rejected.append(
                 Rejected(cand.text, f"over capture.max_per_turn ({cfg.max_per_turn})")
             )
             continue
+        speaker = cand.speaker_id or (turn.user_id if cand.role == "user" else turn.agent)
         outcome = mem.memories.remember(
             access,
             cand.text,
-            scope=scope,
+            scope=user_scope(access, cand.text, cand.role, speaker),
             category=cand.category,
             importance=cand.importance,
             role=cand.role,
-            speaker_id=cand.speaker_id or (turn.user_id if cand.role == "user" else turn.agent),
+            speaker_id=speaker,
             source_ids=[cand.source_id] if cand.source_id else [],
             subject=cand.subject,
             metadata={

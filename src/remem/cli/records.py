@@ -167,15 +167,21 @@ def search(
     until: Annotated[str | None, typer.Option(help="created at or before (ISO date)")] = None,
     now: Annotated[str | None, typer.Option(help="evaluate as of this time")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="show why each hit ranks")] = False,
+    include_superseded: Annotated[
+        bool,
+        typer.Option(
+            "--include-superseded", help="also memories a later one replaced (left out by default)"
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Hybrid (vector + BM25) search."""
     if query == "-":
         query = sys.stdin.read().strip()
     with open_existing_memory() as mem:
-        result = mem.search(
-            query, k=k, filters=_filters(kind, scope, session, role, since, until), now=now
-        )
+        filters = _filters(kind, scope, session, role, since, until)
+        filters["include_superseded"] = include_superseded or None
+        result = mem.search(query, k=k, filters=filters, now=now)
     if as_json:
         emit_json(result.to_dict(explain=explain))
         return

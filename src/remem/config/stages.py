@@ -118,6 +118,21 @@ class ScoringConfig(_Section):
         description="lift never moves a turn past the hit that lifted it (only its own "
         "match with the query can rank it higher)",
     )
+    currency: bool = Field(
+        default=True,
+        description="a question about now (or naming no time) ranks the record stating a "
+        "fact's current value above those stating its earlier values, a question about the "
+        "past the reverse, from the facts the store keeps (retrieve/currency.py)",
+    )
+    # 0: with helper H1's extractor, lead 3 lifted "now" rank 1 0.53 -> 0.65 on changed_facts
+    # but dropped "stable" rank 1 0.65 -> 0.50 (decision record 0013)
+    currency_lead: int = Field(
+        default=0,
+        ge=0,
+        description="currency: when one of this many best candidates states a changed fact, "
+        "that fact's answer (the current value, or the earlier one for a question about the "
+        "past) goes first, not only above the stale line (0 = only above it)",
+    )
     reply_after_question: bool = Field(
         default=True,
         description="a question put to the other person ('What made you choose that "

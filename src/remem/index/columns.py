@@ -158,7 +158,7 @@ class FilterColumns:
             mask &= self.created[:n] >= filters.since
         if filters.until is not None:
             mask &= self.created[:n] <= filters.until
-        if not filters.include_superseded and now is not None:
+        if filters.include_superseded is False and now is not None:
             mask &= self.valid_to[:n] > now
         if filters.ids is not None:
             # rare (a tool call on a known set of records): resolve the ids once per search

@@ -23,14 +23,13 @@ from typing import Any
 from remem.config import Config
 from remem.conversation.ingest import RecordWriter
 from remem.errors import RememError, ValidationError
-from remem.memories import chain
+from remem.memories import chain, statements, subjects
 from remem.memories.dedup import find_equal, find_similar, norm_hash
 from remem.retrieve.search import Searcher
 from remem.schemas import RecordIn, validate_record
 from remem.scopes import Access, ScopeGuard
 from remem.store.base import Store
 from remem.text.assertion import not_a_statement
-from remem.text.triggers import subject_key
 from remem.types import Record, StoredMemory
 
 log = logging.getLogger("remem.capture")
@@ -124,13 +123,19 @@ class CuratedMemories:
             return out
         # a question, a hedge, a quote ... closes nothing, whoever named its subject (an LLM
         # extractor or a caller may pass one): only an assertion replaces a memory
-        subject = (subject or subject_key(text)) if not_a_statement(text) is None else None
+        said = statements.Said(None)
+        if not_a_statement(text) is None:
+            said = statements.read(text, role=role, speaker_id=speaker_id, scope=scope, now=now)
+        subject = (subject or said.subject) if not_a_statement(text) is None else None
         meta = dict(metadata or {})
         meta["norm"] = norm_hash(text)
         if subject:
             meta["subject"] = subject
+        if said.value and not said.negation:
+            meta["fact_value"] = said.value  # what a later negation of this value matches
         if role == "assistant":
             meta["said_by"] = "assistant"  # never a fact the user stated
+        meta.update(subjects.about(text, role, speaker_id))  # whose fact: recall asks
         fields = {"scope": scope, "category": category, "importance": importance, "role": role}
         fields.update(speaker_id=speaker_id, source_ids=list(source_ids or []), metadata=meta)
         item = self._item(text, fields, now)
@@ -145,6 +150,7 @@ class CuratedMemories:
                 older = self.store.current_memories(
                     scope, now, metadata_equals=("subject", subject), speaker_id=speaker_id
                 )
+                older = statements.denied(said, older)
             if older:
                 meta = {**item.metadata, "supersedes": [r.id for r in older]}
                 item = item.model_copy(update={"metadata": meta})

@@ -102,6 +102,7 @@ def conversation_recall(
         language=cfg.language,
         max_chars_per_item=cfg.max_chars_per_item,
         zone=turn_zone(mem, turn),
+        earlier={h.record.id: h.explain.earlier for h in out.hits if h.explain.earlier},
     )
     return out
 

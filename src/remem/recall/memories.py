@@ -26,6 +26,7 @@ from remem import arguments
 from remem.errors import RememError, ValidationError
 from remem.ports import MemoryPort
 from remem.recall.render import render_memories
+from remem.recall.subjects import for_asker
 from remem.retrieve import relevance
 from remem.schemas import check_encodable
 from remem.scopes import ScopeGuard
@@ -134,10 +135,15 @@ def relevant_memories(
     now: float | None = None,
     explicit: bool = False,
     timezone: str | None = None,
+    include_superseded: bool = False,
+    asker: str | None = None,
 ) -> list[Hit]:
     """Current memories in ``scopes`` that pass the relevance gate, best first. ``explicit``
     (the recall tool) counts an access for each memory returned, and only for those;
-    ``timezone`` reads the query's time words on that zone's calendar."""
+    ``timezone`` reads the query's time words on that zone's calendar;
+    ``include_superseded`` lets memories a later one replaced through (asked for). A memory
+    about someone goes only to them (``asker``, the user) or to a question naming them
+    (``recall.subjects``)."""
     cfg = mem.config.autorecall
     relevant = Relevance(mem, query, cfg.min_margin, cfg.keyword_match)
     result = mem.search(
@@ -146,11 +152,11 @@ def relevant_memories(
         now=now,
         timezone=timezone,
         query_vector=relevant.query_vector,
-        filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=False),
+        filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=include_superseded),
         disable=("relevance",),  # auto-recall has its own gate (Relevance, tuned on its eval)
     )
     relevant.translated = result.translated_tokens
-    hits = [h for h in result.hits if relevant(h)]
+    hits = [h for h in for_asker(result.hits, query, asker) if relevant(h)]
     if explicit and hits:
         mem.access_counts.touch([h.record for h in hits], time.time() if now is None else now)
     return hits
@@ -197,6 +203,7 @@ def recall_memories(
         min(mem.config.search.max_k, cfg.max_items * 4),
         now=now,
         timezone=timezone,
+        asker=user,
     )
     key = (access.agent, session or "")
     dedup = not preview and (cfg.dedup_turns > 0 or cfg.dedup_seconds > 0)

@@ -125,6 +125,7 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         language=cfg.language,
         max_chars_per_item=cfg.max_chars_per_item,
         zone=turn_zone(mem, turn),
+        earlier={h.record.id: h.explain.earlier for h in out.hits if h.explain.earlier},
     )
     return out
 

@@ -14,7 +14,7 @@ user's name (``recall.labels``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
 
 from remem.recall.labels import label_part, speaker_name
@@ -43,6 +43,8 @@ _MEMORY_INTRO = {
 _BY_ASSISTANT = {"en": "said by the assistant", "zh": "助手说的"}
 _SELF = {"en": "Assistant (you)", "zh": "Assistant·你自己"}
 _NOTICE = {"en": "notice", "zh": "通知"}
+_EARLIER = {"en": "earlier; since {day}: {value}", "zh": "较早的说法；{day} 起：{value}"}
+_ENDED = {"en": "earlier; no longer true since {day}", "zh": "较早的说法；{day} 起已不再成立"}
 _TRUNCATED = {"en": "…[truncated, {n} more characters]", "zh": "…[已截断，还有 {n} 个字符]"}
 
 
@@ -86,6 +88,21 @@ def label(
     return escape("[" + "/".join(parts) + f" @ {when}]")
 
 
+Earlier = tuple[float, str | None]  # Explain.earlier: since when, and the value since
+
+
+def earlier_mark(earlier: Earlier | None, language: str = "en", zone: tzinfo = UTC) -> str:
+    """ " (earlier; since 2026-12-01: Shanghai)" for a hit stating a value that is no longer
+    true (``Explain.earlier``, from the currency stage), else ""."""
+    if earlier is None:
+        return ""
+    since, value = earlier
+    day = local_time(since, zone, "%Y-%m-%d").split(" ")[0]
+    forms = _EARLIER if value else _ENDED
+    text = forms.get(language, forms["en"]).format(day=day, value=value)
+    return f" ({escape_content(text)})"
+
+
 def untrusted_block(tag: str, intro: str, items: Sequence[str]) -> str:
     """The one wrapper: items (already escaped, one line each) as untrusted data inside
     ``tag``; empty string when there is nothing."""
@@ -111,10 +128,17 @@ def render_block(
     language: str = "en",
     max_chars_per_item: int = 0,
     zone: tzinfo = UTC,
+    earlier: Mapping[str, Earlier] | None = None,
 ) -> str:
     """Archived messages (and their context) as one block, dated on ``zone``'s clock; empty
-    string when there is none."""
+    string when there is none. A hit's (or, by record id, ``earlier``'s) closed value is
+    marked: " (earlier; since 2026-12-01: Shanghai)"."""
     records = [item.record if isinstance(item, Hit) else item for item in items]
+    known = dict(earlier or {})
+    known.update(
+        {i.record.id: i.explain.earlier for i in items if isinstance(i, Hit) and i.explain.earlier}
+    )
+    marks = [earlier_mark(known.get(r.id), language, zone) for r in records]
     # the names the bot's own lines carry: nobody else may appear under them
     bot_names = {
         name
@@ -124,7 +148,7 @@ def render_block(
         if name
     }
     lines = []
-    for record in records:
+    for record, mark in zip(records, marks, strict=True):
         text = strip_speaker_prefix(record.shown_text, record.speaker_label)
         marker = ""
         if max_chars_per_item and len(text) > max_chars_per_item:
@@ -132,7 +156,7 @@ def render_block(
             marker = _TRUNCATED.get(language, _TRUNCATED["en"]).format(n=cut)
             text = text[:max_chars_per_item]
         tag = label(record, language, bot_names, zone)
-        lines.append(f"{tag} {escape_content(text)}{marker}")
+        lines.append(f"{tag} {escape_content(text)}{marker}{mark}")
     return untrusted_block(TAG, _INTRO.get(language, _INTRO["en"]), lines)
 
 
@@ -146,5 +170,6 @@ def render_memories(hits: Sequence[Hit], language: str = "en", zone: tzinfo = UT
         if r.metadata.get("said_by") == "assistant" or r.role == "assistant":
             tags.append(_BY_ASSISTANT.get(language, _BY_ASSISTANT["en"]))
         when = datetime.fromtimestamp(r.created_at, zone).strftime("%Y-%m-%d")
-        lines.append(f"- [{escape(', '.join(tags))}] {escape_content(r.text)} ({when})")
+        mark = earlier_mark(hit.explain.earlier, language, zone)
+        lines.append(f"- [{escape(', '.join(tags))}] {escape_content(r.text)} ({when}){mark}")
     return untrusted_block(MEMORY_TAG, _MEMORY_INTRO.get(language, _MEMORY_INTRO["en"]), lines)

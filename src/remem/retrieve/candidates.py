@@ -27,6 +27,8 @@ class Candidate:
     record: Record | None = None
     stages: list[tuple[str, float]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # (since when, the value since) when the record carries a value no longer true (currency)
+    earlier: tuple[float, str | None] | None = None
 
     def set(self, stage: str, score: float, *, always: bool = False) -> None:
         """Record a stage's effect (only when it changed the score, to keep traces short,

@@ -56,6 +56,8 @@ class StageContext:
     # What the stages that look beyond the candidate list need (neighbour lift, rerank).
     store: Store | None = None
     filters: Filters | None = None
+    # whether superseded curated memories may be returned (Filters.include_superseded resolved)
+    include_superseded: bool = False
     reranker: Any = None
     speaker_names: SpeakerNames | None = None  # the people a text names (link lift)
     # speaker label -> the alias the query names them by, casefolded (retrieve/names.py)

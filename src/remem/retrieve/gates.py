@@ -62,3 +62,19 @@ def min_score(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         else:
             kept.append(c)
     return kept
+
+
+def current_only(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """Without superseded memories, unless the search asked for them. Dropped here, not by
+    the store's filter: a filter would make every search a narrowed one, weighed by the
+    records it may see (``scoped_terms``), for the few memories a store supersedes."""
+    if ctx.include_superseded:
+        return cands
+    kept = []
+    for c in cands:
+        ended = c.record.valid_to if c.record is not None else None
+        if ended is not None and ended <= ctx.now:
+            ctx.drop(c, "superseded", "superseded; ask with include_superseded")
+        else:
+            kept.append(c)
+    return kept

@@ -239,6 +239,7 @@ class Searcher:
             same_user_boost=same_user_boost,
             store=self.store,
             filters=filters,
+            include_superseded=filters is not None and filters.include_superseded is True,
             tokenizer=self.tokenizer,
         )
 
@@ -343,7 +344,7 @@ class Searcher:
             cands = diversity_stage.diversity(cands, ctx)
         if "aggregate_spread" not in disable:
             cands = diversity_stage.aggregate_spread(cands, ctx)
-        return cands
+        return gates.current_only(cands, ctx)  # stages may bring records in
 
     def _fetch(
         self, fused: list[Candidate], filters: Filters | None, now: float, ctx: StageContext
@@ -358,7 +359,7 @@ class Searcher:
                 ctx.drop(c, "fetch", "deleted meanwhile or outside the filters")
             else:
                 out.append(c)
-        return out
+        return gates.current_only(out, ctx)
 
     def _hit(self, c: Candidate, degraded: bool) -> Hit:
         assert c.record is not None
@@ -374,6 +375,7 @@ class Searcher:
             notes=list(c.notes),
             answerability=c.answerability,
             evidence=dict(c.evidence or {}),
+            earlier=c.earlier,
         )
         # every surface shows the calibrated answerability when it was scored
         return Hit(c.record, c.score if c.answerability is None else c.answerability, explain)

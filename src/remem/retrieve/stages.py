@@ -13,6 +13,7 @@ from remem.retrieve.adaptive import adaptive_fusion
 from remem.retrieve.answerability import answerability
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
+from remem.retrieve.currency import currency
 from remem.retrieve.links import link_lift
 from remem.retrieve.relevance import relevance
 from remem.retrieve.replies import reply_after_question
@@ -42,6 +43,7 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("named_speaker", scoring.named_speaker),
     ("reply_after_question", reply_after_question),
     ("relevance", relevance),
+    ("currency", currency),
     ("answerability", answerability),
     ("min_score", gates.min_score),
 ]

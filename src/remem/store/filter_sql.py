@@ -83,7 +83,7 @@ def filters_where(
     if filters.category is not None:
         parts.append(f"{alias}.category = {m}")
         params.append(filters.category)
-    if not filters.include_superseded:
+    if filters.include_superseded is False:
         parts.append(f"({alias}.valid_to IS NULL OR {alias}.valid_to > {m})")
         params.append(time.time() if now is None else now)
     if not parts:

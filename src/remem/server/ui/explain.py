@@ -42,10 +42,14 @@ class SearchForm:
     channels: list[str] = field(default_factory=lambda: list(CHANNELS))
     turn: str = ""  # chat path: the archived message whose turn to replay
     inject: bool = False
+    include_superseded: bool = False  # superseded memories are left out unless asked
 
     def filters(self) -> dict[str, Any]:
         raw = {"kind": self.kind, "session": self.session, "since": self.since, "until": self.until}
-        return {k: v.strip() for k, v in raw.items() if v and v.strip()}
+        out: dict[str, Any] = {k: v.strip() for k, v in raw.items() if v and v.strip()}
+        if self.include_superseded:
+            out["include_superseded"] = True
+        return out
 
     def body(self) -> SearchBody:
         """Validated exactly like a POST /v1/search body (raises FormError)."""

@@ -45,6 +45,7 @@ def routes(ui: UI) -> APIRouter:
             channels=params.getlist("channels") or list(CHANNELS),
             turn=params.get("turn", ""),
             inject=params.get("inject") == "1",
+            include_superseded=params.get("include_superseded") == "1",
         )
 
     @router.get("/search", response_class=HTMLResponse)

@@ -59,7 +59,7 @@ def _checks(
         checks.append(_platform(filters, sessions_with_platform))
     if filters.category is not None:
         checks.append(_equal("category", filters.category))
-    if not filters.include_superseded:
+    if filters.include_superseded is False:
         cutoff = time.time() if now is None else now
         checks.append(lambda row: row["valid_to"] is None or row["valid_to"] > cutoff)
     return checks

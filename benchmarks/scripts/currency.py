@@ -1,0 +1,182 @@
+"""The currency stage (retrieve/currency.py) measured: rank of the first gold record per
+question, with the stage and without it (``disable=("currency",)``), per category.
+
+    PYTHONPATH=src:benchmarks python benchmarks/scripts/currency.py
+
+writes ``benchmarks/results/currency.json`` (then ``python -m remem_bench.report >
+docs/benchmarks.md``). Datasets: changed_facts (the development set), changed_facts_heldout
+(reported, never tuned on), zh_groupchat (every category: "update" is the one this is for, the
+others must not drop) and LongMemEval oracle's knowledge-update questions (``--lme-limit``
+caps them; 0 leaves LongMemEval out). Each conversation is its own in-memory store with the
+bundled model; facts are put in from its records with the extractor as it is on the branch
+(``statements_of`` + ``fold``), the way the facts service will keep them. Run it again after
+the extractor or the stage changes: the figures are only as good as the facts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+from remem import Config, Memory
+from remem.embed.local import E5Embedder
+from remem.facts import extract
+from remem.facts.fold import fold
+from remem.maintenance import store_latent_terms
+from remem.store.memory import InMemoryStore
+from remem_bench import RESULTS_DIR
+from remem_bench.benchmark import (
+    apply_overrides,
+    by_conversation,
+    load_dataset,
+    score_query,
+    turn_fields,
+)
+from remem_bench.suite import is_unanswerable
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "benchmarks" / "data"
+SHARED = REPO.parent / "shared" / "bench"
+DEPTH = 50  # how deep a gold record's rank is looked for
+# name -> (stages disabled, settings): the defaults, the stage off, and the stage with a lead
+# (scoring.currency_lead: the answer first when one of the best N candidates states the chain)
+VARIANTS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "with": ((), {}),
+    "without": (("currency",), {}),
+    "lead-1": ((), {"scoring.currency_lead": 1}),
+    "lead-3": ((), {"scoring.currency_lead": 3}),
+}
+
+
+def put_facts(mem: Memory) -> int:
+    """The conversation's facts, read as the extractor reads a whole conversation when it can
+    (the full extractor: names and "he" resolved across records), else record by record."""
+    records = mem.store.list_records(limit=None, newest_first=False)
+    whole = getattr(extract, "statements_of_conversation", None)
+    if whole is not None:
+        people_of = importlib.import_module("remem.facts.subjects").people_of
+        context = extract.ExtractionContext(people=people_of(records))
+        statements = whole(records, context)
+    else:
+        statements = [s for r in records for s in extract.statements_of(r)]
+    facts = fold(statements)
+    mem.store.put_facts(facts)
+    return len(facts)
+
+
+def first_gold_rank(ids: list[str], gold: list[str]) -> int | None:
+    wanted = set(gold)
+    return next((i for i, rid in enumerate(ids, start=1) if rid in wanted), None)
+
+
+def run_dataset(
+    path: Path, embedder: E5Embedder, *, categories: set[str] | None = None, limit: int = 0
+) -> dict[str, Any]:
+    corpus, queries = load_dataset(path)
+    if categories:
+        queries = [q for q in queries if q.get("category") in categories]
+    if limit:
+        queries = queries[:limit]
+    turns, asked = by_conversation(corpus, queries)
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in VARIANTS}
+    facts = 0
+    for conv, conv_queries in asked.items():
+        config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+        with Memory(store=InMemoryStore(), config=config, embedder=embedder) as mem:
+            mem.ingest_many(turn_fields(turns[conv]), on_conflict="skip", wait=True)
+            mem.embed_pending()
+            store_latent_terms(mem)
+            facts += put_facts(mem)
+            session_of = {t["id"]: t["session"] for t in turns[conv]}
+            for q in conv_queries:
+                for name, (disable, overrides) in VARIANTS.items():
+                    saved = apply_overrides(mem.config, overrides)
+                    try:
+                        found = mem.search(q["query"], k=DEPTH, now=q["timestamp"], disable=disable)
+                    finally:
+                        apply_overrides(mem.config, saved)
+                    hits = found.hits
+                    ids = [h.record.id for h in hits]
+                    row: dict[str, Any] = {"qid": q["qid"], "category": q.get("category", "all")}
+                    if is_unanswerable(q):
+                        row["answered"] = bool(ids[:10])
+                    else:
+                        sessions = [session_of.get(i, "") for i in ids]
+                        row.update(
+                            score_query(ids, sessions, q["gold"], q.get("gold_sessions", []))
+                        )
+                        row["rank"] = first_gold_rank(ids, q["gold"])
+                    rows[name].append(row)
+    return {"facts": facts, **{name: summarise(r) for name, r in rows.items()}}
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    by_cat: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_cat[row["category"]].append(row)
+    out: dict[str, Any] = {}
+    for cat, items in sorted(by_cat.items()):
+        ranked = [r for r in items if "rank" in r]
+        if not ranked:  # unanswerable: how often anything is returned in the top 10
+            out[cat] = {"n": len(items), "answered": mean([r["answered"] for r in items])}
+            continue
+        ranks = [r["rank"] for r in ranked]
+        out[cat] = {
+            "n": len(ranked),
+            "rank1": mean([r == 1 for r in ranks]),
+            "top3": mean([r is not None and r <= 3 for r in ranks]),
+            "recall@10": mean([r["recall@10"] for r in ranked]),
+            "mrr": mean([r["mrr"] for r in ranked]),
+        }
+    return out
+
+
+def mean(values: list[Any]) -> float:
+    return round(sum(float(v) for v in values) / len(values), 4) if values else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lme-limit", type=int, default=72, help="LongMemEval KU questions")
+    parser.add_argument("--datasets", default="changed_facts,changed_facts_heldout,zh_groupchat")
+    parser.add_argument("--out", default=str(RESULTS_DIR / "currency.json"))
+    parser.add_argument("--note", default="", help="what the run's facts came from")
+    args = parser.parse_args()
+    embedder = E5Embedder()
+    results: dict[str, Any] = {}
+    start = time.time()
+
+    def write() -> None:  # after every dataset: a run cut short keeps what it measured
+        payload = {
+            "script": "benchmarks/scripts/currency.py",
+            "date": time.strftime("%Y-%m-%d", time.gmtime()),
+            "note": args.note or "facts from the extractor as it is on the branch",
+            "machine": "2 cores shared with other jobs: timings mean little",
+            "seconds": round(time.time() - start, 1),
+            "datasets": results,
+        }
+        Path(args.out).write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+    for name in [d for d in args.datasets.split(",") if d]:
+        results[name] = run_dataset(DATA / name, embedder)
+        print(name, json.dumps(results[name], ensure_ascii=False), flush=True)
+        write()
+    lme = SHARED / "longmemeval_oracle"
+    if args.lme_limit and (lme / "queries.jsonl").is_file():
+        results["longmemeval_oracle_ku"] = run_dataset(
+            lme, embedder, categories={"knowledge-update"}, limit=args.lme_limit
+        )
+        print("lme", json.dumps(results["longmemeval_oracle_ku"]), flush=True)
+        write()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""Currency: a question about now ranks the record that says what is true now first.
+
+"Where does Tom live now?" matches "I live in Shenzhen now" better than "moving to Shanghai on
+December 1st", and the first is no longer true. The fact layer (``remem.facts``, kept by the
+store) knows it: the Shenzhen fact of Tom's ``lives_in`` chain was closed by the move. So, for
+a question about the present or one that names no time (``text/question_time.py``), a record
+carrying a chain's current value is scored just above the best candidate carrying one of its
+closed values (and brought in when it is not a candidate); a question about the past ("where
+did Tom live before he moved?", 以前) does the reverse: the latest closed value's record goes
+just above the best record of the current one. A record carrying a closed value is marked
+(``Candidate.earlier``: since when, and the value that replaced it), which the explain trace and
+the injected block show ("earlier; since 2026-12-01: Shanghai").
+
+Cheap: one ``facts_citing`` call for the candidates (nothing more when none of them carries a
+fact: a store without facts costs that one call), then one ``facts`` call per chain that
+changed, at most ``MAX_CHAINS``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from datetime import datetime
+
+from remem.facts.model import spec_of
+from remem.retrieve.candidates import Candidate
+from remem.retrieve.context import StageContext
+from remem.store.base import FactStore
+from remem.text.question_time import question_time
+from remem.types import Fact, Filters
+
+MAX_CHAINS = 4  # the chains of one question's candidates that are read whole
+STEP = 1e-4  # "just above": the smallest lift that changes the order and nothing else
+
+ChainKey = tuple[str, str, str]
+
+
+def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    store = ctx.store
+    if not ctx.config.scoring.currency or store is None or not isinstance(store, FactStore):
+        return cands
+    by_id = {c.record.id: c for c in cands if c.record is not None}
+    cited = store.facts_citing(list(by_id))
+    chains = _changed_chains(cited, by_id)
+    if not chains:
+        return cands
+    past = question_time(ctx.query) == "past"
+    ranked = sorted(cands, key=lambda c: -c.score)
+    rank = {c.record.id: i for i, c in enumerate(ranked, start=1) if c.record is not None}
+    brought: list[Candidate] = []
+    for n, key in enumerate(chains[:MAX_CHAINS]):
+        scope, subject, attribute = key
+        chain = store.facts(scopes=[scope], subject=subject, attribute=attribute)
+        _mark_earlier(chain, by_id, ctx)
+        # the best chain, carried by one of the best few candidates, is what the question
+        # asks about: its answer leads the list, not only the stale line it displaces
+        carried = [rank[r] for f in chain for r in f.source_ids if r in rank]
+        lead = n == 0 and min(carried, default=0) <= ctx.config.scoring.currency_lead
+        top = ranked[0].score if lead else None
+        if past:
+            brought += _prefer_earlier(chain, by_id, ctx, top)
+        else:
+            brought += _prefer_current(chain, by_id, ctx, top)
+    if brought:
+        ctx.notes.append(
+            "currency: brought in " + ", ".join(c.record.id for c in brought if c.record)
+        )
+    return cands + brought
+
+
+def _changed_chains(cited: list[Fact], by_id: dict[str, Candidate]) -> list[ChainKey]:
+    """The chains a candidate carries a value of and that hold more than one value over time
+    (a closed fact among those cited), best-scored candidate first."""
+    best: dict[ChainKey, float] = defaultdict(float)
+    changed: set[ChainKey] = set()
+    for fact in cited:
+        key = (fact.scope, fact.subject, fact.attribute)
+        if fact.valid_to is not None:
+            changed.add(key)
+        for rid in fact.source_ids:
+            if rid in by_id:
+                best[key] = max(best[key], by_id[rid].score)
+    return sorted((k for k in changed if k in best), key=lambda k: -best[k])
+
+
+def _current(chain: list[Fact]) -> list[Fact]:
+    return [f for f in chain if f.valid_to is None]
+
+
+def _closed(chain: list[Fact]) -> list[Fact]:
+    """Closed facts, the most recently closed first."""
+    return sorted((f for f in chain if f.valid_to is not None), key=lambda f: -(f.valid_to or 0))
+
+
+def _carriers(facts: list[Fact], by_id: dict[str, Candidate]) -> list[Candidate]:
+    """The candidates that state any of these facts, best first."""
+    found = {rid: by_id[rid] for f in facts for rid in f.source_ids if rid in by_id}
+    return sorted(found.values(), key=lambda c: -c.score)
+
+
+def _only_closed(chain: list[Fact], by_id: dict[str, Candidate]) -> list[Candidate]:
+    """Candidates carrying a closed value of the chain and not its current one."""
+    current_ids = {rid for f in _current(chain) for rid in f.source_ids}
+    return [
+        c for c in _carriers(_closed(chain), by_id) if c.record and c.record.id not in current_ids
+    ]
+
+
+def _prefer_current(
+    chain: list[Fact], by_id: dict[str, Candidate], ctx: StageContext, lead: float | None
+) -> list[Candidate]:
+    """The current value's record just above the best stale one (above ``lead``, the list's
+    best score, when the chain leads)."""
+    stale = _only_closed(chain, by_id)
+    current = _current(chain)
+    # a multi-valued chain's closed value (a pet given away) is only marked: its other values
+    # are no answer to "which one now?"
+    if not stale or not current or not spec_of(current[0].attribute).single:
+        return []
+    top = stale[0].score if lead is None else max(lead, stale[0].score)
+    carriers = _carriers(current, by_id)
+    if carriers:
+        best = carriers[0]
+        if best.score <= top:
+            best.set("currency", top + STEP)
+        return []
+    source = current[-1].source_ids[0]
+    return _bring(source, top + STEP, ctx, by_id)
+
+
+def _prefer_earlier(
+    chain: list[Fact], by_id: dict[str, Candidate], ctx: StageContext, lead: float | None
+) -> list[Candidate]:
+    """The record of the value just before the current one above the best record of the
+    current value (above ``lead``, the list's best score, when the chain leads)."""
+    closed = _closed(chain)
+    current_carriers = _carriers(_current(chain), by_id)
+    if not closed or (not current_carriers and lead is None):
+        return []
+    top = max([c.score for c in current_carriers[:1]] + ([lead] if lead is not None else []))
+    earlier = _only_closed([*_current(chain), closed[0]], by_id)  # the value just before
+    if earlier:
+        if earlier[0].score <= top:
+            earlier[0].set("currency", top + STEP)
+        return []
+    return _bring(closed[0].source_ids[0], top + STEP, ctx, by_id)
+
+
+def _bring(
+    record_id: str, score: float, ctx: StageContext, by_id: dict[str, Candidate]
+) -> list[Candidate]:
+    """The record stating a value the candidates lack, if the search's filters let it in."""
+    assert ctx.store is not None
+    if record_id in by_id:
+        return []
+    base = ctx.filters if ctx.filters is not None else Filters()
+    if base.ids is not None and record_id not in base.ids:
+        return []  # a search of named records stays among them
+    wanted = dataclasses.replace(base, ids=[record_id], include_superseded=ctx.include_superseded)
+    found = ctx.store.list_records(wanted, limit=1)
+    if not found or found[0].rowid is None:
+        return []
+    cand = Candidate(rowid=found[0].rowid, record=found[0])
+    cand.set("currency", score, always=True)
+    cand.notes.append("currency: brought in as the current value")
+    by_id[record_id] = cand
+    ctx.read_vectors([cand.rowid])
+    return [cand]
+
+
+def _mark_earlier(chain: list[Fact], by_id: dict[str, Candidate], ctx: StageContext) -> None:
+    """Mark each candidate carrying only closed values with what replaced the latest."""
+    for cand in _only_closed(chain, by_id):
+        assert cand.record is not None
+        mine = [f for f in _closed(chain) if cand.record.id in f.source_ids]
+        ended = mine[0]
+        after = [f for f in chain if f.valid_from >= (ended.valid_to or 0) and f is not ended]
+        value = after[0].value if after and ended.closed_by in after[0].source_ids else None
+        cand.earlier = (ended.valid_to or ended.valid_from, value)
+        cand.notes.append(earlier_note(cand.earlier, ctx))
+
+
+def earlier_note(earlier: tuple[float, str | None], ctx: StageContext) -> str:
+    """ "earlier; since 2026-12-01: Shanghai" (no longer true, and what is since)."""
+    since, value = earlier
+    day = datetime.fromtimestamp(since, ctx.config.calendar.zone()).strftime("%Y-%m-%d")
+    return f"earlier; since {day}: {value}" if value else f"earlier; no longer true since {day}"

@@ -1,0 +1,56 @@
+"""Which time a question asks about: the present, the past, or none said.
+
+"Where does Tom live now?" asks for what is true now; "Where did Tom live before he moved?" for
+what was true earlier; "Where does Tom live?" says neither, and recall then prefers what is
+true now (``retrieve/currency.py``). English and Chinese (Traditional folded to Simplified).
+
+``question_time`` only reads tense words; windows of time ("last week", 上个月) are
+``text/timeexpr.py``'s. A question that names both ("where did he live before he moved to where
+he lives now?") asks about the past: the past word is the more specific of the two.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from remem.text.normalize import to_simplified
+
+QuestionTime = Literal["present", "past"]
+
+_EN_PRESENT = re.compile(
+    r"\b(now|right now|nowadays|currently|current|presently|at present|these days|"
+    r"at the moment|still|any ?more|as of (now|today)|lately|recently)\b",
+    re.I,
+)
+_EN_PAST = re.compile(
+    r"\b(used to|use to|previously|formerly|former|previous|earlier|originally|"
+    r"back then|in the past|once lived|before (he|she|they|i|you|we|it)\b|"
+    r"before (the|his|her|their|my|your|our) (move|moving|relocation|change|switch)|"
+    r"before (moving|relocating|switching|changing|leaving)|"
+    r"(did|was|were|had)\b[^?.!]*\bbefore\s*[?.!]*\s*$|"
+    r"(my|his|her|their|your|our|the) old\b|ex-)",
+    re.I,
+)
+# "how old is Tom": "old" is age, not "his old flat" (only "<possessive> old" counts above)
+
+# 还…吗 / 还在 / 还住: "still"; not 还是 ("or": 他住在北京还是上海)
+_ZH_PRESENT = re.compile(
+    r"现在|目前|如今|眼下|当前|最近|近来|这些天|这阵子|这段时间|此刻|至今|"
+    r"还(?!是)[^。？?！!]{0,12}[吗么嘛][？?]?\s*$|还(?:在|住|待|呆|做|当|干|养|喜欢|有)"
+)
+_ZH_PAST = re.compile(
+    r"以前|之前|原来|原先|从前|先前|早先|当初|曾经|以往|此前|旧的|"
+    # 过去 as "in the past", not the verb "go over" (过去找他)
+    r"^过去|过去(?:的|几|一|两|三|那|住|在|曾|是)"
+)
+
+
+def question_time(question: str) -> QuestionTime | None:
+    """ "present", "past", or None when the question names no time of its own."""
+    zh = to_simplified(question)
+    if _EN_PAST.search(question) or _ZH_PAST.search(zh):
+        return "past"
+    if _EN_PRESENT.search(question) or _ZH_PRESENT.search(zh):
+        return "present"
+    return None

@@ -1,0 +1,73 @@
+"""The currency stage over a real in-memory store and the fold's facts (no model)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from helpers import memory_store_with
+from remem.config import Config
+from remem.facts.extract import statements_of
+from remem.facts.fold import fold
+from remem.retrieve.candidates import Candidate
+from remem.retrieve.context import StageContext
+from remem.retrieve.currency import currency
+from remem.types import Filters
+
+LINES = (
+    "I live in Shenzhen now",  # r0, the closed value
+    "I moved to Shanghai",  # r1, the current value
+    "Shenzhen dim sum was the best",  # r2, no fact
+)
+
+
+def store_with_facts():
+    store, rowids = memory_store_with(*LINES)
+    records = [store.get(f"r{i}") for i in range(len(LINES))]
+    records = [dataclasses.replace(r, speaker_id="tom", speaker_label="Tom") for r in records]
+    store.put_facts(fold(s for r in records for s in statements_of(r)))
+    return store, rowids
+
+
+def ranked(store, rowids, scores: dict[int, float], query: str, **ctx_fields) -> list[str]:
+    cands = []
+    for i, score in scores.items():
+        c = Candidate(rowid=rowids[i], record=store.get(f"r{i}"))
+        c.set("relevance", score)
+        cands.append(c)
+    ctx = StageContext(query=query, now=100.0, k=10, config=Config(), store=store, **ctx_fields)
+    out = currency(cands, ctx)
+    return [c.record.id for c in sorted(out, key=lambda c: -c.score)]
+
+
+def test_a_question_about_now_ranks_the_current_value_above_the_stale_one() -> None:
+    store, rowids = store_with_facts()
+    scores = {0: 0.9, 2: 0.8, 1: 0.5}
+    assert ranked(store, rowids, scores, "Where does Tom live now?") == ["r1", "r0", "r2"]
+    assert ranked(store, rowids, scores, "Where does Tom live?")[0] == "r1"  # no time word
+
+
+def test_a_question_about_the_past_ranks_the_earlier_value_first() -> None:
+    store, rowids = store_with_facts()
+    scores = {1: 0.9, 0: 0.5, 2: 0.4}
+    assert ranked(store, rowids, scores, "Where did Tom live before?")[:2] == ["r0", "r1"]
+
+
+def test_the_current_value_is_brought_in_within_the_filters() -> None:
+    store, rowids = store_with_facts()
+    assert ranked(store, rowids, {0: 0.9, 2: 0.8}, "Where does Tom live now?")[0] == "r1"
+    named = Filters(ids=["r0", "r2"])  # a search of named records stays among them
+    assert "r1" not in ranked(store, rowids, {0: 0.9, 2: 0.8}, "Where now?", filters=named)
+
+
+def test_a_stale_candidate_is_marked_with_what_replaced_it() -> None:
+    store, rowids = store_with_facts()
+    stale = Candidate(rowid=rowids[0], record=store.get("r0"), score=0.9)
+    ctx = StageContext(query="where now", now=100.0, k=10, config=Config(), store=store)
+    currency([stale], ctx)
+    assert stale.earlier is not None and stale.earlier[1] == "Shanghai"
+    assert stale.notes[0].startswith("earlier; since 1970-01-01: Shanghai")
+
+
+def test_nothing_changes_without_facts() -> None:
+    store, rowids = memory_store_with(*LINES)
+    assert ranked(store, rowids, {0: 0.9, 1: 0.5}, "Where does Tom live now?") == ["r0", "r1"]
