@@ -112,11 +112,7 @@ def _sqlite(tmp: Path, e5) -> Memory:
 @pytest.fixture(
     params=[
         pytest.param(_in_memory, id="memory"),
-        pytest.param(
-            _sqlite,
-            id="sqlite",
-            marks=pytest.mark.xfail(strict=False, reason="facts in SQLite land with H2"),
-        ),
+        pytest.param(_sqlite, id="sqlite"),
     ]
 )
 def mem(request, tmp_path, e5) -> Iterator[Memory]:

@@ -124,8 +124,8 @@ class ScoringConfig(_Section):
         "fact's current value above those stating its earlier values, a question about the "
         "past the reverse, from the facts the store keeps (retrieve/currency.py)",
     )
-    # 0: with helper H1's extractor, lead 3 lifted "now" rank 1 0.53 -> 0.65 on changed_facts
-    # but dropped "stable" rank 1 0.65 -> 0.50 (decision record 0013)
+    # 0: with the full fact extractor, lead 3 lifted "now" rank 1 0.53 -> 0.65 on
+    # changed_facts but dropped "stable" rank 1 0.65 -> 0.50 (decision record 0015)
     currency_lead: int = Field(
         default=0,
         ge=0,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from remem.types import Record
+from remem.types import Explain, Hit, Record
 
 
 @dataclass(slots=True)
@@ -42,3 +42,24 @@ def pool_size(k: int, *, floor: int, factor: int, role_factor: int, role_filter:
     """Each channel's top-N: k x factor (k x role_factor when a role filter will drop hits),
     never below ``floor``."""
     return max(floor, k * (role_factor if role_filter else factor))
+
+
+def to_hit(c: Candidate, fusion: str, degraded: bool) -> Hit:
+    """The hit a candidate becomes, with the trace of what each stage did to it. Every surface
+    shows the calibrated answerability when it was scored, else the pipeline's own score."""
+    assert c.record is not None
+    explain = Explain(
+        vector_rank=c.vector_rank,
+        vector_score=c.vector_score,
+        lexical_rank=c.lexical_rank,
+        lexical_score=c.lexical_score,
+        fused_score=c.fused,
+        fusion=fusion,
+        stages=list(c.stages),
+        degraded=degraded,
+        notes=list(c.notes),
+        answerability=c.answerability,
+        evidence=dict(c.evidence or {}),
+        earlier=c.earlier,
+    )
+    return Hit(c.record, c.score if c.answerability is None else c.answerability, explain)

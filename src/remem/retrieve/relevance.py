@@ -222,23 +222,28 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     # the answerability fit reads this stage's evidence of a calibrated model, not a
     # cross-encoder's: a reranked search keeps the floors alone and its scores
     ctx.calibrated = calibrated and not reranked
-    if not floors.cleared and (reranked or calibrated):
-        name, value = floors.best_floor
-        reason = f"nothing relevant: best relevance {floors.best:.3f} < {name} {value}"
-        threshold = ctx.config.search.answerability_threshold
-        if ctx.calibrated and threshold > 0 and answerability_on():
-            # no cliff: the answerability stage keeps a search whose best hit is likely
-            # enough to answer (retrieve/answerability.py), and says which decided
-            ctx.floor_miss = reason
-        else:
-            ctx.notes.append(f"relevance gate: {reason}")
-            for c in cands:
-                ctx.drop(c, "relevance", reason)
-            return []
+    if not floors.cleared and (reranked or calibrated) and _gated(cands, ctx, floors):
+        return []
     top, best = max(c.score for c in cands), floors.best
     for c in cands:
         c.set("relevance", best * max(c.score, 0.0) / top if top > 0 else 0.0, always=True)
     return cands
+
+
+def _gated(cands: list[Candidate], ctx: StageContext, floors: Floors) -> bool:
+    """No candidate cleared its floor: drop them all (True), unless the answerability stage
+    may still keep a search whose best hit is likely enough to answer (no cliff:
+    retrieve/answerability.py says which evidence decided)."""
+    name, value = floors.best_floor
+    reason = f"nothing relevant: best relevance {floors.best:.3f} < {name} {value}"
+    threshold = ctx.config.search.answerability_threshold
+    if ctx.calibrated and threshold > 0 and answerability_on():
+        ctx.floor_miss = reason
+        return False
+    ctx.notes.append(f"relevance gate: {reason}")
+    for c in cands:
+        ctx.drop(c, "relevance", reason)
+    return True
 
 
 def answerability_on() -> bool:

@@ -31,7 +31,7 @@ from remem.index.legacy import LegacyVectors, with_legacy
 from remem.index.select import SearchIndex, open_index
 from remem.retrieve import diversity as diversity_stage
 from remem.retrieve import gates
-from remem.retrieve.candidates import Candidate, pool_size
+from remem.retrieve.candidates import Candidate, pool_size, to_hit
 from remem.retrieve.context import StageContext
 from remem.retrieve.fast_hits import FastHits
 from remem.retrieve.fusion import rrf_fuse, weighted_fuse
@@ -57,7 +57,7 @@ from remem.text.budget import tail_within
 from remem.text.timeexpr import find_time_window
 from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
-from remem.types import Explain, Filters, Hit, SearchResult
+from remem.types import Filters, SearchResult
 
 log = logging.getLogger("remem.search")
 
@@ -204,7 +204,8 @@ class Searcher:
         cands = self._score(cands, ctx, disable)
         t4 = time.perf_counter()
 
-        result.hits = [self._hit(c, result.degraded) for c in cands[:k]]
+        fusion = self.config.search.fusion
+        result.hits = [to_hit(c, fusion, result.degraded) for c in cands[:k]]
         result.dropped = [d.to_dict() for d in ctx.dropped]
         result.notes += ctx.notes  # after what the vector channel noted
         result.warnings += [w for w in dict.fromkeys(ctx.warnings) if w not in result.warnings]
@@ -360,25 +361,6 @@ class Searcher:
             else:
                 out.append(c)
         return gates.current_only(out, ctx)
-
-    def _hit(self, c: Candidate, degraded: bool) -> Hit:
-        assert c.record is not None
-        explain = Explain(
-            vector_rank=c.vector_rank,
-            vector_score=c.vector_score,
-            lexical_rank=c.lexical_rank,
-            lexical_score=c.lexical_score,
-            fused_score=c.fused,
-            fusion=self.config.search.fusion,
-            stages=list(c.stages),
-            degraded=degraded,
-            notes=list(c.notes),
-            answerability=c.answerability,
-            evidence=dict(c.evidence or {}),
-            earlier=c.earlier,
-        )
-        # every surface shows the calibrated answerability when it was scored
-        return Hit(c.record, c.score if c.answerability is None else c.answerability, explain)
 
     def _vector_channel(
         self,

@@ -54,7 +54,7 @@ def test_tom_moves_from_shenzhen_to_shanghai_on_december_1st():
 
 def test_saying_the_current_city_again_before_the_move_keeps_the_move():
     """Restating a value that a planned change will close, before the change's day, adds a
-    source; it does not cancel the move (H1's fold case 1)."""
+    source; it does not cancel the move."""
     records = _chat(
         ("2026-11-02", "Tom", "I live in Shenzhen now"),
         ("2026-11-20", "Tom", "I'm moving to Shanghai on December 1st"),
