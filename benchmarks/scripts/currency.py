@@ -8,15 +8,13 @@ docs/benchmarks.md``). Datasets: changed_facts (the development set), changed_fa
 (reported, never tuned on), zh_groupchat (every category: "update" is the one this is for, the
 others must not drop) and LongMemEval oracle's knowledge-update questions (``--lme-limit``
 caps them; 0 leaves LongMemEval out). Each conversation is its own in-memory store with the
-bundled model; facts are put in from its records with the extractor as it is on the branch
-(``statements_of`` + ``fold``), the way the facts service will keep them. Run it again after
-the extractor or the stage changes: the figures are only as good as the facts.
+bundled model; its facts are those the facts service derives (``Memory.rebuild_facts``). Run
+it again after the extractor or the stage changes: the figures are only as good as the facts.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import time
@@ -28,8 +26,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from remem import Config, Memory
 from remem.embed.local import E5Embedder
-from remem.facts import extract
-from remem.facts.fold import fold
 from remem.maintenance import store_latent_terms
 from remem.store.memory import InMemoryStore
 from remem_bench import RESULTS_DIR
@@ -57,19 +53,9 @@ VARIANTS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 
 
 def put_facts(mem: Memory) -> int:
-    """The conversation's facts, read as the extractor reads a whole conversation when it can
-    (the full extractor: names and "he" resolved across records), else record by record."""
-    records = mem.store.list_records(limit=None, newest_first=False)
-    whole = getattr(extract, "statements_of_conversation", None)
-    if whole is not None:
-        people_of = importlib.import_module("remem.facts.subjects").people_of
-        context = extract.ExtractionContext(people=people_of(records))
-        statements = whole(records, context)
-    else:
-        statements = [s for r in records for s in extract.statements_of(r)]
-    facts = fold(statements)
-    mem.store.put_facts(facts)
-    return len(facts)
+    """The conversation's facts as the product keeps them: the facts service derives them
+    again from every record (``Memory.rebuild_facts``, what indexing keeps current)."""
+    return mem.rebuild_facts().facts
 
 
 def first_gold_rank(ids: list[str], gold: list[str]) -> int | None:
