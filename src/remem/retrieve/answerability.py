@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -301,13 +301,18 @@ def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
 
 
 def feature_rows(
-    cands: list[Candidate], ctx: StageContext, top: int | None = None
+    cands: list[Candidate],
+    ctx: StageContext,
+    top: int | None = None,
+    names: Collection[str] | None = None,
 ) -> dict[int, dict[str, float | None]]:
-    """rowid -> every feature of ``FEATURES`` (None where it cannot be computed), for the best
-    ``top`` candidates by the pipeline's score (all when None)."""
+    """rowid -> each feature of ``FEATURES`` (only ``names`` when given: those the shipped fit
+    reads; None where it cannot be computed), for the best ``top`` candidates by the
+    pipeline's score (all when None)."""
     ev = evidence_for(cands, ctx)
     best = sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]
-    return {c.rowid: {name: f(c, ev) for name, f in FEATURES.items()} for c in best}
+    wanted = {n: f for n, f in FEATURES.items() if names is None or n in names}
+    return {c.rowid: {name: f(c, ev) for name, f in wanted.items()} for c in best}
 
 
 def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
@@ -317,7 +322,9 @@ def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         return cands  # an uncalibrated model's hits keep the pipeline's score, as before
     # the hits a search can return, with room for diversity to bring some up: scoring every
     # candidate of the pool (~100) cost more than the rest of the stages
-    rows = feature_rows(cands, ctx, top=max(SCORED_PER_K * ctx.k, NEIGHBOUR_TOP))
+    # only the inputs the fit reads: one it left out (answer types until a refit) costs time
+    top = max(SCORED_PER_K * ctx.k, NEIGHBOUR_TOP)
+    rows = feature_rows(cands, ctx, top=top, names=model.coefficients.keys())
     for c in cands:
         row = rows.get(c.rowid)
         if row is not None:
