@@ -190,3 +190,21 @@ def test_an_agent_without_the_scope_sees_neither_the_person_nor_the_facts(hash_m
     assert refused.status_code == 404
     assert [f.value for f in hash_memory.facts("Tom", attribute="lives_in")] == ["Shanghai"]
     assert hash_memory.facts("Tom", agent="agent-b") == []
+
+
+def test_long_lists_are_cut_and_say_so(hash_memory, monkeypatch):
+    """A page lists at most PEOPLE_SHOWN subjects and the newest HISTORY_SHOWN ended values
+    (a whole chat's crowd, or one talkative speaker, never makes one unbounded page)."""
+    from remem.server.ui import pages_people
+
+    tom_conversation(hash_memory)
+    hash_memory.ingest({"text": "I live in Oslo now", "speaker": "Bob", "session": "dm"})
+    monkeypatch.setattr(pages_people, "PEOPLE_SHOWN", 1)
+    monkeypatch.setattr(pages_people, "HISTORY_SHOWN", 1)
+    local = client(hash_memory)
+    people = local.get("/ui/people").text
+    assert rows(people, "person-row") == ["Tom name:tom 3"]
+    assert "The 1 with the most facts are listed, of 2." in people
+    tom = local.get(TOM_PAGE).text
+    assert [r.split(" ")[0] for r in rows(tom, "closed-fact")] == ["plan"]  # the newest
+    assert "The newest 1 of 2 ended values." in tom

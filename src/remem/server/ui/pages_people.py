@@ -25,6 +25,8 @@ from remem.server.ui import queries
 from remem.server.ui.context import PREFIX, UI, _when
 from remem.types import Fact, Filters, Record
 
+PEOPLE_SHOWN = 500  # subjects listed (most facts first): a page, never a whole chat's crowd
+HISTORY_SHOWN = 200  # ended values shown (the newest): one talkative speaker's can run long
 # the attribute names a correction form offers (a family with kinds: "family.sister" ...)
 ATTRIBUTE_CHOICES = tuple(
     f"{name}.<kind>" if spec.kinds else name for name, spec in ATTRIBUTES.items()
@@ -39,7 +41,8 @@ class PersonView:
     name: str
     at: str  # the "as of" date asked for ("" = now)
     current: list[Fact]  # the facts holding at ``at`` (default now)
-    closed: list[Fact]  # every fact that has ended, oldest first
+    closed: list[Fact]  # the facts that have ended, oldest first (the newest HISTORY_SHOWN)
+    closed_total: int  # how many have ended in all
     records: dict[str, Record] = field(default_factory=dict)  # sources and closers it may read
     attributes: list[str] = field(default_factory=list)  # the subject's attributes
 
@@ -57,7 +60,9 @@ def person_view(ui: UI, c: Caller, subject: str, at: str = "") -> PersonView:
         raise NotFoundError(f"no facts about {subject!r}")
     when = moment(at or None, mem.config.calendar.zone())
     current = [f for f in history if f.holds_at(time.time() if when is None else when)]
-    wanted = {i for f in history for i in (*f.source_ids, f.closed_by) if i}
+    closed = [f for f in history if f.valid_to is not None]
+    shown = [*current, *closed[-HISTORY_SHOWN:]]
+    wanted = {i for f in shown for i in (*f.source_ids, f.closed_by) if i}
     found = mem.list(Filters(ids=sorted(wanted)), limit=None) if wanted else []
     readable = {r.id: r for r in found if scopes is None or r.scope in scopes}
     newest = max(history, key=lambda f: (f.said_at, f.valid_from))
@@ -66,7 +71,8 @@ def person_view(ui: UI, c: Caller, subject: str, at: str = "") -> PersonView:
         name=newest.subject_name,
         at=at,
         current=current,
-        closed=[f for f in history if f.valid_to is not None],
+        closed=closed[-HISTORY_SHOWN:],
+        closed_total=len(closed),
         records=readable,
         attributes=sorted({f.attribute for f in history}),
     )
@@ -100,7 +106,8 @@ def routes(ui: UI) -> APIRouter:
 
     @router.get("/people", response_class=HTMLResponse)
     def people(request: Request, c: Caller = Depends(caller)):
-        return page(request, "people.html", c, people=queries.people(mem, c.scopes(mem)))
+        everyone = queries.people(mem, c.scopes(mem))
+        return page(request, "people.html", c, people=everyone[:PEOPLE_SHOWN], total=len(everyone))
 
     @router.get("/people/{subject:path}", response_class=HTMLResponse)
     def person(request: Request, subject: str, at: str = "", c: Caller = Depends(caller)):
