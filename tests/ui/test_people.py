@@ -208,3 +208,17 @@ def test_long_lists_are_cut_and_say_so(hash_memory, monkeypatch):
     tom = local.get(TOM_PAGE).text
     assert [r.split(" ")[0] for r in rows(tom, "closed-fact")] == ["plan"]  # the newest
     assert "The newest 1 of 2 ended values." in tom
+
+
+def test_the_chinese_conversation_on_a_chinese_page(hash_memory):
+    """汤姆 by his Chinese name, with Chinese labels: 上海 holds, 深圳 ended on the move."""
+    lines = [
+        ("我现在住在深圳", "2025-11-02T09:00:00+00:00"),
+        ("我要离开深圳了……12月1号搬去上海", "2025-11-20T09:00:00+00:00"),
+    ]
+    for text, when in lines:
+        hash_memory.ingest({"text": text, "speaker": "汤姆", "session": "g", "timestamp": when})
+    page = client(hash_memory).get("/ui/people/" + quote("汤姆"), params={"lang": "zh"}).text
+    assert "现在成立的事实" in page and "历史：已不再成立的值" in page and "手动更正" in page
+    assert [r.split(" ")[:2] for r in rows(page, "fact")] == [["lives_in", "上海"]]
+    assert any(r.startswith("lives_in 深圳") and "规则" in r for r in rows(page, "closed-fact"))
