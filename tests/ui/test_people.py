@@ -222,3 +222,23 @@ def test_the_chinese_conversation_on_a_chinese_page(hash_memory):
     assert "现在成立的事实" in page and "历史：已不再成立的值" in page and "手动更正" in page
     assert [r.split(" ")[:2] for r in rows(page, "fact")] == [["lives_in", "上海"]]
     assert any(r.startswith("lives_in 深圳") and "规则" in r for r in rows(page, "closed-fact"))
+
+
+def test_a_correction_where_the_agent_may_not_write_is_refused(hash_memory):
+    """Reading a person is not writing one: with ``global`` read-only for agents, agent A
+    sees Tom's facts but its correction is answered 403, naming the scope, and nothing is
+    stored or audited."""
+    hash_memory.config.server.tokens = {"a" * 20: "agent-a"}
+    hash_memory.config.scopes.read_only = ["global"]
+    tom_conversation(hash_memory)
+    as_a = client(hash_memory)
+    as_a.post("/ui/login", data={"token": "a" * 20})
+    assert "Shanghai" in section(as_a.get(TOM_PAGE).text, "current")
+    memories = hash_memory.store.count()
+    refused = as_a.post(TOM_PAGE, data={"attribute": "lives_in", "value": "Rome"}, headers=ORIGIN)
+    assert refused.status_code == 403
+    error = re.search(r'data-testid="error">([^<]*)<', refused.text)
+    assert error and "may not write to scope 'global'" in unescape(error.group(1))
+    assert hash_memory.store.count() == memories
+    assert [f.value for f in hash_memory.facts("Tom", attribute="lives_in")] == ["Shanghai"]
+    assert not Path(f"{hash_memory.path}.audit.jsonl").exists()
