@@ -60,6 +60,7 @@ def shoot(out: Path, chromium: str | None = None) -> list[Path]:
                             + quote("I moved to Berlin last week, the flat is near the Spree"),
                         ),
                         ("settings", "/ui/settings"),
+                        ("person", "/ui/people/" + quote("name:alice", safe="")),
                     ],
                 ),
                 ("zh", [("overview-zh", "/ui?lang=zh"), ("memories-zh", "/ui/memories")]),

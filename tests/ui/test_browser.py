@@ -232,6 +232,36 @@ def test_edit_makes_a_new_version_and_undo_restores(page_a, ui_server):
     assert "edit" in actions and "undo" in actions
 
 
+def test_a_person_page_and_a_hand_correction(page_a, ui_server):
+    """People -> Alice: her facts with their source messages, then a correction through the
+    form: the new value holds (manual), the old one moves to the history, and it is audited."""
+    page = page_a
+    page.click("header nav >> text=People")
+    expect(page.locator("h1")).to_contain_text("People")
+    page.get_by_test_id("person-row").filter(has_text="name:alice").locator("a").click()
+    expect(page.locator("h1")).to_contain_text("Alice")
+    lives = page.get_by_test_id("fact").filter(has_text="lives_in")
+    expect(lives).to_contain_text("Berlin")
+    expect(lives.get_by_test_id("source")).to_contain_text("I moved to Berlin last week")
+    form = page.get_by_test_id("correct-form")
+    form.locator("input[name=attribute]").fill("lives_in")
+    form.locator("input[name=value]").fill("Potsdam")
+    form.locator("input[name=note]").fill("moved out of the city")
+    form.locator("button").click()
+    expect(page.locator(".flash")).to_contain_text("Corrected")
+    lives = page.get_by_test_id("fact").filter(has_text="lives_in")
+    expect(lives).to_contain_text("Potsdam")
+    expect(lives).to_contain_text("manual")
+    expect(page.get_by_test_id("closed-fact").filter(has_text="Berlin")).to_be_visible()
+    entries = [json.loads(line) for line in ui_server.audit_lines()]
+    assert any(
+        e["action"] == "fact-correction"
+        and e["agent"] == "agent-a"
+        and e["attribute"] == "lives_in"
+        for e in entries
+    )
+
+
 def test_delete_asks_first_and_is_logged(page_a, ui_server):
     page = page_a
     clara = ui_server.ids["a_clara"]

@@ -131,6 +131,20 @@ def test_every_page_for_the_operator(operator):
     assert "Alice" in ui.get(f"/ui/delete/{quote(ids['a_clara'], safe='')}")
     settings = ui.get("/ui/settings")
     assert str(audit_path(ui.mem)) in settings and "embed.provider" in settings
+    people = ui.get("/ui/people")
+    assert "/ui/people/name%3Aalice" in people and "小王" in people
+    alice = ui.get("/ui/people/" + quote("name:alice", safe=""))
+    assert "Berlin" in alice and "peanuts" in alice and "Clara" in alice
+    clara = mem_record(ui.mem, "My sister Clara visits in December")
+    assert f"/ui/record/{quote(clara, safe='')}" in alice  # the source message, linked
+    assert "杭州" in ui.get("/ui/people/" + quote("小王"))
+
+
+def mem_record(mem, text: str) -> str:
+    """The id of the one record saying ``text``."""
+    found = [r.id for r in mem.list(Filters(), limit=None) if r.text == text]
+    assert len(found) == 1, (text, found)
+    return found[0]
 
 
 def _aggregates(mem, scopes: list[str] | None) -> dict[str, object]:
@@ -144,6 +158,7 @@ def _aggregates(mem, scopes: list[str] | None) -> dict[str, object]:
         "categories": queries.categories(mem, scopes),
         "memories": ([r.text for r in memories.records], memories.total),
         "superseded": ([r.text for r in old.records], old.total),
+        "people": queries.people(mem, scopes),
     }
 
 
@@ -187,6 +202,10 @@ def test_every_action_and_its_audit_trail(operator):
     while (shown := _number(ui.get("/ui"), "total")) != total and time.time() < deadline:
         time.sleep(0.05)
     assert shown == total
+    alice = "/ui/people/" + quote("name:alice", safe="")
+    ui.post(alice, attribute="lives_in", value="Hamburg", note="moved again")
+    assert [f.value for f in mem.facts("Alice", attribute="lives_in")] == ["Hamburg"]
+    assert "Hamburg" in ui.get(alice)
     path = audit_path(mem)
     assert path is not None and path.exists()
     if ui.backend == "sqlite":
@@ -195,7 +214,14 @@ def test_every_action_and_its_audit_trail(operator):
         assert path.parent == mem.config.store.resolved_path().parent / "ui-audit"
         assert mem.store.storage_size().location.split("schema ")[1].rstrip(")") in path.name
     logged = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
-    assert [e["action"] for e in logged] == ["edit", "undo", "delete", "bulk-delete", "backfill"]
+    assert [e["action"] for e in logged] == [
+        "edit",
+        "undo",
+        "delete",
+        "bulk-delete",
+        "backfill",
+        "fact-correction",
+    ]
     settings = ui.get("/ui/settings")
     assert "bulk-delete" in settings and "backfill" in settings
 
@@ -214,7 +240,15 @@ def test_an_agent_sees_only_its_scopes_everywhere(agent_a):
         "/ui/search?q=" + quote("launch moves to Friday B-SECRET-PLAN"),
         "/ui/inject?q=" + quote("when is the launch? B-SECRET-PLAN"),
         "/ui/settings",
+        "/ui/people",
+        "/ui/people/" + quote("name:alice", safe=""),
     ]
+    # a fact only agent B may read: its person is neither listed nor shown to A
+    mem.ingest(
+        {"text": "I live in Oslo now", "speaker": "Bob", "session": "slack:dm:bob"}
+        | {"scope": "agent:agent-b"}
+    )
+    assert [f.value for f in mem.facts("Bob")] == ["Oslo"]
     for url in pages:
         page = ui.get(url)
         leaked = [s for s in (*B_ONLY, ids["b_message"], ids["b_memory"]) if s in page]
@@ -236,8 +270,12 @@ def test_an_agent_sees_only_its_scopes_everywhere(agent_a):
         f"/ui/record/{quote(ids['b_message'], safe='')}",
         f"/ui/delete/{quote(ids['b_message'], safe='')}",
         "/ui/session?s=" + quote("slack:dm:bob"),
+        "/ui/people/" + quote("name:bob", safe=""),
+        "/ui/people/Bob",
     ):
         ui.get(url, status=404)
+    assert "Oslo" not in ui.get("/ui/people") and "Bob" not in ui.get("/ui/people")
+    ui.post("/ui/people/Bob", status=404, attribute="lives_in", value="Rome")
     ui.get("/ui/memories?scope=agent:agent-b", status=403)
     ui.post(f"/ui/edit/{quote(ids['b_memory'], safe='')}", status=404, text="mine now")
     ui.post(f"/ui/undo/{quote(ids['b_memory'], safe='')}", status=404)
@@ -272,6 +310,11 @@ def test_the_ui_on_the_in_memory_store(tmp_path):
         settings = ui.get("/ui/settings")
         assert "keeps its audit log in memory" in settings
         assert re.search(r"<td>operator</td><td>delete</td>", settings)
+        alice = "/ui/people/" + quote("name:alice", safe="")
+        assert "Berlin" in ui.get(alice)
+        ui.post(alice, attribute="lives_in", value="Berlin", close="yes")
+        assert mem.facts("Alice", attribute="lives_in") == []
+        assert "fact-correction" in ui.get("/ui/settings")
 
 
 def test_remem_serve_on_postgresql_serves_the_ui(tmp_path, embeddings):

@@ -1,7 +1,7 @@
 """What the web UI reads that the ``Memory`` API has no method for: counts grouped by kind,
 scope, platform, model and index status, messages and memories per day (of
 ``calendar.timezone``), sessions grouped by platform and group, superseded-only memory
-listings, and where a record sits in its session.
+listings, where a record sits in its session, and the people facts are known about.
 
 Every function takes the ``Memory`` and the scopes the caller may read (``None`` = the local
 operator, unrestricted) and never returns anything outside them.
@@ -286,6 +286,25 @@ def scopes_in_use(mem) -> list[str]:
     return AGGREGATES.get(mem, ("scopes",), compute)
 
 
+@dataclass(frozen=True)
+class Person:
+    """A subject of facts as the people page lists it."""
+
+    key: str  # the subject key: speaker:<id> or name:<name>
+    name: str  # the newest fact's subject name
+    facts: int
+
+
+def people(mem, scopes: list[str] | None) -> list[Person]:
+    """Every subject of the facts in these scopes, most facts first (the store's
+    ``fact_subjects``, a whole-scope read: kept like the other aggregates)."""
+
+    def compute() -> list[Person]:
+        return [Person(*row) for row in mem.store.fact_subjects(scopes)]
+
+    return AGGREGATES.get(mem, ("people", _key(scopes)), compute)
+
+
 def warm_up(mem, scope_sets: Iterable[list[str] | None]) -> None:
     """Compute the aggregates the pages show for these callers (in a background thread at
     start-up), so that no page load waits for a whole-store scan."""
@@ -294,3 +313,4 @@ def warm_up(mem, scope_sets: Iterable[list[str] | None]) -> None:
         overview(mem, scopes)
         session_groups(mem, scopes)
         categories(mem, scopes)
+        people(mem, scopes)

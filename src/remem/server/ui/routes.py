@@ -1,6 +1,6 @@
-"""The web UI's pages under ``/ui``: overview, conversations, memories, search with explain,
-settings. Server-rendered (Jinja2); htmx only makes navigation and forms swap the page body,
-every page and form also works without script.
+"""The web UI's pages under ``/ui``: overview, conversations, memories, people (facts),
+search with explain, settings. Server-rendered (Jinja2); htmx only makes navigation and forms
+swap the page body, every page and form also works without script.
 
 Every read goes through the caller's scopes (``Caller.scopes``) and every record named in a URL
 through ``actions.visible``, so an id the caller may not read answers 404 exactly like a
@@ -25,6 +25,7 @@ from remem.server.ui import (
     pages_account,
     pages_memories,
     pages_overview,
+    pages_people,
     pages_search,
     queries,
 )
@@ -87,7 +88,7 @@ def mount_ui(app: FastAPI, mem) -> None:
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(HTTPException, http_error)
 
-    for pages in (pages_account, pages_overview, pages_memories, pages_search):
+    for pages in (pages_account, pages_overview, pages_memories, pages_people, pages_search):
         app.include_router(pages.routes(ui))
 
     def warm_up() -> None:
