@@ -61,6 +61,7 @@ _PLACE_SUFFIX = re.compile(r"(?:那边|這邊|这边|附近|一带|那兒|那儿
 _ENGLISH = re.compile(r"\b(?:I|I'm|my|we|We|My)\s+[a-z]{2,}")
 _WHOLE_ONLY = ("sarcasm", "an example")
 _PRONOUNS = {"he", "she", "他", "她"}
+_NOBODY = "\x00nobody"  # the speaker of a record that names none (its "I" is nobody's)
 _SPEAKER_WORDS = {"", "i", "we", "my", "our", "me", "我", "我们", "我的"}
 _DATE_SUFFIX = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
 _DEMONSTRATIVE = re.compile(
@@ -382,9 +383,9 @@ def statements_of(record: Record, context: ExtractionContext | None = None) -> l
         return []
     if len(text) <= 4 * MAX_SENTENCE and not_a_statement(text) in _WHOLE_ONLY:
         return []  # "... /s", "比如 ...": the whole message (a long one is judged by sentence)
-    speaker = subject_of_speaker(record)
-    if speaker is None:
-        return []
+    # no speaker (a curated memory added without one): third-person statements still count
+    # ("Bob lives in Oslo."), first-person ones and "my sister" have nobody to belong to
+    speaker = subject_of_speaker(record) or (_NOBODY, "")
     base = Statement(
         record_id=record.id,
         scope=record.scope,
@@ -401,6 +402,7 @@ def statements_of(record: Record, context: ExtractionContext | None = None) -> l
             continue
         for found in _found_in(sentence, speaker, context):
             out += _statements(found, sentence, record, base)
+    out = [s for s in out if not s.subject.startswith(_NOBODY)]
     return _superseded_negations(_unique(out))
 
 

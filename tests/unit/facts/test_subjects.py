@@ -75,3 +75,19 @@ def test_he_never_is_the_speaker():
     records = _chat(("Jo", "Mia is here"), ("Mia", "He moved to Shanghai."))
     context = ExtractionContext(people={"mia": name_subject("mia")})
     assert statements_of_conversation(records, context) == []
+
+
+def test_a_record_without_a_speaker_still_states_third_person_facts():
+    """A curated memory added with no speaker ("Bob lives in Oslo.") is about Bob; its "I"
+    and "my sister" belong to nobody and state nothing."""
+    from remem.facts.extract import statements_of
+    from remem.types import Record
+
+    def said(text: str) -> list[tuple[str, str, str | None]]:
+        rec = Record(id="m", kind="memory", text=text, created_at=1_700_000_000.0)
+        return [(s.subject, s.attribute, s.value) for s in statements_of(rec)]
+
+    assert said("Bob lives in Oslo.") == [("name:bob", "lives_in", "Oslo")]
+    assert said("汤姆在腾讯上班。") == [("name:汤姆", "works_at", "腾讯")]
+    assert said("I live in Oslo.") == []
+    assert said("My sister lives in Oslo.") == []
