@@ -267,6 +267,10 @@ class QueryTranslator:
             seen = held_tokens(self._store, asked_held, filters, now, df)
             df = {t: n for t, n in df.items() if t in seen}
         _, question_df = self._store.term_stats(sorted(question))
+        # words of the question the store never holds and no dictionary entry carries across
+        # (a title, a rare name): what it asks about is not in the store in any form
+        unheld = {t for t in question if not question_df.get(t, 0)}
+        unheld -= {t for w in words for t in w.own}
         question = {t for t in question if question_df.get(t, 0)}  # only what the store holds
         held: list[list[Sense]] = []
         for word in words:
@@ -289,6 +293,10 @@ class QueryTranslator:
             )
             if word.reading:
                 kept = senses[:PER_WORD]
+            elif not others and unheld:
+                # the question asks about something the store holds in no form ("Who wrote
+                # the Iliad?"): a lone sense (写) would agree with nothing of it
+                kept = []
             else:
                 kept = agreeing(self._store, senses, others, filters, now, PER_WORD)
             if kept and word.key is not None and " " not in word.key:

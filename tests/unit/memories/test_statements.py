@@ -18,7 +18,8 @@ def test_a_new_value_of_where_i_live_shares_the_older_key() -> None:
 
 
 def test_text_the_rules_read_nothing_in_falls_back_to_the_trigger_key() -> None:
-    said = read("I work at Globex", role="user", speaker_id="ann", scope="s", now=1.0)
+    # Japanese: the fact rules read English and Chinese; capture's trigger files it as a job
+    said = read("私はトヨタで働いています", role="user", speaker_id="ann", scope="s", now=1.0)
     assert said.subject == "employer" and said.value is None
 
 

@@ -671,7 +671,11 @@ def test_a_line_holding_most_of_one_message_of_a_chat_may_clear_its_floor():
     def ctx(query: str, share: float) -> StageContext:
         config = Config.load(
             env={},
-            overrides={"search.relevance_floor": 0.95, "search.dialogue_words_coverage": share},
+            overrides={
+                "search.relevance_floor": 0.95,
+                "search.dialogue_words_coverage": share,
+                "search.answerability_threshold": 0,  # the floors alone, as the others here
+            },
         )
         return StageContext(
             query=query, now=0.0, k=10, config=config, store=Stats(), tokenizer=Tokenizer()
