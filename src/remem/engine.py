@@ -484,7 +484,8 @@ class Memory(FactMethods):
     def stats(self) -> dict[str, Any]:
         data = self.store.stats()
         data["queue"] = self.indexer.queue_stats()
-        data["facts"] = {"update_errors": self.fact_service.update_errors}
+        # the store's fact count stays under "facts"; this process's failed updates beside it
+        data["fact_update_errors"] = self.fact_service.update_errors
         data["backlog"] = self.indexer.backlog(data["index_status"].get("pending", 0))
         data["embedder"] = {
             "provider": self.config.embed.provider,

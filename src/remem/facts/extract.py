@@ -304,6 +304,8 @@ def _statements(found: _Found, sentence: str, record: Record, base: Statement) -
     said = record.created_at
     plan = found.rule.tense == "plan"
     when = _when(_clause(sentence, found.at), said, plan)
+    if record.event_time is not None and record.event_time != said:
+        when = record.event_time  # the writer said when it happened: that wins over a reading
     common = replace(
         base,
         subject=found.subject,

@@ -39,7 +39,7 @@ def fold(statements: Iterable[Statement]) -> list[Fact]:
 
 def fold_chain(statements: Iterable[Statement]) -> list[Fact]:
     """The facts of one (scope, subject, attribute) chain."""
-    ordered = sorted(statements, key=lambda s: (s.said_at, s.record_id))
+    ordered = _moves_as_one(sorted(statements, key=lambda s: (s.said_at, s.record_id)))
     done: list[Fact] = []
     open_facts: dict[str, Fact] = {}  # value key -> the open fact of that value
     for s in ordered:
@@ -65,6 +65,31 @@ def fold_chain(statements: Iterable[Statement]) -> list[Fact]:
                 done.append(_closed(open_facts.pop(other), s))
         open_facts[key] = _opened(s)
     return done + list(open_facts.values())
+
+
+MOVE_GAP_S = 86_400.0  # "I'm leaving Shenzhen" and the new city said within a day: one move
+
+
+def _moves_as_one(ordered: list[Statement]) -> list[Statement]:
+    """Drop a negation that the chain's next statement, said within a day, follows with a
+    new value from a later moment ("I'm leaving Shenzhen" / "moving to Shanghai on December
+    1st"): the new value closes the old one when it takes effect, not when the leaving was
+    announced (the extractor does the same within one message)."""
+    out = []
+    for i, s in enumerate(ordered):
+        nxt = ordered[i + 1] if i + 1 < len(ordered) else None
+        if (
+            s.polarity == "negate"
+            and nxt is not None
+            and nxt.polarity == "assert"
+            and nxt.valid_to is None
+            and nxt.said_at - s.said_at <= MOVE_GAP_S
+            and nxt.valid_from > s.valid_from
+            and spec_of(s.attribute).single
+        ):
+            continue
+        out.append(s)
+    return out
 
 
 def _restated(fact: Fact, s: Statement) -> Fact:

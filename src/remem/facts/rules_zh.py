@@ -82,6 +82,12 @@ _KINDS = {
     "游戏": "game",
     "剧": "show",
     "饮料": "drink",
+    "水果": "fruit",
+    "零食": "snack",
+    "动物": "animal",
+    "季节": "season",
+    "花": "flower",
+    "球队": "team",
 }
 _KIND = "|".join(sorted(_KINDS, key=len, reverse=True))
 _PLACE_OF_WORK = r"(?=上班|工作|做|当|实习|打工|任职|干活|负责)"
@@ -356,7 +362,7 @@ RULES: list[Rule] = [
         "dislikes",
     ),
     rule(
-        rf"{S}(?:很|超|特别|也|还|真的|最)?(?:喜欢|热爱)(?!上)(?P<value>[\u4e00-\u9fffA-Za-z]{{1,8}}?){_END}",
+        rf"{S}(?:很|超|特别|也|还|真的|最)?(?:喜欢|热爱)(?![上的])(?P<value>[\u4e00-\u9fffA-Za-z]{{1,8}}?){_END}",
         "likes",
         0.85,
         shape=sport,

@@ -48,7 +48,9 @@ def read(text: str, *, role: str | None, speaker_id: str | None, scope: str, now
     if not found:
         return Said(subject_key(text))
     first: Statement = found[0]
-    key = LEGACY_KEYS.get(first.attribute, first.attribute)
+    # the key memories stored before the fact rules carry, when capture's trigger gives one
+    # ("favourite:水果"), so a new value still closes an old memory of the same subject
+    key = subject_key(text) or LEGACY_KEYS.get(first.attribute, first.attribute)
     if first.polarity == "negate":
         return Said(key, first.value, negation=True)
     if not spec_of(first.attribute).single:

@@ -174,8 +174,10 @@ def _mark_earlier(chain: list[Fact], by_id: dict[str, Candidate], ctx: StageCont
         assert cand.record is not None
         mine = [f for f in _closed(chain) if cand.record.id in f.source_ids]
         ended = mine[0]
-        after = [f for f in chain if f.valid_from >= (ended.valid_to or 0) and f is not ended]
-        value = after[0].value if after and ended.closed_by in after[0].source_ids else None
+        # the value that replaced it: the fact its closer states (none for a negation)
+        closer = ended.closed_by
+        after = [f for f in chain if f is not ended and closer and closer in f.source_ids]
+        value = after[0].value if after else None
         cand.earlier = (ended.valid_to or ended.valid_from, value)
         cand.notes.append(earlier_note(cand.earlier, ctx))
 

@@ -204,6 +204,10 @@ class QueryTranslator:
                 out.append((key, [(w, tuple(self._tokenizer.phrase_tokens(w))) for w in options]))
         return out
 
+    def _everyday_verb(self, word: Word) -> bool:
+        """Whether the question word is one of the everyday verbs ``ENGLISH_SENSES`` lists."""
+        return word.key is not None and self._listed_senses(word.key) is not None
+
     def _listed_senses(self, word: str) -> tuple[str, ...] | None:
         """The senses ``word_senses.ENGLISH_SENSES`` lists for a lower-case English word or
         one of its forms ("lives", "moved", "bought"); None when it lists none."""
@@ -293,9 +297,9 @@ class QueryTranslator:
             )
             if word.reading:
                 kept = senses[:PER_WORD]
-            elif not others and unheld:
+            elif not others and unheld and self._everyday_verb(word):
                 # the question asks about something the store holds in no form ("Who wrote
-                # the Iliad?"): a lone sense (写) would agree with nothing of it
+                # the Iliad?"): an everyday verb's sense alone (写) agrees with nothing of it
                 kept = []
             else:
                 kept = agreeing(self._store, senses, others, filters, now, PER_WORD)

@@ -141,3 +141,11 @@ def test_cantonese_we_and_a_latin_employer():
         ("何家豪", "role", "工程師", "assert"),
     }
     assert facts("佢喺騰訊返工", speaker="何家豪") == set()  # 佢 (he) with nobody named before
+
+
+def test_a_favourite_of_a_kind_is_no_liking_of_its_words():
+    """ "我最喜欢的水果是芒果" is a favourite fruit, not a liking of "的水果是芒果"."""
+    assert facts("我最喜欢的水果是芒果。", "王芳") == {
+        ("王芳", "favourite.fruit", "芒果", "assert")
+    }
+    assert facts("我最喜欢的季节是秋天", "王芳") == {("王芳", "favourite.season", "秋天", "assert")}

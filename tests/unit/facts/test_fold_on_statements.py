@@ -118,3 +118,18 @@ def test_chinese_quitting_closes_the_job():
     )
     jobs = [f for f in _facts(records) if f.attribute == "works_at"]
     assert [(f.value, f.valid_to is not None) for f in jobs] == [("奥美", True)]
+
+
+def test_leaving_then_the_new_city_a_message_later_is_one_move():
+    """ "I'm leaving Shenzhen" and, a minute later, the new city from December 1st: Shenzhen
+    holds until the move and the move is what closed it (the mark says where Tom lives since)."""
+    records = _chat(
+        ("2026-11-02", "Tom", "I live in Shenzhen now"),
+        ("2026-11-15", "Tom", "Big news: I'm leaving Shenzhen"),
+        ("2026-11-15", "Tom", "I'm moving to Shanghai on December 1st"),
+    )
+    lives = [f for f in _facts(records) if f.attribute == "lives_in"]
+    assert [(f.value, f.valid_to, f.closed_by) for f in lives] == [
+        ("Shenzhen", day("2026-12-01"), "r2"),
+        ("Shanghai", None, None),
+    ]
