@@ -37,6 +37,11 @@ export const TOOL_SPECS: Record<string, Spec> = {
         query: { type: "string", minLength: 1, maxLength: 2000, description: "what to look for" },
         limit: { type: "integer", minimum: 1, maximum: 20, default: 5 },
         scope: SCOPE,
+        include_superseded: {
+          type: "boolean",
+          default: false,
+          description: "also memories a later one replaced (their history)",
+        },
       },
       ["query"],
     ),
@@ -100,6 +105,21 @@ export const TOOL_SPECS: Record<string, Spec> = {
       },
       ["query"],
     ),
+  },
+  memory_facts: {
+    label: "Memory Facts",
+    description:
+      "What do we know about someone, now or as of a date: where they live or work, their role, " +
+      "family, pets, likes, allergies, plans, each with since when it holds and the messages " +
+      "that say so. Use it for questions like 'where does Tom live now?'; with history it also " +
+      "lists the values that no longer hold. An empty list means nothing is known.",
+    parameters: schema({
+      subject: { type: "string", maxLength: 200, description: "whom to ask about (Tom, 汤姆); leave out for everyone" },
+      at: { type: "string", maxLength: 40, description: "as of this date (ISO); default: now" },
+      attribute: { type: "string", maxLength: 60, description: "only this attribute (lives_in, works_at, ...)" },
+      history: { type: "boolean", default: false, description: "also the values that no longer hold" },
+      scope: SCOPE,
+    }),
   },
   memory_list: {
     label: "Memory List",

@@ -170,12 +170,13 @@ describe("memory tools", () => {
   test("the tools registered are remem's, with the same argument schemas", async () => {
     assert.deepEqual(host().toolNames(), [
       "conversation_recall",
+      "memory_facts",
       "memory_forget",
       "memory_recall",
       "memory_store",
       "memory_update",
     ]);
-    assert.deepEqual(host({ enableManagementTools: true }).toolNames().length, 7);
+    assert.deepEqual(host({ enableManagementTools: true }).toolNames().length, 8);
     const specs = (await (await fetch(`${remem.url}/v1/tools`)).json()) as Array<{
       name: string;
       input_schema: { properties: Record<string, unknown>; required?: string[] };

@@ -54,7 +54,12 @@ test("each OpenClaw agent uses its own token, so its memories stay in its own re
 
 test("an agent without a token falls back to `token`; none at all is remem's 401, reported", async () => {
   const fallback = host({ token: WORK, agentTokens: { main: MAIN } });
-  const out = await fallback.call("memory_recall", { agentId: "other", sessionKey: "s1" }, { query: "dark mode" });
+  // Ann's first-person memory goes to Ann (issue 48): the fallback token, asked for her
+  const out = await fallback.call(
+    "memory_recall",
+    { agentId: "other", sessionKey: "s1", senderId: "ann" },
+    { query: "dark mode" },
+  );
   assert.deepEqual((out.details as any).memories.map((m: any) => m.scope), ["agent:work-bot"]);
 
   const none = host({});
