@@ -102,11 +102,13 @@ def build(source: Path = HERE / "source") -> tuple[list[dict], list[dict]]:
     return corpus, queries
 
 
-def main() -> None:
-    corpus, queries = build()
+def main(here: Path = HERE) -> None:
+    """Write ``here``'s corpus.jsonl and queries.jsonl from ``here/source`` (the held-out
+    twin, ../dialogue_notes_heldout, builds itself with this)."""
+    corpus, queries = build(here / "source")
     for name, rows in (("corpus.jsonl", corpus), ("queries.jsonl", queries)):
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        (HERE / name).write_text(text, encoding="utf-8")
+        (here / name).write_text(text, encoding="utf-8")
     print(f"{len(corpus)} notes, {len(queries)} dialogues")
 
 
