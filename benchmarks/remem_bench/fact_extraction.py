@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from remem.facts.extract import ExtractionContext, statements_of, statements_of_conversation
-from remem.facts.model import Statement, value_key
+from remem.facts.model import Statement, name_subject, value_key
 from remem.facts.subjects import people_of
 from remem.text.normalize import to_simplified
 from remem.types import Record
@@ -157,9 +157,7 @@ def capture_set() -> dict[str, Any]:
             created_at=SAID_AT,
         )
         found = statements_of(record)
-        speaker = f"name:{to_simplified(row['speaker']).casefold()}"
-        speaker = found[0].subject if found and found[0].subject_name == row["speaker"] else speaker
-        predicted = [predicted_key(s, _speaker_key(row["speaker"])) for s in found]
+        predicted = [predicted_key(s, name_subject(row["speaker"])) for s in found]
         if row["family"] in NON_STATEMENTS:
             from_non_statements += len(found)
         scorer.score(row["lang"], row["text"], [gold_key(f) for f in row["facts"]], predicted)
@@ -167,12 +165,6 @@ def capture_set() -> dict[str, Any]:
     out["non_statement_statements"] = from_non_statements
     out["utterances"] = i + 1
     return out
-
-
-def _speaker_key(label: str) -> str:
-    from remem.facts.model import name_subject
-
-    return name_subject(label)
 
 
 def changed_facts() -> dict[str, Any]:
@@ -203,7 +195,7 @@ def changed_facts() -> dict[str, Any]:
                 continue
             row = gold[record.id]
             lang = "zh" if re.search(r"[\u4e00-\u9fff]", record.text) else "en"
-            speaker = _speaker_key(record.speaker_label or "")
+            speaker = name_subject(record.speaker_label or "")
             predicted = [predicted_key(s, speaker) for s in found[record.id]]
             scorer.score(lang, record.text, [gold_key(f) for f in row["facts"]], predicted)
     out = scorer.report()
