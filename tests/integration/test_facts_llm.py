@@ -10,10 +10,12 @@ import json
 
 import pytest
 
-from helpers import HashEmbedder, LocalJSONServer
+from helpers import HashEmbedder, LocalJSONServer, chat_completion
 from remem import Config, Memory
 from remem.config import ConfigError
 from remem.facts import llm_reader
+from remem.facts.extract import ExtractionContext
+from remem.types import Record
 
 T = 1_750_000_000.0  # 2025-06: facts are asked about now, after it
 
@@ -30,19 +32,7 @@ class ScriptedChat(LocalJSONServer):
             return self.status, b'{"error": {"message": "overloaded"}}', {}
         asked = body["messages"][1]["content"]
         facts = next((f for phrase, f in self.script.items() if phrase in asked), [])
-        answer = {
-            "id": "c1",
-            "object": "chat.completion",
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": json.dumps({"facts": facts})},
-                }
-            ],
-        }
-        return 200, json.dumps(answer).encode(), {}
+        return 200, chat_completion(body["model"], json.dumps({"facts": facts})), {}
 
     def asked(self) -> list[str]:
         return [r["body"]["messages"][1]["content"] for r in self.requests]
@@ -86,6 +76,20 @@ def chat():
     )
     yield server
     server.close()
+
+
+def check(proposal: dict, text: str):
+    """What llm_reader.checked makes of a proposal about Tom's message ``text``."""
+    record = Record(
+        id="r1",
+        text=text,
+        scope="global",
+        kind="message",
+        speaker_id="tom",
+        speaker_label="Tom",
+        created_at=T,
+    )
+    return llm_reader.checked(proposal, record, ExtractionContext())
 
 
 def test_the_rules_alone_do_not_read_what_the_model_adds(db_path):
@@ -160,19 +164,7 @@ def test_facts_llm_without_an_endpoint_is_a_clear_error():
     ],
 )
 def test_proposals_are_checked(proposal, kept):
-    from remem.facts.extract import ExtractionContext
-    from remem.types import Record
-
-    record = Record(
-        id="r1",
-        text="I have a cat and my favourite film is Heat.",
-        scope="global",
-        kind="message",
-        speaker_id="tom",
-        speaker_label="Tom",
-        created_at=T,
-    )
-    statement = llm_reader.checked(proposal, record, ExtractionContext())
+    statement = check(proposal, "I have a cat and my favourite film is Heat.")
     if kept is None:
         assert statement is None
     else:
@@ -181,41 +173,19 @@ def test_proposals_are_checked(proposal, kept):
 
 
 def test_a_negation_of_a_one_value_fact_may_come_without_a_value():
-    from remem.facts.extract import ExtractionContext
-    from remem.types import Record
-
-    record = Record(
-        id="r2",
-        text="I don't work at that place any more.",
-        scope="global",
-        kind="message",
-        speaker_id="tom",
-        created_at=T,
-    )
     proposal = {"subject": "speaker", "attribute": "works_at", "value": None, "ended": True}
-    statement = llm_reader.checked(proposal, record, ExtractionContext())
+    statement = check(proposal, "I don't work at that place any more.")
     assert statement is not None and statement.polarity == "negate" and statement.value is None
 
 
 def test_since_sets_when_the_fact_began():
-    from remem.facts.extract import ExtractionContext
-    from remem.types import Record
-
-    record = Record(
-        id="r3",
-        text="I work at Globex.",
-        scope="global",
-        kind="message",
-        speaker_id="tom",
-        created_at=T,
-    )
     proposal = {
         "subject": "speaker",
         "attribute": "works_at",
         "value": "Globex",
         "since": "2025-01-05",
     }
-    statement = llm_reader.checked(proposal, record, ExtractionContext())
+    statement = check(proposal, "I work at Globex.")
     assert statement is not None and statement.valid_from < T
     proposal["since"] = "not a date"
-    assert llm_reader.checked(proposal, record, ExtractionContext()).valid_from == T
+    assert check(proposal, "I work at Globex.").valid_from == T
