@@ -119,3 +119,22 @@ class LocalJSONServer:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def chat_completion(model: str, content: str | None) -> bytes:
+    """The body of an OpenAI chat-completions answer saying ``content``."""
+    import json
+
+    answer = {
+        "id": "c1",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+    }
+    return json.dumps(answer).encode()

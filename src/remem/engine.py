@@ -69,7 +69,8 @@ class Memory(FactMethods):
         self.writer = RecordWriter(self.store, self.tokenizer, self.config, self.indexer)
         self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
         # facts, kept current by indexing and curated-memory changes (engine_facts.py)
-        self.fact_service = FactService(self.store)
+        llm = self.config.llm if self.config.facts.llm else None
+        self.fact_service = FactService(self.store, llm)
         keep = self.fact_service.update_quietly if self.config.facts.enabled else None
         self.indexer.on_indexed = keep
         # curated memories: dedup, supersession, edits, undo, history (one owner)
@@ -84,6 +85,7 @@ class Memory(FactMethods):
     def close(self) -> None:
         self.searcher.close()
         self.indexer.close()
+        self.fact_service.close()
         try:
             self.access_counts.flush()
         except RememError as exc:  # never lose the close over access statistics
@@ -485,7 +487,7 @@ class Memory(FactMethods):
         data = self.store.stats()
         data["queue"] = self.indexer.queue_stats()
         # the store's fact count stays under "facts"; this process's failed updates beside it
-        data["fact_update_errors"] = self.fact_service.update_errors
+        data.update(self.fact_service.stats())
         data["backlog"] = self.indexer.backlog(data["index_status"].get("pending", 0))
         data["embedder"] = {
             "provider": self.config.embed.provider,

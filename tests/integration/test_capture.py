@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from helpers import HashEmbedder, LocalJSONServer
+from helpers import HashEmbedder, LocalJSONServer, chat_completion
 from remem import Config, Memory, Turn
 from remem.errors import RememError
 from remem.scopes import ScopeError
@@ -239,19 +239,7 @@ class FakeChat(LocalJSONServer):
     def respond(self, path, body, headers):
         if self.status != 200:
             return self.status, b'{"error": {"message": "overloaded"}}', {}
-        answer = {
-            "id": "c1",
-            "object": "chat.completion",
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": self.content},
-                }
-            ],
-        }
-        return 200, json.dumps(answer).encode(), {}
+        return 200, chat_completion(body["model"], self.content), {}
 
 
 def test_llm_extraction_against_a_local_chat_server(db_path):

@@ -14,9 +14,10 @@ import time
 from dataclasses import dataclass, field
 
 from remem.capture.candidates import MemoryCandidate, Rejected, candidates_from
-from remem.capture.llm import SYSTEM_PROMPT, ChatClient, LLMError, parse_memories, transcript
+from remem.capture.llm import SYSTEM_PROMPT, parse_memories, transcript
 from remem.errors import ValidationError
 from remem.memories.subjects import user_scope
+from remem.net import ChatClient, LLMError
 from remem.ports import MemoryPort
 from remem.scopes import resolve
 from remem.text.assertion import not_a_statement

@@ -7,17 +7,8 @@ and instructions about memory, clamps importance, and checks categories itself.
 
 from __future__ import annotations
 
-import json
-import re
-from typing import TYPE_CHECKING
-
-from remem.config import LLMConfig
-from remem.errors import RememError
-from remem.net import post_json
+from remem.net import LLMError, json_answer
 from remem.text.triggers import CATEGORIES
-
-if TYPE_CHECKING:  # httpx (~0.2 s to import) loads when a client is made, not on import
-    import httpx
 
 SYSTEM_PROMPT = """You extract long-term memories from a chat turn.
 Return JSON: {"memories": [{"text": str, "category": "preference"|"fact"|"decision"|"entity"|"other",
@@ -34,52 +25,12 @@ memory: decisions, facts and open items; same language as the conversation; no s
 Return only the summary text."""
 
 
-class LLMError(RememError):
-    pass
-
-
-class ChatClient:
-    def __init__(self, cfg: LLMConfig, transport: httpx.BaseTransport | None = None) -> None:
-        if not cfg.base_url or not cfg.model:
-            raise LLMError("llm.base_url and llm.model must be set to use an LLM")
-        self.url = cfg.base_url.rstrip("/") + "/chat/completions"
-        self.model = cfg.model
-        headers = {"Authorization": f"Bearer {cfg.api_key}"} if cfg.api_key else {}
-        import httpx
-
-        self._client = httpx.Client(timeout=cfg.timeout_s, headers=headers, transport=transport)
-
-    def complete(self, system: str, user: str, *, json_mode: bool = False) -> str:
-        body: dict = {
-            "model": self.model,
-            "temperature": 0,
-            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
-        }
-        if json_mode:
-            body["response_format"] = {"type": "json_object"}
-        payload = post_json(self._client, self.url, body, LLMError)
-        try:
-            return str(payload["choices"][0]["message"]["content"])
-        except (KeyError, IndexError, TypeError):
-            raise LLMError(f"{self.url} answered 200 without a chat completion") from None
-
-    def close(self) -> None:
-        self._client.close()
-
-
 def parse_memories(content: str) -> list[dict]:
     """The model's proposals, validated; raises LLMError when the answer is not the format."""
-    text = content.strip()
-    fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        data = json.loads(text)
-        items = data["memories"] if isinstance(data, dict) else data
-        if not isinstance(items, list):
-            raise TypeError
-    except (ValueError, KeyError, TypeError):
-        raise LLMError(f"the model did not answer with memories JSON: {content[:120]!r}") from None
+    data = json_answer(content, "memories")
+    items = data["memories"] if isinstance(data, dict) and "memories" in data else data
+    if not isinstance(items, list):
+        raise LLMError(f"the model did not answer with memories JSON: {content[:120]!r}")
     out = []
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("text"), str):

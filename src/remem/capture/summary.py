@@ -9,8 +9,9 @@ import time
 from datetime import datetime
 
 from remem.capture.candidates import sentences
-from remem.capture.llm import SUMMARY_PROMPT, ChatClient, LLMError, transcript
+from remem.capture.llm import SUMMARY_PROMPT, transcript
 from remem.memories import StoreOutcome
+from remem.net import ChatClient, LLMError
 from remem.ports import MemoryPort
 from remem.scopes import resolve
 from remem.text.assertion import not_a_statement

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from remem.config.agents import (
@@ -132,6 +132,15 @@ class Config(_Section):
     @classmethod
     def _none_is_default(cls, value: Any) -> Any:
         return {} if value is None else value
+
+    @model_validator(mode="after")
+    def _facts_llm_has_an_endpoint(self) -> Config:
+        if self.facts.llm and not (self.llm.base_url and self.llm.model):
+            raise ValueError(
+                "facts.llm is on but llm.base_url and llm.model are not both set: set them to an "
+                "OpenAI-compatible chat endpoint, or turn facts.llm off"
+            )
+        return self
 
     @classmethod
     def load(

@@ -117,6 +117,12 @@ class FactsConfig(_Section):
         description="keep the facts (who lives, works ... where, since when) current as records "
         "are indexed and curated memories change; off: only `remem facts rebuild` derives them",
     )
+    llm: bool = Field(
+        default=False,
+        description="also ask the chat endpoint (llm.base_url, llm.model) for the facts each "
+        "record states; it adds what the rules did not read and only values written in the "
+        "record; a failed call leaves the rules' facts (off: rules only, no network)",
+    )
 
 
 class AutoRecallConfig(_Section):

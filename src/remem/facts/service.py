@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
+from remem.config import LLMConfig
 from remem.facts import corrections
 from remem.facts.extract import (
     ExtractionContext,
@@ -30,6 +31,7 @@ from remem.facts.extract import (
     statements_of,
 )
 from remem.facts.fold import ChainKey, chain_of, fold, fold_chain
+from remem.facts.llm_reader import LLMFactReader
 from remem.facts.model import Statement
 from remem.facts.subjects import people_of
 from remem.store.base import FactStore, Store
@@ -88,14 +90,31 @@ def taken_back(record: Record) -> bool:
 class FactService:
     """Derives facts from records and keeps them in the store (see the module docstring)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, llm: LLMConfig | None = None) -> None:
         self.store = store
+        # facts.llm: a chat model adds what the rules did not read (llm_reader.py)
+        self.reader = LLMFactReader(llm) if llm is not None else None
         self._people: dict[str, str] | None = None  # built from the store on first use
         self._lock = threading.Lock()  # one update or rebuild at a time per process
         self.update_errors = 0  # updates that failed (logged), for `stats`
         # a backend without the fact tables (a third-party store) is left alone by the
         # indexing path; reads and rebuilds say what is missing
         self.kept = isinstance(store, FactStore)
+
+    def stats(self) -> dict[str, object]:
+        """This process's failed updates and, with ``facts.llm``, the chat model's calls."""
+        out: dict[str, object] = {"fact_update_errors": self.update_errors}
+        if self.reader is not None:
+            out["fact_llm"] = {
+                "calls": self.reader.calls,
+                "errors": self.reader.errors,
+                "dropped": self.reader.dropped,
+            }
+        return out
+
+    def close(self) -> None:
+        if self.reader is not None:
+            self.reader.close()
 
     # ------------------------------------------------------------------ statements
     def context(self) -> ExtractionContext:
@@ -120,7 +139,10 @@ class FactService:
         if record.session and context.people and has_pronoun(record.shown_text):
             before = self.store.previous_texts(record.session, record.created_at, PRONOUN_LOOKBACK)
             context = replace(context, antecedent=antecedent_after(before, context))
-        return statements_of(record, context)
+        found = statements_of(record, context)
+        if self.reader is not None:
+            found += self.reader.statements(record, context, found)
+        return found
 
     # ------------------------------------------------------------------ rebuild
     def rebuild(
