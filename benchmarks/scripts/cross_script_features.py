@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from remem.config import Config
-from remem.conversation.fast_lane import fast_embedder
 from remem.embed.factory import make_embedder
+from remem.embed.fast_model import fast_embedder
 from remem.engine import Memory
 from remem.retrieve.query_terms import idf_weights, term_coverage
 from remem.retrieve.relevance import NEUTRAL

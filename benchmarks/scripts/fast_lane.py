@@ -51,7 +51,7 @@ def _config(**overrides: Any):
 def build(db: Path, turns: list[dict], e5, use) -> None:
     """Every turn with its e5 and its USE vector (cached across runs)."""
     from remem import Memory
-    from remem.conversation.fast_lane import FAST_MODEL, FAST_MODEL_ID
+    from remem.embed.fast_model import FAST_MODEL, FAST_MODEL_ID
     from remem_bench.suite import turn_fields
 
     if db.exists():
@@ -89,7 +89,7 @@ def ask(db: Path, questions: list[dict], lane: bool, e5, waiting: set[str]) -> l
 
 def quality(conversations: int, share: float) -> dict[str, Any]:
     from remem import Config, Memory
-    from remem.conversation.fast_lane import fast_embedder
+    from remem.embed.fast_model import fast_embedder
     from remem.embed.local import E5Embedder
     from remem.types import Filters
     from remem_bench.benchmark import load_dataset
@@ -145,7 +145,7 @@ def _summary(rows: list[dict]) -> dict[str, Any]:
 
 def burst(n: int, words: int = 12) -> dict[str, Any]:
     from remem import Config, Memory
-    from remem.conversation.fast_lane import FAST_MODEL_ID
+    from remem.embed.fast_model import FAST_MODEL_ID
 
     sentences = [
         "we should book the train tickets for the trip to Lisbon next month",
@@ -208,7 +208,7 @@ def burst(n: int, words: int = 12) -> dict[str, Any]:
 def bare_rates(texts: list[str]) -> dict[str, float]:
     """The encoders alone on the same texts (what the pipeline's rates compare with)."""
     from remem import Config
-    from remem.conversation.fast_lane import fast_embedder
+    from remem.embed.fast_model import fast_embedder
     from remem.embed.local import E5Embedder
 
     sample = texts[: min(len(texts), 256)]

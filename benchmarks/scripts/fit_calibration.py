@@ -27,7 +27,7 @@ import zlib
 import numpy as np
 from suite_cli import read_rows
 
-from remem.conversation.fast_lane import SCORE_LINE
+from remem.embed.fast_model import SCORE_LINE
 from remem.retrieve.relevance import CALIBRATIONS
 
 A, B = SCORE_LINE["local:multilingual-e5-small"]

@@ -31,8 +31,8 @@ import numpy as np
 from suite_cli import add_suite_options, chosen_datasets
 
 from remem.config import Config
-from remem.conversation.fast_lane import fast_embedder
 from remem.embed.factory import make_embedder
+from remem.embed.fast_model import fast_embedder
 from remem.retrieve import relevance as relevance_stage
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
 

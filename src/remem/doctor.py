@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from remem.conversation.fast_lane import FAST_MODEL_ID, lane_applies
 from remem.conversation.ingest import lexical_text
 from remem.embed.base import Embedder
+from remem.embed.fast_model import FAST_MODEL_ID, lane_applies
 from remem.errors import RememError
 from remem.ports import MemoryPort
 from remem.store.migrations import LATEST_VERSION
@@ -165,7 +165,7 @@ def _check_missing(mem: MemoryPort, embedder: Embedder, fix: bool) -> Finding:
 
 
 def _check_other_models(mem: MemoryPort, embedder: Embedder) -> Finding:
-    lane = lane_applies(mem.config, embedder.model_id, mem.store.path is not None)
+    lane = lane_applies(mem.config, embedder.model_id, mem.store.index_root is not None)
     others = [
         (m, n)
         for m, _d, n in mem.store.vector_stats()

@@ -4,6 +4,7 @@ or inside a function) goes to the same layer or one below, and modules import no
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,31 @@ def test_only_remem_memories_changes_the_validity_of_a_memory():
         )
     )
     assert callers == []
+
+
+def test_search_never_imports_the_write_path():
+    """The read side does not depend on the write side (issue 42): nothing in
+    ``remem.retrieve`` imports ``remem.conversation`` (ingest, queue, indexer, fast lane);
+    what both need of the models lives with the models (``remem.embed``)."""
+    reaching = sorted(
+        f"{name} imports {target}"
+        for name, targets in import_graph().items()
+        if name.startswith("remem.retrieve")
+        for target in targets
+        if target.startswith("remem.conversation")
+    )
+    assert reaching == []
+
+
+def test_capabilities_are_asked_not_read_off_the_path():
+    """Outside the store backends nobody reads ``store.path is None`` as "this is SQLite"
+    (issue 42): a backend says what it has (``Store.index_root``)."""
+    pattern = re.compile(r"\bstore\.path is (?:not )?None")
+    readers = sorted(
+        f"{name}:{n}"
+        for name, path in modules().items()
+        if not name.startswith("remem.store")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if pattern.search(line)
+    )
+    assert readers == []

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from remem import Config, Memory
-from remem.conversation.fast_lane import FAST_MODEL_ID
+from remem.embed.fast_model import FAST_MODEL_ID
 from remem.errors import EmbeddingError
 from remem.retrieve import fast_hits
 

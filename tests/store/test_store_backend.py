@@ -36,6 +36,14 @@ def test_every_backend_is_a_store(store):
     assert store.schema_version() == LATEST_VERSION
 
 
+def test_a_backend_says_where_its_local_index_lives(store):
+    """``index_root``: beside a database file, else None (a server's own index, or a scan)."""
+    if store.path is None:
+        assert store.index_root is None
+    else:
+        assert store.index_root == store.path.with_name(store.path.name + ".remem-index")
+
+
 def test_sessions_take_their_root_platform(store):
     store.set_session("root", origin_platform="qq")
     store.set_session("child", parent="root")

@@ -20,59 +20,28 @@ machinery (room, back-off), so it never holds more than its queue.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 
 from remem.config import Config
 from remem.conversation.backfill import Backfill, pending_without_vector, wait_settled
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_configured
+from remem.embed.fast_model import FAST_MODEL, FAST_MODEL_ID, fast_embedder, lane_applies
 from remem.errors import RememError
 from remem.store.base import Store
 
 log = logging.getLogger("remem")
 
-FAST_MODEL = "use-multilingual-v3"
-FAST_MODEL_ID = f"local:{FAST_MODEL}"
-FAST_DIM = 512
-# Main models whose cosines the fast model's are mapped onto. Each model's level moves with
-# the question, so the line maps margins over each model's own neutral baseline (the query's
-# best cosine to remem.retrieve.relevance.NEUTRAL): e5 - e5_base = a + b * (USE - USE_base),
-# fitted over 354k (question, turn) pairs of LoCoMo and the Chinese dev set: R^2 0.67,
-# residual sd 0.024, against 0.17 for one line on the raw cosines (remem-bench's fast_lane_mapping.py,
-# remem-bench's fast-lane-mapping.json). Another main model gets no lane: its scale is
-# unknown.
-SCORE_LINE = {"local:multilingual-e5-small": (0.0121, 0.1707)}
-
-
-def lane_applies(config: Config, main_model_id: str | None, has_file: bool) -> bool:
-    """Whether a store gets the fast lane: on in the config, a SQLite file (the snapshot
-    index searches the waiting records), and a main model with a fitted score line."""
-    return bool(config.indexing.fast_lane and has_file and main_model_id in SCORE_LINE)
-
-
-def to_main_scale(main_model_id: str, cosine: float, fast_base: float, main_base: float) -> float:
-    """A fast-model cosine as the main model's cosine it stands for (see SCORE_LINE)."""
-    a, b = SCORE_LINE[main_model_id]
-    return main_base + a + b * (cosine - fast_base)
-
-
-_shared: dict[int, Embedder] = {}
-_shared_lock = threading.Lock()
-
-
-def fast_embedder(threads: int) -> Embedder:
-    """The process's one fast model (the lane's writer and the searches share its weights)."""
-    with _shared_lock:
-        if threads not in _shared:
-            from remem.embed.local import USEEmbedder
-
-            _shared[threads] = USEEmbedder(threads=threads)
-        return _shared[threads]
-
 
 class FastLane:
     """USE vectors for pending records, in a background thread of its own."""
+
+    @classmethod
+    def for_store(cls, store: Store, config: Config, main_model_id: str | None) -> FastLane | None:
+        """The lane of this store, or None when it gets none (``lane_applies``)."""
+        if main_model_id and lane_applies(config, main_model_id, store.index_root is not None):
+            return cls(store, config, main_model_id)
+        return None
 
     def __init__(self, store: Store, config: Config, main_model_id: str) -> None:
         self.store = store

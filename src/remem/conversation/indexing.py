@@ -22,11 +22,12 @@ from typing import Any
 
 from remem.config import Config
 from remem.conversation.backfill import Backfill, pending_without_vector, wait_settled
-from remem.conversation.fast_lane import FAST_MODEL_ID, FastLane, lane_applies
+from remem.conversation.fast_lane import FastLane
 from remem.conversation.latent_fill import LatentTerms
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_configured, probe_now
 from remem.embed.factory import make_embedder, model_id_for
+from remem.embed.fast_model import FAST_MODEL_ID
 from remem.errors import RememError
 from remem.store.base import ClaimStore, Store
 from remem.types import Record
@@ -157,8 +158,7 @@ class Indexer:
                         )
                         self._backfill.start()
                     main = self._main_model_id()
-                    if main and lane_applies(self.config, main, self.store.path is not None):
-                        self._fast = FastLane(self.store, self.config, main)
+                    self._fast = FastLane.for_store(self.store, self.config, main)
                     self._queue = queue
                     self.latent.start_fill(self._embedding_busy)  # when latent terms are on
         return self._queue

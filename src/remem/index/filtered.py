@@ -23,7 +23,6 @@ from remem.index.columns_file import (
     load_columns,
     save_columns,
 )
-from remem.index.snapshot import index_dir
 from remem.index.vector import VectorIndex
 from remem.store.base import Store
 from remem.types import Filters
@@ -42,12 +41,12 @@ class FilteredVectorIndex:
         """The snapshot files go under ``root`` (default: beside the store's file);
         ``vector_options`` go to ``VectorIndex`` (thresholds, ``background``)."""
         if root is None:
-            if store.path is None:
+            root = store.index_root
+            if root is None:
                 raise ValueError(
                     "the vector index lives beside a database file; this store has none: "
                     "give root= or use ExactIndex"
                 )
-            root = index_dir(store.path)
         self.store = store
         self.model_id = model_id
         self.dim = dim

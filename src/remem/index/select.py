@@ -42,6 +42,6 @@ def open_index(store: Store, model_id: str, dim: int, *, auto_build: bool = True
     fall behind (else only an explicit build does: ``remem index``)."""
     if isinstance(store, NearestStore):  # a server backend searches its own index
         return StoreSideIndex(store, model_id, dim)
-    if store.path is None:
+    if store.index_root is None:
         return ExactIndex(store, model_id, dim)
     return FilteredVectorIndex(store, model_id, dim, auto_build=auto_build)

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from remem.index.source import Allocate, VectorBatch
+from remem.store.paths import index_dir  # re-exported: the layout's root
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -45,11 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("remem.index")
 
 FORMAT = 1
-
-
-def index_dir(db_path: str | os.PathLike[str]) -> Path:
-    """Where the derived index files of a database live: ``<db>.remem-index`` beside it."""
-    return Path(f"{os.fspath(db_path)}.remem-index")
 
 
 def model_dir(root: Path, model_id: str) -> Path:

@@ -15,14 +15,14 @@ from collections.abc import Callable, Hashable
 import numpy as np
 
 from remem.config import Config
-from remem.conversation.fast_lane import (
+from remem.embed.base import Embedder
+from remem.embed.fast_model import (
     FAST_DIM,
     FAST_MODEL_ID,
     fast_embedder,
     lane_applies,
     to_main_scale,
 )
-from remem.embed.base import Embedder
 from remem.index.filtered import FilteredVectorIndex
 from remem.store.base import Store
 from remem.types import Filters
@@ -70,7 +70,7 @@ class FastHits:
         if (
             self._off is not None
             or not isinstance(main_index, FilteredVectorIndex)
-            or not lane_applies(self.config, main_model_id, self.store.path is not None)
+            or not lane_applies(self.config, main_model_id, self.store.index_root is not None)
         ):
             return []
         waiting = self.waiting(main_index)

@@ -22,8 +22,8 @@ from datetime import tzinfo
 import numpy as np
 
 from remem.config import Config
-from remem.conversation.fast_lane import FAST_MODEL_ID
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
+from remem.embed.fast_model import FAST_MODEL_ID
 from remem.errors import RememError
 from remem.index.exact import blas_one_thread
 from remem.index.filtered import FilteredVectorIndex

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from remem.conversation.fast_lane import SCORE_LINE, fast_embedder, to_main_scale
 from remem.embed.base import Embedder
+from remem.embed.fast_model import SCORE_LINE, fast_embedder, to_main_scale
 from remem.errors import RememError
 from remem.index.exact import blas_one_thread
 

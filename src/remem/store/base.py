@@ -438,6 +438,13 @@ class Store(
 
     @property
     def path(self) -> Path | None: ...
+    @property
+    def index_root(self) -> Path | None:
+        """Where this store's derived vector index files live (the snapshot index, beside a
+        database file), or None: a server backend searches its own index, an in-memory one
+        scans. What the indexing side asks instead of reading ``path`` as "this is SQLite"."""
+        ...
+
     def transaction(self) -> AbstractContextManager[Store]:
         """A unit of work: ``with store.transaction() as tx:`` (``tx`` is this store). The
         writes this thread makes inside the block commit together when it ends, or, if it

@@ -1,4 +1,5 @@
-"""Check a database path before SQLite touches it, so every failure is one actionable line.
+"""Check a database path before SQLite touches it, so every failure is one actionable line;
+and where a database file's derived index files live (``index_dir``).
 
 SQLite's own errors ("unable to open database file") name neither the cause nor the fix.
 """
@@ -86,3 +87,8 @@ def prepare_db_path(raw: str | os.PathLike[str]) -> Path:
                 "permissions or choose another --db / REMEM_DB path"
             )
     return path
+
+
+def index_dir(db_path: str | os.PathLike[str]) -> Path:
+    """Where the derived index files of a database live: ``<db>.remem-index`` beside it."""
+    return Path(f"{os.fspath(db_path)}.remem-index")

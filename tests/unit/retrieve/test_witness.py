@@ -8,7 +8,7 @@ import logging
 import numpy as np
 import pytest
 
-from remem.conversation.fast_lane import to_main_scale
+from remem.embed.fast_model import to_main_scale
 from remem.errors import RememError
 from remem.retrieve import witness as witness_module
 from remem.retrieve.relevance import calibration_for, relevance

@@ -93,6 +93,10 @@ class MemoryState:
     def path(self) -> None:
         return None
 
+    @property
+    def index_root(self) -> None:
+        return None  # an exact scan of what is in memory
+
     def schema_version(self) -> int:
         """The schema this store holds the data of: always the latest one."""
         return LATEST_VERSION

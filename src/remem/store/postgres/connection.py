@@ -261,6 +261,10 @@ class PostgresConnection:
         return None  # a server, not a file
 
     @property
+    def index_root(self) -> Path | None:
+        return None  # pgvector's own index
+
+    @property
     def url(self) -> str:
         return self._url
 

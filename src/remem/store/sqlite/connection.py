@@ -21,7 +21,7 @@ from typing import Any
 
 from remem.errors import StoreBusyError, StoreError
 from remem.store.migrations import LATEST_VERSION, MIGRATIONS
-from remem.store.paths import prepare_db_path
+from remem.store.paths import index_dir, prepare_db_path
 from remem.store.sqlite.durability import (
     GROUP_COMMIT_AVAILABLE,
     GroupSync,
@@ -86,6 +86,10 @@ class SQLiteConnection:
     @property
     def path(self) -> Path:
         return self._path
+
+    @property
+    def index_root(self) -> Path:
+        return index_dir(self._path)
 
     def _configure(self, busy_timeout_ms: int, cache_mb: int, grouped: bool) -> None:
         c = self._conn

@@ -1,0 +1,53 @@
+"""The bundled fast model (USE multilingual) and how its cosines read on a main model's scale.
+
+The fast lane (``conversation/fast_lane.py``) gives records waiting for the main model a USE
+vector at once, and the relevance stage asks USE as a witness across scripts
+(``retrieve/witness.py``); both read USE's cosines as the main model's through ``SCORE_LINE``,
+fitted per main model. What is specific to these models lives here, with the models.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from remem.config import Config
+from remem.embed.base import Embedder
+
+FAST_MODEL = "use-multilingual-v3"
+FAST_MODEL_ID = f"local:{FAST_MODEL}"
+FAST_DIM = 512
+# Main models whose cosines the fast model's are mapped onto. Each model's level moves with
+# the question, so the line maps margins over each model's own neutral baseline (the query's
+# best cosine to remem.retrieve.relevance.NEUTRAL): e5 - e5_base = a + b * (USE - USE_base),
+# fitted over 354k (question, turn) pairs of LoCoMo and the Chinese dev set: R^2 0.67,
+# residual sd 0.024, against 0.17 for one line on the raw cosines (remem-bench's fast_lane_mapping.py,
+# remem-bench's fast-lane-mapping.json). Another main model gets no lane: its scale is
+# unknown.
+SCORE_LINE = {"local:multilingual-e5-small": (0.0121, 0.1707)}
+
+
+def lane_applies(config: Config, main_model_id: str | None, local_index: bool) -> bool:
+    """Whether a store gets the fast lane: on in the config, a store with a local snapshot
+    index (``Store.index_root``: it searches the waiting records), and a main model with a
+    fitted score line."""
+    return bool(config.indexing.fast_lane and local_index and main_model_id in SCORE_LINE)
+
+
+def to_main_scale(main_model_id: str, cosine: float, fast_base: float, main_base: float) -> float:
+    """A fast-model cosine as the main model's cosine it stands for (see SCORE_LINE)."""
+    a, b = SCORE_LINE[main_model_id]
+    return main_base + a + b * (cosine - fast_base)
+
+
+_shared: dict[int, Embedder] = {}
+_shared_lock = threading.Lock()
+
+
+def fast_embedder(threads: int) -> Embedder:
+    """The process's one fast model (the lane's writer and the searches share its weights)."""
+    with _shared_lock:
+        if threads not in _shared:
+            from remem.embed.local import USEEmbedder
+
+            _shared[threads] = USEEmbedder(threads=threads)
+        return _shared[threads]
