@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from remem import arguments
+from remem.embed import calibrations
 from remem.errors import RememError, ValidationError
 from remem.ports import MemoryPort
 from remem.recall.render import render_memories
 from remem.recall.subjects import for_asker
-from remem.retrieve import relevance
 from remem.schemas import check_encodable
 from remem.scopes import ScopeGuard
 from remem.text.bilingual import ties
@@ -73,7 +73,7 @@ def gate(query: str, cfg) -> str | None:
 
 
 # The neutral sentences live with the relevance calibration that shares them.
-NEUTRAL = relevance.NEUTRAL
+NEUTRAL = calibrations.NEUTRAL
 
 
 class Relevance:
