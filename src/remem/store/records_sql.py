@@ -1,7 +1,7 @@
 """Record reads written once for both SQL backends (issue 42: no second copy): a session's
 previous turns, a page of records, every record page by page.
 
-SQLite and PostgreSQL ask these the same way and differ only in what a ``RecordsDialect``
+SQLite and PostgreSQL ask these the same way and differ only in what a ``SQLDialect``
 holds: the placeholder, the "no limit" value, the record columns and the filters as SQL.
 Each backend's method hands its ``query`` (all rows of one SELECT) to these functions.
 """
@@ -9,25 +9,18 @@ Each backend's method hands its ``query`` (all rows of one SELECT) to these func
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from remem.store.filter_sql import filters_where
 from remem.store.rows import row_to_record
+from remem.store.sql_dialect import SQLDialect
 from remem.types import Filters, Record
 
 Query = Callable[[str, Any], list[Any]]
 
 
-@dataclass(frozen=True)
-class RecordsDialect:
-    mark: str  # the placeholder
-    no_limit: Any  # the LIMIT value that means "all"
-    columns: str  # the rowid and the stored fields, read from ``records r``
-    filters_sql: Callable[[Filters | None], tuple[str, list[Any]]]  # " AND ..." and params
-
-
 def previous_texts(
-    query: Query, d: RecordsDialect, session: str, before: float, limit: int
+    query: Query, d: SQLDialect, session: str, before: float, limit: int
 ) -> list[Record]:
     """The last ``limit`` records of a session created before ``before``, oldest first."""
     m = d.mark
@@ -41,7 +34,7 @@ def previous_texts(
 
 def list_records(
     query: Query,
-    d: RecordsDialect,
+    d: SQLDialect,
     filters: Filters | None,
     *,
     limit: int | None,
@@ -50,21 +43,21 @@ def list_records(
 ) -> list[Record]:
     """A page of records passing the filters, newest (or oldest) first; a limit of None
     (or below 0) means all."""
-    where, params = d.filters_sql(filters)
+    where, params = filters_where(filters, d)
     order = "DESC" if newest_first else "ASC"
     rows = query(
         f"SELECT {d.columns} FROM records r WHERE 1=1{where} "
         f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT {d.mark} OFFSET {d.mark}",
-        [*params, d.no_limit if limit is None or limit < 0 else limit, offset],
+        [*params, d.limit(limit), offset],
     )
     return [row_to_record(r) for r in rows]
 
 
 def iter_records(
-    query: Query, d: RecordsDialect, filters: Filters | None, batch: int, after: int
+    query: Query, d: SQLDialect, filters: Filters | None, batch: int, after: int
 ) -> Iterator[Record]:
     """Every record passing the filters with rowid > after, in rowid order, page by page."""
-    where, params = d.filters_sql(filters)
+    where, params = filters_where(filters, d)
     while True:
         rows = query(
             f"SELECT {d.columns} FROM records r WHERE r.rowid > {d.mark}{where} "

@@ -10,16 +10,12 @@ from typing import Any
 from remem.errors import ValidationError
 from remem.store import facts_sql, records_sql
 from remem.store.base import ANY, OnConflict, RecordRow
-from remem.store.postgres.facts import POSTGRES_FACTS
 from remem.store.postgres.filters import RECORD_COLUMNS, filters_sql
 from remem.store.postgres.lexical import LexicalWriter
 from remem.store.postgres.sessions import SessionsMixin, upsert_session
 from remem.store.rows import INSERT_FIELDS, check_enums, check_value, column_value, row_to_record
+from remem.store.sql_dialect import POSTGRES
 from remem.types import Filters, Record
-
-DIALECT = records_sql.RecordsDialect(
-    mark="%s", no_limit=None, columns=RECORD_COLUMNS, filters_sql=filters_sql
-)
 
 _INSERT = (
     f"INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
@@ -172,7 +168,7 @@ class RecordsMixin(SessionsMixin):
 
     def previous_texts(self, session: str, before: float, limit: int) -> list[Record]:
         """The last ``limit`` records of a session created before ``before``, oldest first."""
-        return records_sql.previous_texts(self.query, DIALECT, session, before, limit)
+        return records_sql.previous_texts(self.query, POSTGRES, session, before, limit)
 
     def list_records(
         self,
@@ -183,14 +179,14 @@ class RecordsMixin(SessionsMixin):
         newest_first: bool = True,
     ) -> list[Record]:
         return records_sql.list_records(
-            self.query, DIALECT, filters, limit=limit, offset=offset, newest_first=newest_first
+            self.query, POSTGRES, filters, limit=limit, offset=offset, newest_first=newest_first
         )
 
     def iter_records(
         self, filters: Filters | None = None, batch: int = 1000, after: int = 0
     ) -> Iterator[Record]:
         """Every record passing the filters with rowid > after, in rowid order, page by page."""
-        return records_sql.iter_records(self.query, DIALECT, filters, batch, after)
+        return records_sql.iter_records(self.query, POSTGRES, filters, batch, after)
 
     def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
         where, params = filters_sql(filters)
@@ -318,7 +314,7 @@ class RecordsMixin(SessionsMixin):
                 lexical.flush(c)
                 c.execute("DELETE FROM records WHERE rowid = ANY(%s::bigint[])", (rowids,))
                 self._bump_deletes(c)
-            facts_sql.forget_records(c, POSTGRES_FACTS, record_ids)
+            facts_sql.forget_records(c, POSTGRES, record_ids)
         return len(rowids)
 
     def delete_session_after(self, session: str, after: float) -> list[str]:

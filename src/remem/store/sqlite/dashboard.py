@@ -15,17 +15,8 @@ from pathlib import Path
 from remem.errors import StoreError
 from remem.store import dashboard_sql
 from remem.store.dashboard import StoreSize
+from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite.connection import SQLiteConnection
-from remem.store.sqlite.filters import filters_sql
-
-SQLITE = dashboard_sql.Dialect(
-    mark="?",
-    no_limit=-1,
-    quarter="CAST(r.created_at / 900 AS INTEGER)",
-    by_code_point="",  # SQLite compares text bytewise: UTF-8 sorts by code point
-    filters_sql=filters_sql,
-    matches_any=dashboard_sql.glob_any,
-)
 
 
 def file_bytes(path: Path) -> int:

@@ -7,19 +7,12 @@ import sqlite3
 from contextlib import AbstractContextManager
 
 from remem.store import facts_sql
-from remem.store.filter_sql import SQLITE_FILTERS
+from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite.connection import SQLiteConnection
-
-SQLITE_FACTS = facts_sql.FactsDialect(
-    lists=SQLITE_FILTERS,
-    no_limit=-1,
-    by_code_point="",  # SQLite compares text bytewise: UTF-8 sorts by code point
-    chunk=500,  # one bound value per id: stays under SQLite's variable limit
-)
 
 
 class FactsMixin(facts_sql.SQLFacts, SQLiteConnection):
-    _facts_dialect = SQLITE_FACTS
+    _facts_dialect = SQLITE
 
     def _facts_write(self) -> AbstractContextManager[sqlite3.Connection]:
         return self.write()

@@ -13,8 +13,8 @@ from remem.schemas import ID_MAX_CHARS
 from remem.store import facts_sql, records_sql
 from remem.store.base import ANY, OnConflict, RecordRow
 from remem.store.rows import INSERT_FIELDS, check_enums, check_value, column_value, row_to_record
+from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite.connection import SQLiteConnection
-from remem.store.sqlite.facts import SQLITE_FACTS
 from remem.store.sqlite.filters import RECORD_COLUMNS, filters_sql, in_marks
 from remem.types import Filters, Record
 
@@ -24,11 +24,6 @@ CHUNK = 500  # ids per IN list: stays under SQLite's variable limit
 def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterator[list[Any]]:
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
-
-
-DIALECT = records_sql.RecordsDialect(
-    mark="?", no_limit=-1, columns=RECORD_COLUMNS, filters_sql=filters_sql
-)
 
 
 class RecordsMixin(SQLiteConnection):
@@ -227,7 +222,7 @@ class RecordsMixin(SQLiteConnection):
 
     def previous_texts(self, session: str, before: float, limit: int) -> list[Record]:
         """The last ``limit`` records of a session created before ``before``, oldest first."""
-        return records_sql.previous_texts(self.query, DIALECT, session, before, limit)
+        return records_sql.previous_texts(self.query, SQLITE, session, before, limit)
 
     def list_records(
         self,
@@ -238,14 +233,14 @@ class RecordsMixin(SQLiteConnection):
         newest_first: bool = True,
     ) -> list[Record]:
         return records_sql.list_records(
-            self.query, DIALECT, filters, limit=limit, offset=offset, newest_first=newest_first
+            self.query, SQLITE, filters, limit=limit, offset=offset, newest_first=newest_first
         )
 
     def iter_records(
         self, filters: Filters | None = None, batch: int = 1000, after: int = 0
     ) -> Iterator[Record]:
         """Every record passing the filters with rowid > after, in rowid order, page by page."""
-        return records_sql.iter_records(self.query, DIALECT, filters, batch, after)
+        return records_sql.iter_records(self.query, SQLITE, filters, batch, after)
 
     def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
         where, params = filters_sql(filters)
@@ -372,7 +367,7 @@ class RecordsMixin(SQLiteConnection):
                 c.execute(f"DELETE FROM vectors WHERE record_rowid IN ({marks})", rowids)
                 c.execute(f"DELETE FROM records WHERE rowid IN ({marks})", rowids)
                 deleted += len(rowids)
-            facts_sql.forget_records(c, SQLITE_FACTS, record_ids)
+            facts_sql.forget_records(c, SQLITE, record_ids)
             if deleted:
                 c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
         return deleted
