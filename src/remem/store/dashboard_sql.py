@@ -27,6 +27,7 @@ from remem.store.dashboard import (
     pattern_regex,
 )
 from remem.store.filter_sql import filters_where
+from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import SQLDialect
 from remem.types import Filters
 
@@ -176,36 +177,34 @@ def newest_ids(
     return [record_id for (record_id,) in rows]
 
 
-class SQLDashboard:
+class SQLDashboard(SQLConnection):
     """The four ``DashboardStore`` reads answered in SQL, for a backend that names its
     ``SQLDialect`` and how a dashboard read opens its connection (``_dashboard_read``: one
     snapshot per read, never the connection requests share). ``storage_size`` stays the
     backend's own."""
-
-    _dashboard_dialect: SQLDialect
 
     def _dashboard_read(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
     def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
         with self._dashboard_read() as c:
-            return breakdown(c, self._dashboard_dialect, filters)
+            return breakdown(c, self._sql, filters)
 
     def session_summaries(
         self, filters: Filters | None = None, *, limit: int = 200
     ) -> list[SessionSummary]:
         with self._dashboard_read() as c:
-            return session_summaries(c, self._dashboard_dialect, filters, limit)
+            return session_summaries(c, self._sql, filters, limit)
 
     def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
         with self._dashboard_read() as c:
-            return distinct_values(c, self._dashboard_dialect, column, filters)
+            return distinct_values(c, self._sql, column, filters)
 
     def speaker_lines_matching(
         self, patterns: Sequence[str], filters: Filters | None = None, *, limit: int = 10_000
     ) -> list[tuple[str, str]]:
         with self._dashboard_read() as c:
-            return speaker_lines_matching(c, self._dashboard_dialect, patterns, filters, limit)
+            return speaker_lines_matching(c, self._sql, patterns, filters, limit)
 
     def newest_ids(
         self,
@@ -216,6 +215,4 @@ class SQLDashboard:
         offset: int = 0,
     ) -> list[str]:
         with self._dashboard_read() as c:
-            return newest_ids(
-                c, self._dashboard_dialect, filters, ended_by=ended_by, limit=limit, offset=offset
-            )
+            return newest_ids(c, self._sql, filters, ended_by=ended_by, limit=limit, offset=offset)

@@ -13,9 +13,8 @@ citing a record already gone.
 
 SQLite and PostgreSQL differ here only in what their ``SQLDialect`` holds: the placeholder
 and how a list is bound, the "no limit" value and how text sorts by code point (as
-``dashboard_sql`` explains). Each backend hands these
-functions a connection of its ``write()`` or ``read()``; ``SQLFacts`` is the protocol's
-methods over them.
+``dashboard_sql`` explains). ``SQLFacts`` is the protocol's methods over these functions,
+on a connection of the backend's ``write()`` or ``read()``.
 """
 
 from __future__ import annotations
@@ -23,10 +22,10 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
 from remem.store.facts_check import check_fact, fact_order
+from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import SQLDialect
 from remem.types import Fact
 
@@ -191,34 +190,26 @@ def fact_count(conn: Any) -> int:
     return int(conn.execute("SELECT count(*) FROM facts").fetchone()[0])
 
 
-class SQLFacts:
-    """The ``FactStore`` methods for a backend that names its ``SQLDialect`` and how they
-    open a connection: ``_facts_write`` (one transaction, or a savepoint of this thread's
-    open one) and ``_facts_read`` (one snapshot; inside a transaction, that transaction)."""
-
-    _facts_dialect: SQLDialect
-
-    def _facts_write(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
-
-    def _facts_read(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
+class SQLFacts(SQLConnection):
+    """The ``FactStore`` methods over a SQL backend's connection: writes in its ``write()``
+    (one transaction, or a savepoint of this thread's open one), reads in its ``read()``
+    (one snapshot; inside a transaction, that transaction)."""
 
     def put_facts(self, facts: Sequence[Fact]) -> int:
         for fact in facts:  # before the transaction: a bad fact costs no write lock
             check_fact(fact)
-        with self._facts_write() as c:
-            return put_facts(c, self._facts_dialect, facts)
+        with self.write() as c:
+            return put_facts(c, self._sql, facts)
 
     def delete_facts(self, ids: Sequence[str]) -> int:
         if not ids:
             return 0
-        with self._facts_write() as c:
-            return _delete_ids(c, self._facts_dialect, ids)
+        with self.write() as c:
+            return _delete_ids(c, self._sql, ids)
 
     def clear_facts(self, scopes: Sequence[str] | None = None, origin: str | None = None) -> int:
-        with self._facts_write() as c:
-            return clear_facts(c, self._facts_dialect, scopes, origin)
+        with self.write() as c:
+            return clear_facts(c, self._sql, scopes, origin)
 
     def facts(
         self,
@@ -230,10 +221,10 @@ class SQLFacts:
         current: bool = False,
         limit: int | None = None,
     ) -> list[Fact]:
-        with self._facts_read() as c:
+        with self.read() as c:
             return facts(
                 c,
-                self._facts_dialect,
+                self._sql,
                 scopes=scopes,
                 subject=subject,
                 attribute=attribute,
@@ -245,9 +236,9 @@ class SQLFacts:
     def facts_citing(self, record_ids: Sequence[str]) -> list[Fact]:
         if not record_ids:
             return []
-        with self._facts_read() as c:
-            return facts_citing(c, self._facts_dialect, record_ids)
+        with self.read() as c:
+            return facts_citing(c, self._sql, record_ids)
 
     def fact_subjects(self, scopes: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
-        with self._facts_read() as c:
-            return fact_subjects(c, self._facts_dialect, scopes)
+        with self.read() as c:
+            return fact_subjects(c, self._sql, scopes)

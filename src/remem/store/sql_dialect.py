@@ -39,6 +39,8 @@ class SQLDialect:
     same: str  # null-safe equality: ``a {same} b`` is true for two NULLs
     greatest: str  # the larger of two values
     typed_mark: str  # a placeholder whose type the statement alone does not tell (text)
+    like: str  # LIKE that ignores (at least ASCII) case
+    json_equals: str  # (with "?" marks: a key, a string) the record's metadata has it there
 
     def sql(self, statement: str) -> str:
         """The statement, written with ``?``, in this dialect's placeholders."""
@@ -78,6 +80,8 @@ SQLITE = SQLDialect(
     same="IS",
     greatest="max",
     typed_mark="?",
+    like="LIKE",  # SQLite's LIKE ignores ASCII case
+    json_equals="json_extract(r.metadata, '$.' || ?) = ?",
 )
 
 POSTGRES = SQLDialect(
@@ -93,4 +97,6 @@ POSTGRES = SQLDialect(
     same="IS NOT DISTINCT FROM",
     greatest="greatest",
     typed_mark="%s::text",
+    like="ILIKE",
+    json_equals="(r.metadata::jsonb -> ?) = to_jsonb(?::text)",  # a JSON string, not a number
 )

@@ -10,12 +10,9 @@ from typing import Any
 from remem.store import dashboard_sql
 from remem.store.dashboard import StoreSize
 from remem.store.postgres.connection import SCHEMA_BYTES_SQL, PostgresConnection, redact
-from remem.store.sql_dialect import POSTGRES
 
 
 class DashboardMixin(dashboard_sql.SQLDashboard, PostgresConnection):
-    _dashboard_dialect = POSTGRES
-
     def _dashboard_read(self) -> AbstractContextManager[Any]:
         return self.read()
 
