@@ -36,7 +36,7 @@ from remem.schemas import RecordIn, check_encodable, make_filters, validate_reco
 from remem.store.base import Store
 from remem.store.open import open_store
 from remem.text.tokenize import Tokenizer
-from remem.types import Filters, Record, SearchResult, StoredMemory
+from remem.types import Filters, Record, SearchResult, SessionInfo, StoredMemory
 
 log = logging.getLogger("remem")
 
@@ -86,6 +86,9 @@ class Memory(FactMethods, TurnMethods):
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
+        """Stop the background work (the indexing queue drains for up to
+        ``indexing.drain_timeout_s``; what is left stays pending), write the access counts
+        still waiting and close the store."""
         self.searcher.close()
         self.indexer.close()
         try:
@@ -270,7 +273,7 @@ class Memory(FactMethods, TurnMethods):
 
     def set_session(
         self, session: str, *, origin_platform: str | None = None, parent: str | None = None
-    ) -> dict[str, Any]:
+    ) -> SessionInfo:
         """Record where a session belongs: the platform of the group or private room it is
         (whichever entry point later drives a turn in it) and, for a sub-session, its parent.
         The ``platform`` cross-session mode uses the root session's origin platform. Messages
@@ -285,7 +288,7 @@ class Memory(FactMethods, TurnMethods):
         assert info is not None
         return info
 
-    def session_info(self, session: str) -> dict[str, Any] | None:
+    def session_info(self, session: str) -> SessionInfo | None:
         """A session's origin platform, parent and effective platform (None if unknown)."""
         return self.store.session_info(arguments.name("session", session) or "")
 
@@ -344,6 +347,8 @@ class Memory(FactMethods, TurnMethods):
         limit: int | None = 50,
         offset: int = 0,
     ) -> list[Record]:
+        """The records passing the filters (all without any), newest first, ``limit`` at a
+        time from ``offset``."""
         arguments.count("limit", limit, optional=True)
         arguments.count("offset", offset)
         return self.store.list_records(make_filters(filters, self.zone), limit=limit, offset=offset)
@@ -387,6 +392,9 @@ class Memory(FactMethods, TurnMethods):
         )
 
     def stats(self) -> dict[str, Any]:
+        """The store's counts (records by kind, scope, role, category and index status,
+        vectors per model, sessions, facts) and this process's indexing queue, backlog and
+        embedding model."""
         data = self.store.stats()
         data["queue"] = self.indexer.queue_stats()
         # the store's fact count stays under "facts"; this process's failed updates beside it

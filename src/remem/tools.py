@@ -288,7 +288,7 @@ class MemoryTools:
         """The scopes this call may read: the agent's, or the one it asked for (narrowing)."""
         return self.guard.read_scopes(requested) or []
 
-    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    def call(self, name: object, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         if not isinstance(name, str) or name not in TOOLS:
             shown = printable(repr(name))[:80]
             names = ", ".join(offered(self.parts.config))

@@ -60,7 +60,7 @@ def current_platform(chat: ChatArchive, turn: Turn) -> str | None:
     """A group or private room belongs to its origin platform whichever entry point drove
     this turn, and a sub-session to its root's; else the turn's own platform."""
     info = chat.store.session_info(turn.session) if turn.session else None
-    return (info or {}).get("platform") or turn.platform
+    return (info["platform"] if info else None) or turn.platform
 
 
 def session_context(store: Store, session: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 import psycopg
 
 from remem.store.postgres.connection import PostgresConnection
+from remem.types import SessionInfo
 
 
 def upsert_session(
@@ -59,7 +60,7 @@ class SessionsMixin(PostgresConnection):
         with self.write() as c:
             upsert_session(c, session, origin_platform, parent)
 
-    def session_info(self, session: str) -> dict[str, Any] | None:
+    def session_info(self, session: str) -> SessionInfo | None:
         row = self.query_one(
             "SELECT id, origin_platform, parent, platform FROM sessions WHERE id = %s",
             (session,),

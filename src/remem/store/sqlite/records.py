@@ -16,7 +16,7 @@ from remem.store.rows import INSERT_FIELDS, check_enums, check_value, column_val
 from remem.store.sqlite.connection import SQLiteConnection
 from remem.store.sqlite.facts import SQLITE_FACTS
 from remem.store.sqlite.filters import RECORD_COLUMNS, filters_sql, in_marks
-from remem.types import Filters, Record
+from remem.types import Filters, Record, SessionInfo
 
 CHUNK = 500  # ids per IN list: stays under SQLite's variable limit
 
@@ -111,7 +111,7 @@ class RecordsMixin(SQLiteConnection):
                 "UPDATE sessions SET platform = ? WHERE id = ?", (_root_platform(c, sid), sid)
             )
 
-    def session_info(self, session: str) -> dict[str, Any] | None:
+    def session_info(self, session: str) -> SessionInfo | None:
         row = self.query_one(
             "SELECT id, origin_platform, parent, platform FROM sessions WHERE id = ?", (session,)
         )
