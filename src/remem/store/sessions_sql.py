@@ -8,6 +8,7 @@ from typing import Any
 
 from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import SQLDialect
+from remem.types import SessionInfo
 
 
 def upsert_session(
@@ -67,7 +68,7 @@ class SQLSessions(SQLConnection):
         with self.write() as c:
             upsert_session(c, self._sql, session, origin_platform, parent)
 
-    def session_info(self, session: str) -> dict[str, Any] | None:
+    def session_info(self, session: str) -> SessionInfo | None:
         row = self.query_one(
             self._sql.sql(
                 "SELECT id, origin_platform, parent, platform FROM sessions WHERE id = ?"
