@@ -1,4 +1,6 @@
-"""The facade: wires store + embedder + tokenizer + search. No retrieval logic of its own.
+"""The facade and composition root: builds the store, indexing, search, recall, capture and
+the tools with explicit collaborators, and hands each feature only the parts it works with; no
+feature receives ``Memory`` or calls back into it. No retrieval logic of its own.
 
 Write path: validate -> commit (text and lexical index, one transaction: once ``ingest``
 returns, the record survives a crash) -> embed -> write the vector. If embedding fails the
@@ -7,19 +9,20 @@ record stays ``pending``, found by lexical search, until ``embed_pending`` fills
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterable, Sequence
 from datetime import tzinfo
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from remem import arguments
 from remem.config import Config
 from remem.conversation.indexing import Indexer, Progress, active_model, expected_model_id
 from remem.conversation.ingest import OnTakenId, RecordWriter
 from remem.embed.base import Embedder
-from remem.embed.reads import interactive
 from remem.engine_facts import FactMethods
+from remem.engine_turns import TurnMethods
 from remem.errors import RememError, ValidationError
 from remem.facts.service import FactService
 from remem.index.legacy import KEY as LEGACY_KEY
@@ -27,20 +30,20 @@ from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.memories import CuratedMemories
 from remem.recall.injections import InjectionLog
 from remem.retrieve.access import AccessRecorder
+from remem.retrieve.checked import CheckedSearch
 from remem.retrieve.search import Searcher
-from remem.retrieve.stages import STAGE_NAMES
 from remem.schemas import RecordIn, check_encodable, make_filters, validate_record
 from remem.store.base import Store
 from remem.store.open import open_store
 from remem.text.tokenize import Tokenizer
-from remem.types import Filters, Record, SearchResult, StoredMemory, Turn
+from remem.types import Filters, Record, SearchResult, SessionInfo, StoredMemory
 
 log = logging.getLogger("remem")
 
 __all__ = ["Memory", "make_filters"]
 
 
-class Memory(FactMethods):
+class Memory(FactMethods, TurnMethods):
     """Long-term memory over one store.
 
     >>> mem = Memory("/tmp/demo.db")
@@ -67,7 +70,7 @@ class Memory(FactMethods):
         self.tokenizer = Tokenizer.from_config(self.config.text)
         self.indexer = Indexer(self.store, self.config, embedder)
         self.writer = RecordWriter(self.store, self.tokenizer, self.config, self.indexer)
-        self.searcher = Searcher(self.store, self.tokenizer, self.config, self.get_embedder)
+        self.searcher = Searcher(self.store, self.tokenizer, self.config, self.indexer.get_embedder)
         # facts, kept current by indexing and curated-memory changes (engine_facts.py)
         llm = self.config.llm if self.config.facts.llm else None
         self.fact_service = FactService(self.store, llm)
@@ -78,11 +81,15 @@ class Memory(FactMethods):
         self.access_counts = AccessRecorder(
             self.store, self.config.scoring.access_debounce_s, self.config.scoring.access_window_s
         )
+        self.checked_search = CheckedSearch(self.config, self.searcher, self.access_counts)
         self.injections = InjectionLog()  # auto-recall's cross-turn dedup, per session
-        self._neutral: dict[str, Any] = {}
+        self._build_features()  # engine_turns.py
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
+        """Stop the background work (the indexing queue drains for up to
+        ``indexing.drain_timeout_s``; what is left stays pending), write the access counts
+        still waiting and close the store."""
         self.searcher.close()
         self.indexer.close()
         self.fact_service.close()
@@ -268,7 +275,7 @@ class Memory(FactMethods):
 
     def set_session(
         self, session: str, *, origin_platform: str | None = None, parent: str | None = None
-    ) -> dict[str, Any]:
+    ) -> SessionInfo:
         """Record where a session belongs: the platform of the group or private room it is
         (whichever entry point later drives a turn in it) and, for a sub-session, its parent.
         The ``platform`` cross-session mode uses the root session's origin platform. Messages
@@ -283,7 +290,7 @@ class Memory(FactMethods):
         assert info is not None
         return info
 
-    def session_info(self, session: str) -> dict[str, Any] | None:
+    def session_info(self, session: str) -> SessionInfo | None:
         """A session's origin platform, parent and effective platform (None if unknown)."""
         return self.store.session_info(arguments.name("session", session) or "")
 
@@ -296,56 +303,6 @@ class Memory(FactMethods):
         return len(undo(doomed, lambda: self.store.delete_session_after(session, when)))
 
     # ------------------------------------------------------------------ curated memories
-    def scope_access(
-        self, agent: str, *, session: str | None = None, user: str | None = None
-    ) -> Any:
-        """What ``agent`` may read and write in this call (the one scope resolver)."""
-        from remem.scopes import resolve
-
-        return resolve(self.config, agent, session=session, user=user)
-
-    def neutral_vectors(self, embedder: Embedder) -> Any:
-        """Vectors of a few neutral sentences for this model (the relevance baseline of
-        auto-recall), embedded once per model."""
-        from remem.recall.memories import NEUTRAL
-
-        cached = self._neutral.get(embedder.model_id)
-        if cached is None:
-            with interactive():  # a recall waits for these: the query deadline applies
-                cached = self._neutral[embedder.model_id] = embedder.embed_passages(list(NEUTRAL))
-        return cached
-
-    def capture_after_turn(self, turn: Turn) -> Any:
-        """After an LLM response: capture this turn's memories (see ``remem.capture``)."""
-        from remem.capture.capture import capture_after_turn
-
-        return capture_after_turn(self, arguments.turn(turn))
-
-    def recall_memories(
-        self,
-        query: str,
-        *,
-        agent: str,
-        session: str | None = None,
-        user: str | None = None,
-        now: float | None = None,
-        preview: bool = False,
-        timezone: str | None = None,
-    ) -> Any:
-        """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block
-        (``timezone``: the asker's, for time words and the memories' dates)."""
-        from remem.recall.memories import recall_memories
-
-        asked: dict[str, Any] = {"agent": agent, "session": session, "user": user, "now": now}
-        with interactive():  # one query deadline for every embedding this recall waits for
-            return recall_memories(self, query, **asked, preview=preview, timezone=timezone)
-
-    def tools(self, agent: str, *, session: str | None = None, user: str | None = None) -> Any:
-        """The agent tools bound to one agent, and to a session and user when given."""
-        from remem.tools import MemoryTools
-
-        return MemoryTools(self, agent, session=session, user=user)
-
     def history(self, memory_id: str) -> list[Record]:
         """Every version of a memory, oldest first."""
         return self.memories.history(arguments.record_id("memory_id", memory_id))
@@ -354,31 +311,6 @@ class Memory(FactMethods):
         """Undo the update that replaced (or was made by) this memory; returns the versions
         that are current again."""
         return self.memories.undo(arguments.record_id("memory_id", memory_id))
-
-    def session_reset(
-        self, session: str, *, agent: str, user: str | None = None, now: float | None = None
-    ) -> Any:
-        """A session ends: store one summary memory of it when ``capture.session_summary`` is
-        on (returns the store outcome, or None)."""
-        from remem.capture.summary import summarize_session
-
-        arguments.name("session", session)
-        arguments.unix_time("now", now, optional=True)
-        return summarize_session(self, session, agent=agent, user=user, now=now)
-
-    def recall_for_turn(self, turn: Turn) -> Any:
-        """Before an LLM call: recall for this turn's archived inputs and render the block to
-        inject (see ``remem.recall.messages``)."""
-        from remem.recall.messages import recall_for_turn
-
-        return recall_for_turn(self, arguments.turn(turn))
-
-    def conversation_recall(self, turn: Turn, query: str, **narrowing: Any) -> Any:
-        """Search the archived chat ``turn``'s session may recall for ``query``; ``scope``,
-        ``context_window`` and ``limit`` only narrow (see ``remem.recall.conversation``)."""
-        from remem.recall.conversation import conversation_recall
-
-        return conversation_recall(self, turn, query, **narrowing)
 
     def delete(self, ids: str | Sequence[str]) -> int:
         """Delete records by id; returns how many existed."""
@@ -417,6 +349,8 @@ class Memory(FactMethods):
         limit: int | None = 50,
         offset: int = 0,
     ) -> list[Record]:
+        """The records passing the filters (all without any), newest first, ``limit`` at a
+        time from ``offset``."""
         arguments.count("limit", limit, optional=True)
         arguments.count("offset", offset)
         return self.store.list_records(make_filters(filters, self.zone), limit=limit, offset=offset)
@@ -433,7 +367,7 @@ class Memory(FactMethods):
         explicit: bool = False,
         disable: tuple[str, ...] | frozenset[str] = (),
         channels: tuple[str, ...] = ("vector", "lexical"),
-        query_vector: Any = None,
+        query_vector: np.ndarray | None = None,
         timezone: str | None = None,
     ) -> SearchResult:
         """Hybrid search through the whole read pipeline.
@@ -445,45 +379,24 @@ class Memory(FactMethods):
         ``disable`` switches pipeline stages off by name (see ``STAGE_NAMES``). ``timezone``
         (IANA) reads time words and offset-less times on its calendar, not the configured one.
         """
-        if not isinstance(query, str) or not query.strip():
-            raise ValidationError("query", query, "give a non-empty query")
-        check_encodable("query", query)
-        limit = self.config.search.max_query_chars
-        if len(query) > limit:
-            raise ValidationError(
-                "query",
-                f"{query[:40]}... ({len(query)} characters)",
-                f"use at most {limit} characters (search.max_query_chars)",
-            )
-        max_k = self.config.search.max_k
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
-            raise ValidationError("k", k, f"use a whole number from 1 to {max_k}")
-        arguments.choices("disable", disable, STAGE_NAMES)
-        if not arguments.choices("channels", channels, ("vector", "lexical")):
-            raise ValidationError("channels", channels, "use 'vector' and/or 'lexical'")
-        arguments.name("asker", asker, optional=True)
-        arguments.flag("same_user_boost", same_user_boost)
-        arguments.flag("explicit", explicit)
-        zone = arguments.zone("timezone", timezone) or self.zone
-        when = time.time() if now is None else arguments.moment("now", now, zone)
-        result = self.searcher.search(
+        return self.checked_search.search(
             query,
             k,
-            make_filters(filters, zone),
-            when,
-            query_vector=query_vector,
-            channels=tuple(channels),
+            filters,
+            now,
             asker=asker,
             same_user_boost=same_user_boost,
-            disable=frozenset(disable),
-            zone=zone,
+            explicit=explicit,
+            disable=disable,
+            channels=channels,
+            query_vector=query_vector,
+            timezone=timezone,
         )
-        if explicit and result.hits:
-            # Explicit recalls reinforce (debounced); automatic ones never do.
-            self.access_counts.touch([h.record for h in result.hits], when)
-        return result
 
     def stats(self) -> dict[str, Any]:
+        """The store's counts (records by kind, scope, role, category and index status,
+        vectors per model, sessions, facts) and this process's indexing queue, backlog and
+        embedding model."""
         data = self.store.stats()
         data["queue"] = self.indexer.queue_stats()
         # the store's fact count stays under "facts"; this process's failed updates beside it

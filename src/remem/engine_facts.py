@@ -9,7 +9,6 @@ facts of the scopes it may read (``remem.scopes``) and corrects where it may wri
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,9 +18,9 @@ from remem import arguments
 from remem.errors import ValidationError
 from remem.facts import corrections
 from remem.facts.model import name_subject
-from remem.facts.query import fold_name, moment, read_facts, subject_keys
+from remem.facts.query import fold_name, subject_keys
 from remem.facts.service import FactService, Progress, RebuildSummary
-from remem.scopes import ScopeGuard
+from remem.facts.visible import fact_guard, visible_facts
 from remem.types import Fact, Record
 
 if TYPE_CHECKING:
@@ -55,12 +54,6 @@ class FactMethods:
     memories: CuratedMemories
     fact_service: FactService
 
-    def _fact_guard(self, agent: str | None, session: str | None, user: str | None) -> ScopeGuard:
-        arguments.name("agent", agent, optional=True)
-        if agent is None:
-            return ScopeGuard()  # the local operator
-        return ScopeGuard.for_agent(self.config, agent, session=session, user=user)
-
     def facts(
         self,
         subject: str | None = None,
@@ -80,24 +73,17 @@ class FactMethods:
         ("speaker:tom"); None: everyone. ``attribute`` narrows to one ("lives_in"). With
         ``agent`` (and ``session``, ``user``) only the scopes that agent may read, like a
         search; ``scope`` narrows further."""
-        arguments.flag("history", history)
-        if attribute is not None:
-            corrections.check_attribute(attribute)
-        scopes = self._fact_guard(agent, session, user).read_scopes(scope)
-        when = moment(at, self.config.calendar.zone())
-        subjects = None
-        if subject is not None:  # by the facts' own subject names: no scan of the speakers
-            subjects = subject_keys(self.store, subject, scopes)
-            if not subjects:
-                return []
-        return read_facts(
+        return visible_facts(
             self.store,
-            subjects=subjects,
-            scopes=scopes,
+            self.config,
+            subject,
+            at=at,
             attribute=attribute,
-            at=when,
             history=history,
-            now=time.time(),
+            scope=scope,
+            agent=agent,
+            session=session,
+            user=user,
         )
 
     def rebuild_facts(
@@ -134,7 +120,7 @@ class FactMethods:
         (the local operator: "global")."""
         arguments.flag("close", close)
         corrections.check_attribute(attribute)
-        guard = self._fact_guard(agent, session, user)
+        guard = fact_guard(self.config, agent, session, user)
         readable = guard.read_scopes(scope)
         key, shown, where = self._correction_target(subject, attribute, readable)
         target = scope or where or guard.write_target(None) or "global"

@@ -1,9 +1,11 @@
-"""What the features (recall, capture, tools, maintenance) may ask of the engine.
+"""What the whole-store operations (``doctor``, ``transfer``, ``lancedb_import``) ask of the
+facade.
 
-Features receive a ``MemoryPort``, not the ``Memory`` class: the port names the small surface
-they use (the store, the configuration, search, the write path and ``memories``, the owner of
-curated memories), so they can be tested with any object that provides it and never reach
-further up. ``Memory`` satisfies it.
+They are composed from ``Memory`` (the engine layer) but receive a ``MemoryPort``, the small
+surface they use, so they can be driven by any object that provides it. The features below
+the engine (recall, capture, tools, ...) never see it: ``Memory`` hands each of them the
+parts it works with. The port names no feature class: the search pipeline appears only as
+the one call the doctor makes of it (``VectorIndexes``).
 """
 
 from __future__ import annotations
@@ -11,41 +13,33 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-import numpy as np
-
 from remem.config import Config
+from remem.conversation.indexing import Progress
 from remem.conversation.ingest import OnTakenId
 from remem.embed.base import Embedder
-from remem.facts.service import Progress, RebuildSummary
-from remem.memories import CuratedMemories
-from remem.recall.injections import InjectionLog
-from remem.retrieve.access import AccessRecorder
-from remem.retrieve.search import Searcher
+from remem.facts.service import RebuildSummary
+from remem.index.select import SearchIndex
 from remem.schemas import RecordIn
 from remem.store.base import Store
 from remem.text.tokenize import Tokenizer
-from remem.types import Fact, Filters, Record, SearchResult
+from remem.types import Record
+
+
+class VectorIndexes(Protocol):
+    """The search pipeline's vector index for a model (the doctor checks it)."""
+
+    def index_for(self, embedder: Embedder) -> SearchIndex: ...
 
 
 class MemoryPort(Protocol):
     config: Config
     store: Store
     tokenizer: Tokenizer
-    searcher: Searcher
-    access_counts: AccessRecorder
-    injections: InjectionLog
-    memories: CuratedMemories  # every write of a curated memory goes through it
+
+    @property
+    def searcher(self) -> VectorIndexes: ...
 
     def get(self, record_id: str) -> Record | None: ...
-    def add(
-        self,
-        text: str,
-        *,
-        embed: bool = True,
-        wait: bool | None = None,
-        dedup: bool = True,
-        **fields: Any,
-    ) -> Record: ...
     def ingest_many(
         self,
         items: Iterable[dict[str, Any] | RecordIn],
@@ -53,44 +47,19 @@ class MemoryPort(Protocol):
         embed: bool = True,
         wait: bool | None = None,
         on_conflict: OnTakenId = "idempotent",
-        progress: Any = None,
+        progress: Progress | None = None,
     ) -> list[Record]: ...
-    def delete(self, ids: str | Sequence[str]) -> int: ...
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        filters: Filters | dict[str, Any] | None = None,
-        now: float | str | None = None,
-        *,
-        asker: str | None = None,
-        same_user_boost: bool = False,
-        explicit: bool = False,
-        disable: tuple[str, ...] | frozenset[str] = (),
-        channels: tuple[str, ...] = ("vector", "lexical"),
-        query_vector: Any = None,
-        timezone: str | None = None,
-    ) -> SearchResult: ...
-    def facts(
-        self,
-        subject: str | None = None,
-        *,
-        at: Any = None,
-        attribute: str | None = None,
-        history: bool = False,
-        scope: str | None = None,
-        agent: str | None = None,
-        session: str | None = None,
-        user: str | None = None,
-    ) -> list[Fact]: ...
     def rebuild_facts(
         self, scopes: Sequence[str] | None = None, *, progress: Progress | None = None
     ) -> RebuildSummary: ...
     def get_embedder(self) -> Embedder | None: ...
-    def neutral_vectors(self, embedder: Embedder) -> np.ndarray: ...
     def embed_records(
-        self, records: Sequence[Record], *, progress: Any = None
+        self, records: Sequence[Record], *, progress: Progress | None = None
     ) -> tuple[int, int]: ...
     def embed_pending(
-        self, *, batch_size: int | None = None, progress: Any = None, force: bool = False
+        self,
+        *,
+        batch_size: int | None = None,
+        progress: Progress | None = None,
+        force: bool = False,
     ) -> dict[str, int]: ...

@@ -15,6 +15,7 @@ and ``conversation.window``. With ``scopes.management_tools = false`` the manage
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -24,12 +25,16 @@ from remem.capture.candidates import never_a_memory
 from remem.config import Config
 from remem.errors import NotFoundError, RememError, printable
 from remem.facts.query import fact_view
+from remem.facts.service import FactService
+from remem.facts.visible import visible_facts
+from remem.memories import CuratedMemories
 from remem.memories.subjects import user_scope
-from remem.ports import MemoryPort
-from remem.recall.conversation import conversation_recall
-from remem.recall.memories import relevant_memories
-from remem.schemas import unstorable
+from remem.recall.conversation import conversation_recall, message_view
+from remem.recall.memories import MemoryRecallParts, relevant_memories
+from remem.recall.messages import ChatArchive, session_context
+from remem.schemas import check_encodable, unstorable
 from remem.scopes import Access, ScopeGuard
+from remem.store.base import Store
 from remem.text.secrets import contains_secret
 from remem.types import Filters, Record, Turn
 
@@ -257,32 +262,25 @@ def _brief(rec: Record) -> dict[str, Any]:
     }
 
 
-def _said(rec: Record) -> dict[str, Any]:
-    return {
-        "id": rec.id,
-        "session": rec.session,
-        "speaker": rec.speaker_label or rec.speaker_id or rec.role,
-        "role": rec.role,
-        "text": rec.shown_text,
-        "created_at": rec.created_at,
-    }
+@dataclass(frozen=True)
+class ToolParts:
+    """What the tools work with (built once by ``Memory``); deletes go through the fact
+    service, so a record's facts go with it."""
 
-
-def session_context(mem: MemoryPort, session: str) -> dict[str, Any]:
-    """The platform and group of a session, from its newest archived message: what picks
-    the session's cross-session mode besides the session itself."""
-    newest = mem.store.list_records(Filters(kinds=["message"], sessions=[session]), limit=1)
-    if not newest:
-        return {}
-    return {"platform": newest[0].platform, "group_id": newest[0].group_id}
+    config: Config
+    store: Store
+    memories: CuratedMemories
+    fact_service: FactService
+    memory_recall: MemoryRecallParts
+    chat: ChatArchive
 
 
 class MemoryTools:
     def __init__(
-        self, mem: MemoryPort, agent: str, *, session: str | None = None, user: str | None = None
+        self, parts: ToolParts, agent: str, *, session: str | None = None, user: str | None = None
     ) -> None:
-        self.mem = mem
-        self.guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)
+        self.parts = parts
+        self.guard = ScopeGuard.for_agent(parts.config, agent, session=session, user=user)
         assert self.guard.access is not None
         self.access: Access = self.guard.access
 
@@ -290,15 +288,15 @@ class MemoryTools:
         """The scopes this call may read: the agent's, or the one it asked for (narrowing)."""
         return self.guard.read_scopes(requested) or []
 
-    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    def call(self, name: object, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         if not isinstance(name, str) or name not in TOOLS:
             shown = printable(repr(name))[:80]
-            names = ", ".join(offered(self.mem.config))
+            names = ", ".join(offered(self.parts.config))
             raise ToolError(f"unknown tool {shown}; the tools are {names}")
-        if name not in offered(self.mem.config):
+        if name not in offered(self.parts.config):
             raise ToolError(
                 f"{name} is turned off here (scopes.management_tools = false); "
-                f"the tools are {', '.join(offered(self.mem.config))}"
+                f"the tools are {', '.join(offered(self.parts.config))}"
             )
         model, _ = TOOLS[name]
         reason = unstorable(arguments)
@@ -321,7 +319,7 @@ class MemoryTools:
     def memory_recall(self, args: RecallArgs) -> dict[str, Any]:
         # a deliberate recall: the memories returned count as accessed
         hits = relevant_memories(
-            self.mem,
+            self.parts.memory_recall,
             args.query,
             self._scopes(args.scope),
             args.limit,
@@ -332,7 +330,9 @@ class MemoryTools:
         return {"memories": [{**_brief(h.record), "score": round(h.score, 4)} for h in hits]}
 
     def memory_facts(self, args: FactsArgs) -> dict[str, Any]:
-        found = self.mem.facts(
+        found = visible_facts(
+            self.parts.store,
+            self.parts.config,
             args.subject,
             at=args.at,
             attribute=args.attribute,
@@ -342,7 +342,7 @@ class MemoryTools:
             session=self.access.session,
             user=self.access.user,
         )
-        zone = self.mem.config.calendar.zone()
+        zone = self.parts.config.calendar.zone()
         return {"facts": [fact_view(f, zone) for f in found]}
 
     def memory_store(self, args: StoreArgs) -> dict[str, Any]:
@@ -358,7 +358,7 @@ class MemoryTools:
         scope = self.guard.write_target(args.scope) or user_scope(
             self.access, text, "user", self.access.user
         )
-        outcome = self.mem.memories.remember(
+        outcome = self.parts.memories.remember(
             self.access,
             text,
             scope=scope,
@@ -387,7 +387,7 @@ class MemoryTools:
         }
 
     def memory_update(self, args: UpdateArgs) -> dict[str, Any]:
-        old = self.mem.get(args.memory_id)
+        old = self.parts.store.get(check_encodable("id", args.memory_id))
         if old is None or old.kind != "memory" or old.scope not in self._scopes(None):
             # the same answer whether it does not exist or is not yours: no probing
             raise ToolError(f"memory_update: no memory {args.memory_id!r} that you may change")
@@ -403,25 +403,27 @@ class MemoryTools:
             "importance": old.importance if args.importance is None else args.importance,
             "category": args.category or old.category,
         }
-        stored = self.mem.memories.edit(old, changes, edited_by=f"tool:{self.access.agent}")
+        stored = self.parts.memories.edit(old, changes, edited_by=f"tool:{self.access.agent}")
         return {"updated": True, "memory": _brief(stored), "replaced": old.id}
 
     def memory_forget(self, args: ForgetArgs) -> dict[str, Any]:
         scopes = self._scopes(args.scope)
         if args.memory_id is not None:
-            rec = self.mem.get(args.memory_id)
+            rec = self.parts.store.get(check_encodable("id", args.memory_id))
             if rec is None or rec.kind != "memory" or rec.scope not in scopes:
                 # the same answer whether it does not exist or is not yours: no probing
                 message = f"memory_forget: no memory {args.memory_id!r} that you may forget"
                 raise ToolError(message, cause=NotFoundError(message))
             self.guard.check_write(rec.scope)
-            self.mem.delete(rec.id)
+            self.parts.fact_service.deleting([rec.id])
             return {"forgotten": [_brief(rec)]}
         assert args.query is not None
-        matches = relevant_memories(self.mem, args.query, scopes, 5, asker=self.access.user)
+        matches = relevant_memories(
+            self.parts.memory_recall, args.query, scopes, 5, asker=self.access.user
+        )
         if len(matches) == 1:
             self.guard.check_write(matches[0].record.scope)
-            self.mem.delete(matches[0].record.id)
+            self.parts.fact_service.deleting([matches[0].record.id])
             return {"forgotten": [_brief(matches[0].record)]}
         return {
             "forgotten": [],
@@ -436,8 +438,8 @@ class MemoryTools:
         filters = Filters(
             kinds=["memory"], scopes=scopes, category=args.category, include_superseded=False
         )
-        records = self.mem.store.list_records(filters, limit=args.limit, offset=args.offset)
-        total = self.mem.store.count(filters)
+        records = self.parts.store.list_records(filters, limit=args.limit, offset=args.offset)
+        total = self.parts.store.count(filters)
         return {"memories": [_brief(r) for r in records], "total": total, "offset": args.offset}
 
     def memory_stats(self, args: StatsArgs) -> dict[str, Any]:
@@ -445,12 +447,12 @@ class MemoryTools:
         current = Filters(kinds=["memory"], scopes=scopes, include_superseded=False)
         by_category: dict[str, int] = {}
         by_scope: dict[str, int] = {}
-        for rec in self.mem.store.iter_records(current):  # the filter leaves out closed ones
+        for rec in self.parts.store.iter_records(current):  # the filter leaves out closed ones
             by_category[rec.category or "other"] = by_category.get(rec.category or "other", 0) + 1
             by_scope[rec.scope] = by_scope.get(rec.scope, 0) + 1
-        everything = self.mem.store.count(Filters(kinds=["memory"], scopes=scopes))
+        everything = self.parts.store.count(Filters(kinds=["memory"], scopes=scopes))
         total = sum(by_category.values())
-        declared = self.mem.config.scopes.definitions
+        declared = self.parts.config.scopes.definitions
         return {
             "total": total,
             "superseded": everything - total,
@@ -474,10 +476,10 @@ class MemoryTools:
             agent=self.access.agent,
             user_id=self.access.user,
             scopes=list(self.access.readable),
-            **session_context(self.mem, session),
+            **session_context(self.parts.store, session),
         )
         out = conversation_recall(
-            self.mem,
+            self.parts.chat,
             turn,
             args.query,
             scope=args.scope,
@@ -489,5 +491,5 @@ class MemoryTools:
             "block": out.block,
             "scope": out.scope,
             "contextWindow": out.window,
-            "matches": [_said(h.record) | {"score": round(h.score, 4)} for h in out.hits],
+            "matches": [message_view(h.record) | {"score": round(h.score, 4)} for h in out.hits],
         }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 Kind = Literal["message", "memory"]
 Role = Literal["user", "assistant", "notice", "tool", "system"]
@@ -15,6 +15,16 @@ INDEX_STATUSES: tuple[str, ...] = ("pending", "indexed", "failed", "skipped")
 # chat: somebody talking; media: media the bot sent; control: compaction separators, command
 # replies; directive: instructions to the bot. Only chat messages become hits.
 MESSAGE_KINDS: tuple[str, ...] = ("chat", "media", "control", "directive")
+
+
+class SessionInfo(TypedDict):
+    """Where a session belongs: its own origin platform and parent, and its effective
+    platform (its root's origin platform)."""
+
+    session: str
+    origin_platform: str | None
+    parent: str | None
+    platform: str | None
 
 
 @dataclass(slots=True)

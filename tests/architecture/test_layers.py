@@ -20,11 +20,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "remem.engine",
             "remem.engine_facts",
+            "remem.engine_turns",
             "remem.async_memory",
             "remem.doctor",
             "remem.transfer",
             "remem.lancedb_import",
             "remem.maintenance",
+            "remem.ports",  # what the whole-store operations ask of the facade
         ),
     ),
     (
@@ -38,7 +40,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "remem.retrieve",
             "remem.tools",
             "remem.scopes",
-            "remem.ports",
         ),
     ),
     ("building blocks", ("remem.index", "remem.embed", "remem.text", "remem.net")),
@@ -193,3 +194,60 @@ def test_capabilities_are_asked_not_read_off_the_path():
         if pattern.search(line)
     )
     assert readers == []
+
+
+def package_of(module: str) -> str:
+    """The package a module belongs to: ``remem.recall.messages`` -> ``remem.recall``; a
+    top-level module (``remem.ports``) is a package of its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_cycles(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Pairs of packages (a, b) where a imports b and b reaches a back (issue 42)."""
+    edges: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        for target in targets:
+            if package_of(target) != package_of(name):
+                edges.setdefault(package_of(name), set()).add(package_of(target))
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = {start}, [start]
+        while todo:
+            for nxt in edges.get(todo.pop(), ()):
+                if nxt == goal:
+                    return True
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    return sorted((a, b) for a, bs in edges.items() for b in bs if reaches(b, a))
+
+
+def test_no_import_cycles_between_packages():
+    assert package_cycles(import_graph()) == []
+
+
+def test_the_package_check_sees_a_cycle():
+    graph = {"remem.ports": {"remem.recall.injections"}, "remem.recall.messages": {"remem.ports"}}
+    assert package_cycles(graph) == [
+        ("remem.ports", "remem.recall"),
+        ("remem.recall", "remem.ports"),
+    ]
+
+
+FEATURES = LAYERS[[name for name, _ in LAYERS].index("features")][1]
+
+
+def test_no_feature_receives_the_engine():
+    """``Memory`` is the composition root (issue 42): it hands each feature the parts it
+    works with, so no feature module imports the engine or its port, even for a type."""
+    above = ("remem.engine", "remem.engine_facts", "remem.ports", "remem.async_memory")
+    offenders = sorted(
+        f"{name} imports {target}"
+        for name, targets in import_graph().items()
+        if name.startswith(FEATURES)
+        for target in targets
+        if target.startswith(above)
+    )
+    assert offenders == []

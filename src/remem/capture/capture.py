@@ -15,11 +15,14 @@ from dataclasses import dataclass, field
 
 from remem.capture.candidates import MemoryCandidate, Rejected, candidates_from
 from remem.capture.llm import SYSTEM_PROMPT, parse_memories, transcript
+from remem.config import Config
 from remem.errors import ValidationError
+from remem.memories import CuratedMemories
 from remem.memories.subjects import user_scope
 from remem.net import ChatClient, LLMError
-from remem.ports import MemoryPort
+from remem.schemas import check_encodable
 from remem.scopes import resolve
+from remem.store.base import Store
 from remem.text.assertion import not_a_statement
 from remem.text.clean import strip_wrappers
 from remem.text.secrets import contains_secret
@@ -27,6 +30,16 @@ from remem.text.triggers import is_memory_instruction
 from remem.types import Record, Turn
 
 log = logging.getLogger("remem.capture")
+
+
+@dataclass(frozen=True)
+class CaptureParts:
+    """What capture works with (built once by ``Memory``): the configuration, the store (the
+    archived messages a turn names) and the owner of curated memories, which stores them."""
+
+    config: Config
+    store: Store
+    memories: CuratedMemories
 
 
 @dataclass
@@ -51,11 +64,11 @@ class CaptureResult:
         }
 
 
-def _messages(mem: MemoryPort, turn: Turn) -> list[dict]:
+def _messages(parts: CaptureParts, turn: Turn) -> list[dict]:
     out = []
     for m in turn.inputs:
         if isinstance(m, str):
-            rec = mem.get(m)
+            rec = parts.store.get(check_encodable("id", m))
             if rec is None:
                 raise ValidationError(
                     "messages", m, "give ids of archived messages, or dicts with text and role"
@@ -76,9 +89,9 @@ def _messages(mem: MemoryPort, turn: Turn) -> list[dict]:
 
 
 def _llm_candidates(
-    mem: MemoryPort, messages: list[dict], result: CaptureResult
+    parts: CaptureParts, messages: list[dict], result: CaptureResult
 ) -> list[MemoryCandidate] | None:
-    cfg = mem.config
+    cfg = parts.config
     cleaned = [
         {**m, "text": strip_wrappers(m["text"])}
         for m in messages
@@ -127,9 +140,9 @@ def _llm_candidates(
     return out
 
 
-def capture_after_turn(mem: MemoryPort, turn: Turn) -> CaptureResult:
-    cfg = mem.config.capture
-    access = resolve(mem.config, turn.agent, session=turn.session, user=turn.user_id)
+def capture_after_turn(parts: CaptureParts, turn: Turn) -> CaptureResult:
+    cfg = parts.config.capture
+    access = resolve(parts.config, turn.agent, session=turn.session, user=turn.user_id)
     result = CaptureResult()
     if not cfg.enabled:
         result.skipped_reason = "capture.enabled is off"
@@ -138,10 +151,10 @@ def capture_after_turn(mem: MemoryPort, turn: Turn) -> CaptureResult:
         result.skipped_reason = "capture.max_per_turn is 0"
         return result
     now = time.time() if turn.now is None else turn.now
-    messages = _messages(mem, turn)
+    messages = _messages(parts, turn)
     candidates = None
-    if cfg.llm and mem.config.llm.base_url:
-        candidates = _llm_candidates(mem, messages, result)
+    if cfg.llm and parts.config.llm.base_url:
+        candidates = _llm_candidates(parts, messages, result)
     if candidates is None:
         candidates, rejected = candidates_from(messages, cfg)
         result.rejected.extend(rejected)
@@ -154,7 +167,7 @@ def capture_after_turn(mem: MemoryPort, turn: Turn) -> CaptureResult:
             )
             continue
         speaker = cand.speaker_id or (turn.user_id if cand.role == "user" else turn.agent)
-        outcome = mem.memories.remember(
+        outcome = parts.memories.remember(
             access,
             cand.text,
             scope=user_scope(access, cand.text, cand.role, speaker),

@@ -9,10 +9,10 @@ import time
 from datetime import datetime
 
 from remem.capture.candidates import sentences
+from remem.capture.capture import CaptureParts
 from remem.capture.llm import SUMMARY_PROMPT, transcript
 from remem.memories import StoreOutcome
 from remem.net import ChatClient, LLMError
-from remem.ports import MemoryPort
 from remem.scopes import resolve
 from remem.text.assertion import not_a_statement
 from remem.text.clean import strip_wrappers
@@ -40,16 +40,21 @@ def extractive(messages: list[dict]) -> str:
 
 
 def summarize_session(
-    mem: MemoryPort, session: str, *, agent: str, user: str | None = None, now: float | None = None
+    parts: CaptureParts,
+    session: str,
+    *,
+    agent: str,
+    user: str | None = None,
+    now: float | None = None,
 ) -> StoreOutcome | None:
     """Store a summary memory of the session's last messages; None when there is nothing to
     summarise or summaries are off."""
-    cfg = mem.config.capture
-    access = resolve(mem.config, agent, session=session, user=user)
+    cfg = parts.config.capture
+    access = resolve(parts.config, agent, session=session, user=user)
     if not cfg.session_summary:
         return None
     now = time.time() if now is None else now
-    records = mem.store.list_records(
+    records = parts.store.list_records(
         Filters(kinds=["message"], sessions=[session], roles=["user", "assistant"]),
         limit=cfg.summary_messages,
     )
@@ -58,9 +63,9 @@ def summarize_session(
     if not messages:
         return None
     text, how = "", "extractive"
-    if mem.config.llm.base_url and mem.config.llm.model:
+    if parts.config.llm.base_url and parts.config.llm.model:
         try:
-            client = ChatClient(mem.config.llm)
+            client = ChatClient(parts.config.llm)
             try:
                 text = client.complete(SUMMARY_PROMPT, transcript(messages)).strip()
             finally:
@@ -74,10 +79,10 @@ def summarize_session(
         text = extractive(messages)
     if not text:
         return None
-    last = datetime.fromtimestamp(records[-1].created_at, mem.config.calendar.zone())
+    last = datetime.fromtimestamp(records[-1].created_at, parts.config.calendar.zone())
     day = last.strftime("%Y-%m-%d")
     prefix = f"Summary of session {session} ({day}): "
-    return mem.memories.remember(
+    return parts.memories.remember(
         access,
         prefix + text,
         scope=access.write_scope,

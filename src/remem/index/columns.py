@@ -16,7 +16,7 @@ import numpy as np
 from remem.types import Filters
 
 CODED = ("kind", "scope", "session", "role", "platform", "category")
-# Positions of the coded columns in a row of the store's INDEX_META_COLUMNS
+# Positions of the coded columns in a row of the store's INDEX_META_FIELDS
 # ("rowid, kind, scope, session, role, created_at, platform, category, valid_to").
 _META_POSITION = {"kind": 1, "scope": 2, "session": 3, "role": 4, "platform": 6, "category": 7}
 _CREATED, _VALID_TO = 5, 8
@@ -88,7 +88,7 @@ class FilterColumns:
         self.size = end
 
     def apply(self, meta: list[tuple], *, add_unknown: bool = False) -> None:
-        """Take rows of INDEX_META_COLUMNS; rows of unknown records are skipped, or added at
+        """Take rows of INDEX_META_FIELDS; rows of unknown records are skipped, or added at
         the end with ``add_unknown``."""
         if not meta:
             return

@@ -18,10 +18,10 @@ session; ``true`` or absent leaves the scope as it is (it never widens).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from remem.errors import ValidationError
-from remem.ports import MemoryPort
-from remem.recall.messages import allowed_filters, expand, turn_zone
+from remem.recall.messages import ChatArchive, allowed_filters, expand, turn_zone
 from remem.recall.render import render_block
 from remem.types import Hit, Record, Turn
 
@@ -47,7 +47,7 @@ class ConversationRecall:
 
 
 def conversation_recall(
-    mem: MemoryPort,
+    chat: ChatArchive,
     turn: Turn,
     query: str,
     *,
@@ -62,7 +62,7 @@ def conversation_recall(
     platform, group, per-session settings, the caller's scopes); ``scope`` and
     ``context_window`` narrow. Messages already in the prompt (``turn.current_ids``) are
     neither hits nor context."""
-    cfg = mem.config.conversation
+    cfg = chat.config.conversation
     if not isinstance(turn.session, str) or not turn.session:
         raise ValidationError(
             "session", turn.session, "conversation recall needs the current session"
@@ -76,11 +76,11 @@ def conversation_recall(
     if cross_session is False:
         scope = "session"  # the narrowest: whatever scope was asked, this session only
     asked = replace(turn, requested_mode=SCOPE_MODES[scope] if scope else turn.requested_mode)
-    filters, mode, source = allowed_filters(mem, asked, list(turn.current_ids))
+    filters, mode, source = allowed_filters(chat, asked, list(turn.current_ids))
     if scope == "user" and mode != "isolated":
-        filters.sessions = users_sessions(mem, turn)
+        filters.sessions = users_sessions(chat, turn)
     window = cfg.window if context_window is None else min(context_window, cfg.window)
-    result = mem.search(
+    result = chat.search.search(
         query,
         k=limit or cfg.recall_k,
         filters=filters,
@@ -96,20 +96,32 @@ def conversation_recall(
         hits=list(result.hits),
         mode_source=source,
     )
-    out.context = expand(mem, out.hits, asked, filters, window)
+    out.context = expand(chat, out.hits, asked, filters, window)
     out.block = render_block(
         out.context,
         language=cfg.language,
         max_chars_per_item=cfg.max_chars_per_item,
-        zone=turn_zone(mem, turn),
+        zone=turn_zone(chat, turn),
         earlier={h.record.id: h.explain.earlier for h in out.hits if h.explain.earlier},
     )
     return out
 
 
-def users_sessions(mem: MemoryPort, turn: Turn) -> list[str]:
+def users_sessions(chat: ChatArchive, turn: Turn) -> list[str]:
     """The sessions ``turn``'s user took part in, and the current one (the user is in it
     now); only the current one when the user is not known."""
     assert turn.session is not None
-    spoken = mem.store.sessions_with_speaker(turn.user_id) if turn.user_id else []
+    spoken = chat.store.sessions_with_speaker(turn.user_id) if turn.user_id else []
     return sorted({turn.session, *spoken})
+
+
+def message_view(rec: Record) -> dict[str, Any]:
+    """A matching message as the ``conversation_recall`` tool lists it."""
+    return {
+        "id": rec.id,
+        "session": rec.session,
+        "speaker": rec.speaker_label or rec.speaker_id or rec.role,
+        "role": rec.role,
+        "text": rec.shown_text,
+        "created_at": rec.created_at,
+    }

@@ -18,21 +18,28 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from remem import arguments
+from remem.config import Config
 from remem.embed import calibrations
+from remem.embed.base import Embedder
+from remem.embed.reads import interactive
 from remem.errors import RememError, ValidationError
-from remem.ports import MemoryPort
+from remem.recall.injections import InjectionLog
 from remem.recall.render import render_memories
 from remem.recall.subjects import for_asker
+from remem.retrieve.access import AccessRecorder
+from remem.retrieve.checked import CheckedSearch
 from remem.schemas import check_encodable
 from remem.scopes import ScopeGuard
 from remem.text.bilingual import ties
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
+from remem.text.tokenize import Tokenizer
 from remem.text.triggers import has_memory_cue
 from remem.text.word_forms import other_forms
 from remem.types import Filters, Hit
@@ -76,28 +83,56 @@ def gate(query: str, cfg) -> str | None:
 NEUTRAL = calibrations.NEUTRAL
 
 
+class NeutralVectors:
+    """Vectors of the neutral sentences for each model (auto-recall's relevance baseline),
+    embedded once per model."""
+
+    def __init__(self) -> None:
+        self._by_model: dict[str, np.ndarray] = {}
+
+    def __call__(self, embedder: Embedder) -> np.ndarray:
+        cached = self._by_model.get(embedder.model_id)
+        if cached is None:
+            with interactive():  # a recall waits for these: the query deadline applies
+                cached = self._by_model[embedder.model_id] = embedder.embed_passages(list(NEUTRAL))
+        return cached
+
+
+@dataclass(frozen=True)
+class MemoryRecallParts:
+    """What auto-recall and the recall tool read with (built once by ``Memory``)."""
+
+    config: Config
+    tokenizer: Tokenizer
+    search: CheckedSearch
+    embedder: Callable[[], Embedder | None]  # the configured model, loaded on first use
+    neutral_vectors: NeutralVectors
+    access_counts: AccessRecorder
+    injections: InjectionLog  # cross-turn dedup, per session
+
+
 class Relevance:
     """Decides whether a memory hit is about the query (see the module docstring)."""
 
     def __init__(
-        self, mem: MemoryPort, query: str, margin: float, keyword_match: bool = True
+        self, parts: MemoryRecallParts, query: str, margin: float, keyword_match: bool = True
     ) -> None:
         self.margin = margin
         self.keyword_match = keyword_match
         self.baseline: float | None = None
         self.query_vector = None
-        self._mem, self._query = mem, query
+        self._parts, self._query = parts, query
         self.translated: list[str] = []  # the search's translations (SearchResult)
         self._strong: set[str] | None = None  # the words a keyword match must hold one of
         try:
-            embedder = mem.get_embedder()
+            embedder = parts.embedder()
         except RememError:
             embedder = None
         if embedder is None:
             return
         try:
-            anchors = mem.neutral_vectors(embedder)
-            self.query_vector = mem.searcher.embed_query(embedder, query)
+            anchors = parts.neutral_vectors(embedder)
+            self.query_vector = parts.search.searcher.embed_query(embedder, query)
         except RememError:
             return  # lexical matches only; the search reports the degradation
         self.baseline = float(np.max(anchors @ self.query_vector))
@@ -118,16 +153,16 @@ class Relevance:
         if all(ties(t) for t in self.translated):
             return True
         if self._strong is None:  # once per recall
-            tokenizer = self._mem.tokenizer
+            tokenizer = self._parts.tokenizer
             own = tokenizer.query_tokens(self._query)
             # "went" says the question's "go"
-            forms = other_forms(tokenizer, own, on=self._mem.config.text.word_forms)
+            forms = other_forms(tokenizer, own, on=self._parts.config.text.word_forms)
             self._strong = set(own) | set(forms) | {t for t in self.translated if ties(t)}
-        return not self._strong.isdisjoint(self._mem.tokenizer.index_tokens(hit.record.text))
+        return not self._strong.isdisjoint(self._parts.tokenizer.index_tokens(hit.record.text))
 
 
 def relevant_memories(
-    mem: MemoryPort,
+    parts: MemoryRecallParts,
     query: str,
     scopes: list[str],
     k: int,
@@ -144,9 +179,9 @@ def relevant_memories(
     ``include_superseded`` lets memories a later one replaced through (asked for). A memory
     about someone goes only to them (``asker``, the user) or to a question naming them
     (``recall.subjects``)."""
-    cfg = mem.config.autorecall
-    relevant = Relevance(mem, query, cfg.min_margin, cfg.keyword_match)
-    result = mem.search(
+    cfg = parts.config.autorecall
+    relevant = Relevance(parts, query, cfg.min_margin, cfg.keyword_match)
+    result = parts.search.search(
         query,
         k=k,
         now=now,
@@ -158,12 +193,12 @@ def relevant_memories(
     relevant.translated = result.translated_tokens
     hits = [h for h in for_asker(result.hits, query, asker) if relevant(h)]
     if explicit and hits:
-        mem.access_counts.touch([h.record for h in hits], time.time() if now is None else now)
+        parts.access_counts.touch([h.record for h in hits], time.time() if now is None else now)
     return hits
 
 
 def recall_memories(
-    mem: MemoryPort,
+    parts: MemoryRecallParts,
     query: str,
     *,
     agent: str,
@@ -181,9 +216,9 @@ def recall_memories(
     check_encodable("query", query)
     arguments.unix_time("now", now, optional=True)
     arguments.flag("preview", preview)
-    zone = arguments.zone("timezone", timezone) or mem.config.calendar.zone()
-    cfg = mem.config.autorecall
-    guard = ScopeGuard.for_agent(mem.config, agent, session=session, user=user)
+    zone = arguments.zone("timezone", timezone) or parts.config.calendar.zone()
+    cfg = parts.config.autorecall
+    guard = ScopeGuard.for_agent(parts.config, agent, session=session, user=user)
     assert guard.access is not None
     access = guard.access
     cleaned = strip_wrappers(query or "")
@@ -197,29 +232,29 @@ def recall_memories(
         return out
     now = time.time() if now is None else now
     hits = relevant_memories(
-        mem,
+        parts,
         cleaned,
         guard.read_scopes() or [],
-        min(mem.config.search.max_k, cfg.max_items * 4),
+        min(parts.config.search.max_k, cfg.max_items * 4),
         now=now,
         timezone=timezone,
         asker=user,
     )
     key = (access.agent, session or "")
     dedup = not preview and (cfg.dedup_turns > 0 or cfg.dedup_seconds > 0)
-    turn = mem.injections.next_turn(key) if dedup else 0
+    turn = parts.injections.next_turn(key) if dedup else 0
     chosen: list[Hit] = []
     for hit in hits:
         if len(chosen) >= cfg.max_items:
             break
-        if dedup and mem.injections.recent(
+        if dedup and parts.injections.recent(
             key, hit.record.id, turn, now, cfg.dedup_turns, cfg.dedup_seconds
         ):
             out.suppressed.append(hit.record.id)
             continue
         chosen.append(hit)
     if dedup:
-        mem.injections.mark(key, [h.record.id for h in chosen], turn, now)
+        parts.injections.mark(key, [h.record.id for h in chosen], turn, now)
     out.memories = chosen
     out.block = render_memories(chosen, cfg.language, zone)
     if not chosen:

@@ -14,13 +14,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import tzinfo
+from typing import Any
 
 from remem import arguments
+from remem.config import Config
 from remem.conversation.modes import narrow, resolve_mode
 from remem.errors import ValidationError
-from remem.ports import MemoryPort
 from remem.recall.render import render_block
+from remem.retrieve.checked import CheckedSearch
+from remem.schemas import check_encodable
+from remem.store.base import Store
 from remem.types import Filters, Hit, Record, Turn
+
+
+@dataclass(frozen=True)
+class ChatArchive:
+    """What recall of the archived chat reads with (built once by ``Memory``): the
+    configuration, the store (sessions, neighbours) and the checked search."""
+
+    config: Config
+    store: Store
+    search: CheckedSearch
 
 
 @dataclass
@@ -42,11 +56,20 @@ def build_query(records: list[Record], max_chars: int) -> str:
     return query[-max_chars:] if len(query) > max_chars else query
 
 
-def current_platform(mem: MemoryPort, turn: Turn) -> str | None:
+def current_platform(chat: ChatArchive, turn: Turn) -> str | None:
     """A group or private room belongs to its origin platform whichever entry point drove
     this turn, and a sub-session to its root's; else the turn's own platform."""
-    info = mem.store.session_info(turn.session) if turn.session else None
-    return (info or {}).get("platform") or turn.platform
+    info = chat.store.session_info(turn.session) if turn.session else None
+    return (info["platform"] if info else None) or turn.platform
+
+
+def session_context(store: Store, session: str) -> dict[str, Any]:
+    """The platform and group of a session, from its newest archived message: what picks
+    the session's cross-session mode besides the session itself."""
+    newest = store.list_records(Filters(kinds=["message"], sessions=[session]), limit=1)
+    if not newest:
+        return {}
+    return {"platform": newest[0].platform, "group_id": newest[0].group_id}
 
 
 def input_ids(turn: Turn) -> list[str]:
@@ -59,7 +82,7 @@ def input_ids(turn: Turn) -> list[str]:
 
 
 def allowed_filters(
-    mem: MemoryPort, turn: Turn, exclude_ids: list[str]
+    chat: ChatArchive, turn: Turn, exclude_ids: list[str]
 ) -> tuple[Filters, str, str]:
     """The messages a turn may recall: (filters, effective mode, where the mode came from).
 
@@ -67,7 +90,7 @@ def allowed_filters(
     the sessions; ``turn.scopes`` the scopes; ``others-only`` leaves out the bot's replies.
     Every recall of the archived chat, automatic or the ``conversation_recall`` tool, reads
     through these filters."""
-    cfg = mem.config.conversation
+    cfg = chat.config.conversation
     filters = Filters(
         kinds=["message"],
         exclude_ids=exclude_ids or None,
@@ -82,7 +105,7 @@ def allowed_filters(
         platform=turn.platform,
     )
     mode = narrow(mode, turn.requested_mode)
-    platform = current_platform(mem, turn)
+    platform = current_platform(chat, turn)
     if mode == "isolated" or (mode == "platform" and not platform):
         filters.sessions = [turn.session or ""]  # no platform known: the narrowest safe choice
     elif mode == "platform":
@@ -93,20 +116,20 @@ def allowed_filters(
     return filters, mode, source
 
 
-def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
-    cfg = mem.config.conversation
+def recall_for_turn(chat: ChatArchive, turn: Turn) -> TurnRecall:
+    cfg = chat.config.conversation
     if not isinstance(turn.session, str) or not turn.session:
         raise ValidationError("session", turn.session, "give the session this turn belongs to")
     ids = input_ids(turn)
-    archived = [mem.get(i) for i in ids]
+    archived = [chat.store.get(check_encodable("id", i)) for i in ids]
     inputs = [
         r for r in archived if r is not None and (turn.scopes is None or r.scope in turn.scopes)
     ]
     if not inputs:
         return TurnRecall(skipped_reason="none of this turn's inputs was archived")
     query = build_query(inputs, cfg.max_query_chars)
-    filters, mode, source = allowed_filters(mem, turn, [*ids, *turn.current_ids])
-    result = mem.search(
+    filters, mode, source = allowed_filters(chat, turn, [*ids, *turn.current_ids])
+    result = chat.search.search(
         query,
         k=cfg.recall_k,
         filters=filters,
@@ -116,15 +139,15 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         same_user_boost=mode == "user",  # the boost only where the effective mode is user
     )
     out = TurnRecall(query=query, mode=mode, mode_source=source)
-    out.hits = answering(result.hits, mem.config.recall.answerability_threshold)
+    out.hits = answering(result.hits, chat.config.recall.answerability_threshold)
     if result.hits and not out.hits:
         out.skipped_reason = "no hit reached recall.answerability_threshold"
-    out.context = expand(mem, out.hits, turn, filters, cfg.window)
+    out.context = expand(chat, out.hits, turn, filters, cfg.window)
     out.block = render_block(
         out.context,
         language=cfg.language,
         max_chars_per_item=cfg.max_chars_per_item,
-        zone=turn_zone(mem, turn),
+        zone=turn_zone(chat, turn),
         earlier={h.record.id: h.explain.earlier for h in out.hits if h.explain.earlier},
     )
     return out
@@ -136,16 +159,16 @@ def answering(hits: list[Hit], threshold: float) -> list[Hit]:
     return [h for h in hits if h.explain.answerability is None or h.score >= threshold]
 
 
-def turn_zone(mem: MemoryPort, turn: Turn) -> tzinfo:
+def turn_zone(chat: ChatArchive, turn: Turn) -> tzinfo:
     """The turn's own time zone, else ``calendar.timezone``."""
-    return arguments.zone("timezone", turn.timezone) or mem.config.calendar.zone()
+    return arguments.zone("timezone", turn.timezone) or chat.config.calendar.zone()
 
 
 def expand(
-    mem: MemoryPort, hits: list[Hit], turn: Turn, filters: Filters, window: int
+    chat: ChatArchive, hits: list[Hit], turn: Turn, filters: Filters, window: int
 ) -> list[Record]:
     """The hits with ``window`` messages each side in their session, in session order."""
-    cfg = mem.config.conversation
+    cfg = chat.config.conversation
     records = [h.record for h in hits]
     skip = set(input_ids(turn)) | set(turn.current_ids)
     window_filters = Filters(
@@ -153,7 +176,7 @@ def expand(
     )
     anchors = [r for r in records if cfg.expand_other_sessions or r.session == turn.session]
     around = (
-        mem.store.neighbours(anchors, window, window, window_filters, context=True)
+        chat.store.neighbours(anchors, window, window, window_filters, context=True)
         if window > 0
         else {}
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -26,6 +26,9 @@ from remem.errors import RememError
 from remem.server.http_guard import Guard, HostPolicy
 from remem.server.identity import grant_for, user_for
 from remem.tools import TOOLS, ToolError, tool_specs
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 log = logging.getLogger("remem.mcp")
 
@@ -41,7 +44,7 @@ INSTRUCTIONS = (
 
 
 def build_server(
-    mem, *, agent: str | None = None, session: str | None = None, user: str | None = None
+    mem: Memory, *, agent: str | None = None, session: str | None = None, user: str | None = None
 ) -> Server:
     config = mem.config
     specs = tool_specs(config)  # without the management tools when they are switched off

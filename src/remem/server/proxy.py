@@ -27,7 +27,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx
@@ -43,6 +43,9 @@ from remem.server.proxy_tools import StreamedCalls, definitions, ours_only, run_
 from remem.server.rest_docs import mount_docs
 from remem.server.session_reset import chat_answer, confirmation, is_reset, reset_answer
 from remem.types import Turn
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 log = logging.getLogger("remem.proxy")
 
@@ -119,7 +122,7 @@ class UpstreamError(Exception):
 class Proxy:
     """One upstream, one memory: what the routes of ``create_proxy`` do."""
 
-    def __init__(self, mem: Any, upstream: str, client: httpx.AsyncClient) -> None:
+    def __init__(self, mem: Memory, upstream: str, client: httpx.AsyncClient) -> None:
         self.mem = mem
         self.config = mem.config
         self.base = upstream.rstrip("/")
@@ -396,7 +399,7 @@ async def _events(r: httpx.Response) -> AsyncIterator[str]:
 
 
 def create_proxy(
-    mem,
+    mem: Memory,
     upstream: str,
     *,
     host: str | None = None,

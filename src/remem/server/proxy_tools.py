@@ -20,10 +20,13 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from remem.errors import RememError
 from remem.tools import TOOLS, offered
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 log = logging.getLogger("remem.proxy")
 
@@ -63,7 +66,7 @@ def ours_only(config: Any, client_tools: Any, calls: list[dict[str, Any]]) -> bo
     return bool(calls) and all((c.get("function") or {}).get("name") in names for c in calls)
 
 
-def run_calls(mem: Any, who: Who, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def run_calls(mem: Memory, who: Who, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Run remem tool calls; one ``tool`` message per call, in order."""
     agent, user, session = who
     tools = mem.tools(agent, session=session, user=user)

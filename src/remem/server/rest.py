@@ -12,7 +12,7 @@ request id) are ``http_guard``'s.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
@@ -27,6 +27,9 @@ from remem.server.http_guard import Guard, HostPolicy
 from remem.server.identity import AuthError
 from remem.server.rest_context import Requests
 from remem.tools import ToolError
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 _STATUS = (
     (AuthError, 401),
@@ -84,7 +87,7 @@ def _render(status: int, message: str, request_id: str | None) -> JSONResponse:
     return _error(status, message, **({"request_id": request_id} if request_id else {}))
 
 
-def create_app(mem, host: str | None = None) -> FastAPI:
+def create_app(mem: Memory, host: str | None = None) -> FastAPI:
     """The REST API and the web UI over ``mem``, for a server listening on ``host`` (default
     ``server.host``: the host policy of ``http_guard`` depends on it)."""
     from remem.server.rest_chat import chat_routes

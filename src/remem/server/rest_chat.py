@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 
 from remem.errors import NotFoundError
+from remem.recall.messages import session_context
 from remem.scopes import ScopeError
 from remem.server.rest_context import (
     Caller,
@@ -20,7 +21,7 @@ from remem.server.rest_context import (
     TurnBody,
 )
 from remem.server.session_reset import reset_answer
-from remem.tools import TOOLS, session_context, tool_specs
+from remem.tools import TOOLS, tool_specs
 from remem.types import Turn
 
 
@@ -107,7 +108,7 @@ def tool_routes(r: Requests) -> APIRouter:
         fields = body.model_dump(include=set(TurnBody.model_fields) - {"inputs"})
         fields["user_id"] = user = c.user(body.user_id)
         if body.platform is None and body.group_id is None:
-            fields.update(session_context(mem, body.session))
+            fields.update(session_context(mem.store, body.session))
         turn = Turn(**fields, scopes=c.guard(mem, body.session, user).read_scopes())
         out = mem.conversation_recall(
             turn,

@@ -4,7 +4,7 @@ guard, and the common checks."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,6 +14,9 @@ from remem.errors import ValidationError
 from remem.scopes import Access, ScopeError, ScopeGuard
 from remem.server.identity import grant_for, user_for
 from remem.types import Record
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 
 class _Body(BaseModel):
@@ -100,16 +103,16 @@ class Caller:
         """The user this request acts for (a bound token cannot be widened: 403)."""
         return user_for(self.grant, named)
 
-    def access(self, mem, session: str | None = None, user: str | None = None) -> Access:
+    def access(self, mem: Memory, session: str | None = None, user: str | None = None) -> Access:
         if not self.agent:
             raise ScopeError("no agent identity: configure server.tokens or scopes.agent")
         return mem.scope_access(self.agent, session=session, user=user)
 
-    def guard(self, mem, session: str | None = None, user: str | None = None) -> ScopeGuard:
+    def guard(self, mem: Memory, session: str | None = None, user: str | None = None) -> ScopeGuard:
         """The scope guard for this request (the local operator's is unrestricted)."""
         return ScopeGuard(self.access(mem, session, user)) if self.restricted else ScopeGuard()
 
-    def writer(self, mem, request: Request, session: str | None = None) -> ScopeGuard:
+    def writer(self, mem: Memory, request: Request, session: str | None = None) -> ScopeGuard:
         """The guard of a write that names no user in its body (``/v1/memories``,
         ``/v1/ingest``): the user is the one ``X-Remem-User`` names, checked against the
         token's binding like a body's ``user`` (a token bound to one user: that user), so
@@ -118,11 +121,11 @@ class Caller:
         user = self.user(request.headers.get("x-remem-user"))
         return self.guard(mem, session, user)
 
-    def scopes(self, mem, requested: Any = None) -> list[str] | None:
+    def scopes(self, mem: Memory, requested: Any = None) -> list[str] | None:
         """The scopes a read may use: None = unrestricted (local operator)."""
         return self.guard(mem).read_scopes(requested)
 
-    def check_write(self, mem, scope: str) -> None:
+    def check_write(self, mem: Memory, scope: str) -> None:
         self.guard(mem).check_write(scope)
 
 

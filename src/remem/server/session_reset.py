@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 RESET_COMMANDS = ("/new", "/reset")
 
@@ -24,7 +27,7 @@ def is_reset(text: str) -> bool:
     return text.strip().lower() in RESET_COMMANDS
 
 
-def reset_answer(mem: Any, session: str, outcome: Any) -> dict[str, Any]:
+def reset_answer(mem: Memory, session: str, outcome: Any) -> dict[str, Any]:
     """What a session reset did, for a client: the summary memory, or why there is none."""
     reason = None
     if outcome is None:

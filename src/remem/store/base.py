@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from remem.store.dashboard import DashboardStore
-from remem.types import Fact, Filters, Record
+from remem.types import Fact, Filters, Record, SessionInfo
 
 # (record fields, lexical tokens) or (record fields, lexical tokens, context tokens)
 RecordRow = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, str]
@@ -149,7 +149,7 @@ class SessionStore(Protocol):
     def set_session(
         self, session: str, origin_platform: str | None = None, parent: str | None = None
     ) -> None: ...
-    def session_info(self, session: str) -> dict[str, Any] | None: ...
+    def session_info(self, session: str) -> SessionInfo | None: ...
     def sessions_on_platform(self, platform: str) -> list[str]: ...
     def sessions_with_speaker(self, speaker_id: str) -> list[str]:
         """Sessions holding a message spoken by ``speaker_id``: the conversations that user

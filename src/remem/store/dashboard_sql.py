@@ -1,10 +1,10 @@
 """The ``DashboardStore`` questions as SQL, once for both SQL backends.
 
 The SQLite and PostgreSQL stores ask the same questions of the same tables; they differ
-only in placeholders, the "no limit" value, how a quarter-hour number is computed, how text sorts and
-how it is matched against a pattern (GLOB / a regular expression). A ``Dialect`` holds those
-differences and each backend hands the functions here a connection it opened for the purpose
-(see ``DashboardStore`` for which).
+only in placeholders, the "no limit" value, how a quarter-hour number is computed, how text
+sorts and how it is matched against a pattern (GLOB / a regular expression). Their
+``SQLDialect`` holds those differences and each backend hands the functions here a
+connection it opened for the purpose (see ``DashboardStore`` for which).
 
 Text that is sorted or compared (``max`` of a session's platform, distinct values) sorts by
 code point on both: SQLite compares text bytewise (UTF-8, the same order), PostgreSQL is
@@ -14,9 +14,8 @@ told ``COLLATE "C"``; the database's locale would otherwise decide, and the in-m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any
 
 from remem.store.dashboard import (
@@ -27,30 +26,21 @@ from remem.store.dashboard import (
     SessionSummary,
     pattern_regex,
 )
+from remem.store.filter_sql import filters_where
+from remem.store.sql_base import SQLConnection
+from remem.store.sql_dialect import SQLDialect
 from remem.types import Filters
 
-FiltersSQL = Callable[[Filters | None], tuple[str, list[Any]]]
-MatchesAny = Callable[[Sequence[str], str], tuple[str, list[Any]]]
 DISTINCT_COLUMNS: tuple[DistinctColumn, ...] = ("scope", "category", "speaker_label")
-
-
-@dataclass(frozen=True)
-class Dialect:
-    mark: str  # the placeholder
-    no_limit: Any  # the LIMIT value that means "all"
-    quarter: str  # a record's quarter-hour number: created_at / 900, truncated (after 1970)
-    by_code_point: str  # appended to a text expression to sort it by code point
-    filters_sql: FiltersSQL
-    matches_any: MatchesAny  # (patterns, mark) -> (a record's text matches one, parameters)
 
 
 def _rows(conn: Any, sql: str, params: list[Any]) -> list[Any]:
     return list(conn.execute(sql, params).fetchall())
 
 
-def breakdown(conn: Any, d: Dialect, filters: Filters | None) -> RecordBreakdown:
+def breakdown(conn: Any, d: SQLDialect, filters: Filters | None) -> RecordBreakdown:
     """Every count of a ``RecordBreakdown``; ``conn`` should hold one snapshot."""
-    where, params = d.filters_sql(filters)
+    where, params = filters_where(filters, d)
     by_column: dict[str, dict[str | None, int]] = {}
     for column in BREAKDOWN_COLUMNS:  # constants, never input
         rows = _rows(
@@ -82,9 +72,9 @@ def breakdown(conn: Any, d: Dialect, filters: Filters | None) -> RecordBreakdown
 
 
 def session_summaries(
-    conn: Any, d: Dialect, filters: Filters | None, limit: int
+    conn: Any, d: SQLDialect, filters: Filters | None, limit: int
 ) -> list[SessionSummary]:
-    where, params = d.filters_sql(filters)
+    where, params = filters_where(filters, d)
     text = d.by_code_point
     rows = _rows(
         conn,
@@ -101,11 +91,11 @@ def session_summaries(
 
 
 def distinct_values(
-    conn: Any, d: Dialect, column: DistinctColumn, filters: Filters | None
+    conn: Any, d: SQLDialect, column: DistinctColumn, filters: Filters | None
 ) -> list[str]:
     if column not in DISTINCT_COLUMNS:
         raise ValueError(f"distinct_values: column {column!r}; use one of {DISTINCT_COLUMNS}")
-    where, params = d.filters_sql(filters)
+    where, params = filters_where(filters, d)
     rows = _rows(
         conn,
         f"SELECT DISTINCT r.{column}{d.by_code_point} FROM records r "
@@ -149,12 +139,13 @@ def _literal(char: str) -> str:
 
 
 def speaker_lines_matching(
-    conn: Any, d: Dialect, patterns: Sequence[str], filters: Filters | None, limit: int
+    conn: Any, d: SQLDialect, patterns: Sequence[str], filters: Filters | None, limit: int
 ) -> list[tuple[str, str]]:
     if not patterns:
         return []
-    where, params = d.filters_sql(filters)
-    matches, values = d.matches_any(patterns, d.mark)
+    where, params = filters_where(filters, d)
+    matches_any = glob_any if d.patterns == "glob" else regex_any
+    matches, values = matches_any(patterns, d.mark)
     rows = _rows(
         conn,
         f"SELECT r.speaker_label, r.text FROM records r WHERE r.speaker_label IS NOT NULL"
@@ -166,14 +157,14 @@ def speaker_lines_matching(
 
 def newest_ids(
     conn: Any,
-    d: Dialect,
+    d: SQLDialect,
     filters: Filters | None,
     *,
     ended_by: float | None,
     limit: int | None,
     offset: int,
 ) -> list[str]:
-    where, params = d.filters_sql(filters)
+    where, params = filters_where(filters, d)
     if ended_by is not None:
         where += f" AND r.valid_to IS NOT NULL AND r.valid_to <= {d.mark}"
         params = [*params, ended_by]
@@ -186,36 +177,34 @@ def newest_ids(
     return [record_id for (record_id,) in rows]
 
 
-class SQLDashboard:
+class SQLDashboard(SQLConnection):
     """The four ``DashboardStore`` reads answered in SQL, for a backend that names its
-    ``Dialect`` and how a dashboard read opens its connection (``_dashboard_read``: one
+    ``SQLDialect`` and how a dashboard read opens its connection (``_dashboard_read``: one
     snapshot per read, never the connection requests share). ``storage_size`` stays the
     backend's own."""
-
-    _dashboard_dialect: Dialect
 
     def _dashboard_read(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
     def breakdown(self, filters: Filters | None = None) -> RecordBreakdown:
         with self._dashboard_read() as c:
-            return breakdown(c, self._dashboard_dialect, filters)
+            return breakdown(c, self._sql, filters)
 
     def session_summaries(
         self, filters: Filters | None = None, *, limit: int = 200
     ) -> list[SessionSummary]:
         with self._dashboard_read() as c:
-            return session_summaries(c, self._dashboard_dialect, filters, limit)
+            return session_summaries(c, self._sql, filters, limit)
 
     def distinct_values(self, column: DistinctColumn, filters: Filters | None = None) -> list[str]:
         with self._dashboard_read() as c:
-            return distinct_values(c, self._dashboard_dialect, column, filters)
+            return distinct_values(c, self._sql, column, filters)
 
     def speaker_lines_matching(
         self, patterns: Sequence[str], filters: Filters | None = None, *, limit: int = 10_000
     ) -> list[tuple[str, str]]:
         with self._dashboard_read() as c:
-            return speaker_lines_matching(c, self._dashboard_dialect, patterns, filters, limit)
+            return speaker_lines_matching(c, self._sql, patterns, filters, limit)
 
     def newest_ids(
         self,
@@ -226,6 +215,4 @@ class SQLDashboard:
         offset: int = 0,
     ) -> list[str]:
         with self._dashboard_read() as c:
-            return newest_ids(
-                c, self._dashboard_dialect, filters, ended_by=ended_by, limit=limit, offset=offset
-            )
+            return newest_ids(c, self._sql, filters, ended_by=ended_by, limit=limit, offset=offset)

@@ -11,24 +11,22 @@ triggers: it is written here once instead of a SQLite trigger and a PL/pgSQL fun
 it acts on the ids the caller deleted, as the in-memory reference does, also for a fact
 citing a record already gone.
 
-SQLite and PostgreSQL differ here only in what a ``FactsDialect`` holds: the placeholder
-and how a list is bound (``remem.store.filter_sql.FilterDialect``), the "no limit" value and
-how text sorts by code point (as ``dashboard_sql`` explains). Each backend hands these
-functions a connection of its ``write()`` or ``read()``; ``SQLFacts`` is the protocol's
-methods over them.
+SQLite and PostgreSQL differ here only in what their ``SQLDialect`` holds: the placeholder
+and how a list is bound, the "no limit" value and how text sorts by code point (as
+``dashboard_sql`` explains). ``SQLFacts`` is the protocol's methods over these functions,
+on a connection of the backend's ``write()`` or ``read()``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from remem.store.facts_check import check_fact, fact_order
-from remem.store.filter_sql import FilterDialect
+from remem.store.sql_base import SQLConnection
+from remem.store.sql_dialect import SQLDialect
 from remem.types import Fact
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Fact))
@@ -40,19 +38,6 @@ _UPSERT = (
     "ON CONFLICT (id) DO UPDATE SET "
     + ", ".join(f"{name} = excluded.{name}" for name in COLUMNS if name != "id")
 )
-
-
-@dataclass(frozen=True)
-class FactsDialect:
-    lists: FilterDialect  # the placeholder, and how a list is bound
-    no_limit: Any  # the LIMIT value that means "all"
-    by_code_point: str  # appended to a text expression to sort it by code point
-    chunk: int  # values per bound list (SQLite binds each value: stay under its limit)
-
-
-def _chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(items), size):
-        yield list(items[start : start + size])
 
 
 def _to_row(fact: Fact) -> list[Any]:
@@ -73,7 +58,7 @@ def _select(conn: Any, where: str, params: list[Any], tail: str = "") -> list[Fa
 
 
 # ---------------------------------------------------------------- writes
-def put_facts(conn: Any, d: FactsDialect, facts: Sequence[Fact]) -> int:
+def put_facts(conn: Any, d: SQLDialect, facts: Sequence[Fact]) -> int:
     """Insert facts, replacing stored ones of the same id (a fact given twice: its last
     version), which the caller has checked (``check_fact``). The caller's transaction makes
     it all or nothing."""
@@ -81,14 +66,14 @@ def put_facts(conn: Any, d: FactsDialect, facts: Sequence[Fact]) -> int:
     latest = {fact_id: given[fact_id] for fact_id in sorted(given)}  # one lock order for all
     if not latest:
         return 0
-    mark = d.lists.mark
+    mark = d.mark
     cur = conn.cursor()
     # The fact rows first: on PostgreSQL the upsert locks each row (waiting for a concurrent
     # writer of the same fact to commit), so the source rows replaced next are this
     # writer's alone, never a mix of two writers' sources.
-    cur.executemany(_UPSERT.replace("?", mark), [_to_row(fact) for fact in latest.values()])
-    for chunk in _chunks(list(latest), d.chunk):
-        sql, params = d.lists.member("fact_id", chunk)
+    cur.executemany(d.sql(_UPSERT), [_to_row(fact) for fact in latest.values()])
+    for chunk in d.chunks(list(latest)):
+        sql, params = d.member("fact_id", chunk)
         conn.execute(f"DELETE FROM fact_sources WHERE {sql}", params)
     sources = [(f.id, r) for f in latest.values() for r in dict.fromkeys(f.source_ids)]
     if sources:
@@ -98,54 +83,52 @@ def put_facts(conn: Any, d: FactsDialect, facts: Sequence[Fact]) -> int:
     return len(facts)
 
 
-def _delete_ids(conn: Any, d: FactsDialect, ids: Sequence[str]) -> int:
+def _delete_ids(conn: Any, d: SQLDialect, ids: Sequence[str]) -> int:
     """Delete these facts and their source rows; returns how many facts existed."""
     deleted = 0
-    for chunk in _chunks(list(dict.fromkeys(ids)), d.chunk):
-        sources, params = d.lists.member("fact_id", chunk)
+    for chunk in d.chunks(list(dict.fromkeys(ids))):
+        sources, params = d.member("fact_id", chunk)
         conn.execute(f"DELETE FROM fact_sources WHERE {sources}", params)
-        facts, params = d.lists.member("id", chunk)
+        facts, params = d.member("id", chunk)
         deleted += conn.execute(f"DELETE FROM facts WHERE {facts}", params).rowcount
     return deleted
 
 
-def _scope_where(d: FactsDialect, scopes: Sequence[str] | None, alias: str = "f") -> tuple:
+def _scope_where(d: SQLDialect, scopes: Sequence[str] | None, alias: str = "f") -> tuple:
     if scopes is None:
         return "", []
-    sql, params = d.lists.member(f"{alias}.scope", list(scopes))
+    sql, params = d.member(f"{alias}.scope", list(scopes))
     return f" AND {sql}", params
 
 
-def clear_facts(
-    conn: Any, d: FactsDialect, scopes: Sequence[str] | None, origin: str | None
-) -> int:
+def clear_facts(conn: Any, d: SQLDialect, scopes: Sequence[str] | None, origin: str | None) -> int:
     if scopes is not None and not scopes:
         return 0
     where, params = _scope_where(d, scopes)
     if origin is not None:
-        where += f" AND f.origin = {d.lists.mark}"
+        where += f" AND f.origin = {d.mark}"
         params = [*params, origin]
     ids = [r[0] for r in conn.execute(f"SELECT f.id FROM facts f WHERE 1=1{where}", params)]
     return _delete_ids(conn, d, ids)
 
 
-def forget_records(conn: Any, d: FactsDialect, record_ids: Sequence[str]) -> None:
+def forget_records(conn: Any, d: SQLDialect, record_ids: Sequence[str]) -> None:
     """What deleting these records does to facts, inside the delete's transaction: facts
     citing one as a source are deleted, facts one of them closed are open again."""
     unique = list(dict.fromkeys(record_ids))
-    for chunk in _chunks(unique, d.chunk):
-        cited, params = d.lists.member("record_id", chunk)
+    for chunk in d.chunks(unique):
+        cited, params = d.member("record_id", chunk)
         doomed = conn.execute(f"SELECT DISTINCT fact_id FROM fact_sources WHERE {cited}", params)
         _delete_ids(conn, d, [r[0] for r in doomed.fetchall()])
-    for chunk in _chunks(unique, d.chunk):
-        closer, params = d.lists.member("closed_by", chunk)
+    for chunk in d.chunks(unique):
+        closer, params = d.member("closed_by", chunk)
         conn.execute(f"UPDATE facts SET valid_to = NULL, closed_by = NULL WHERE {closer}", params)
 
 
 # ---------------------------------------------------------------- reads
 def facts(
     conn: Any,
-    d: FactsDialect,
+    d: SQLDialect,
     *,
     scopes: Sequence[str] | None,
     subject: str | None,
@@ -156,7 +139,7 @@ def facts(
 ) -> list[Fact]:
     if scopes is not None and not scopes:
         return []
-    mark = d.lists.mark
+    mark = d.mark
     where, params = _scope_where(d, scopes)
     for column, value in (("subject", subject), ("attribute", attribute)):
         if value is not None:
@@ -168,16 +151,16 @@ def facts(
     if current:
         where += " AND f.valid_to IS NULL"
     tail = f" ORDER BY f.valid_from, f.said_at, f.id{d.by_code_point} LIMIT {mark}"
-    limit_value = d.no_limit if limit is None or limit < 0 else limit
+    limit_value = d.limit(limit)
     return _select(conn, f" WHERE 1=1{where}", [*params, limit_value], tail)
 
 
-def facts_citing(conn: Any, d: FactsDialect, record_ids: Sequence[str]) -> list[Fact]:
+def facts_citing(conn: Any, d: SQLDialect, record_ids: Sequence[str]) -> list[Fact]:
     found: dict[str, Fact] = {}
-    for chunk in _chunks(list(dict.fromkeys(record_ids)), d.chunk):
-        cited, params = d.lists.member("s.record_id", chunk)
+    for chunk in d.chunks(list(dict.fromkeys(record_ids))):
+        cited, params = d.member("s.record_id", chunk)
         sourced = f" WHERE f.id IN (SELECT s.fact_id FROM fact_sources s WHERE {cited})"
-        closer, closer_params = d.lists.member("f.closed_by", chunk)
+        closer, closer_params = d.member("f.closed_by", chunk)
         for fact in (
             *_select(conn, sourced, params),
             *_select(conn, f" WHERE {closer}", closer_params),
@@ -187,7 +170,7 @@ def facts_citing(conn: Any, d: FactsDialect, record_ids: Sequence[str]) -> list[
 
 
 def fact_subjects(
-    conn: Any, d: FactsDialect, scopes: Sequence[str] | None
+    conn: Any, d: SQLDialect, scopes: Sequence[str] | None
 ) -> list[tuple[str, str, int]]:
     if scopes is not None and not scopes:
         return []
@@ -207,34 +190,26 @@ def fact_count(conn: Any) -> int:
     return int(conn.execute("SELECT count(*) FROM facts").fetchone()[0])
 
 
-class SQLFacts:
-    """The ``FactStore`` methods for a backend that names its ``FactsDialect`` and how they
-    open a connection: ``_facts_write`` (one transaction, or a savepoint of this thread's
-    open one) and ``_facts_read`` (one snapshot; inside a transaction, that transaction)."""
-
-    _facts_dialect: FactsDialect
-
-    def _facts_write(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
-
-    def _facts_read(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
+class SQLFacts(SQLConnection):
+    """The ``FactStore`` methods over a SQL backend's connection: writes in its ``write()``
+    (one transaction, or a savepoint of this thread's open one), reads in its ``read()``
+    (one snapshot; inside a transaction, that transaction)."""
 
     def put_facts(self, facts: Sequence[Fact]) -> int:
         for fact in facts:  # before the transaction: a bad fact costs no write lock
             check_fact(fact)
-        with self._facts_write() as c:
-            return put_facts(c, self._facts_dialect, facts)
+        with self.write() as c:
+            return put_facts(c, self._sql, facts)
 
     def delete_facts(self, ids: Sequence[str]) -> int:
         if not ids:
             return 0
-        with self._facts_write() as c:
-            return _delete_ids(c, self._facts_dialect, ids)
+        with self.write() as c:
+            return _delete_ids(c, self._sql, ids)
 
     def clear_facts(self, scopes: Sequence[str] | None = None, origin: str | None = None) -> int:
-        with self._facts_write() as c:
-            return clear_facts(c, self._facts_dialect, scopes, origin)
+        with self.write() as c:
+            return clear_facts(c, self._sql, scopes, origin)
 
     def facts(
         self,
@@ -246,10 +221,10 @@ class SQLFacts:
         current: bool = False,
         limit: int | None = None,
     ) -> list[Fact]:
-        with self._facts_read() as c:
+        with self.read() as c:
             return facts(
                 c,
-                self._facts_dialect,
+                self._sql,
                 scopes=scopes,
                 subject=subject,
                 attribute=attribute,
@@ -261,9 +236,9 @@ class SQLFacts:
     def facts_citing(self, record_ids: Sequence[str]) -> list[Fact]:
         if not record_ids:
             return []
-        with self._facts_read() as c:
-            return facts_citing(c, self._facts_dialect, record_ids)
+        with self.read() as c:
+            return facts_citing(c, self._sql, record_ids)
 
     def fact_subjects(self, scopes: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
-        with self._facts_read() as c:
-            return fact_subjects(c, self._facts_dialect, scopes)
+        with self.read() as c:
+            return fact_subjects(c, self._sql, scopes)

@@ -1,7 +1,7 @@
 """Filters as SQL: the one WHERE fragment every query of a SQL backend shares.
 
-SQLite and PostgreSQL ask the same conditions and differ in two things, held by a
-``FilterDialect``: the placeholder, and how a list is bound (SQLite: one placeholder per value,
+SQLite and PostgreSQL ask the same conditions and differ in two things, held by their
+``SQLDialect``: the placeholder, and how a list is bound (SQLite: one placeholder per value,
 ``IN (?,?,?)``; PostgreSQL: the whole list as one array parameter, ``= ANY(%s::text[])``, so a
 filter of any length is one bound value).
 """
@@ -9,31 +9,14 @@ filter of any length is one bound value).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
+from remem.store.sql_dialect import SQLDialect
 from remem.types import Filters
 
 
-@dataclass(frozen=True)
-class FilterDialect:
-    mark: str  # the placeholder
-    arrays: bool  # a list is one array parameter (PostgreSQL), else one mark per value
-
-    def member(self, expr: str, values: list[str], *, negate: bool = False) -> tuple[str, list]:
-        """``expr`` (not) among ``values``, and the parameters to bind."""
-        if self.arrays:
-            return f"{'NOT ' if negate else ''}{expr} = ANY({self.mark}::text[])", [list(values)]
-        marks = ",".join(self.mark * len(values))
-        return f"{expr} {'NOT ' if negate else ''}IN ({marks})", list(values)
-
-
-SQLITE_FILTERS = FilterDialect(mark="?", arrays=False)
-POSTGRES_FILTERS = FilterDialect(mark="%s", arrays=True)
-
-
 def filters_where(
-    filters: Filters | None, d: FilterDialect, alias: str = "r", now: float | None = None
+    filters: Filters | None, d: SQLDialect, alias: str = "r", now: float | None = None
 ) -> tuple[str, list[Any]]:
     """A WHERE fragment (starting with ' AND', or empty) and its parameters."""
     if filters is None:

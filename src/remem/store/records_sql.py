@@ -1,77 +1,322 @@
-"""Record reads written once for both SQL backends (issue 42: no second copy): a session's
-previous turns, a page of records, every record page by page.
+"""Records in both SQL backends, written once over their ``SQLDialect`` (issue 42: no second
+copy): inserting, reads by id, rowid, hash, session and filters, pages of records, a
+record's neighbours, new text, validity, access counts and index status.
 
-SQLite and PostgreSQL ask these the same way and differ only in what a ``RecordsDialect``
-holds: the placeholder, the "no limit" value, the record columns and the filters as SQL.
-Each backend's method hands its ``query`` (all rows of one SELECT) to these functions.
+What stays each backend's own (``sqlite/records.py``, ``postgres/records.py``): the rows of
+its full-text index when a record comes, goes or gets a new text (FTS5 / tsvector),
+deleting, fetching the neighbour windows (one compound statement / one lateral join), and
+SQLite's unfiltered ``count`` (a trigger-kept counter).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from remem.store.rows import row_to_record
+from remem.schemas import ID_MAX_CHARS
+from remem.store.base import ANY, OnConflict, RecordRow
+from remem.store.filter_sql import filters_where
+from remem.store.rows import check_enums, check_value, row_to_record
+from remem.store.sessions_sql import SQLSessions, upsert_session
 from remem.types import Filters, Record
 
-Query = Callable[[str, Any], list[Any]]
 
+class SQLRecords(SQLSessions):
+    """The record methods both SQL backends answer with the same statements."""
 
-@dataclass(frozen=True)
-class RecordsDialect:
-    mark: str  # the placeholder
-    no_limit: Any  # the LIMIT value that means "all"
-    columns: str  # the rowid and the stored fields, read from ``records r``
-    filters_sql: Callable[[Filters | None], tuple[str, list[Any]]]  # " AND ..." and params
+    # What each backend does its own way: its full-text rows (FTS5 / tsvector) when a record
+    # comes, goes or its text changes, and how it fetches the windows of ``neighbours``.
+    def _insert_rows(
+        self, c: Any, rows: Sequence[RecordRow], rev: int, now: float, skip: bool
+    ) -> list[int | None]:
+        """Insert the records and their lexical rows (inside the caller's write); an
+        existing id is None with ``skip``, else an error that rolls the write back."""
+        raise NotImplementedError
 
+    def delete(self, record_ids: Sequence[str]) -> int:
+        raise NotImplementedError
 
-def previous_texts(
-    query: Query, d: RecordsDialect, session: str, before: float, limit: int
-) -> list[Record]:
-    """The last ``limit`` records of a session created before ``before``, oldest first."""
-    m = d.mark
-    rows = query(
-        f"SELECT {d.columns} FROM records r WHERE r.session = {m} AND r.created_at < {m} "
-        f"AND r.index_status != 'skipped' ORDER BY r.created_at DESC, r.rowid DESC LIMIT {m}",
-        (session, before, limit),
-    )
-    return [row_to_record(r) for r in reversed(rows)]
+    def _replace_tokens(self, c: Any, rowid: int, tokens: str) -> None:
+        """Replace a record's own lexical tokens (inside the caller's write)."""
+        raise NotImplementedError
 
+    def _neighbour_rows(
+        self, anchors: Sequence[Record], before: int, after: int, keep: str, params: list[Any]
+    ) -> Iterator[tuple[int, Sequence[Any]]]:
+        """(anchor rowid, record row) for up to ``before`` earlier and ``after`` later
+        records of each anchor's session passing ``keep`` (bound with ``params``), nearest
+        first."""
+        raise NotImplementedError
 
-def list_records(
-    query: Query,
-    d: RecordsDialect,
-    filters: Filters | None,
-    *,
-    limit: int | None,
-    offset: int,
-    newest_first: bool,
-) -> list[Record]:
-    """A page of records passing the filters, newest (or oldest) first; a limit of None
-    (or below 0) means all."""
-    where, params = d.filters_sql(filters)
-    order = "DESC" if newest_first else "ASC"
-    rows = query(
-        f"SELECT {d.columns} FROM records r WHERE 1=1{where} "
-        f"ORDER BY r.created_at {order}, r.rowid {order} LIMIT {d.mark} OFFSET {d.mark}",
-        [*params, d.no_limit if limit is None or limit < 0 else limit, offset],
-    )
-    return [row_to_record(r) for r in rows]
+    def insert_records(
+        self, rows: Sequence[RecordRow], *, on_conflict: OnConflict = "error"
+    ) -> list[int | None]:
+        """Insert (record fields, lexical tokens[, context tokens]) in one transaction.
 
-
-def iter_records(
-    query: Query, d: RecordsDialect, filters: Filters | None, batch: int, after: int
-) -> Iterator[Record]:
-    """Every record passing the filters with rowid > after, in rowid order, page by page."""
-    where, params = d.filters_sql(filters)
-    while True:
-        rows = query(
-            f"SELECT {d.columns} FROM records r WHERE r.rowid > {d.mark}{where} "
-            f"ORDER BY r.rowid LIMIT {d.mark}",
-            [after, *params, batch],
-        )
+        Returns the new rowids; ``None`` where ``on_conflict="skip"`` skipped an existing id.
+        With ``on_conflict="error"`` an existing id aborts the whole batch (nothing written).
+        """
         if not rows:
+            return []
+        for row in rows:  # before the transaction: a bad record costs no write lock
+            check_enums(row[0])
+        now = time.time()
+        with self.write() as c:
+            rev = self._bump_rev(c)
+            out = self._insert_rows(c, rows, rev, now, on_conflict == "skip")
+            for rowid, row in zip(out, rows, strict=True):
+                fields = row[0]
+                origin, parent = fields.get("origin_platform"), fields.get("parent_session")
+                if rowid is not None and fields.get("session") and (origin or parent):
+                    upsert_session(c, self._sql, fields["session"], origin, parent)
+        return out
+
+    # ---------------------------------------------------------------- reads
+    def get(self, record_id: str) -> Record | None:
+        found = self._records("WHERE r.id = ?", (record_id,))
+        return found[0] if found else None
+
+    def rowids_for_ids(self, ids: Sequence[str]) -> list[int]:
+        out: list[int] = []
+        for chunk in self._sql.chunks(ids):
+            member, params = self._sql.member("id", chunk)
+            out += [
+                int(r[0]) for r in self.query(f"SELECT rowid FROM records WHERE {member}", params)
+            ]
+        return out
+
+    def ids_where(self, filters: Filters | None) -> list[str]:
+        where, params = filters_where(filters, self._sql)
+        return [r[0] for r in self.query(f"SELECT r.id FROM records r WHERE 1=1{where}", params)]
+
+    def existing_hashes(self, hashes: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in self._sql.chunks(hashes):
+            member, params = self._sql.member("content_hash", chunk)
+            sql = f"SELECT DISTINCT content_hash FROM records WHERE {member}"
+            found.update(r[0] for r in self.query(sql, params))
+        return found
+
+    def get_by_rowids(
+        self, rowids: Iterable[int], filters: Filters | None = None, now: float | None = None
+    ) -> dict[int, Record]:
+        """Records by rowid that still exist *and* still pass the filters (the authority)."""
+        d = self._sql
+        ids = list(dict.fromkeys(int(r) for r in rowids))
+        where, params = filters_where(filters, d, now=now)
+        out: dict[int, Record] = {}
+        for chunk in d.chunks(ids):
+            member, bound = d.member("r.rowid", chunk, array="bigint")
+            for record in self._records(f"WHERE {member}{where}", [*bound, *params]):
+                out[record.rowid] = record  # type: ignore[index]
+        return out
+
+    def ids_with_prefix(self, prefix: str, limit: int = 20) -> list[str]:
+        if len(prefix) > ID_MAX_CHARS:  # no id is longer, and SQLite refuses a LIKE pattern
+            return []  # past 50,000 bytes ("LIKE or GLOB pattern too complex")
+        d = self._sql
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.query(
+            f"SELECT id FROM records WHERE id {d.like} {d.mark} ESCAPE '\\' "
+            f"ORDER BY id{d.by_code_point} LIMIT {d.mark}",
+            (escaped + "%", limit),
+        )
+        return [r[0] for r in rows]
+
+    def neighbours(
+        self,
+        records: Sequence[Record],
+        before: int,
+        after: int,
+        filters: Filters | None = None,
+        now: float | None = None,
+        *,
+        context: bool = False,
+    ) -> dict[int, list[Record]]:
+        """For each record (by rowid): up to ``before`` earlier and ``after`` later records of
+        its session, nearest first, passing the filters. Records without a session have none.
+
+        By default only records that can be hits count (stored-only ones are skipped). With
+        ``context`` the window is what a reader needs around a hit: stored-only messages
+        (notices, media the bot sent, host injections) are in it; control and directive
+        messages are skipped and do not use up the window."""
+        where, params = filters_where(filters, self._sql, now=now)
+        keep = (
+            "r.message_kind NOT IN ('control', 'directive')"
+            if context
+            else "r.index_status != 'skipped'"
+        )
+        anchors = [r for r in records if r.session and r.rowid is not None]
+        out: dict[int, list[Record]] = {r.rowid: [] for r in anchors if r.rowid is not None}
+        if anchors:
+            for anchor, row in self._neighbour_rows(anchors, before, after, keep + where, params):
+                out[anchor].append(row_to_record(row))
+        return out
+
+    def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
+        """Records passing ``filters``; with ``up_to``, counted no further than that."""
+        where, params = filters_where(filters, self._sql)
+        if up_to is not None:  # the scan stops at the limit
+            sql = "SELECT count(*) FROM (SELECT 1 FROM records r WHERE 1=1{} LIMIT ?) s"
+            return int(self.query_one(self._sql.sql(sql).format(where), [*params, up_to])[0])
+        return int(self.query_one(f"SELECT count(*) FROM records r WHERE 1=1{where}", params)[0])
+
+    def previous_texts(self, session: str, before: float, limit: int) -> list[Record]:
+        """The last ``limit`` records of a session created before ``before``, oldest first."""
+        newest_first = self._records(
+            "WHERE r.session = ? AND r.created_at < ? AND r.index_status != 'skipped' "
+            "ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?",
+            (session, before, limit),
+        )
+        return newest_first[::-1]
+
+    def list_records(
+        self,
+        filters: Filters | None = None,
+        *,
+        limit: int | None = 50,
+        offset: int = 0,
+        newest_first: bool = True,
+    ) -> list[Record]:
+        """A page of records passing the filters, newest (or oldest) first; a limit of None
+        (or below 0) means all."""
+        d = self._sql
+        where, params = filters_where(filters, d)
+        order = "DESC" if newest_first else "ASC"
+        return self._records(
+            f"WHERE 1=1{where} ORDER BY r.created_at {order}, r.rowid {order} "
+            f"LIMIT {d.mark} OFFSET {d.mark}",
+            [*params, d.limit(limit), offset],
+        )
+
+    def iter_records(
+        self, filters: Filters | None = None, batch: int = 1000, after: int = 0
+    ) -> Iterator[Record]:
+        """Every record passing the filters with rowid > after, in rowid order, page by page."""
+        d = self._sql
+        where, params = filters_where(filters, d)
+        while True:
+            page = self._records(
+                f"WHERE r.rowid > {d.mark}{where} ORDER BY r.rowid LIMIT {d.mark}",
+                [after, *params, batch],
+            )
+            if not page:
+                return
+            yield from page
+            after = page[-1].rowid  # type: ignore[assignment]
+
+    def current_memories(
+        self,
+        scope: str,
+        now: float,
+        *,
+        content_hash: str | None = None,
+        metadata_equals: tuple[str, str] | None = None,
+        speaker_id: str | None = ANY,
+        limit: int | None = None,
+    ) -> list[Record]:
+        """Memories of ``scope`` still valid at ``now`` with this content hash, metadata
+        value (a JSON string, not a number) and speaker (each only when given), oldest
+        first."""
+        d = self._sql
+        sql = "WHERE r.kind = 'memory' AND r.scope = ? AND (r.valid_to IS NULL OR r.valid_to > ?)"
+        params: list[Any] = [scope, now]
+        if content_hash is not None:
+            sql += " AND r.content_hash = ?"
+            params.append(content_hash)
+        if metadata_equals is not None:
+            sql += f" AND {d.json_equals}"
+            params += [metadata_equals[0], metadata_equals[1]]
+        if speaker_id is not ANY:
+            sql += f" AND r.speaker_id {d.same} ?"
+            params.append(speaker_id)
+        sql += " ORDER BY r.created_at, r.rowid LIMIT ?"
+        params.append(d.no_limit if limit is None else limit)
+        return self._records(sql, params)
+
+    def find_message(self, session: str, created_at: float) -> Record | None:
+        """The message of a session at exactly this time (the newest if several)."""
+        found = self._records(
+            "WHERE r.session = ? AND r.created_at = ? ORDER BY r.rowid DESC LIMIT 1",
+            (session, created_at),
+        )
+        return found[0] if found else None
+
+    # ---------------------------------------------------------------- updates
+    def _update_row(self, c: Any, rowid: int, now: float, **columns: Any) -> None:
+        """Set these columns of one record, with the next revision and ``now`` as its update
+        time (inside the caller's write; the names are this module's, never input)."""
+        rev = self._bump_rev(c)
+        sets = "".join(f"{name} = ?, " for name in columns)
+        c.execute(
+            self._sql.sql(f"UPDATE records SET {sets}rev = ?, updated_at = ? WHERE rowid = ?"),
+            [*columns.values(), rev, now, rowid],
+        )
+
+    def update_text(
+        self,
+        rowid: int,
+        text: str,
+        content_hash: str,
+        tokens: str,
+        *,
+        visible_text: str | None = None,
+    ) -> None:
+        """Replace a record's text, visible text and its own lexical tokens (its context and
+        its vector stay: the old vector serves until a new one is written)."""
+        now = time.time()
+        with self.write() as c:
+            self._update_row(
+                c, rowid, now, text=text, visible_text=visible_text, content_hash=content_hash
+            )
+            self._replace_tokens(c, rowid, tokens)
+
+    def set_validity(self, rowid: int, valid_to: float | None, metadata: dict[str, Any]) -> None:
+        """Close (or reopen, with None) a memory and replace its metadata, in one write."""
+        now = time.time()
+        with self.write() as c:
+            metadata_json = json.dumps(metadata, ensure_ascii=False)
+            self._update_row(c, rowid, now, valid_to=valid_to, metadata=metadata_json)
+
+    def record_access(self, items: Sequence[tuple[int, int, float]]) -> None:
+        """Add (rowid, count, last access time) to records' access statistics."""
+        d = self._sql
+        with self.write() as c:
+            c.cursor().executemany(
+                d.sql(
+                    "UPDATE records SET access_count = access_count + ?, "
+                    f"last_access = {d.greatest}(coalesce(last_access, 0), ?) WHERE rowid = ?"
+                ),
+                [(count, when, rowid) for rowid, count, when in items],
+            )
+
+    def mark_index_status(
+        self, rowids: Sequence[int], status: str, error: str | None = None
+    ) -> None:
+        if not rowids:
             return
-        yield from (row_to_record(r) for r in rows)
-        after = rows[-1][0]
+        check_value("index_status", status)
+        now = time.time()
+        d = self._sql
+        with self.write() as c:
+            rev = self._bump_rev(c)
+            for chunk in d.chunks(rowids):
+                member, bound = d.member("rowid", chunk, array="bigint")
+                c.execute(
+                    d.sql("UPDATE records SET index_status = ?, index_error = ?, rev = ?, ")
+                    + f"updated_at = {d.mark} WHERE {member}",
+                    [status, error, rev, now, *bound],
+                )
+
+    # ---------------------------------------------------------------- deletes
+    def delete_session_after(self, session: str, after: float) -> list[str]:
+        """Delete a session's records created after ``after``; returns their ids."""
+        rows = self.query(
+            self._sql.sql("SELECT id FROM records WHERE session = ? AND created_at > ?"),
+            (session, after),
+        )
+        ids = [r[0] for r in rows]
+        self.delete(ids)
+        return ids

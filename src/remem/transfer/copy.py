@@ -38,7 +38,7 @@ from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
 from remem.store.base import RecordRow, Store
 from remem.store.open import open_store
 from remem.text.tokenize import Tokenizer
-from remem.types import KINDS, Filters, Record
+from remem.types import KINDS, Filters, Record, SessionInfo
 
 NAMESPACE = "copy"  # destination meta: "source" (what is copied) and "after" (last rowid done)
 # Store-wide markers that travel with the data (the model a `reembed` switched to, the model
@@ -213,7 +213,7 @@ class _BatchCopier:
             ]
             self.dst.put_latent_terms(terms_id, items)
 
-    def _row(self, rec: Record, session: dict[str, Any] | None) -> RecordRow:
+    def _row(self, rec: Record, session: SessionInfo | None) -> RecordRow:
         fields = rec.to_dict()
         for name in ("model_id", "access_count", "last_access"):
             fields.pop(name, None)

@@ -14,7 +14,7 @@ from typing import IO, Any
 from remem.embed import latent
 from remem.engine import make_filters
 from remem.ports import MemoryPort
-from remem.types import Filters
+from remem.types import Filters, SessionInfo
 
 
 def stored_latent_terms(mem: MemoryPort, rowids: list[int]) -> dict[int, list[tuple[str, bytes]]]:
@@ -30,7 +30,7 @@ def export_lines(
     mem: MemoryPort, *, filters: Filters | None = None, with_vectors: bool = False, page: int = 500
 ) -> Iterator[list[str]]:
     """The export, one page of JSONL lines at a time (for files and HTTP streams alike)."""
-    sessions: dict[str, dict | None] = {}
+    sessions: dict[str, SessionInfo | None] = {}
     batch: list = []
 
     def render() -> list[str]:

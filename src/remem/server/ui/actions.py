@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from remem.errors import NotFoundError, ValidationError
 from remem.types import Record
 
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
-def visible(mem, caller, record_id: str) -> Record:
+
+def visible(mem: Memory, caller, record_id: str) -> Record:
     """The record, if the caller may read it; else NotFoundError, the same as a missing id."""
     rec = mem.get(record_id)
     scopes = caller.scopes(mem)
@@ -30,14 +33,14 @@ def visible(mem, caller, record_id: str) -> Record:
     return rec
 
 
-def visible_memory(mem, caller, record_id: str) -> Record:
+def visible_memory(mem: Memory, caller, record_id: str) -> Record:
     rec = visible(mem, caller, record_id)
     if rec.kind != "memory":
         raise NotFoundError(f"no memory with id {record_id!r}")
     return rec
 
 
-def history(mem, caller, memory_id: str) -> list[Record]:
+def history(mem: Memory, caller, memory_id: str) -> list[Record]:
     """The version chain, oldest first, without versions the caller may not read."""
     visible_memory(mem, caller, memory_id)
     scopes = caller.scopes(mem)
@@ -45,7 +48,7 @@ def history(mem, caller, memory_id: str) -> list[Record]:
 
 
 def edit(
-    mem,
+    mem: Memory,
     caller,
     memory_id: str,
     *,
@@ -86,7 +89,7 @@ def _same_number(value: Any, current: float) -> bool:
         return False  # not a number: let validation name it
 
 
-def undo(mem, caller, memory_id: str) -> list[Record]:
+def undo(mem: Memory, caller, memory_id: str) -> list[Record]:
     """``CuratedMemories.undo``, after checking that the caller may write every version it
     changes."""
     rec = visible_memory(mem, caller, memory_id)
@@ -97,14 +100,14 @@ def undo(mem, caller, memory_id: str) -> list[Record]:
     return mem.memories.undo(memory_id)
 
 
-def delete(mem, caller, record_id: str) -> Record:
+def delete(mem: Memory, caller, record_id: str) -> Record:
     rec = visible(mem, caller, record_id)
     caller.check_write(mem, rec.scope)
     mem.delete(rec.id)
     return rec
 
 
-def delete_many(mem, caller, ids: list[str]) -> int:
+def delete_many(mem: Memory, caller, ids: list[str]) -> int:
     """Delete records the caller may write; ids it may not see are refused like missing."""
     records = [visible(mem, caller, i) for i in ids]
     for rec in records:
@@ -121,7 +124,7 @@ class Backfill:
         self.last: dict[str, int] | None = None
         self.error: str | None = None
 
-    def start(self, mem) -> bool:
+    def start(self, mem: Memory) -> bool:
         """Start a run unless one is going; returns whether one was started."""
         with self._lock:
             if self.running:
@@ -132,7 +135,7 @@ class Backfill:
         ).start()
         return True
 
-    def _run(self, mem) -> None:
+    def _run(self, mem: Memory) -> None:
         try:
             self.last = mem.embed_pending()
             self.error = None

@@ -21,7 +21,10 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 log = logging.getLogger("remem.ui.audit")
 
@@ -29,7 +32,7 @@ OPERATOR = "operator"  # who acted when no tokens are configured and scopes.agen
 IN_MEMORY_ENTRIES = 1000  # what an in-memory audit log keeps
 
 
-def audit_path(mem: Any) -> Path | None:
+def audit_path(mem: Memory) -> Path | None:
     """The audit file of this memory's store (None: kept in memory)."""
     if mem.path is not None:
         return Path(f"{mem.path}.audit.jsonl")

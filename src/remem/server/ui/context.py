@@ -9,7 +9,7 @@ import logging
 import math
 from datetime import UTC, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 from fastapi import FastAPI, Request
@@ -32,6 +32,9 @@ from remem.server.ui.explain import (
 from remem.server.ui.i18n import EN, LANG_COOKIE, LANGUAGES, ROLES, choose_language, translator
 from remem.server.ui.pipeline_text import sentence, stage_name
 from remem.types import KINDS, keyword_score
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 log = logging.getLogger("remem.ui")
 PREFIX = "/ui"
@@ -72,7 +75,7 @@ def _as_json_number(text: str) -> Any:
 class UI:
     """The UI of one REST app over one memory."""
 
-    def __init__(self, app: FastAPI, mem: Any) -> None:
+    def __init__(self, app: FastAPI, mem: Memory) -> None:
         self.app = app
         self.mem = mem
         self.config = mem.config

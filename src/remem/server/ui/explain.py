@@ -6,13 +6,16 @@ path (``Memory.recall_for_turn``) and the memory path (auto-recall)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError as PydanticValidationError
 
 from remem.errors import RememError, ValidationError
 from remem.server.rest_context import SearchBody
 from remem.types import Filters, Hit, Record, SearchResult, Turn
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 CHANNELS = ("vector", "lexical")
 
@@ -102,7 +105,7 @@ class Explained:
     timings_ms: dict[str, float]
 
 
-def run_search(mem, caller, form: SearchForm, max_k: int) -> Explained:
+def run_search(mem: Memory, caller, form: SearchForm, max_k: int) -> Explained:
     body = form.body()
     if body.k > max_k:
         raise ValidationError("k", body.k, f"use at most {max_k} (server.max_k)")
@@ -115,7 +118,7 @@ def run_search(mem, caller, form: SearchForm, max_k: int) -> Explained:
     return explained(mem, result, scopes)
 
 
-def explained(mem, result: SearchResult, scopes: list[str] | None) -> Explained:
+def explained(mem: Memory, result: SearchResult, scopes: list[str] | None) -> Explained:
     peak = max((s for h in result.hits for _, s in h.explain.stages), default=0.0)
     peak = max(peak, max((h.score for h in result.hits), default=0.0), 1e-9)
     hits = [_hit_view(i + 1, h, peak) for i, h in enumerate(result.hits)]
@@ -181,7 +184,7 @@ class Injection:
     count: int = 0
 
 
-def chat_block(mem, caller, turn_message: Record) -> Injection:
+def chat_block(mem: Memory, caller, turn_message: Record) -> Injection:
     """What ``recall_for_turn`` injects when ``turn_message`` is the turn's input."""
     out = mem.recall_for_turn(
         Turn(
@@ -196,7 +199,7 @@ def chat_block(mem, caller, turn_message: Record) -> Injection:
     return Injection("chat", out.block, out.skipped_reason, out.query, len(out.hits))
 
 
-def memory_block(mem, caller, query: str, *, session: str | None = None) -> Injection:
+def memory_block(mem: Memory, caller, query: str, *, session: str | None = None) -> Injection:
     """What auto-recall (``Memory.recall_memories``) injects for this message, as a preview:
     it does not count as an injection, or the next real turn would skip these memories."""
     access = caller.access(mem, session=session)

@@ -22,14 +22,17 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from weakref import WeakKeyDictionary
 
 from remem.server.ui.charts import local_days
 from remem.store.dashboard import StoreSize
 from remem.types import Filters, Record
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 log = logging.getLogger("remem.ui")
 T = TypeVar("T")
@@ -53,7 +56,7 @@ class StaleWhileRevalidate:
         self._lock = threading.Lock()
         self.size = size
 
-    def get(self, mem, key: tuple, compute: Callable[[], T]) -> T:
+    def get(self, mem: Memory, key: tuple, compute: Callable[[], T]) -> T:
         store = mem.store
         token = store.change_token()
         with self._lock:
@@ -74,7 +77,7 @@ class StaleWhileRevalidate:
         self._store(store, key, token, value)
         return value
 
-    def forget_all(self, mem) -> None:
+    def forget_all(self, mem: Memory) -> None:
         """Drop every result of this store: after a change made here, the next page counts
         it in line instead of showing the count from before (one whole-store read each)."""
         with self._lock:
@@ -132,18 +135,18 @@ class Overview:
     sessions: int = 0
 
 
-def overview(mem, scopes: list[str] | None) -> Overview:
+def overview(mem: Memory, scopes: list[str] | None) -> Overview:
     return AGGREGATES.get(mem, ("overview", _key(scopes)), lambda: _overview(mem, scopes))
 
 
-def _labelled(counts: dict[str | None, int]) -> dict[str, int]:
+def _labelled(counts: Mapping[str, int] | Mapping[str | None, int]) -> dict[str, int]:
     """Counts with a label for "no value", the largest first (ties by label), so the pages
     list them alike on every backend."""
     named = {(NONE_LABEL if k is None else k): n for k, n in counts.items()}
     return dict(sorted(named.items(), key=lambda item: (-item[1], item[0])))
 
 
-def _overview(mem, scopes: list[str] | None) -> Overview:
+def _overview(mem: Memory, scopes: list[str] | None) -> Overview:
     counts = mem.store.breakdown(_scoped(scopes))
     return Overview(
         total=counts.total,
@@ -157,7 +160,7 @@ def _overview(mem, scopes: list[str] | None) -> Overview:
     )
 
 
-def store_size(mem) -> StoreSize:
+def store_size(mem: Memory) -> StoreSize:
     """What the store takes (the file on SQLite, the schema on PostgreSQL)."""
     return mem.store.storage_size()
 
@@ -180,14 +183,14 @@ class SessionGroup:
     sessions: list[SessionRow]
 
 
-def session_groups(mem, scopes: list[str] | None, limit: int = 200) -> list[SessionGroup]:
+def session_groups(mem: Memory, scopes: list[str] | None, limit: int = 200) -> list[SessionGroup]:
     """The ``limit`` most recently active sessions, grouped by platform, then group."""
     return AGGREGATES.get(
         mem, ("sessions", _key(scopes), limit), lambda: _session_groups(mem, scopes, limit)
     )
 
 
-def _session_groups(mem, scopes: list[str] | None, limit: int) -> list[SessionGroup]:
+def _session_groups(mem: Memory, scopes: list[str] | None, limit: int) -> list[SessionGroup]:
     summaries = mem.store.session_summaries(_scoped(scopes, kinds=["message"]), limit=limit)
     groups: dict[tuple[str, str], SessionGroup] = {}
     for s in summaries:
@@ -199,7 +202,7 @@ def _session_groups(mem, scopes: list[str] | None, limit: int) -> list[SessionGr
 
 
 def session_page(
-    mem, scopes: list[str] | None, session: str, *, offset: int, limit: int
+    mem: Memory, scopes: list[str] | None, session: str, *, offset: int, limit: int
 ) -> tuple[list[Record], int]:
     """One page of a session's records, oldest first on the page, pages counted from the
     newest; returns (records, total in the session)."""
@@ -209,7 +212,7 @@ def session_page(
     return list(reversed(records)), total
 
 
-def offset_of(mem, scopes: list[str] | None, record: Record, page: int) -> int:
+def offset_of(mem: Memory, scopes: list[str] | None, record: Record, page: int) -> int:
     """The page offset (newest-first) on which ``record`` shows in its session."""
     filters = _scoped(scopes, sessions=[record.session], since=record.created_at)
     newer_or_same = mem.store.count(filters)
@@ -234,7 +237,13 @@ class MemoryPage:
 
 
 def memory_page(
-    mem, scopes: list[str] | None, *, category: str | None, state: str, offset: int, limit: int
+    mem: Memory,
+    scopes: list[str] | None,
+    *,
+    category: str | None,
+    state: str,
+    offset: int,
+    limit: int,
 ) -> MemoryPage:
     """Memories passing the filters, newest first. ``scopes`` is what the caller may read,
     already narrowed to a requested scope."""
@@ -260,7 +269,7 @@ def memory_page(
 
 
 def memory_ids(
-    mem, filters: Filters, state: str, *, limit: int | None = None, offset: int = 0
+    mem: Memory, filters: Filters, state: str, *, limit: int | None = None, offset: int = 0
 ) -> list[str]:
     """Ids of the memories the page's filters select, newest first (walks the kind/time
     index); ``superseded``: only those whose validity has ended (replaced or undone)."""
@@ -268,7 +277,7 @@ def memory_ids(
     return mem.store.newest_ids(filters, ended_by=ended_by, limit=limit, offset=offset)
 
 
-def categories(mem, scopes: list[str] | None) -> list[str]:
+def categories(mem: Memory, scopes: list[str] | None) -> list[str]:
     """The memory categories in use (for the filter's choices)."""
 
     def compute() -> list[str]:
@@ -277,7 +286,7 @@ def categories(mem, scopes: list[str] | None) -> list[str]:
     return AGGREGATES.get(mem, ("categories", _key(scopes)), compute)
 
 
-def scopes_in_use(mem) -> list[str]:
+def scopes_in_use(mem: Memory) -> list[str]:
     """Every scope that holds a record (the operator's scope choices)."""
 
     def compute() -> list[str]:
@@ -295,7 +304,7 @@ class Person:
     facts: int
 
 
-def people(mem, scopes: list[str] | None) -> list[Person]:
+def people(mem: Memory, scopes: list[str] | None) -> list[Person]:
     """Every subject of the facts in these scopes, most facts first (the store's
     ``fact_subjects``, a whole-scope read: kept like the other aggregates)."""
 
@@ -305,7 +314,7 @@ def people(mem, scopes: list[str] | None) -> list[Person]:
     return AGGREGATES.get(mem, ("people", _key(scopes)), compute)
 
 
-def warm_up(mem, scope_sets: Iterable[list[str] | None]) -> None:
+def warm_up(mem: Memory, scope_sets: Iterable[list[str] | None]) -> None:
     """Compute the aggregates the pages show for these callers (in a background thread at
     start-up), so that no page load waits for a whole-store scan."""
     scopes_in_use(mem)

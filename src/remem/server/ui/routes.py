@@ -11,6 +11,7 @@ and is written to the audit log.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -38,8 +39,11 @@ from remem.server.ui.context import (
 )
 from remem.server.ui.i18n import translator
 
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
-def mount_ui(app: FastAPI, mem) -> None:
+
+def mount_ui(app: FastAPI, mem: Memory) -> None:
     """Serve the UI at /ui on the REST app (same process, same tokens)."""
     ui = UI(app, mem)
     config = mem.config

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from remem.store.memory.state import MemoryState, SessionRow
+from remem.types import SessionInfo
 
 MAX_CHAIN = 64  # parent links followed before a chain counts as broken
 
@@ -63,7 +63,7 @@ class SessionsMixin(MemoryState):
             current = row.parent
         return next((p for p in reversed(chain) if p), None)
 
-    def session_info(self, session: str) -> dict[str, Any] | None:
+    def session_info(self, session: str) -> SessionInfo | None:
         with self._read():
             row = self._sessions.get(session)
             if row is None:

@@ -1,4 +1,4 @@
-"""The PostgreSQL store's connections: the pool, migrations, transactions, meta and stats.
+"""The PostgreSQL store's connections: the pool, migrations, transactions, meta counters.
 
 One connection pool per store (psycopg_pool), every connection set to the store's schema and
 able to send and receive ``vector`` values. Every write is one transaction (``write()``);
@@ -20,6 +20,8 @@ from typing import Any
 from remem.errors import StoreError
 from remem.store.migrations import LATEST_VERSION as SQLITE_VERSION
 from remem.store.postgres.schema import LATEST_VERSION, MIGRATIONS
+from remem.store.sql_base import SQLConnection
+from remem.store.sql_dialect import POSTGRES
 
 try:
     import psycopg
@@ -61,8 +63,13 @@ def redact(url: str) -> str:
     return make_conninfo("", **{k: v for k, v in params.items() if v is not None})
 
 
-class PostgresConnection:
+class PostgresConnection(SQLConnection):
     """The pool every part of the PostgreSQL store shares."""
+
+    _sql = POSTGRES
+    _STATS_RECORDS = "SELECT count(*) FROM records"
+    _STATS_VECTORS = "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim"
+    _STATS_SCHEMA = "SELECT version FROM schema_version"
 
     def __init__(self, url: str, *, schema: str = "remem", pool_size: int = 4) -> None:
         if not _SCHEMA_NAME.match(schema):
@@ -239,10 +246,6 @@ class PostgresConnection:
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
 
-    def query_one(self, statement: Any, params: Any = ()) -> Any:
-        rows = self.query(statement, params)
-        return rows[0] if rows else None
-
     @staticmethod
     def _bump_rev(conn: psycopg.Connection[Any]) -> int:
         """The next revision; its row lock orders record and vector writes by commit."""
@@ -251,9 +254,9 @@ class PostgresConnection:
         ).fetchone()
         return int(row[0])  # type: ignore[index]
 
-    @staticmethod
-    def _bump_deletes(conn: psycopg.Connection[Any]) -> None:
-        conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
+    def _stats_storage(self, c: psycopg.Connection[Any]) -> dict[str, Any]:
+        size = c.execute(SCHEMA_BYTES_SQL).fetchone()[0]  # type: ignore[index]
+        return {"file_bytes": int(size), "path": f"{redact(self._url)} (schema {self._schema})"}
 
     # ---------------------------------------------------------------- lifecycle
     @property
@@ -283,23 +286,6 @@ class PostgresConnection:
                 self._pool.close()
 
     # ---------------------------------------------------------------- meta
-    def meta_get(self, namespace: str, key: str) -> str | None:
-        row = self.query_one(
-            "SELECT value FROM meta WHERE namespace = %s AND key = %s", (namespace, key)
-        )
-        return row[0] if row else None
-
-    def meta_set(self, namespace: str, key: str, value: str | None) -> None:
-        with self.write() as c:
-            if value is None:
-                c.execute("DELETE FROM meta WHERE namespace = %s AND key = %s", (namespace, key))
-            else:
-                c.execute(
-                    "INSERT INTO meta (namespace, key, value) VALUES (%s, %s, %s) "
-                    "ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value",
-                    (namespace, key, value),
-                )
-
     def meta_add(self, namespace: str, key: str, amount: int) -> int:
         """Add to an integer counter kept in the meta table; returns the new value."""
         with self.write() as c:
@@ -312,47 +298,3 @@ class PostgresConnection:
             return int(row[0])  # type: ignore[index]
 
     # ---------------------------------------------------------------- stats
-    def stats(self) -> dict[str, Any]:
-        with self.read() as c:
-
-            def group(column: str) -> dict[str, int]:
-                rows = c.execute(
-                    sql.SQL(
-                        "SELECT {col}, count(*) FROM records GROUP BY {col} ORDER BY count(*) DESC"
-                    ).format(col=sql.Identifier(column))
-                )
-                return {(k if k is not None else "(none)"): n for k, n in rows}
-
-            def one(statement: str) -> Any:
-                return c.execute(statement).fetchone()[0]  # type: ignore[index]
-
-            dropped = c.execute(
-                "SELECT value FROM meta WHERE namespace = 'indexing' AND key = 'dropped'"
-            ).fetchone()
-            data: dict[str, Any] = {
-                "records": one("SELECT count(*) FROM records"),
-                "by_kind": group("kind"),
-                "by_scope": group("scope"),
-                "by_role": group("role"),
-                "by_category": group("category"),
-                "index_status": group("index_status"),
-                "vectors": [
-                    {"model_id": m, "dim": d, "count": n}
-                    for m, d, n in c.execute(
-                        "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim"
-                    )
-                ],
-                "index_errors": one(
-                    "SELECT count(*) FROM records WHERE index_error IS NOT NULL "
-                    "AND index_status != 'skipped'"
-                ),
-                "queue_dropped_total": int(dropped[0]) if dropped else 0,
-                "sessions": one(
-                    "SELECT count(DISTINCT session) FROM records WHERE session IS NOT NULL"
-                ),
-                "facts": one("SELECT count(*) FROM facts"),
-                "schema_version": one("SELECT version FROM schema_version"),
-                "file_bytes": int(one(SCHEMA_BYTES_SQL)),
-            }
-        data["path"] = f"{redact(self._url)} (schema {self._schema})"
-        return data

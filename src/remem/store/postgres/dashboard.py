@@ -10,21 +10,9 @@ from typing import Any
 from remem.store import dashboard_sql
 from remem.store.dashboard import StoreSize
 from remem.store.postgres.connection import SCHEMA_BYTES_SQL, PostgresConnection, redact
-from remem.store.postgres.filters import filters_sql
-
-POSTGRES = dashboard_sql.Dialect(
-    mark="%s",
-    no_limit=None,  # LIMIT NULL: all rows
-    quarter="trunc(r.created_at / 900)::bigint",
-    by_code_point=' COLLATE "C"',  # by code point, not by the database's locale
-    filters_sql=filters_sql,
-    matches_any=dashboard_sql.regex_any,
-)
 
 
 class DashboardMixin(dashboard_sql.SQLDashboard, PostgresConnection):
-    _dashboard_dialect = POSTGRES
-
     def _dashboard_read(self) -> AbstractContextManager[Any]:
         return self.read()
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from remem.store.filter_sql import POSTGRES_FILTERS, filters_where
-from remem.store.rows import STORED_FIELDS
+from remem.store.filter_sql import filters_where
+from remem.store.sql_dialect import POSTGRES
 from remem.types import Filters
 
-RECORD_COLUMNS = ", ".join(f"r.{name}" for name in ("rowid", *STORED_FIELDS))
+RECORD_COLUMNS = POSTGRES.columns
 
 
 def filters_sql(
     filters: Filters | None, alias: str = "r", now: float | None = None
 ) -> tuple[str, list[Any]]:
     """A WHERE fragment (starting with ' AND', or empty) and its parameters."""
-    return filters_where(filters, POSTGRES_FILTERS, alias, now)
+    return filters_where(filters, POSTGRES, alias, now)

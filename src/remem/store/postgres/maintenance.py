@@ -58,17 +58,3 @@ class MaintenanceMixin(VectorsMixin):
         """Sequence numbers of vectors whose value does not hold ``dim`` numbers."""
         rows = self.query("SELECT seq FROM vectors WHERE vector_dims(vec) != dim ORDER BY seq")
         return [int(r[0]) for r in rows]
-
-    def delete_vectors(self, seqs: Sequence[int]) -> None:
-        with self.write() as c:
-            c.execute("DELETE FROM vectors WHERE seq = ANY(%s::bigint[])", (list(seqs),))
-            self._bump_deletes(c)
-
-    def stale_vectors(self, model_id: str) -> list[int]:
-        """Rowids of records whose text changed after their ``model_id`` vector was made."""
-        rows = self.query(
-            "SELECT r.rowid FROM records r JOIN vectors v ON v.record_rowid = r.rowid "
-            "WHERE v.model_id = %s AND v.created_at < r.updated_at - 1 ORDER BY r.rowid",
-            (model_id,),
-        )
-        return [int(r[0]) for r in rows]

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from remem.store.base import Allocate, IndexMetaRow, VectorRows, VectorState
+from remem.store.base import Allocate, VectorRows, VectorState
 from remem.store.postgres.vectors import VectorsMixin, as_array
-from remem.store.rows import INDEX_META_FIELDS
+from remem.store.sql_base import counter
 
 
 class SnapshotReadsMixin(VectorsMixin):
@@ -25,8 +25,8 @@ class SnapshotReadsMixin(VectorsMixin):
                 "SELECT coalesce(max(seq), 0) FROM vectors WHERE model_id = %s AND dim = %s",
                 (model_id, dim),
             ).fetchone()
-            deletes = c.execute("SELECT value FROM counters WHERE name = 'deletes'").fetchone()
-        return VectorState(int(row[0]) if row else 0, int(deletes[0]) if deletes else 0)
+            deletes = counter(c, "deletes")
+        return VectorState(int(row[0]) if row else 0, deletes)
 
     def read_vectors(
         self,
@@ -38,7 +38,7 @@ class SnapshotReadsMixin(VectorsMixin):
         allocate: Allocate | None = None,
     ) -> VectorRows:
         with self.read() as c:
-            rows = self._load(c, model_id, dim, after_seq)
+            rows = self._vector_rows(c, model_id, dim, after_seq)
         rowids, matrix = rows.rowids, rows.matrix
         if by_rowid:
             order = np.argsort(rowids, kind="stable")
@@ -49,15 +49,6 @@ class SnapshotReadsMixin(VectorsMixin):
             out_matrix[:] = matrix
             rowids, matrix = out_rowids, out_matrix
         return VectorRows(rowids, matrix, rows.max_seq)
-
-    def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
-        with self.read() as c:
-            rows = c.execute(
-                "SELECT record_rowid FROM vectors WHERE model_id = %s AND dim = %s "
-                "AND seq <= %s ORDER BY record_rowid",
-                (model_id, dim, upto_seq),
-            ).fetchall()
-        return np.array([r[0] for r in rows], np.int64)
 
     def vectors_at(
         self, model_id: str, dim: int, rowids: Sequence[int], upto_seq: int
@@ -71,13 +62,3 @@ class SnapshotReadsMixin(VectorsMixin):
                 (model_id, dim, upto_seq, list(rowids)),
             ).fetchall()
         return {int(rowid): as_array(vec) for rowid, vec in rows}
-
-    def filter_rows(self, after_rev: int) -> tuple[list[IndexMetaRow], int]:
-        with self.read() as c:
-            rev = c.execute("SELECT value FROM counters WHERE name = 'rev'").fetchone()
-            rows = c.execute(
-                f"SELECT {', '.join(INDEX_META_FIELDS)} FROM records WHERE rev > %s "
-                "ORDER BY rev, rowid",
-                (after_rev,),
-            ).fetchall()
-        return [tuple(r) for r in rows], int(rev[0]) if rev else 0

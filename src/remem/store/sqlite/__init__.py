@@ -1,14 +1,15 @@
 """The SQLite store: the source of truth of the embedded default (one file, WAL).
 
-Split by concern (connection and meta, records and sessions, lexical, vectors, latent terms,
-facts, maintenance, the web UI's dashboard reads); ``SQLiteStore`` is all of them over one
-connection.
+Split by concern (connection, records, lexical, vectors, latent terms, maintenance, the web
+UI's dashboard reads); what both SQL backends ask alike is written once in ``remem.store``
+(``records_sql``, ``sessions_sql``, ``vectors_sql``, ``latent_sql``, ``facts_sql``,
+``dashboard_sql``, ``sql_base``). ``SQLiteStore`` is all of them over one connection.
 """
 
 from __future__ import annotations
 
+from remem.store.facts_sql import SQLFacts
 from remem.store.sqlite.dashboard import DashboardMixin
-from remem.store.sqlite.facts import FactsMixin
 from remem.store.sqlite.latent import LatentMixin
 from remem.store.sqlite.lexical import LexicalMixin, fts_match_expression
 from remem.store.sqlite.maintenance import MaintenanceMixin
@@ -21,7 +22,7 @@ class SQLiteStore(
     LexicalMixin,
     VectorsMixin,
     LatentMixin,
-    FactsMixin,
+    SQLFacts,
     MaintenanceMixin,
     DashboardMixin,
 ):

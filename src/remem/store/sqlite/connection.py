@@ -1,4 +1,4 @@
-"""The SQLite file: opening, migrating, transactions, the meta table and statistics.
+"""The SQLite file: opening, migrating, transactions, counters added to in the meta table.
 
 One file, WAL mode, a busy timeout so several processes can share the file. Every write is one
 ``BEGIN IMMEDIATE`` transaction: either all of it lands or none of it does, and it returns only
@@ -22,6 +22,8 @@ from typing import Any
 from remem.errors import StoreBusyError, StoreError
 from remem.store.migrations import LATEST_VERSION, MIGRATIONS
 from remem.store.paths import index_dir, prepare_db_path
+from remem.store.sql_base import SQLConnection, counter
+from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite.durability import (
     GROUP_COMMIT_AVAILABLE,
     GroupSync,
@@ -30,8 +32,13 @@ from remem.store.sqlite.durability import (
 )
 
 
-class SQLiteConnection:
+class SQLiteConnection(SQLConnection):
     """The connection every part of the SQLite store shares (one lock guards it)."""
+
+    _sql = SQLITE
+    _STATS_RECORDS = "SELECT value FROM counters WHERE name = 'records'"  # kept by triggers
+    _STATS_VECTORS = "SELECT model_id, dim, n FROM vector_counts ORDER BY model_id, dim"
+    _STATS_SCHEMA = "PRAGMA user_version"
 
     def __init__(
         self,
@@ -285,11 +292,6 @@ class SQLiteConnection:
                     raise self._busy_error() from None
                 raise
 
-    def query_one(self, sql: str, params: Any = ()) -> Any:
-        """The first row of one SELECT (None when there is none)."""
-        rows = self.query(sql, params)
-        return rows[0] if rows else None
-
     def change_token(self) -> tuple[int, int]:
         """Changes whenever this or another process commits a write. Read before the data it
         guards: a commit in between makes the next token differ, so nothing stale is kept."""
@@ -297,29 +299,15 @@ class SQLiteConnection:
             watch = self._watch if self._watch is not None else self._conn  # (opening)
             return watch.execute("PRAGMA data_version").fetchone()[0], self.local_writes
 
+    def _stats_storage(self, c: sqlite3.Connection) -> dict[str, Any]:
+        return {"file_bytes": file_bytes(self._path), "path": str(self._path)}
+
     @staticmethod
     def _bump_rev(c: sqlite3.Connection) -> int:
         c.execute("UPDATE counters SET value = value + 1 WHERE name = 'rev'")
-        return int(c.execute("SELECT value FROM counters WHERE name = 'rev'").fetchone()[0])
+        return counter(c, "rev")
 
     # ---------------------------------------------------------------- meta
-    def meta_get(self, namespace: str, key: str) -> str | None:
-        row = self.query_one(
-            "SELECT value FROM meta WHERE namespace = ? AND key = ?", (namespace, key)
-        )
-        return row[0] if row else None
-
-    def meta_set(self, namespace: str, key: str, value: str | None) -> None:
-        with self.write() as c:
-            if value is None:
-                c.execute("DELETE FROM meta WHERE namespace = ? AND key = ?", (namespace, key))
-            else:
-                c.execute(
-                    "INSERT INTO meta (namespace, key, value) VALUES (?, ?, ?) "
-                    "ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value",
-                    (namespace, key, value),
-                )
-
     def meta_add(self, namespace: str, key: str, amount: int) -> int:
         """Add to an integer counter kept in the meta table; returns the new value."""
         with self.write() as c:
@@ -333,55 +321,11 @@ class SQLiteConnection:
             ).fetchone()
             return int(row[0])
 
-    # ---------------------------------------------------------------- stats
-    def stats(self) -> dict[str, Any]:
-        with self.read() as c:
 
-            def group(column: str) -> dict[str, int]:
-                return {
-                    (k if k is not None else "(none)"): n
-                    for k, n in c.execute(
-                        f"SELECT {column}, count(*) FROM records GROUP BY {column} "
-                        "ORDER BY count(*) DESC"
-                    )
-                }
-
-            dropped = c.execute(
-                "SELECT value FROM meta WHERE namespace = 'indexing' AND key = 'dropped'"
-            ).fetchone()
-            data: dict[str, Any] = {
-                "records": c.execute(
-                    "SELECT value FROM counters WHERE name = 'records'"
-                ).fetchone()[0],
-                "by_kind": group("kind"),
-                "by_scope": group("scope"),
-                "by_role": group("role"),
-                "by_category": group("category"),
-                "index_status": group("index_status"),
-                "vectors": [
-                    {"model_id": m, "dim": d, "count": n}
-                    for m, d, n in c.execute(
-                        "SELECT model_id, dim, n FROM vector_counts ORDER BY model_id, dim"
-                    )
-                ],
-                "index_errors": c.execute(
-                    "SELECT count(*) FROM records WHERE index_error IS NOT NULL "
-                    "AND index_status != 'skipped'"
-                ).fetchone()[0],
-                "queue_dropped_total": int(dropped[0]) if dropped else 0,
-                "sessions": c.execute(
-                    "SELECT count(DISTINCT session) FROM records WHERE session IS NOT NULL"
-                ).fetchone()[0],
-                "facts": c.execute("SELECT count(*) FROM facts").fetchone()[0],
-                "schema_version": c.execute("PRAGMA user_version").fetchone()[0],
-            }
-        data["file_bytes"] = sum(
-            p.stat().st_size
-            for p in (Path(str(self._path) + suffix) for suffix in ("", "-wal", "-shm"))
-            if p.exists()
-        )
-        data["path"] = str(self._path)
-        return data
+def file_bytes(path: Path) -> int:
+    """Bytes on disk of the database with its WAL and shared-memory files."""
+    parts = (Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm"))
+    return sum(p.stat().st_size for p in parts if p.exists())
 
 
 def is_busy(exc: BaseException) -> bool:

@@ -10,33 +10,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from remem.errors import StoreError
 from remem.store import dashboard_sql
 from remem.store.dashboard import StoreSize
-from remem.store.sqlite.connection import SQLiteConnection
-from remem.store.sqlite.filters import filters_sql
-
-SQLITE = dashboard_sql.Dialect(
-    mark="?",
-    no_limit=-1,
-    quarter="CAST(r.created_at / 900 AS INTEGER)",
-    by_code_point="",  # SQLite compares text bytewise: UTF-8 sorts by code point
-    filters_sql=filters_sql,
-    matches_any=dashboard_sql.glob_any,
-)
-
-
-def file_bytes(path: Path) -> int:
-    """Bytes on disk of the database with its WAL and shared-memory files."""
-    parts = (Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm"))
-    return sum(p.stat().st_size for p in parts if p.exists())
+from remem.store.sqlite.connection import SQLiteConnection, file_bytes
 
 
 class DashboardMixin(dashboard_sql.SQLDashboard, SQLiteConnection):
-    _dashboard_dialect = SQLITE
-
     @contextmanager
     def _dashboard_read(self) -> Iterator[sqlite3.Connection]:
         """One read transaction on a read-only connection of its own."""

@@ -1,14 +1,14 @@
-"""Filters as SQL for SQLite (``remem.store.filter_sql`` with SQLite's placeholders)."""
+"""Filters as SQL for SQLite (``remem.store.filter_sql`` in SQLite's dialect)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from remem.store.filter_sql import SQLITE_FILTERS, filters_where
-from remem.store.rows import STORED_FIELDS
+from remem.store.filter_sql import filters_where
+from remem.store.sql_dialect import SQLITE
 from remem.types import Filters
 
-RECORD_COLUMNS = ", ".join(("rowid", *STORED_FIELDS))
+RECORD_COLUMNS = SQLITE.columns
 
 
 def in_marks(values: list[Any] | tuple[Any, ...]) -> str:
@@ -20,4 +20,4 @@ def filters_sql(
     filters: Filters | None, alias: str = "r", now: float | None = None
 ) -> tuple[str, list[Any]]:
     """A WHERE fragment (starting with ' AND', or empty) and its parameters."""
-    return filters_where(filters, SQLITE_FILTERS, alias, now)
+    return filters_where(filters, SQLITE, alias, now)

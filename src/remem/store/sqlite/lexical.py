@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from remem.store.memory.lexical_index import idf, row_score, terms
+from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite.connection import SQLiteConnection
 from remem.store.sqlite.filters import filters_sql, in_marks
-from remem.store.sqlite.records import chunks
 from remem.types import Filters
 
 
@@ -116,7 +116,7 @@ class LexicalMixin(SQLiteConnection):
             else:
                 idfs = [idf(stats[0], stats[1].get(t, 0)) for t, _ in asked]
         out: dict[int, float] = {}
-        for chunk in chunks(ids):
+        for chunk in SQLITE.chunks(ids):
             found = self.query(
                 f"SELECT id, c0, c1 FROM {CONTENT} WHERE id IN ({in_marks(chunk)})", chunk
             )
@@ -213,7 +213,7 @@ class LexicalMixin(SQLiteConnection):
         """Each record's own lexical tokens as indexed (not its context)."""
         out: dict[int, list[str]] = {}
         ids = list(dict.fromkeys(int(r) for r in rowids))
-        for chunk in chunks(ids):
+        for chunk in SQLITE.chunks(ids):
             rows = self.query(
                 f"SELECT id, c0 FROM {CONTENT} WHERE id IN ({in_marks(chunk)})", chunk
             )

@@ -59,17 +59,3 @@ class MaintenanceMixin(SQLiteConnection):
     def malformed_vectors(self) -> list[int]:
         """Sequence numbers of vectors whose blob does not hold ``dim`` float32 values."""
         return [r[0] for r in self.query("SELECT seq FROM vectors WHERE length(vec) != dim * 4")]
-
-    def delete_vectors(self, seqs: Sequence[int]) -> None:
-        with self.write() as c:
-            c.executemany("DELETE FROM vectors WHERE seq = ?", [(s,) for s in seqs])
-            c.execute("UPDATE counters SET value = value + 1 WHERE name = 'deletes'")
-
-    def stale_vectors(self, model_id: str) -> list[int]:
-        """Rowids of records whose text changed after their ``model_id`` vector was made."""
-        rows = self.query(
-            "SELECT r.rowid FROM records r JOIN vectors v ON v.record_rowid = r.rowid "
-            "WHERE v.model_id = ? AND v.created_at < r.updated_at - 1",
-            (model_id,),
-        )
-        return [r[0] for r in rows]

@@ -13,10 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from remem.store.base import Allocate, IndexMetaRow, VectorRows, VectorState
-from remem.store.rows import INDEX_META_FIELDS
-
-INDEX_META_COLUMNS = ", ".join(INDEX_META_FIELDS)
+from remem.store.base import Allocate, VectorRows, VectorState
+from remem.store.sql_base import counter
 
 # Rows per fetchmany: big enough to amortise the call, small enough that the row tuples in
 # flight stay a few MB.
@@ -65,33 +63,13 @@ def read_vectors(
     return VectorRows(rowids, matrix, int(max_seq))
 
 
-def filter_rows(conn: sqlite3.Connection, after_rev: int) -> tuple[list[IndexMetaRow], int]:
-    """(rows of INDEX_META_COLUMNS of the records changed after ``after_rev``, current rev);
-    call inside a read transaction."""
-    rev = conn.execute("SELECT value FROM counters WHERE name = 'rev'").fetchone()[0]
-    rows = conn.execute(
-        f"SELECT {INDEX_META_COLUMNS} FROM records WHERE rev > ?", (after_rev,)
-    ).fetchall()
-    return rows, int(rev)
-
-
 def vector_state(conn: sqlite3.Connection, model_id: str) -> VectorState:
     # max(seq) over the (model_id, seq) index is one B-tree descent; dim is checked per row
     # only on the read itself (a model has one dimension).
     max_seq = conn.execute(
         "SELECT coalesce(max(seq), 0) FROM vectors WHERE model_id = ?", (model_id,)
     ).fetchone()[0]
-    deletes = conn.execute("SELECT value FROM counters WHERE name = 'deletes'").fetchone()[0]
-    return VectorState(int(max_seq), int(deletes))
-
-
-def live_rowids(conn: sqlite3.Connection, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
-    rows = conn.execute(
-        "SELECT record_rowid FROM vectors WHERE model_id = ? AND dim = ? AND seq <= ? "
-        "ORDER BY record_rowid",
-        (model_id, dim, upto_seq),
-    ).fetchall()
-    return np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    return VectorState(int(max_seq), counter(conn, "deletes"))
 
 
 def vectors_at(
