@@ -63,7 +63,7 @@ def pairs_for(turns: list[dict], queries: list[dict], models: dict) -> dict[str,
             f"{time.perf_counter() - start:.0f}s",
             file=sys.stderr,
         )
-    from remem.retrieve.relevance import NEUTRAL
+    from remem.embed.calibrations import NEUTRAL
 
     baseline = {
         name: (embed_all(emb, list(NEUTRAL), False) @ asked[name].T).max(axis=0)

@@ -27,8 +27,8 @@ import zlib
 import numpy as np
 from suite_cli import read_rows
 
+from remem.embed.calibrations import CALIBRATIONS
 from remem.embed.fast_model import SCORE_LINE
-from remem.retrieve.relevance import CALIBRATIONS
 
 A, B = SCORE_LINE["local:multilingual-e5-small"]
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)

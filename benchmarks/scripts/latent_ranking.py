@@ -18,7 +18,7 @@ import numpy as np
 from suite_cli import rows_and_out
 from two_model_relevance import _e5, load
 
-from remem.retrieve.relevance import LATENT_CALIBRATIONS
+from remem.embed.calibrations import LATENT_CALIBRATIONS
 
 CALIBRATION = LATENT_CALIBRATIONS["multilingual-e5-small"]
 SHAPES = [(n, alpha) for n in (3, 5, 10) for alpha in (0.5, 1.0)]

@@ -46,8 +46,8 @@ from fit_calibration import fit  # the relevance stage's own fit (a sibling scri
 from suite_cli import read_rows
 
 from remem.config import Config
+from remem.embed.calibrations import CALIBRATIONS
 from remem.embed.fast_model import SCORE_LINE
-from remem.retrieve.relevance import CALIBRATIONS
 from remem.text.noise import is_noise
 from remem.text.scripts import script_of
 

@@ -230,11 +230,11 @@ def test_an_off_topic_turn_injects_nothing(demo, text):
 def test_the_shipped_neutral_vectors_are_the_bundled_models_own():
     """The relevance baseline's NEUTRAL vectors ship with the bundled model (a first search
     does not embed them); when NEUTRAL or the model changes, they must be written again with
-    `python -m remem.retrieve.relevance`."""
+    `python -m remem.embed.calibrations`."""
     import numpy as np
 
+    from remem.embed.calibrations import NEUTRAL, shipped_neutral_vectors
     from remem.embed.local import E5Embedder
-    from remem.retrieve.relevance import NEUTRAL, shipped_neutral_vectors
 
     embedder = E5Embedder()
     shipped = shipped_neutral_vectors(embedder.model_id)

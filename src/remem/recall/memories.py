@@ -25,13 +25,13 @@ import numpy as np
 
 from remem import arguments
 from remem.config import Config
+from remem.embed import calibrations
 from remem.embed.base import Embedder
 from remem.embed.reads import interactive
 from remem.errors import RememError, ValidationError
 from remem.recall.injections import InjectionLog
 from remem.recall.render import render_memories
 from remem.recall.subjects import for_asker
-from remem.retrieve import relevance
 from remem.retrieve.access import AccessRecorder
 from remem.retrieve.checked import CheckedSearch
 from remem.schemas import check_encodable
@@ -80,7 +80,7 @@ def gate(query: str, cfg) -> str | None:
 
 
 # The neutral sentences live with the relevance calibration that shares them.
-NEUTRAL = relevance.NEUTRAL
+NEUTRAL = calibrations.NEUTRAL
 
 
 class NeutralVectors:

@@ -5,7 +5,7 @@ e5's dense cosine puts an off-topic hit close to an answer (most pairs of texts 
 (``remem.embed.latent``) reads which of some 16,000 learned features a text switches on; the
 cosine of a question's and a hit's features separates the two better. For the best
 ``search.latent_top`` candidates, the relevance stage asks for it and calibrates with it
-(``relevance.LATENT_CALIBRATIONS``).
+(``embed/calibrations.LATENT_CALIBRATIONS``).
 
 A candidate's terms are read from the store, where the indexer keeps them beside its vectors
 (``conversation/latent_fill.py``); a record the fill has not reached yet gets them computed

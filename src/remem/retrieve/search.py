@@ -23,6 +23,7 @@ import numpy as np
 
 from remem.config import Config
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
+from remem.embed.calibrations import LEXICAL_ONLY, NEUTRAL, calibration_for, shipped_neutral_vectors
 from remem.embed.fast_model import FAST_MODEL_ID
 from remem.errors import RememError
 from remem.index.exact import blas_one_thread
@@ -40,12 +41,6 @@ from remem.retrieve.lexical import lexical_candidates
 from remem.retrieve.names import SpeakerNames
 from remem.retrieve.query_embedding import QueryEmbeddings, VectorFound
 from remem.retrieve.query_terms import idf_from_stats, weigh_query
-from remem.retrieve.relevance import (
-    LEXICAL_ONLY,
-    NEUTRAL,
-    calibration_for,
-    shipped_neutral_vectors,
-)
 from remem.retrieve.rerank import Reranker, make_reranker
 from remem.retrieve.scoped_terms import search_counts
 from remem.retrieve.stages import SCORE_STAGES

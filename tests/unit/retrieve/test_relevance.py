@@ -9,17 +9,13 @@ import numpy as np
 import pytest
 
 from remem.config import Config
+from remem.embed.calibrations import LEXICAL_ONLY, Calibration, calibration_for
 from remem.retrieve.adaptive import adaptive_fusion, lexical_confidence
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.fusion import weighted_fuse
 from remem.retrieve.query_terms import idf_weights, query_weights, term_coverage
-from remem.retrieve.relevance import (
-    LEXICAL_ONLY,
-    Calibration,
-    calibration_for,
-    relevance,
-)
+from remem.retrieve.relevance import relevance
 from remem.text.tokenize import Tokenizer
 from remem.types import Record
 
@@ -306,7 +302,7 @@ def _latent_ctx(top: int) -> tuple[list[Candidate], StageContext, Reader]:
 
 
 def test_the_best_candidates_are_judged_with_their_latent_terms_when_asked_for():
-    from remem.retrieve.relevance import LATENT_CALIBRATIONS
+    from remem.embed.calibrations import LATENT_CALIBRATIONS
 
     cands, ctx, reader = _latent_ctx(2)
     relevance(cands, ctx)

@@ -8,10 +8,11 @@ import logging
 import numpy as np
 import pytest
 
+from remem.embed.calibrations import calibration_for
 from remem.embed.fast_model import to_main_scale
 from remem.errors import RememError
 from remem.retrieve import witness as witness_module
-from remem.retrieve.relevance import calibration_for, relevance
+from remem.retrieve.relevance import relevance
 from remem.retrieve.witness import CrossScriptWitness
 from remem.text.budget import tail_within
 from unit.retrieve.test_relevance import Stats, _cands, _ctx
