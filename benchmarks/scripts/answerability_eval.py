@@ -23,14 +23,13 @@ from suite_cli import read_rows
 
 from remem.config import Config
 from remem.retrieve.answerability import MODEL_FILE
-from remem_bench.answerability import auc, evaluate, recall10
+from remem_bench.answerability import auc, evaluate, groups, recall10
 
 
 def floors_before(rows: list[dict]) -> dict[str, dict]:
     """Today's gate on the same hits: the best margin over the relevance floors."""
     out = {}
-    for name in sorted({r["dataset"] for r in rows}):
-        sub = [r for r in rows if r["dataset"] == name]
+    for name, sub in groups(rows).items():
         ans = [r for r in sub if r["kind"] == "ans"]
         unans = [r for r in sub if r["kind"] == "unans"]
         probes = [r for r in sub if r["kind"] == "probe"]
@@ -97,6 +96,8 @@ def main() -> None:
             "recall.answerability_threshold": recall_t,
         },
         "fitted_on": model["datasets"],
+        "inputs": model["inputs"]
+        + (["monotone calibration"] if "calibration" in model["fit"] else []),
         "held_out": model["held_out"],
         "after": evaluate(rows, model["fit"], search_t, recall_t),
         "before": floors_before(rows),

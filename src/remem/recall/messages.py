@@ -20,6 +20,7 @@ from remem.conversation.modes import narrow, resolve_mode
 from remem.errors import ValidationError
 from remem.ports import MemoryPort
 from remem.recall.render import render_block
+from remem.retrieve.answerability import deciding
 from remem.types import Filters, Hit, Record, Turn
 
 
@@ -116,9 +117,10 @@ def recall_for_turn(mem: MemoryPort, turn: Turn) -> TurnRecall:
         same_user_boost=mode == "user",  # the boost only where the effective mode is user
     )
     out = TurnRecall(query=query, mode=mode, mode_source=source)
-    out.hits = answering(result.hits, mem.config.recall.answerability_threshold)
+    threshold = mem.config.recall.answerability_threshold
+    out.hits = answering(result.hits, threshold)
     if result.hits and not out.hits:
-        out.skipped_reason = "no hit reached recall.answerability_threshold"
+        out.skipped_reason = unanswered(result.hits, threshold)
     out.context = expand(mem, out.hits, turn, filters, cfg.window)
     out.block = render_block(
         out.context,
@@ -134,6 +136,16 @@ def answering(hits: list[Hit], threshold: float) -> list[Hit]:
     """The hits whose answerability (``Hit.score``) reaches ``threshold``, in their order: when
     the evidence is split, fewer hits are injected rather than none."""
     return [h for h in hits if h.explain.answerability is None or h.score >= threshold]
+
+
+def unanswered(hits: list[Hit], threshold: float) -> str:
+    """Why nothing is injected though search returned hits: the best hit's answerability
+    and the evidence that weighed most in it."""
+    best = max(hits, key=lambda h: h.score)
+    return (
+        f"no hit reached recall.answerability_threshold {threshold}: best answerability "
+        f"{best.score:.3f}; {deciding(best.explain.evidence or {})}"
+    )
 
 
 def turn_zone(mem: MemoryPort, turn: Turn) -> tzinfo:

@@ -29,11 +29,12 @@ pipeline's score and the floors alone gate it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,16 @@ class HitEvidence:
     near_texts: dict[int, list[str]]  # rowid -> the hit's text and its neighbours'
     answer_type: Callable[[str, list[str]], float | None] | None = None
     own_tokens: dict[int, list[str]] = field(default_factory=dict)
+    # rowid -> the answer-type evidence of the best hits (read once: two features use it)
+    answer_types: dict[int, float | None] = field(default_factory=dict)
+    top: list[Candidate] = field(default_factory=list)  # the best NEIGHBOUR_TOP by score
+
+    @cached_property
+    def best_answer_type(self) -> float | None:
+        """The best answer-type evidence of the ``top`` hits; None when none has any (the
+        question's type is unknown)."""
+        found = [v for c in self.top if (v := _answer_type(c, self)) is not None]
+        return max(found, default=None)
 
 
 def _relevance(c: Candidate, ev: HitEvidence) -> float | None:
@@ -151,9 +162,27 @@ def _cross_script(c: Candidate, ev: HitEvidence) -> float:
 def _answer_type(c: Candidate, ev: HitEvidence) -> float | None:
     """Evidence that the hit or its neighbours carry an answer of the asked type (the
     answer-type module, when it is installed; None otherwise or for an unknown type)."""
+    if c.rowid in ev.answer_types:
+        return ev.answer_types[c.rowid]
     if ev.answer_type is None or c.record is None:
         return None
-    return ev.answer_type(ev.ctx.query, ev.near_texts.get(c.rowid, [c.record.text]))
+    texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
+    ev.answer_types[c.rowid] = found = ev.answer_type(ev.ctx.query, texts)
+    return found
+
+
+def _answer_type_best(c: Candidate, ev: HitEvidence) -> float | None:
+    """The best answer-type evidence among the search's best hits (the same for each): a
+    question none of whose hits carries an answer of its type is a near miss, however well
+    the hits match its subject."""
+    return ev.best_answer_type
+
+
+def _labelled(record: Any) -> str:
+    """A record's text as the answer-type spans read it: "speaker: line" (a speaker label
+    is a weak sign of a person, ``answer_types.spans``)."""
+    label = record.speaker_label
+    return f"{label}: {record.text}" if label else record.text
 
 
 Feature = Callable[[Candidate, HitEvidence], float | None]
@@ -176,6 +205,7 @@ FEATURES: dict[str, Feature] = {
     "latent": _latent,
     "cross_script": _cross_script,
     "answer_type": _answer_type,
+    "answer_type_best": _answer_type_best,
 }
 
 # what the explain trace calls each input when it says which decided
@@ -196,6 +226,7 @@ FEATURE_LABELS = {
     "latent": "latent terms",
     "cross_script": "written in the other script",
     "answer_type": "answer-type evidence",
+    "answer_type_best": "answer-type evidence of the best hits",
 }
 
 
@@ -211,12 +242,16 @@ def answer_type_reader() -> Callable[[str, list[str]], float | None] | None:
 @dataclass(frozen=True)
 class AnswerabilityModel:
     """Logistic coefficients over standardised features: p = sigmoid(intercept + sum of
-    coefficient x (value - mean) / scale); a feature that is None adds nothing."""
+    coefficient x (value - mean) / scale); a feature that is None adds nothing. When the fit
+    carries a monotone calibration (``knots``: increasing logistic outputs and the observed
+    share of answers at each, an isotonic fit), p is read through it, linearly between
+    knots: the order of the hits is the logistic's, the value the share observed."""
 
     intercept: float
     coefficients: dict[str, float]
     mean: dict[str, float]
     scale: dict[str, float]
+    knots: tuple[tuple[float, float], ...] = ()
 
     def contributions(self, row: dict[str, float | None]) -> dict[str, float]:
         out = {}
@@ -228,7 +263,19 @@ class AnswerabilityModel:
 
     def probability(self, row: dict[str, float | None]) -> float:
         z = self.intercept + sum(self.contributions(row).values())
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return self.calibrated(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))))
+
+    def calibrated(self, p: float) -> float:
+        """``p`` read through the monotone calibration (itself when the fit has none)."""
+        knots = self.knots
+        if not knots:
+            return p
+        if p <= knots[0][0]:
+            return knots[0][1]
+        for (x0, y0), (x1, y1) in itertools.pairwise(knots):
+            if p <= x1:
+                return y0 + (y1 - y0) * (p - x0) / (x1 - x0) if x1 > x0 else y1
+        return knots[-1][1]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AnswerabilityModel:
@@ -238,6 +285,7 @@ class AnswerabilityModel:
             coefficients={k: float(v) for k, v in fit["coefficients"].items()},
             mean={k: float(v) for k, v in fit["mean"].items()},
             scale={k: float(v) for k, v in fit["scale"].items()},
+            knots=tuple((float(x), float(y)) for x, y in fit.get("calibration", ())),
         )
 
 
@@ -274,6 +322,7 @@ def evidence_for(cands: list[Candidate], ctx: StageContext) -> HitEvidence:
         near_texts={},
         answer_type=answer_type_reader(),
         own_tokens=own,
+        top=by_score[:NEIGHBOUR_TOP],
     )
     _read_neighbours(cands, ev)
     return ev
@@ -284,7 +333,7 @@ def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
     ctx = ev.ctx
     if ctx.store is None or ctx.tokenizer is None:
         return
-    best = [c for c in sorted(cands, key=lambda c: (-c.score, c.rowid))[:NEIGHBOUR_TOP]]
+    best = ev.top
     records = [c.record for c in best if c.record is not None and c.record.session]
     if not records:
         return
@@ -297,7 +346,7 @@ def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
         for r in others:
             tokens.update(ctx.tokenizer.index_tokens(r.text))
         ev.near_tokens[c.rowid] = tokens
-        ev.near_texts[c.rowid] = [c.record.text, *(r.text for r in others)]
+        ev.near_texts[c.rowid] = [_labelled(c.record), *(_labelled(r) for r in others)]
 
 
 def feature_rows(
