@@ -23,7 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from remem.retrieve.answerability import AnswerabilityModel
+from remem.retrieve.answerability import (
+    QUESTION_FEATURES,
+    QUESTION_ONLY,
+    AnswerabilityModel,
+    question_row,
+)
 
 Row = dict[str, Any]
 BINS = 10
@@ -78,6 +83,52 @@ def fit(
 ) -> dict[str, Any]:
     """The fit in the shape ``remem/data/answerability.json`` keeps under "fit"; with
     ``monotone``, the logistic's output is calibrated by ``isotonic`` on the same hits."""
+    fitted, raw, y = _logistic_fit(rows, features, l2)
+    if monotone:
+        fitted["calibration"] = isotonic(raw.tolist(), y.tolist())
+    return fitted
+
+
+def fit_two_part(
+    rows: Sequence[Row], features: Sequence[str], l2: float = 1.0, monotone: bool = False
+) -> dict[str, Any]:
+    """The score as two parts (``AnswerabilityModel``): the question's, fitted on every
+    question with hits (positive: an answerable question whose answer is among its hits) over
+    ``QUESTION_FEATURES``; the hit's, fitted on the questions whose answer is among their hits
+    (positive: the answer) over ``features`` but the per-search constants."""
+    asked = [r for r in rows if r["hits"]]
+    questions = [
+        {
+            "kind": "ans" if _answer_found(r) else "unans",
+            "hits": [{"gold": True, "features": question_row([h["features"] for h in r["hits"]])}],
+        }
+        for r in asked
+    ]
+    question, _, _ = _logistic_fit(questions, list(QUESTION_FEATURES), l2)
+    found = [r for r in asked if _answer_found(r)]
+    fitted, _, _ = _logistic_fit(found, [f for f in features if f not in QUESTION_ONLY], l2)
+    fitted["question"] = question
+    fitted["questions"] = len(asked)
+    if monotone:
+        model = AnswerabilityModel.from_dict({"fit": fitted})  # not cached: it changes here
+        raw = [model.probability(h["features"], _question(r)) for r in asked for h in r["hits"]]
+        gold = [float(r["kind"] == "ans" and h["gold"]) for r in asked for h in r["hits"]]
+        fitted["calibration"] = isotonic(raw, gold)
+    return fitted
+
+
+def _answer_found(row: Row) -> bool:
+    return row["kind"] == "ans" and any(h["gold"] for h in row["hits"])
+
+
+def _question(row: Row) -> dict[str, float | None]:
+    return question_row([h["features"] for h in row["hits"]])
+
+
+def _logistic_fit(
+    rows: Sequence[Row], features: Sequence[str], l2: float
+) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    """One logistic part: its fit, its raw outputs on the training hits, their labels."""
     used = present_features(rows, features)
     x, y = training_hits(rows, used)
     mean = np.nanmean(x, axis=0)
@@ -93,15 +144,24 @@ def fit(
         "hits": len(y),
         "positives": int(y.sum()),
     }
-    if monotone:
-        raw = 1 / (1 + np.exp(-np.clip(w[0] + z @ w[1:], -30, 30)))
-        fitted["calibration"] = isotonic(raw.tolist(), y.tolist())
-    return fitted
+    raw = 1 / (1 + np.exp(-np.clip(w[0] + z @ w[1:], -30, 30)))
+    return fitted, raw, y
 
 
-def probability(fitted: dict[str, Any], hit_features: dict[str, float | None]) -> float:
+def probability(
+    fitted: dict[str, Any],
+    hit_features: dict[str, float | None],
+    question: dict[str, float | None] | None = None,
+) -> float:
     """The score remem computes for a hit (``AnswerabilityModel.probability``, the same code)."""
-    return _model(fitted).probability(hit_features)
+    return _model(fitted).probability(hit_features, question)
+
+
+def row_scores(fitted: dict[str, Any], row: Row) -> list[float]:
+    """Each returned hit's score, the question's inputs read from the row's hits as the
+    stage reads them from its best hits."""
+    question = _question(row)
+    return [probability(fitted, h["features"], question) for h in row["hits"]]
 
 
 def _model(fitted: dict[str, Any]) -> AnswerabilityModel:
@@ -215,7 +275,7 @@ def evaluate(
 def _dataset_figures(
     rows: Sequence[Row], fitted: dict[str, Any], search_t: float, recall_t: float
 ) -> dict[str, Any]:
-    scored = [[probability(fitted, h["features"]) for h in r["hits"]] for r in rows]
+    scored = [row_scores(fitted, r) for r in rows]
     best = [max(s, default=0.0) for s in scored]
     # remem's gate: a search answers when a candidate cleared its relevance floor or its best
     # hit reaches the search threshold; auto-recall injects its hits that reach its own

@@ -90,16 +90,21 @@ def section(result: dict[str, Any]) -> list[str]:
         "## Answerability: the score every surface shows",
         "",
         "The probability that a hit answers the question (`remem/retrieve/answerability.py`, "
-        f"fitted on {', '.join(result['fitted_on'])}; inputs: {', '.join(result['inputs'])}). "
-        "A search "
+        f"fitted on {', '.join(result['fitted_on'])}; inputs: {', '.join(result['inputs'])}): "
+        "the chance that the search holds an answer at all (the question's part: answer-type "
+        "evidence, subject match and relevance of its best hits) times the chance that this hit "
+        "is it (the hit's part). A search "
         "where no candidate clears its relevance floor still answers when its best hit scores "
         f"at least `search.answerability_threshold` ({t['search.answerability_threshold']}); "
         "pre-turn recall injects only the hits at or above `recall.answerability_threshold` "
         f"({t['recall.answerability_threshold']}). AUC: the best hit's score, unanswerable "
-        "questions of the dataset (near misses) against answerable ones, and the no-answer set's "
+        "questions (near misses) against answerable ones, and the no-answer set's "
         "off-topic probes against them; *before*: the relevance floors alone on the same hits "
         "(the AUC of the best margin over them). *answer >= 0.5*: among answerable questions "
-        "whose answer is in the top 10.",
+        "whose answer is in the top 10. *near_miss en / zh*: the near-miss set's questions in "
+        "that language against the answerable questions of the conversations they are about; "
+        "*X + near_miss*: dataset X with the near misses about its conversations added to its "
+        "unanswerable questions.",
         "",
         *figures_table(result),
         "",

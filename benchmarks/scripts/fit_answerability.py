@@ -14,7 +14,9 @@ floors (the gate this score replaces). LoCoMo is cut to its first ``--locomo-con
 (3: the whole of it is hours on a loaded machine). The fit (``remem_bench.answerability.fit``)
 uses every dataset but the held-out ones (zh_validation, changed_facts_heldout,
 near_miss_heldout), which are dumped for ``answerability_eval.py`` only. ``--monotone`` adds
-an isotonic calibration of the logistic's output.
+an isotonic calibration of the score; ``--one-part`` fits one logistic over the hits instead
+of the two parts (the question's: is an answer among the hits at all; the hit's: is it this
+one, ``remem_bench.answerability.fit_two_part``).
 
 This replaces nothing: ``fit_calibration.py`` still fits the relevance stage's calibration,
 one of this score's inputs.
@@ -38,7 +40,7 @@ from remem.embed.factory import make_embedder
 from remem.retrieve import answerability as score_module
 from remem.retrieve import relevance as relevance_stage
 from remem.retrieve import stages
-from remem_bench.answerability import fit
+from remem_bench.answerability import fit, fit_two_part
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,
     SuiteDataset,
@@ -195,6 +197,11 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true", help="dump again even if --rows exists")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument(
+        "--one-part",
+        action="store_true",
+        help="one logistic over the hits (no question part): the fit before issue 45",
+    )
+    ap.add_argument(
         "--monotone",
         action="store_true",
         help="calibrate the logistic's output by an isotonic fit on the same hits",
@@ -207,13 +214,17 @@ def main() -> None:
         dump(args, rows_file)
     rows = read_rows([str(rows_file)])
     train = [r for r in rows if not r["held_out"]]
-    fitted = fit(train, list(score_module.FEATURES), l2=args.l2, monotone=args.monotone)
+    fitter = fit if args.one_part else fit_two_part
+    fitted = fitter(train, list(score_module.FEATURES), l2=args.l2, monotone=args.monotone)
+    inputs = [*fitted["coefficients"], *fitted.get("question", {}).get("coefficients", {})]
+    questions = score_module.QUESTION_FEATURES
+    read = set(inputs) | {questions[q] for q in inputs if q in questions}
     model = {
         "what": "remem's answerability score: the probability that a hit answers the question "
         "(remem/retrieve/answerability.py); refit with benchmarks/scripts/fit_answerability.py",
         "date": dt.date.today().isoformat(),
-        "inputs": list(fitted["coefficients"]),
-        "left_out": [f for f in score_module.FEATURES if f not in fitted["coefficients"]],
+        "inputs": inputs,
+        "left_out": [f for f in score_module.FEATURES if f not in read],
         "datasets": [*sorted({r["dataset"] for r in train}), "no_answer (on locomo, zh_groupchat)"],
         "held_out": sorted({r["dataset"] for r in rows if r["held_out"]}),
         "questions": len(train),

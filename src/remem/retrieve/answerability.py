@@ -34,7 +34,7 @@ import json
 import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -70,13 +70,6 @@ class HitEvidence:
     # rowid -> the answer-type evidence of the best hits (read once: two features use it)
     answer_types: dict[int, float | None] = field(default_factory=dict)
     top: list[Candidate] = field(default_factory=list)  # the best NEIGHBOUR_TOP by score
-
-    @cached_property
-    def best_answer_type(self) -> float | None:
-        """The best answer-type evidence of the ``top`` hits; None when none has any (the
-        question's type is unknown)."""
-        found = [v for c in self.top if (v := _answer_type(c, self)) is not None]
-        return max(found, default=None)
 
 
 def _relevance(c: Candidate, ev: HitEvidence) -> float | None:
@@ -171,13 +164,6 @@ def _answer_type(c: Candidate, ev: HitEvidence) -> float | None:
     return found
 
 
-def _answer_type_best(c: Candidate, ev: HitEvidence) -> float | None:
-    """The best answer-type evidence among the search's best hits (the same for each): a
-    question none of whose hits carries an answer of its type is a near miss, however well
-    the hits match its subject."""
-    return ev.best_answer_type
-
-
 def _labelled(record: Any) -> str:
     """A record's text as the answer-type spans read it: "speaker: line" (a speaker label
     is a weak sign of a person, ``answer_types.spans``)."""
@@ -205,7 +191,6 @@ FEATURES: dict[str, Feature] = {
     "latent": _latent,
     "cross_script": _cross_script,
     "answer_type": _answer_type,
-    "answer_type_best": _answer_type_best,
 }
 
 # what the explain trace calls each input when it says which decided
@@ -226,8 +211,39 @@ FEATURE_LABELS = {
     "latent": "latent terms",
     "cross_script": "written in the other script",
     "answer_type": "answer-type evidence",
-    "answer_type_best": "answer-type evidence of the best hits",
 }
+
+# The question's inputs: each the best value of one hit input over the search's best
+# NEIGHBOUR_TOP hits. "Is this question answered here at all" is a property of the search, not
+# of a hit: a near miss is a question none of whose hits carries an answer of its type, however
+# well they match its subject.
+QUESTION_FEATURES: dict[str, str] = {
+    "q_answer_type": "answer_type",
+    "q_subject": "subject_near",
+    "q_subject_own": "subject_own",
+    "q_relevance": "relevance",
+    "q_margin": "search_margin",
+    "q_latent": "latent",
+}
+FEATURE_LABELS |= {
+    "q_answer_type": "answer-type evidence of the best hits",
+    "q_subject": "subject match of the best hits (with neighbours)",
+    "q_subject_own": "subject match of the best hits",
+    "q_relevance": "the best hit's relevance",
+    "q_margin": "the search's best relevance over its floor",
+    "q_latent": "the best latent terms",
+}
+# per-search constants: read by the question's part only
+QUESTION_ONLY = frozenset({"search_margin"})
+
+
+def question_row(rows: list[dict[str, float | None]]) -> dict[str, float | None]:
+    """The question's inputs from its best hits' rows (in the pipeline's order)."""
+    out: dict[str, float | None] = {}
+    for name, source in QUESTION_FEATURES.items():
+        values = [v for r in rows[:NEIGHBOUR_TOP] if (v := r.get(source)) is not None]
+        out[name] = max(values) if values else None
+    return out
 
 
 def answer_type_reader() -> Callable[[str, list[str]], float | None] | None:
@@ -241,29 +257,52 @@ def answer_type_reader() -> Callable[[str, list[str]], float | None] | None:
 
 @dataclass(frozen=True)
 class AnswerabilityModel:
-    """Logistic coefficients over standardised features: p = sigmoid(intercept + sum of
-    coefficient x (value - mean) / scale); a feature that is None adds nothing. When the fit
-    carries a monotone calibration (``knots``: increasing logistic outputs and the observed
-    share of answers at each, an isotonic fit), p is read through it, linearly between
-    knots: the order of the hits is the logistic's, the value the share observed."""
+    """Logistic coefficients over standardised features: sigmoid(intercept + sum of
+    coefficient x (value - mean) / scale); a feature that is None adds nothing.
+
+    With a ``question`` part (a logistic of its own over ``QUESTION_FEATURES``: the chance
+    that the search holds an answer at all), the score is the product: P(the search holds an
+    answer) x P(this hit is it, when it does). When the fit carries a monotone calibration
+    (``knots``: increasing raw scores and the observed share of answers at each, an isotonic
+    fit), the score is read through it, linearly between knots."""
 
     intercept: float
     coefficients: dict[str, float]
     mean: dict[str, float]
     scale: dict[str, float]
     knots: tuple[tuple[float, float], ...] = ()
+    question: AnswerabilityModel | None = None
 
-    def contributions(self, row: dict[str, float | None]) -> dict[str, float]:
+    def inputs(self) -> set[str]:
+        """The hit inputs this model reads (those its question part aggregates included)."""
+        names = set(self.coefficients)
+        if self.question is not None:
+            names |= {QUESTION_FEATURES[q] for q in self.question.coefficients}
+        return names
+
+    def contributions(
+        self, row: dict[str, float | None], question: dict[str, float | None] | None = None
+    ) -> dict[str, float]:
         out = {}
         for name, coef in self.coefficients.items():
             value = row.get(name)
             if value is not None:
                 out[name] = coef * (value - self.mean[name]) / (self.scale[name] or 1.0)
+        if self.question is not None and question is not None:
+            out |= self.question.contributions(question)
         return out
 
-    def probability(self, row: dict[str, float | None]) -> float:
+    def _logistic(self, row: dict[str, float | None]) -> float:
         z = self.intercept + sum(self.contributions(row).values())
-        return self.calibrated(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def probability(
+        self, row: dict[str, float | None], question: dict[str, float | None] | None = None
+    ) -> float:
+        p = self._logistic(row)
+        if self.question is not None:
+            p *= self.question._logistic(question if question is not None else {})
+        return self.calibrated(p)
 
     def calibrated(self, p: float) -> float:
         """``p`` read through the monotone calibration (itself when the fit has none)."""
@@ -286,6 +325,7 @@ class AnswerabilityModel:
             mean={k: float(v) for k, v in fit["mean"].items()},
             scale={k: float(v) for k, v in fit["scale"].items()},
             knots=tuple((float(x), float(y)) for x, y in fit.get("calibration", ())),
+            question=cls.from_dict({"fit": fit["question"]}) if "question" in fit else None,
         )
 
 
@@ -373,12 +413,13 @@ def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     # candidate of the pool (~100) cost more than the rest of the stages
     # only the inputs the fit reads: one it left out (answer types until a refit) costs time
     top = max(SCORED_PER_K * ctx.k, NEIGHBOUR_TOP)
-    rows = feature_rows(cands, ctx, top=top, names=model.coefficients.keys())
+    rows = feature_rows(cands, ctx, top=top, names=model.inputs())
+    question = question_row(list(rows.values()))  # rows come in the pipeline's order
     for c in cands:
         row = rows.get(c.rowid)
         if row is not None:
-            c.answerability = model.probability(row)
-            c.evidence = {k: round(v, 4) for k, v in model.contributions(row).items()}
+            c.answerability = model.probability(row, question)
+            c.evidence = {k: round(v, 4) for k, v in model.contributions(row, question).items()}
     threshold = ctx.config.search.answerability_threshold
     best = max(cands, key=lambda c: (c.answerability or 0.0, -c.rowid))  # of the scored
     score = best.answerability or 0.0

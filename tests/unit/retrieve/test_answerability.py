@@ -14,6 +14,7 @@ from remem.retrieve.answerability import (
     FEATURE_LABELS,
     FEATURES,
     MODEL_FILE,
+    QUESTION_FEATURES,
     AnswerabilityModel,
     answer_type_reader,
     deciding,
@@ -26,12 +27,14 @@ T = 1_800_000_000.0
 def test_the_shipped_fit_names_its_inputs_datasets_and_date():
     data = json.loads(MODEL_FILE.read_text("utf-8"))
     assert data["date"] and data["datasets"] and data["held_out"]
-    assert set(data["inputs"]) == set(data["fit"]["coefficients"])
-    assert set(data["inputs"]) | set(data["left_out"]) == set(FEATURES)
+    fit = data["fit"]
+    assert set(data["inputs"]) == set(fit["coefficients"]) | set(fit["question"]["coefficients"])
+    read = set(data["inputs"]) | {QUESTION_FEATURES.get(q, q) for q in data["inputs"]}
+    assert read | set(data["left_out"]) == set(FEATURES) | set(QUESTION_FEATURES)
     # the held-out sets are never fitted on
     assert not set(data["held_out"]) & set(data["datasets"])
     assert shipped_model() is not None
-    assert set(FEATURE_LABELS) == set(FEATURES)
+    assert set(FEATURE_LABELS) == set(FEATURES) | set(QUESTION_FEATURES)
 
 
 def test_a_missing_input_counts_as_its_mean():
@@ -168,11 +171,12 @@ def test_a_monotone_calibration_keeps_the_order_and_reads_the_observed_share():
 
 def test_the_shipped_fit_reads_answer_type_evidence():
     # issue 45: the fit has the answer-type inputs (the hit's, and the best of the search's
-    # hits), so the stage computes them; a fit without them cannot tell a near miss
+    # hits in the question's part), so the stage computes them; a fit without them cannot
+    # tell a near miss
     model = shipped_model()
     assert model is not None
-    assert {"answer_type", "answer_type_best"} <= set(model.coefficients)
-    assert model.coefficients["answer_type_best"] > 0 or model.coefficients["answer_type"] > 0
+    assert "answer_type" in model.coefficients and model.coefficients["answer_type"] > 0
+    assert model.question is not None and model.question.coefficients["q_answer_type"] > 0
 
 
 def _typed_mem(tmp_path):
