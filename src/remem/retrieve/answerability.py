@@ -2,17 +2,21 @@
 
 The relevance stage says how close a line is to the question ("this line is about Priya"); it
 cannot say whether the line carries what was asked ("Priya's favourite movie"). This stage
-combines what the pipeline already knows about each hit into one logistic score fitted on the
+combines what the pipeline already knows about each hit into one score fitted on the
 development suite (remem-bench's ``fit_answerability.py``; the coefficients, the inputs, the
-datasets and the date ship in ``remem/data/answerability.json``):
+datasets and the date ship in ``remem/data/answerability.json``), the product of two logistic
+parts (``AnswerabilityModel``): the question's, P(the search holds an answer at all), and the
+hit's, P(this hit is it, when there is one):
 
-- ``FEATURES`` is the one table of inputs: each a name and a function of the hit. A feature a
-  search cannot compute (no latent terms read for this hit, no vector, the answer-type module
-  missing) is None and adds nothing: it counts as the fit's mean for it.
-- ``answer_type`` reads ``remem.text.answer_types.answer_evidence`` when that module exists
-  (evidence that the hit or its neighbours carry an answer of the asked type). The fit leaves
-  out a feature whose function returns None for every hit, so the shipped fit works without it
-  and a refit after the module lands picks it up with no change here.
+- ``FEATURES`` is the one table of the hit's inputs: each a name and a function of the hit. A
+  feature a search cannot compute (no latent terms read for this hit, no vector, a question
+  of no known answer type) is None and adds nothing: it counts as the fit's mean for it.
+- ``QUESTION_FEATURES``: the question's inputs, each the best value of one hit input over the
+  search's best hits (``question_row``). A near miss is a property of the search, not of a
+  hit: none of its lines carries an answer of the asked type, however well they match the
+  subject.
+- ``answer_type`` reads ``remem.text.answer_types.answer_evidence`` (evidence that the hit or
+  its neighbours carry an answer of the asked type).
 
 The score is what every surface shows (``Hit.score``); the pipeline's own final score still
 orders the hits and stays in the explain trace's stages. The gate: the relevance floors
