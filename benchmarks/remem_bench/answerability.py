@@ -23,6 +23,13 @@ from typing import Any
 
 import numpy as np
 
+from remem.retrieve.answerability import (
+    QUESTION_FEATURES,
+    QUESTION_ONLY,
+    AnswerabilityModel,
+    question_row,
+)
+
 Row = dict[str, Any]
 BINS = 10
 
@@ -71,8 +78,57 @@ def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> 
     return w
 
 
-def fit(rows: Sequence[Row], features: Sequence[str], l2: float = 1.0) -> dict[str, Any]:
-    """The fit in the shape ``remem/data/answerability.json`` keeps under "fit"."""
+def fit(
+    rows: Sequence[Row], features: Sequence[str], l2: float = 1.0, monotone: bool = False
+) -> dict[str, Any]:
+    """The fit in the shape ``remem/data/answerability.json`` keeps under "fit"; with
+    ``monotone``, the logistic's output is calibrated by ``isotonic`` on the same hits."""
+    fitted, raw, y = _logistic_fit(rows, features, l2)
+    if monotone:
+        fitted["calibration"] = isotonic(raw.tolist(), y.tolist())
+    return fitted
+
+
+def fit_two_part(
+    rows: Sequence[Row], features: Sequence[str], l2: float = 1.0, monotone: bool = False
+) -> dict[str, Any]:
+    """The score as two parts (``AnswerabilityModel``): the question's, fitted on every
+    question with hits (positive: an answerable question whose answer is among its hits) over
+    ``QUESTION_FEATURES``; the hit's, fitted on the questions whose answer is among their hits
+    (positive: the answer) over ``features`` but the per-search constants."""
+    asked = [r for r in rows if r["hits"]]
+    questions = [
+        {
+            "kind": "ans" if _answer_found(r) else "unans",
+            "hits": [{"gold": True, "features": question_row([h["features"] for h in r["hits"]])}],
+        }
+        for r in asked
+    ]
+    question, _, _ = _logistic_fit(questions, list(QUESTION_FEATURES), l2)
+    found = [r for r in asked if _answer_found(r)]
+    fitted, _, _ = _logistic_fit(found, [f for f in features if f not in QUESTION_ONLY], l2)
+    fitted["question"] = question
+    fitted["questions"] = len(asked)
+    if monotone:
+        model = AnswerabilityModel.from_dict({"fit": fitted})  # not cached: it changes here
+        raw = [model.probability(h["features"], _question(r)) for r in asked for h in r["hits"]]
+        gold = [float(r["kind"] == "ans" and h["gold"]) for r in asked for h in r["hits"]]
+        fitted["calibration"] = isotonic(raw, gold)
+    return fitted
+
+
+def _answer_found(row: Row) -> bool:
+    return row["kind"] == "ans" and any(h["gold"] for h in row["hits"])
+
+
+def _question(row: Row) -> dict[str, float | None]:
+    return question_row([h["features"] for h in row["hits"]])
+
+
+def _logistic_fit(
+    rows: Sequence[Row], features: Sequence[str], l2: float
+) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    """One logistic part: its fit, its raw outputs on the training hits, their labels."""
     used = present_features(rows, features)
     x, y = training_hits(rows, used)
     mean = np.nanmean(x, axis=0)
@@ -80,7 +136,7 @@ def fit(rows: Sequence[Row], features: Sequence[str], l2: float = 1.0) -> dict[s
     scale[scale == 0] = 1.0
     z = np.nan_to_num((x - mean) / scale, nan=0.0)  # missing = the mean
     w = logistic(z, y, l2=l2)
-    return {
+    fitted: dict[str, Any] = {
         "intercept": round(float(w[0]), 5),
         "coefficients": {f: round(float(c), 5) for f, c in zip(used, w[1:], strict=True)},
         "mean": {f: round(float(m), 6) for f, m in zip(used, mean, strict=True)},
@@ -88,16 +144,52 @@ def fit(rows: Sequence[Row], features: Sequence[str], l2: float = 1.0) -> dict[s
         "hits": len(y),
         "positives": int(y.sum()),
     }
+    raw = 1 / (1 + np.exp(-np.clip(w[0] + z @ w[1:], -30, 30)))
+    return fitted, raw, y
 
 
-def probability(fitted: dict[str, Any], hit_features: dict[str, float | None]) -> float:
-    """The score remem computes for a hit (``AnswerabilityModel.probability``)."""
-    z = fitted["intercept"]
-    for name, coef in fitted["coefficients"].items():
-        value = hit_features.get(name)
-        if value is not None:
-            z += coef * (value - fitted["mean"][name]) / (fitted["scale"][name] or 1.0)
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+def probability(
+    fitted: dict[str, Any],
+    hit_features: dict[str, float | None],
+    question: dict[str, float | None] | None = None,
+) -> float:
+    """The score remem computes for a hit (``AnswerabilityModel.probability``, the same code)."""
+    return _model(fitted).probability(hit_features, question)
+
+
+def row_scores(fitted: dict[str, Any], row: Row) -> list[float]:
+    """Each returned hit's score, the question's inputs read from the row's hits as the
+    stage reads them from its best hits."""
+    question = _question(row)
+    return [probability(fitted, h["features"], question) for h in row["hits"]]
+
+
+def _model(fitted: dict[str, Any]) -> AnswerabilityModel:
+    key = id(fitted)
+    if key not in _MODELS or _MODELS[key][0] is not fitted:
+        _MODELS[key] = (fitted, AnswerabilityModel.from_dict({"fit": fitted}))
+    return _MODELS[key][1]
+
+
+_MODELS: dict[int, tuple[dict[str, Any], AnswerabilityModel]] = {}
+
+
+def isotonic(pred: Sequence[float], y: Sequence[float], points: int = 40) -> list[list[float]]:
+    """A monotone calibration of ``pred`` against the 0/1 outcomes ``y``: the predictions in
+    ``points`` bins of equal count, then pool-adjacent-violators over the bins' observed shares
+    (weighted by their counts); each pooled block a knot (its mean prediction, its observed
+    share), for ``AnswerabilityModel.calibrated``."""
+    order = np.argsort(pred, kind="stable")
+    p, o = np.asarray(pred, float)[order], np.asarray(y, float)[order]
+    blocks: list[list[float]] = []  # [mean prediction, observed share, weight]
+    for part in np.array_split(np.arange(len(p)), min(points, len(p))):
+        if len(part):
+            blocks.append([float(p[part].mean()), float(o[part].mean()), float(len(part))])
+            while len(blocks) > 1 and blocks[-2][1] >= blocks[-1][1]:
+                (x0, y0, w0), (x1, y1, w1) = blocks[-2], blocks[-1]
+                w = w0 + w1
+                blocks[-2:] = [[(x0 * w0 + x1 * w1) / w, (y0 * w0 + y1 * w1) / w, w]]
+    return [[round(x, 6), round(yv, 6)] for x, yv, _w in blocks]
 
 
 def auc(pos: Sequence[float], neg: Sequence[float]) -> float | None:
@@ -132,25 +224,58 @@ def recall10(row: Row, emptied: bool) -> float:
     return len(gold & {h["id"] for h in row["hits"][:10]}) / len(gold)
 
 
+def groups(rows: Sequence[Row]) -> dict[str, list[Row]]:
+    """The row sets figures are given for: each dataset's own rows, and for each near-miss set
+    (rows asked of another dataset's store: ``host`` is not ``dataset``)
+
+    - "<set> <lang>": its questions in that language against the answerable questions in that
+      language of the conversations it asks about (the English near-miss set, the Chinese one);
+    - "<host> + <set>": the host dataset's rows with the set's questions about its
+      conversations added to its unanswerable ones.
+    """
+    out: dict[str, list[Row]] = {}
+    for name in sorted({r["dataset"] for r in rows}):
+        out[name] = [r for r in rows if r["dataset"] == name]
+    near = [r for r in rows if r.get("host", r["dataset"]) != r["dataset"]]
+    for name in sorted({r["dataset"] for r in near}):
+        mine = [r for r in near if r["dataset"] == name]
+        for lang in sorted({r["lang"] for r in mine}):
+            asked = [r for r in mine if r["lang"] == lang]
+            convs = {(r["host"], r["conv"]) for r in asked}
+            answerable = [
+                r
+                for r in rows
+                if r["kind"] == "ans"
+                and r["dataset"] == r.get("host", r["dataset"])
+                and (r["dataset"], r["conv"]) in convs
+                and r.get("lang") == lang
+            ]
+            out[f"{name} {lang}"] = asked + answerable
+        for host in sorted({r["host"] for r in mine}):
+            own = [r for r in rows if r["dataset"] == host]
+            if own:
+                out[f"{host} + {name}"] = own + [r for r in mine if r["host"] == host]
+    return out
+
+
 def evaluate(
     rows: Sequence[Row], fitted: dict[str, Any], search_t: float, recall_t: float
 ) -> dict[str, Any]:
-    """Per dataset: AUC of the best hit's score (unanswerable and probes against answerable),
+    """Per group of rows (``groups``): AUC of the best hit's score (unanswerable and probes against answerable),
     near misses below 0.5, answers at 0.5 or more, what search answers (a candidate over its
     relevance floor, or the best hit at ``search_t`` or more) and what auto-recall injects
     (of that, hits at ``recall_t`` or more), recall@10 with the search gate, and the
     reliability of every returned hit's score."""
-    report: dict[str, Any] = {}
-    for name in sorted({r["dataset"] for r in rows}):
-        sub = [r for r in rows if r["dataset"] == name]
-        report[name] = _dataset_figures(sub, fitted, search_t, recall_t)
-    return report
+    return {
+        name: _dataset_figures(sub, fitted, search_t, recall_t)
+        for name, sub in groups(rows).items()
+    }
 
 
 def _dataset_figures(
     rows: Sequence[Row], fitted: dict[str, Any], search_t: float, recall_t: float
 ) -> dict[str, Any]:
-    scored = [[probability(fitted, h["features"]) for h in r["hits"]] for r in rows]
+    scored = [row_scores(fitted, r) for r in rows]
     best = [max(s, default=0.0) for s in scored]
     # remem's gate: a search answers when a candidate cleared its relevance floor or its best
     # hit reaches the search threshold; auto-recall injects its hits that reach its own

@@ -11,8 +11,15 @@ ORDER = (
     "changed_facts",
     "mixed_script",
     "dialogue_notes",
+    "near_miss en",
+    "near_miss zh",
+    "locomo + near_miss",
+    "zh_groupchat + near_miss",
+    "changed_facts + near_miss",
     "zh_validation",
     "changed_facts_heldout",
+    "near_miss_heldout en",
+    "near_miss_heldout zh",
 )
 
 
@@ -28,7 +35,10 @@ def _names(result: dict[str, Any]) -> list[str]:
 
 
 def _label(name: str, result: dict[str, Any]) -> str:
-    return f"{name} (held out)" if name in result["held_out"] else name
+    """A dataset's or a group's name ("zh_groupchat + near_miss", "near_miss en"), marked when
+    a held-out set is in it."""
+    held = any(part in result["held_out"] for part in name.replace("+", " ").split())
+    return f"{name} (held out)" if held else name
 
 
 def figures_table(result: dict[str, Any]) -> list[str]:
@@ -58,8 +68,8 @@ def figures_table(result: dict[str, Any]) -> list[str]:
 
 def reliability_table(result: dict[str, Any]) -> list[str]:
     """Predicted against observed per bin of the score (every returned hit), per dataset:
-    "observed (n)" in each cell."""
-    names = _names(result)
+    "observed (n)" in each cell. Datasets only: a group's hits are its datasets'."""
+    names = [n for n in _names(result) if " " not in n]
     bins = [b["bin"] for b in result["after"][names[0]]["reliability"]]
     rows = [
         "| score bin | " + " | ".join(_label(n, result) for n in names) + " |",
@@ -80,15 +90,21 @@ def section(result: dict[str, Any]) -> list[str]:
         "## Answerability: the score every surface shows",
         "",
         "The probability that a hit answers the question (`remem/retrieve/answerability.py`, "
-        f"fitted on {', '.join(result['fitted_on'])}; no answer-type input yet). A search "
+        f"fitted on {', '.join(result['fitted_on'])}; inputs: {', '.join(result['inputs'])}): "
+        "the chance that the search holds an answer at all (the question's part: answer-type "
+        "evidence, subject match and relevance of its best hits) times the chance that this hit "
+        "is it (the hit's part). A search "
         "where no candidate clears its relevance floor still answers when its best hit scores "
         f"at least `search.answerability_threshold` ({t['search.answerability_threshold']}); "
         "pre-turn recall injects only the hits at or above `recall.answerability_threshold` "
         f"({t['recall.answerability_threshold']}). AUC: the best hit's score, unanswerable "
-        "questions of the dataset (near misses) against answerable ones, and the no-answer set's "
+        "questions (near misses) against answerable ones, and the no-answer set's "
         "off-topic probes against them; *before*: the relevance floors alone on the same hits "
         "(the AUC of the best margin over them). *answer >= 0.5*: among answerable questions "
-        "whose answer is in the top 10.",
+        "whose answer is in the top 10. *near_miss en / zh*: the near-miss set's questions in "
+        "that language against the answerable questions of the conversations they are about; "
+        "*X + near_miss*: dataset X with the near misses about its conversations added to its "
+        "unanswerable questions.",
         "",
         *figures_table(result),
         "",

@@ -23,14 +23,13 @@ from suite_cli import read_rows
 
 from remem.config import Config
 from remem.retrieve.answerability import MODEL_FILE
-from remem_bench.answerability import auc, evaluate, recall10
+from remem_bench.answerability import auc, evaluate, groups, recall10
 
 
 def floors_before(rows: list[dict]) -> dict[str, dict]:
     """Today's gate on the same hits: the best margin over the relevance floors."""
     out = {}
-    for name in sorted({r["dataset"] for r in rows}):
-        sub = [r for r in rows if r["dataset"] == name]
+    for name, sub in groups(rows).items():
         ans = [r for r in sub if r["kind"] == "ans"]
         unans = [r for r in sub if r["kind"] == "unans"]
         probes = [r for r in sub if r["kind"] == "probe"]
@@ -76,12 +75,33 @@ def sweep(rows: list[dict], fitted: dict, thresholds: list[float]) -> dict[str, 
     return out
 
 
+def recall_sweep(rows: list[dict], fitted: dict, search_t: float) -> dict[str, dict]:
+    """For each recall threshold (the search's kept): per dataset or group, what auto-recall
+    injects for unanswerable questions and probes, and the answerable questions it empties."""
+    out: dict[str, dict] = {}
+    for t in (0.03, 0.05, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2):
+        figs = evaluate(rows, fitted, search_t, t)
+        out[f"{t:.2f}"] = {
+            name: {
+                "injects unanswerable": f["recall_injects_unanswerable"],
+                "injects probes": f["recall_injects_probes"],
+                "empties answerable": f["recall_empties_answerable"],
+            }
+            for name, f in figs.items()
+        }
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rows", nargs="+")
     ap.add_argument("--model", default=str(MODEL_FILE))
     ap.add_argument("--out")
-    ap.add_argument("--sweep", action="store_true", help="print figures for a range of thresholds")
+    ap.add_argument(
+        "--sweep",
+        action="store_true",
+        help="figures for a range of search thresholds, and of recall thresholds",
+    )
     args = ap.parse_args()
     rows = read_rows(args.rows)
     model = json.loads(Path(args.model).read_text())
@@ -97,6 +117,8 @@ def main() -> None:
             "recall.answerability_threshold": recall_t,
         },
         "fitted_on": model["datasets"],
+        "inputs": model["inputs"]
+        + (["monotone calibration"] if "calibration" in model["fit"] else []),
         "held_out": model["held_out"],
         "after": evaluate(rows, model["fit"], search_t, recall_t),
         "before": floors_before(rows),
@@ -117,6 +139,7 @@ def main() -> None:
     if args.sweep:
         swept = sweep(rows, model["fit"], [i / 100 for i in range(5, 70, 5)])
         report["sweep"] = swept
+        report["recall_sweep"] = recall_sweep(rows, model["fit"], search_t)
         for t, per in swept.items():
             print(t, json.dumps(per))
     if args.out:

@@ -2,17 +2,21 @@
 and write the fit to remem/data/answerability.json. One command:
 
     PYTHONPATH=src:benchmarks python benchmarks/scripts/fit_answerability.py \
-        --rows /var/tmp/answerability-rows.jsonl --write
+        --rows /var/tmp/answerability-rows.jsonl --fresh --write
 
 Every question of each dataset (answerable ones, the dataset's own unanswerable ones: changed_facts'
-near misses, zh_groupchat's unanswerable; and the no-answer set asked of the LoCoMo and
-zh_groupchat stores) is searched with the floors and the answerability gate read but not applied;
-each returned hit's inputs (``FEATURES``) and gold flag are dumped to ``--rows`` (a file that
-exists is reused: ``--fresh`` dumps again), with the best margin over the relevance floors (the
-gate this score replaces). The fit (``remem_bench.answerability.fit``) uses every dataset but
-the held-out ones (zh_validation, changed_facts_heldout), which are dumped for
-``answerability_eval.py`` only. The answer-type input is read when remem.text.answer_types
-exists; without it the fit leaves that input out.
+near misses, zh_groupchat's unanswerable; the no-answer set asked of the LoCoMo and
+zh_groupchat stores; the near-miss sets asked of the conversations they are about) is searched
+with the floors and the answerability gate read but not applied; each returned hit's inputs
+(``FEATURES``, the answer-type evidence included) and gold flag are dumped to ``--rows`` (a
+file that exists is reused: ``--fresh`` dumps again), with the best margin over the relevance
+floors (the gate this score replaces). LoCoMo is cut to its first ``--locomo-conversations``
+(3: the whole of it is hours on a loaded machine). The fit (``remem_bench.answerability.fit``)
+uses every dataset but the held-out ones (zh_validation, changed_facts_heldout,
+near_miss_heldout), which are dumped for ``answerability_eval.py`` only. ``--monotone`` adds
+an isotonic calibration of the score; ``--one-part`` fits one logistic over the hits instead
+of the two parts (the question's: is an answer among the hits at all; the hit's: is it this
+one, ``remem_bench.answerability.fit_two_part``).
 
 This replaces nothing: ``fit_calibration.py`` still fits the relevance stage's calibration,
 one of this score's inputs.
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,19 +40,22 @@ from remem.embed.factory import make_embedder
 from remem.retrieve import answerability as score_module
 from remem.retrieve import relevance as relevance_stage
 from remem.retrieve import stages
-from remem_bench.answerability import fit
+from remem_bench.answerability import fit, fit_two_part
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,
+    SuiteDataset,
     SuiteRun,
     conversations,
+    hosted_conversations,
     ingest,
     is_unanswerable,
     load_no_answer,
 )
 
 MODEL_FILE = REPO / "src" / "remem" / "data" / "answerability.json"
-DEV_DATASETS = "locomo,zh_groupchat,changed_facts,mixed_script,dialogue_notes"
-HELD_OUT = "zh_validation,changed_facts_heldout"
+DEV_DATASETS = "locomo,zh_groupchat,changed_facts,mixed_script,dialogue_notes,near_miss"
+_HAN = re.compile(r"[\u3400-\u9fff]")
+HELD_OUT = "zh_validation,changed_facts_heldout,near_miss_heldout"
 
 
 class Recorder:
@@ -96,19 +104,52 @@ def dump(args: argparse.Namespace, out: Path) -> None:
     held = set(HELD_OUT.split(","))
     with out.open("w") as fh, Recorder() as rec:
         for dataset in chosen_datasets(args):
-            targets = NO_ANSWER_TARGETS.get(dataset.name, ())
-            probes = [q for q in no_answer if q.get("target") in targets]
-            convs = conversations(dataset.path, probes, args.limit_conversations)
-            total, done = sum(len(qs) + len(probes) for _, _, qs in convs), 0
-            for ci, (_conv, turns, questions) in enumerate(convs):
-                with run_memory(run, dataset, ci) as mem:
+            todo = stores_to_ask(dataset, no_answer, args)
+            total, done = sum(len(asked) for *_, asked in todo), 0
+            for store_of, ci, turns, asked in todo:
+                with run_memory(run, store_of, ci) as mem:
                     ingest(mem, turns)
-                    for q, probe in [(q, False) for q in questions] + [(p, True) for p in probes]:
+                    for q, probe in asked:
                         row = ask(mem, rec, q, probe)
-                        row.update(dataset=dataset.name, held_out=dataset.name in held, conv=ci)
+                        row.update(
+                            dataset=dataset.name,
+                            held_out=dataset.name in held,
+                            conv=ci,
+                            host=store_of.name,
+                            lang="zh" if _HAN.search(q["query"]) else "en",
+                        )
                         fh.write(json.dumps(row, ensure_ascii=False) + "\n")
                         done += 1
                         progress(dataset.name, done, total)
+
+
+def stores_to_ask(
+    dataset: SuiteDataset, no_answer: list[dict], args: argparse.Namespace
+) -> list[tuple[SuiteDataset, int, list[dict], list[tuple[dict, bool]]]]:
+    """(the dataset whose store is asked, its index, its turns, [(question, is a probe)]): a
+    dataset's own conversations with the no-answer probes aimed at it, or for a near-miss set
+    the conversations it is about (its questions only: the hosts' answerable ones are the hosts'
+    rows). LoCoMo, its near misses included, is cut to ``--locomo-conversations``: the whole of
+    it is most of a dump's time."""
+
+    def kept(store_of: SuiteDataset, ci: int) -> bool:
+        cap = (args.locomo_conversations or None) if store_of.name == "locomo" else None
+        within = args.limit_conversations is None or ci < args.limit_conversations
+        return within and (cap is None or ci < cap)
+
+    if dataset.hosts:
+        return [
+            (host, ci, turns, [(q, False) for q in asked])
+            for host, ci, turns, asked in hosted_conversations(dataset)
+            if kept(host, ci)
+        ]
+    targets = NO_ANSWER_TARGETS.get(dataset.name, ())
+    probes = [q for q in no_answer if q.get("target") in targets]
+    return [
+        (dataset, ci, turns, [(q, False) for q in qs] + [(p, True) for p in probes])
+        for ci, (_conv, turns, qs) in enumerate(conversations(dataset.path, probes))
+        if kept(dataset, ci)
+    ]
 
 
 def run_memory(run: SuiteRun, dataset: Any, ci: int) -> Any:
@@ -147,8 +188,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_suite_options(ap, datasets=f"{DEV_DATASETS},{HELD_OUT}")
     ap.add_argument("--rows", default="/var/tmp/answerability-rows.jsonl")
+    ap.add_argument(
+        "--locomo-conversations",
+        type=int,
+        default=3,
+        help="LoCoMo's first N conversations (and their near misses); 0 = all",
+    )
     ap.add_argument("--fresh", action="store_true", help="dump again even if --rows exists")
     ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument(
+        "--one-part",
+        action="store_true",
+        help="one logistic over the hits (no question part): the fit before issue 45",
+    )
+    ap.add_argument(
+        "--monotone",
+        action="store_true",
+        help="calibrate the logistic's output by an isotonic fit on the same hits",
+    )
     ap.add_argument("--write", action="store_true", help=f"write {MODEL_FILE}")
     ap.add_argument("--note", default="", help="what the data file should say about this fit")
     args = ap.parse_args()
@@ -157,13 +214,17 @@ def main() -> None:
         dump(args, rows_file)
     rows = read_rows([str(rows_file)])
     train = [r for r in rows if not r["held_out"]]
-    fitted = fit(train, list(score_module.FEATURES), l2=args.l2)
+    fitter = fit if args.one_part else fit_two_part
+    fitted = fitter(train, list(score_module.FEATURES), l2=args.l2, monotone=args.monotone)
+    inputs = [*fitted["coefficients"], *fitted.get("question", {}).get("coefficients", {})]
+    questions = score_module.QUESTION_FEATURES
+    read = set(inputs) | {questions[q] for q in inputs if q in questions}
     model = {
         "what": "remem's answerability score: the probability that a hit answers the question "
         "(remem/retrieve/answerability.py); refit with benchmarks/scripts/fit_answerability.py",
         "date": dt.date.today().isoformat(),
-        "inputs": list(fitted["coefficients"]),
-        "left_out": [f for f in score_module.FEATURES if f not in fitted["coefficients"]],
+        "inputs": inputs,
+        "left_out": [f for f in score_module.FEATURES if f not in read],
         "datasets": [*sorted({r["dataset"] for r in train}), "no_answer (on locomo, zh_groupchat)"],
         "held_out": sorted({r["dataset"] for r in rows if r["held_out"]}),
         "questions": len(train),

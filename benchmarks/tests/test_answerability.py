@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
-from remem_bench.answerability import auc, evaluate, fit, probability, reliability
+from remem_bench.answerability import (
+    auc,
+    evaluate,
+    fit,
+    groups,
+    isotonic,
+    probability,
+    reliability,
+)
 
 
 def rows(n: int = 200, seed: int = 7) -> list[dict]:
@@ -62,3 +71,39 @@ def test_auc_and_reliability_bins():
     assert auc([], [0.1]) is None
     bins = reliability([(0.05, False), (0.95, True), (1.0, True)])
     assert bins[0]["n"] == 1 and bins[9]["n"] == 2 and bins[9]["observed"] == 1.0
+
+
+def test_the_monotone_calibration_is_increasing_and_reads_the_observed_share():
+    data = rows(400)
+    fitted = fit(data, ["signal"], monotone=True)
+    knots = fitted["calibration"]
+    assert len(knots) >= 2
+    assert all(a[0] < b[0] and a[1] < b[1] for a, b in itertools.pairwise(knots))
+    # the pooled blocks keep the observed share: the hits' mean score is the share of answers
+    scores = [probability(fitted, h["features"]) for r in data for h in r["hits"]]
+    golds = [r["kind"] == "ans" and h["gold"] for r in data for h in r["hits"]]
+    assert sum(scores) / len(scores) == pytest.approx(sum(golds) / len(golds), abs=0.02)
+    # a violation is pooled: two bins out of order become one at their mean
+    assert isotonic([0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1], points=4) == [
+        [0.1, 0.0],
+        [0.25, 0.5],
+        [0.4, 1.0],
+    ]
+
+
+def test_a_near_miss_set_is_reported_with_its_hosts_answerable_questions():
+    host = [
+        {**r, "host": "chat", "conv": i % 2, "lang": "en", "dataset": "chat"}
+        for i, r in enumerate(rows(8))
+    ]
+    near = [
+        {**r, "dataset": "near", "host": "chat", "conv": 0, "lang": "en", "kind": "unans"}
+        for r in rows(2)
+    ]
+    found = groups(host + near)
+    assert set(found) == {"chat", "near", "near en", "chat + near"}
+    # the set's questions against the answerable ones of the conversation they are about
+    assert found["near en"][:2] == near
+    assert {r["conv"] for r in found["near en"][2:]} == {0}
+    assert all(r["kind"] == "ans" for r in found["near en"][2:])
+    assert len(found["chat + near"]) == len(host) + len(near)

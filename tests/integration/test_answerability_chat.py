@@ -1,8 +1,8 @@
 """Issue 45's group chat (our own copy, tests/data/hike_chat) with the real bundled model: the
 answerability score means what it says on the questions the user tried.
 
-- near misses (a real subject, an attribute never said) inject nothing before a turn (not
-  reached yet: xfail until the answer-type input is fitted);
+- near misses (a real subject, an attribute never said) inject nothing before a turn (two of
+  the three still inject one line: xfail);
 - "汤姆现在住在哪里？" and "大家去哪座山爬山了？" return their answers;
 - the greeting that opens the hike plan is searchable;
 - naming a speaker does not lift their unrelated lines over 0.5.
@@ -28,6 +28,15 @@ NEAR_MISSES = (
     "What is Priya's favourite movie?",
     "What's the wifi password at Lin Wei's place?",
     "张敏养了什么宠物？",
+)
+# Two near misses still inject one line at recall.answerability_threshold 0.05: their best
+# hits score 0.12 (Lin Wei's "same apartment", a line about his place) and 0.14 (张敏's cat
+# allergy: a cat is the asked kind, a pet). Blocking them needs a threshold near 0.15, which
+# empties 7-8% of the suite's answerable questions (docs/decisions/0014-answerability.md)
+_STILL_INJECTS = pytest.mark.xfail(
+    strict=True,
+    reason="the answer-type evidence is split: the hit is about the asked place or kind "
+    "(issue 45: below the 0.05 recall threshold only with one that empties answers)",
 )
 
 
@@ -65,13 +74,14 @@ def recall(mem: Memory, question: str, n: int) -> list[str]:
         mem.delete(qid)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not reached without answer-type evidence: the lines name the subject (Priya, Lin "
-    "Wei's place, 张敏) and the score has nothing that says they lack the asked attribute "
-    "(near-miss AUC 0.52 on zh_groupchat); refit with remem.text.answer_types (issue 45 item 1)",
+@pytest.mark.parametrize(
+    "question",
+    [
+        NEAR_MISSES[0],
+        pytest.param(NEAR_MISSES[1], marks=_STILL_INJECTS),
+        pytest.param(NEAR_MISSES[2], marks=_STILL_INJECTS),
+    ],
 )
-@pytest.mark.parametrize("question", NEAR_MISSES)
 def test_a_near_miss_injects_nothing(chat, question):
     assert recall(chat, question, NEAR_MISSES.index(question)) == []
 

@@ -583,7 +583,8 @@ def test_every_pipeline_sentence_the_chinese_page_knows_is_translated():
         "relevance gate: nothing relevant: best relevance 0.120 < min_relevance 0.3",
         "answerability gate: nothing relevant: best relevance 0.512 < search.latent_relevance_floor"
         " 0.6, and best answerability 0.081 < search.answerability_threshold 0.3; against: x",
-        "no hit reached recall.answerability_threshold",
+        "no hit reached recall.answerability_threshold 0.3: best answerability 0.081; "
+        "against: answer-type evidence (-1.20)",
         "translate: the vector and keyword query also says hiking",
         "shorter than 6 characters without a memory cue",
     ):

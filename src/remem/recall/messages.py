@@ -21,6 +21,7 @@ from remem.config import Config
 from remem.conversation.modes import narrow, resolve_mode
 from remem.errors import ValidationError
 from remem.recall.render import render_block
+from remem.retrieve.answerability import deciding
 from remem.retrieve.checked import CheckedSearch
 from remem.schemas import check_encodable
 from remem.store.base import Store
@@ -139,9 +140,10 @@ def recall_for_turn(chat: ChatArchive, turn: Turn) -> TurnRecall:
         same_user_boost=mode == "user",  # the boost only where the effective mode is user
     )
     out = TurnRecall(query=query, mode=mode, mode_source=source)
-    out.hits = answering(result.hits, chat.config.recall.answerability_threshold)
+    threshold = chat.config.recall.answerability_threshold
+    out.hits = answering(result.hits, threshold)
     if result.hits and not out.hits:
-        out.skipped_reason = "no hit reached recall.answerability_threshold"
+        out.skipped_reason = unanswered(result.hits, threshold)
     out.context = expand(chat, out.hits, turn, filters, cfg.window)
     out.block = render_block(
         out.context,
@@ -157,6 +159,16 @@ def answering(hits: list[Hit], threshold: float) -> list[Hit]:
     """The hits whose answerability (``Hit.score``) reaches ``threshold``, in their order: when
     the evidence is split, fewer hits are injected rather than none."""
     return [h for h in hits if h.explain.answerability is None or h.score >= threshold]
+
+
+def unanswered(hits: list[Hit], threshold: float) -> str:
+    """Why nothing is injected though search returned hits: the best hit's answerability
+    and the evidence that weighed most in it."""
+    best = max(hits, key=lambda h: h.score)
+    return (
+        f"no hit reached recall.answerability_threshold {threshold}: best answerability "
+        f"{best.score:.3f}; {deciding(best.explain.evidence or {})}"
+    )
 
 
 def turn_zone(chat: ChatArchive, turn: Turn) -> tzinfo:

@@ -2,17 +2,21 @@
 
 The relevance stage says how close a line is to the question ("this line is about Priya"); it
 cannot say whether the line carries what was asked ("Priya's favourite movie"). This stage
-combines what the pipeline already knows about each hit into one logistic score fitted on the
+combines what the pipeline already knows about each hit into one score fitted on the
 development suite (remem-bench's ``fit_answerability.py``; the coefficients, the inputs, the
-datasets and the date ship in ``remem/data/answerability.json``):
+datasets and the date ship in ``remem/data/answerability.json``), the product of two logistic
+parts (``AnswerabilityModel``): the question's, P(the search holds an answer at all), and the
+hit's, P(this hit is it, when there is one):
 
-- ``FEATURES`` is the one table of inputs: each a name and a function of the hit. A feature a
-  search cannot compute (no latent terms read for this hit, no vector, the answer-type module
-  missing) is None and adds nothing: it counts as the fit's mean for it.
-- ``answer_type`` reads ``remem.text.answer_types.answer_evidence`` when that module exists
-  (evidence that the hit or its neighbours carry an answer of the asked type). The fit leaves
-  out a feature whose function returns None for every hit, so the shipped fit works without it
-  and a refit after the module lands picks it up with no change here.
+- ``FEATURES`` is the one table of the hit's inputs: each a name and a function of the hit. A
+  feature a search cannot compute (no latent terms read for this hit, no vector, a question
+  of no known answer type) is None and adds nothing: it counts as the fit's mean for it.
+- ``QUESTION_FEATURES``: the question's inputs, each the best value of one hit input over the
+  search's best hits (``question_row``). A near miss is a property of the search, not of a
+  hit: none of its lines carries an answer of the asked type, however well they match the
+  subject.
+- ``answer_type`` reads ``remem.text.answer_types.answer_evidence`` (evidence that the hit or
+  its neighbours carry an answer of the asked type).
 
 The score is what every surface shows (``Hit.score``); the pipeline's own final score still
 orders the hits and stays in the explain trace's stages. The gate: the relevance floors
@@ -29,6 +33,7 @@ pipeline's score and the floors alone gate it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Callable, Collection
@@ -66,6 +71,9 @@ class HitEvidence:
     near_texts: dict[int, list[str]]  # rowid -> the hit's text and its neighbours'
     answer_type: Callable[[str, list[str]], float | None] | None = None
     own_tokens: dict[int, list[str]] = field(default_factory=dict)
+    # rowid -> the answer-type evidence of the best hits (read once: two features use it)
+    answer_types: dict[int, float | None] = field(default_factory=dict)
+    top: list[Candidate] = field(default_factory=list)  # the best NEIGHBOUR_TOP by score
 
 
 def _relevance(c: Candidate, ev: HitEvidence) -> float | None:
@@ -151,9 +159,20 @@ def _cross_script(c: Candidate, ev: HitEvidence) -> float:
 def _answer_type(c: Candidate, ev: HitEvidence) -> float | None:
     """Evidence that the hit or its neighbours carry an answer of the asked type (the
     answer-type module, when it is installed; None otherwise or for an unknown type)."""
+    if c.rowid in ev.answer_types:
+        return ev.answer_types[c.rowid]
     if ev.answer_type is None or c.record is None:
         return None
-    return ev.answer_type(ev.ctx.query, ev.near_texts.get(c.rowid, [c.record.text]))
+    texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
+    ev.answer_types[c.rowid] = found = ev.answer_type(ev.ctx.query, texts)
+    return found
+
+
+def _labelled(record: Any) -> str:
+    """A record's text as the answer-type spans read it: "speaker: line" (a speaker label
+    is a weak sign of a person, ``answer_types.spans``)."""
+    label = record.speaker_label
+    return f"{label}: {record.text}" if label else record.text
 
 
 Feature = Callable[[Candidate, HitEvidence], float | None]
@@ -198,6 +217,38 @@ FEATURE_LABELS = {
     "answer_type": "answer-type evidence",
 }
 
+# The question's inputs: each the best value of one hit input over the search's best
+# NEIGHBOUR_TOP hits. "Is this question answered here at all" is a property of the search, not
+# of a hit: a near miss is a question none of whose hits carries an answer of its type, however
+# well they match its subject.
+QUESTION_FEATURES: dict[str, str] = {
+    "q_answer_type": "answer_type",
+    "q_subject": "subject_near",
+    "q_subject_own": "subject_own",
+    "q_relevance": "relevance",
+    "q_margin": "search_margin",
+    "q_latent": "latent",
+}
+FEATURE_LABELS |= {
+    "q_answer_type": "answer-type evidence of the best hits",
+    "q_subject": "subject match of the best hits (with neighbours)",
+    "q_subject_own": "subject match of the best hits",
+    "q_relevance": "the best hit's relevance",
+    "q_margin": "the search's best relevance over its floor",
+    "q_latent": "the best latent terms",
+}
+# per-search constants: read by the question's part only
+QUESTION_ONLY = frozenset({"search_margin"})
+
+
+def question_row(rows: list[dict[str, float | None]]) -> dict[str, float | None]:
+    """The question's inputs from its best hits' rows (in the pipeline's order)."""
+    out: dict[str, float | None] = {}
+    for name, source in QUESTION_FEATURES.items():
+        values = [v for r in rows[:NEIGHBOUR_TOP] if (v := r.get(source)) is not None]
+        out[name] = max(values) if values else None
+    return out
+
 
 def answer_type_reader() -> Callable[[str, list[str]], float | None] | None:
     """``remem.text.answer_types.answer_evidence``: the single place the answer-type feature
@@ -210,25 +261,64 @@ def answer_type_reader() -> Callable[[str, list[str]], float | None] | None:
 
 @dataclass(frozen=True)
 class AnswerabilityModel:
-    """Logistic coefficients over standardised features: p = sigmoid(intercept + sum of
-    coefficient x (value - mean) / scale); a feature that is None adds nothing."""
+    """Logistic coefficients over standardised features: sigmoid(intercept + sum of
+    coefficient x (value - mean) / scale); a feature that is None adds nothing.
+
+    With a ``question`` part (a logistic of its own over ``QUESTION_FEATURES``: the chance
+    that the search holds an answer at all), the score is the product: P(the search holds an
+    answer) x P(this hit is it, when it does). When the fit carries a monotone calibration
+    (``knots``: increasing raw scores and the observed share of answers at each, an isotonic
+    fit), the score is read through it, linearly between knots."""
 
     intercept: float
     coefficients: dict[str, float]
     mean: dict[str, float]
     scale: dict[str, float]
+    knots: tuple[tuple[float, float], ...] = ()
+    question: AnswerabilityModel | None = None
 
-    def contributions(self, row: dict[str, float | None]) -> dict[str, float]:
+    def inputs(self) -> set[str]:
+        """The hit inputs this model reads (those its question part aggregates included)."""
+        names = set(self.coefficients)
+        if self.question is not None:
+            names |= {QUESTION_FEATURES[q] for q in self.question.coefficients}
+        return names
+
+    def contributions(
+        self, row: dict[str, float | None], question: dict[str, float | None] | None = None
+    ) -> dict[str, float]:
         out = {}
         for name, coef in self.coefficients.items():
             value = row.get(name)
             if value is not None:
                 out[name] = coef * (value - self.mean[name]) / (self.scale[name] or 1.0)
+        if self.question is not None and question is not None:
+            out |= self.question.contributions(question)
         return out
 
-    def probability(self, row: dict[str, float | None]) -> float:
+    def _logistic(self, row: dict[str, float | None]) -> float:
         z = self.intercept + sum(self.contributions(row).values())
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def probability(
+        self, row: dict[str, float | None], question: dict[str, float | None] | None = None
+    ) -> float:
+        p = self._logistic(row)
+        if self.question is not None:
+            p *= self.question._logistic(question if question is not None else {})
+        return self.calibrated(p)
+
+    def calibrated(self, p: float) -> float:
+        """``p`` read through the monotone calibration (itself when the fit has none)."""
+        knots = self.knots
+        if not knots:
+            return p
+        if p <= knots[0][0]:
+            return knots[0][1]
+        for (x0, y0), (x1, y1) in itertools.pairwise(knots):
+            if p <= x1:
+                return y0 + (y1 - y0) * (p - x0) / (x1 - x0) if x1 > x0 else y1
+        return knots[-1][1]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AnswerabilityModel:
@@ -238,6 +328,8 @@ class AnswerabilityModel:
             coefficients={k: float(v) for k, v in fit["coefficients"].items()},
             mean={k: float(v) for k, v in fit["mean"].items()},
             scale={k: float(v) for k, v in fit["scale"].items()},
+            knots=tuple((float(x), float(y)) for x, y in fit.get("calibration", ())),
+            question=cls.from_dict({"fit": fit["question"]}) if "question" in fit else None,
         )
 
 
@@ -274,6 +366,7 @@ def evidence_for(cands: list[Candidate], ctx: StageContext) -> HitEvidence:
         near_texts={},
         answer_type=answer_type_reader(),
         own_tokens=own,
+        top=by_score[:NEIGHBOUR_TOP],
     )
     _read_neighbours(cands, ev)
     return ev
@@ -284,7 +377,7 @@ def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
     ctx = ev.ctx
     if ctx.store is None or ctx.tokenizer is None:
         return
-    best = [c for c in sorted(cands, key=lambda c: (-c.score, c.rowid))[:NEIGHBOUR_TOP]]
+    best = ev.top
     records = [c.record for c in best if c.record is not None and c.record.session]
     if not records:
         return
@@ -297,7 +390,7 @@ def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
         for r in others:
             tokens.update(ctx.tokenizer.index_tokens(r.text))
         ev.near_tokens[c.rowid] = tokens
-        ev.near_texts[c.rowid] = [c.record.text, *(r.text for r in others)]
+        ev.near_texts[c.rowid] = [_labelled(c.record), *(_labelled(r) for r in others)]
 
 
 def feature_rows(
@@ -324,12 +417,13 @@ def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     # candidate of the pool (~100) cost more than the rest of the stages
     # only the inputs the fit reads: one it left out (answer types until a refit) costs time
     top = max(SCORED_PER_K * ctx.k, NEIGHBOUR_TOP)
-    rows = feature_rows(cands, ctx, top=top, names=model.coefficients.keys())
+    rows = feature_rows(cands, ctx, top=top, names=model.inputs())
+    question = question_row(list(rows.values()))  # rows come in the pipeline's order
     for c in cands:
         row = rows.get(c.rowid)
         if row is not None:
-            c.answerability = model.probability(row)
-            c.evidence = {k: round(v, 4) for k, v in model.contributions(row).items()}
+            c.answerability = model.probability(row, question)
+            c.evidence = {k: round(v, 4) for k, v in model.contributions(row, question).items()}
     threshold = ctx.config.search.answerability_threshold
     best = max(cands, key=lambda c: (c.answerability or 0.0, -c.rowid))  # of the scored
     score = best.answerability or 0.0

@@ -14,6 +14,7 @@ from remem.retrieve.answerability import (
     FEATURE_LABELS,
     FEATURES,
     MODEL_FILE,
+    QUESTION_FEATURES,
     AnswerabilityModel,
     answer_type_reader,
     deciding,
@@ -26,12 +27,14 @@ T = 1_800_000_000.0
 def test_the_shipped_fit_names_its_inputs_datasets_and_date():
     data = json.loads(MODEL_FILE.read_text("utf-8"))
     assert data["date"] and data["datasets"] and data["held_out"]
-    assert set(data["inputs"]) == set(data["fit"]["coefficients"])
-    assert set(data["inputs"]) | set(data["left_out"]) == set(FEATURES)
+    fit = data["fit"]
+    assert set(data["inputs"]) == set(fit["coefficients"]) | set(fit["question"]["coefficients"])
+    read = set(data["inputs"]) | {QUESTION_FEATURES.get(q, q) for q in data["inputs"]}
+    assert read | set(data["left_out"]) == set(FEATURES) | set(QUESTION_FEATURES)
     # the held-out sets are never fitted on
     assert not set(data["held_out"]) & set(data["datasets"])
     assert shipped_model() is not None
-    assert set(FEATURE_LABELS) == set(FEATURES)
+    assert set(FEATURE_LABELS) == set(FEATURES) | set(QUESTION_FEATURES)
 
 
 def test_a_missing_input_counts_as_its_mean():
@@ -149,3 +152,71 @@ def test_a_model_without_a_relevance_calibration_keeps_the_pipelines_score(tmp_p
     assert hits and hits[0].explain.answerability is None
     assert hits[0].score == hits[0].explain.stages[-1][1]
     assert answering(hits, 0.99) == hits  # nothing to gate on
+
+
+def test_a_monotone_calibration_keeps_the_order_and_reads_the_observed_share():
+    model = AnswerabilityModel(
+        intercept=0.0,
+        coefficients={"relevance": 4.0},
+        mean={"relevance": 0.5},
+        scale={"relevance": 0.25},
+        knots=((0.1, 0.02), (0.5, 0.3), (0.9, 0.8)),
+    )
+    assert model.calibrated(0.05) == 0.02  # below the first knot: its share
+    assert model.calibrated(0.3) == pytest.approx(0.16)  # halfway between two knots
+    assert model.calibrated(0.95) == 0.8
+    scores = [model.probability({"relevance": r}) for r in (0.0, 0.3, 0.5, 0.7, 1.0)]
+    assert scores == sorted(scores) and scores[2] == pytest.approx(0.3)
+
+
+def test_the_shipped_fit_reads_answer_type_evidence():
+    # issue 45: the fit has the answer-type inputs (the hit's, and the best of the search's
+    # hits in the question's part), so the stage computes them; a fit without them cannot
+    # tell a near miss
+    model = shipped_model()
+    assert model is not None
+    assert "answer_type" in model.coefficients and model.coefficients["answer_type"] > 0
+    assert model.question is not None and model.question.coefficients["q_answer_type"] > 0
+
+
+def _typed_mem(tmp_path):
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    mem = Memory(tmp_path / "t.db", config)  # the bundled model: the fit reads its evidence
+    lines = [
+        ("Lin Wei", "My phone number changed, the new one is 138-0013-8000."),
+        ("Lin Wei", "Yes, same apartment. You can all crash there on Saturday night."),
+        ("Priya", "Lin Wei, is your place still near the university?"),
+    ]
+    mem.ingest_many(
+        [
+            {"id": f"t{i}", "session": "s", "speaker": who, "text": text, "timestamp": T + i}
+            for i, (who, text) in enumerate(lines)
+        ],
+        wait=True,
+    )
+    return mem
+
+
+@pytest.mark.slow
+def test_a_hit_without_an_answer_of_the_asked_type_is_scored_against(tmp_path):
+    with _typed_mem(tmp_path) as mem:
+        hits = mem.search("What is Lin Wei's new phone number?", k=3, now=T + 10).hits
+    by_id = {h.record.id: h for h in hits}
+    number = by_id["t0"].explain.evidence or {}
+    # the line with the number carries an answer of the asked type; the others do not
+    assert number.get("answer_type", 0) > 0
+    others = [by_id[i].explain.evidence or {} for i in ("t1", "t2") if i in by_id]
+    assert others and all(e.get("answer_type", 0) < number["answer_type"] for e in others)
+
+
+def test_auto_recall_says_which_evidence_kept_everything_out(tmp_path):
+    from remem.recall.messages import unanswered
+
+    with _mem(tmp_path) as mem:
+        hits = mem.search("which hut is booked", k=3, now=T + 10, channels=("lexical",)).hits
+    best = max(h.score for h in hits)
+    said = unanswered(hits, 0.99)
+    assert said.startswith(
+        f"no hit reached recall.answerability_threshold 0.99: best answerability {best:.3f}; "
+    )
+    assert "against:" in said or "for:" in said

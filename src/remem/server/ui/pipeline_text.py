@@ -153,8 +153,9 @@ _SENTENCES_ZH: list[tuple[re.Pattern[str], str]] = [
         (r"^nothing relevant$", "没有相关内容"),
         (r"^injected recently$", "最近已注入过"),
         (
-            r"^no hit reached recall.answerability_threshold$",
-            "没有命中达到 recall.answerability_threshold",
+            rf"^no hit reached recall.answerability_threshold {_NUM}: best answerability "
+            rf"{_NUM}; (.+)$",
+            "没有命中达到 recall.answerability_threshold {0}：最高可回答性 {1}；{2}",
         ),
     ]
 ]
