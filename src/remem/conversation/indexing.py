@@ -27,6 +27,7 @@ from remem.conversation.latent_fill import LatentTerms
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_configured, probe_now
 from remem.embed.factory import make_embedder, model_id_for
+from remem.embed.query_first import lower_background
 from remem.errors import RememError
 from remem.store.base import ClaimStore, Store
 from remem.types import Record
@@ -135,6 +136,7 @@ class Indexer:
             with self._lock:
                 if self._queue is None:
                     cfg = self.config.indexing
+                    lower_background(cfg.background_nice)  # recall first, indexing second
                     queue = IndexQueue(
                         self._embed_queued,
                         concurrency=cfg.concurrency,
