@@ -22,6 +22,7 @@ from typing import Any
 
 from remem.config import Config
 from remem.conversation.backfill import Backfill, pending_without_vector, wait_settled
+from remem.conversation.backlog import RATE, RATE_STALE_S, describe_backlog
 from remem.conversation.fast_lane import FAST_MODEL_ID, FastLane, lane_applies
 from remem.conversation.latent_fill import LatentTerms
 from remem.conversation.queue import IndexQueue
@@ -37,9 +38,8 @@ log = logging.getLogger("remem")
 Progress = Callable[[int], None]
 
 ACTIVE_MODEL = ("embed", "active-model")  # meta key: the model `remem reembed` switched to
-RATE = ("indexing", "rate")  # meta key: the queue's recent embedding rate, for `remem stats`
 RATE_WINDOW_S = 2.0  # the rate is measured (and written) over windows at least this long
-RATE_STALE_S = 30.0  # an older rate means nobody is embedding now
+
 DROP_EVERY_S = 30.0  # the fast lane's superseded vectors are dropped at most this often mid-burst
 FAST_FIRST_MAX_S = 10.0  # the longest a main-model batch waits for the fast lane to idle
 CLEAN_GAP = ("indexing", "clean-gap")  # meta key: the gap (see Indexer._gap) at the last clean pass
@@ -309,26 +309,10 @@ class Indexer:
             log.debug("could not record the indexing rate: %s", exc)
 
     def backlog(self, pending: int) -> dict[str, Any]:
-        """The backlog for `stats`: ``pending`` records (index status pending), how fast the
-        queues of any process on this store embedded lately, and the time that leaves."""
-        try:
-            rate = json.loads(self.store.meta_get(*RATE) or "{}")
-        except ValueError:
-            rate = {}
-        fresh = bool(rate) and time.time() - float(rate.get("at", 0)) < RATE_STALE_S
-        per_s = float(rate.get("per_s", 0.0)) if fresh else 0.0
-        data: dict[str, Any] = {
-            "pending": pending,
-            "per_second": per_s,
-            "eta_s": round(pending / per_s, 1) if per_s > 0 and pending else None,
-        }
-        if self._backfill is not None:
-            data["backfill"] = self._backfill.stats()
-        if self._fast is not None:  # this process's lane: fast vectors written, queue
-            data["fast_lane"] = self._fast.stats()
-        if self.latent.model_id() is not None:  # records whose latent terms are still owed
-            data["latent_terms"] = self.latent.stats()
-        return data
+        """The background backlog for `stats` and the web UI (``backlog.py``)."""
+        return describe_backlog(
+            self.store, pending, self._queue, self._backfill, self._fast, self.latent
+        )
 
     def wait_indexed(self, timeout: float | None = None) -> bool:
         """Block until everything the indexer started is done: the queue, the backfill and
