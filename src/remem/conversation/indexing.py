@@ -429,6 +429,8 @@ class Indexer:
         if embedder is None:
             return {"embedded": 0, "failed": 0, "remaining": 0}
         probe_now(embedder)  # explicit: ask the provider, not a breaker opened by searches
+        # a backfill or a reembed is background work too: chats' searches go first
+        lower_background(self.config.indexing.background_nice)
         size = batch_size or self.config.embed.batch_size
         marker = f"force:{embedder.model_id}"
         after = int(self.store.meta_get("embed", marker) or 0) if force else 0
