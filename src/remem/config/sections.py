@@ -216,7 +216,7 @@ class IndexingConfig(_Section):
         description="Linux: the threads that run the bundled models' background slices (the "
         "queue's, the fast lane's, the latent fill's, a backfill's) run this much lower in "
         "priority (nice), so a chat's search and recall get the CPU first while a burst is "
-        "indexed; once lowered in a process it stays lowered (0 = the chat's priority)",
+        "indexed; once lowered, a model's background thread stays lowered (0 = the chat's priority)",
     )
     fast_lane: bool = Field(
         default=True,

@@ -16,6 +16,8 @@ from remem.store.base import Store
 
 RATE = ("indexing", "rate")  # meta key: the queue's recent embedding rate, for `remem stats`
 RATE_STALE_S = 30.0  # an older rate means nobody is embedding now
+# the jobs `running` names (the web UI translates each: i18n's "job." keys)
+JOBS = ("vectors", "fast-lane vectors", "latent terms", "vectors (another process)")
 
 
 def describe_backlog(

@@ -136,7 +136,6 @@ class Indexer:
             with self._lock:
                 if self._queue is None:
                     cfg = self.config.indexing
-                    lower_background(cfg.background_nice)  # recall first, indexing second
                     queue = IndexQueue(
                         self._embed_queued,
                         concurrency=cfg.concurrency,
@@ -244,6 +243,8 @@ class Indexer:
             # fraction of their speed, while the lane alone clears a burst in seconds and
             # costs the main model only those seconds (remem-bench's fast_lane.py --burst).
             self._fast.wait_idle(timeout=FAST_FIRST_MAX_S)
+        # recall first, indexing second: the model's slices run below the chats' priority
+        lower_background(self.get_embedder(), self.config.indexing.background_nice)
         started = time.time()
         ok, bad = self.embed_rowids(rowids, latent_terms=False)  # the fill does them, when idle
         self._note_rate(ok, started)
@@ -430,7 +431,7 @@ class Indexer:
             return {"embedded": 0, "failed": 0, "remaining": 0}
         probe_now(embedder)  # explicit: ask the provider, not a breaker opened by searches
         # a backfill or a reembed is background work too: chats' searches go first
-        lower_background(self.config.indexing.background_nice)
+        lower_background(embedder, self.config.indexing.background_nice)
         size = batch_size or self.config.embed.batch_size
         marker = f"force:{embedder.model_id}"
         after = int(self.store.meta_get("embed", marker) or 0) if force else 0

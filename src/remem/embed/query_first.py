@@ -9,9 +9,9 @@ A search's query never waits for background embedding (issue 47, item 2):
   slice could take seconds on a loaded machine (priority inversion): p95 got worse.
 - Background passages still go through the model in slices (a few texts, a few thousand
   characters), on one thread per model (``BackgroundRunner``) at a lower OS priority
-  (``indexing.background_nice``), and a slice starts only while no search runs in this
-  process (``SEARCHES``, shared by every model: an e5 query does not compete with a USE
-  slice either). A search thus shares the CPU with at most the slice in flight, at the
+  (``indexing.background_nice``), and a slice starts only while no search of this process
+  is embedding (``SEARCHES``, shared by every model: an e5 query does not compete with a
+  USE slice either; the rest of a search is not waited for). A search thus shares the CPU with at most the slice in flight, at the
   lower priority; the threads that hand slices over (and write to the store) keep theirs.
 - So that a steady stream of searches cannot starve indexing, a slice that has waited
   ``YIELD_MAX_S`` starts anyway (at its lower priority).
@@ -99,25 +99,29 @@ class Searches:
 
 
 SEARCHES = Searches()  # one per process: the CPU is shared by every model
-_background_nice = [0]  # how much lower every background thread runs (lower_background)
 
 
-def lower_background(nice: int) -> None:
-    """Run this process's background slices at least ``nice`` lower from their next slice on
-    (``indexing.background_nice``; the largest asked wins: a thread cannot raise it back)."""
-    _background_nice[0] = max(_background_nice[0], nice)
+def lower_background(embedder: object, nice: int) -> None:
+    """Run ``embedder``'s background slices at least ``nice`` lower from their next slice on
+    (``indexing.background_nice``; the largest asked wins: a thread cannot raise it back).
+    An embedder without background slices (a remote one) is left as it is."""
+    turns = getattr(embedder, "_turns", None)
+    if isinstance(turns, QueryFirst):
+        turns.background.lower_by(nice)
 
 
 class BackgroundRunner:
     """The one thread that runs a model's background slices, one at a time, at a lower OS
-    priority (``priority.py``; by ``lower_background``: ``indexing.background_nice``).
+    priority (``priority.py``; by ``lower_background``: ``indexing.background_nice``, asked
+    by the indexer that drives the model).
     It holds no lock a search takes: the callers (queue workers that also write to the store)
     keep their priority and wait here for the result. Before each slice it waits for the
-    searches running (``Searches.wait_clear``)."""
+    searches embedding (``Searches.wait_clear``)."""
 
     def __init__(self, name: str, searches: Searches) -> None:
         self._name = name
         self._searches = searches
+        self.nice = 0  # how much lower the slices run (lower_by)
         self._applied = 0  # by the thread running now
         self.running = False  # a slice is in the model now (for tests)
         self._forget()
@@ -130,6 +134,9 @@ class BackgroundRunner:
         )
         self._thread: threading.Thread | None = None
         self._applied = 0
+
+    def lower_by(self, nice: int) -> None:
+        self.nice = max(self.nice, nice)
 
     def run(self, fn: Callable[[Any], T], part: Any) -> T:
         done: Future[T] = Future()
@@ -144,7 +151,7 @@ class BackgroundRunner:
     def _serve(self) -> None:
         while True:
             fn, part, done = self._jobs.get()
-            if (nice := _background_nice[0]) > self._applied:
+            if (nice := self.nice) > self._applied:
                 lower_this_thread(nice - self._applied)
                 self._applied = nice
             self._searches.wait_clear()
@@ -162,7 +169,7 @@ class BackgroundRunner:
 class QueryFirst:
     """Runs a model's queries and its background passages apart: a query takes only the
     query engine's lock; passage slices run on the model's background thread
-    (``BackgroundRunner``), each after the searches running when it would start."""
+    (``BackgroundRunner``), each once no search is embedding."""
 
     def __init__(
         self,

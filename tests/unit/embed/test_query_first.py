@@ -105,14 +105,22 @@ def test_passages_of_nothing_are_an_empty_matrix():
 def test_slices_run_at_the_lowered_priority_and_only_they():
     base = thread_nice()
     assert base is not None
-    query_first.lower_background(2)  # the process keeps the largest asked (never raised back)
-    wanted = min(MAX_NICE, base + query_first._background_nice[0])
+
+    class Model:  # what lower_background looks for: a model's QueryFirst
+        _turns = QueryFirst(searches=Searches())
+
+    model = Model()
     seen: list[int | None] = []
-    turns = QueryFirst(searches=Searches())
-    turns.passages(lambda part: seen.append(thread_nice()) or np.ones((1, 1)), ["a"], 1)
-    turns.query(lambda part: seen.append(thread_nice()), ["q"])
-    assert seen == [wanted, base]  # the query ran at the caller's priority
+    query_first.lower_background(model, 3)
+    query_first.lower_background(model, 2)  # the largest asked wins (never raised back)
+    model._turns.passages(lambda part: seen.append(thread_nice()) or np.ones((1, 1)), ["a"], 1)
+    model._turns.query(lambda part: seen.append(thread_nice()), ["q"])
+    assert seen == [min(MAX_NICE, base + 3), base]  # the query ran at the caller's priority
     assert thread_nice() == base
+    other: list[int | None] = []  # another model's slices keep their priority
+    QueryFirst().passages(lambda part: other.append(thread_nice()) or np.ones((1, 1)), ["b"], 1)
+    assert other == [base]
+    query_first.lower_background(object(), 5)  # a model without slices: nothing to lower
 
 
 @pytest.mark.skipif(thread_nice() is None, reason="threads have no nice value of their own")
