@@ -88,10 +88,11 @@ def test_use_embeds_a_query_on_one_blas_thread_and_batches_on_the_configured_one
     np.testing.assert_allclose(query[0], batch[0], atol=1e-5)  # same vector either way
 
 
-def test_a_query_does_not_wait_for_the_indexers_whole_batch(e5):
-    # 6 long turns are 3+ s of e5 (one 300-word turn per slice); the query goes after the slice
-    # in flight, so it is answered while the batch is still running, and the batch's vectors
-    # are the ones embedding each turn alone gives.
+def test_a_query_does_not_wait_for_the_indexers_whole_batch():
+    e5 = local.E5Embedder()  # its own: another test's indexer may have lowered the fixture's
+    # 6 long turns are 3+ s of e5 (one 300-word turn per slice); the query runs on the query
+    # engine (query_first.py), so it is answered while the batch is still running, and the
+    # batch's vectors are the ones embedding each turn alone gives.
     import threading
 
     turns = [

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from helpers import HashEmbedder
 from remem import Config, Memory
+from remem.conversation.backlog import JOBS
 from remem.errors import NotFoundError, ValidationError
 from remem.scopes import ScopeError
 from remem.server.rest import create_app
@@ -136,7 +137,8 @@ def test_every_key_the_templates_use_is_translated():
     # keys built in the templates from a prefix and a value
     dynamic = {p for p in used if p.endswith(".")}
     used -= dynamic
-    assert dynamic == {"status.", "mem.state.", "one.", "search.", "role."}
+    assert dynamic == {"status.", "mem.state.", "one.", "search.", "role.", "job."}
+    used |= {f"job.{j}" for j in JOBS}  # the background jobs of the overview's backlog
     used |= {f"status.{s}" for s in INDEX_STATUSES} | {f"mem.state.{s}" for s in MEMORY_STATES}
     used |= {f"one.{k}" for k in KINDS} | {f"kind.{k}" for k in KINDS}
     used |= {f"role.{r}" for r in ROLES}

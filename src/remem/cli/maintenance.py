@@ -105,6 +105,10 @@ def stats(
     table.add_row("backlog", backlog_line(data["backlog"]))
     if "latent_terms" in data["backlog"]:
         table.add_row("latent terms", latent_line(data["backlog"]["latent_terms"]))
+    table.add_row(
+        "facts waiting", f"{data['backlog']['facts_waiting']:,} records (read as indexed)"
+    )
+    table.add_row("running", ", ".join(data["backlog"]["running"]) or "nothing in the background")
     table.add_row("sessions", str(data["sessions"]))
     table.add_row("facts", str(data["facts"]))
     table.add_row("schema version", str(data["schema_version"]))

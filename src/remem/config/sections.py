@@ -209,6 +209,15 @@ class IndexingConfig(_Section):
         "scan only when it changed (0 = only on events)",
     )
     batch_size: int = Field(default=32, gt=0, description="records per embedding batch")
+    background_nice: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description="Linux: the threads that run the bundled models' background slices (the "
+        "queue's, the fast lane's, the latent fill's, a backfill's) run this much lower in "
+        "priority (nice), so a chat's search and recall get the CPU first while a burst is "
+        "indexed; once lowered, a model's background thread stays lowered (0 = the chat's priority)",
+    )
     fast_lane: bool = Field(
         default=True,
         description="async mode, SQLite, bundled e5: records that wait for e5 (a burst, a "

@@ -27,6 +27,7 @@ from remem.conversation.backfill import Backfill, pending_without_vector, wait_s
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_configured
 from remem.embed.fast_model import FAST_MODEL, FAST_MODEL_ID, fast_embedder, lane_applies
+from remem.embed.query_first import lower_background
 from remem.errors import RememError
 from remem.store.base import Store
 
@@ -98,6 +99,7 @@ class FastLane:
             return 0, 0
         try:
             embedder = self.embedder()
+            lower_background(embedder, self.config.indexing.background_nice)  # recall first
             cfg = self.config.embed
             texts = [r.embed_text(cfg.with_speaker) for r in records]
             vectors = embed_configured(embedder, texts, cfg, is_query=False)

@@ -22,12 +22,14 @@ from typing import Any
 
 from remem.config import Config
 from remem.conversation.backfill import Backfill, pending_without_vector, wait_settled
+from remem.conversation.backlog import RATE, RATE_STALE_S, describe_backlog
 from remem.conversation.fast_lane import FastLane
 from remem.conversation.latent_fill import LatentTerms
 from remem.conversation.queue import IndexQueue
 from remem.embed.base import Embedder, embed_configured, probe_now
 from remem.embed.factory import make_embedder, model_id_for
 from remem.embed.fast_model import FAST_MODEL_ID
+from remem.embed.query_first import lower_background
 from remem.errors import RememError
 from remem.store.base import ClaimStore, Store
 from remem.types import Record
@@ -37,9 +39,8 @@ log = logging.getLogger("remem")
 Progress = Callable[[int], None]
 
 ACTIVE_MODEL = ("embed", "active-model")  # meta key: the model `remem reembed` switched to
-RATE = ("indexing", "rate")  # meta key: the queue's recent embedding rate, for `remem stats`
 RATE_WINDOW_S = 2.0  # the rate is measured (and written) over windows at least this long
-RATE_STALE_S = 30.0  # an older rate means nobody is embedding now
+
 DROP_EVERY_S = 30.0  # the fast lane's superseded vectors are dropped at most this often mid-burst
 FAST_FIRST_MAX_S = 10.0  # the longest a main-model batch waits for the fast lane to idle
 CLEAN_GAP = ("indexing", "clean-gap")  # meta key: the gap (see Indexer._gap) at the last clean pass
@@ -242,6 +243,8 @@ class Indexer:
             # fraction of their speed, while the lane alone clears a burst in seconds and
             # costs the main model only those seconds (remem-bench's fast_lane.py --burst).
             self._fast.wait_idle(timeout=FAST_FIRST_MAX_S)
+        # recall first, indexing second: the model's slices run below the chats' priority
+        lower_background(self.get_embedder(), self.config.indexing.background_nice)
         started = time.time()
         ok, bad = self.embed_rowids(rowids, latent_terms=False)  # the fill does them, when idle
         self._note_rate(ok, started)
@@ -307,26 +310,10 @@ class Indexer:
             log.debug("could not record the indexing rate: %s", exc)
 
     def backlog(self, pending: int) -> dict[str, Any]:
-        """The backlog for `stats`: ``pending`` records (index status pending), how fast the
-        queues of any process on this store embedded lately, and the time that leaves."""
-        try:
-            rate = json.loads(self.store.meta_get(*RATE) or "{}")
-        except ValueError:
-            rate = {}
-        fresh = bool(rate) and time.time() - float(rate.get("at", 0)) < RATE_STALE_S
-        per_s = float(rate.get("per_s", 0.0)) if fresh else 0.0
-        data: dict[str, Any] = {
-            "pending": pending,
-            "per_second": per_s,
-            "eta_s": round(pending / per_s, 1) if per_s > 0 and pending else None,
-        }
-        if self._backfill is not None:
-            data["backfill"] = self._backfill.stats()
-        if self._fast is not None:  # this process's lane: fast vectors written, queue
-            data["fast_lane"] = self._fast.stats()
-        if self.latent.model_id() is not None:  # records whose latent terms are still owed
-            data["latent_terms"] = self.latent.stats()
-        return data
+        """The background backlog for `stats` and the web UI (``backlog.py``)."""
+        return describe_backlog(
+            self.store, pending, self._queue, self._backfill, self._fast, self.latent
+        )
 
     def wait_indexed(self, timeout: float | None = None) -> bool:
         """Block until everything the indexer started is done: the queue, the backfill and
@@ -443,6 +430,8 @@ class Indexer:
         if embedder is None:
             return {"embedded": 0, "failed": 0, "remaining": 0}
         probe_now(embedder)  # explicit: ask the provider, not a breaker opened by searches
+        # a backfill or a reembed is background work too: chats' searches go first
+        lower_background(embedder, self.config.indexing.background_nice)
         size = batch_size or self.config.embed.batch_size
         marker = f"force:{embedder.model_id}"
         after = int(self.store.meta_get("embed", marker) or 0) if force else 0

@@ -26,6 +26,7 @@ from remem.config import Config
 from remem.conversation.backfill import StoppableLoop
 from remem.embed import latent
 from remem.embed.base import Embedder
+from remem.embed.query_first import lower_background
 from remem.errors import RememError
 from remem.store.base import Store
 from remem.types import Record
@@ -260,7 +261,12 @@ class LatentTerms:
         """Start the background fill (with the queue), from the store's first record."""
         terms_id = self.model_id()
         if terms_id is not None and self.fill is None:
-            self.fill = LatentFill(self.store, terms_id, self.compute, busy)
+            self.fill = LatentFill(self.store, terms_id, self._compute_behind_searches, busy)
+
+    def _compute_behind_searches(self, texts: Sequence[str]) -> list[bytes]:
+        """``compute`` for the background fill: the model's slices below the chats' priority."""
+        lower_background(self._get_embedder(), self.config.indexing.background_nice)
+        return self.compute(texts)
 
     def wake(self, rowids: Sequence[int]) -> None:
         if self.fill is not None:

