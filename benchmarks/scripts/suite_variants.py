@@ -38,6 +38,11 @@ VARIANTS = {
     "fixed-weights": Variant("fixed-weights", H, {"search.adaptive_full_coverage": 0.0}),
     # without the latent terms (the default before they were stored): the dense evidence alone
     "no-latent": Variant("no-latent", H, {"search.latent_top": 0}),
+    # the per-candidate keyword gate across scripts (search.cross_script_words_coverage)
+    **{
+        f"xscript-{v}": Variant(f"xscript-{v}", H, {"search.cross_script_words_coverage": v})
+        for v in (0.3, 0.5, 0.7, 0.9)
+    },
     # the defaults before the two stages of who said it (2026-12-02)
     "before-speakers": Variant(
         "before-speakers", H, {"scoring.self_reference": 1.0, "scoring.named_speaker": 1.0}

@@ -188,6 +188,14 @@ class SearchConfig(_Section):
         "least this share of one message's words' IDF (older messages counting less) clears "
         "its floor (0 = off)",
     )
+    cross_script_words_coverage: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="a candidate in another script than the question holding at least this "
+        "share of the IDF of the question's dictionary translations clears its relevance "
+        "floor (the per-candidate keyword gate across scripts; 0 = off)",
+    )
     unseen_question_share: float = Field(
         default=0.5,
         ge=0,

@@ -50,6 +50,7 @@ from remem.retrieve.query_terms import (
     message_weights,
     own_coverage,
     query_weights,
+    term_coverage,
     translated_coverage,
     unseen_in_either_script,
 )
@@ -89,7 +90,6 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     weights = query_weights(ctx)  # and ctx.query_unseen, the share of it the store never saw
     chat = bool(message_weights(ctx))
     floors = Floors(ctx.config.search, with_latent=found is not None, chat=chat)
-    words_clear = ctx.config.search.dialogue_words_coverage
     min_share = worded_share(ctx, script)
     for c in cands:
         assert c.record is not None
@@ -118,9 +118,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             # fryer", relevance 0.01): holding such lines to a floor gated 6-12 answerable
             # questions whole (remem-bench's window-floor.json)
             own = max(own, floor[1])
-        if chat and words_clear and cov >= words_clear and not crossing:
-            # the chat so far: a line holding most of what one of its messages says is the
-            # match, whatever its last few dozen tokens (all the dense evidence reads) say
+        if _cleared_by_words(ctx, c, cov, indexed, crossing=crossing, chat=chat):
             own = max(own, floor[1])
         c.relevance, c.floor, c.latent = own, floor[1], latent.get(c.rowid)
         floors.judge(own, floor)
@@ -138,6 +136,35 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     for c in cands:
         c.set("relevance", best * max(c.score, 0.0) / top if top > 0 else 0.0, always=True)
     return cands
+
+
+def _cleared_by_words(
+    ctx: StageContext,
+    c: Candidate,
+    cov: float,
+    indexed: dict[int, list[str]],
+    *,
+    crossing: bool,
+    chat: bool,
+) -> bool:
+    """Whether a candidate's words alone clear its floor (the per-candidate keyword gates):
+
+    - the chat so far (search.dialogue_words_coverage): a line in its script holding most of
+      what one of its messages says is the match, whatever its last few dozen tokens (all the
+      dense evidence reads) say;
+    - a line in the other script (search.cross_script_words_coverage) holding this share of
+      the IDF of the question's dictionary translations: e5-small reads such a pair as
+      unrelated, so the whole-result gate emptied questions the keyword channel answered."""
+    cfg = ctx.config.search
+    if crossing:
+        share = cfg.cross_script_words_coverage
+        if share <= 0 or not ctx.translated_weights or ctx.tokenizer is None or not c.record:
+            return False
+        tokens = indexed.get(c.rowid)
+        present = tokens if tokens is not None else ctx.tokenizer.index_tokens(c.record.text)
+        return term_coverage(ctx.translated_weights, present) >= share
+    words = cfg.dialogue_words_coverage
+    return chat and words > 0 and cov >= words
 
 
 def _gated(cands: list[Candidate], ctx: StageContext, floors: Floors) -> bool:

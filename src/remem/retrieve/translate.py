@@ -52,6 +52,8 @@ CANDIDATES = 24  # Chinese words looked up in the store per English word (earlie
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CAPITALISED = re.compile(r"(?<![A-Za-z'-])[A-Z][a-z]+(?![A-Za-z'-])")
+# a capitalised word that does not open a sentence (after a letter, a comma, a space...)
+_INSIDE_SENTENCE = re.compile(r"(?<=[^.!?。！？\s])\s+([A-Z][a-z]+)(?![A-Za-z'-])")
 # The most frequent Chinese characters: a store that holds Chinese holds some of them
 # (Chinese documents are also indexed by single characters). Looking up a term the index lacks
 # is one b-tree seek, so an English store's probe stays cheap.
@@ -147,12 +149,25 @@ class QueryTranslator:
                     own = tuple(self._tokenizer.phrase_tokens(word))
                     words.append(Word(None, own, options, to_chinese=False))
         if english_words:
+            proper = self._proper_nouns(query)
             for key, options in self._chinese_candidates(bilingual, latin):
-                words.append(Word(key, tuple(key.split()) if key else (), options))
+                # a name (Japan, Manchester) has no senses to choose from: its translation is
+                # kept without agreement, which one wrong sense of another word ("dates": 日子,
+                # held by no line saying 日本) would otherwise deny it
+                proper_noun = key in proper
+                words.append(
+                    Word(key, tuple(key.split()) if key else (), options, reading=proper_noun)
+                )
             romanised = self._romanised_candidates(bilingual, query)
             # a name written in pinyin is read, not translated: it has no senses to choose from
             words += [Word(None, (), options, reading=True) for options in romanised]
         return self._held(words, context, set(speakers), filters, now)
+
+    def _proper_nouns(self, query: str) -> set[str]:
+        """The keyword stems of the capitalised words inside a sentence of ``query`` (not its
+        first word): names of places and things ("our Japan trip", "back to Manchester")."""
+        words = [w.lower() for w in _INSIDE_SENTENCE.findall(query)]
+        return {t for t in self._tokenizer.word_tokens(words) if t}
 
     def _question_tokens(self, query: str, names: list[str]) -> set[str]:
         """The question's own keyword tokens and its names' (what a sense may agree with)."""

@@ -75,7 +75,7 @@ _CHINESE_STOP_TEXT = (
     "嗯 这 那 这个 那个 哪 哪个 哪里 哪儿 什么 怎么 怎样 怎么样 为什么 谁 几 多 要 会 能 可以 "
     "说 让 把 被 给 对 从 到 上 下 里 个 一 不 没 没有 很 太 最 又 再 已经 现在 时候 什么时候 "
     "一下 一个 一些 这些 那些 自己 大家 之前 以后 后来 然后 所以 因为 但是 可是 如果 去 来 "
-    "做 想 看 觉得 知道 应该 需要 打算 准备 开始 结果 情况 事 事情 东西"
+    "做 想 看 觉得 知道 应该 需要 打算 准备 结果 情况 事 事情 东西"
 )
 CHINESE_STOPWORDS = frozenset(_CHINESE_STOP_TEXT.split())
 # English words a question asks with ("how much", "when", "after") or that say nothing of its

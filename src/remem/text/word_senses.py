@@ -49,8 +49,8 @@ told telling try tries tried trying keep keeps kept keeping let lets letting put
 mean means meant meaning seem seems seemed seeming show shows showed shown showing hear hears
 heard hearing say says said saying ask asks asked asking think thinks thought thinking turn
 turns turned turning bring brings brought set sets hold holds held stand stands stood happen
-happens happened become becomes became begin begins began begun end ends ended change changes
-changed follow follows followed mind minds thing matter matters
+happens happened become becomes became begin begins began begun end ends ended follow follows
+followed mind minds thing matter matters
 """
 ENGLISH_VAGUE_WORDS = frozenset(_ENGLISH_VAGUE_TEXT.split())
 
@@ -94,6 +94,8 @@ ENGLISH_SENSES: dict[str, tuple[str, ...]] = {
     "sleep": ("睡", "睡觉"),
     "wait": ("等", "等待"),
     "send": ("发", "寄", "送"),
+    # a plan, a date, a job changed: 改 / 换 (its other senses: 零钱 "small change", 变化)
+    "change": ("改", "改成", "改到", "换", "换了"),
 }
 
 # Past forms the stemmer does not bring back to the verb ("bought" is not "buy").
@@ -133,8 +135,8 @@ CHINESE_FUNCTION_WORDS = frozenset(_CHINESE_FUNCTION_TEXT.split())
 
 # Common Chinese verbs whose glosses are mostly wrong in a question: not glossed.
 _CHINESE_VAGUE_TEXT = """
-去 来 做 搞 弄 干 想 看 说 讲 听 叫 让 拿 放 用 走 出 进 回 起 开 打 发 带 过来 过去 出来 进来
-回来 起来 下来 上来 看看 想想 说说 听说 觉得 感觉 知道 认识 开始 继续 需要 希望 最近 当然
+去 来 做 搞 弄 干 想 看 说 讲 听 叫 让 拿 放 用 走 出 进 起 开 打 发 带 过来 过去 出来 进来
+起来 下来 上来 看看 想想 说说 听说 觉得 感觉 知道 认识 继续 需要 希望 最近 当然
 """
 CHINESE_VAGUE_WORDS = frozenset(_CHINESE_VAGUE_TEXT.split())
 
@@ -164,4 +166,10 @@ CHINESE_SENSES: dict[str, tuple[str, ...]] = {
     "见面": ("meet",),
     "帮": ("help",),
     "帮忙": ("help",),
+    # going back and starting: 回 / 开始 were vague verbs, so "东东哪天回的曼彻斯特？" lost
+    # "Flying back to Manchester" and "试用从哪天开始？" "a trial starting August 3"
+    "回": ("back", "return"),
+    "回来": ("back", "return"),
+    "回去": ("back", "return"),
+    "开始": ("start",),
 }

@@ -203,3 +203,60 @@ def test_translated_words_weigh_what_translate_weight_says(tmp_path):
         full, half = score(1.0), score(0.5)
         assert half == pytest.approx(full / 2)
         config.translate.weight = 1.0
+
+
+def test_a_proper_noun_keeps_its_name_when_its_only_companion_is_a_wrong_sense(tmp_path):
+    # "Japan" is 日本 and "dates" 日子; no line holds both, so each disagreed with the other
+    # and the question lost its one sure word (zh_groupchat: the Japan trip's date changes)
+    config = Config.load(env={}, overrides=LEXICAL)
+    with Memory(tmp_path / "m.db", config) as mem:
+        _chat(mem, [("a", "苏晴", "日本改到明年春节吧"), ("b", "王芳", "婚礼定日子了吗")])
+        words = QueryTranslator(mem.store, Tokenizer()).translate(
+            "How many times did we change the dates of our Japan trip?"
+        )
+        assert "日本" in words.words
+
+
+def test_a_proper_noun_at_the_start_of_a_question_is_still_checked(tmp_path):
+    # only a capital inside the sentence marks a name: "Hospital" opening a question is the word
+    config = Config.load(env={}, overrides=LEXICAL)
+    with Memory(tmp_path / "m.db", config) as mem:
+        _chat(mem, [("a", "Tom", "我住院了，在瑞金医院"), ("b", "李娜", "他们家很好客")])
+        translator = QueryTranslator(mem.store, Tokenizer())
+        words = translator.translate("Hospital Tom is in?", ["Tom"], speakers=["Tom"]).words
+        assert words == ["医院"]
+
+
+@pytest.mark.parametrize(
+    ("question", "line", "gloss"),
+    [
+        ("东东哪天回的曼彻斯特？", "Flying back to Manchester on the 24th", "back"),
+        (
+            "马来西亚航空的试用从哪天开始？",
+            "a Malaysian airline wants a trial starting May 3",
+            "start",
+        ),
+    ],
+)
+def test_return_and_start_are_glossed_into_their_everyday_senses(tmp_path, question, line, gloss):
+    # 回 ("go back") and 开始 ("start") were vague verbs with no gloss: a question asking when
+    # someone went back or something started lost the English line saying so
+    config = Config.load(env={}, overrides=LEXICAL)
+    with Memory(tmp_path / "m.db", config) as mem:
+        _chat(mem, [("a", "Dan", line), ("b", "李娜", "我们周末去爬山")])
+        words = QueryTranslator(mem.store, Tokenizer()).translate(question).words
+        assert gloss in words
+
+
+def test_change_asks_for_gai_when_the_line_also_says_what_changed(tmp_path):
+    # "change" was a vague verb: "did we change the dates of our Japan trip" lost 改 in
+    # "日本改到明年春节吧"; now 改 when a line holding it also holds another word of the question
+    config = Config.load(env={}, overrides=LEXICAL)
+    with Memory(tmp_path / "m.db", config) as mem:
+        _chat(mem, [("a", "苏晴", "日本改到明年春节吧"), ("b", "王芳", "找零钱")])
+        words = (
+            QueryTranslator(mem.store, Tokenizer())
+            .translate("How many times did we change the dates of our Japan trip?")
+            .words
+        )
+        assert "改" in words and "零钱" not in words
