@@ -19,6 +19,14 @@ from remem.types import Filters
 class FilterDialect:
     mark: str  # the placeholder
     arrays: bool  # a list is one array parameter (PostgreSQL), else one mark per value
+    # Whether a session (or id) filter must keep the planner off the kind and scope indexes.
+    # SQLite plans without statistics (no ANALYZE): it took the (kind, created_at) index for
+    # "kind = 'message' AND session = ?" and walked every message of the store, 91 ms at
+    # 100k for a session of 1,000 records, against 0.6 ms through the session index. A
+    # session or an id list is always at least as narrow as a kind or a scope, so those two
+    # columns are then compared as ``+column`` (SQLite's way to say "no index for this
+    # term"). PostgreSQL keeps statistics and plans by them.
+    session_first: bool = False
 
     def member(self, expr: str, values: list[str], *, negate: bool = False) -> tuple[str, list]:
         """``expr`` (not) among ``values``, and the parameters to bind."""
@@ -28,7 +36,7 @@ class FilterDialect:
         return f"{expr} {'NOT ' if negate else ''}IN ({marks})", list(values)
 
 
-SQLITE_FILTERS = FilterDialect(mark="?", arrays=False)
+SQLITE_FILTERS = FilterDialect(mark="?", arrays=False, session_first=True)
 POSTGRES_FILTERS = FilterDialect(mark="%s", arrays=True)
 
 
@@ -41,8 +49,11 @@ def filters_where(
     parts: list[str] = []
     params: list[Any] = []
 
+    narrow = d.session_first and (filters.sessions is not None or filters.ids is not None)
+
     def member(column: str, values: list[str], negate: bool = False) -> str:
-        sql, bound = d.member(f"{alias}.{column}", values, negate=negate)
+        unindexed = narrow and column in ("kind", "scope")
+        sql, bound = d.member(f"{'+' if unindexed else ''}{alias}.{column}", values, negate=negate)
         params.extend(bound)
         return sql
 
