@@ -49,3 +49,36 @@ def test_counting_one_session_walks_that_session_not_every_message(tmp_path):
         assert one_session * 10 < every_message
     finally:
         store.close()
+
+
+def test_a_snapshot_builds_read_streams_the_vectors_without_sorting_them(tmp_path):
+    # `remem import` ends with a snapshot build reading every vector in rowid order; sorted
+    # through a temporary B-tree, SQLite held them all in its sorter first (the import's peak
+    # memory jumped at the build)
+    import numpy as np
+
+    from remem.store.sqlite.vector_reads import read_vectors
+
+    store = SQLiteStore(tmp_path / "v.db")
+    try:
+        rowids = store.insert_records([(fields(i), "w") for i in range(30)])
+        vectors = np.eye(30, 8, dtype=np.float32)[:, :8] + 0.5
+        # two models, written out of rowid order: seq order is not rowid order
+        store.put_vectors("other", "p", "o", [(r, vectors[0]) for r in rowids])
+        store.put_vectors(
+            "m", "p", "m", [(r, vectors[i]) for i, r in reversed(list(enumerate(rowids)))]
+        )
+        statements: list[str] = []
+        store._conn.set_trace_callback(statements.append)
+        try:
+            # the store reads on a side connection: the same function on its main one
+            read = read_vectors(store._conn, "m", 8, 0, by_rowid=True)
+        finally:
+            store._conn.set_trace_callback(None)
+        assert read.rowids.tolist() == sorted(rowids)
+        assert np.array_equal(read.matrix, vectors)
+        (select,) = [s for s in statements if "SELECT record_rowid, vec" in s]
+        plan = store._conn.execute("EXPLAIN QUERY PLAN " + select).fetchall()
+        assert not any("TEMP B-TREE" in str(row) for row in plan), plan
+    finally:
+        store.close()
