@@ -361,3 +361,36 @@ def test_filtered_index_answers_like_the_exact_index(store, db_path, size):
     store.put_vectors(MODEL, "test", "unit", [(late, vector)])
     assert scaled.search(vector, 3, Filters(scopes=["s9"])) == [(late, pytest.approx(1.0))]
     assert late not in [r for r, _ in scaled.search(vector, 3, Filters(scopes=["s1"]))]
+
+
+class _CountingReads(SQLiteStore):
+    """The store, noting which vector reads the index asks for."""
+
+    reads: list[tuple[int, bool]]
+
+    def read_vectors(self, model_id, dim, after_seq=0, *, by_rowid=False, allocate=None):
+        self.reads = [*getattr(self, "reads", []), (after_seq, allocate is not None)]
+        return super().read_vectors(model_id, dim, after_seq, by_rowid=by_rowid, allocate=allocate)
+
+
+def test_a_due_build_reads_the_vectors_once_into_its_files_not_first_into_memory(db_path):
+    # the end of `remem import`: no snapshot yet and every vector new. Catching up before
+    # deciding read them all into memory, then the build read them again into its mapped
+    # files: 550 MB peak at 100k for an import that streamed in ~160 MB
+    rng = np.random.default_rng(3)
+    store = _CountingReads(db_path)
+    _fill(store, _unit(rng, 300))
+    index = VectorIndex(store, index_dir(db_path), MODEL, DIM, background=False, delta_max=200)
+    assert index.refresh()
+    assert store.reads[0] == (0, True)  # the build's read into its files came first
+    assert not any(after == 0 and not into_files for after, into_files in store.reads)
+    assert read_info(index.folder).count == 300
+    query = _unit(rng, 1)[0]
+    assert [r for r, _ in index.search(query, 3)] == [
+        r for r, _ in _index(db_path, auto_build=False).search(query, 3)
+    ]
+    # not due (a few new vectors): decided exactly, after catching up, as before
+    _fill(store, _unit(rng, 5), start=300)
+    assert not index.refresh()
+    assert index.size == 305
+    store.close()

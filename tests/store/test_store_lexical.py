@@ -301,3 +301,35 @@ def test_a_scopes_own_counts_give_its_rows_their_bm25(store):
     # with y's counts the line holding y's rare word scores higher
     inside = store.lexical_rescore([lone], ["apple"], 0.0, stats=store.phrase_counts(["apple"], y))
     assert inside[lone] > store.lexical_rescore([lone], ["apple"], 0.0)[lone] * 100
+
+
+def test_a_sessions_counts_are_its_own_records_with_every_other_filter(store):
+    # what a chat's own-session recall asks: its kind, its scope, its session, minus the turn
+    rng = random.Random(7)
+    words = ["apple", "pear", "kiwi", "plum", "fig"]
+    rows = [
+        (
+            fields(
+                i, session=f"s{i % 4}", scope=f"u{i % 3}", kind=("message", "memory")[i % 5 == 0]
+            ),
+            " ".join(rng.choices(words, k=3)),
+            " ".join(rng.choices(words, k=2)),
+        )
+        for i in range(200)
+    ]
+    store.insert_records(rows)
+    scope = Filters(kinds=["message"], scopes=["u1"], sessions=["s2"], exclude_ids=["r10"])
+    for weight in (0.0, 0.2):
+        inside = [
+            (own.split(), (own + " " + context).split())
+            for f, own, context in rows
+            if f["kind"] == "message"
+            and f["scope"] == "u1"
+            and f["session"] == "s2"
+            and f["id"] != "r10"
+        ]
+        held = {w: sum(w in (both if weight else own) for own, both in inside) for w in words}
+        assert store.phrase_counts(words, scope, None, weight) == (
+            len(inside),
+            {w: c for w, c in held.items() if c},
+        )

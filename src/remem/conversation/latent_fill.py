@@ -10,8 +10,12 @@ record, a search pays one pass, for its question. Three paths store them:
 - ``LatentFill``: the same in the background, for the indexing queue. Vectors come first: it
   computes a small chunk at a time and only while the queue, the backfill and the fast lane
   have nothing to do, so a new message's vector never waits behind latent terms;
-- a search computes what is still missing itself (``LatentReader``), so nothing depends on
-  the fill having caught up.
+- ``remem import`` and ``remem copy`` carry the terms a file or a store holds (derived data,
+  keyed by content hash).
+
+A search never computes a record's terms (``LatentReader``): a record the fill has not reached
+is judged by its dense cosine until it does, so a chat's recall never waits on a model pass
+per candidate.
 
 Terms are derived data: a failure is logged and retried later, never fatal.
 """

@@ -325,9 +325,10 @@ def _latent_cosines(
     script: str | None,
 ) -> dict[int, float] | None:
     """The latent-term cosines of the best ``search.latent_top`` candidates written in the
-    question's script (the caller asks only for a model with a latent calibration); None when
-    this search has no latent evidence (off, no sparse head, the reader failed), empty when
-    none of the best is in the question's script."""
+    question's script whose terms the store holds (the caller asks only for a model with a
+    latent calibration); None when this search has no latent evidence (off, no sparse head,
+    the reader failed, none of the best has its terms stored yet), empty when none of the
+    best is in the question's script."""
     top = ctx.config.search.latent_top
     if top <= 0 or ctx.latent is None or ctx.query_vector is None or ctx.baseline is None:
         return None
@@ -350,9 +351,12 @@ def _latent_cosines(
     found = ctx.latent.cosines(query, records)
     if found is None:
         return None
-    ctx.notes.append(f"relevance: the latent terms of the best {len(records)} candidates")
     rowids = [rowid for rowid, r in best if r is not None]
-    return dict(zip(rowids, found, strict=True))
+    held = {rowid: cos for rowid, cos in zip(rowids, found, strict=True) if cos is not None}
+    if not held:  # none of them has its terms stored yet (the fill's work): no evidence
+        return None
+    ctx.notes.append(f"relevance: the latent terms of the best {len(held)} candidates")
+    return held
 
 
 def _vector_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:

@@ -24,8 +24,11 @@ def filters_where(
     parts: list[str] = []
     params: list[Any] = []
 
+    narrow = d.session_first and (filters.sessions is not None or filters.ids is not None)
+
     def member(column: str, values: list[str], negate: bool = False) -> str:
-        sql, bound = d.member(f"{alias}.{column}", values, negate=negate)
+        unindexed = narrow and column in ("kind", "scope")
+        sql, bound = d.member(f"{'+' if unindexed else ''}{alias}.{column}", values, negate=negate)
         params.extend(bound)
         return sql
 

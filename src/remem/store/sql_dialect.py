@@ -41,6 +41,14 @@ class SQLDialect:
     typed_mark: str  # a placeholder whose type the statement alone does not tell (text)
     like: str  # LIKE that ignores (at least ASCII) case
     json_equals: str  # (with "?" marks: a key, a string) the record's metadata has it there
+    # Whether a session (or id) filter must keep the planner off the kind and scope indexes.
+    # SQLite plans without statistics (no ANALYZE): it took the (kind, created_at) index for
+    # "kind = 'message' AND session = ?" and walked every message of the store, 91 ms at
+    # 100k for a session of 1,000 records, against 0.6 ms through the session index. A
+    # session or an id list is always at least as narrow as a kind or a scope, so those two
+    # columns are then compared as ``+column`` (SQLite's way to say "no index for this
+    # term"). PostgreSQL keeps statistics and plans by them.
+    session_first: bool = False
 
     def sql(self, statement: str) -> str:
         """The statement, written with ``?``, in this dialect's placeholders."""
@@ -82,6 +90,7 @@ SQLITE = SQLDialect(
     typed_mark="?",
     like="LIKE",  # SQLite's LIKE ignores ASCII case
     json_equals="json_extract(r.metadata, '$.' || ?) = ?",
+    session_first=True,
 )
 
 POSTGRES = SQLDialect(

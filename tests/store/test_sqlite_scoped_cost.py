@@ -1,0 +1,84 @@
+"""A session's BM25 counts cost what the session holds, not what the store holds.
+
+A chat's own-session recall counts its words over its session's records
+(``Store.phrase_counts``, ``retrieve/scoped_terms.py``). SQLite plans without statistics and
+took the (kind, created_at) index for ``kind = 'message' AND session = ?``: every message of
+the store walked to count one session (91 ms at 100k against 0.6 ms through the session
+index). Counted here as SQLite virtual-machine steps, which do not depend on the machine's
+load."""
+
+from __future__ import annotations
+
+from conformance import fields
+
+from remem.store.sqlite import SQLiteStore
+from remem.types import Filters
+
+
+def vm_steps(store: SQLiteStore, run) -> int:
+    """SQLite virtual-machine instructions ``run()`` executes on the store's connection."""
+    steps = 0
+
+    def tick() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    store._conn.set_progress_handler(tick, 100)
+    try:
+        run()
+    finally:
+        store._conn.set_progress_handler(None, 0)
+    return steps * 100
+
+
+def test_counting_one_session_walks_that_session_not_every_message(tmp_path):
+    store = SQLiteStore(tmp_path / "s.db")
+    try:
+        store.insert_records(
+            [(fields(i, session=f"s{i // 50}"), "apple pear") for i in range(5_000)]
+        )
+        session = Filters(kinds=["message"], sessions=["s7"], exclude_ids=["r350"])
+        assert store.phrase_counts(["kiwi"], session) == (49, {})
+        assert store.count(session) == 49
+        one_session = vm_steps(store, lambda: store.phrase_counts(["kiwi"], session))
+        one_session += vm_steps(store, lambda: store.count(session))
+        whole = Filters(kinds=["message"])
+        every_message = vm_steps(store, lambda: store.phrase_counts(["kiwi"], whole))
+        # the session holds 1% of the messages; the slack is the fixed cost of a statement
+        assert one_session * 10 < every_message
+    finally:
+        store.close()
+
+
+def test_a_snapshot_builds_read_streams_the_vectors_without_sorting_them(tmp_path):
+    # `remem import` ends with a snapshot build reading every vector in rowid order; sorted
+    # through a temporary B-tree, SQLite held them all in its sorter first (the import's peak
+    # memory jumped at the build)
+    import numpy as np
+
+    from remem.store.sqlite.vector_reads import read_vectors
+
+    store = SQLiteStore(tmp_path / "v.db")
+    try:
+        rowids = store.insert_records([(fields(i), "w") for i in range(30)])
+        vectors = np.eye(30, 8, dtype=np.float32)[:, :8] + 0.5
+        # two models, written out of rowid order: seq order is not rowid order
+        store.put_vectors("other", "p", "o", [(r, vectors[0]) for r in rowids])
+        store.put_vectors(
+            "m", "p", "m", [(r, vectors[i]) for i, r in reversed(list(enumerate(rowids)))]
+        )
+        statements: list[str] = []
+        store._conn.set_trace_callback(statements.append)
+        try:
+            # the store reads on a side connection: the same function on its main one
+            read = read_vectors(store._conn, "m", 8, 0, by_rowid=True)
+        finally:
+            store._conn.set_trace_callback(None)
+        assert read.rowids.tolist() == sorted(rowids)
+        assert np.array_equal(read.matrix, vectors)
+        (select,) = [s for s in statements if "SELECT record_rowid, vec" in s]
+        plan = store._conn.execute("EXPLAIN QUERY PLAN " + select).fetchall()
+        assert not any("TEMP B-TREE" in str(row) for row in plan), plan
+    finally:
+        store.close()
