@@ -43,12 +43,11 @@ DATA = REPO / "benchmarks" / "data"
 SHARED = REPO.parent / "shared" / "bench"
 DEPTH = 50  # how deep a gold record's rank is looked for
 # name -> (stages disabled, settings): the defaults, the stage off, and the stage with a lead
-# (scoring.currency_lead: the answer first when one of the best N candidates states the chain)
+# without reading which chain the question asks for (scoring.currency_ask off)
 VARIANTS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "with": ((), {}),
     "without": (("currency",), {}),
-    "lead-1": ((), {"scoring.currency_lead": 1}),
-    "lead-3": ((), {"scoring.currency_lead": 3}),
+    "no-ask": ((), {"scoring.currency_ask": False}),
 }
 
 

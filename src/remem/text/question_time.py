@@ -28,6 +28,11 @@ _EN_PAST = re.compile(
     r"back then|in the past|once lived|before (he|she|they|i|you|we|it)\b|"
     r"before (the|his|her|their|my|your|our) (move|moving|relocation|change|switch)|"
     r"before (moving|relocating|switching|changing|leaving)|"
+    # "before Globex", "before the care home": before a thing that replaced the old one, not
+    # before a time ("before Friday", "before noon")
+    r"before (?!(now|today|tonight|tomorrow|noon|then|it|(the )?(end|start|weekend|deadline)\b|"
+    r"(mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|next|this|last|\d))\w|"
     r"(did|was|were|had)\b[^?.!]*\bbefore\s*[?.!]*\s*$|"
     r"(my|his|her|their|your|our|the) old\b|ex-)",
     re.I,

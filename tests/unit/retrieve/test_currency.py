@@ -71,3 +71,41 @@ def test_a_stale_candidate_is_marked_with_what_replaced_it() -> None:
 def test_nothing_changes_without_facts() -> None:
     store, rowids = memory_store_with(*LINES)
     assert ranked(store, rowids, {0: 0.9, 1: 0.5}, "Where does Tom live now?") == ["r0", "r1"]
+
+
+def test_the_asked_chains_current_value_leads_even_above_a_line_stating_no_fact() -> None:
+    # "Tom, still a fan of the Shenzhen team?" outscores both: before the question was read,
+    # the move only went above the stale line, and stayed second
+    store, rowids = store_with_facts()
+    scores = {2: 0.95, 0: 0.9, 1: 0.5}
+    assert ranked(store, rowids, scores, "Where does Tom live now?")[0] == "r1"
+    assert ranked(store, rowids, scores, "汤姆现在住在哪个城市？")[0] in ("r1", "r2")
+
+
+def test_a_question_about_another_attribute_gets_no_lead() -> None:
+    store, rowids = store_with_facts()
+    scores = {2: 0.95, 0: 0.9, 1: 0.5}
+    assert ranked(store, rowids, scores, "What is Tom's favourite food?")[0] == "r2"
+    assert ranked(store, rowids, scores, "Where does Ann live now?")[0] == "r2"  # not Tom
+
+
+def test_before_the_new_value_asks_for_the_old_one() -> None:
+    store, rowids = store_with_facts()
+    scores = {2: 0.95, 1: 0.9, 0: 0.5}
+    assert ranked(store, rowids, scores, "Where did Tom live before Shanghai?")[0] == "r0"
+
+
+def test_the_lead_can_be_switched_off() -> None:
+    store, rowids = store_with_facts()
+    config = Config()
+    config.scoring.currency_ask = False
+    cands = []
+    for i, score in {2: 0.95, 0: 0.9, 1: 0.5}.items():
+        c = Candidate(rowid=rowids[i], record=store.get(f"r{i}"))
+        c.set("relevance", score)
+        cands.append(c)
+    ctx = StageContext(
+        query="Where does Tom live now?", now=100.0, k=10, config=config, store=store
+    )
+    out = sorted(currency(cands, ctx), key=lambda c: -c.score)
+    assert [c.record.id for c in out] == ["r2", "r1", "r0"]

@@ -32,6 +32,10 @@ PRESENT = [
 ]
 PAST = [
     "Where did Tom live before he moved?",
+    # before the thing that replaced the old value
+    "Where did Ann work before Globex?",
+    "Who was Mia's boyfriend before Sam?",
+    "Where did Gran live before the care home?",
     "Where did Tom use to live?",
     "Where did Ann used to work?",
     "Where did Tom live previously?",
@@ -54,6 +58,10 @@ PAST = [
 ]
 NONE = [
     "Where does Tom live?",
+    # before a time is no question about the past
+    "What should Tom finish before Friday?",
+    "Where does Ann want to live before the end of the year?",
+    "Does Tom have to move before December?",
     "How old is Tom?",
     "What is Ann's favourite film?",
     "I know where he lives, do you?",
