@@ -73,6 +73,7 @@ _EN: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         _HOME,
     ),
     (re.compile(r"\bvisit\b.*\bin\b", _I), _HOME),
+    (re.compile(r"\b(?:sports?|hobby|hobbies)\b", _I), ("likes",)),
     (re.compile(r"\b(?:when|what date|which day)\b", _I), ("plan",)),
 ]
 _ZH: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
@@ -92,6 +93,7 @@ _ZH: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"职位|职务|岗位|头衔|职业|什么工作|工作是什么|做什么的|干什么的"), _JOB),
     (re.compile(r"公司|上班|单位|工作"), _WORK),
     (re.compile(r"住|城市|家在|哪个区|哪一区"), _HOME),
+    (re.compile(r"什么运动|什么球|打球|爱好"), ("likes",)),
     (re.compile(r"在哪[里儿]?[？?吗]*$|还在[^？?]{1,8}[吗么]"), ("located_in", "lives_in")),
     (re.compile(r"哪天|什么时候|几号|几月|日期"), ("plan",)),
 ]
@@ -174,18 +176,26 @@ def asked_fact(question: str, subjects: Iterable[tuple[str, str]]) -> AskedFact 
     return AskedFact(key, shown, asked_attributes(question))
 
 
-def attribute_of_value(question: str, facts: Sequence[Fact]) -> str | None:
-    """The attribute of the fact whose value the question names ("Is Ann still at
-    Initech?" -> works_at), the longest value named; None when it names none."""
+def fact_of_value(question: str, facts: Sequence[Fact]) -> Fact | None:
+    """The fact whose value the question names ("Is Ann still at Initech?" -> Ann's
+    works_at Initech), the longest value named (the latest said of equals); None when it
+    names none."""
     folded = value_key(fold_question(question))
-    best: tuple[int, str] | None = None
+    best: tuple[int, float, Fact] | None = None
     for fact in facts:
         if not fact.value:
             continue
         key = value_key(fold_question(fact.value))
-        if len(key) >= 2 and key in folded and (best is None or len(key) > best[0]):
-            best = (len(key), fact.attribute)
-    return best[1] if best else None
+        rank = (len(key), fact.said_at)
+        if len(key) >= 2 and key in folded and (best is None or rank > best[:2]):
+            best = (len(key), fact.said_at, fact)
+    return best[2] if best else None
+
+
+def attribute_of_value(question: str, facts: Sequence[Fact]) -> str | None:
+    """The attribute of the fact whose value the question names (``fact_of_value``)."""
+    named = fact_of_value(question, facts)
+    return named.attribute if named else None
 
 
 _WORD_EN = re.compile(r"[a-z]{3,}")

@@ -22,8 +22,8 @@ import dataclasses
 from collections import defaultdict
 from datetime import datetime
 
-from remem.facts.model import spec_of
-from remem.facts.question import asked_fact, attribute_of_value, plans_named
+from remem.facts.model import spec_of, value_key
+from remem.facts.question import asked_fact, attribute_of_value, fact_of_value, plans_named
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.store.base import FactStore
@@ -108,9 +108,23 @@ def _lead_asked(
     current = sorted(_current(chain), key=lambda f: (f.valid_from, f.said_at))
     if past:
         now_ids = {rid for f in current for rid in f.source_ids}
-        wanted = [f for f in _closed(chain) if not set(f.source_ids) <= now_ids][:1]
-    else:
+        now_keys = [value_key(f.value) for f in current]
+        wanted = [
+            f
+            for f in _closed(chain)
+            if not set(f.source_ids) <= now_ids and not _refines(value_key(f.value), now_keys)
+        ][:1]
+    elif spec_of(chain[0].attribute).single or len(current) == 1 or len(current) < len(chain):
         wanted = current[-1:]
+    else:
+        # several values held side by side and none ended (likes, allergies): the newest is
+        # no better an answer than the others, so the order stays the relevance order
+        wanted = []
+    named = fact_of_value(ctx.query, chain)
+    if not past and named is not None and named.closed_by:
+        # "Is Ann still at Initech?": the answer is the line that ended Initech (the new
+        # job, "I quit"), whatever else holds now
+        return _lead_record(named.closed_by, cands, by_id, ctx)
     if not wanted:
         return []
     top = max((c.score for c in cands), default=0.0) + STEP
@@ -121,6 +135,23 @@ def _lead_asked(
         carriers[0].set("currency", top)
         return []
     return _bring(wanted[0].source_ids[-1], top, ctx, by_id)
+
+
+def _lead_record(
+    record_id: str, cands: list[Candidate], by_id: dict[str, Candidate], ctx: StageContext
+) -> list[Candidate]:
+    """One record above every candidate (brought in when it is not one)."""
+    top = max((c.score for c in cands), default=0.0) + STEP
+    if record_id in by_id:
+        by_id[record_id].set("currency", top)
+        return []
+    return _bring(record_id, top, ctx, by_id)
+
+
+def _refines(key: str, others: list[str]) -> bool:
+    """Whether a value is another said more or less precisely ("台北大安區" and "大安區"):
+    the same place to a question about the past, not the value before it."""
+    return any(key in other or other in key for other in others if key and other)
 
 
 def _changed_chains(cited: list[Fact], by_id: dict[str, Candidate]) -> list[ChainKey]:

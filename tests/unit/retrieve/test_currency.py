@@ -109,3 +109,36 @@ def test_the_lead_can_be_switched_off() -> None:
     )
     out = sorted(currency(cands, ctx), key=lambda c: -c.score)
     assert [c.record.id for c in out] == ["r2", "r1", "r0"]
+
+
+def test_the_value_before_a_refined_one_is_the_old_value() -> None:
+    # "I moved to Taipei, Da'an district" then "Da'an is great, I live in Da'an": the fold
+    # closes the first wording, but the value before the move is Taichung
+    lines = ("I live in Taichung", "I moved to Taipei Daan", "I live in Daan now", "Daan is nice")
+    store, rowids = memory_store_with(*lines)
+    records = [
+        dataclasses.replace(store.get(f"r{i}"), speaker_id="lin", speaker_label="Lin", created_at=i)
+        for i in range(len(lines))
+    ]
+    store.put_facts(fold(s for r in records for s in statements_of(r)))
+    scores = {3: 0.95, 1: 0.9, 2: 0.8, 0: 0.5}
+    assert ranked(store, rowids, scores, "Where did Lin live before Taipei?")[0] == "r0"
+
+
+def test_still_with_a_closed_value_named_leads_with_the_line_that_ended_it() -> None:
+    lines = (
+        "I have a hamster called Peanut",
+        "Sad news, Peanut died on Friday",
+        "I have a cat called Miso",
+        "Peanut loved carrots",
+    )
+    store, rowids = memory_store_with(*lines)
+    records = [
+        dataclasses.replace(store.get(f"r{i}"), speaker_id="kenji", speaker_label="Kenji")
+        for i in range(len(lines))
+    ]
+    records = [dataclasses.replace(r, created_at=float(i)) for i, r in enumerate(records)]
+    store.put_facts(fold(s for r in records for s in statements_of(r)))
+    scores = {3: 0.95, 0: 0.9, 2: 0.6, 1: 0.5}
+    assert ranked(store, rowids, scores, "Does Kenji still have Peanut?")[0] == "r1"
+    assert ranked(store, rowids, scores, "What pet does Kenji have now?")[0] == "r2"
