@@ -151,7 +151,9 @@ def main() -> None:
         Path(args.out).write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
     for name in [d for d in args.datasets.split(",") if d]:
-        results[name] = run_dataset(DATA / name, embedder)
+        # this package's sets, else the shared benchmark folder's (locomo)
+        folder = DATA / name if (DATA / name).is_dir() else SHARED / name
+        results[name] = run_dataset(folder, embedder)
         print(name, json.dumps(results[name], ensure_ascii=False), flush=True)
         write()
     lme = SHARED / "longmemeval_oracle"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from remem.facts import rules_zh, values_en
 from remem.facts.model import value_key
@@ -130,36 +131,53 @@ def asked_attributes(question: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _named_at(question: str, folded: str, key: str, shown: str) -> int | None:
-    """Where in the question a subject is named (by name, alias or relation), or None."""
-    places: list[int] = []
-    forms = names_of(shown) | names_of(to_simplified(shown))
+@lru_cache(maxsize=4096)
+def _forms_of(shown: str) -> frozenset[str]:
+    """A shown name's folded forms and aliases (cached: read for every subject per search)."""
+    return frozenset(names_of(shown) | names_of(to_simplified(shown)))
+
+
+_WORD = re.compile(r"[^\W_]+")  # "Mia's" is Mia and s; "O'Brien" is o brien on both sides
+
+
+def _phrases(lowered: str) -> dict[str, int]:
+    """Every run of one to four words of a question (Latin script), at its first place."""
+    words = [(m.group(), m.start()) for m in _WORD.finditer(lowered) if not _HAN.search(m.group())]
+    found: dict[str, int] = {}
+    for i, (_word, at) in enumerate(words):
+        for n in range(1, 5):
+            if i + n <= len(words):
+                found.setdefault(" ".join(w for w, _ in words[i : i + n]), at)
+    return found
+
+
+def _named_at(lowered: str, phrases: dict[str, int], key: str, shown: str) -> int | None:
+    """Where in the question a subject is named (by name, alias or relation), or None: a
+    Latin-script name as whole words, a Chinese one as characters."""
+    forms = set(_forms_of(shown))
     relation = key.rpartition("/family.")[2] if "/family." in key else None
     if relation:
         forms |= {w for w, r in RELATIONS_EN.items() if r == relation}
         forms |= {w for w, r in RELATIONS_ZH.items() if r == relation}
-    lowered = folded.casefold()
+    places: list[int] = []
     for form in forms:
-        if not form:
-            continue
         if _HAN.search(form):
             at = lowered.find(form)
             if at >= 0:
                 places.append(at)
-        else:
-            hit = re.search(rf"(?<![\w]){re.escape(form)}(?![\w])", lowered)
-            if hit:
-                places.append(hit.start())
+        elif " ".join(_WORD.findall(form)) in phrases:
+            places.append(phrases[" ".join(_WORD.findall(form))])
     return min(places, default=None)
 
 
 def asked_subjects(question: str, subjects: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """(subject key, shown name) of every subject the question names, the first named first.
     ``subjects``: (key, shown name) pairs, such as ``Store.fact_subjects`` gives."""
-    folded = fold_question(question)
+    lowered = fold_question(question).casefold()
+    phrases = _phrases(lowered)
     found: list[tuple[int, str, str]] = []
     for key, shown in subjects:
-        at = _named_at(question, folded, key, shown)
+        at = _named_at(lowered, phrases, key, shown)
         if at is not None:
             found.append((at, key, shown))
     return [(key, shown) for _at, key, shown in sorted(found, key=lambda t: t[0])]

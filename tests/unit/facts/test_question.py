@@ -98,3 +98,11 @@ def test_of_a_subjects_plans_only_those_the_question_names() -> None:
     assert [p.value for p in plans_named("建国的婚礼现在定在哪天？", chinese)] == [
         "婚礼 (2026-05-20)"
     ]
+
+
+def test_names_with_an_apostrophe_and_possessives_are_found() -> None:
+    subjects = [("name:o'brien", "O'Brien"), ("name:mia", "Mia")]
+    assert [k for k, _ in asked_subjects("Where does O'Brien live now?", subjects)] == [
+        "name:o'brien"
+    ]
+    assert [k for k, _ in asked_subjects("What is Mia's job?", subjects)] == ["name:mia"]
