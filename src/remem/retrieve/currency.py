@@ -121,9 +121,11 @@ def _lead_asked(
         # no better an answer than the others, so the order stays the relevance order
         wanted = []
     named = fact_of_value(ctx.query, chain)
-    if not past and named is not None and named.closed_by:
-        # "Is Ann still at Initech?": the answer is the line that ended Initech (the new
-        # job, "I quit"), whatever else holds now
+    replaced = spec_of(chain[0].attribute).single and bool(current)
+    if not past and named is not None and named.closed_by and not replaced:
+        # "Does Kenji still have Peanut?": the line that ended Peanut ("Peanut died"), not
+        # another pet; a one-value attribute answers with what replaced it ("Is Ann still
+        # at Initech?" -> the new job), as above
         return _lead_record(named.closed_by, cands, by_id, ctx)
     if not wanted:
         return []

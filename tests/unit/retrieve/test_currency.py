@@ -11,7 +11,7 @@ from remem.facts.fold import fold
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.retrieve.currency import currency
-from remem.types import Filters
+from remem.types import Fact, Filters
 
 LINES = (
     "I live in Shenzhen now",  # r0, the closed value
@@ -142,3 +142,37 @@ def test_still_with_a_closed_value_named_leads_with_the_line_that_ended_it() -> 
     scores = {3: 0.95, 0: 0.9, 2: 0.6, 1: 0.5}
     assert ranked(store, rowids, scores, "Does Kenji still have Peanut?")[0] == "r1"
     assert ranked(store, rowids, scores, "What pet does Kenji have now?")[0] == "r2"
+
+
+def test_still_with_a_replaced_value_leads_with_what_replaced_it() -> None:
+    # Shenzhen ended by a negation (r1), then Shanghai (r2): "still in Shenzhen?" is answered
+    # by where Tom lives now, not by the line that only ended Shenzhen
+    lines = ("I live in Shenzhen", "I left Shenzhen", "I live in Shanghai now", "Shenzhen was fun")
+    store, rowids = memory_store_with(*lines)
+    tom = {"scope": "global", "subject": "name:tom", "subject_name": "Tom"}
+    store.put_facts(
+        [
+            Fact(
+                id="f0",
+                attribute="lives_in",
+                value="Shenzhen",
+                said_at=0.0,
+                valid_from=0.0,
+                valid_to=1.0,
+                source_ids=("r0",),
+                closed_by="r1",
+                **tom,
+            ),
+            Fact(
+                id="f1",
+                attribute="lives_in",
+                value="Shanghai",
+                said_at=2.0,
+                valid_from=2.0,
+                source_ids=("r2",),
+                **tom,
+            ),
+        ]
+    )
+    scores = {3: 0.95, 0: 0.9, 1: 0.6, 2: 0.5}
+    assert ranked(store, rowids, scores, "Does Tom still live in Shenzhen?")[0] == "r2"
