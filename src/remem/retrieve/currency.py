@@ -134,7 +134,7 @@ def _lead_asked(
     carriers = [c for c in _carriers(wanted, by_id) if c.record and c.record.id not in others]
     carriers = carriers or _carriers(wanted, by_id)
     if carriers:
-        carriers[0].set("currency", top)
+        _above_all(carriers[0], cands)
         return []
     return _bring(wanted[0].source_ids[-1], top, ctx, by_id)
 
@@ -145,9 +145,17 @@ def _lead_record(
     """One record above every candidate (brought in when it is not one)."""
     top = max((c.score for c in cands), default=0.0) + STEP
     if record_id in by_id:
-        by_id[record_id].set("currency", top)
+        _above_all(by_id[record_id], cands)
         return []
     return _bring(record_id, top, ctx, by_id)
+
+
+def _above_all(cand: Candidate, cands: list[Candidate]) -> None:
+    """Score a candidate just above every other (untouched when it already leads: the trace
+    shows only what the stage changed)."""
+    others = max((c.score for c in cands if c is not cand), default=0.0)
+    if cand.score <= others:
+        cand.set("currency", others + STEP)
 
 
 def _refines(key: str, others: list[str]) -> bool:
