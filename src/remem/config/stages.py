@@ -133,6 +133,12 @@ class ScoringConfig(_Section):
         "that fact's answer (the current value, or the earlier one for a question about the "
         "past) goes first, not only above the stale line (0 = only above it)",
     )
+    currency_ask: bool = Field(
+        default=True,
+        description="currency: read whose fact and which attribute the question asks for "
+        "(remem.facts.question); when that one chain changed, its current value's record "
+        "goes first (the value before it for a question about the past)",
+    )
     reply_after_question: bool = Field(
         default=True,
         description="a question put to the other person ('What made you choose that "

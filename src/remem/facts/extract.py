@@ -399,7 +399,7 @@ def statements_of(record: Record, context: ExtractionContext | None = None) -> l
         valid_from=record.event_time or record.created_at,
     )
     out: list[Statement] = []
-    for sentence in sentences(text):
+    for sentence in rules_en.named_next(sentences(text)):
         if not_a_statement(sentence) is not None:
             continue
         for found in _found_in(sentence, speaker, context):

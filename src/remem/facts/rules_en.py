@@ -13,6 +13,7 @@ import re
 from remem.facts.rule import Rule, rule
 from remem.facts.subjects import PARTNER_EN, RELATIONS_EN
 from remem.facts.values_en import KINDS, clip, no, preference
+from remem.text.assertion import not_a_statement
 
 _REL = "|".join(sorted(RELATIONS_EN, key=len, reverse=True))
 _PARTNER = "|".join(sorted(PARTNER_EN, key=len, reverse=True))
@@ -447,3 +448,28 @@ RULES: list[Rule] = [
         flags=I_,
     ),
 ]
+
+
+# "I adopted a cat from the shelter! Her name is Miso": the name comes in the next sentence
+_GOT_ANIMAL = re.compile(
+    rf"\b(?:I|[Ww]e)(?:'ve|\s+have)?\s+(?:just\s+)?(?:adopted|rescued|got|bought)\s+"
+    rf"(?:an?|our|my)\s+(?:[\w-]+\s+){{0,2}}?(?P<animal>{_ANIMAL})\b"
+)
+_ITS_NAME = re.compile(
+    r"^(?:(?:Her|His|Its|Their)\s+name(?:'s|\s+is)|(?:She|He|It)(?:'s|\s+is)\s+called)\s+"
+    r"(?P<name>[A-Z][a-z]+)\b"
+)
+
+
+def named_next(sentences: list[str]) -> list[str]:
+    """The sentences, with "<I> have a <animal> called <Name>" added after a sentence that
+    names the animal just said to be got ("... adopted a cat ...! Her name is Miso")."""
+    out: list[str] = []
+    for i, sentence in enumerate(sentences):
+        out.append(sentence)
+        # only when the first asserts it ("If I adopted a cat. Her name is ..." does not)
+        got = _GOT_ANIMAL.search(sentence) if not_a_statement(sentence) is None else None
+        named = _ITS_NAME.match(sentences[i + 1]) if got and i + 1 < len(sentences) else None
+        if got and named:
+            out.append(f"I have a {got.group('animal')} called {named.group('name')}")
+    return out

@@ -22,7 +22,8 @@ import dataclasses
 from collections import defaultdict
 from datetime import datetime
 
-from remem.facts.model import spec_of
+from remem.facts.model import spec_of, value_key
+from remem.facts.question import asked_fact, attribute_of_value, fact_of_value, plans_named
 from remem.retrieve.candidates import Candidate
 from remem.retrieve.context import StageContext
 from remem.store.base import FactStore
@@ -42,7 +43,8 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     by_id = {c.record.id: c for c in cands if c.record is not None}
     cited = store.facts_citing(list(by_id))
     chains = _changed_chains(cited, by_id)
-    if not chains:
+    asked = _asked_chain(store, ctx) if ctx.config.scoring.currency_ask else []
+    if not chains and not asked:
         return cands
     past = question_time(ctx.query) == "past"
     ranked = sorted(cands, key=lambda c: -c.score)
@@ -61,11 +63,105 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             brought += _prefer_earlier(chain, by_id, ctx, top)
         else:
             brought += _prefer_current(chain, by_id, ctx, top)
+    if asked:
+        brought += _lead_asked(asked, cands + brought, by_id, ctx, past)
     if brought:
         ctx.notes.append(
             "currency: brought in " + ", ".join(c.record.id for c in brought if c.record)
         )
     return cands + brought
+
+
+def _asked_chain(store: FactStore, ctx: StageContext) -> list[Fact]:
+    """The one chain the question asks about (``facts.question``: whose, which attribute, or
+    a value it names), or nothing. The chain of the scope that said it last, when the
+    subject has facts in several; of a subject's plans, those the question's words name."""
+    scopes = ctx.filters.scopes if ctx.filters is not None else None
+    subjects = [(key, shown) for key, shown, _n in store.fact_subjects(scopes)]
+    asked = asked_fact(ctx.query, subjects)
+    if asked is None:
+        return []
+    facts = store.facts(scopes=scopes, subject=asked.subject)
+    held = {f.attribute for f in facts}
+    attribute = attribute_of_value(ctx.query, facts) if not asked.attributes else None
+    attribute = attribute or next((a for a in asked.attributes if a in held), None)
+    chain = [f for f in facts if f.attribute == attribute]
+    if attribute == "plan":
+        chain = plans_named(ctx.query, chain)
+    if not chain:
+        return []
+    scope = max(chain, key=lambda f: f.said_at).scope
+    ctx.notes.append(f"currency: the question asks for {asked.name}'s {attribute}")
+    return [f for f in chain if f.scope == scope]
+
+
+def _lead_asked(
+    chain: list[Fact],
+    cands: list[Candidate],
+    by_id: dict[str, Candidate],
+    ctx: StageContext,
+    past: bool,
+) -> list[Candidate]:
+    """The asked chain's answer first, above every candidate: the record of its newest
+    current value; for a question about the past, of the value closed last that another
+    record than the current value's states (a move's own line also closes the old value)."""
+    current = sorted(_current(chain), key=lambda f: (f.valid_from, f.said_at))
+    if past:
+        now_ids = {rid for f in current for rid in f.source_ids}
+        now_keys = [value_key(f.value) for f in current]
+        wanted = [
+            f
+            for f in _closed(chain)
+            if not set(f.source_ids) <= now_ids and not _refines(value_key(f.value), now_keys)
+        ][:1]
+    elif spec_of(chain[0].attribute).single or len(current) == 1 or len(current) < len(chain):
+        wanted = current[-1:]
+    else:
+        # several values held side by side and none ended (likes, allergies): the newest is
+        # no better an answer than the others, so the order stays the relevance order
+        wanted = []
+    named = fact_of_value(ctx.query, chain)
+    replaced = spec_of(chain[0].attribute).single and bool(current)
+    if not past and named is not None and named.closed_by and not replaced:
+        # "Does Kenji still have Peanut?": the line that ended Peanut ("Peanut died"), not
+        # another pet; a one-value attribute answers with what replaced it ("Is Ann still
+        # at Initech?" -> the new job), as above
+        return _lead_record(named.closed_by, cands, by_id, ctx)
+    if not wanted:
+        return []
+    top = max((c.score for c in cands), default=0.0) + STEP
+    others = {rid for f in chain if f not in wanted for rid in f.source_ids}
+    carriers = [c for c in _carriers(wanted, by_id) if c.record and c.record.id not in others]
+    carriers = carriers or _carriers(wanted, by_id)
+    if carriers:
+        _above_all(carriers[0], cands)
+        return []
+    return _bring(wanted[0].source_ids[-1], top, ctx, by_id)
+
+
+def _lead_record(
+    record_id: str, cands: list[Candidate], by_id: dict[str, Candidate], ctx: StageContext
+) -> list[Candidate]:
+    """One record above every candidate (brought in when it is not one)."""
+    top = max((c.score for c in cands), default=0.0) + STEP
+    if record_id in by_id:
+        _above_all(by_id[record_id], cands)
+        return []
+    return _bring(record_id, top, ctx, by_id)
+
+
+def _above_all(cand: Candidate, cands: list[Candidate]) -> None:
+    """Score a candidate just above every other (untouched when it already leads: the trace
+    shows only what the stage changed)."""
+    others = max((c.score for c in cands if c is not cand), default=0.0)
+    if cand.score <= others:
+        cand.set("currency", others + STEP)
+
+
+def _refines(key: str, others: list[str]) -> bool:
+    """Whether a value is another said more or less precisely ("台北大安區" and "大安區"):
+    the same place to a question about the past, not the value before it."""
+    return any(key in other or other in key for other in others if key and other)
 
 
 def _changed_chains(cited: list[Fact], by_id: dict[str, Candidate]) -> list[ChainKey]:

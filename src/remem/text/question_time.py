@@ -28,8 +28,15 @@ _EN_PAST = re.compile(
     r"back then|in the past|once lived|before (he|she|they|i|you|we|it)\b|"
     r"before (the|his|her|their|my|your|our) (move|moving|relocation|change|switch)|"
     r"before (moving|relocating|switching|changing|leaving)|"
+    # "before Globex", "before the care home": before a thing that replaced the old one, not
+    # before a time ("before Friday", "before noon")
+    r"before (?!(now|today|tonight|tomorrow|noon|then|it|(the )?(end|start|weekend|deadline)\b|"
+    r"(mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|next|this|last|\d))\w|"
     r"(did|was|were|had)\b[^?.!]*\bbefore\s*[?.!]*\s*$|"
-    r"(my|his|her|their|your|our|the) old\b|ex-)",
+    r"(my|his|her|their|your|our|the) old\b|(?<!how )\b\w+'s old\b|original|"
+    r"first (booked|planned|scheduled|set|arranged|fixed)|"
+    r"when (he|she|they|i|you|we) (first |had )?(joined|started|arrived|came|began)|ex-)",
     re.I,
 )
 # "how old is Tom": "old" is age, not "his old flat" (only "<possessive> old" counts above)
@@ -40,7 +47,8 @@ _ZH_PRESENT = re.compile(
     r"还(?!是)[^。？?！!]{0,12}[吗么嘛][？?]?\s*$|还(?:在|住|待|呆|做|当|干|养|喜欢|有)"
 )
 _ZH_PAST = re.compile(
-    r"以前|之前|原来|原先|从前|先前|早先|当初|曾经|以往|此前|旧的|"
+    r"以前|之前|原来|原先|原定|原本|原计划|从前|先前|早先|当初|曾经|以往|此前|旧|当时|"
+    r"刚来的时候|刚开始的时候|刚入职|"
     # 过去 as "in the past", not the verb "go over" (过去找他)
     r"^过去|过去(?:的|几|一|两|三|那|住|在|曾|是)"
 )

@@ -149,3 +149,22 @@ def test_likes_are_cut_at_a_dash():
     assert facts("We love being outdoors - going for hikes") == {
         (A, "likes", "being outdoors", "assert")
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I adopted a cat from the shelter! Her name is Miso, she's a two-year-old tabby",
+            {("Ann", "pet", "Miso", "assert")},
+        ),
+        ("We got a puppy. His name is Rex.", {("Ann", "pet", "Rex", "assert")}),
+        ("We rescued a rabbit. It's called Bun", {("Ann", "pet", "Bun", "assert")}),
+        # not got by the speaker, or not asserted: no pet
+        ("I saw a cat yesterday! Her name is Miso", set()),
+        ("Did you adopt a cat? Her name is Miso?", set()),
+        ("If I adopted a cat. Her name is Miso", set()),
+    ],
+)
+def test_an_animal_named_in_the_next_sentence_is_a_pet(text: str, expected: set) -> None:
+    assert facts(text) == expected

@@ -83,3 +83,17 @@ def test_an_ellipsis_ends_a_sentence_so_the_move_after_it_is_read():
         assert [(s.value, s.polarity, s.valid_from) for s in lives] == [
             (city, "assert", day("2026-12-01"))
         ]
+
+
+def test_a_rescheduled_event_after_a_discourse_opener_is_read() -> None:
+    # "另外" / "对了" before the person: the sentence still moves the wedding
+    for opener in ("另外", "对了", "通知一下，"):
+        found = {
+            (s.subject_name, s.attribute, s.value)
+            for s in read(f"{opener}建国的婚礼改到 10 月 1 号了，酒店不变", "王芳")
+        }
+        assert ("建国", "plan", "婚礼 (2027-10-01)") in found or (
+            "建国",
+            "plan",
+            "婚礼 (2026-10-01)",
+        ) in found, found

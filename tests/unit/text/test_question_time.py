@@ -32,6 +32,17 @@ PRESENT = [
 ]
 PAST = [
     "Where did Tom live before he moved?",
+    # before the thing that replaced the old value
+    "Where did Ann work before Globex?",
+    "Who was Mia's boyfriend before Sam?",
+    "Where did Gran live before the care home?",
+    "What was Nora's old Telegram handle?",
+    "What was the original v3 release date?",
+    "When was Dad's surgery first booked?",
+    "What was Lucy's job when she joined?",
+    "陈静的旧车卖了多少钱？",
+    "小程序原定哪天上线？",
+    "赵磊刚来的时候是什么职位？",
     "Where did Tom use to live?",
     "Where did Ann used to work?",
     "Where did Tom live previously?",
@@ -54,6 +65,12 @@ PAST = [
 ]
 NONE = [
     "Where does Tom live?",
+    # before a time is no question about the past
+    "What should Tom finish before Friday?",
+    "Where does Ann want to live before the end of the year?",
+    "Does Tom have to move before December?",
+    "How old is Nora's dog?",
+    "When is the first show booked?",
     "How old is Tom?",
     "What is Ann's favourite film?",
     "I know where he lives, do you?",

@@ -1,0 +1,237 @@
+"""Which fact a question asks for: whose (a subject the store holds facts about) and which
+attribute ("Where does Tom live now?" -> Tom, ``lives_in``; "汤姆现在在哪家公司" -> 汤姆,
+``works_at``).
+
+Recall's currency stage (``retrieve/currency.py``) puts the current value of that one chain
+first (the value before it for a question about the past), so it must not guess: a question
+whose words name no family, or no person the store has facts about, asks for nothing here.
+
+- **Attribute**: the words a question uses for a family, in English and Chinese (Traditional
+  and Cantonese folded as the extractor folds them, ``rules_zh.fold``). A table row gives the
+  families it may mean, most likely first ("job" is a role, else an employer); the caller
+  takes the first the subject has facts for. The families and their kinds are the extractor's
+  (``model.ATTRIBUTES``, ``values_en.KINDS``, ``subjects.RELATIONS_*``).
+- **Subject**: the fact subjects of the store, by the name they are shown with and its
+  aliases (``query.names_of``: "Tom", "小明" for 王小明), matched as whole words in English
+  and as characters in Chinese; a relative the speaker names ("Gran", "奶奶") by relation.
+  The one named first wins ("Who was Mia's boyfriend before Sam?" is Mia's).
+- **A value named**: "Is Ann still at Initech?" names no family, but Initech is a value of
+  Ann's ``works_at``: ``attribute_of_value`` finds the chain by the value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from remem.facts import rules_zh, values_en
+from remem.facts.model import value_key
+from remem.facts.query import names_of
+from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH
+from remem.text.normalize import to_simplified
+from remem.types import Fact
+
+_I = re.IGNORECASE
+_WORK = ("works_at", "role")
+_JOB = ("role", "works_at")
+_HOME = ("lives_in", "located_in")
+# (words, the families they ask for, most likely first); every matching row counts, in order
+_EN: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    (re.compile(r"\btelegram\b", _I), ("contact.telegram",)),
+    (re.compile(r"\bwechat\b", _I), ("contact.wechat",)),
+    (re.compile(r"\be-?mail\b", _I), ("contact.email",)),
+    (re.compile(r"\b(?:phone|mobile|number|call|ring)\b", _I), ("contact.phone",)),
+    (re.compile(r"\ballerg", _I), ("allergic_to",)),
+    (re.compile(r"\b(?:diet|dietary|vegan|vegetarian|eats?|eating)\b", _I), ("diet",)),
+    (
+        re.compile(
+            r"\b(?:dating|boyfriend|girlfriend|partner|wife|husband|spouse|fianc\w*|"
+            r"relationship|married|marry|still with|together)\b",
+            _I,
+        ),
+        ("partner",),
+    ),
+    (re.compile(r"\b(?:pets?|dogs?|cats?|hamsters?|pupp(?:y|ies)|kittens?)\b", _I), ("pet",)),
+    (re.compile(r"\b(?:car|cars|drives?|driving|bike)\b", _I), ("owns",)),
+    (
+        re.compile(r"\b(?:stud(?:y|ies|ying)|university|uni|school|college|degree|student)\b", _I),
+        ("studies_at",),
+    ),
+    (
+        re.compile(
+            r"\b(?:job|role|title|position|occupation|profession|do for (?:a )?(?:living|work))\b",
+            _I,
+        ),
+        _JOB,
+    ),
+    (re.compile(r"\b(?:work|works|working|company|employer|employed|firm)\b", _I), _WORK),
+    (
+        re.compile(
+            r"\b(?:live|lives|living|lived|based|resides?|home|neighbou?rhood|city|town)\b", _I
+        ),
+        _HOME,
+    ),
+    (re.compile(r"\bvisit\b.*\bin\b", _I), _HOME),
+    (re.compile(r"\b(?:sports?|hobby|hobbies)\b", _I), ("likes",)),
+    (re.compile(r"\b(?:when|what date|which day)\b", _I), ("plan",)),
+]
+_ZH: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    (re.compile(r"微信"), ("contact.wechat",)),
+    (re.compile(r"邮箱|邮件|电邮|email", _I), ("contact.email",)),
+    (re.compile(r"电话|手机|号码|那个号|号吗"), ("contact.phone",)),
+    (re.compile(r"怎么联系|联系方式"), ("contact.phone", "contact.wechat", "contact.email")),
+    (re.compile(r"过敏"), ("allergic_to",)),
+    (re.compile(r"饮食|忌口|吃辣|吃素|不吃|能吃|爱吃|吃什么"), ("diet", "likes")),
+    (
+        re.compile(r"女朋友|男朋友|对象|老婆|老公|谈恋爱|恋爱|在一起|交往|结婚对象"),
+        ("partner",),
+    ),
+    (re.compile(r"宠物|养的|养了|狗|猫"), ("pet",)),
+    (re.compile(r"车"), ("owns",)),
+    (re.compile(r"读书|学校|大学|上学|读研|读博|念书|专业|学什么"), ("studies_at",)),
+    (re.compile(r"职位|职务|岗位|头衔|职业|什么工作|工作是什么|做什么的|干什么的"), _JOB),
+    (re.compile(r"公司|上班|单位|工作"), _WORK),
+    (re.compile(r"住|城市|家在|哪个区|哪一区"), _HOME),
+    (re.compile(r"什么运动|什么球|打球|爱好"), ("likes",)),
+    (re.compile(r"在哪[里儿]?[？?吗]*$|还在[^？?]{1,8}[吗么]"), ("located_in", "lives_in")),
+    (re.compile(r"哪天|什么时候|几号|几月|日期"), ("plan",)),
+]
+_FAVOURITE_EN = re.compile(r"\bfavou?rite\s+(\w+)", _I)
+_FAVOURITE_ZH = re.compile(r"最喜欢的?(\S{1,2}?)(?:是|叫|$)")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True, slots=True)
+class AskedFact:
+    """The subject a question asks about and the families it may mean, most likely first."""
+
+    subject: str  # subject key
+    name: str  # as the question says it
+    attributes: tuple[str, ...]
+
+
+def fold_question(question: str) -> str:
+    """The question as the rules read it: Simplified, Cantonese forms as Mandarin."""
+    return rules_zh.fold(to_simplified(question))
+
+
+def asked_attributes(question: str) -> tuple[str, ...]:
+    """The families a question's words ask for, most likely first (none: it names none)."""
+    folded = fold_question(question)
+    found: list[str] = []
+    favourite = _FAVOURITE_EN.search(question)
+    if favourite and favourite.group(1).casefold() in values_en.KINDS:
+        found.append(f"favourite.{values_en.KINDS[favourite.group(1).casefold()]}")
+    table = _ZH if _HAN.search(folded) else _EN
+    for pattern, families in table:
+        if pattern.search(folded):
+            found += [f for f in families if f not in found]
+    return tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def _forms_of(shown: str) -> frozenset[str]:
+    """A shown name's folded forms and aliases (cached: read for every subject per search)."""
+    return frozenset(names_of(shown) | names_of(to_simplified(shown)))
+
+
+_WORD = re.compile(r"[^\W_]+")  # "Mia's" is Mia and s; "O'Brien" is o brien on both sides
+
+
+def _phrases(lowered: str) -> dict[str, int]:
+    """Every run of one to four words of a question (Latin script), at its first place."""
+    words = [(m.group(), m.start()) for m in _WORD.finditer(lowered) if not _HAN.search(m.group())]
+    found: dict[str, int] = {}
+    for i, (_word, at) in enumerate(words):
+        for n in range(1, 5):
+            if i + n <= len(words):
+                found.setdefault(" ".join(w for w, _ in words[i : i + n]), at)
+    return found
+
+
+def _named_at(lowered: str, phrases: dict[str, int], key: str, shown: str) -> int | None:
+    """Where in the question a subject is named (by name, alias or relation), or None: a
+    Latin-script name as whole words, a Chinese one as characters."""
+    forms = set(_forms_of(shown))
+    relation = key.rpartition("/family.")[2] if "/family." in key else None
+    if relation:
+        forms |= {w for w, r in RELATIONS_EN.items() if r == relation}
+        forms |= {w for w, r in RELATIONS_ZH.items() if r == relation}
+    places: list[int] = []
+    for form in forms:
+        if _HAN.search(form):
+            at = lowered.find(form)
+            if at >= 0:
+                places.append(at)
+        elif " ".join(_WORD.findall(form)) in phrases:
+            places.append(phrases[" ".join(_WORD.findall(form))])
+    return min(places, default=None)
+
+
+def asked_subjects(question: str, subjects: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(subject key, shown name) of every subject the question names, the first named first.
+    ``subjects``: (key, shown name) pairs, such as ``Store.fact_subjects`` gives."""
+    lowered = fold_question(question).casefold()
+    phrases = _phrases(lowered)
+    found: list[tuple[int, str, str]] = []
+    for key, shown in subjects:
+        at = _named_at(lowered, phrases, key, shown)
+        if at is not None:
+            found.append((at, key, shown))
+    return [(key, shown) for _at, key, shown in sorted(found, key=lambda t: t[0])]
+
+
+def asked_fact(question: str, subjects: Iterable[tuple[str, str]]) -> AskedFact | None:
+    """The subject (the first named) and families a question asks for; None when it names no
+    subject of ``subjects``. ``attributes`` is empty when its words name no family (a value
+    it names may still tell: ``attribute_of_value``)."""
+    named = asked_subjects(question, subjects)
+    if not named:
+        return None
+    key, shown = named[0]
+    return AskedFact(key, shown, asked_attributes(question))
+
+
+def fact_of_value(question: str, facts: Sequence[Fact]) -> Fact | None:
+    """The fact whose value the question names ("Is Ann still at Initech?" -> Ann's
+    works_at Initech), the longest value named (the latest said of equals); None when it
+    names none."""
+    folded = value_key(fold_question(question))
+    best: tuple[int, float, Fact] | None = None
+    for fact in facts:
+        if not fact.value:
+            continue
+        key = value_key(fold_question(fact.value))
+        rank = (len(key), fact.said_at)
+        if len(key) >= 2 and key in folded and (best is None or rank > best[:2]):
+            best = (len(key), fact.said_at, fact)
+    return best[2] if best else None
+
+
+def attribute_of_value(question: str, facts: Sequence[Fact]) -> str | None:
+    """The attribute of the fact whose value the question names (``fact_of_value``)."""
+    named = fact_of_value(question, facts)
+    return named.attribute if named else None
+
+
+_WORD_EN = re.compile(r"[a-z]{3,}")
+_DATE = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
+_STOPWORDS = frozenset({"the", "and", "for", "now", "when", "what", "does", "did", "was", "our"})
+
+
+def _words(text: str) -> set[str]:
+    """A text's words for matching a plan: English words of 3+ letters, Chinese pairs."""
+    folded = fold_question(text).casefold()
+    words = set(_WORD_EN.findall(folded)) - _STOPWORDS
+    for run in re.findall(r"[\u4e00-\u9fff]+", folded):
+        words |= {run[i : i + 2] for i in range(len(run) - 1)}
+    return words
+
+
+def plans_named(question: str, plans: Sequence[Fact]) -> list[Fact]:
+    """The plans whose words the question shares ("When is Dad's knee surgery?" -> "knee
+    surgery (2026-03-18)", "surgery (2026-04-22)"), not the subject's other plans."""
+    asked = _words(question)
+    return [p for p in plans if p.value and _words(_DATE.sub("", p.value)) & asked]

@@ -1,0 +1,108 @@
+"""Which fact a question asks for (remem.facts.question), in English and Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from remem.facts.question import (
+    asked_attributes,
+    asked_fact,
+    asked_subjects,
+    attribute_of_value,
+    plans_named,
+)
+from remem.types import Fact
+
+SUBJECTS = [
+    ("name:tom", "Tom"),
+    ("name:ann", "Ann"),
+    ("name:汤姆", "汤姆"),
+    ("name:林曉", "林曉"),
+    ("speaker:mia", "Mia"),
+    ("name:sam", "Sam"),
+    ("speaker:jo/family.grandmother", "Jo's grandmother"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "first"),
+    [
+        ("Where does Tom live now?", "name:tom", "lives_in"),
+        ("Which city should I visit Tom in now?", "name:tom", "lives_in"),
+        ("Which company does Ann work for?", "name:ann", "works_at"),
+        ("What is Ann's job at the moment?", "name:ann", "role"),
+        ("Who was Mia's boyfriend before Sam?", "speaker:mia", "partner"),
+        ("Where does Gran live now?", "speaker:jo/family.grandmother", "lives_in"),
+        ("汤姆现在在哪家公司", "name:汤姆", "works_at"),
+        ("汤姆现在住在哪里？", "name:汤姆", "lives_in"),
+        ("林晓现在住哪个城市？", "name:林曉", "lives_in"),  # Simplified asks for Traditional
+        ("林曉現在是什麼職位？", "name:林曉", "role"),
+        ("汤姆现在的手机号是多少？", "name:汤姆", "contact.phone"),
+        ("What is Tom's Telegram handle now?", "name:tom", "contact.telegram"),
+    ],
+)
+def test_a_question_names_whose_fact_and_which_attribute(
+    question: str, subject: str, first: str
+) -> None:
+    asked = asked_fact(question, SUBJECTS)
+    assert asked is not None
+    assert (asked.subject, asked.attributes[0]) == (subject, first)
+
+
+def test_a_question_naming_nobody_the_store_knows_asks_for_nothing() -> None:
+    assert asked_fact("Where does Liam live now?", SUBJECTS) is None
+    assert asked_fact("李明现在住在哪里？", SUBJECTS) is None
+    # a name inside another word is no name ("Tommy", "Annual")
+    assert asked_subjects("Annual report for Tommy?", SUBJECTS) == []
+
+
+def test_words_that_name_no_family_ask_for_no_attribute() -> None:
+    assert asked_attributes("What kind of music is Tom into?") == ()
+    assert asked_attributes("汤姆怎么样了") == ()
+
+
+def test_the_first_person_named_is_the_one_asked_about() -> None:
+    assert [k for k, _ in asked_subjects("Did Sam meet Mia?", SUBJECTS)] == [
+        "name:sam",
+        "speaker:mia",
+    ]
+
+
+def fact(attribute: str, value: str) -> Fact:
+    return Fact(
+        id=f"f_{value}",
+        scope="default",
+        subject="name:ann",
+        subject_name="Ann",
+        attribute=attribute,
+        value=value,
+        said_at=0.0,
+        valid_from=0.0,
+        source_ids=("r0",),
+    )
+
+
+def test_a_value_the_question_names_tells_the_attribute() -> None:
+    facts = [fact("works_at", "Initech"), fact("lives_in", "Leeds"), fact("pet", "Biscuit")]
+    assert attribute_of_value("Is Ann still at Initech?", facts) == "works_at"
+    assert attribute_of_value("安还在Leeds吗？", facts) == "lives_in"
+    assert attribute_of_value("Is Ann still happy?", facts) is None
+
+
+def test_of_a_subjects_plans_only_those_the_question_names() -> None:
+    plans = [fact("plan", "knee surgery (2026-03-18)"), fact("plan", "trip to Lisbon (2026-05-07)")]
+    assert [p.value for p in plans_named("When is Dad's knee surgery now?", plans)] == [
+        "knee surgery (2026-03-18)"
+    ]
+    chinese = [fact("plan", "婚礼 (2026-05-20)"), fact("plan", "搬去上海 (2026-12-01)")]
+    assert [p.value for p in plans_named("建国的婚礼现在定在哪天？", chinese)] == [
+        "婚礼 (2026-05-20)"
+    ]
+
+
+def test_names_with_an_apostrophe_and_possessives_are_found() -> None:
+    subjects = [("name:o'brien", "O'Brien"), ("name:mia", "Mia")]
+    assert [k for k, _ in asked_subjects("Where does O'Brien live now?", subjects)] == [
+        "name:o'brien"
+    ]
+    assert [k for k, _ in asked_subjects("What is Mia's job?", subjects)] == ["name:mia"]
