@@ -68,7 +68,6 @@ SLOW_PATHS = (
     "tests/integration/test_cli.py",
     "tests/integration/test_cli_memory.py",
     "tests/integration/test_cli_servers.py",
-    "tests/integration/test_cli_suite.py",
     "tests/integration/test_progress.py",
     "tests/integration/test_scope_declarations.py",
     "tests/integration/test_startup.py",
@@ -76,8 +75,16 @@ SLOW_PATHS = (
     "tests/integration/test_provider_faults.py",
     "tests/integration/test_operator.py",
     "tests/integration/test_migrate.py",
-    "tests/bench/test_load.py",
-    "tests/bench/test_target_bounds.py",
+    # the command-line table runs every command in subprocesses (~45 of them, ~1.5 s of
+    # CPU each), the coding agents' hooks run `remem` from a shell hook, the MCP setup starts
+    # `remem mcp` over stdio
+    "tests/integration/test_cli_exit_codes.py",
+    "tests/integration/test_coding_agents.py",
+    "tests/docs/test_mcp_setup.py",
+    # the benchmark package's tests (moved from tests/bench and tests/integration)
+    "benchmarks/tests/test_cli_suite.py",
+    "benchmarks/tests/test_load.py",
+    "benchmarks/tests/test_target_bounds.py",
 )
 # Single tests measured at several seconds (a bundled model loaded by the code under test, a
 # subprocess, or thousands of records); `pytest --durations=20 -m "not slow"` finds new ones.
@@ -94,6 +101,17 @@ SLOW_TESTS = {
     "tests/integration/test_cross_encoder.py::test_search_reranks_with_the_local_model",
     "tests/integration/test_transfer_stream.py::test_cli_streams_stdin_and_prints_json_summaries",
     "tests/integration/test_vector_index.py::test_processes_building_and_searching_at_once_do_not_corrupt",
+    # `remem distill` in subprocesses (a growing log, a kill mid-file, malformed lines, --watch)
+    "tests/integration/test_distill.py::test_a_growing_log_archives_each_line_once",
+    "tests/integration/test_distill.py::test_a_run_killed_mid_file_is_resumed_without_archiving_a_line_twice",
+    "tests/integration/test_distill.py::test_a_malformed_line_is_reported_with_its_file_and_line_and_skipped",
+    "tests/integration/test_distill.py::test_truncated_and_rotated_logs_start_over",
+    "tests/integration/test_distill.py::test_watch_archives_new_lines_until_ctrl_c",
+    "tests/integration/test_distill.py::test_bad_arguments_stop_before_reading",
+    # a `remem` command or a writer in a subprocess (killed, for the crash tests)
+    "tests/integration/test_write_noise.py::test_the_cli_store_refuses_and_remem_add_stays_verbatim",
+    "tests/integration/test_crash_trials.py::test_killed_writers_lose_no_acknowledged_write",
+    "tests/store/test_memory_versions.py::test_a_process_killed_mid_supersession_leaves_one_current_version",
     # each rebuilds the CC-CEDICT cache (~120k entries)
     "tests/unit/text/test_bilingual.py::test_an_unreadable_cache_file_is_rebuilt",
     "tests/unit/text/test_bilingual.py::test_the_english_side_is_kept_in_a_cache_file_and_read_back",
