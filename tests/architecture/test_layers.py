@@ -4,6 +4,7 @@ or inside a function) goes to the same layer or one below, and modules import no
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -100,6 +101,7 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
+@functools.cache  # parsed once per process: seven tests read it
 def import_graph() -> dict[str, set[str]]:
     mods = modules()
     known = set(mods)
