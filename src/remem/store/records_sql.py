@@ -135,13 +135,7 @@ class SQLRecords(SQLSessions):
         *,
         context: bool = False,
     ) -> dict[int, list[Record]]:
-        """For each record (by rowid): up to ``before`` earlier and ``after`` later records of
-        its session, nearest first, passing the filters. Records without a session have none.
-
-        By default only records that can be hits count (stored-only ones are skipped). With
-        ``context`` the window is what a reader needs around a hit: stored-only messages
-        (notices, media the bot sent, host injections) are in it; control and directive
-        messages are skipped and do not use up the window."""
+        """See ``Store.neighbours`` (store/base.py), which says what the window holds."""
         where, params = filters_where(filters, self._sql, now=now)
         keep = (
             "r.message_kind NOT IN ('control', 'directive')"
