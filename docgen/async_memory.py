@@ -43,20 +43,20 @@ from typing import Any
 
 import numpy as np
 
+from remem.access import Access
 from remem.capture.capture import CaptureResult
 from remem.config import Config
-from remem.conversation.indexing import Progress
-from remem.conversation.ingest import OnTakenId
 from remem.embed.base import Embedder
 from remem.engine import Memory
 from remem.engine_facts import FactCorrection
 from remem.facts.service import RebuildSummary
+from remem.ingest.indexing import Progress
+from remem.ingest.write_path import OnTakenId
 from remem.memories import StoreOutcome
 from remem.recall.conversation import ConversationRecall
 from remem.recall.memories import AutoRecall
 from remem.recall.messages import TurnRecall
 from remem.schemas import RecordIn
-from remem.scopes import Access
 from remem.store.base import Store
 from remem.types import (
     Fact,

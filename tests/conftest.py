@@ -121,7 +121,7 @@ SLOW_TESTS = {
     # model loaded by the code under test, the capture sets run whole, the dictionary built
     # per worker, `remem stats` in a subprocess
     "tests/integration/test_proxy.py::test_a_slow_upstream_answers_504",
-    "tests/unit/retrieve/test_names.py::test_the_embedded_query_says_the_label_and_the_keywords_do_not",
+    "tests/unit/search/test_names.py::test_the_embedded_query_says_the_label_and_the_keywords_do_not",
     "tests/integration/test_capture_assertions.py::test_the_capture_set_floor",
     "tests/unit/recall/test_memories_gate.py::test_one_translated_character_is_no_keyword_match",
     "tests/integration/test_background_backlog.py::test_remem_stats_reports_the_backlog",

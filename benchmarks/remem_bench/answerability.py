@@ -4,7 +4,7 @@ A row is one question asked of one store: its dataset, its kind (``ans``: answer
 gold turns; ``unans``: an unanswerable question of the dataset, near misses included;
 ``probe``: a no-answer set question asked of the store), and its returned hits in the
 pipeline's order (the top 10), each with its gold flag and every input of remem's answerability
-score (``remem.retrieve.answerability.FEATURES``, None where a search could not compute it).
+score (``remem.search.answerability.FEATURES``, None where a search could not compute it).
 ``benchmarks/scripts/fit_answerability.py`` dumps them and fits; ``answerability_eval.py``
 measures a fit.
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from remem.retrieve.answerability import (
+from remem.search.answerability import (
     QUESTION_FEATURES,
     QUESTION_ONLY,
     AnswerabilityModel,

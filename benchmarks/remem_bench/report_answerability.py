@@ -89,7 +89,7 @@ def section(result: dict[str, Any]) -> list[str]:
     return [
         "## Answerability: the score every surface shows",
         "",
-        "The probability that a hit answers the question (`remem/retrieve/answerability.py`, "
+        "The probability that a hit answers the question (`remem/search/answerability.py`, "
         f"fitted on {', '.join(result['fitted_on'])}; inputs: {', '.join(result['inputs'])}): "
         "the chance that the search holds an answer at all (the question's part: answer-type "
         "evidence, subject match and relevance of its best hits) times the chance that this hit "

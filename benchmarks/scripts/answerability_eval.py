@@ -22,7 +22,7 @@ import numpy as np
 from suite_cli import read_rows
 
 from remem.config import Config
-from remem.retrieve.answerability import MODEL_FILE
+from remem.search.answerability import MODEL_FILE
 from remem_bench.answerability import auc, evaluate, groups, recall10
 
 

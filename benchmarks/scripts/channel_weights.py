@@ -6,7 +6,7 @@ what the question's own candidate lists say before fusion:
   best cosine over the query's neutral baseline (how far above "anything at all" it is);
 - ``l_top`` / ``l_ratio``: the best BM25 score and the 10th's share of it;
 - ``cover``: the best own-text coverage of the query among the top 3 lexical hits
-  (``retrieve/adaptive.lexical_confidence``); ``agree``: how many of the two channels' top 10
+  (``search/adaptive.lexical_confidence``); ``agree``: how many of the two channels' top 10
   are the same records; ``v1_in_l`` / ``l1_in_v``: whether each channel's best is in the
   other's top 10;
 - ``tokens`` / ``cjk``: the query's token count and whether it is written in CJK.
@@ -27,8 +27,8 @@ from typing import Any
 
 from suite_cli import add_suite_options, dump_rows, watch_fusion
 
-from remem.retrieve import search as search_module
-from remem.retrieve.adaptive import lexical_confidence
+from remem.search import pipeline as search_module
+from remem.search.adaptive import lexical_confidence
 from remem.text.scripts import script_of
 from remem_bench.benchmark import apply_overrides, score_query
 from remem_bench.suite import SuiteRun, is_unanswerable

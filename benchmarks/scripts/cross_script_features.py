@@ -25,7 +25,7 @@ from remem.embed.calibrations import NEUTRAL
 from remem.embed.factory import make_embedder
 from remem.embed.fast_model import fast_embedder
 from remem.engine import Memory
-from remem.retrieve.query_terms import idf_weights, term_coverage
+from remem.search.query_terms import idf_weights, term_coverage
 from remem.text.scripts import crosses, script_of
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,

@@ -1,4 +1,4 @@
-"""The currency stage (retrieve/currency.py) measured: rank of the first gold record per
+"""The currency stage (search/currency.py) measured: rank of the first gold record per
 question, with the stage and without it (``disable=("currency",)``), per category.
 
     PYTHONPATH=src:benchmarks python benchmarks/scripts/currency.py
@@ -26,7 +26,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from remem import Config, Memory
 from remem.embed.local import E5Embedder
-from remem.maintenance import store_latent_terms
+from remem.ops import store_latent_terms
 from remem.store.memory import InMemoryStore
 from remem_bench import RESULTS_DIR
 from remem_bench.benchmark import (

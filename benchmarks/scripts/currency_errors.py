@@ -30,7 +30,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from remem import Config, Memory
 from remem.embed.local import E5Embedder
-from remem.maintenance import store_latent_terms
+from remem.ops import store_latent_terms
 from remem.store.base import FactStore
 from remem.store.memory import InMemoryStore
 from remem.types import Fact

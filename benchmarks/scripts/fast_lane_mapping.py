@@ -1,7 +1,7 @@
 """Fit the line that maps the fast lane's USE cosines onto e5's scale.
 
 Records waiting for the main model (bundled multilingual-e5-small) are searched with their
-USE vectors meanwhile (``remem.conversation.fast_lane``); their cosines must be comparable to
+USE vectors meanwhile (``remem.ingest.fast_lane``); their cosines must be comparable to
 the e5 cosines of the other vector hits they are ranked with. This bench embeds real turns and
 questions with both models (LoCoMo's first conversations and the Chinese dev set), pairs every
 question with the turns of its own conversation, and fits e5 = a + b * USE over those pairs by least

@@ -1,4 +1,4 @@
-"""Fit remem's answerability score (remem/retrieve/answerability.py) on the development suite,
+"""Fit remem's answerability score (remem/search/answerability.py) on the development suite,
 and write the fit to remem/data/answerability.json. One command:
 
     PYTHONPATH=src:benchmarks python benchmarks/scripts/fit_answerability.py \
@@ -37,9 +37,9 @@ from suite_cli import DATA, REPO, add_suite_options, chosen_datasets, progress_e
 from remem import query_vector
 from remem.config import Config
 from remem.embed.factory import make_embedder
-from remem.retrieve import answerability as score_module
-from remem.retrieve import relevance as relevance_stage
-from remem.retrieve import stages
+from remem.search import answerability as score_module
+from remem.search import relevance as relevance_stage
+from remem.search import stages
 from remem_bench.answerability import fit, fit_two_part
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,
@@ -221,7 +221,7 @@ def main() -> None:
     read = set(inputs) | {questions[q] for q in inputs if q in questions}
     model = {
         "what": "remem's answerability score: the probability that a hit answers the question "
-        "(remem/retrieve/answerability.py); refit with benchmarks/scripts/fit_answerability.py",
+        "(remem/search/answerability.py); refit with benchmarks/scripts/fit_answerability.py",
         "date": dt.date.today().isoformat(),
         "inputs": inputs,
         "left_out": [f for f in score_module.FEATURES if f not in read],

@@ -1,4 +1,4 @@
-"""Fit the relevance calibration (remem/retrieve/relevance.py) on cross_script_features.py rows.
+"""Fit the relevance calibration (remem/search/relevance.py) on cross_script_features.py rows.
 
 A logistic regression per hit (the top 10 of each question): positives are gold hits of
 answerable questions, negatives every hit of an off-topic (no-answer) question. A hit the
@@ -8,7 +8,7 @@ candidate floor, per dataset, the recall@10 lost on answerable questions whose b
 below it and the share of off-topic probes and unanswerable questions whose best hit clears it.
 
 With ``--lane``, every hit is read as the fast lane reads a record still waiting for e5: its
-USE cosine mapped onto e5's scale (``conversation/fast_lane.SCORE_LINE``), as if the whole
+USE cosine mapped onto e5's scale (``ingest/fast_lane.SCORE_LINE``), as if the whole
 store waited. That fits the lane's own calibration (``relevance.LANE_CALIBRATIONS``), and the
 floor table is printed for it and for the e5 calibration read on those mapped cosines (what a
 waiting record got before it had its own).

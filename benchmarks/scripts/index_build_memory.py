@@ -1,7 +1,7 @@
 """Peak memory of the vector index build that ends `remem import` (and `remem index`), by phase.
 
 Opens a store in a fresh process, samples its RSS (anonymous and file-backed, from
-/proc/self/status) every 20 ms while ``maintenance.build_vector_index(force=True)`` runs, and
+/proc/self/status) every 20 ms while ``ops.build_vector_index(force=True)`` runs, and
 prints the peak and the RSS entering and leaving the graph build. The store is made by
 ``transfer_memory.build`` (random unit 384-d vectors labelled as the bundled model's) unless
 ``--db`` names an existing one.
@@ -21,7 +21,7 @@ from pathlib import Path
 import transfer_memory
 
 import remem.index.ann as ann
-from remem import Memory, maintenance
+from remem import Memory, ops
 
 
 def rss() -> dict[str, int]:
@@ -67,7 +67,7 @@ def main() -> None:
     with Memory(args.db, config, embedder=transfer_memory.FileVectorsEmbedder()) as mem:  # type: ignore[arg-type]
         report["opened"] = rss()
         phase[0] = "read"
-        built = maintenance.build_vector_index(mem, force=True)
+        built = ops.build_vector_index(mem, force=True)
         report["built"] = built.to_dict()
     report["peak"] = peak
     print(json.dumps(report, indent=1))

@@ -45,9 +45,9 @@ from fusion_rules import FUSION_RULES, RRF_K, Ranked, auc, spread
 from remem.config import Config
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.factory import make_embedder
-from remem.retrieve.candidates import pool_size
-from remem.retrieve.fusion import weighted_fuse
-from remem.retrieve.lexical import lexical_candidates
+from remem.search.candidates import pool_size
+from remem.search.fusion import weighted_fuse
+from remem.search.lexical import lexical_candidates
 from remem_bench.benchmark import Variant, load_dataset, score_query
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,

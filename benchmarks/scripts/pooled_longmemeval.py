@@ -24,7 +24,7 @@ from suite_variants import VARIANTS
 
 from remem.config import Config
 from remem.engine import Memory
-from remem.maintenance import store_latent_terms
+from remem.ops import store_latent_terms
 from remem.transfer.copy import _BatchCopier
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,

@@ -3,7 +3,7 @@ search, on a store of n real chat lines without vectors (``embed.provider`` none
 lexical path alone).
 
 Own-session recall narrows to ``kinds=["message"]`` and one session (minus the turn) and
-counts its words over the session's records (``retrieve/scoped_terms.py``,
+counts its words over the session's records (``search/scoped_terms.py``,
 ``Store.phrase_counts``); the whole-store search filters by the kind alone. Reports search
 p50/p95 of each and the scoped statistics' own p50, in one run.
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ann_vectors import corpus_texts, query_texts
 
-import remem.retrieve.scoped_terms as scoped_terms
+import remem.search.scoped_terms as scoped_terms
 from remem import Config, Memory
 from remem.types import Filters
 

@@ -154,7 +154,7 @@ VARIANTS = {
     "rrf": Variant("rrf", H, {"search.fusion": "rrf"}),
     "no-witness": Variant("no-witness", H, {"search.cross_script_witness": False}),
     "no-names": Variant("no-names", H, {"names.translate_vector": False}),
-    # the link channel (retrieve/links.py), each kind alone and together, every key explicit
+    # the link channel (search/links.py), each kind alone and together, every key explicit
     # (the measured runs predate the defaults): ent = names, o/q = only names the query does
     # not / does say, term = rare words, below = under the weakest followed hit
     **{

@@ -33,7 +33,7 @@ from suite_cli import add_suite_options, chosen_datasets
 from remem.config import Config
 from remem.embed.factory import make_embedder
 from remem.embed.fast_model import fast_embedder
-from remem.retrieve import relevance as relevance_stage
+from remem.search import relevance as relevance_stage
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
 
 KS = (1, 5, 10, 20)

@@ -3,7 +3,7 @@
 A candidate written in the other script than its question shares none of the question's own
 words, so the relevance stage judges it by the vectors alone (e5's and the cross-script
 witness's). This script writes, for every dumped hit, ``tcov``: the IDF-weighted share of the
-question's dictionary translations (``retrieve/translate.py``, the words a search adds to its
+question's dictionary translations (``search/translate.py``, the words a search adds to its
 keyword query) that the hit's text contains, so benchmarks/scripts/two_model_relevance.py can measure
 whether that is evidence worth a coefficient. Rows keep their order and every other field.
 
@@ -21,7 +21,7 @@ from sparse_features import texts_and_queries
 
 from remem.config import Config
 from remem.engine import Memory
-from remem.retrieve.query_terms import idf_weights, term_coverage
+from remem.search.query_terms import idf_weights, term_coverage
 from remem_bench.suite import cache_key, suite_datasets
 
 REPO = Path(__file__).resolve().parents[2]

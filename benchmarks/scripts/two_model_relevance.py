@@ -6,7 +6,7 @@ e5's cosine and baseline, the query's own-word coverage, USE's cosine and baseli
 the relevance stage's logistic calibration with several sets of evidence:
 
 - ``today``: e5 cosine (the better of e5's and the witness's mapped USE cosine for hits the
-  witness reads), e5 baseline, coverage: what ``retrieve/relevance.py`` computes now;
+  witness reads), e5 baseline, coverage: what ``search/relevance.py`` computes now;
 - ``+use``: the same plus USE's margin over its own neutral baseline for every hit;
 - ``+use-min``: the same plus the smaller of the two models' margins (both must agree);
 - ``+store5``: today's plus the hit's lead over the query's 5th-nearest record in its store
@@ -137,7 +137,7 @@ EVIDENCE: dict[str, Callable[[dict, dict], list[float]]] = {
 def load(paths: list[str]) -> list[dict]:
     """The dumped rows, each marked ``cjk`` (1.0 when its question is written in CJK), without
     the probes that are noise ("ok", "谢谢", "😀"): the query noise gate answers those with
-    nothing before relevance is asked (``retrieve/gates.noise_query``)."""
+    nothing before relevance is asked (``search/gates.noise_query``)."""
     rows = read_rows(paths)
     script = _question_scripts()
     noise = _noise_probes()

@@ -9,7 +9,7 @@ from bench_helpers import HashEmbedder, load_bench_script
 
 from remem import Memory
 from remem.config import Config
-from remem.retrieve import relevance as relevance_stage
+from remem.search import relevance as relevance_stage
 
 tb = load_bench_script("target_bounds")
 

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-# remem ids: no whitespace or control characters, no leading ':' (remem.scopes._ID_RE)
+# remem ids: no whitespace or control characters, no leading ':' (remem.access._ID_RE)
 _UNSAFE = re.compile(r"[\s\x00-\x1f\x7f]+")
 FALLBACK_SESSION = "astrbot:unidentified"
 

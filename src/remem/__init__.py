@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from remem.embed.factory import make_embedder
     from remem.engine import Memory
     from remem.engine_facts import FactCorrection
-    from remem.maintenance import query_vector, store_latent_terms
+    from remem.ops import query_vector, store_latent_terms
     from remem.types import Explain, Fact, Filters, Hit, Record, SearchResult, Turn
 
 __version__ = "0.1.0"
@@ -57,7 +57,7 @@ _LAZY = {
     # stored now instead of in the background
     "Embedder": "remem.embed.base",
     "make_embedder": "remem.embed.factory",
-    **dict.fromkeys(("query_vector", "store_latent_terms"), "remem.maintenance"),
+    **dict.fromkeys(("query_vector", "store_latent_terms"), "remem.ops"),
     **dict.fromkeys(
         ("Explain", "Fact", "Filters", "Hit", "Record", "SearchResult", "Turn"), "remem.types"
     ),

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from remem.conversation.ingest import lexical_text
 from remem.embed.base import Embedder
 from remem.embed.fast_model import FAST_MODEL_ID, lane_applies
 from remem.errors import RememError
+from remem.ingest.write_path import lexical_text
 from remem.ports import MemoryPort
 from remem.store.migrations import LATEST_VERSION
 from remem.types import Filters

@@ -18,8 +18,6 @@ import numpy as np
 
 from remem import arguments
 from remem.config import Config
-from remem.conversation.indexing import Indexer, Progress, active_model, expected_model_id
-from remem.conversation.ingest import OnTakenId, RecordWriter
 from remem.embed.base import Embedder
 from remem.engine_facts import FactMethods
 from remem.engine_turns import TurnMethods
@@ -27,12 +25,14 @@ from remem.errors import RememError, ValidationError
 from remem.facts.service import FactService
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
+from remem.ingest.indexing import Indexer, Progress, active_model, expected_model_id
+from remem.ingest.write_path import OnTakenId, RecordWriter
 from remem.memories import CuratedMemories
 from remem.recall.injections import InjectionLog
-from remem.retrieve.access import AccessRecorder
-from remem.retrieve.checked import CheckedSearch
-from remem.retrieve.search import Searcher
 from remem.schemas import RecordIn, check_encodable, make_filters, validate_record
+from remem.search.access_counts import AccessRecorder
+from remem.search.checked import CheckedSearch
+from remem.search.pipeline import Searcher
 from remem.store.base import Store
 from remem.store.open import open_store
 from remem.text.tokenize import Tokenizer

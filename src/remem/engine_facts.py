@@ -4,7 +4,7 @@ Kept beside the facade (a mixin ``Memory`` inherits) so the facade stays one scr
 concern. The facts themselves are derived by ``remem.facts.service.FactService`` from the
 records; a hand correction is a curated memory (``remem.facts.corrections``), so it has the
 history, undo and audit of any memory edit. Access is the records' access: a caller reads the
-facts of the scopes it may read (``remem.scopes``) and corrects where it may write.
+facts of the scopes it may read (``remem.access``) and corrects where it may write.
 """
 
 from __future__ import annotations

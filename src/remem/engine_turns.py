@@ -12,21 +12,21 @@ from __future__ import annotations
 import numpy as np
 
 from remem import arguments
+from remem.access import Access, resolve
 from remem.capture.capture import CaptureParts, CaptureResult, capture_after_turn
 from remem.capture.summary import summarize_session
 from remem.config import Config
-from remem.conversation.indexing import Indexer
 from remem.embed.base import Embedder
 from remem.embed.reads import interactive
 from remem.facts.service import FactService
+from remem.ingest.indexing import Indexer
 from remem.memories import CuratedMemories, StoreOutcome
 from remem.recall.conversation import ConversationRecall, conversation_recall
 from remem.recall.injections import InjectionLog
 from remem.recall.memories import AutoRecall, MemoryRecallParts, NeutralVectors, recall_memories
 from remem.recall.messages import ChatArchive, TurnRecall, recall_for_turn
-from remem.retrieve.access import AccessRecorder
-from remem.retrieve.checked import CheckedSearch
-from remem.scopes import Access, resolve
+from remem.search.access_counts import AccessRecorder
+from remem.search.checked import CheckedSearch
 from remem.store.base import Store
 from remem.text.tokenize import Tokenizer
 from remem.tools import MemoryTools, ToolParts

@@ -14,11 +14,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from remem.config import Config
-from remem.conversation.indexing import Progress
-from remem.conversation.ingest import OnTakenId
 from remem.embed.base import Embedder
 from remem.facts.service import RebuildSummary
 from remem.index.select import SearchIndex
+from remem.ingest.indexing import Progress
+from remem.ingest.write_path import OnTakenId
 from remem.schemas import RecordIn
 from remem.store.base import Store
 from remem.text.tokenize import Tokenizer

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from remem.access import Access, ScopeGuard
 from remem.capture.candidates import never_a_memory
 from remem.config import Config
 from remem.errors import NotFoundError, RememError, printable
@@ -33,7 +34,6 @@ from remem.recall.conversation import conversation_recall, message_view
 from remem.recall.memories import MemoryRecallParts, relevant_memories
 from remem.recall.messages import ChatArchive, session_context
 from remem.schemas import check_encodable, unstorable
-from remem.scopes import Access, ScopeGuard
 from remem.store.base import Store
 from remem.text.secrets import contains_secret
 from remem.types import Filters, Record, Turn

@@ -186,12 +186,12 @@ class Explain:
     # True when the vector channel could not run (embedding failed or no vectors yet).
     degraded: bool = False
     notes: list[str] = field(default_factory=list)
-    # The probability that the hit answers the question (Hit.score; retrieve/answerability.py)
+    # The probability that the hit answers the question (Hit.score; search/answerability.py)
     # and each input's share of its logit; the last stage's score is the pipeline's own.
     answerability: float | None = None
     evidence: dict[str, float] = field(default_factory=dict)
     # (since when, the value since; None when only closed) for a hit carrying a value that is
-    # no longer true: "earlier; since 2026-12-01: Shanghai" (retrieve/currency.py)
+    # no longer true: "earlier; since 2026-12-01: Shanghai" (search/currency.py)
     earlier: tuple[float, str | None] | None = None
 
     def one_line(self) -> str:
@@ -246,7 +246,7 @@ class SearchResult:
     dropped: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # keyword tokens the search added for the question's words in the other script
-    # (retrieve/translate.py): a hit matched through them alone shares no word of the question
+    # (search/translate.py): a hit matched through them alone shares no word of the question
     translated_tokens: list[str] = field(default_factory=list)
 
     def __iter__(self):

@@ -26,21 +26,21 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "remem.doctor",
             "remem.transfer",
             "remem.lancedb_import",
-            "remem.maintenance",
+            "remem.ops",
             "remem.ports",  # what the whole-store operations ask of the facade
         ),
     ),
     (
         "features",
         (
-            "remem.conversation",
+            "remem.ingest",
             "remem.recall",
             "remem.capture",
             "remem.memories",
             "remem.facts",
-            "remem.retrieve",
+            "remem.search",
             "remem.tools",
-            "remem.scopes",
+            "remem.access",
         ),
     ),
     ("building blocks", ("remem.index", "remem.embed", "remem.text", "remem.net")),
@@ -172,14 +172,14 @@ def test_only_remem_memories_changes_the_validity_of_a_memory():
 
 def test_search_never_imports_the_write_path():
     """The read side does not depend on the write side (issue 42): nothing in
-    ``remem.retrieve`` imports ``remem.conversation`` (ingest, queue, indexer, fast lane);
+    ``remem.search`` imports ``remem.ingest`` (ingest, queue, indexer, fast lane);
     what both need of the models lives with the models (``remem.embed``)."""
     reaching = sorted(
         f"{name} imports {target}"
         for name, targets in import_graph().items()
-        if name.startswith("remem.retrieve")
+        if name.startswith("remem.search")
         for target in targets
-        if target.startswith("remem.conversation")
+        if target.startswith("remem.ingest")
     )
     assert reaching == []
 

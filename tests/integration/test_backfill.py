@@ -86,7 +86,7 @@ def test_provider_down_then_back_needs_no_manual_embed(db_path):
 
 
 def test_stats_show_the_backlog_rate_to_another_process(db_path, monkeypatch):
-    import remem.conversation.indexing as indexing
+    import remem.ingest.indexing as indexing
 
     monkeypatch.setattr(indexing, "RATE_WINDOW_S", 0.0)  # every batch writes the rate
     with Memory(db_path, async_config(), embedder=HashEmbedder()) as mem:

@@ -9,8 +9,8 @@ import pytest
 
 from helpers import HashEmbedder, LocalJSONServer, chat_completion
 from remem import Config, Memory, Turn
+from remem.access import ScopeError
 from remem.errors import RememError
-from remem.scopes import ScopeError
 
 T = 1_800_000_000.0
 

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import HashEmbedder
 from remem import Config, Memory, Turn
-from remem.scopes import resolve
+from remem.access import resolve
 
 T = 1_800_000_000.0
 SET = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "capture_set"

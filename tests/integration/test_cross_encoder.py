@@ -23,8 +23,8 @@ from onnx import TensorProto, helper  # noqa: E402
 from helpers import HashEmbedder  # noqa: E402
 from remem import Config, Memory  # noqa: E402
 from remem.errors import ConfigError  # noqa: E402
-from remem.retrieve.cross_encoder import OnnxCrossEncoder, load_cross_encoder  # noqa: E402
-from remem.retrieve.rerank import make_reranker  # noqa: E402
+from remem.search.cross_encoder import OnnxCrossEncoder, load_cross_encoder  # noqa: E402
+from remem.search.rerank import make_reranker  # noqa: E402
 
 WORDS = [
     "where",

@@ -12,7 +12,7 @@ import pytest
 from remem import Config, Memory
 from remem.embed.fast_model import FAST_MODEL_ID
 from remem.errors import EmbeddingError
-from remem.retrieve import fast_hits
+from remem.search import fast_hits
 
 E5_ID = "local:multilingual-e5-small"
 

@@ -122,7 +122,7 @@ def test_a_broken_or_foreign_columns_file_is_ignored(db_path, damage):
 
 
 def test_remem_index_saves_the_columns_with_the_snapshot(db_path):
-    from remem import Config, Memory, maintenance
+    from remem import Config, Memory, ops
 
     class Unit:  # reports the model of the stored vectors; never asked to embed
         provider, model, model_id, dim, default_chunk_chars = "test", "unit", MODEL, DIM, 0
@@ -132,6 +132,6 @@ def test_remem_index_saves_the_columns_with_the_snapshot(db_path):
     writer.close()
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     with Memory(db_path, config, embedder=Unit()) as mem:
-        report = maintenance.build_vector_index(mem, force=True)
+        report = ops.build_vector_index(mem, force=True)
     assert report.built and report.vectors == 120
     assert len(saved_files(db_path)) == 1  # the first cold search reads only changed rows

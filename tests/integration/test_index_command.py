@@ -85,11 +85,11 @@ def test_import_builds_the_index_its_records_made_due(tmp_path):
 
 
 def test_a_store_without_a_file_has_no_index_to_build():
-    from remem import maintenance
+    from remem import ops
     from remem.store.memory import InMemoryStore
 
     with Memory(store=InMemoryStore(), config=Config.load(env={}), embedder=E5Labelled()) as mem:
-        report = maintenance.build_vector_index(mem)
+        report = ops.build_vector_index(mem)
     assert not report.built and "no file" in report.reason
 
 

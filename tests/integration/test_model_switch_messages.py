@@ -10,7 +10,7 @@ import pytest
 from test_cli import run
 
 from helpers import HashEmbedder
-from remem import Config, Memory, maintenance
+from remem import Config, Memory, ops
 from remem.doctor import run_doctor
 
 
@@ -28,7 +28,7 @@ def test_dropping_old_vectors_leaves_no_stale_ones(db_path):
         # the new vectors were made a minute before the cut-over, as on a real, long re-embed
         mem.store._conn.execute("UPDATE vectors SET created_at = created_at - 60")
         mem.store._conn.execute("UPDATE records SET updated_at = updated_at - 60")
-        report = maintenance.reembed(mem, drop_old=True)
+        report = ops.reembed(mem, drop_old=True)
         assert report.complete and report.dropped_old_vectors == 5
         found = {f.check: f for f in run_doctor(mem)}
     assert found["stale vectors"].status == "ok", found["stale vectors"].detail

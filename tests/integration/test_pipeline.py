@@ -158,7 +158,7 @@ def test_time_intent_filter_mode(db_path, e5):
 
 
 def test_every_stage_can_be_switched_off(convo):
-    from remem.retrieve.stages import STAGE_NAMES
+    from remem.search.stages import STAGE_NAMES
 
     result = convo.search("seals", k=3, now=NOW, disable=tuple(STAGE_NAMES))
     assert [s for s, _ in result.hits[0].explain.stages] == ["fusion (weighted)"]
@@ -279,7 +279,7 @@ def test_rerank_failure_falls_back_to_cosine_and_says_so(rerank_server, db_path,
 
 def test_local_reranker_needs_its_path_and_library(tmp_path, db_path):
     from remem.errors import ConfigError
-    from remem.retrieve.rerank import make_reranker
+    from remem.search.rerank import make_reranker
 
     with pytest.raises(ConfigError, match="local_path"):
         make_reranker(

@@ -12,7 +12,7 @@ import pytest
 from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ConfigError, EmbeddingError
-from remem.retrieve.query_embedding import QueryEmbeddings
+from remem.search.query_embedding import QueryEmbeddings
 
 
 class SaysWhenEmbedding(HashEmbedder):

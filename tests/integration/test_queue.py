@@ -10,7 +10,7 @@ import pytest
 
 from helpers import HashEmbedder
 from remem import Config, Memory
-from remem.conversation.queue import IndexQueue
+from remem.ingest.queue import IndexQueue
 
 
 class GatedEmbedder(HashEmbedder):

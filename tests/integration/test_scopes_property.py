@@ -5,7 +5,7 @@ every path (auto-recall, auto-capture, each tool) as listed agents, unknown agen
 with no id, with and without a session, user and requested scope. A user's first-person
 memory ("I live in Zebra City") is theirs: "where do I live" asked for anyone else, or for no
 user, never receives it (``check_whose``). The allowed set is computed
-here independently of ``remem.scopes`` from the rules in the README. ``conversation_recall``
+here independently of ``remem.access`` from the rules in the README. ``conversation_recall``
 also reads archived messages of several sessions and platforms under a generated
 cross-session mode: it never returns (as a match or as context) a message of a session that
 mode, narrowed by the requested scope and ``crossSession``, does not allow; ``scope: "user"``
@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 from helpers import HashEmbedder
 from remem import Config, Memory, Turn
+from remem.access import ScopeError
 from remem.errors import RememError
 from remem.memories.subjects import owner_of
-from remem.scopes import ScopeError
 from remem.tools import ToolError
 
 SCOPES = [

@@ -108,7 +108,7 @@ def test_window_must_be_a_non_negative_integer():
 
 
 def test_layered_modes_narrowest_layer_wins_and_broken_means_isolated():
-    from remem.conversation.modes import narrow, resolve_mode
+    from remem.ingest.modes import narrow, resolve_mode
 
     layers = {
         "platform:qq": "all",

@@ -1,7 +1,7 @@
 """A session's BM25 counts cost what the session holds, not what the store holds.
 
 A chat's own-session recall counts its words over its session's records
-(``Store.phrase_counts``, ``retrieve/scoped_terms.py``). SQLite plans without statistics and
+(``Store.phrase_counts``, ``search/scoped_terms.py``). SQLite plans without statistics and
 took the (kind, created_at) index for ``kind = 'message' AND session = ?``: every message of
 the store walked to count one session (91 ms at 100k against 0.6 ms through the session
 index). Counted here as SQLite virtual-machine steps, which do not depend on the machine's

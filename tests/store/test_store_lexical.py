@@ -9,7 +9,7 @@ import random
 import pytest
 from conformance import T, fields
 
-from remem.retrieve.lexical import lexical_candidates
+from remem.search.lexical import lexical_candidates
 from remem.store.memory import InMemoryStore
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters

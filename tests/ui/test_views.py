@@ -17,9 +17,9 @@ from fastapi.testclient import TestClient
 
 from helpers import HashEmbedder
 from remem import Config, Memory
-from remem.conversation.backlog import JOBS
+from remem.access import ScopeError
 from remem.errors import NotFoundError, ValidationError
-from remem.scopes import ScopeError
+from remem.ingest.backlog import JOBS
 from remem.server.rest import create_app
 from remem.server.rest_context import Caller
 from remem.server.ui import actions, queries

@@ -7,9 +7,9 @@ import pytest
 
 from helpers import HashEmbedder
 from remem import Config, Memory
+from remem.access import resolve
 from remem.errors import RememError, StoreBusyError, ValidationError
 from remem.schemas import make_filters, validate_record
-from remem.scopes import resolve
 from remem.store import SQLiteStore
 
 LONE = "\ud800"  # what JSON's "\ud800" escape decodes to: not encodable as UTF-8

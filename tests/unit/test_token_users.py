@@ -3,8 +3,8 @@ them and trusts the named user only for unbound tokens and the local operator.""
 
 import pytest
 
+from remem.access import ScopeError
 from remem.config import TokenGrant
-from remem.scopes import ScopeError
 from remem.server.identity import user_for
 
 ONE = TokenGrant(agent="bot", users=("ann",))

@@ -13,6 +13,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 
+from remem.access import resolve
 from remem.capture.candidates import MemoryCandidate, Rejected, candidates_from
 from remem.capture.llm import SYSTEM_PROMPT, parse_memories, transcript
 from remem.config import Config
@@ -21,7 +22,6 @@ from remem.memories import CuratedMemories
 from remem.memories.subjects import user_scope
 from remem.net import ChatClient, LLMError
 from remem.schemas import check_encodable
-from remem.scopes import resolve
 from remem.store.base import Store
 from remem.text.assertion import not_a_statement
 from remem.text.clean import strip_wrappers

@@ -8,12 +8,12 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
+from remem.access import resolve
 from remem.capture.candidates import sentences
 from remem.capture.capture import CaptureParts
 from remem.capture.llm import SUMMARY_PROMPT, transcript
 from remem.memories import StoreOutcome
 from remem.net import ChatClient, LLMError
-from remem.scopes import resolve
 from remem.text.assertion import not_a_statement
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise

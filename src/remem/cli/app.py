@@ -4,7 +4,7 @@ Every error is one line on stderr that names the problem and the fix, with an ex
 the table in ``exits.py`` (2 bad input, 1 not found, 3 store error); every command that prints
 a table also takes ``--json``.
 
-One module per audience (records, maintenance, bench, transfer, memory, serve, demo), each with its
+One module per audience (records, ops, bench, transfer, memory, serve, demo), each with its
 own Typer app merged here; ``common`` holds what they share. The commands call the public
 library only (``remem.Memory`` and the feature modules), never the store underneath.
 """
@@ -23,8 +23,8 @@ from remem.cli import (
     demo,
     distill,
     facts,
-    maintenance,
     memory,
+    ops,
     postgres,
     records,
     serve,
@@ -44,11 +44,11 @@ app = typer.Typer(
 )
 # Unnamed groups merge their commands into the top level, in this order (`remem --help`);
 # the named groups follow them.
-for commands in (records, maintenance, bench, transfer, distill, serve, demo):
+for commands in (records, ops, bench, transfer, distill, serve, demo):
     app.add_typer(commands.app)
 app.add_typer(memory.app, name="memory")
 app.add_typer(facts.app, name="facts")
-app.add_typer(maintenance.config_app, name="config")
+app.add_typer(ops.config_app, name="config")
 app.add_typer(postgres.app, name="postgres")
 
 

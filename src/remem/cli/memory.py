@@ -246,7 +246,7 @@ def _readable(
 ) -> Record:
     """The memory, if this agent may read it; otherwise not found (never "forbidden", which
     would confirm that it exists)."""
-    from remem.scopes import ScopeGuard
+    from remem.access import ScopeGuard
 
     who = _agent(mem, agent)
     guard = ScopeGuard.for_agent(mem.config, who, session=session, user=user)

@@ -23,12 +23,12 @@ from remem.cli.common import (
     out,
 )
 from remem.cli.exits import BAD_INPUT, NOT_FOUND
-from remem.cli.maintenance import index_line
+from remem.cli.ops import index_line
 
 if TYPE_CHECKING:  # imported when a command runs, not for `remem --help`
     from remem import Memory
     from remem import lancedb_import as lancedb_migration
-    from remem.maintenance import IndexReport
+    from remem.ops import IndexReport
     from remem.transfer import CopyReport, ImportReport, ImportSource
 
 app = typer.Typer()
@@ -227,12 +227,12 @@ def _index_after_import(mem: Memory, report: ImportReport, *, quiet: bool) -> In
     """Build the vector index when the import made one due: this process is about to exit,
     and a background build would die with it (every later command would then read the
     vectors from the database again)."""
-    from remem import maintenance
+    from remem import ops
 
     if not report.written or not report.added or mem.get_embedder() is None:
         return None
     with building_index(quiet=quiet):
-        return maintenance.build_vector_index(mem)
+        return ops.build_vector_index(mem)
 
 
 def _import_source(file: str) -> ImportSource:

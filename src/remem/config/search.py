@@ -111,7 +111,7 @@ class SearchConfig(_Section):
         "latent terms were read (then search.latent_relevance_floor); 0 = off",
     )
     # e5-small matches a question to a line in another script poorly: the bundled USE model
-    # reads the best candidates in the other script for the relevance stage (retrieve/witness.py)
+    # reads the best candidates in the other script for the relevance stage (search/witness.py)
     cross_script_witness: bool = Field(
         default=True,
         description="relevance asks the bundled USE model about the best candidates written in "
@@ -121,8 +121,8 @@ class SearchConfig(_Section):
         default=10, ge=1, le=100, description="how many of the best candidates it may read"
     )
     # e5's sparse head tells answers from off-topic hits better than its dense cosine: the
-    # relevance stage reads the latent terms of the best candidates (retrieve/latent_reader.py),
-    # kept beside the vectors (conversation/latent_fill.py), for the best 10 in the question's
+    # relevance stage reads the latent terms of the best candidates (search/latent_reader.py),
+    # kept beside the vectors (ingest/latent_fill.py), for the best 10 in the question's
     # script (across scripts their terms barely meet: zh_groupchat's cross_lingual questions
     # lost 0.048 recall@10 when they were read too). Floor 0.6 for those judged with them: the
     # strictest that costs no recall@10 over 0.55 (0.65: zh -0.005); LongMemEval -0.004 against

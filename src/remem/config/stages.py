@@ -122,7 +122,7 @@ class ScoringConfig(_Section):
         default=True,
         description="a question about now (or naming no time) ranks the record stating a "
         "fact's current value above those stating its earlier values, a question about the "
-        "past the reverse, from the facts the store keeps (retrieve/currency.py)",
+        "past the reverse, from the facts the store keeps (search/currency.py)",
     )
     # 0: with the full fact extractor, lead 3 lifted "now" rank 1 0.53 -> 0.65 on
     # changed_facts but dropped "stable" rank 1 0.65 -> 0.50 (decision record 0015)
@@ -144,7 +144,7 @@ class ScoringConfig(_Section):
         description="a question put to the other person ('What made you choose that "
         "shade?') ranks below the reply right after it, when that reply is a candidate",
     )
-    # The link channel (retrieve/links.py), off: its best shape (0.2, the settings below) adds
+    # The link channel (search/links.py), off: its best shape (0.2, the settings below) adds
     # 0.004 macro recall@10, found among ~40 shapes tried on the same two datasets, and costs
     # 2-3 ms p50 / up to 12 ms p95 of stages at 100k records (remem-bench's link-channel.json)
     link_lift: float = Field(
@@ -176,7 +176,7 @@ class NamesConfig(_Section):
 
 class TranslateConfig(_Section):
     """Dictionary translations (CC-CEDICT) of a question asked in one script about messages in
-    another (``remem.retrieve.translate``); only words the store holds are added."""
+    another (``remem.search.translate``); only words the store holds are added."""
 
     keyword: bool = Field(
         default=True,

@@ -1,7 +1,7 @@
 """What the relevance stage knows of each embedding model: its calibration and its anchors.
 
 A cosine means different things under different models (e5 puts unrelated pairs near 0.75,
-USE near 0.1), so the mapping from evidence to relevance (``retrieve/relevance.py``; decision
+USE near 0.1), so the mapping from evidence to relevance (``search/relevance.py``; decision
 record 0018) is fitted per model and lives here, with the models: the logistic coefficients
 (``CALIBRATIONS``, and ``LATENT_CALIBRATIONS`` with the latent-term cosine), the fixed
 ``NEUTRAL`` sentences a query's baseline is measured against, and their vectors shipped for
@@ -62,7 +62,7 @@ CALIBRATIONS: dict[str, Calibration] = {
         intercept=-12.398, cosine=89.969, baseline=-80.342, coverage=4.259
     ),
 }
-# With the latent-term cosine of the best search.latent_top candidates (retrieve/latent_reader.py):
+# With the latent-term cosine of the best search.latent_top candidates (search/latent_reader.py):
 # fitted with remem-bench's two_model_relevance.py (+sparse) on LoCoMo and zh_groupchat, 2-fold by
 # conversation, the noise probes left out; LongMemEval held out
 # (remem-bench's sparse-relevance.json).

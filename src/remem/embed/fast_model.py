@@ -1,8 +1,8 @@
 """The bundled fast model (USE multilingual) and how its cosines read on a main model's scale.
 
-The fast lane (``conversation/fast_lane.py``) gives records waiting for the main model a USE
+The fast lane (``ingest/fast_lane.py``) gives records waiting for the main model a USE
 vector at once, and the relevance stage asks USE as a witness across scripts
-(``retrieve/witness.py``); both read USE's cosines as the main model's through ``SCORE_LINE``,
+(``search/witness.py``); both read USE's cosines as the main model's through ``SCORE_LINE``,
 fitted per main model. What is specific to these models lives here, with the models.
 """
 
@@ -18,7 +18,7 @@ FAST_MODEL_ID = f"local:{FAST_MODEL}"
 FAST_DIM = 512
 # Main models whose cosines the fast model's are mapped onto. Each model's level moves with
 # the question, so the line maps margins over each model's own neutral baseline (the query's
-# best cosine to remem.retrieve.relevance.NEUTRAL): e5 - e5_base = a + b * (USE - USE_base),
+# best cosine to remem.search.relevance.NEUTRAL): e5 - e5_base = a + b * (USE - USE_base),
 # fitted over 354k (question, turn) pairs of LoCoMo and the Chinese dev set: R^2 0.67,
 # residual sd 0.024, against 0.17 for one line on the raw cosines (remem-bench's fast_lane_mapping.py,
 # remem-bench's fast-lane-mapping.json). Another main model gets no lane: its scale is

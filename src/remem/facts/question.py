@@ -2,7 +2,7 @@
 attribute ("Where does Tom live now?" -> Tom, ``lives_in``; "汤姆现在在哪家公司" -> 汤姆,
 ``works_at``).
 
-Recall's currency stage (``retrieve/currency.py``) puts the current value of that one chain
+Recall's currency stage (``search/currency.py``) puts the current value of that one chain
 first (the value before it for a question about the past), so it must not guess: a question
 whose words name no family, or no person the store has facts about, asks for nothing here.
 

@@ -1,7 +1,7 @@
 """The facts a caller may see: ``Memory.facts`` and the ``memory_facts`` tool read here.
 
 Access is the records' access: a caller reads the facts of the scopes it may read
-(``remem.scopes``); the local operator (no agent) reads every scope.
+(``remem.access``); the local operator (no agent) reads every scope.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import time
 from datetime import datetime
 
 from remem import arguments
+from remem.access import ScopeGuard
 from remem.config import Config
 from remem.facts import corrections
 from remem.facts.query import moment, read_facts, subject_keys
-from remem.scopes import ScopeGuard
 from remem.store.base import Store
 from remem.types import Fact
 

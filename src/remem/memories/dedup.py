@@ -12,8 +12,8 @@ import hashlib
 import re
 import unicodedata
 
-from remem.retrieve.search import Searcher
 from remem.schemas import content_hash
+from remem.search.pipeline import Searcher
 from remem.store.base import Store
 from remem.text.normalize import to_simplified
 from remem.types import Filters, Record

@@ -3,7 +3,7 @@
 A memory a user states in the first person is about that user: it carries ``about``
 (``speaker:<user id>``, the subject key of the fact layer) and ``about_name`` in its metadata,
 and goes by default to the user's own scope when the caller may write there
-(``user:<id>``, see ``remem.scopes``). Recall (``remem.recall.subjects``) then gives it only
+(``user:<id>``, see ``remem.access``). Recall (``remem.recall.subjects``) then gives it only
 to that user, or to a question that names them ("where does Ann live").
 
 A memory stored before subjects were recorded is read the same way: a user's first-person
@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from remem.access import Access
 from remem.facts.model import speaker_subject
-from remem.scopes import Access
 from remem.types import Record
 
 # "I" is first person only as a capital; "me", "my", "mine" in any case; 我 but not 我们 ("we")

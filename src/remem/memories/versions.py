@@ -20,14 +20,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from remem.access import Access, ScopeGuard
 from remem.config import Config
-from remem.conversation.ingest import RecordWriter
 from remem.errors import RememError, ValidationError
+from remem.ingest.write_path import RecordWriter
 from remem.memories import chain, statements, subjects
 from remem.memories.dedup import find_equal, find_similar, norm_hash
-from remem.retrieve.search import Searcher
 from remem.schemas import RecordIn, validate_record
-from remem.scopes import Access, ScopeGuard
+from remem.search.pipeline import Searcher
 from remem.store.base import Store
 from remem.text.assertion import not_a_statement
 from remem.types import Record, StoredMemory

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from remem import arguments
+from remem.access import ScopeGuard
 from remem.config import Config
 from remem.embed import calibrations
 from remem.embed.base import Embedder
@@ -32,10 +33,9 @@ from remem.errors import RememError, ValidationError
 from remem.recall.injections import InjectionLog
 from remem.recall.render import render_memories
 from remem.recall.subjects import for_asker
-from remem.retrieve.access import AccessRecorder
-from remem.retrieve.checked import CheckedSearch
 from remem.schemas import check_encodable
-from remem.scopes import ScopeGuard
+from remem.search.access_counts import AccessRecorder
+from remem.search.checked import CheckedSearch
 from remem.text.bilingual import ties
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise

@@ -18,12 +18,12 @@ from typing import Any
 
 from remem import arguments
 from remem.config import Config
-from remem.conversation.modes import narrow, resolve_mode
 from remem.errors import ValidationError
+from remem.ingest.modes import narrow, resolve_mode
 from remem.recall.render import render_block
-from remem.retrieve.answerability import deciding
-from remem.retrieve.checked import CheckedSearch
 from remem.schemas import check_encodable
+from remem.search.answerability import deciding
+from remem.search.checked import CheckedSearch
 from remem.store.base import Store
 from remem.types import Filters, Hit, Record, Turn
 

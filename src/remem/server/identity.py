@@ -12,9 +12,9 @@ from __future__ import annotations
 import hmac
 import ipaddress
 
+from remem.access import ScopeError
 from remem.config import Config, TokenGrant
 from remem.errors import ConfigError, RememError
-from remem.scopes import ScopeError
 
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 

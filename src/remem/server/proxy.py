@@ -35,8 +35,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.background import BackgroundTask
 
+from remem.access import ScopeError
 from remem.errors import RememError
-from remem.scopes import ScopeError
 from remem.server.http_guard import Guard, HostPolicy
 from remem.server.identity import AuthError, grant_for, user_for
 from remem.server.proxy_tools import StreamedCalls, definitions, ours_only, run_calls

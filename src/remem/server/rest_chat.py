@@ -7,9 +7,9 @@ from typing import Any
 
 from fastapi import APIRouter, Depends
 
+from remem.access import ScopeError
 from remem.errors import NotFoundError
 from remem.recall.messages import session_context
-from remem.scopes import ScopeError
 from remem.server.rest_context import (
     Caller,
     CaptureBody,

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from remem.access import Access, ScopeError, ScopeGuard
 from remem.config import TokenGrant
 from remem.errors import ValidationError
-from remem.scopes import Access, ScopeError, ScopeGuard
 from remem.server.identity import grant_for, user_for
 from remem.types import Record
 

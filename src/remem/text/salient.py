@@ -1,5 +1,5 @@
 """Names in a text without a model: the capitalised Latin words and phrases that are not
-just a sentence's first word (what the link channel, ``retrieve/links.py``, links hits by)."""
+just a sentence's first word (what the link channel, ``search/links.py``, links hits by)."""
 
 from __future__ import annotations
 

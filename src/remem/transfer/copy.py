@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 from remem.config import StoreConfig, is_postgres_url
-from remem.conversation.indexing import ACTIVE_MODEL
-from remem.conversation.ingest import lexical_text
 from remem.embed import latent
 from remem.errors import NotFoundError, ValidationError
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
+from remem.ingest.indexing import ACTIVE_MODEL
+from remem.ingest.write_path import lexical_text
 from remem.store.base import RecordRow, Store
 from remem.store.open import open_store
 from remem.text.tokenize import Tokenizer

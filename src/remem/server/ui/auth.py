@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from fastapi import Request
 
+from remem.access import ScopeError
 from remem.config import Config
-from remem.scopes import ScopeError
 from remem.server.identity import AuthError, agent_for, is_loopback
 from remem.server.rest_context import Caller
 

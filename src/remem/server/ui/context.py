@@ -16,9 +16,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
+from remem.access import ScopeError
 from remem.errors import NotFoundError, ValidationError
 from remem.recall.render import local_time
-from remem.scopes import ScopeError
 from remem.server.http_guard import change_refusal
 from remem.server.identity import AuthError
 from remem.server.rest_context import Caller

@@ -7,8 +7,8 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse
 
+from remem.access import ScopeError
 from remem.errors import ValidationError
-from remem.scopes import ScopeError
 from remem.server.rest_context import Caller
 from remem.server.ui import actions, queries
 from remem.server.ui.context import (

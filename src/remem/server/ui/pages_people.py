@@ -16,10 +16,10 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse
 
+from remem.access import ScopeError
 from remem.errors import NotFoundError, ValidationError
 from remem.facts.model import ATTRIBUTES
 from remem.facts.query import day_of, moment, read_facts, subject_keys
-from remem.scopes import ScopeError
 from remem.server.rest_context import Caller
 from remem.server.ui import queries
 from remem.server.ui.context import PREFIX, UI, _when

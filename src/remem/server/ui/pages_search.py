@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
+from remem.access import ScopeError
 from remem.errors import RememError, ValidationError
-from remem.scopes import ScopeError
 from remem.server.rest_context import Caller
 from remem.server.ui import actions
 from remem.server.ui.context import (

@@ -161,7 +161,7 @@ def _overview(mem: Memory, scopes: list[str] | None) -> Overview:
 
 
 def background_backlog(mem: Memory, pending: int) -> dict[str, Any]:
-    """The background backlog (``remem.conversation.backlog``) for ``pending`` records, with
+    """The background backlog (``remem.ingest.backlog``) for ``pending`` records, with
     the records still without latent terms (a scan: cached until the store changes; None
     when latent terms are off)."""
     data = mem.indexer.backlog(pending)

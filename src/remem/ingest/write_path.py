@@ -1,0 +1,262 @@
+"""The write path, and which archived messages become searchable.
+
+Everything is stored (it matters for context), but only somebody talking becomes a hit:
+- internal injections that carry a ``source`` (host notices, scheduled tasks, workflows,
+  sub-task dispatch, friend or group requests) are not indexed;
+- media the bot sent (role ``notice`` or kind ``media``), system messages, control messages
+  (compaction separators, command replies) and directives are not indexed.
+Curated memories are always indexed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from remem.config import Config
+from remem.errors import ConflictError, NotFoundError, ValidationError
+from remem.ingest.indexing import Indexer, Progress
+from remem.schemas import RecordIn, content_hash, parse_time, validate_record
+from remem.store.base import OnConflict, RecordRow, Store
+from remem.text.tokenize import Tokenizer
+from remem.types import Record
+
+NOT_INDEXED_KINDS = frozenset({"media", "control", "directive"})
+
+# What a write does with an id that is already stored: "error" refuses it, "skip" keeps the
+# stored record, "idempotent" (the API's default) answers the same record sent again with the
+# stored one and refuses other content under that id.
+OnTakenId = Literal["error", "skip", "idempotent"]
+
+
+def index_reason(item: RecordIn) -> str | None:
+    """None when the record should be indexed, else why it is stored only."""
+    if item.kind != "message":
+        return None
+    if item.source:
+        return f"internal injection (source {item.source!r})"
+    if item.role == "notice":
+        return "a notice (media the bot sent)"
+    if item.role == "system":
+        return "a system message"
+    if item.message_kind in NOT_INDEXED_KINDS:
+        return f"a {item.message_kind} message"
+    return None
+
+
+def lexical_text(kind: str, speaker: str | None, text: str) -> str:
+    """What the lexical index holds for a record: a message's speaker name is searchable too
+    ("what did Caroline say about ..."); a memory is its text."""
+    return f"{speaker} {text}" if kind == "message" and speaker else text
+
+
+class RecordWriter:
+    """The write path: validate, prepare, commit (text and lexical index in one
+    transaction), then hand the records to the indexer."""
+
+    def __init__(
+        self, store: Store, tokenizer: Tokenizer, config: Config, indexer: Indexer
+    ) -> None:
+        self.store = store
+        self.tokenizer = tokenizer
+        self.config = config
+        self.indexer = indexer
+
+    def prepare(self, item: RecordIn) -> tuple[dict[str, Any], str]:
+        """The stored fields and lexical tokens of one validated record."""
+        fields = item.model_dump()
+        try:
+            json.dumps(fields["metadata"])
+        except (TypeError, ValueError):
+            raise ValidationError(
+                "metadata", fields["metadata"], "use JSON-serialisable values only"
+            ) from None
+        fields["id"] = item.id or uuid.uuid4().hex
+        if fields["created_at"] is None:
+            fields["created_at"] = time.time()
+        if item.kind == "memory" and fields["valid_from"] is None:
+            fields["valid_from"] = fields["created_at"]
+        fields["content_hash"] = content_hash(item.text)
+        reason = index_reason(item)
+        if reason is not None:
+            # Stored for context, never a hit: no lexical tokens, no vector.
+            fields["index_status"] = "skipped"
+            fields["index_error"] = f"not indexed: {reason}"
+            return fields, ""
+        fields["index_status"] = "pending"
+        text = lexical_text(item.kind, item.speaker_label, item.visible_text or item.text)
+        return fields, self.tokenizer.index_string(text)
+
+    def store_all(
+        self,
+        items: Iterable[dict[str, Any] | RecordIn],
+        *,
+        embed: bool,
+        wait: bool | None = None,
+        on_conflict: OnTakenId = "idempotent",
+        progress: Progress | None = None,
+        numbered: bool = True,
+    ) -> list[Record]:
+        """Validate every item, commit all in one transaction, then embed (now when ``wait``,
+        else through the queue). A bad item raises naming its position; nothing is written."""
+        records, repeated = self.commit(items, on_conflict=on_conflict, numbered=numbered)
+        if records:
+            records = self.index(records, embed=embed, wait=wait, progress=progress)
+        return sorted(records + repeated, key=lambda r: r.rowid or 0)
+
+    def commit(
+        self,
+        items: Iterable[dict[str, Any] | RecordIn],
+        *,
+        on_conflict: OnTakenId = "idempotent",
+        numbered: bool = True,
+    ) -> tuple[list[Record], list[Record]]:
+        """Validate every item and insert them in one write, without embedding: (the records
+        written, in rowid order; the ones an idempotent write found already stored). Inside a
+        ``Store.transaction()`` the insert is part of it; ``index`` them once it commits."""
+        prepared: list[tuple[dict[str, Any], str]] = []
+        given_ids: list[str] = []
+        for position, item in enumerate(items):
+            try:
+                valid = validate_record(item, zone=self.config.calendar.zone())
+                prepared.append(self.prepare(valid))
+            except ValidationError as exc:
+                if not numbered:
+                    raise
+                raise ValidationError(
+                    f"item {position + 1}: {exc.field}", exc.value, exc.fix
+                ) from None
+            if valid.id:
+                given_ids.append(valid.id)
+        repeated: list[Record] = []
+        if on_conflict == "idempotent" and given_ids:
+            prepared, repeated = self.without_repeats(prepared, given_ids)
+        if not prepared:
+            return [], repeated
+        on_taken: OnConflict = "skip" if on_conflict == "skip" else "error"
+        rowids = self.store.insert_records(self.with_context(prepared), on_conflict=on_taken)
+        records = list(self.store.get_by_rowids([r for r in rowids if r is not None]).values())
+        records.sort(key=lambda r: r.rowid or 0)
+        return records, repeated
+
+    def index(
+        self,
+        records: list[Record],
+        *,
+        embed: bool,
+        wait: bool | None = None,
+        progress: Progress | None = None,
+    ) -> list[Record]:
+        """Embed committed records now (``wait``, or ``indexing.mode = "sync"``) or hand them
+        to the queue; returns them in rowid order, re-read when they were embedded."""
+        if wait is None:
+            wait = self.config.indexing.mode == "sync"
+        skipped = [r for r in records if r.index_status == "skipped"]
+        records = [r for r in records if r.index_status != "skipped"]
+        if embed and records and wait:
+            self.indexer.embed_records(records, progress=progress)
+            fresh = self.store.get_by_rowids([r.rowid for r in records if r.rowid])
+            records = [fresh.get(r.rowid, r) if r.rowid else r for r in records]
+        else:
+            if embed and records:
+                self.indexer.submit([r.rowid for r in records if r.rowid is not None])
+            if progress:
+                progress(len(records))
+        return sorted(records + skipped, key=lambda r: r.rowid or 0)
+
+    def without_repeats(
+        self, prepared: list[tuple[dict[str, Any], str]], given_ids: list[str]
+    ) -> tuple[list[tuple[dict[str, Any], str]], list[Record]]:
+        """Writes that name their id are idempotent: an item whose id is already stored with
+        the same kind, scope, session and text is that record, sent again (a retry, or a
+        script run twice), and is not written again. An id that holds anything else is a
+        conflict, and nothing is written."""
+        stored = {
+            r.id: r for r in self.store.get_by_rowids(self.store.rowids_for_ids(given_ids)).values()
+        }
+        if not stored:
+            return prepared, []
+        fresh, repeated = [], []
+        for fields, tokens in prepared:
+            old = stored.get(fields["id"])
+            if old is None:
+                fresh.append((fields, tokens))
+                continue
+            new = (fields["kind"], fields["scope"], fields.get("session"), fields["content_hash"])
+            if new != (old.kind, old.scope, old.session, old.content_hash):
+                raise ConflictError(
+                    "id",
+                    fields["id"],
+                    "a record with this id exists and holds something else; choose another "
+                    "id or delete the old record first",
+                )
+            repeated.append(old)
+        return fresh, repeated
+
+    def with_context(self, prepared: list[tuple[dict[str, Any], str]]) -> list[RecordRow]:
+        """Add each message's context tokens: the lexical text of the ``text.context_turns``
+        turns before it in its session (from this batch, else from the store)."""
+        n = self.config.text.context_turns
+        if n <= 0:
+            return [(f, t, "") for f, t in prepared]
+        by_session: dict[str, list[dict[str, Any]]] = {}
+        for fields, _ in prepared:
+            if (
+                fields["kind"] == "message"
+                and fields.get("session")
+                and fields["index_status"] != "skipped"
+            ):
+                by_session.setdefault(fields["session"], []).append(fields)
+        context: dict[int, str] = {}
+        for session, items in by_session.items():
+            items.sort(key=lambda f: f["created_at"])
+            earlier = [
+                lexical_text("message", r.speaker_label, r.shown_text)
+                for r in self.store.previous_texts(session, items[0]["created_at"], n)
+            ]
+            for fields in items:
+                context[id(fields)] = self.tokenizer.index_string(" ".join(earlier[-n:]))
+                shown = fields.get("visible_text") or fields["text"]
+                earlier.append(lexical_text("message", fields.get("speaker_label"), shown))
+        return [(f, t, context.get(id(f), "")) for f, t in prepared]
+
+    def rewrite(
+        self, session: str, timestamp: float | str, new_text: str, visible_text: str | None
+    ) -> Record:
+        """Replace the content of the message a session holds at ``timestamp``; see
+        ``Memory.rewrite``."""
+        if not isinstance(new_text, str) or not new_text.strip():
+            raise ValidationError("new_text", new_text, "give the message's new, non-empty text")
+        if visible_text is not None and (
+            not isinstance(visible_text, str) or not visible_text.strip()
+        ):
+            raise ValidationError(
+                "visible_text",
+                visible_text,
+                "give the non-empty text a person sees, or leave it out",
+            )
+        try:
+            when = parse_time(timestamp, self.config.calendar.zone())
+        except ValueError:
+            raise ValidationError("timestamp", timestamp, "use the message's Unix time") from None
+        record = self.store.find_message(session, when) if when is not None else None
+        if record is None or record.rowid is None:
+            raise NotFoundError(f"no message in session {session!r} at {timestamp!r}")
+        tokens = ""
+        if record.index_status != "skipped":
+            text = lexical_text(record.kind, record.speaker_label, visible_text or new_text)
+            tokens = self.tokenizer.index_string(text)
+        self.store.update_text(
+            record.rowid, new_text, content_hash(new_text), tokens, visible_text=visible_text
+        )
+        if record.index_status == "indexed":
+            if self.config.indexing.mode == "sync":
+                self.indexer.embed_rowids([record.rowid])
+            else:
+                self.indexer.submit([record.rowid])
+        updated = self.store.get(record.id)
+        assert updated is not None
+        return updated

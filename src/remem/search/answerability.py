@@ -1,0 +1,455 @@
+"""One calibrated answerability score per hit: the probability that the hit answers the question.
+
+The relevance stage says how close a line is to the question ("this line is about Priya"); it
+cannot say whether the line carries what was asked ("Priya's favourite movie"). This stage
+combines what the pipeline already knows about each hit into one score fitted on the
+development suite (remem-bench's ``fit_answerability.py``; the coefficients, the inputs, the
+datasets and the date ship in ``remem/data/answerability.json``), the product of two logistic
+parts (``AnswerabilityModel``): the question's, P(the search holds an answer at all), and the
+hit's, P(this hit is it, when there is one):
+
+- ``FEATURES`` is the one table of the hit's inputs: each a name and a function of the hit. A
+  feature a search cannot compute (no latent terms read for this hit, no vector, a question
+  of no known answer type) is None and adds nothing: it counts as the fit's mean for it.
+- ``QUESTION_FEATURES``: the question's inputs, each the best value of one hit input over the
+  search's best hits (``question_row``). A near miss is a property of the search, not of a
+  hit: none of its lines carries an answer of the asked type, however well they match the
+  subject.
+- ``answer_type`` reads ``remem.text.answer_types.answer_evidence`` (evidence that the hit or
+  its neighbours carry an answer of the asked type).
+
+The score is what every surface shows (``Hit.score``); the pipeline's own final score still
+orders the hits and stays in the explain trace's stages. The gate: the relevance floors
+(``relevance.py``) are read first; a search where no candidate clears its floor still answers
+when its best hit scores at least ``search.answerability_threshold`` (no cliff at a floor's
+edge), else it returns nothing, and the trace says which evidence weighed most. Measured on
+the suite, the score alone at a threshold that keeps recall@10 answered more off-topic
+questions than the floors (docs/decisions/0014-answerability.md). Auto-recall (``recall/messages.py``) keeps only the hits at or above
+``recall.answerability_threshold``, so split evidence injects less, not nothing. A search
+judged by a model without a relevance calibration, by a cross-encoder, or with the relevance
+stage off is not scored (the fit reads the bundled model's evidence): its hits keep the
+pipeline's score and the floors alone gate it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from remem.search.candidates import Candidate
+from remem.search.context import StageContext
+from remem.search.query_terms import query_weights, term_coverage
+from remem.text.scripts import crosses, script_of
+
+MODEL_FILE = Path(__file__).parent.parent / "data" / "answerability.json"
+# how many of the best hits (by the pipeline's score) get their neighbours read for subject
+# match: a store read per search, kept to the hits a surface shows
+NEIGHBOUR_TOP = 10
+# the answerability of the best k x this many candidates is computed (diversity and the
+# aggregate spread reorder within them)
+SCORED_PER_K = 3
+# a channel rank a hit does not have counts as this (the pool is rarely larger)
+NO_RANK = 200
+
+
+@dataclass
+class HitEvidence:
+    """What the features of one search read, computed once for all its hits."""
+
+    ctx: StageContext
+    weights: dict[str, float]  # the question's IDF weights, names of people left out
+    best_relevance: float
+    fused_rank: dict[int, int]  # rowid -> 1-based rank in the fused order
+    rank: dict[int, int]  # rowid -> 1-based rank by the pipeline's score so far
+    near_tokens: dict[int, set[str]]  # rowid -> tokens of the hit and its neighbours
+    near_texts: dict[int, list[str]]  # rowid -> the hit's text and its neighbours'
+    answer_type: Callable[[str, list[str]], float | None] | None = None
+    own_tokens: dict[int, list[str]] = field(default_factory=dict)
+    # rowid -> the answer-type evidence of the best hits (read once: two features use it)
+    answer_types: dict[int, float | None] = field(default_factory=dict)
+    top: list[Candidate] = field(default_factory=list)  # the best NEIGHBOUR_TOP by score
+
+
+def _relevance(c: Candidate, ev: HitEvidence) -> float | None:
+    return c.relevance
+
+
+def _margin(c: Candidate, ev: HitEvidence) -> float | None:
+    """The relevance over the floor the relevance stage held the hit to."""
+    if c.relevance is None or c.floor is None:
+        return None
+    return c.relevance - c.floor
+
+
+def _search_margin(c: Candidate, ev: HitEvidence) -> float | None:
+    """The search's best relevance over its floor (what the floors gated on), the same for
+    every hit of the search."""
+    return ev.ctx.best_margin
+
+
+def _rank(c: Candidate, ev: HitEvidence) -> float:
+    """The hit's place in the pipeline's order so far (log)."""
+    return math.log1p(ev.rank.get(c.rowid, NO_RANK))
+
+
+def _relevance_gap(c: Candidate, ev: HitEvidence) -> float | None:
+    """How far below the search's best relevance (0 for the best)."""
+    return None if c.relevance is None else c.relevance - ev.best_relevance
+
+
+def _subject_own(c: Candidate, ev: HitEvidence) -> float | None:
+    """The share of the question's words (people's names left out) that the hit holds."""
+    if not ev.weights:
+        return None
+    return term_coverage(ev.weights, ev.own_tokens.get(c.rowid, ()), ev.ctx.query_forms)
+
+
+def _subject_near(c: Candidate, ev: HitEvidence) -> float | None:
+    """... that the hit or the lines next to it hold."""
+    if not ev.weights:
+        return None
+    tokens = ev.near_tokens.get(c.rowid)
+    if tokens is None:
+        tokens = set(ev.own_tokens.get(c.rowid, ()))
+    return term_coverage(ev.weights, tokens, ev.ctx.query_forms)
+
+
+def _named_speaker(c: Candidate, ev: HitEvidence) -> float:
+    """1 when the question names the hit's speaker."""
+    label = c.record.speaker_label if c.record is not None else None
+    return 1.0 if label and label in ev.ctx.named else 0.0
+
+
+def _both_channels(c: Candidate, ev: HitEvidence) -> float:
+    return 1.0 if c.vector_rank is not None and c.lexical_rank is not None else 0.0
+
+
+def _vector_rank(c: Candidate, ev: HitEvidence) -> float:
+    return math.log1p(c.vector_rank if c.vector_rank is not None else NO_RANK)
+
+
+def _lexical_rank(c: Candidate, ev: HitEvidence) -> float:
+    return math.log1p(c.lexical_rank if c.lexical_rank is not None else NO_RANK)
+
+
+def _fused_rank(c: Candidate, ev: HitEvidence) -> float:
+    return math.log1p(ev.fused_rank.get(c.rowid, NO_RANK))
+
+
+def _fused(c: Candidate, ev: HitEvidence) -> float:
+    return c.fused
+
+
+def _latent(c: Candidate, ev: HitEvidence) -> float | None:
+    return c.latent
+
+
+def _cross_script(c: Candidate, ev: HitEvidence) -> float:
+    if c.record is None:
+        return 0.0
+    return 1.0 if crosses(script_of(ev.ctx.query), c.record.text) else 0.0
+
+
+def _answer_type(c: Candidate, ev: HitEvidence) -> float | None:
+    """Evidence that the hit or its neighbours carry an answer of the asked type (the
+    answer-type module, when it is installed; None otherwise or for an unknown type)."""
+    if c.rowid in ev.answer_types:
+        return ev.answer_types[c.rowid]
+    if ev.answer_type is None or c.record is None:
+        return None
+    texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
+    ev.answer_types[c.rowid] = found = ev.answer_type(ev.ctx.query, texts)
+    return found
+
+
+def _labelled(record: Any) -> str:
+    """A record's text as the answer-type spans read it: "speaker: line" (a speaker label
+    is a weak sign of a person, ``answer_types.spans``)."""
+    label = record.speaker_label
+    return f"{label}: {record.text}" if label else record.text
+
+
+Feature = Callable[[Candidate, HitEvidence], float | None]
+
+# The inputs of the answerability score, in one table: the fit reads the same functions.
+FEATURES: dict[str, Feature] = {
+    "relevance": _relevance,
+    "margin": _margin,
+    "search_margin": _search_margin,
+    "rank": _rank,
+    "relevance_gap": _relevance_gap,
+    "subject_own": _subject_own,
+    "subject_near": _subject_near,
+    "named_speaker": _named_speaker,
+    "both_channels": _both_channels,
+    "vector_rank": _vector_rank,
+    "lexical_rank": _lexical_rank,
+    "fused_rank": _fused_rank,
+    "fused": _fused,
+    "latent": _latent,
+    "cross_script": _cross_script,
+    "answer_type": _answer_type,
+}
+
+# what the explain trace calls each input when it says which decided
+FEATURE_LABELS = {
+    "relevance": "relevance",
+    "margin": "relevance over its floor",
+    "search_margin": "the search's best relevance over its floor",
+    "rank": "rank",
+    "relevance_gap": "relevance below the best hit's",
+    "subject_own": "subject match (the hit's words)",
+    "subject_near": "subject match (the hit and its neighbours)",
+    "named_speaker": "the question names its speaker",
+    "both_channels": "channel agreement",
+    "vector_rank": "vector rank",
+    "lexical_rank": "keyword rank",
+    "fused_rank": "fused rank",
+    "fused": "fused score",
+    "latent": "latent terms",
+    "cross_script": "written in the other script",
+    "answer_type": "answer-type evidence",
+}
+
+# The question's inputs: each the best value of one hit input over the search's best
+# NEIGHBOUR_TOP hits. "Is this question answered here at all" is a property of the search, not
+# of a hit: a near miss is a question none of whose hits carries an answer of its type, however
+# well they match its subject.
+QUESTION_FEATURES: dict[str, str] = {
+    "q_answer_type": "answer_type",
+    "q_subject": "subject_near",
+    "q_subject_own": "subject_own",
+    "q_relevance": "relevance",
+    "q_margin": "search_margin",
+    "q_latent": "latent",
+}
+FEATURE_LABELS |= {
+    "q_answer_type": "answer-type evidence of the best hits",
+    "q_subject": "subject match of the best hits (with neighbours)",
+    "q_subject_own": "subject match of the best hits",
+    "q_relevance": "the best hit's relevance",
+    "q_margin": "the search's best relevance over its floor",
+    "q_latent": "the best latent terms",
+}
+# per-search constants: read by the question's part only
+QUESTION_ONLY = frozenset({"search_margin"})
+
+
+def question_row(rows: list[dict[str, float | None]]) -> dict[str, float | None]:
+    """The question's inputs from its best hits' rows (in the pipeline's order)."""
+    out: dict[str, float | None] = {}
+    for name, source in QUESTION_FEATURES.items():
+        values = [v for r in rows[:NEIGHBOUR_TOP] if (v := r.get(source)) is not None]
+        out[name] = max(values) if values else None
+    return out
+
+
+def answer_type_reader() -> Callable[[str, list[str]], float | None] | None:
+    """``remem.text.answer_types.answer_evidence``: the single place the answer-type feature
+    is wired in (evidence in [0, 1] that a hit or its neighbours carry an answer of the kind
+    the question asks for; None when the kind is unknown)."""
+    from remem.text.answer_types import answer_evidence
+
+    return answer_evidence
+
+
+@dataclass(frozen=True)
+class AnswerabilityModel:
+    """Logistic coefficients over standardised features: sigmoid(intercept + sum of
+    coefficient x (value - mean) / scale); a feature that is None adds nothing.
+
+    With a ``question`` part (a logistic of its own over ``QUESTION_FEATURES``: the chance
+    that the search holds an answer at all), the score is the product: P(the search holds an
+    answer) x P(this hit is it, when it does). When the fit carries a monotone calibration
+    (``knots``: increasing raw scores and the observed share of answers at each, an isotonic
+    fit), the score is read through it, linearly between knots."""
+
+    intercept: float
+    coefficients: dict[str, float]
+    mean: dict[str, float]
+    scale: dict[str, float]
+    knots: tuple[tuple[float, float], ...] = ()
+    question: AnswerabilityModel | None = None
+
+    def inputs(self) -> set[str]:
+        """The hit inputs this model reads (those its question part aggregates included)."""
+        names = set(self.coefficients)
+        if self.question is not None:
+            names |= {QUESTION_FEATURES[q] for q in self.question.coefficients}
+        return names
+
+    def contributions(
+        self, row: dict[str, float | None], question: dict[str, float | None] | None = None
+    ) -> dict[str, float]:
+        out = {}
+        for name, coef in self.coefficients.items():
+            value = row.get(name)
+            if value is not None:
+                out[name] = coef * (value - self.mean[name]) / (self.scale[name] or 1.0)
+        if self.question is not None and question is not None:
+            out |= self.question.contributions(question)
+        return out
+
+    def _logistic(self, row: dict[str, float | None]) -> float:
+        z = self.intercept + sum(self.contributions(row).values())
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def probability(
+        self, row: dict[str, float | None], question: dict[str, float | None] | None = None
+    ) -> float:
+        p = self._logistic(row)
+        if self.question is not None:
+            p *= self.question._logistic(question if question is not None else {})
+        return self.calibrated(p)
+
+    def calibrated(self, p: float) -> float:
+        """``p`` read through the monotone calibration (itself when the fit has none)."""
+        knots = self.knots
+        if not knots:
+            return p
+        if p <= knots[0][0]:
+            return knots[0][1]
+        for (x0, y0), (x1, y1) in itertools.pairwise(knots):
+            if p <= x1:
+                return y0 + (y1 - y0) * (p - x0) / (x1 - x0) if x1 > x0 else y1
+        return knots[-1][1]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AnswerabilityModel:
+        fit = data["fit"]
+        return cls(
+            intercept=float(fit["intercept"]),
+            coefficients={k: float(v) for k, v in fit["coefficients"].items()},
+            mean={k: float(v) for k, v in fit["mean"].items()},
+            scale={k: float(v) for k, v in fit["scale"].items()},
+            knots=tuple((float(x), float(y)) for x, y in fit.get("calibration", ())),
+            question=cls.from_dict({"fit": fit["question"]}) if "question" in fit else None,
+        )
+
+
+@lru_cache(maxsize=1)
+def shipped_model() -> AnswerabilityModel | None:
+    """The fit shipped in ``remem/data/answerability.json``; None when it is missing."""
+    try:
+        return AnswerabilityModel.from_dict(json.loads(MODEL_FILE.read_text("utf-8")))
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def evidence_for(cands: list[Candidate], ctx: StageContext) -> HitEvidence:
+    """Everything the features read, for this search's candidates."""
+    names: set[str] = set()
+    if ctx.tokenizer is not None:
+        for label, alias in ctx.named.items():
+            names.update(ctx.tokenizer.query_tokens(f"{label} {alias}"))
+    weights = {t: w for t, w in query_weights(ctx).items() if t not in names}
+    own = ctx.indexed_tokens([c.rowid for c in cands])
+    if ctx.tokenizer is not None:
+        for c in cands:
+            if c.rowid not in own and c.record is not None:
+                own[c.rowid] = ctx.tokenizer.index_tokens(c.record.text)
+    by_fused = sorted(cands, key=lambda c: (-c.fused, c.rowid))
+    by_score = sorted(cands, key=lambda c: (-c.score, c.rowid))
+    ev = HitEvidence(
+        ctx=ctx,
+        weights=weights,
+        best_relevance=max((c.relevance or 0.0 for c in cands), default=0.0),
+        fused_rank={c.rowid: i + 1 for i, c in enumerate(by_fused)},
+        rank={c.rowid: i + 1 for i, c in enumerate(by_score)},
+        near_tokens={},
+        near_texts={},
+        answer_type=answer_type_reader(),
+        own_tokens=own,
+        top=by_score[:NEIGHBOUR_TOP],
+    )
+    _read_neighbours(cands, ev)
+    return ev
+
+
+def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
+    """The best hits' neighbours (one line each side in their session), one store read."""
+    ctx = ev.ctx
+    if ctx.store is None or ctx.tokenizer is None:
+        return
+    best = ev.top
+    records = [c.record for c in best if c.record is not None and c.record.session]
+    if not records:
+        return
+    around = ctx.store.neighbours(records, 1, 1, ctx.filters, ctx.now)
+    for c in best:
+        if c.record is None:
+            continue
+        others = around.get(c.rowid, [])
+        tokens = set(ev.own_tokens.get(c.rowid, ()))
+        for r in others:
+            tokens.update(ctx.tokenizer.index_tokens(r.text))
+        ev.near_tokens[c.rowid] = tokens
+        ev.near_texts[c.rowid] = [_labelled(c.record), *(_labelled(r) for r in others)]
+
+
+def feature_rows(
+    cands: list[Candidate],
+    ctx: StageContext,
+    top: int | None = None,
+    names: Collection[str] | None = None,
+) -> dict[int, dict[str, float | None]]:
+    """rowid -> each feature of ``FEATURES`` (only ``names`` when given: those the shipped fit
+    reads; None where it cannot be computed), for the best ``top`` candidates by the
+    pipeline's score (all when None)."""
+    ev = evidence_for(cands, ctx)
+    best = sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]
+    wanted = {n: f for n, f in FEATURES.items() if names is None or n in names}
+    return {c.rowid: {name: f(c, ev) for name, f in wanted.items()} for c in best}
+
+
+def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+    """Score the best candidates, then the gate (see the module's docstring)."""
+    model = shipped_model()
+    if model is None or not cands or not ctx.calibrated:
+        return cands  # an uncalibrated model's hits keep the pipeline's score, as before
+    # the hits a search can return, with room for diversity to bring some up: scoring every
+    # candidate of the pool (~100) cost more than the rest of the stages
+    # only the inputs the fit reads: one it left out (answer types until a refit) costs time
+    top = max(SCORED_PER_K * ctx.k, NEIGHBOUR_TOP)
+    rows = feature_rows(cands, ctx, top=top, names=model.inputs())
+    question = question_row(list(rows.values()))  # rows come in the pipeline's order
+    for c in cands:
+        row = rows.get(c.rowid)
+        if row is not None:
+            c.answerability = model.probability(row, question)
+            c.evidence = {k: round(v, 4) for k, v in model.contributions(row, question).items()}
+    threshold = ctx.config.search.answerability_threshold
+    best = max(cands, key=lambda c: (c.answerability or 0.0, -c.rowid))  # of the scored
+    score = best.answerability or 0.0
+    if threshold <= 0 or ctx.floor_miss is None:
+        return cands  # a candidate cleared its relevance floor (or the gate is off)
+    said = deciding(best.evidence or {})
+    if score >= threshold:
+        ctx.notes.append(
+            f"answerability: answered though {ctx.floor_miss}: best answerability "
+            f"{score:.3f} >= search.answerability_threshold {threshold}; {said}"
+        )
+        return cands
+    reason = (
+        f"{ctx.floor_miss}, and best answerability {score:.3f} < "
+        f"search.answerability_threshold {threshold}; {said}"
+    )
+    ctx.notes.append(f"answerability gate: {reason}")
+    for c in cands:
+        ctx.drop(c, "answerability", reason)
+    return []
+
+
+def deciding(evidence: dict[str, float]) -> str:
+    """Which inputs weighed most against (and for) a hit, for the explain trace."""
+    against = sorted((v, k) for k, v in evidence.items() if v < 0)[:2]
+    helped = sorted(((v, k) for k, v in evidence.items() if v > 0), reverse=True)[:1]
+    parts = [f"against: {FEATURE_LABELS[k]} ({v:+.2f})" for v, k in against]
+    parts += [f"for: {FEATURE_LABELS[k]} ({v:+.2f})" for v, k in helped]
+    return ", ".join(parts) or "no evidence either way"

@@ -1,0 +1,50 @@
+"""The read pipeline's scoring stages after fusion, in order (see the modules they come from).
+
+Each stage is a small function over the candidate list; its name is what ``disable=`` and the
+explain trace use. Diversity and the aggregate spread run after these, over the final order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from remem.search import gates, scoring
+from remem.search.adaptive import adaptive_fusion
+from remem.search.answerability import answerability
+from remem.search.candidates import Candidate
+from remem.search.context import StageContext
+from remem.search.currency import currency
+from remem.search.links import link_lift
+from remem.search.relevance import relevance
+from remem.search.replies import reply_after_question
+from remem.search.rerank import rerank
+from remem.search.time_intent import time_intent
+
+Stage = Callable[[list[Candidate], StageContext], list[Candidate]]
+
+SCORE_STAGES: list[tuple[str, Stage]] = [
+    ("adaptive_fusion", adaptive_fusion),
+    ("min_semantic", gates.min_semantic),
+    ("noise", gates.noise),
+    ("rerank", rerank),
+    ("recency", scoring.recency),
+    ("importance", scoring.importance),
+    ("authority", scoring.authority),
+    ("length", scoring.length_norm),
+    ("decay", scoring.decay),
+    ("access", scoring.access),
+    ("time_weight", scoring.time_weighting),
+    ("same_user", scoring.same_user),
+    ("session_lift", scoring.session_lift),
+    ("neighbour_lift", scoring.neighbour_lift),
+    ("link_lift", link_lift),
+    ("time_intent", time_intent),
+    ("self_reference", scoring.self_reference),
+    ("named_speaker", scoring.named_speaker),
+    ("reply_after_question", reply_after_question),
+    ("relevance", relevance),
+    ("currency", currency),
+    ("answerability", answerability),
+    ("min_score", gates.min_score),
+]
+STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spread"]
