@@ -160,20 +160,16 @@ def model_in_use(config: Config, store: Store) -> str | None:
 
 
 def effective_settings(config: Config) -> list[tuple[str, Any, str]]:
-    """``config.effective()`` as the store at store.path will be used: when that store was
+    """``config.effective()`` as the configured store (the file, or ``store.url``) will be used: when that store was
     switched to another bundled model with `remem reembed` and embed.model is not set, the
     row for embed.model shows the switched-to model, from source "store". A store that does
     not exist is not created."""
     rows = config.effective()
-    if not config.store.resolved_path().exists():
+    if config.store.url is None and not config.store.resolved_path().exists():
         return rows
-    from remem.store.sqlite import SQLiteStore
+    from remem.store.open import open_store  # the backend the configuration names
 
-    store = SQLiteStore(
-        config.store.resolved_path(),
-        busy_timeout_ms=config.store.busy_timeout_ms,
-        cache_mb=config.store.cache_mb,
-    )
+    store = open_store(config.store)
     try:
         followed = followed_model(config, active_model(store))
     finally:

@@ -184,6 +184,21 @@ def test_search_never_imports_the_write_path():
     assert reaching == []
 
 
+def test_nothing_outside_the_store_imports_a_backend():
+    """Everything above the store types against the protocol (issue 42): only ``remem.store``
+    itself (``store/open.py`` picks the backend a configuration names) imports a backend's
+    package; the rest asks ``open_store`` or takes a ``Store``."""
+    backends = ("remem.store.sqlite", "remem.store.postgres", "remem.store.memory")
+    reaching = sorted(
+        f"{name} imports {target}"
+        for name, targets in import_graph().items()
+        if not name.startswith("remem.store")
+        for target in targets
+        if target.startswith(backends)
+    )
+    assert reaching == []
+
+
 def test_capabilities_are_asked_not_read_off_the_path():
     """Outside the store backends nobody reads ``store.path is None`` as "this is SQLite"
     (issue 42): a backend says what it has (``Store.index_root``)."""

@@ -228,3 +228,25 @@ def test_vectors_older_than_their_text_are_stale(store, monkeypatch):
     store.update_text(a, "changed", "h", "changed")
     assert store.stale_vectors("m") == [a]
     assert store.stale_vectors("other") == []
+
+
+def test_every_protocol_method_is_exercised():
+    """Each method of the protocols in ``store/base.py`` is called somewhere in this suite, so
+    every backend is held to it (a method nobody tests can drift apart between backends)."""
+    import inspect
+    import re
+    from pathlib import Path
+
+    from remem.store import base
+
+    methods = {
+        name
+        for protocol in vars(base).values()
+        if inspect.isclass(protocol) and getattr(protocol, "_is_protocol", False)
+        for name, member in vars(protocol).items()
+        if not name.startswith("_") and (callable(member) or isinstance(member, property))
+    }
+    suite = "\n".join(p.read_text() for p in Path(__file__).parent.glob("*.py"))
+    missing = sorted(m for m in methods if not re.search(rf"\b{m}\b", suite))
+    assert len(methods) > 50
+    assert missing == [], f"no conformance test calls {missing}"
