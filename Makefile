@@ -71,8 +71,10 @@ browser:
 check: $(STAMP) lint
 	$(BIN)/pytest -n $(PYTEST_WORKERS) -q -m "not slow"
 
+# --durations: the slowest tests are printed with every run, so a suite creeping past its
+# 15-minute budget shows where the time went.
 test: $(STAMP) lint browser
-	$(BIN)/pytest -n $(PYTEST_WORKERS) -q
+	$(BIN)/pytest -n $(PYTEST_WORKERS) -q --durations=25 --durations-min=20
 	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory test-openclaw
 	$(MAKE) --no-print-directory test-astrbot
