@@ -17,6 +17,7 @@ from datetime import tzinfo
 from typing import Any
 
 from remem import arguments
+from remem.access import in_scopes
 from remem.config import Config
 from remem.errors import ValidationError
 from remem.ingest.modes import narrow, resolve_mode
@@ -123,9 +124,7 @@ def recall_for_turn(chat: ChatArchive, turn: Turn) -> TurnRecall:
         raise ValidationError("session", turn.session, "give the session this turn belongs to")
     ids = input_ids(turn)
     archived = [chat.store.get(check_encodable("id", i)) for i in ids]
-    inputs = [
-        r for r in archived if r is not None and (turn.scopes is None or r.scope in turn.scopes)
-    ]
+    inputs = [r for r in archived if r is not None and in_scopes(r, turn.scopes)]
     if not inputs:
         return TurnRecall(skipped_reason="none of this turn's inputs was archived")
     query = build_query(inputs, cfg.max_query_chars)
