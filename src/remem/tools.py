@@ -475,13 +475,13 @@ class MemoryTools:
             session=session,
             agent=self.access.agent,
             user_id=self.access.user,
-            scopes=list(self.access.readable),
             **session_context(self.parts.store, session),
         )
         out = conversation_recall(
             self.parts.chat,
             turn,
             args.query,
+            guard=self.guard,
             scope=args.scope,
             context_window=args.context_window,
             limit=args.limit,

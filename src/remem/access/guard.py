@@ -17,15 +17,24 @@ from remem.types import Record
 
 @dataclass(frozen=True)
 class ScopeGuard:
-    """The one scope check. ``access`` None is the local operator (unrestricted)."""
+    """The one scope check. ``access`` None is the local operator (unrestricted); ``within``
+    limits a guard to a list of scopes another guard handed down (``Turn.scopes``)."""
 
     access: Access | None = None
+    within: tuple[str, ...] | None = None
 
     @classmethod
     def operator(cls) -> ScopeGuard:
         """The local operator's guard (loopback without tokens, the CLI without an agent,
         the library): not limited."""
         return cls()
+
+    @classmethod
+    def limited_to(cls, scopes: Sequence[str] | None) -> ScopeGuard:
+        """The guard of a scope list a caller's guard already worked out and handed down
+        (``Turn.scopes``: a server puts its caller's readable scopes there); None: the local
+        operator. It reads those scopes only and writes nowhere else."""
+        return cls() if scopes is None else cls(within=tuple(scopes))
 
     @classmethod
     def for_agent(
@@ -40,12 +49,21 @@ class ScopeGuard:
 
     @property
     def restricted(self) -> bool:
-        return self.access is not None
+        return self.access is not None or self.within is not None
 
     def read_scopes(self, requested: str | Sequence[str] | None = None) -> list[str] | None:
         """The scopes a read may use (None: any). A request can only narrow: asking for a
         scope the caller may not read is refused."""
         wanted = [requested] if isinstance(requested, str) else requested
+        if self.within is not None:
+            if wanted is None:
+                return list(self.within)
+            outside = [w for w in wanted if w not in self.within]
+            if outside:
+                raise ScopeError(
+                    f"scope {outside[0]!r} is not one this call may read "
+                    f"(allowed: {', '.join(self.within)})"
+                )
         if self.access is None:
             return None if wanted is None else list(wanted)
         if wanted is None:
@@ -53,7 +71,9 @@ class ScopeGuard:
         return [scope for w in wanted for scope in self.access.narrow(w)]
 
     def can_see(self, record: Record | None) -> bool:
-        return record is not None and (self.access is None or self.access.can_read(record.scope))
+        if record is None or (self.within is not None and record.scope not in self.within):
+            return False
+        return self.access is None or self.access.can_read(record.scope)
 
     def filter(self, records: Iterable[Record | None]) -> list[Record]:
         """The records the caller may read, in their order (missing ones left out)."""
@@ -67,6 +87,8 @@ class ScopeGuard:
         return record
 
     def check_write(self, scope: str) -> None:
+        if self.within is not None and scope not in self.within:
+            raise ScopeError(f"this call may not write to scope {scope!r}")
         if self.access is not None and not self.access.can_write(scope):
             raise ScopeError(f"agent {self.access.agent!r} may not write to scope {scope!r}")
 
@@ -105,7 +127,7 @@ class ScopeGuard:
 
 def in_scopes(record: Record, scopes: Sequence[str] | None) -> bool:
     """Whether ``record`` lies in ``scopes``, a list a guard handed down (None: every scope)."""
-    return scopes is None or record.scope in scopes
+    return ScopeGuard.limited_to(scopes).can_see(record)
 
 
 def check_write(access: Access | None, scope: str) -> None:
