@@ -487,9 +487,5 @@ class MemoryTools:
             limit=args.limit,
             cross_session=args.cross_session,
         )
-        return {
-            "block": out.block,
-            "scope": out.scope,
-            "contextWindow": out.window,
-            "matches": [message_view(h.record) | {"score": round(h.score, 4)} for h in out.hits],
-        }
+        matches = [message_view(h.record) | {"score": round(h.score, 4)} for h in out.hits]
+        return {**out.shown(), "matches": matches}

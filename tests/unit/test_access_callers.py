@@ -74,3 +74,9 @@ def test_a_handed_down_scope_list_limits_reads_and_writes():
         g.check_write("agent:x")
     assert ScopeGuard.limited_to([]).read_scopes() == []  # an empty list reads nothing
     assert ScopeGuard.limited_to(None) == ScopeGuard.operator()  # None: every scope
+
+
+def test_the_agent_a_facade_call_acts_as():
+    """A token's agent acts as itself; the local operator passes no agent (not limited)."""
+    assert Caller.of_token(config(**TOKENS), "Bearer token-of-the-bot-0123").acting_agent == "bot"
+    assert Caller.of_token(config(**{"scopes.agent": "desk"}), None).acting_agent is None

@@ -103,6 +103,12 @@ class Caller:
         """An agent as a token would present it (restricted), e.g. to warm up its views."""
         return cls(agent, restricted=True)
 
+    @property
+    def acting_agent(self) -> str | None:
+        """The agent a facade call (``agent=``) acts as: a token's agent, limited to its
+        access; None for the local operator, who is not limited."""
+        return self.agent if self.restricted else None
+
     def user(self, named: str | None) -> str | None:
         """The user this request acts for (a bound token cannot be widened: 403)."""
         return user_for(self.grant, named)

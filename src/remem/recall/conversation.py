@@ -46,6 +46,11 @@ class ConversationRecall:
     block: str = ""
     mode_source: str = ""
 
+    def shown(self) -> dict[str, Any]:
+        """What every surface answers first (the REST route, the agent tool): the block and
+        the effective scope and window, in the tool's vocabulary."""
+        return {"block": self.block, "scope": self.scope, "contextWindow": self.window}
+
 
 def conversation_recall(
     chat: ChatArchive,

@@ -141,7 +141,7 @@ def routes(ui: UI) -> APIRouter:
                 value.strip() or None,
                 close=closing,
                 note=note.strip() or None,
-                **({"agent": c.agent} if c.restricted else {}),
+                **({"agent": c.acting_agent} if c.acting_agent else {}),
             )
         except (ValidationError, ScopeError) as exc:
             form = {"attribute": attribute, "value": value, "close": closing, "note": note}
