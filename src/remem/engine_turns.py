@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from remem import arguments
-from remem.access import Access, resolve
+from remem.access import Access, ScopeGuard, resolve
 from remem.capture.capture import CaptureParts, CaptureResult, capture_after_turn
 from remem.capture.summary import summarize_session
 from remem.config import Config
@@ -96,13 +96,12 @@ class TurnMethods:
     ) -> AutoRecall:
         """Before an LLM request: the relevant memories as a ``<relevant-memories>`` block
         (``timezone``: the asker's, for time words and the memories' dates)."""
+        guard = ScopeGuard.for_agent(self.config, agent, session=session, user=user)
         with interactive():  # one query deadline for every embedding this recall waits for
             return recall_memories(
                 self.memory_recall,
                 query,
-                agent=agent,
-                session=session,
-                user=user,
+                guard,
                 now=now,
                 preview=preview,
                 timezone=timezone,
@@ -126,7 +125,8 @@ class TurnMethods:
     def recall_for_turn(self, turn: Turn) -> TurnRecall:
         """Before an LLM call: recall for this turn's archived inputs and render the block to
         inject (see ``remem.recall.messages``)."""
-        return recall_for_turn(self.chat, arguments.turn(turn))
+        turn = arguments.turn(turn)
+        return recall_for_turn(self.chat, turn, ScopeGuard.limited_to(turn.scopes))
 
     def conversation_recall(
         self,
@@ -145,6 +145,7 @@ class TurnMethods:
             self.chat,
             turn,
             query,
+            guard=ScopeGuard.limited_to(turn.scopes),
             scope=scope,
             context_window=context_window,
             limit=limit,

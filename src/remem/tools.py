@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from remem.access import Access, ScopeGuard
+from remem.access import Access, ScopeGuard, in_scopes
 from remem.capture.candidates import never_a_memory
 from remem.config import Config
 from remem.errors import NotFoundError, RememError, printable
@@ -388,7 +388,7 @@ class MemoryTools:
 
     def memory_update(self, args: UpdateArgs) -> dict[str, Any]:
         old = self.parts.store.get(check_encodable("id", args.memory_id))
-        if old is None or old.kind != "memory" or old.scope not in self._scopes(None):
+        if old is None or old.kind != "memory" or not self.guard.can_see(old):
             # the same answer whether it does not exist or is not yours: no probing
             raise ToolError(f"memory_update: no memory {args.memory_id!r} that you may change")
         if args.text is not None and contains_secret(args.text):
@@ -410,7 +410,7 @@ class MemoryTools:
         scopes = self._scopes(args.scope)
         if args.memory_id is not None:
             rec = self.parts.store.get(check_encodable("id", args.memory_id))
-            if rec is None or rec.kind != "memory" or rec.scope not in scopes:
+            if rec is None or rec.kind != "memory" or not in_scopes(rec, scopes):
                 # the same answer whether it does not exist or is not yours: no probing
                 message = f"memory_forget: no memory {args.memory_id!r} that you may forget"
                 raise ToolError(message, cause=NotFoundError(message))
@@ -475,21 +475,17 @@ class MemoryTools:
             session=session,
             agent=self.access.agent,
             user_id=self.access.user,
-            scopes=list(self.access.readable),
             **session_context(self.parts.store, session),
         )
         out = conversation_recall(
             self.parts.chat,
             turn,
             args.query,
+            guard=self.guard,
             scope=args.scope,
             context_window=args.context_window,
             limit=args.limit,
             cross_session=args.cross_session,
         )
-        return {
-            "block": out.block,
-            "scope": out.scope,
-            "contextWindow": out.window,
-            "matches": [message_view(h.record) | {"score": round(h.score, 4)} for h in out.hits],
-        }
+        matches = [message_view(h.record) | {"score": round(h.score, 4)} for h in out.hits]
+        return {**out.shown(), "matches": matches}

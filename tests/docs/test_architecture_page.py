@@ -178,7 +178,7 @@ def test_the_strict_modules_are_configured():
         o for o in config["tool"]["mypy"]["overrides"] if o.get("disallow_untyped_defs") is True
     ]
     modules = {m for o in strict for m in o["module"]}
-    wanted = {"remem", "remem.engine", "remem.async_memory", "remem.store.base"}
+    wanted = {"remem", "remem.engine", "remem.async_memory", "remem.store.base", "remem.access"}
     assert wanted <= modules, f"not held to mypy --strict: {sorted(wanted - modules)}"
     flags = {
         "disallow_any_generics",

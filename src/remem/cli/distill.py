@@ -75,7 +75,9 @@ def distill(
         fail("--summarize ends a session: run it once at the session's end, not with --watch")
     overrides = {"capture.session_summary": True} if summarize else {}
     with open_memory(long_lived=watch, **overrides) as mem:
-        agent = agent or mem.config.scopes.agent
+        from remem.access import Caller
+
+        agent = Caller.local(mem.config, agent).agent
         if not agent and (summarize or not no_capture):
             fail("no agent identity: pass --agent, set scopes.agent, or --no-capture")
         agent = agent or "distill"  # --no-capture: no memory is written in its name

@@ -37,7 +37,9 @@ ScopeOption = Annotated[str | None, typer.Option("--scope", help="narrow to one 
 
 
 def _agent(mem: Memory, agent: str | None) -> str:
-    chosen = agent or mem.config.scopes.agent
+    from remem.access import Caller
+
+    chosen = Caller.local(mem.config, agent).agent
     if not chosen:
         fail("no agent identity: pass --agent or set scopes.agent (there is no shared default)")
     return chosen

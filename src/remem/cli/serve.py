@@ -72,6 +72,7 @@ def mcp_command(
     """Serve the memory tools over MCP (stdio by default)."""
     import anyio
 
+    from remem.access import Caller
     from remem.server.identity import check_bind
     from remem.server.mcp_server import build_server, serve_http, serve_stdio
 
@@ -80,7 +81,7 @@ def mcp_command(
         host, port = _host_port(http)
         check_bind(config, host)
         _check_port(host, port, "give another port, e.g. --http 127.0.0.1:8766")
-    elif not (agent or config.scopes.agent):
+    elif not Caller.local(config, agent).agent:
         fail("no agent identity: pass --agent or set scopes.agent")
     with open_memory(long_lived=True) as mem:
         server = build_server(mem, agent=agent, session=session, user=user)
@@ -128,6 +129,7 @@ def proxy_command(
     try:
         import uvicorn
 
+        from remem.access import Caller
         from remem.server.identity import check_bind
         from remem.server.proxy import create_proxy
     except ImportError:
@@ -137,7 +139,7 @@ def proxy_command(
     target = upstream or config.server.upstream
     if not target or not target.startswith(("http://", "https://")):
         fail(f"invalid --upstream {target!r}; give the API root, e.g. https://api.openai.com/v1")
-    if not config.server.tokens and not config.scopes.agent:
+    if not config.server.tokens and not Caller.local(config).agent:
         fail("no agent identity: pass --agent, set scopes.agent, or configure server.tokens")
     host = host or config.server.host
     port = config.server.port if port is None else port

@@ -24,7 +24,7 @@ def fact_guard(
     """What ``agent`` may read and write (everything for the local operator, no agent)."""
     arguments.name("agent", agent, optional=True)
     if agent is None:
-        return ScopeGuard()  # the local operator
+        return ScopeGuard.operator()
     return ScopeGuard.for_agent(config, agent, session=session, user=user)
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from remem.access import Access, ScopeGuard
+from remem.access import Access, check_write
 from remem.config import Config
 from remem.errors import RememError, ValidationError
 from remem.ingest.write_path import RecordWriter
@@ -114,7 +114,7 @@ class CuratedMemories:
         ``supersedes`` / ``superseded_by``). If the duplicate check itself fails the memory
         is stored anyway and a warning says so (losing a memory is worse than a duplicate).
         ``access`` None: the local operator, who may write anywhere."""
-        ScopeGuard(access).check_write(scope)
+        check_write(access, scope)
         now = time.time() if now is None else now
         out = StoreOutcome()
         dup = self._duplicate(text, scope, now, out.warnings, similar)

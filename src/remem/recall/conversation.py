@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from remem.access import ScopeGuard
 from remem.errors import ValidationError
 from remem.recall.messages import ChatArchive, allowed_filters, expand, turn_zone
 from remem.recall.render import render_block
@@ -45,12 +46,18 @@ class ConversationRecall:
     block: str = ""
     mode_source: str = ""
 
+    def shown(self) -> dict[str, Any]:
+        """What every surface answers first (the REST route, the agent tool): the block and
+        the effective scope and window, in the tool's vocabulary."""
+        return {"block": self.block, "scope": self.scope, "contextWindow": self.window}
+
 
 def conversation_recall(
     chat: ChatArchive,
     turn: Turn,
     query: str,
     *,
+    guard: ScopeGuard,
     scope: str | None = None,
     context_window: int | None = None,
     limit: int | None = None,
@@ -59,7 +66,7 @@ def conversation_recall(
     """Search the archived messages ``turn`` may recall for ``query``.
 
     ``turn`` names the current session (and whatever else picks its cross-session mode:
-    platform, group, per-session settings, the caller's scopes); ``scope`` and
+    platform, group, per-session settings); ``guard`` what the caller may read; ``scope`` and
     ``context_window`` narrow. Messages already in the prompt (``turn.current_ids``) are
     neither hits nor context."""
     cfg = chat.config.conversation
@@ -76,7 +83,7 @@ def conversation_recall(
     if cross_session is False:
         scope = "session"  # the narrowest: whatever scope was asked, this session only
     asked = replace(turn, requested_mode=SCOPE_MODES[scope] if scope else turn.requested_mode)
-    filters, mode, source = allowed_filters(chat, asked, list(turn.current_ids))
+    filters, mode, source = allowed_filters(chat, asked, list(turn.current_ids), guard)
     if scope == "user" and mode != "isolated":
         filters.sessions = users_sessions(chat, turn)
     window = cfg.window if context_window is None else min(context_window, cfg.window)

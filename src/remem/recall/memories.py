@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from remem import arguments
-from remem.access import ScopeGuard
+from remem.access import ScopeError, ScopeGuard
 from remem.config import Config
 from remem.embed import calibrations
 from remem.embed.base import Embedder
@@ -200,15 +200,14 @@ def relevant_memories(
 def recall_memories(
     parts: MemoryRecallParts,
     query: str,
+    guard: ScopeGuard,
     *,
-    agent: str,
-    session: str | None = None,
-    user: str | None = None,
     now: float | None = None,
     preview: bool = False,
     timezone: str | None = None,
 ) -> AutoRecall:
-    """``preview``: what would be injected, without counting as an injection (no cross-turn
+    """The memories ``guard`` (one agent's, in its session and for its user) may read that
+    are relevant to ``query``. ``preview``: what would be injected, without counting as an injection (no cross-turn
     dedup either way), for a UI or a dry run. ``timezone`` (IANA): the asker's, for the
     query's time words and the memories' dates, instead of ``calendar.timezone``."""
     if not isinstance(query, str):
@@ -218,9 +217,10 @@ def recall_memories(
     arguments.flag("preview", preview)
     zone = arguments.zone("timezone", timezone) or parts.config.calendar.zone()
     cfg = parts.config.autorecall
-    guard = ScopeGuard.for_agent(parts.config, agent, session=session, user=user)
-    assert guard.access is not None
+    if guard.access is None:
+        raise ScopeError("auto-recall needs an agent: give the agent whose memories to recall")
     access = guard.access
+    session, user = access.session, access.user
     cleaned = strip_wrappers(query or "")
     out = AutoRecall(query=cleaned)
     if not cfg.enabled:

@@ -17,6 +17,7 @@ from datetime import tzinfo
 from typing import Any
 
 from remem import arguments
+from remem.access import ScopeGuard
 from remem.config import Config
 from remem.errors import ValidationError
 from remem.ingest.modes import narrow, resolve_mode
@@ -83,19 +84,19 @@ def input_ids(turn: Turn) -> list[str]:
 
 
 def allowed_filters(
-    chat: ChatArchive, turn: Turn, exclude_ids: list[str]
+    chat: ChatArchive, turn: Turn, exclude_ids: list[str], guard: ScopeGuard
 ) -> tuple[Filters, str, str]:
     """The messages a turn may recall: (filters, effective mode, where the mode came from).
 
     The cross-session mode of the turn's session (narrowed by ``turn.requested_mode``) decides
-    the sessions; ``turn.scopes`` the scopes; ``others-only`` leaves out the bot's replies.
+    the sessions; ``guard`` the scopes; ``others-only`` leaves out the bot's replies.
     Every recall of the archived chat, automatic or the ``conversation_recall`` tool, reads
     through these filters."""
     cfg = chat.config.conversation
     filters = Filters(
         kinds=["message"],
         exclude_ids=exclude_ids or None,
-        scopes=list(turn.scopes) if turn.scopes is not None else None,
+        scopes=guard.read_scopes(),
     )
     mode, source = resolve_mode(
         {**cfg.modes, **turn.settings},
@@ -117,19 +118,18 @@ def allowed_filters(
     return filters, mode, source
 
 
-def recall_for_turn(chat: ChatArchive, turn: Turn) -> TurnRecall:
+def recall_for_turn(chat: ChatArchive, turn: Turn, guard: ScopeGuard) -> TurnRecall:
+    """Recall for this turn's archived inputs, reading only what ``guard`` allows."""
     cfg = chat.config.conversation
     if not isinstance(turn.session, str) or not turn.session:
         raise ValidationError("session", turn.session, "give the session this turn belongs to")
     ids = input_ids(turn)
     archived = [chat.store.get(check_encodable("id", i)) for i in ids]
-    inputs = [
-        r for r in archived if r is not None and (turn.scopes is None or r.scope in turn.scopes)
-    ]
+    inputs = guard.filter(archived)
     if not inputs:
         return TurnRecall(skipped_reason="none of this turn's inputs was archived")
     query = build_query(inputs, cfg.max_query_chars)
-    filters, mode, source = allowed_filters(chat, turn, [*ids, *turn.current_ids])
+    filters, mode, source = allowed_filters(chat, turn, [*ids, *turn.current_ids], guard)
     result = chat.search.search(
         query,
         k=cfg.recall_k,

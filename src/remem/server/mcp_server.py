@@ -21,10 +21,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 
 from remem import __version__
+from remem.access import Caller
 from remem.config import Config
 from remem.errors import RememError
 from remem.server.http_guard import Guard, HostPolicy
-from remem.server.identity import grant_for, user_for
 from remem.tools import TOOLS, ToolError, tool_specs
 
 if TYPE_CHECKING:
@@ -64,10 +64,9 @@ def build_server(
         request = getattr(ctx, "request", None)
         headers = getattr(request, "headers", None)
         if headers is None:  # stdio: the configuration decides
-            return agent or config.scopes.agent, session, user
-        grant = grant_for(config, headers.get("authorization"))
-        who = (agent or config.scopes.agent) if grant is None else grant.agent
-        return who, session or headers.get("mcp-session-id"), user_for(grant, user)
+            return Caller.local(config, agent).agent, session, user
+        c = Caller.of_token(config, headers.get("authorization"), agent=agent)
+        return c.agent, session or headers.get("mcp-session-id"), c.user(user)
 
     async def call_tool(ctx, params) -> types.CallToolResult:
         name, arguments = params.name, dict(params.arguments or {})

@@ -35,10 +35,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.background import BackgroundTask
 
-from remem.access import ScopeError
+from remem.access import AuthError, Caller, ScopeError
 from remem.errors import RememError
 from remem.server.http_guard import Guard, HostPolicy
-from remem.server.identity import AuthError, grant_for, user_for
 from remem.server.proxy_tools import StreamedCalls, definitions, ours_only, run_calls
 from remem.server.rest_docs import mount_docs
 from remem.server.session_reset import chat_answer, confirmation, is_reset, reset_answer
@@ -153,14 +152,13 @@ class Proxy:
 
     def who(self, request: Request, body: dict[str, Any]) -> tuple[str, str | None, str]:
         """(agent, user, session) of a request."""
-        grant = grant_for(self.config, request.headers.get("authorization"))
-        agent = self.config.scopes.agent if grant is None else grant.agent
-        if not agent:
+        c = Caller.of_token(self.config, request.headers.get("authorization"))
+        if not c.agent:
             raise AuthError("the proxy has no agent identity: set scopes.agent or server.tokens")
         named = body.get("user") if isinstance(body.get("user"), str) else None
-        user = user_for(grant, request.headers.get("x-remem-user") or named)
+        user = c.user(request.headers.get("x-remem-user") or named)
         session = request.headers.get("x-remem-session") or f"proxy:{user or 'anonymous'}"
-        return agent, user, session
+        return c.agent, user, session
 
     def remember(
         self, agent: str, user: str | None, session: str, question: str, answer: str

@@ -21,10 +21,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from remem import __version__
-from remem.access import ScopeError
+from remem.access import AuthError, ScopeError
 from remem.errors import ConflictError, NotFoundError, RememError, ValidationError, printable
 from remem.server.http_guard import Guard, HostPolicy
-from remem.server.identity import AuthError
 from remem.server.rest_context import Requests
 from remem.tools import ToolError
 

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Depends
 
 from remem.access import ScopeError
 from remem.errors import NotFoundError
-from remem.recall.messages import session_context
+from remem.recall.conversation import ConversationRecall
+from remem.recall.messages import TurnRecall, session_context
 from remem.server.rest_context import (
     Caller,
     CaptureBody,
@@ -23,6 +24,14 @@ from remem.server.rest_context import (
 from remem.server.session_reset import reset_answer
 from remem.tools import TOOLS, tool_specs
 from remem.types import Turn
+
+
+def _messages(out: TurnRecall | ConversationRecall) -> dict[str, Any]:
+    """What a recall of the archived chat found: its hits and the messages shown around them."""
+    return {
+        "hits": [h.to_dict(explain=False) for h in out.hits],
+        "context": [rec.to_dict() for rec in out.context],
+    }
 
 
 def chat_routes(r: Requests) -> APIRouter:
@@ -43,8 +52,7 @@ def chat_routes(r: Requests) -> APIRouter:
             "mode": out.mode,
             "mode_source": out.mode_source,
             "skipped_reason": out.skipped_reason,
-            "hits": [h.to_dict(explain=False) for h in out.hits],
-            "context": [rec.to_dict() for rec in out.context],
+            **_messages(out),
         }
 
     @api.post("/v1/capture-after-turn", tags=["chat"])
@@ -118,14 +126,7 @@ def tool_routes(r: Requests) -> APIRouter:
             limit=body.limit,
             cross_session=body.cross_session,
         )
-        return {
-            "block": out.block,
-            "scope": out.scope,
-            "contextWindow": out.window,
-            "mode_source": out.mode_source,
-            "hits": [h.to_dict(explain=False) for h in out.hits],
-            "context": [rec.to_dict() for rec in out.context],
-        }
+        return {**out.shown(), "mode_source": out.mode_source, **_messages(out)}
 
     @api.get("/v1/tools", tags=["tools"])
     def tools() -> list[dict[str, Any]]:

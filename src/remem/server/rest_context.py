@@ -4,19 +4,14 @@ guard, and the common checks."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from remem.access import Access, ScopeError, ScopeGuard
-from remem.config import TokenGrant
+from remem.access import Caller, ScopeGuard
 from remem.errors import ValidationError
-from remem.server.identity import grant_for, user_for
 from remem.types import Record
-
-if TYPE_CHECKING:
-    from remem.engine import Memory
 
 
 class _Body(BaseModel):
@@ -94,42 +89,6 @@ class ToolBody(_Body):
 
 
 @dataclass
-class Caller:
-    agent: str | None  # None: the local operator (no tokens configured, no scopes.agent)
-    restricted: bool  # True when the agent came from a token: the resolver limits it
-    grant: TokenGrant | None = None  # the token's grant: the users it may act for
-
-    def user(self, named: str | None) -> str | None:
-        """The user this request acts for (a bound token cannot be widened: 403)."""
-        return user_for(self.grant, named)
-
-    def access(self, mem: Memory, session: str | None = None, user: str | None = None) -> Access:
-        if not self.agent:
-            raise ScopeError("no agent identity: configure server.tokens or scopes.agent")
-        return mem.scope_access(self.agent, session=session, user=user)
-
-    def guard(self, mem: Memory, session: str | None = None, user: str | None = None) -> ScopeGuard:
-        """The scope guard for this request (the local operator's is unrestricted)."""
-        return ScopeGuard(self.access(mem, session, user)) if self.restricted else ScopeGuard()
-
-    def writer(self, mem: Memory, request: Request, session: str | None = None) -> ScopeGuard:
-        """The guard of a write that names no user in its body (``/v1/memories``,
-        ``/v1/ingest``): the user is the one ``X-Remem-User`` names, checked against the
-        token's binding like a body's ``user`` (a token bound to one user: that user), so
-        ``user:{user}`` and ``session:{session}`` in the access list mean on these routes
-        what they mean on the tool and capture routes: one rule for every write path."""
-        user = self.user(request.headers.get("x-remem-user"))
-        return self.guard(mem, session, user)
-
-    def scopes(self, mem: Memory, requested: Any = None) -> list[str] | None:
-        """The scopes a read may use: None = unrestricted (local operator)."""
-        return self.guard(mem).read_scopes(requested)
-
-    def check_write(self, mem: Memory, scope: str) -> None:
-        self.guard(mem).check_write(scope)
-
-
-@dataclass
 class Requests:
     """What every route needs: the memory, the caller of a request (a FastAPI dependency)
     and the shared checks."""
@@ -137,15 +96,20 @@ class Requests:
     mem: Any
 
     def caller(self, request: Request) -> Caller:
-        config = self.mem.config
-        grant = grant_for(config, request.headers.get("authorization"))
-        agent = config.scopes.agent if grant is None else grant.agent
-        return Caller(agent, restricted=grant is not None, grant=grant)
+        return Caller.of_token(self.mem.config, request.headers.get("authorization"))
 
     def check_k(self, k: int) -> None:
         limit = self.mem.config.server.max_k
         if k > limit:
             raise ValidationError("k", k, f"use at most {limit} (server.max_k)")
+
+    def writer(self, c: Caller, request: Request, session: str | None = None) -> ScopeGuard:
+        """The guard of a write that names no user in its body (``/v1/memories``,
+        ``/v1/ingest``): the user is the one ``X-Remem-User`` names, checked against the
+        token's binding like a body's ``user`` (a token bound to one user: that user), so
+        ``user:{user}`` and ``session:{session}`` in the access list mean on these routes
+        what they mean on the tool and capture routes: one rule for every write path."""
+        return c.guard(self.mem, session, c.user(request.headers.get("x-remem-user")))
 
     def visible(self, c: Caller, record_id: str) -> Record:
         return c.guard(self.mem).visible(self.mem.get(record_id), f"record {record_id!r}")

@@ -67,9 +67,9 @@ def fact_routes(r: Requests) -> APIRouter:
 
     def identity(c: Caller, session: str | None, user: str | None) -> dict[str, Any]:
         """A token's agent reads and writes as itself; the operator is not limited."""
-        if not c.restricted:
+        if c.acting_agent is None:
             return {}
-        return {"agent": c.agent, "session": session, "user": c.user(user)}
+        return {"agent": c.acting_agent, "session": session, "user": c.user(user)}
 
     @api.get("/v1/facts", tags=["read"], response_model=FactsOut)
     def facts(

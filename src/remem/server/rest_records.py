@@ -32,7 +32,7 @@ def write_routes(r: Requests) -> APIRouter:
         for item in items:
             if isinstance(item, dict):  # each message under its own session's access
                 session = item.get("session") if isinstance(item.get("session"), str) else None
-                guard = c.writer(mem, request, session)
+                guard = r.writer(c, request, session)
                 if guard.access is not None:  # an agent's go to its scope unless it names one
                     item = {"scope": guard.access.write_scope, **item}
                 guard.check_new_record(item.get("id"), item.get("scope", "global"))
@@ -51,7 +51,7 @@ def write_routes(r: Requests) -> APIRouter:
             return JSONResponse({"error": str(shown), "rejected": why}, status_code=400)
         fields = {k: v for k, v in body.items() if k != "text"}
         session = fields.get("session") if isinstance(fields.get("session"), str) else None
-        guard = c.writer(mem, request, session)
+        guard = r.writer(c, request, session)
         if guard.access is not None:
             fields.setdefault("scope", guard.access.write_scope)
         guard.check_new_record(fields.get("id"), fields.get("scope", "global"))

@@ -26,11 +26,7 @@ if TYPE_CHECKING:
 
 def visible(mem: Memory, caller, record_id: str) -> Record:
     """The record, if the caller may read it; else NotFoundError, the same as a missing id."""
-    rec = mem.get(record_id)
-    scopes = caller.scopes(mem)
-    if rec is None or (scopes is not None and rec.scope not in scopes):
-        raise NotFoundError(f"no record {record_id!r}")
-    return rec
+    return caller.guard(mem).visible(mem.get(record_id), f"record {record_id!r}")
 
 
 def visible_memory(mem: Memory, caller, record_id: str) -> Record:
@@ -43,8 +39,7 @@ def visible_memory(mem: Memory, caller, record_id: str) -> Record:
 def history(mem: Memory, caller, memory_id: str) -> list[Record]:
     """The version chain, oldest first, without versions the caller may not read."""
     visible_memory(mem, caller, memory_id)
-    scopes = caller.scopes(mem)
-    return [r for r in mem.memories.history(memory_id) if scopes is None or r.scope in scopes]
+    return caller.guard(mem).filter(mem.memories.history(memory_id))
 
 
 def edit(

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from remem.access import ScopeError
+from remem.access import AuthError, Caller, ScopeError, agent_for
 from remem.config import Config
-from remem.server.identity import AuthError, agent_for, is_loopback
-from remem.server.rest_context import Caller
+from remem.server.identity import is_loopback
 
 TOKEN_COOKIE = "remem_token"
 
@@ -23,11 +22,11 @@ def ui_caller(config: Config, request: Request) -> Caller:
         cookie = request.cookies.get(TOKEN_COOKIE)
         if not header and cookie:
             header = f"Bearer {cookie}"
-        return Caller(agent_for(config, header), restricted=True)
+        return Caller.of_token(config, header)
     client = request.client.host if request.client else ""
     if not is_loopback(client):
         raise ScopeError("without server.tokens the UI answers loopback clients only")
-    return Caller(config.scopes.agent, restricted=False)
+    return Caller.local(config)
 
 
 def token_agent(config: Config, token: str) -> str | None:

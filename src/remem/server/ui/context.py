@@ -16,12 +16,10 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from remem.access import ScopeError
+from remem.access import AuthError, Caller, ScopeError
 from remem.errors import NotFoundError, ValidationError
 from remem.recall.render import local_time
 from remem.server.http_guard import change_refusal
-from remem.server.identity import AuthError
-from remem.server.rest_context import Caller
 from remem.server.ui import actions, queries
 from remem.server.ui.audit import AuditLog, audit_path
 from remem.server.ui.auth import ui_caller

@@ -54,7 +54,7 @@ def routes(ui: UI) -> APIRouter:
             if c.restricted and key in ("server.tokens", "scopes.agents"):
                 shown = None  # other agents and their access lists: not this agent's business
             sections.setdefault(key.split(".")[0], []).append((key, shown, source))
-        entries = audit.recent(c.agent if c.restricted else None)
+        entries = audit.recent(c.acting_agent)
         return page(
             request,
             "settings.html",

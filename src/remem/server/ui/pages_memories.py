@@ -67,12 +67,7 @@ def _reading(ui: UI, router: APIRouter) -> None:
     def memory(request: Request, memory_id: str, c: Caller = Depends(caller)):
         rec = actions.visible_memory(mem, c, memory_id)
         chain = actions.history(mem, c, memory_id)
-        readable = c.scopes(mem)
-        sources = [
-            r
-            for r in (mem.get(i) for i in rec.source_ids)
-            if r is not None and (readable is None or r.scope in readable)
-        ]
+        sources = c.guard(mem).filter(mem.get(i) for i in rec.source_ids)
         return page(
             request,
             "memory.html",

@@ -64,7 +64,7 @@ def person_view(ui: UI, c: Caller, subject: str, at: str = "") -> PersonView:
     shown = [*current, *closed[-HISTORY_SHOWN:]]
     wanted = {i for f in shown for i in (*f.source_ids, f.closed_by) if i}
     found = mem.list(Filters(ids=sorted(wanted)), limit=None) if wanted else []
-    readable = {r.id: r for r in found if scopes is None or r.scope in scopes}
+    readable = {r.id: r for r in c.guard(mem).filter(found)}
     newest = max(history, key=lambda f: (f.said_at, f.valid_from))
     return PersonView(
         key=keys[0] if len(keys) == 1 else subject,
@@ -141,7 +141,7 @@ def routes(ui: UI) -> APIRouter:
                 value.strip() or None,
                 close=closing,
                 note=note.strip() or None,
-                **({"agent": c.agent} if c.restricted else {}),
+                **({"agent": c.acting_agent} if c.acting_agent else {}),
             )
         except (ValidationError, ScopeError) as exc:
             form = {"attribute": attribute, "value": value, "close": closing, "note": note}

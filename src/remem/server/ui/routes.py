@@ -19,9 +19,8 @@ from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
+from remem.access import AuthError, Caller
 from remem.errors import RememError
-from remem.server.identity import AuthError
-from remem.server.rest_context import Caller
 from remem.server.ui import (
     pages_account,
     pages_memories,
@@ -97,8 +96,7 @@ def mount_ui(app: FastAPI, mem: Memory) -> None:
 
     def warm_up() -> None:
         callers = [
-            Caller(agent, restricted=True)
-            for agent in {g.agent for g in config.server.tokens.values()}
+            Caller.as_agent(agent) for agent in {g.agent for g in config.server.tokens.values()}
         ]
         scope_sets: list[list[str] | None] = [None] if not callers else []
         for c in callers:

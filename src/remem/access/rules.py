@@ -1,5 +1,5 @@
-"""Who may read and write which memories: the one scope resolver every path goes through
-(auto-recall, auto-capture, the agent tools, the CLI's agent commands, the servers).
+"""The scope rules: what one agent may read and write in one call (``Access``), worked out
+from the configuration by ``resolve``.
 
 An agent's access list comes from ``scopes.agents``; an agent that is not listed gets
 ``["global", "agent:<id>"]``: its own scope, never another agent's and never a shared
@@ -14,23 +14,16 @@ Modes (``scopes.mode``):
 A requested scope (a tool argument) can only narrow: it must be one the agent may read.
 Reading and writing are distinct: ``scopes.read_only`` lists scopes agents read but never
 write.
-
-``ScopeGuard`` is the one place access is enforced: every surface (REST, MCP, the web UI, the
-CLI, the agent tools, recall, capture) asks it, and only it, what a caller may see and where
-it may write. A guard without an ``Access`` is the local operator (loopback without tokens,
-the CLI without an agent), who is not limited.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from remem.config import Config
-from remem.errors import NotFoundError, RememError, ValidationError
+from remem.errors import RememError, ValidationError
 from remem.schemas import SCOPE_RE
-from remem.types import Record
 
 AGENT_RE = re.compile(r"^[A-Za-z0-9_.@\-]{1,100}\Z")
 _ID_RE = re.compile(r"^[^\s\x00-\x1f\x7f:][^\s\x00-\x1f\x7f]{0,180}\Z")
@@ -143,84 +136,6 @@ def _with_writable(access: Access, read_only: list[str]) -> Access:
         )
     write = access.write_scope if access.write_scope in writable else writable[0]
     return replace(access, writable=writable, write_scope=write)
-
-
-@dataclass(frozen=True)
-class ScopeGuard:
-    """The one scope check. ``access`` None is the local operator (unrestricted)."""
-
-    access: Access | None = None
-
-    @classmethod
-    def for_agent(
-        cls,
-        config: Config,
-        agent: str | None,
-        *,
-        session: str | None = None,
-        user: str | None = None,
-    ) -> ScopeGuard:
-        return cls(resolve(config, agent, session=session, user=user))
-
-    @property
-    def restricted(self) -> bool:
-        return self.access is not None
-
-    def read_scopes(self, requested: str | Sequence[str] | None = None) -> list[str] | None:
-        """The scopes a read may use (None: any). A request can only narrow: asking for a
-        scope the caller may not read is refused."""
-        wanted = [requested] if isinstance(requested, str) else requested
-        if self.access is None:
-            return None if wanted is None else list(wanted)
-        if wanted is None:
-            return self.access.narrow(None)
-        return [scope for w in wanted for scope in self.access.narrow(w)]
-
-    def can_see(self, record: Record | None) -> bool:
-        return record is not None and (self.access is None or self.access.can_read(record.scope))
-
-    def visible(self, record: Record | None, what: str) -> Record:
-        """The record if the caller may read it; a record it may not read answers exactly like
-        a missing one, so a caller never learns that an id it cannot read exists."""
-        if record is None or not self.can_see(record):
-            raise NotFoundError(f"no {what}")
-        return record
-
-    def check_write(self, scope: str) -> None:
-        if self.access is not None and not self.access.can_write(scope):
-            raise ScopeError(f"agent {self.access.agent!r} may not write to scope {scope!r}")
-
-    def check_new_record(self, record_id: object, scope: str) -> None:
-        """Whether a new record may go to ``scope`` under ``record_id`` (None: remem makes
-        the id).
-
-        Ids are global, so an agent that picks one could learn from "this id is taken" that
-        a record it cannot read exists. An agent therefore picks ids only in the namespace of
-        the scope it writes to, ``<scope>/<name>``: the scope is everything before the id's
-        last ``/`` (scope names may hold ``/`` themselves), so each id has one owning scope,
-        whether it is free or taken says nothing about scopes the agent cannot write, and
-        any other id is refused with the same answer whether or not it exists. The local
-        operator picks any id."""
-        self.check_write(scope)
-        if self.access is None or record_id is None:
-            return
-        prefix = f"{scope}/"
-        owner, _, name = record_id.rpartition("/") if isinstance(record_id, str) else ("", "", "")
-        if owner != scope or not name:
-            raise ScopeError(
-                f"agent {self.access.agent!r} may choose ids only under the scope it writes "
-                f"to: give '{prefix}<name>' (a name without '/', e.g. '{prefix}msg-42'), or leave "
-                "the id out and remem makes one"
-            )
-
-    def write_target(self, requested: str | None = None) -> str | None:
-        """Where a write goes: the requested scope (checked), else the caller's default
-        (None for the operator: the record's own or the store's default)."""
-        if requested is not None:
-            self.read_scopes(requested)  # a scope it may not even read: "may not use"
-            self.check_write(requested)
-            return requested
-        return None if self.access is None else self.access.write_scope
 
 
 def _fill(template: str, agent: str, user: str | None, session: str | None) -> str | None:
