@@ -136,6 +136,7 @@ class Memory(FactMethods, TurnMethods):
 
     def add(
         self,
+        /,  # ``**fields`` may hold any name: ``self`` is never one of them
         text: str,
         *,
         embed: bool = True,
