@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from remem.store.rows import row_to_record
 from remem.store.sql_dialect import SQLDialect
+from remem.store.stats import StorageStats, StoreStats, record_groups
 from remem.types import Record
 
 Counter = Literal["rev", "deletes", "records", "commits"]
@@ -61,7 +62,7 @@ class SQLConnection:
         """The next revision number (inside the caller's write)."""
         raise NotImplementedError
 
-    def _stats_storage(self, c: Any) -> dict[str, Any]:
+    def _stats_storage(self, c: Any) -> StorageStats:
         """``file_bytes`` and ``path`` for ``stats`` (read in its snapshot ``c``)."""
         raise NotImplementedError
 
@@ -95,7 +96,7 @@ class SQLConnection:
                 )
 
     # ---------------------------------------------------------------- stats
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> StoreStats:
         with self.read() as c:
 
             def one(statement: str) -> Any:
@@ -113,11 +114,7 @@ class SQLConnection:
             ).fetchone()
             return {
                 "records": one(self._STATS_RECORDS),
-                "by_kind": group("kind"),
-                "by_scope": group("scope"),
-                "by_role": group("role"),
-                "by_category": group("category"),
-                "index_status": group("index_status"),
+                **record_groups(group),
                 "vectors": [
                     {"model_id": m, "dim": d, "count": n}
                     for m, d, n in c.execute(self._STATS_VECTORS)

@@ -23,6 +23,7 @@ from remem.store.memory.filters import record_predicate
 from remem.store.memory.lexical_index import Bm25Index
 from remem.store.migrations import LATEST_VERSION
 from remem.store.rows import STORED_FIELDS, row_to_record
+from remem.store.stats import StoreStats, record_groups
 from remem.types import Fact, Filters, Record
 
 Item = TypeVar("Item")
@@ -247,7 +248,7 @@ class MemoryState:
             return value
 
     # ---------------------------------------------------------------- stats
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> StoreStats:
         """The SQLite store's statistics keys (``file_bytes`` 0, ``path`` ":memory:")."""
         with self._read():
             rows = [row.values for row in self._rows.values()]
@@ -261,11 +262,7 @@ class MemoryState:
             errors = [v for v in rows if v["index_error"] is not None]
             return {
                 "records": len(rows),
-                "by_kind": group("kind"),
-                "by_scope": group("scope"),
-                "by_role": group("role"),
-                "by_category": group("category"),
-                "index_status": group("index_status"),
+                **record_groups(group),
                 "vectors": [
                     {"model_id": m, "dim": d, "count": n} for (m, d), n in sorted(dims.items())
                 ],
