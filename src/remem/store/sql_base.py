@@ -52,6 +52,10 @@ class SQLConnection:
         rows = self.query(d.sql(f"SELECT {d.columns} FROM records r {tail}"), params)
         return [row_to_record(row) for row in rows]
 
+    def _column(self, statement: str, params: Any = ()) -> list[Any]:
+        """The first value of every row of one statement written with ``?`` marks."""
+        return [row[0] for row in self.query(self._sql.sql(statement), params)]
+
     def query_one(self, sql: Any, params: Any = ()) -> Any:
         """The first row of one statement, or None."""
         rows = self.query(sql, params)

@@ -177,6 +177,24 @@ class MemoryState:
         values = self._rows[rowid].values
         return row_to_record((rowid, *(values[name] for name in STORED_FIELDS)))
 
+    def _records_lacking(
+        self, lacks: Callable[[int], bool], limit: int, after_rowid: int
+    ) -> list[Record]:
+        """Records after ``after_rowid`` for which ``lacks(rowid)`` (derived data still owed:
+        a vector, latent terms), in rowid order, at most ``limit`` (negative: no limit)."""
+        out: list[Record] = []
+        with self._read():
+            for rowid in self._rows:  # rowid order
+                if 0 <= limit <= len(out):
+                    break
+                if rowid > after_rowid and lacks(rowid):
+                    out.append(self._record(rowid))
+        return out
+
+    def _count_lacking(self, lacks: Callable[[int], bool]) -> int:
+        with self._read():
+            return sum(1 for rowid in self._rows if lacks(rowid))
+
     def _predicate(
         self, filters: Filters | None, now: float | None = None
     ) -> Callable[[dict[str, Any]], bool]:
