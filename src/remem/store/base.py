@@ -64,6 +64,21 @@ class VectorState:
     deletes: int
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryMatch:
+    """Which current memories ``current_memories`` returns: those of ``scope`` still valid at
+    ``now`` and, each only when given, with this content hash, this metadata value (a JSON
+    string, never a number) and this speaker (None is a value: no speaker); ``limit`` at most
+    (None: all). What deduplication and supersession (``remem.memories``) look up."""
+
+    scope: str
+    now: float
+    content_hash: str | None = None
+    metadata_equals: tuple[str, str] | None = None  # (key, string value)
+    speaker_id: str | None = ANY
+    limit: int | None = None
+
+
 # Given a row count, the arrays to read vectors into: (rowids int64 (n,), matrix float32
 # (n, dim)), e.g. memory-mapped files, so an index build never holds the matrix in anonymous
 # memory.
@@ -101,16 +116,10 @@ class RecordStore(Protocol):
         cheap answer to "at least N?")."""
         ...
 
-    def current_memories(
-        self,
-        scope: str,
-        now: float,
-        *,
-        content_hash: str | None = None,
-        metadata_equals: tuple[str, str] | None = None,
-        speaker_id: str | None = ANY,
-        limit: int | None = None,
-    ) -> list[Record]: ...
+    def current_memories(self, match: MemoryMatch) -> list[Record]:
+        """The curated memories ``match`` describes, oldest first (then by rowid)."""
+        ...
+
     def find_message(self, session: str, created_at: float) -> Record | None: ...
     def previous_texts(self, session: str, before: float, limit: int) -> list[Record]: ...
     def neighbours(
