@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
+import subprocess
+import sys
 import typing
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +85,31 @@ def test_a_twin_runs_its_method_and_passes_every_argument():
             assert mem.path is None and mem.zone == config.calendar.zone()
 
     asyncio.run(run())
+
+
+@pytest.mark.slow  # runs mypy over remem (~1 min)
+def test_a_type_checker_sees_each_twins_full_signature_and_awaited_result(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from remem import AsyncMemory\n"
+        "async def use(mem: AsyncMemory) -> None:\n"
+        "    reveal_type(await mem.search('q', k=3))\n"
+        "    await mem.search(3)\n"
+        "    await mem.list(limit='all')\n",
+        encoding="utf-8",
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent", str(probe)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "MYPYPATH": str(root / "src")},
+        timeout=600,
+    )
+    out = done.stdout
+    assert 'Revealed type is "remem.types.SearchResult"' in out, out
+    assert 'Argument 1 to "search" of "Memory" has incompatible type "int"' in out or (
+        'incompatible type "int"; expected "str"' in out
+    ), out
+    assert 'incompatible type "str"; expected "int | None"' in out, out
