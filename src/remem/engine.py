@@ -12,7 +12,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from datetime import tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
@@ -35,12 +35,51 @@ from remem.search.checked import CheckedSearch
 from remem.search.pipeline import Searcher
 from remem.store.base import Store
 from remem.store.open import open_store
+from remem.store.stats import StoreStats
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters, Record, SearchResult, SessionInfo, StoredMemory
 
 log = logging.getLogger("remem")
 
 __all__ = ["Memory", "make_filters"]
+
+
+class FactLLMStats(TypedDict):
+    """This process's calls to the ``facts.llm`` chat model."""
+
+    calls: int
+    errors: int
+    dropped: int
+
+
+class _FactLLMCalls(TypedDict, total=False):
+    # a base of its own (not NotRequired): ``from __future__ import annotations`` hides
+    # NotRequired from the runtime's ``__required_keys__``
+    fact_llm: FactLLMStats  # only with ``facts.llm``
+
+
+class FactStats(_FactLLMCalls):
+    """This process's fact updates that failed (logged), and its ``facts.llm`` calls."""
+
+    fact_update_errors: int
+
+
+class EmbedderStats(TypedDict):
+    """The configured embedding model, and the one ``remem reembed`` last switched the
+    store to (None: never switched)."""
+
+    provider: str
+    model: str
+    store_active_model: str | None
+
+
+class MemoryStats(StoreStats, FactStats):
+    """``Memory.stats()``: the store's counts, then this process's indexing queue, fact
+    updates, background backlog and embedding model (JSON in this key order)."""
+
+    queue: dict[str, int]
+    backlog: dict[str, Any]
+    embedder: EmbedderStats
 
 
 class Memory(FactMethods, TurnMethods):
@@ -136,6 +175,7 @@ class Memory(FactMethods, TurnMethods):
 
     def add(
         self,
+        /,  # ``**fields`` may hold any name: ``self`` is never one of them
         text: str,
         *,
         embed: bool = True,
@@ -393,19 +433,23 @@ class Memory(FactMethods, TurnMethods):
             timezone=timezone,
         )
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> MemoryStats:
         """The store's counts (records by kind, scope, role, category and index status,
         vectors per model, sessions, facts) and this process's indexing queue, backlog and
         embedding model."""
-        data = self.store.stats()
-        data["queue"] = self.indexer.queue_stats()
-        # the store's fact count stays under "facts"; this process's failed updates beside it
-        data.update(self.fact_service.stats())
-        data["backlog"] = self.indexer.backlog(data["index_status"].get("pending", 0))
-        data["embedder"] = {
-            "provider": self.config.embed.provider,
-            "model": self.config.embed.model,
-            # the model `remem reembed` last switched this store to (None: never switched)
-            "store_active_model": active_model(self.store),
+        store = self.store.stats()
+        # FactService.stats() is typed loosely (dict[str, object]); its keys are FactStats'
+        facts = cast(FactStats, self.fact_service.stats())
+        return {
+            **store,
+            "queue": self.indexer.queue_stats(),
+            # the store's fact count stays under "facts"; this process's failed updates beside it
+            **facts,
+            "backlog": self.indexer.backlog(store["index_status"].get("pending", 0)),
+            "embedder": {
+                "provider": self.config.embed.provider,
+                "model": self.config.embed.model,
+                # the model `remem reembed` last switched this store to (None: never switched)
+                "store_active_model": active_model(self.store),
+            },
         }
-        return data

@@ -75,10 +75,10 @@ def test_dedup_exact_normalised_and_fail_open(db_path, monkeypatch, caplog):
 
         lookup = mem.store.current_memories
 
-        def broken(*args, **kwargs):  # the duplicate lookup fails, supersession still works
-            if "content_hash" in kwargs:
+        def broken(match):  # the duplicate lookup fails, supersession still works
+            if match.content_hash is not None:
                 raise RememError("store busy")
-            return lookup(*args, **kwargs)
+            return lookup(match)
 
         monkeypatch.setattr(mem.store, "current_memories", broken)
         out = cap(mem, "I like brown cheese.")

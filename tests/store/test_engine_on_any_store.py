@@ -1,10 +1,13 @@
 """The engine works on any Store: the whole write and read path over the in-memory store and
 over PostgreSQL (whose vector search the server answers: ``nearest``)."""
 
+import typing
+
 import pytest
 
 from helpers import HashEmbedder
 from remem import Config, Memory, Turn
+from remem.engine import EmbedderStats, MemoryStats
 from remem.errors import ValidationError
 from remem.index.exact import ExactIndex
 from remem.index.store_side import StoreSideIndex
@@ -66,7 +69,12 @@ def test_ingest_search_recall_capture_and_delete_without_a_file(backend):
         )
     )
     assert [r.text for r in captured.stored] == ["I prefer green tea over coffee."]
-    assert mem.stats()["records"] == 3
+    stats = mem.stats()
+    assert stats["records"] == 3
+    # Memory.stats() is typed: the keys it returns are the ones MemoryStats declares
+    assert MemoryStats.__required_keys__ <= set(stats) <= set(typing.get_type_hints(MemoryStats))
+    assert list(stats)[:2] == ["records", "by_kind"] and list(stats)[-1] == "embedder"
+    assert set(stats["embedder"]) == set(typing.get_type_hints(EmbedderStats))
     mem.delete(["m1"])
     assert "m1" not in [h.record.id for h in mem.search("Berlin", k=3)]
 

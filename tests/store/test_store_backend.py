@@ -4,6 +4,7 @@ what `remem doctor` asks."""
 from __future__ import annotations
 
 import time
+import typing
 
 import numpy as np
 from conformance import T, fields, insert
@@ -18,6 +19,7 @@ from remem.store.base import (
     VectorStore,
 )
 from remem.store.migrations import LATEST_VERSION
+from remem.store.stats import StoreStats, VectorCount
 
 PROTOCOLS = [
     Store,
@@ -209,6 +211,12 @@ def test_stats(store):
     assert stats["index_errors"] == 1  # a skipped record's note is no error
     assert (stats["queue_dropped_total"], stats["sessions"]) == (2, 1)
     assert stats["schema_version"] == LATEST_VERSION
+    # the typed shape the protocol declares is what every backend returns, value types too
+    hints = typing.get_type_hints(StoreStats)
+    assert set(stats) == set(hints) == StoreStats.__required_keys__
+    for key, hint in hints.items():
+        assert isinstance(stats[key], typing.get_origin(hint) or hint), key
+    assert set(stats["vectors"][0]) == set(typing.get_type_hints(VectorCount))
 
 
 def test_a_sound_store_has_no_problems(store):

@@ -6,7 +6,7 @@ import pytest
 from conformance import T, fields, insert
 
 from remem.errors import ValidationError
-from remem.store.base import ANY
+from remem.store.base import ANY, MemoryMatch
 from remem.types import Filters
 
 
@@ -186,7 +186,7 @@ def test_current_memories(store):
     )
 
     def ids(now=T + 20, **kw):
-        return [r.id for r in store.current_memories("s", now, **kw)]
+        return [r.id for r in store.current_memories(MemoryMatch("s", now, **kw))]
 
     assert ids() == ["r1", "r2", "r4"]  # oldest first; r3 ended at T+10
     assert ids(now=T + 5) == ["r1", "r2", "r3", "r4"]

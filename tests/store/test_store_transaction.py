@@ -11,7 +11,7 @@ import pytest
 from conformance import T, fields, insert
 
 from remem.errors import ValidationError
-from remem.store.base import Store
+from remem.store.base import MemoryMatch, Store
 from remem.types import Filters
 
 MEMORY = {"kind": "memory", "scope": "user:u", "valid_from": T}
@@ -64,7 +64,7 @@ def test_the_writes_of_a_transaction_commit_together(store, old):
     ]
     assert store.meta_get("t", "k") == "v"
     assert store.session_info("s-new") is not None
-    current = store.current_memories("user:u", T + 10)
+    current = store.current_memories(MemoryMatch("user:u", T + 10))
     assert [r.id for r in current] == ["r2"]
 
 
@@ -86,7 +86,7 @@ def test_a_keyboard_interrupt_mid_transaction_rolls_back_too(store, old):
         insert(store, fields(2, **MEMORY), tokens="fresh")
         raise KeyboardInterrupt
     assert store.get("r2") is None
-    assert [r.id for r in store.current_memories("user:u", T + 10)] == ["r1"]
+    assert [r.id for r in store.current_memories(MemoryMatch("user:u", T + 10))] == ["r1"]
 
 
 def test_reads_inside_see_the_transactions_own_writes(store, old):
@@ -94,7 +94,9 @@ def test_reads_inside_see_the_transactions_own_writes(store, old):
         insert(store, fields(2, **MEMORY, metadata={"subject": "home"}), tokens="fresh")
         store.set_validity(old.rowid, T + 2, {"subject": "home", "superseded_by": "r2"})
         assert store.get("r2") is not None
-        current = store.current_memories("user:u", T + 10, metadata_equals=("subject", "home"))
+        current = store.current_memories(
+            MemoryMatch("user:u", T + 10, metadata_equals=("subject", "home"))
+        )
         assert [r.id for r in current] == ["r2"]
         assert store.count(Filters(kinds=["memory"])) == 2
         assert store.stats()["records"] == 2
@@ -135,7 +137,7 @@ def test_another_thread_never_sees_half_a_transaction(store, old):
     seen: list[list[str]] = []
 
     def read() -> None:
-        seen.append([r.id for r in store.current_memories("user:u", T + 10)])
+        seen.append([r.id for r in store.current_memories(MemoryMatch("user:u", T + 10))])
 
     with store.transaction():
         insert(store, fields(2, **MEMORY), tokens="fresh")

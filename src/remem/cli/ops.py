@@ -77,7 +77,8 @@ def stats(
     if scope is not None:
         return _scope_stats(scope, as_json)
     with open_existing_memory() as mem:
-        data = mem.stats()
+        # Memory.stats() and what this command adds (missing vectors, declared scopes)
+        data: dict[str, Any] = {**mem.stats()}
         data["missing_vectors"] = ops.missing_local_vectors(mem)
         if "latent_terms" in data["backlog"]:  # a scan: for the operator's command only
             data["backlog"]["latent_terms"]["missing"] = ops.latent_terms_to_store(mem)

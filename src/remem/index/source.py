@@ -12,17 +12,16 @@ needs five things, all cheap except the full read:
 - the vectors of a few records (probes, asked when a snapshot is opened).
 
 Every ``Store`` answers them (the SQLite store reads a full matrix on a connection of its own,
-so a background build never holds up searches); these protocols name the part an index uses.
+so a background build never holds up searches). The reads are declared once, as the store's
+``SnapshotReads`` protocol; these protocols add the change token an index asks first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Protocol
 
-import numpy as np
-
-from remem.store.base import Allocate, IndexMetaRow, VectorRows, VectorState
+from remem.store.base import Allocate, IndexMetaRow, SnapshotReads, VectorRows, VectorState
 
 # The index's name for one read of vectors (rowids[i] is the record of matrix[i]).
 VectorBatch = VectorRows
@@ -35,25 +34,11 @@ class FilterSource(Protocol):
     def filter_rows(self, after_rev: int) -> tuple[list[IndexMetaRow], int]: ...
 
 
-class VectorSource(Protocol):
-    """The store as a vector index sees it (one model, one dimension at a time)."""
+class VectorSource(SnapshotReads, Protocol):
+    """The store as a vector index sees it (one model, one dimension at a time): its
+    ``SnapshotReads`` and the change token."""
 
     def change_token(self) -> Hashable: ...
-    def vector_state(self, model_id: str, dim: int) -> VectorState: ...
-    def read_vectors(
-        self,
-        model_id: str,
-        dim: int,
-        after_seq: int = 0,
-        *,
-        by_rowid: bool = False,
-        allocate: Allocate | None = None,
-    ) -> VectorRows: ...
-    def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray: ...
-    def vector_count(self, model_id: str) -> int: ...
-    def vectors_at(
-        self, model_id: str, dim: int, rowids: Sequence[int], upto_seq: int
-    ) -> dict[int, np.ndarray]: ...
 
 
 __all__ = ["Allocate", "FilterSource", "VectorBatch", "VectorSource", "VectorState"]

@@ -14,7 +14,7 @@ import unicodedata
 
 from remem.schemas import content_hash
 from remem.search.pipeline import Searcher
-from remem.store.base import Store
+from remem.store.base import MemoryMatch, Store
 from remem.text.normalize import to_simplified
 from remem.types import Filters, Record
 
@@ -33,10 +33,13 @@ def norm_hash(text: str) -> str:
 def find_equal(store: Store, text: str, scope: str, now: float) -> tuple[Record, str] | None:
     """A current memory of ``scope`` with the same text ("exact") or the same normalised text
     ("normalised"); ``Memory.add`` stops here, captured memories go on to similar vectors."""
-    exact = store.current_memories(scope, now, content_hash=content_hash(text), limit=1)
+    exact = store.current_memories(
+        MemoryMatch(scope, now, content_hash=content_hash(text), limit=1)
+    )
     if exact:
         return exact[0], "exact"
-    similar = store.current_memories(scope, now, metadata_equals=("norm", norm_hash(text)), limit=1)
+    norm = ("norm", norm_hash(text))
+    similar = store.current_memories(MemoryMatch(scope, now, metadata_equals=norm, limit=1))
     if similar:
         return similar[0], "normalised"
     return None

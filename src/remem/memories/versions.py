@@ -28,7 +28,7 @@ from remem.memories import chain, statements, subjects
 from remem.memories.dedup import find_equal, find_similar, norm_hash
 from remem.schemas import RecordIn, validate_record
 from remem.search.pipeline import Searcher
-from remem.store.base import Store
+from remem.store.base import MemoryMatch, Store
 from remem.text.assertion import not_a_statement
 from remem.types import Record, StoredMemory
 
@@ -148,7 +148,9 @@ class CuratedMemories:
             older: list[Record] = []
             if subject and self.config.capture.supersede:
                 older = self.store.current_memories(
-                    scope, now, metadata_equals=("subject", subject), speaker_id=speaker_id
+                    MemoryMatch(
+                        scope, now, metadata_equals=("subject", subject), speaker_id=speaker_id
+                    )
                 )
                 older = statements.denied(said, older)
             if older:

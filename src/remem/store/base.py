@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from remem.store.dashboard import DashboardStore
+from remem.store.stats import StoreStats
 from remem.types import Fact, Filters, Record, SessionInfo
 
 # (record fields, lexical tokens) or (record fields, lexical tokens, context tokens)
@@ -63,6 +64,21 @@ class VectorState:
     deletes: int
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryMatch:
+    """Which current memories ``current_memories`` returns: those of ``scope`` still valid at
+    ``now`` and, each only when given, with this content hash, this metadata value (a JSON
+    string, never a number) and this speaker (None is a value: no speaker); ``limit`` at most
+    (None: all). What deduplication and supersession (``remem.memories``) look up."""
+
+    scope: str
+    now: float
+    content_hash: str | None = None
+    metadata_equals: tuple[str, str] | None = None  # (key, string value)
+    speaker_id: str | None = ANY
+    limit: int | None = None
+
+
 # Given a row count, the arrays to read vectors into: (rowids int64 (n,), matrix float32
 # (n, dim)), e.g. memory-mapped files, so an index build never holds the matrix in anonymous
 # memory.
@@ -100,16 +116,10 @@ class RecordStore(Protocol):
         cheap answer to "at least N?")."""
         ...
 
-    def current_memories(
-        self,
-        scope: str,
-        now: float,
-        *,
-        content_hash: str | None = None,
-        metadata_equals: tuple[str, str] | None = None,
-        speaker_id: str | None = ANY,
-        limit: int | None = None,
-    ) -> list[Record]: ...
+    def current_memories(self, match: MemoryMatch) -> list[Record]:
+        """The curated memories ``match`` describes, oldest first (then by rowid)."""
+        ...
+
     def find_message(self, session: str, created_at: float) -> Record | None: ...
     def previous_texts(self, session: str, before: float, limit: int) -> list[Record]: ...
     def neighbours(
@@ -218,44 +228,11 @@ class LexicalStore(Protocol):
 
 
 @runtime_checkable
-class VectorStore(Protocol):
-    """Vectors by model id. An in-memory index catches up through ``index_delta``; a snapshot
-    index (``remem.index.vector``) through ``vector_state``, ``read_vectors``, ``live_rowids``,
-    ``vectors_at`` and ``filter_rows``."""
+class SnapshotReads(Protocol):
+    """What a snapshot vector index (``remem.index.vector``) reads of one model and dimension
+    to build and catch up: each answer read in one snapshot of the store."""
 
-    def put_vectors(
-        self,
-        model_id: str,
-        provider: str,
-        model: str,
-        items: Sequence[tuple[int, np.ndarray]],
-        *,
-        mark_indexed: bool = True,
-    ) -> int: ...
-    def vectors_of(self, rowids: Sequence[int]) -> dict[int, list[StoredVector]]: ...
-    def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int: ...
-    def drop_vectors_of_indexed(self, model_id: str) -> int:
-        """Delete this model's vectors of the records that are indexed, leaving their status:
-        the fast lane's stand-in vectors once the main model has embedded those records.
-        Returns how many were deleted."""
-        ...
-
-    def mark_indexed_with(self, model_id: str) -> None: ...
-    def records_missing_vectors(
-        self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
-    ) -> list[Record]: ...
-    def count_missing_vectors(self, model_id: str) -> int: ...
-    def vector_stats(self) -> list[tuple[str, int, int]]: ...
     def vector_count(self, model_id: str) -> int: ...
-    def has_legacy_vectors(self) -> bool: ...
-    def legacy_vector_dims(self) -> set[int]: ...
-    def adopt_legacy_vectors(
-        self, model_id: str, provider: str, model: str, dim: int | None = None
-    ) -> int: ...
-    def load_vectors(self, model_id: str, dim: int, after_seq: int = 0) -> VectorRows: ...
-    def index_delta(
-        self, model_id: str, dim: int, after_seq: int, after_rev: int
-    ) -> tuple[VectorRows, list[IndexMetaRow], int, int]: ...
     def vector_state(self, model_id: str, dim: int) -> VectorState: ...
     def read_vectors(
         self,
@@ -282,6 +259,45 @@ class VectorStore(Protocol):
         """The vectors of these (few) records with seq <= upto_seq."""
         ...
 
+
+@runtime_checkable
+class VectorStore(SnapshotReads, Protocol):
+    """Vectors by model id. An in-memory index catches up through ``index_delta``; a snapshot
+    index (``remem.index.vector``) through the ``SnapshotReads`` (``vector_state``,
+    ``read_vectors``, ``live_rowids``, ``vectors_at``) and ``filter_rows``."""
+
+    def put_vectors(
+        self,
+        model_id: str,
+        provider: str,
+        model: str,
+        items: Sequence[tuple[int, np.ndarray]],
+        *,
+        mark_indexed: bool = True,
+    ) -> int: ...
+    def vectors_of(self, rowids: Sequence[int]) -> dict[int, list[StoredVector]]: ...
+    def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int: ...
+    def drop_vectors_of_indexed(self, model_id: str) -> int:
+        """Delete this model's vectors of the records that are indexed, leaving their status:
+        the fast lane's stand-in vectors once the main model has embedded those records.
+        Returns how many were deleted."""
+        ...
+
+    def mark_indexed_with(self, model_id: str) -> None: ...
+    def records_missing_vectors(
+        self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
+    ) -> list[Record]: ...
+    def count_missing_vectors(self, model_id: str) -> int: ...
+    def vector_stats(self) -> list[tuple[str, int, int]]: ...
+    def has_legacy_vectors(self) -> bool: ...
+    def legacy_vector_dims(self) -> set[int]: ...
+    def adopt_legacy_vectors(
+        self, model_id: str, provider: str, model: str, dim: int | None = None
+    ) -> int: ...
+    def load_vectors(self, model_id: str, dim: int, after_seq: int = 0) -> VectorRows: ...
+    def index_delta(
+        self, model_id: str, dim: int, after_seq: int, after_rev: int
+    ) -> tuple[VectorRows, list[IndexMetaRow], int, int]: ...
     def filter_rows(self, after_rev: int) -> tuple[list[IndexMetaRow], int]:
         """(rows of ``INDEX_META_FIELDS`` of the records changed after ``after_rev``, the
         current rev), read in one snapshot."""
@@ -459,5 +475,5 @@ class Store(
 
     def change_token(self) -> tuple[int, int]: ...
     def schema_version(self) -> int: ...
-    def stats(self) -> dict[str, Any]: ...
+    def stats(self) -> StoreStats: ...
     def close(self) -> None: ...

@@ -8,56 +8,31 @@ Add new migrations at the end; never edit a published one.
 
 from __future__ import annotations
 
+from remem.store.schema_ddl import (
+    CHAT_COLUMNS,
+    META_TABLE,
+    RECORD_INDEXES,
+    SQLITE_TYPES,
+    facts_tables,
+    record_columns,
+    sessions_table,
+)
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (
         1,
         "records, full-text index, vectors, metadata",
-        """
-        CREATE TABLE meta (
-            namespace TEXT NOT NULL,
-            key       TEXT NOT NULL,
-            value     TEXT,
-            PRIMARY KEY (namespace, key)
-        );
+        META_TABLE
+        + """
 
         -- Both kinds of record (message, memory) share this table.
         CREATE TABLE records (
-            rowid         INTEGER PRIMARY KEY,
-            id            TEXT NOT NULL UNIQUE,
-            kind          TEXT NOT NULL CHECK (kind IN ('message', 'memory')),
-            text          TEXT NOT NULL,
-            role          TEXT,
-            scope         TEXT NOT NULL DEFAULT 'global',
-            session       TEXT,
-            platform      TEXT,
-            group_id      TEXT,
-            group_name    TEXT,
-            speaker_id    TEXT,
-            speaker_label TEXT,
-            mentions      TEXT NOT NULL DEFAULT '[]',
-            category      TEXT,
-            importance    REAL NOT NULL DEFAULT 0.5,
-            created_at    REAL NOT NULL,
-            event_time    REAL,
-            valid_from    REAL,
-            valid_to      REAL,
-            access_count  INTEGER NOT NULL DEFAULT 0,
-            last_access   REAL,
-            source_ids    TEXT NOT NULL DEFAULT '[]',
-            content_hash  TEXT NOT NULL,
-            metadata      TEXT NOT NULL DEFAULT '{}',
-            source        TEXT,
-            index_status  TEXT NOT NULL DEFAULT 'pending'
-                          CHECK (index_status IN ('pending', 'indexed', 'failed')),
-            index_error   TEXT,
-            rev           INTEGER NOT NULL DEFAULT 0,
-            updated_at    REAL NOT NULL
-        );
-        CREATE INDEX records_scope_kind ON records (scope, kind);
-        CREATE INDEX records_session_time ON records (session, created_at);
-        CREATE INDEX records_hash ON records (content_hash);
-        CREATE INDEX records_status ON records (index_status);
-        CREATE INDEX records_rev ON records (rev);
+            rowid         INTEGER PRIMARY KEY,"""
+        + record_columns(SQLITE_TYPES, "'pending', 'indexed', 'failed'")
+        + """
+        );"""
+        + RECORD_INDEXES
+        + """;
 
         -- Lexical index: rowid = records.rowid; 'tokens' is remem's own segmentation
         -- (stemmed English, CJK bigrams/words), so unicode61 only splits on spaces here.
@@ -109,53 +84,21 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         4,
         "chat message fields (visible text, session type and label, message kind) and the "
         "'skipped' index status for messages that are stored but never indexed",
-        """
+        (
+            """
         CREATE TABLE records_v4 (
-            rowid         INTEGER PRIMARY KEY,
-            id            TEXT NOT NULL UNIQUE,
-            kind          TEXT NOT NULL CHECK (kind IN ('message', 'memory')),
-            text          TEXT NOT NULL,
-            role          TEXT,
-            scope         TEXT NOT NULL DEFAULT 'global',
-            session       TEXT,
-            platform      TEXT,
-            group_id      TEXT,
-            group_name    TEXT,
-            speaker_id    TEXT,
-            speaker_label TEXT,
-            mentions      TEXT NOT NULL DEFAULT '[]',
-            category      TEXT,
-            importance    REAL NOT NULL DEFAULT 0.5,
-            created_at    REAL NOT NULL,
-            event_time    REAL,
-            valid_from    REAL,
-            valid_to      REAL,
-            access_count  INTEGER NOT NULL DEFAULT 0,
-            last_access   REAL,
-            source_ids    TEXT NOT NULL DEFAULT '[]',
-            content_hash  TEXT NOT NULL,
-            metadata      TEXT NOT NULL DEFAULT '{}',
-            source        TEXT,
-            index_status  TEXT NOT NULL DEFAULT 'pending'
-                          CHECK (index_status IN ('pending', 'indexed', 'failed', 'skipped')),
-            index_error   TEXT,
-            rev           INTEGER NOT NULL DEFAULT 0,
-            updated_at    REAL NOT NULL,
-            visible_text  TEXT,
-            session_type  TEXT,
-            session_label TEXT,
-            message_kind  TEXT NOT NULL DEFAULT 'chat'
-                          CHECK (message_kind IN ('chat', 'media', 'control', 'directive'))
+            rowid         INTEGER PRIMARY KEY,"""
+            + record_columns(SQLITE_TYPES, "'pending', 'indexed', 'failed', 'skipped'")
+            + CHAT_COLUMNS
+            + """
         );
         INSERT INTO records_v4 (COLS) SELECT COLS FROM records;
         DROP TABLE records;
-        ALTER TABLE records_v4 RENAME TO records;
-        CREATE INDEX records_scope_kind ON records (scope, kind);
-        CREATE INDEX records_session_time ON records (session, created_at);
-        CREATE INDEX records_hash ON records (content_hash);
-        CREATE INDEX records_status ON records (index_status);
-        CREATE INDEX records_rev ON records (rev)
-        """.replace(
+        ALTER TABLE records_v4 RENAME TO records;"""
+            + RECORD_INDEXES
+            + """
+        """
+        ).replace(
             "COLS",
             "rowid, id, kind, text, role, scope, session, platform, group_id, group_name, speaker_id, speaker_label, mentions, category, importance, created_at, event_time, valid_from, valid_to, access_count, last_access, source_ids, content_hash, metadata, source, index_status, index_error, rev, updated_at",
         ),
@@ -164,16 +107,8 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         5,
         "sessions: a session's origin platform and parent (a sub-session counts as its root's "
         "platform); 'platform' is the effective one, kept up to date on every change",
-        """
-        CREATE TABLE sessions (
-            id              TEXT PRIMARY KEY,
-            origin_platform TEXT,
-            parent          TEXT,
-            platform        TEXT,
-            updated_at      REAL NOT NULL
-        );
-        CREATE INDEX sessions_platform ON sessions (platform);
-        CREATE INDEX sessions_parent ON sessions (parent)
+        sessions_table(SQLITE_TYPES)
+        + """
         """,
     ),
     (
@@ -248,38 +183,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         9,
         "facts (issue 48): what is known about a subject and while it held, derived from "
         "records, with the records each cites indexed both ways (source, closer)",
-        """
-        CREATE TABLE facts (
-            id           TEXT PRIMARY KEY,
-            scope        TEXT NOT NULL,
-            subject      TEXT NOT NULL,
-            subject_name TEXT NOT NULL,
-            attribute    TEXT NOT NULL,
-            value        TEXT NOT NULL,
-            said_at      REAL NOT NULL,
-            valid_from   REAL NOT NULL,
-            valid_to     REAL,
-            source_ids   TEXT NOT NULL DEFAULT '[]',
-            closed_by    TEXT,
-            confidence   REAL NOT NULL,
-            origin       TEXT NOT NULL
-        ) WITHOUT ROWID;
-        -- a subject's facts (of an attribute), in the order they are listed; and by scope:
-        -- the subjects a caller may read, a rebuild of some scopes
-        CREATE INDEX facts_subject ON facts (subject, attribute, valid_from);
-        CREATE INDEX facts_scope ON facts (scope, subject);
-        -- the facts a record closed: reopened when it is deleted, found by recall
-        CREATE INDEX facts_closed_by ON facts (closed_by);
-        -- source_ids by record: the facts citing a record (deleted with it, found by recall).
-        -- No reference to records: facts are derived data (a rebuild rewrites them), and a
-        -- fact written while its record is being deleted must not fail the writer.
-        CREATE TABLE fact_sources (
-            fact_id   TEXT NOT NULL REFERENCES facts (id) ON DELETE CASCADE,
-            record_id TEXT NOT NULL,
-            PRIMARY KEY (fact_id, record_id)
-        ) WITHOUT ROWID;
-        CREATE INDEX fact_sources_record ON fact_sources (record_id)
-        """,
+        facts_tables(SQLITE_TYPES),
     ),
 ]
 # The runner applies migrations with foreign keys off (SQLite's procedure for rebuilding a

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from remem.schemas import ID_MAX_CHARS
-from remem.store.base import ANY, OnConflict, RecordRow
+from remem.store.base import ANY, MemoryMatch, OnConflict, RecordRow
 from remem.store.filter_sql import filters_where
 from remem.store.rows import check_enums, check_value, row_to_record
 from remem.store.sessions_sql import SQLSessions, upsert_session
@@ -201,33 +201,21 @@ class SQLRecords(SQLSessions):
             yield from page
             after = page[-1].rowid  # type: ignore[assignment]
 
-    def current_memories(
-        self,
-        scope: str,
-        now: float,
-        *,
-        content_hash: str | None = None,
-        metadata_equals: tuple[str, str] | None = None,
-        speaker_id: str | None = ANY,
-        limit: int | None = None,
-    ) -> list[Record]:
-        """Memories of ``scope`` still valid at ``now`` with this content hash, metadata
-        value (a JSON string, not a number) and speaker (each only when given), oldest
-        first."""
+    def current_memories(self, match: MemoryMatch) -> list[Record]:
         d = self._sql
         sql = "WHERE r.kind = 'memory' AND r.scope = ? AND (r.valid_to IS NULL OR r.valid_to > ?)"
-        params: list[Any] = [scope, now]
-        if content_hash is not None:
+        params: list[Any] = [match.scope, match.now]
+        if match.content_hash is not None:
             sql += " AND r.content_hash = ?"
-            params.append(content_hash)
-        if metadata_equals is not None:
+            params.append(match.content_hash)
+        if match.metadata_equals is not None:
             sql += f" AND {d.json_equals}"
-            params += [metadata_equals[0], metadata_equals[1]]
-        if speaker_id is not ANY:
+            params += [match.metadata_equals[0], match.metadata_equals[1]]
+        if match.speaker_id is not ANY:
             sql += f" AND r.speaker_id {d.same} ?"
-            params.append(speaker_id)
+            params.append(match.speaker_id)
         sql += " ORDER BY r.created_at, r.rowid LIMIT ?"
-        params.append(d.no_limit if limit is None else limit)
+        params.append(d.no_limit if match.limit is None else match.limit)
         return self._records(sql, params)
 
     def find_message(self, session: str, created_at: float) -> Record | None:

@@ -81,16 +81,12 @@ class SQLSessions(SQLConnection):
 
     def sessions_on_platform(self, platform: str) -> list[str]:
         """Sessions whose effective (root's origin) platform is ``platform``."""
-        rows = self.query(self._sql.sql("SELECT id FROM sessions WHERE platform = ?"), (platform,))
-        return [r[0] for r in rows]
+        return self._column("SELECT id FROM sessions WHERE platform = ?", (platform,))
 
     def sessions_with_speaker(self, speaker_id: str) -> list[str]:
         """Sessions holding a message spoken by ``speaker_id``."""
-        rows = self.query(
-            self._sql.sql(
-                "SELECT DISTINCT session FROM records WHERE kind = 'message' AND speaker_id = ? "
-                "AND session IS NOT NULL ORDER BY session"
-            ),
+        return self._column(
+            "SELECT DISTINCT session FROM records WHERE kind = 'message' AND speaker_id = ? "
+            "AND session IS NOT NULL ORDER BY session",
             (speaker_id,),
         )
-        return [r[0] for r in rows]

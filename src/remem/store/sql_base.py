@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from remem.store.rows import row_to_record
 from remem.store.sql_dialect import SQLDialect
+from remem.store.stats import StorageStats, StoreStats, record_groups
 from remem.types import Record
 
 Counter = Literal["rev", "deletes", "records", "commits"]
@@ -51,6 +52,10 @@ class SQLConnection:
         rows = self.query(d.sql(f"SELECT {d.columns} FROM records r {tail}"), params)
         return [row_to_record(row) for row in rows]
 
+    def _column(self, statement: str, params: Any = ()) -> list[Any]:
+        """The first value of every row of one statement written with ``?`` marks."""
+        return [row[0] for row in self.query(self._sql.sql(statement), params)]
+
     def query_one(self, sql: Any, params: Any = ()) -> Any:
         """The first row of one statement, or None."""
         rows = self.query(sql, params)
@@ -61,7 +66,7 @@ class SQLConnection:
         """The next revision number (inside the caller's write)."""
         raise NotImplementedError
 
-    def _stats_storage(self, c: Any) -> dict[str, Any]:
+    def _stats_storage(self, c: Any) -> StorageStats:
         """``file_bytes`` and ``path`` for ``stats`` (read in its snapshot ``c``)."""
         raise NotImplementedError
 
@@ -95,7 +100,7 @@ class SQLConnection:
                 )
 
     # ---------------------------------------------------------------- stats
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> StoreStats:
         with self.read() as c:
 
             def one(statement: str) -> Any:
@@ -113,11 +118,7 @@ class SQLConnection:
             ).fetchone()
             return {
                 "records": one(self._STATS_RECORDS),
-                "by_kind": group("kind"),
-                "by_scope": group("scope"),
-                "by_role": group("role"),
-                "by_category": group("category"),
-                "index_status": group("index_status"),
+                **record_groups(group),
                 "vectors": [
                     {"model_id": m, "dim": d, "count": n}
                     for m, d, n in c.execute(self._STATS_VECTORS)

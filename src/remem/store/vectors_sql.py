@@ -108,14 +108,12 @@ class SQLVectors(SQLConnection):
 
     def stale_vectors(self, model_id: str) -> list[int]:
         """Rowids of records whose text changed after their ``model_id`` vector was made."""
-        rows = self.query(
-            self._sql.sql(
-                "SELECT r.rowid FROM records r JOIN vectors v ON v.record_rowid = r.rowid "
-                "WHERE v.model_id = ? AND v.created_at < r.updated_at - 1 ORDER BY r.rowid"
-            ),
+        rowids = self._column(
+            "SELECT r.rowid FROM records r JOIN vectors v ON v.record_rowid = r.rowid "
+            "WHERE v.model_id = ? AND v.created_at < r.updated_at - 1 ORDER BY r.rowid",
             (model_id,),
         )
-        return [int(r[0]) for r in rows]
+        return [int(rowid) for rowid in rowids]
 
     @staticmethod
     def _vector_rows(c: Any, model_id: str, dim: int, after_seq: int) -> VectorRows:

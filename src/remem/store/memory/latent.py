@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from remem.store.memory.state import MemoryState
 from remem.types import Record
@@ -43,15 +44,7 @@ class LatentMixin(MemoryState):
         self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
     ) -> list[Record]:
         """Records (not 'skipped') without current terms of this model, in rowid order."""
-        out: list[Record] = []
-        with self._read():
-            for rowid in self._rows:  # rowid order
-                if 0 <= limit <= len(out):
-                    break
-                if rowid > after_rowid and self._lacks_terms(model_id, rowid):
-                    out.append(self._record(rowid))
-        return out
+        return self._records_lacking(partial(self._lacks_terms, model_id), limit, after_rowid)
 
     def count_missing_latent_terms(self, model_id: str) -> int:
-        with self._read():
-            return sum(1 for rowid in self._rows if self._lacks_terms(model_id, rowid))
+        return self._count_lacking(partial(self._lacks_terms, model_id))

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from remem.errors import ConflictError, ValidationError
-from remem.store.base import ANY, OnConflict, RecordRow
+from remem.store.base import ANY, MemoryMatch, OnConflict, RecordRow
 from remem.store.memory.sessions import SessionsMixin
 from remem.store.memory.state import StoredRow, first
 from remem.store.rows import INSERT_FIELDS, STORED_FIELDS, check_enums, column_value
@@ -186,32 +186,22 @@ class RecordsMixin(SessionsMixin):
                 n = len(self._matching(self._predicate(filters)))
         return n if up_to is None else min(n, up_to)
 
-    def current_memories(
-        self,
-        scope: str,
-        now: float,
-        *,
-        content_hash: str | None = None,
-        metadata_equals: tuple[str, str] | None = None,
-        speaker_id: str | None = ANY,
-        limit: int | None = None,
-    ) -> list[Record]:
-        """Memories of ``scope`` still valid at ``now`` with this content hash, metadata
-        value and speaker (each only when given), oldest first."""
+    def current_memories(self, match: MemoryMatch) -> list[Record]:
+        m = match
 
         def wanted(v: dict[str, Any]) -> bool:
             return (
                 v["kind"] == "memory"
-                and v["scope"] == scope
-                and (v["valid_to"] is None or v["valid_to"] > now)
-                and (content_hash is None or v["content_hash"] == content_hash)
-                and (speaker_id is ANY or v["speaker_id"] == speaker_id)
-                and (metadata_equals is None or _metadata_is(v["metadata"], *metadata_equals))
+                and v["scope"] == m.scope
+                and (v["valid_to"] is None or v["valid_to"] > m.now)
+                and (m.content_hash is None or v["content_hash"] == m.content_hash)
+                and (m.speaker_id is ANY or v["speaker_id"] == m.speaker_id)
+                and (m.metadata_equals is None or _metadata_is(v["metadata"], *m.metadata_equals))
             )
 
         with self._read():
             rowids = self._sorted_rowids(wanted)
-            return [self._record(r) for r in first(rowids, limit)]
+            return [self._record(r) for r in first(rowids, m.limit)]
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

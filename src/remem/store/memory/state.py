@@ -23,6 +23,7 @@ from remem.store.memory.filters import record_predicate
 from remem.store.memory.lexical_index import Bm25Index
 from remem.store.migrations import LATEST_VERSION
 from remem.store.rows import STORED_FIELDS, row_to_record
+from remem.store.stats import StoreStats, record_groups
 from remem.types import Fact, Filters, Record
 
 Item = TypeVar("Item")
@@ -176,6 +177,24 @@ class MemoryState:
         values = self._rows[rowid].values
         return row_to_record((rowid, *(values[name] for name in STORED_FIELDS)))
 
+    def _records_lacking(
+        self, lacks: Callable[[int], bool], limit: int, after_rowid: int
+    ) -> list[Record]:
+        """Records after ``after_rowid`` for which ``lacks(rowid)`` (derived data still owed:
+        a vector, latent terms), in rowid order, at most ``limit`` (negative: no limit)."""
+        out: list[Record] = []
+        with self._read():
+            for rowid in self._rows:  # rowid order
+                if 0 <= limit <= len(out):
+                    break
+                if rowid > after_rowid and lacks(rowid):
+                    out.append(self._record(rowid))
+        return out
+
+    def _count_lacking(self, lacks: Callable[[int], bool]) -> int:
+        with self._read():
+            return sum(1 for rowid in self._rows if lacks(rowid))
+
     def _predicate(
         self, filters: Filters | None, now: float | None = None
     ) -> Callable[[dict[str, Any]], bool]:
@@ -247,7 +266,7 @@ class MemoryState:
             return value
 
     # ---------------------------------------------------------------- stats
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> StoreStats:
         """The SQLite store's statistics keys (``file_bytes`` 0, ``path`` ":memory:")."""
         with self._read():
             rows = [row.values for row in self._rows.values()]
@@ -261,11 +280,7 @@ class MemoryState:
             errors = [v for v in rows if v["index_error"] is not None]
             return {
                 "records": len(rows),
-                "by_kind": group("kind"),
-                "by_scope": group("scope"),
-                "by_role": group("role"),
-                "by_category": group("category"),
-                "index_status": group("index_status"),
+                **record_groups(group),
                 "vectors": [
                     {"model_id": m, "dim": d, "count": n} for (m, d), n in sorted(dims.items())
                 ],

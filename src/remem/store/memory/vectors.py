@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -120,18 +121,10 @@ class VectorsMixin(MemoryState):
         self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
     ) -> list[Record]:
         """Records without a vector of this model, in rowid order (resumable by rowid)."""
-        out: list[Record] = []
-        with self._read():
-            for rowid in self._rows:  # rowid order
-                if 0 <= limit <= len(out):  # a negative limit: no limit
-                    break
-                if rowid > after_rowid and self._missing(model_id, rowid):
-                    out.append(self._record(rowid))
-        return out
+        return self._records_lacking(partial(self._missing, model_id), limit, after_rowid)
 
     def count_missing_vectors(self, model_id: str) -> int:
-        with self._read():
-            return sum(1 for rowid in self._rows if self._missing(model_id, rowid))
+        return self._count_lacking(partial(self._missing, model_id))
 
     def vector_stats(self) -> list[tuple[str, int, int]]:
         """(model_id, dim, count) for every model that has vectors, most vectors first."""

@@ -22,6 +22,7 @@ from remem.store.migrations import LATEST_VERSION as SQLITE_VERSION
 from remem.store.postgres.schema import LATEST_VERSION, MIGRATIONS
 from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import POSTGRES
+from remem.store.stats import StorageStats
 
 try:
     import psycopg
@@ -254,7 +255,7 @@ class PostgresConnection(SQLConnection):
         ).fetchone()
         return int(row[0])  # type: ignore[index]
 
-    def _stats_storage(self, c: psycopg.Connection[Any]) -> dict[str, Any]:
+    def _stats_storage(self, c: psycopg.Connection[Any]) -> StorageStats:
         size = c.execute(SCHEMA_BYTES_SQL).fetchone()[0]  # type: ignore[index]
         return {"file_bytes": int(size), "path": f"{redact(self._url)} (schema {self._schema})"}
 

@@ -30,6 +30,7 @@ from remem.store.sqlite.durability import (
     ensure_ticket_counter,
     take_ticket,
 )
+from remem.store.stats import StorageStats
 
 
 class SQLiteConnection(SQLConnection):
@@ -299,7 +300,7 @@ class SQLiteConnection(SQLConnection):
             watch = self._watch if self._watch is not None else self._conn  # (opening)
             return watch.execute("PRAGMA data_version").fetchone()[0], self.local_writes
 
-    def _stats_storage(self, c: sqlite3.Connection) -> dict[str, Any]:
+    def _stats_storage(self, c: sqlite3.Connection) -> StorageStats:
         return {"file_bytes": file_bytes(self._path), "path": str(self._path)}
 
     @staticmethod
