@@ -91,6 +91,9 @@ AgentOption = Annotated[
 ]
 SessionOption = Annotated[str | None, typer.Option("--session", help="the current session")]
 UserOption = Annotated[str | None, typer.Option("--user", help="the current user")]
+NoEmbedOption = Annotated[
+    bool, typer.Option("--no-embed", help="store now, embed later with `remem embed`")
+]
 ScopeOption = Annotated[str | None, typer.Option("--scope", help="narrow to one scope")]
 
 
