@@ -10,7 +10,7 @@ exist (a fact written while its record was being deleted).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from remem.embed.base import Embedder
@@ -30,12 +30,7 @@ class Finding:
     fixed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "check": self.check,
-            "status": self.status,
-            "detail": self.detail,
-            "fixed": self.fixed,
-        }
+        return asdict(self)
 
 
 def run_doctor(mem: MemoryPort, *, fix: bool = False) -> list[Finding]:

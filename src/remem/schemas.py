@@ -24,7 +24,7 @@ from pydantic import (
 from pydantic import ValidationError as PydanticValidationError
 
 from remem.errors import ValidationError
-from remem.types import KINDS, MESSAGE_KINDS, ROLES, Filters
+from remem.types import KINDS, MESSAGE_KINDS, ROLES, Filters, RecordShape
 
 # \Z, not $: "$" also matches before a trailing newline, and "agent:A\n" is not "agent:A".
 SCOPE_RE = re.compile(
@@ -55,6 +55,14 @@ _FIXES = {
     "message_kind": f"use one of {', '.join(MESSAGE_KINDS)}",
     **dict.fromkeys(NAME_FIELDS, "use 1-500 characters without control characters"),
 }
+# What each checked text field must match, and the fields whose values come from a list
+# (a role may be left out); validate_record names the fix from _FIXES.
+_PATTERNS: dict[str, re.Pattern[str]] = {
+    "id": ID_RE,
+    "scope": SCOPE_RE,
+    **dict.fromkeys(NAME_FIELDS, NAME_RE),
+}
+_CHOICES = {"kind": KINDS, "role": ROLES, "message_kind": MESSAGE_KINDS}
 _UNENCODABLE = "the text holds a lone surrogate (not valid Unicode); send valid UTF-8"
 # PostgreSQL's text and jsonb cannot hold U+0000; every backend refuses it alike, so a store
 # moves between backends whole and no write fails on one backend only.
@@ -133,29 +141,16 @@ def parse_time(value: Any, zone: tzinfo = UTC) -> float | None:
     return number
 
 
-class RecordIn(BaseModel):
+# ``RecordShape``'s fields first (here an id may be left out and the kind defaults to a
+# message), then the ones below. The docstring is the JSON schema's description.
+class RecordIn(BaseModel, RecordShape):
     """A message or memory as a caller hands it in."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
     id: str | None = None
     kind: str = "message"
-    text: str
-    role: str | None = None
-    scope: str = "global"
-    session: str | None = None
-    platform: str | None = None
-    group_id: str | None = None
-    group_name: str | None = None
-    speaker_id: str | None = None
-    speaker_label: str | None = None
-    mentions: list[str] = Field(default_factory=list)
-    category: str | None = None
-    importance: float = 0.5
-    created_at: float | None = None
-    event_time: float | None = None
-    valid_from: float | None = None
-    valid_to: float | None = None
+    mentions: list[str] = Field(default_factory=list)  # pydantic's factory, not the dataclass's
     source_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     source: str | None = None
@@ -169,18 +164,18 @@ class RecordIn(BaseModel):
     origin_platform: str | None = None
     parent_session: str | None = None
 
-    @field_validator(*NAME_FIELDS)
+    @field_validator(*_PATTERNS)
     @classmethod
-    def _name(cls, value: str | None) -> str | None:
-        if value is not None and not NAME_RE.match(value):
-            raise ValueError("control characters")
+    def _pattern(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and not _PATTERNS[str(info.field_name)].match(value):
+            raise ValueError(f"not a valid {info.field_name}")
         return value
 
-    @field_validator("message_kind")
+    @field_validator(*_CHOICES)
     @classmethod
-    def _message_kind(cls, value: str) -> str:
-        if value not in MESSAGE_KINDS:
-            raise ValueError("bad message kind")
+    def _choice(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and value not in _CHOICES[str(info.field_name)]:
+            raise ValueError(f"not a valid {info.field_name}")
         return value
 
     @model_validator(mode="before")
@@ -213,39 +208,11 @@ class RecordIn(BaseModel):
             raise ValueError("not JSON") from None
         return value
 
-    @field_validator("id")
-    @classmethod
-    def _id(cls, value: str | None) -> str | None:
-        if value is not None and not ID_RE.match(value):
-            raise ValueError("bad id")
-        return value
-
-    @field_validator("kind")
-    @classmethod
-    def _kind(cls, value: str) -> str:
-        if value not in KINDS:
-            raise ValueError("bad kind")
-        return value
-
     @field_validator("text")
     @classmethod
     def _text(cls, value: str) -> str:
         if not value or not value.strip() or len(value) > MAX_TEXT_CHARS:
             raise ValueError("empty or too long")
-        return value
-
-    @field_validator("role")
-    @classmethod
-    def _role(cls, value: str | None) -> str | None:
-        if value is not None and value not in ROLES:
-            raise ValueError("bad role")
-        return value
-
-    @field_validator("scope")
-    @classmethod
-    def _scope(cls, value: str) -> str:
-        if not SCOPE_RE.match(value):
-            raise ValueError("bad scope")
         return value
 
     @field_validator("importance")
@@ -313,23 +280,24 @@ def make_filters(filters: Filters | dict[str, Any] | None, zone: tzinfo = UTC) -
             raise ValidationError(name, value, "give a non-empty string or list of strings")
         return list(check_encodable(name, values))
 
+    def as_choices(name: str, value: Any, allowed: tuple[str, ...]) -> list[str]:
+        values = as_list(name, value)
+        bad = [v for v in values if v not in allowed]
+        if bad:
+            raise ValidationError(name, bad[0], f"use one of {', '.join(allowed)}")
+        return values
+
     for key, value in data.items():
         if value is None:
             continue
         if key in ("kind", "kinds"):
-            out.kinds = as_list(key, value)
-            bad = [v for v in out.kinds if v not in KINDS]
-            if bad:
-                raise ValidationError(key, bad[0], f"use one of {', '.join(KINDS)}")
+            out.kinds = as_choices(key, value, KINDS)
         elif key in ("scope", "scopes"):
             out.scopes = [validate_scope(s, key) for s in as_list(key, value)]
         elif key in ("session", "sessions"):
             out.sessions = as_list(key, value)
         elif key in ("role", "roles"):
-            out.roles = as_list(key, value)
-            bad = [v for v in out.roles if v not in ROLES]
-            if bad:
-                raise ValidationError(key, bad[0], f"use one of {', '.join(ROLES)}")
+            out.roles = as_choices(key, value, ROLES)
         elif key in ("since", "until"):
             try:
                 setattr(out, key, parse_time(value, zone))

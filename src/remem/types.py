@@ -27,11 +27,18 @@ class SessionInfo(TypedDict):
     platform: str | None
 
 
-@dataclass(slots=True)
-class Record:
-    """One stored message or memory, as the store returns it."""
+@dataclass
+class RecordShape:
+    """The fields a record has both as a caller hands it in (``schemas.RecordIn``, which
+    validates them) and as the store returns it (``Record``), in that order: written once here.
+    Each of the two narrows what differs (an id is given or generated; a stored record has a
+    creation time) and adds its own fields after these. The rest of a caller's fields
+    (``source_ids``, ``metadata`` ... ``message_kind``) are declared by each of the two: a
+    stored record keeps them between fields the store manages, in the order its JSON has."""
 
-    id: str
+    __slots__ = ()  # Record's instances keep their slots (no __dict__)
+
+    id: str | None
     kind: str
     text: str
     role: str | None = None
@@ -45,10 +52,18 @@ class Record:
     mentions: list[str] = field(default_factory=list)
     category: str | None = None
     importance: float = 0.5
-    created_at: float = 0.0
+    created_at: float | None = None
     event_time: float | None = None
     valid_from: float | None = None
     valid_to: float | None = None
+
+
+@dataclass(slots=True)
+class Record(RecordShape):
+    """One stored message or memory, as the store returns it."""
+
+    id: str
+    created_at: float = 0.0
     access_count: int = 0
     last_access: float | None = None
     source_ids: list[str] = field(default_factory=list)

@@ -3,6 +3,8 @@ printing (JSON or rich tables), one-line errors, input files and progress bars."
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -89,6 +91,50 @@ AgentOption = Annotated[
 ]
 SessionOption = Annotated[str | None, typer.Option("--session", help="the current session")]
 UserOption = Annotated[str | None, typer.Option("--user", help="the current user")]
+NoEmbedOption = Annotated[
+    bool, typer.Option("--no-embed", help="store now, embed later with `remem embed`")
+]
+ScopeOption = Annotated[str | None, typer.Option("--scope", help="narrow to one scope")]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a command acts as: the --agent, --session and --user an agent's own call carries
+    (all None: the local operator)."""
+
+    agent: str | None = None
+    session: str | None = None
+    user: str | None = None
+
+
+# What a ``caller: Identity`` parameter declares as its default: ``with_caller`` puts the three
+# options in its place, so the command always receives the Identity they make.
+FROM_OPTIONS = Identity()
+
+
+def with_caller(command: Callable[..., None]) -> Callable[..., None]:
+    """A command that takes ``caller: Identity`` shows --agent, --session and --user in that
+    parameter's place (same names, help and order as ``AgentOption`` ...) and receives them as
+    one ``Identity``: the commands that act as an agent declare the three once."""
+    signature = inspect.signature(command, eval_str=True)
+    options = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=option)
+        for name, option in (
+            ("agent", AgentOption),
+            ("session", SessionOption),
+            ("user", UserOption),
+        )
+    ]
+    params: list[inspect.Parameter] = []
+    for param in signature.parameters.values():
+        params += options if param.name == "caller" else [param.replace(kind=options[0].kind)]
+
+    @functools.wraps(command, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
+    def run(agent: str | None, session: str | None, user: str | None, **kwargs: Any) -> None:
+        command(caller=Identity(agent, session, user), **kwargs)
+
+    run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    return run
 
 
 def load_config(*, long_lived: bool = False, **overrides: Any) -> Config:

@@ -12,6 +12,7 @@ import typer
 from remem.cli.common import (
     AgentOption,
     JsonOption,
+    NoEmbedOption,
     UserOption,
     counting,
     emit_json,
@@ -42,9 +43,7 @@ def distill(
     no_capture: Annotated[
         bool, typer.Option("--no-capture", help="only archive the messages, capture nothing")
     ] = False,
-    no_embed: Annotated[
-        bool, typer.Option("--no-embed", help="store now, embed later with `remem embed`")
-    ] = False,
+    no_embed: NoEmbedOption = False,
     summarize: Annotated[
         bool,
         typer.Option(

@@ -13,10 +13,10 @@ import typer
 from typer.core import TyperGroup
 
 from remem.cli.common import (
-    AgentOption,
+    FROM_OPTIONS,
+    Identity,
     JsonOption,
-    SessionOption,
-    UserOption,
+    ScopeOption,
     counting,
     emit_json,
     new_table,
@@ -25,6 +25,7 @@ from remem.cli.common import (
     open_memory,
     out,
     short,
+    with_caller,
 )
 
 if TYPE_CHECKING:
@@ -48,12 +49,12 @@ app = typer.Typer(
     help="What is known about whom, and since when (derived from what was said).",
 )
 
-ScopeOption = Annotated[str | None, typer.Option("--scope", help="narrow to one scope")]
 
-
-def _identity(agent: str | None, session: str | None, user: str | None) -> dict[str, Any]:
+def _identity(caller: Identity) -> dict[str, Any]:
     """As an agent sees them (its scopes) when --agent is given; else the local operator."""
-    return {} if agent is None else {"agent": agent, "session": session, "user": user}
+    if caller.agent is None:
+        return {}
+    return {"agent": caller.agent, "session": caller.session, "user": caller.user}
 
 
 def _print_facts(facts: list[dict[str, Any]]) -> None:
@@ -86,6 +87,7 @@ def _views(mem: Memory, facts: list[Any]) -> list[dict[str, Any]]:
 
 
 @app.command("show")
+@with_caller
 def facts_show(
     subject: Annotated[str | None, typer.Argument(help="a name (Tom, 汤姆) or subject key")] = None,
     at: Annotated[str | None, typer.Option("--at", help="as of this date (ISO)")] = None,
@@ -96,9 +98,7 @@ def facts_show(
         str | None, typer.Option("--attribute", help="only this one (lives_in ...)")
     ] = None,
     scope: ScopeOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     as_json: JsonOption = False,
 ) -> None:
     """What is known now (or --at a date); --history shows closed values too."""
@@ -109,7 +109,7 @@ def facts_show(
             attribute=attribute,
             history=history,
             scope=scope,
-            **_identity(agent, session, user),
+            **_identity(caller),
         )
         views = _views(mem, found)
     if as_json:
@@ -141,6 +141,7 @@ def facts_rebuild(
 
 
 @app.command("correct")
+@with_caller
 def facts_correct(
     subject: Annotated[str, typer.Argument(help="a name (Tom) or subject key")],
     attribute: Annotated[str, typer.Argument(help="lives_in, works_at, family.sister ...")],
@@ -150,9 +151,7 @@ def facts_correct(
     ] = False,
     note: Annotated[str | None, typer.Option("--note", help="why, for the audit")] = None,
     scope: ScopeOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     as_json: JsonOption = False,
 ) -> None:
     """Correct a fact by hand (a curated memory: `remem memory undo ID` reverses it)."""
@@ -164,7 +163,7 @@ def facts_correct(
             close=close,
             note=note,
             scope=scope,
-            **_identity(agent, session, user),
+            **_identity(caller),
         )
         views = _views(mem, done.facts)
     memory = None if done.memory is None else done.memory.to_dict()

@@ -4,15 +4,16 @@ undo)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from remem.cli.common import (
-    AgentOption,
+    FROM_OPTIONS,
+    Identity,
     JsonOption,
-    SessionOption,
-    UserOption,
+    ScopeOption,
     add_time_column,
     emit_json,
     err,
@@ -22,6 +23,7 @@ from remem.cli.common import (
     open_memory,
     out,
     short,
+    with_caller,
 )
 from remem.cli.exits import NOT_FOUND
 
@@ -33,24 +35,20 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-ScopeOption = Annotated[str | None, typer.Option("--scope", help="narrow to one scope")]
 
-
-def _agent(mem: Memory, agent: str | None) -> str:
+def _agent(mem: Memory, caller: Identity) -> str:
     from remem.access import Caller
 
-    chosen = Caller.local(mem.config, agent).agent
+    chosen = Caller.local(mem.config, caller.agent).agent
     if not chosen:
         fail("no agent identity: pass --agent or set scopes.agent (there is no shared default)")
     return chosen
 
 
-def _tool(
-    name: str, args: dict[str, Any], agent: str | None, session: str | None, user: str | None
-) -> dict[str, Any]:
+def _tool(name: str, args: dict[str, Any], caller: Identity) -> dict[str, Any]:
     """Call one agent tool as that agent would (arguments left as None are not passed)."""
     with open_memory() as mem:
-        return mem.tools(_agent(mem, agent), session=session, user=user).call(
+        return mem.tools(_agent(mem, caller), session=caller.session, user=caller.user).call(
             name, {k: v for k, v in args.items() if v is not None}
         )
 
@@ -72,18 +70,17 @@ def _print_memories(items: list[dict[str, Any]]) -> None:
 
 
 @app.command("recall")
+@with_caller
 def memory_recall(
     query: str,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     scope: ScopeOption = None,
     limit: Annotated[int, typer.Option(help="at most this many")] = 5,
     as_json: JsonOption = False,
 ) -> None:
     """Search memories (an explicit recall: access counts grow)."""
     args = {"query": query, "limit": limit, "scope": scope}
-    data = _tool("memory_recall", args, agent, session, user)
+    data = _tool("memory_recall", args, caller)
     if as_json:
         emit_json(data)
     elif not data["memories"]:
@@ -93,11 +90,10 @@ def memory_recall(
 
 
 @app.command("store")
+@with_caller
 def memory_store(
     text: str,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     scope: ScopeOption = None,
     category: Annotated[str, typer.Option(help="preference|fact|decision|entity|other")] = "fact",
     importance: Annotated[float, typer.Option(help="0-1")] = 0.7,
@@ -105,7 +101,7 @@ def memory_store(
 ) -> None:
     """Store one memory (deduplicated; an update on the same subject replaces the older one)."""
     args = {"text": text, "category": category, "importance": importance, "scope": scope}
-    data = _tool("memory_store", args, agent, session, user)
+    data = _tool("memory_store", args, caller)
     if as_json:
         emit_json(data)
     if "rejected" in data:  # noise or meta-talk: nothing was done
@@ -124,18 +120,17 @@ def memory_store(
 
 
 @app.command("forget")
+@with_caller
 def memory_forget(
     memory_id: Annotated[str | None, typer.Argument(help="the memory's id")] = None,
     query: Annotated[str | None, typer.Option("--query", help="or describe it")] = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     scope: ScopeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Forget one memory, by id or by a description that matches exactly one."""
     args = {"memory_id": memory_id, "query": query, "scope": scope}
-    data = _tool("memory_forget", args, agent, session, user)
+    data = _tool("memory_forget", args, caller)
     if as_json:
         emit_json(data)
         return
@@ -150,10 +145,9 @@ def memory_forget(
 
 
 @app.command("list")
+@with_caller
 def memory_list(
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     scope: ScopeOption = None,
     category: Annotated[str | None, typer.Option()] = None,
     limit: Annotated[int, typer.Option()] = 20,
@@ -162,7 +156,7 @@ def memory_list(
 ) -> None:
     """Current memories, newest first."""
     args = {"scope": scope, "category": category, "limit": limit, "offset": offset}
-    data = _tool("memory_list", args, agent, session, user)
+    data = _tool("memory_list", args, caller)
     if as_json:
         emit_json(data)
         return
@@ -171,15 +165,14 @@ def memory_list(
 
 
 @app.command("stats")
+@with_caller
 def memory_stats(
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     scope: ScopeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Memories by category and scope."""
-    data = _tool("memory_stats", {"scope": scope}, agent, session, user)
+    data = _tool("memory_stats", {"scope": scope}, caller)
     if as_json:
         emit_json(data)
         return
@@ -192,16 +185,17 @@ def memory_stats(
 
 
 @app.command("inject")
+@with_caller
 def memory_inject(
     message: str,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     as_json: JsonOption = False,
 ) -> None:
     """What auto-recall would inject before an LLM call for this user message."""
     with open_memory() as mem:
-        result = mem.recall_memories(message, agent=_agent(mem, agent), session=session, user=user)
+        result = mem.recall_memories(
+            message, agent=_agent(mem, caller), session=caller.session, user=caller.user
+        )
     if as_json:
         emit_json(result.to_dict())
     elif result.block:
@@ -211,24 +205,25 @@ def memory_inject(
 
 
 @app.command("capture")
+@with_caller
 def memory_capture(
     texts: Annotated[list[str], typer.Argument(help="the turn's messages")],
     role: Annotated[str, typer.Option(help="user or assistant")] = "user",
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     as_json: JsonOption = False,
 ) -> None:
     """Run auto-capture over a turn's messages and report what was kept and why not."""
     if role not in ("user", "assistant"):
         fail(f"invalid --role {role!r}; use user or assistant")
     messages: list[str | dict[Any, Any]] = [
-        {"role": role, "text": t, "speaker_id": user} for t in texts
+        {"role": role, "text": t, "speaker_id": caller.user} for t in texts
     ]
     with open_memory() as mem:
         from remem import Turn
 
-        turn = Turn(agent=_agent(mem, agent), session=session, user_id=user, inputs=messages)
+        turn = Turn(
+            agent=_agent(mem, caller), session=caller.session, user_id=caller.user, inputs=messages
+        )
         result = mem.capture_after_turn(turn)
     if as_json:
         emit_json(result.to_dict())
@@ -243,57 +238,55 @@ def memory_capture(
         err.print(f"warning: {w}", markup=False)
 
 
-def _readable(
-    mem: Memory, agent: str | None, session: str | None, user: str | None, memory_id: str
-) -> Record:
+def _readable(mem: Memory, caller: Identity, memory_id: str) -> Record:
     """The memory, if this agent may read it; otherwise not found (never "forbidden", which
     would confirm that it exists)."""
     from remem.access import ScopeGuard
 
-    who = _agent(mem, agent)
-    guard = ScopeGuard.for_agent(mem.config, who, session=session, user=user)
+    who = _agent(mem, caller)
+    guard = ScopeGuard.for_agent(mem.config, who, session=caller.session, user=caller.user)
     rec = mem.get(memory_id)
     if rec is None or rec.kind != "memory":
         rec = None
     return guard.visible(rec, f"memory {memory_id!r} that agent {who!r} may see")
 
 
+def _versions(
+    caller: Identity, memory_id: str, as_json: bool, read: Callable[[Memory], list[Record]]
+) -> list[Record]:
+    """The versions ``read`` gives of a memory this agent may read, to print; with --json they
+    are printed as JSON here and none are left to print."""
+    with open_memory() as mem:
+        _readable(mem, caller, memory_id)
+        versions = read(mem)
+    if as_json:
+        emit_json([r.to_dict() for r in versions])
+        return []
+    return versions
+
+
 @app.command("history")
+@with_caller
 def memory_history(
     memory_id: str,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     as_json: JsonOption = False,
 ) -> None:
     """Every version of a memory, oldest first (closed versions show when they ended)."""
-    with open_memory() as mem:
-        _readable(mem, agent, session, user, memory_id)
-        chain = mem.history(memory_id)
-    if as_json:
-        emit_json([r.to_dict() for r in chain])
-        return
-    for r in chain:
+    for r in _versions(caller, memory_id, as_json, lambda mem: mem.history(memory_id)):
         until = "current" if r.valid_to is None else f"until {fmt_time(r.valid_to)}"
         out.print(f"{r.id}  {fmt_time(r.created_at)}  {until}  {r.text}", markup=False)
 
 
 @app.command("undo")
+@with_caller
 def memory_undo(
     memory_id: str,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     as_json: JsonOption = False,
 ) -> None:
     """Undo the update that replaced (or was made by) this memory."""
-    with open_memory() as mem:
-        _readable(mem, agent, session, user, memory_id)
-        restored = mem.undo(memory_id)
-    if as_json:
-        emit_json([r.to_dict() for r in restored])
-        return
-    for r in restored:
+    for r in _versions(caller, memory_id, as_json, lambda mem: mem.undo(memory_id)):
         out.print(f"current again: {r.id} {r.text}", markup=False)
 
 
@@ -301,10 +294,9 @@ SUMMARY_PREFIX = "Summary of session "  # how remem.capture.summary starts every
 
 
 @app.command("handoff")
+@with_caller
 def memory_handoff(
-    agent: AgentOption = None,
-    session: SessionOption = None,
-    user: UserOption = None,
+    caller: Identity = FROM_OPTIONS,
     limit: Annotated[int, typer.Option(help="at most this many other memories")] = 8,
     as_json: JsonOption = False,
 ) -> None:
@@ -313,7 +305,7 @@ def memory_handoff(
     prints it into the agent's context). Prints nothing when there is nothing yet."""
     if not 0 <= limit <= 100:
         fail(f"invalid --limit {limit}; use 0 to 100")
-    newest = _tool("memory_list", {"limit": 100}, agent, session, user)["memories"]
+    newest = _tool("memory_list", {"limit": 100}, caller)["memories"]
     summaries = [m for m in newest if m["text"].startswith(SUMMARY_PREFIX)]
     others = [m for m in newest if not m["text"].startswith(SUMMARY_PREFIX)][:limit]
     if as_json:

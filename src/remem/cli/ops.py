@@ -26,6 +26,8 @@ from remem.cli.common import (
 from remem.cli.exits import NOT_FOUND
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from remem import Config
     from remem.ops import IndexReport, ReembedReport
 
@@ -89,14 +91,11 @@ def stats(
     if as_json:
         emit_json(data)
         return
-    table = new_table(show_header=False)
-    table.add_column("what")
-    table.add_column("value", overflow="fold")
+    table = _what_value_table()
     table.add_row("file", f"{data['path']} ({data['file_bytes'] / 1e6:.1f} MB)")
     table.add_row("records", str(data["records"]))
     table.add_row("embedding model", _model_line(data["embedder"]))
-    for key in ("by_kind", "by_scope", "by_role", "by_category", "index_status"):
-        table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
+    _add_counts(table, data, ("by_kind", "by_scope", "by_role", "by_category", "index_status"))
     vectors = ", ".join(f"{v['model_id']} ({v['dim']}d): {v['count']}" for v in data["vectors"])
     table.add_row("vectors", vectors or "none")
     if data["missing_vectors"] is not None:
@@ -119,6 +118,20 @@ def stats(
     out.print(table)
 
 
+def _what_value_table() -> Table:
+    """A two-column table without a header: a name, then its value (long values fold)."""
+    table = new_table(show_header=False)
+    table.add_column("what")
+    table.add_column("value", overflow="fold")
+    return table
+
+
+def _add_counts(table: Table, data: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """A row for each count breakdown ("by kind: message: 3, memory: 1")."""
+    for key in keys:
+        table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
+
+
 def _scope_stats(scope: str, as_json: bool) -> None:
     from remem import ops
     from remem.errors import ValidationError
@@ -131,14 +144,11 @@ def _scope_stats(scope: str, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    table = new_table(show_header=False)
-    table.add_column("what")
-    table.add_column("value", overflow="fold")
+    table = _what_value_table()
     table.add_row("scope", new_text(data["scope"]))
     table.add_row("description", new_text(data["description"] or "(not in scopes.definitions)"))
     table.add_row("records", str(data["records"]))
-    for key in ("by_kind", "by_role", "by_category", "index_status", "memories"):
-        table.add_row(key.replace("_", " "), ", ".join(f"{k}: {v}" for k, v in data[key].items()))
+    _add_counts(table, data, ("by_kind", "by_role", "by_category", "index_status", "memories"))
     table.add_row("sessions", str(data["sessions"]))
     out.print(table)
 

@@ -12,6 +12,7 @@ import typer
 
 from remem.cli.common import (
     JsonOption,
+    NoEmbedOption,
     add_time_column,
     counting,
     emit_json,
@@ -108,9 +109,7 @@ def ingest(
     skip_existing: Annotated[
         bool, typer.Option("--skip-existing", help="skip lines whose id is already stored")
     ] = False,
-    no_embed: Annotated[
-        bool, typer.Option("--no-embed", help="store now, embed later with `remem embed`")
-    ] = False,
+    no_embed: NoEmbedOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Ingest chat messages from a JSONL file (one object per line).

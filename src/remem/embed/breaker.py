@@ -112,26 +112,15 @@ class BreakerEmbedder:
     def __init__(self, inner: Embedder, breaker: CircuitBreaker) -> None:
         self.inner = inner
         self.breaker = breaker
-
-    @property
-    def provider(self) -> str:
-        return self.inner.provider
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
+        # fixed when the inner embedder is made; its size may be learned later (``dim``)
+        self.provider: str = inner.provider
+        self.model: str = inner.model
+        self.model_id: str = inner.model_id
+        self.default_chunk_chars: int = inner.default_chunk_chars
 
     @property
     def dim(self) -> int:
         return self.inner.dim
-
-    @property
-    def default_chunk_chars(self) -> int:
-        return self.inner.default_chunk_chars
 
     def probe_now(self) -> None:
         """The next call is a trial even while the breaker is open (``CircuitBreaker.probe_now``)."""

@@ -58,6 +58,22 @@ def make_embedder(config: EmbedConfig) -> Embedder | None:
     )
 
 
+# The embed.* settings a remote embedder takes as they are: its keyword arguments have the
+# same names (the model is passed first, and the keys as ``all_keys()``).
+REMOTE_SETTINGS = (
+    "base_url",
+    "dimensions",
+    "timeout_s",
+    "query_timeout_s",
+    "max_attempts",
+    "backoff_s",
+    "query_prefix",
+    "passage_prefix",
+    "query_task",
+    "passage_task",
+)
+
+
 def make_remote_embedder(config: EmbedConfig) -> RemoteEmbedder:
     import importlib
 
@@ -69,17 +85,5 @@ def make_remote_embedder(config: EmbedConfig) -> RemoteEmbedder:
             f"{', '.join(REMOTE_PROVIDERS)}"
         ) from None
     cls: type[RemoteEmbedder] = getattr(importlib.import_module(module_name), class_name)
-    return cls(
-        config.model,
-        base_url=config.base_url,
-        api_keys=config.all_keys(),
-        dimensions=config.dimensions,
-        timeout_s=config.timeout_s,
-        query_timeout_s=config.query_timeout_s,
-        max_attempts=config.max_attempts,
-        backoff_s=config.backoff_s,
-        query_prefix=config.query_prefix,
-        passage_prefix=config.passage_prefix,
-        query_task=config.query_task,
-        passage_task=config.passage_task,
-    )
+    settings = {name: getattr(config, name) for name in REMOTE_SETTINGS}
+    return cls(config.model, api_keys=config.all_keys(), **settings)

@@ -31,13 +31,10 @@ class GeminiEmbedder(RemoteEmbedder):
         return self.model if self.model.startswith("models/") else f"models/{self.model}"
 
     def _one(self, text: str, kind: Kind) -> dict[str, Any]:
-        request: dict[str, Any] = {"content": {"parts": [{"text": text}]}}
-        task = self.query_task if kind == "query" else self.passage_task
-        if task:
-            request["taskType"] = task
-        if self.dimensions:
-            request["outputDimensionality"] = self.dimensions
-        return request
+        return {
+            "content": {"parts": [{"text": text}]},
+            **self._task_and_size(kind, "taskType", "outputDimensionality"),
+        }
 
     def _request(self, texts: list[str], kind: Kind, deadline: Deadline) -> list[Any]:
         if len(texts) == 1:

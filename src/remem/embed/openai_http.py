@@ -21,13 +21,13 @@ class OpenAIEmbedder(RemoteEmbedder):
     default_base_url = DEFAULT_BASE_URL
 
     def _body(self, texts: list[str], kind: Kind) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "input": texts, "encoding_format": "float"}
-        if self.dimensions:
-            body["dimensions"] = self.dimensions
-        task = self.query_task if kind == "query" else self.passage_task
-        if task:
-            body["task"] = task  # Jina's field; OpenAI-compatible servers ignore or refuse it
-        return body
+        # "task" is Jina's field; OpenAI-compatible servers ignore or refuse it
+        return {
+            "model": self.model,
+            "input": texts,
+            "encoding_format": "float",
+            **self._task_and_size(kind, "task", "dimensions"),
+        }
 
     def _request(self, texts: list[str], kind: Kind, deadline: Deadline) -> list[Any]:
         url = f"{self.base_url}/embeddings"
@@ -67,10 +67,8 @@ class VoyageEmbedder(OpenAIEmbedder):
     default_tasks = ("query", "document")
 
     def _body(self, texts: list[str], kind: Kind) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "input": texts}
-        input_type = self.query_task if kind == "query" else self.passage_task
-        if input_type:
-            body["input_type"] = input_type
-        if self.dimensions:
-            body["output_dimension"] = self.dimensions
-        return body
+        return {
+            "model": self.model,
+            "input": texts,
+            **self._task_and_size(kind, "input_type", "output_dimension"),
+        }

@@ -91,20 +91,31 @@ class RemoteEmbedder(ABC):
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         # Searches wait for this: a short deadline of its own, not the indexing budget.
-        timeout_s = self._read_budget()
-        return self._embed(
-            [self.query_prefix + t for t in texts],
-            "query",
-            self.query_timeout_s if timeout_s is None else timeout_s,
-        )
+        return self._embed_as(texts, "query", self.query_prefix, self.query_timeout_s)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        timeout_s = self._read_budget()
+        return self._embed_as(texts, "passage", self.passage_prefix, self.timeout_s)
+
+    def _embed_as(
+        self, texts: Sequence[str], kind: Kind, prefix: str, timeout_s: float
+    ) -> np.ndarray:
+        """Embed with the kind's prefix, within ``timeout_s`` or, inside a read, what is left
+        of its budget."""
+        budget = self._read_budget()
         return self._embed(
-            [self.passage_prefix + t for t in texts],
-            "passage",
-            self.timeout_s if timeout_s is None else timeout_s,
+            [prefix + t for t in texts], kind, timeout_s if budget is None else budget
         )
+
+    def _task_and_size(self, kind: Kind, task_field: str, size_field: str) -> dict[str, Any]:
+        """The request fields, by the provider's own names, of the task for ``kind`` and the
+        asked vector size; each left out when it is unset."""
+        fields: dict[str, Any] = {}
+        task = self.query_task if kind == "query" else self.passage_task
+        if task:
+            fields[task_field] = task
+        if self.dimensions:
+            fields[size_field] = self.dimensions
+        return fields
 
     def _read_budget(self) -> float | None:
         """Inside ``interactive()``: what is left of the read's query deadline."""

@@ -22,8 +22,12 @@ from typing import Any
 
 from remem.access import ScopeGuard
 from remem.errors import ValidationError
-from remem.recall.messages import ChatArchive, allowed_filters, expand, turn_zone
-from remem.recall.render import render_block
+from remem.recall.messages import (
+    ChatArchive,
+    allowed_filters,
+    context_and_block,
+    search_as_asker,
+)
 from remem.types import Hit, Record, Turn
 
 # The tool's scope names (Aalis' vocabulary) and the cross-session modes they ask for.
@@ -87,15 +91,7 @@ def conversation_recall(
     if scope == "user" and mode != "isolated":
         filters.sessions = users_sessions(chat, turn)
     window = cfg.window if context_window is None else min(context_window, cfg.window)
-    result = chat.search.search(
-        query,
-        k=limit or cfg.recall_k,
-        filters=filters,
-        now=turn.now,
-        timezone=turn.timezone,
-        asker=turn.user_id,
-        same_user_boost=mode == "user",
-    )
+    result = search_as_asker(chat, turn, query, k=limit or cfg.recall_k, filters=filters, mode=mode)
     out = ConversationRecall(
         query=query,
         scope=MODE_SCOPES[mode],
@@ -103,14 +99,7 @@ def conversation_recall(
         hits=list(result.hits),
         mode_source=source,
     )
-    out.context = expand(chat, out.hits, asked, filters, window)
-    out.block = render_block(
-        out.context,
-        language=cfg.language,
-        max_chars_per_item=cfg.max_chars_per_item,
-        zone=turn_zone(chat, turn),
-        earlier={h.record.id: h.explain.earlier for h in out.hits if h.explain.earlier},
-    )
+    out.context, out.block = context_and_block(chat, out.hits, asked, filters, window)
     return out
 
 

@@ -26,7 +26,7 @@ from remem.schemas import check_encodable
 from remem.search.answerability import deciding
 from remem.search.checked import CheckedSearch
 from remem.store.base import Store
-from remem.types import Filters, Hit, Record, Turn
+from remem.types import Filters, Hit, Record, SearchResult, Turn
 
 
 @dataclass(frozen=True)
@@ -130,29 +130,47 @@ def recall_for_turn(chat: ChatArchive, turn: Turn, guard: ScopeGuard) -> TurnRec
         return TurnRecall(skipped_reason="none of this turn's inputs was archived")
     query = build_query(inputs, cfg.max_query_chars)
     filters, mode, source = allowed_filters(chat, turn, [*ids, *turn.current_ids], guard)
-    result = chat.search.search(
-        query,
-        k=cfg.recall_k,
-        filters=filters,
-        now=turn.now,
-        timezone=turn.timezone,
-        asker=turn.user_id,
-        same_user_boost=mode == "user",  # the boost only where the effective mode is user
-    )
+    result = search_as_asker(chat, turn, query, k=cfg.recall_k, filters=filters, mode=mode)
     out = TurnRecall(query=query, mode=mode, mode_source=source)
     threshold = chat.config.recall.answerability_threshold
     out.hits = answering(result.hits, threshold)
     if result.hits and not out.hits:
         out.skipped_reason = unanswered(result.hits, threshold)
-    out.context = expand(chat, out.hits, turn, filters, cfg.window)
-    out.block = render_block(
-        out.context,
+    out.context, out.block = context_and_block(chat, out.hits, turn, filters, cfg.window)
+    return out
+
+
+def search_as_asker(
+    chat: ChatArchive, turn: Turn, query: str, *, k: int, filters: Filters, mode: str
+) -> SearchResult:
+    """The archive searched for ``query`` as ``turn``'s asker, at the turn's time and zone;
+    the same-user boost only where the effective cross-session mode is user."""
+    return chat.search.search(
+        query,
+        k=k,
+        filters=filters,
+        now=turn.now,
+        timezone=turn.timezone,
+        asker=turn.user_id,
+        same_user_boost=mode == "user",
+    )
+
+
+def context_and_block(
+    chat: ChatArchive, hits: list[Hit], turn: Turn, filters: Filters, window: int
+) -> tuple[list[Record], str]:
+    """The hits with ``window`` messages each side (``expand``), and the block that shows
+    them on the turn's clock."""
+    cfg = chat.config.conversation
+    context = expand(chat, hits, turn, filters, window)
+    block = render_block(
+        context,
         language=cfg.language,
         max_chars_per_item=cfg.max_chars_per_item,
         zone=turn_zone(chat, turn),
-        earlier={h.record.id: h.explain.earlier for h in out.hits if h.explain.earlier},
+        earlier={h.record.id: h.explain.earlier for h in hits if h.explain.earlier},
     )
-    return out
+    return context, block
 
 
 def answering(hits: list[Hit], threshold: float) -> list[Hit]:

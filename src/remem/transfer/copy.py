@@ -22,7 +22,7 @@ import itertools
 import random
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,18 +64,10 @@ class CopyReport:
         return not self.mismatches
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "destination": self.destination,
-            "copied": self.copied,
-            "resumed_after": self.resumed_after,
-            "vectors": self.vectors,
-            "facts": self.facts,
-            "counts": self.counts,
-            "sampled": self.sampled,
-            "verified": self.verified,
-            "mismatches": self.mismatches,
-        }
+        data = asdict(self)
+        data["verified"] = self.verified  # before the mismatches it sums up
+        data["mismatches"] = data.pop("mismatches")
+        return data
 
 
 def open_location(location: str, *, must_exist: bool, config: StoreConfig) -> Store:

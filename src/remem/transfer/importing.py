@@ -19,7 +19,7 @@ import base64
 import math
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import IO, Any
@@ -60,17 +60,11 @@ class ImportReport:
             self.invalid.append((number, reason))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "added": self.added,
-            "skipped": self.skipped,
-            "vectors": self.vectors,
-            "latent_terms": self.latent_terms,
-            "facts": self.facts,
-            "records": self.records,
-            "written": self.written,
-            "invalid_count": self.invalid_count,
-            "invalid": [{"line": n, "error": e} for n, e in self.invalid],
-        }
+        data = asdict(self)
+        del data["invalid"], data["invalid_count"]  # the invalid lines go last, as objects
+        data["invalid_count"] = self.invalid_count
+        data["invalid"] = [{"line": n, "error": e} for n, e in self.invalid]
+        return data
 
 
 class ImportSource:
