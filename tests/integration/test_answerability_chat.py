@@ -1,8 +1,8 @@
 """Issue 45's group chat (our own copy, tests/data/hike_chat) with the real bundled model: the
 answerability score means what it says on the questions the user tried.
 
-- near misses (a real subject, an attribute never said) inject nothing before a turn (two of
-  the three still inject one line: xfail);
+- near misses (a real subject, an attribute never said) inject nothing before a turn (one of
+  the three still injects one line: xfail);
 - "汤姆现在住在哪里？" and "大家去哪座山爬山了？" return their answers;
 - the greeting that opens the hike plan is searchable;
 - naming a speaker does not lift their unrelated lines over 0.5.
@@ -29,14 +29,16 @@ NEAR_MISSES = (
     "What's the wifi password at Lin Wei's place?",
     "张敏养了什么宠物？",
 )
-# Two near misses still inject one line at recall.answerability_threshold 0.05: their best
-# hits score 0.12 (Lin Wei's "same apartment", a line about his place) and 0.14 (张敏's cat
-# allergy: a cat is the asked kind, a pet). Blocking them needs a threshold near 0.15, which
-# empties 7-8% of the suite's answerable questions (docs/decisions/0014-answerability.md)
+# One near miss still injects one line at recall.answerability_threshold 0.05: its best hit
+# scores 0.054 (Lin Wei's "same apartment", a line about his place; no line states a
+# password, the asked-attribute input, but his name and place match). 张敏's cat allergy (a
+# cat is the asked kind, a pet) no longer injects: no line says she keeps one (0.048).
+# Blocking the first needs a stricter threshold, which empties more of the suite's answerable
+# questions (docs/decisions/0014-answerability.md)
 _STILL_INJECTS = pytest.mark.xfail(
     strict=True,
-    reason="the answer-type evidence is split: the hit is about the asked place or kind "
-    "(issue 45: below the 0.05 recall threshold only with one that empties answers)",
+    reason="the evidence is split: the hit is about the asked place (issue 45: below the "
+    "0.05 recall threshold only with one that empties answers)",
 )
 
 
@@ -79,7 +81,7 @@ def recall(mem: Memory, question: str, n: int) -> list[str]:
     [
         NEAR_MISSES[0],
         pytest.param(NEAR_MISSES[1], marks=_STILL_INJECTS),
-        pytest.param(NEAR_MISSES[2], marks=_STILL_INJECTS),
+        NEAR_MISSES[2],
     ],
 )
 def test_a_near_miss_injects_nothing(chat, question):

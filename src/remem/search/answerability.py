@@ -16,7 +16,9 @@ hit's, P(this hit is it, when there is one):
   hit: none of its lines carries an answer of the asked type, however well they match the
   subject.
 - ``answer_type`` reads ``remem.text.answer_types.answer_evidence`` (evidence that the hit or
-  its neighbours carry an answer of the asked type).
+  its neighbours carry an answer of the asked type); ``attribute`` reads
+  ``answer_types.attribute_evidence`` (whether they state the asked attribute at all: Lin
+  Wei's "same apartment" is about his place but says no wifi password).
 
 The score is what every surface shows (``Hit.score``); the pipeline's own final score still
 orders the hits and stays in the explain trace's stages. The gate: the relevance floors
@@ -70,9 +72,11 @@ class HitEvidence:
     near_tokens: dict[int, set[str]]  # rowid -> tokens of the hit and its neighbours
     near_texts: dict[int, list[str]]  # rowid -> the hit's text and its neighbours'
     answer_type: Callable[[str, list[str]], float | None] | None = None
+    attribute: Callable[[str, list[str]], float | None] | None = None
     own_tokens: dict[int, list[str]] = field(default_factory=dict)
     # rowid -> the answer-type evidence of the best hits (read once: two features use it)
     answer_types: dict[int, float | None] = field(default_factory=dict)
+    attributes: dict[int, float | None] = field(default_factory=dict)  # the same, attribute
     top: list[Candidate] = field(default_factory=list)  # the best NEIGHBOUR_TOP by score
 
 
@@ -168,6 +172,19 @@ def _answer_type(c: Candidate, ev: HitEvidence) -> float | None:
     return found
 
 
+def _attribute(c: Candidate, ev: HitEvidence) -> float | None:
+    """Evidence that the hit or its neighbours state the attribute the question asks for (its
+    head word or family: "password", "宠物"/"养"), not only a span of its type; None when the
+    question asks for no attribute ``answer_types.attributes`` knows."""
+    if c.rowid in ev.attributes:
+        return ev.attributes[c.rowid]
+    if ev.attribute is None or c.record is None:
+        return None
+    texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
+    ev.attributes[c.rowid] = found = ev.attribute(ev.ctx.query, texts)
+    return found
+
+
 def _labelled(record: Any) -> str:
     """A record's text as the answer-type spans read it: "speaker: line" (a speaker label
     is a weak sign of a person, ``answer_types.spans``)."""
@@ -195,6 +212,7 @@ FEATURES: dict[str, Feature] = {
     "latent": _latent,
     "cross_script": _cross_script,
     "answer_type": _answer_type,
+    "attribute": _attribute,
 }
 
 # what the explain trace calls each input when it says which decided
@@ -215,6 +233,7 @@ FEATURE_LABELS = {
     "latent": "latent terms",
     "cross_script": "written in the other script",
     "answer_type": "answer-type evidence",
+    "attribute": "the asked attribute stated",
 }
 
 # The question's inputs: each the best value of one hit input over the search's best
@@ -223,6 +242,7 @@ FEATURE_LABELS = {
 # well they match its subject.
 QUESTION_FEATURES: dict[str, str] = {
     "q_answer_type": "answer_type",
+    "q_attribute": "attribute",
     "q_subject": "subject_near",
     "q_subject_own": "subject_own",
     "q_relevance": "relevance",
@@ -231,6 +251,7 @@ QUESTION_FEATURES: dict[str, str] = {
 }
 FEATURE_LABELS |= {
     "q_answer_type": "answer-type evidence of the best hits",
+    "q_attribute": "the asked attribute stated by the best hits",
     "q_subject": "subject match of the best hits (with neighbours)",
     "q_subject_own": "subject match of the best hits",
     "q_relevance": "the best hit's relevance",
@@ -257,6 +278,13 @@ def answer_type_reader() -> Callable[[str, list[str]], float | None] | None:
     from remem.text.answer_types import answer_evidence
 
     return answer_evidence
+
+
+def attribute_reader() -> Callable[[str, list[str]], float | None]:
+    """``remem.text.answer_types.attribute_evidence``: the asked attribute's feature."""
+    from remem.text.answer_types import attribute_evidence
+
+    return attribute_evidence
 
 
 @dataclass(frozen=True)
@@ -365,6 +393,7 @@ def evidence_for(cands: list[Candidate], ctx: StageContext) -> HitEvidence:
         near_tokens={},
         near_texts={},
         answer_type=answer_type_reader(),
+        attribute=attribute_reader(),
         own_tokens=own,
         top=by_score[:NEIGHBOUR_TOP],
     )

@@ -179,6 +179,16 @@ def test_the_shipped_fit_reads_answer_type_evidence():
     assert model.question is not None and model.question.coefficients["q_answer_type"] > 0
 
 
+def test_the_shipped_fit_reads_the_asked_attribute():
+    # issue 45: whether the best hits state the asked attribute (not only a span of its type)
+    # is an input of the question's part: a search none of whose lines says a password or a
+    # pet is less likely to hold the answer
+    model = shipped_model()
+    assert model is not None and model.question is not None
+    assert "attribute" in model.coefficients
+    assert model.question.coefficients["q_attribute"] > 0
+
+
 def _typed_mem(tmp_path):
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     mem = Memory(tmp_path / "t.db", config)  # the bundled model: the fit reads its evidence

@@ -5,10 +5,13 @@ of that kind, and the evidence that a hit carries an answer of it, without a rea
   number?")`` -> ``"contact"``; None when unknown.
 - ``typed_spans("我花了三百块", "amount")`` -> ``["三百块"]``.
 - ``answer_evidence(question, [hit, *neighbours])`` -> a float in [0, 1], or None.
+- ``attribute_evidence(question, [hit, *neighbours])``: whether the lines state the asked
+  attribute ("password", "养"/"宠物"), not only carry a span of its type (``attributes.py``).
 """
 
 from __future__ import annotations
 
+from remem.text.answer_types.attributes import asked_attribute, attribute_evidence
 from remem.text.answer_types.evidence import answer_evidence
 from remem.text.answer_types.lexicon import KINDS
 from remem.text.answer_types.questions import asked_type
@@ -37,4 +40,11 @@ def typed_spans(text: str, kind: str) -> list[str]:
     return [span for span, _ in sorted(scored_spans(text, kind), key=lambda s: -s[1])]
 
 
-__all__ = ["ANSWER_TYPES", "answer_evidence", "asked_type", "typed_spans"]
+__all__ = [
+    "ANSWER_TYPES",
+    "answer_evidence",
+    "asked_attribute",
+    "asked_type",
+    "attribute_evidence",
+    "typed_spans",
+]
