@@ -34,6 +34,7 @@ try:
     from pgvector.psycopg import register_vector
     from psycopg import sql
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    from psycopg.pq import TransactionStatus
     from psycopg_pool import ConnectionPool
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(
@@ -205,12 +206,28 @@ class PostgresConnection(SQLConnection):
                 with conn.transaction():  # nested: a savepoint
                     yield conn
                 return
-            with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
-                yield conn
-                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
-            # here the pipeline has synced: the COMMIT has returned
+            with self._pool.connection() as conn:
+                yield from self._pipelined_write(conn)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
+
+    @staticmethod
+    def _pipelined_write(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
+        """BEGIN, the body, the change token and COMMIT in one pipeline, synced once at the
+        end. (psycopg's ``conn.transaction()`` syncs after BEGIN and before COMMIT in
+        pipeline mode: two more round trips.) Anything short of a returned COMMIT rolls
+        back."""
+        committed = False
+        try:
+            with conn.pipeline():
+                conn.execute("BEGIN")
+                yield conn
+                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
+                conn.execute("COMMIT")
+            committed = True  # the pipeline has synced: the COMMIT has returned
+        finally:
+            if not committed and conn.info.transaction_status != TransactionStatus.IDLE:
+                conn.rollback()
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
