@@ -9,8 +9,8 @@ read it makes until the block ends goes through that connection (a write as a sa
 ``write()`` and ``read()`` run in psycopg's pipeline mode: their statements go out without
 waiting for each other's results, and the client waits only where it reads a result (a
 ``RETURNING``, a ``SELECT``) and once for the ``COMMIT``. An acknowledged write is still one
-whose ``COMMIT`` returned, at the server's ``synchronous_commit`` (issue 47: a write was nine
-round trips, each one a wake-up of both processes on a busy machine; it is three).
+whose ``COMMIT`` returned, at the server's ``synchronous_commit`` (issue 47: a write was ten
+waits for the server, each one a wake-up of both processes on a busy machine; it is three).
 """
 
 from __future__ import annotations
