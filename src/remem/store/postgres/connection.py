@@ -5,6 +5,12 @@ able to send and receive ``vector`` values. Every write is one transaction (``wr
 reads that must agree with each other share one snapshot (``read()``). ``transaction()`` makes
 several writes one: the thread that opens it keeps one pooled connection, and every write and
 read it makes until the block ends goes through that connection (a write as a savepoint).
+
+``write()`` and ``read()`` run in psycopg's pipeline mode: their statements go out without
+waiting for each other's results, and the client waits only where it reads a result (a
+``RETURNING``, a ``SELECT``) and once for the ``COMMIT``. An acknowledged write is still one
+whose ``COMMIT`` returned, at the server's ``synchronous_commit`` (issue 47: a write was ten
+waits for the server, each one a wake-up of both processes on a busy machine; it is three).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ try:
     from pgvector.psycopg import register_vector
     from psycopg import sql
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    from psycopg.pq import TransactionStatus
     from psycopg_pool import ConnectionPool
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(
@@ -52,6 +59,19 @@ SCHEMA_BYTES_SQL = (
     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
     "WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'm')"
 )
+
+
+class _Cursor(psycopg.Cursor[Any]):
+    """psycopg's cursor, with a ``rowcount`` that is right in pipeline mode too: psycopg
+    knows a statement's row count only once the pipeline has synced (until then it says
+    -1), so asking for it syncs the pipeline first."""
+
+    @property
+    def rowcount(self) -> int:
+        if self.pgresult is None and self.connection.pgconn.pipeline_status:
+            with self.connection.pipeline():  # entering a nested pipeline syncs
+                pass
+        return super().rowcount
 
 
 def redact(url: str) -> str:
@@ -107,6 +127,7 @@ class PostgresConnection(SQLConnection):
         )
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        conn.cursor_factory = _Cursor
         conn.execute(self._search_path)
         register_vector(conn)
         try:
@@ -174,7 +195,9 @@ class PostgresConnection(SQLConnection):
     @contextmanager
     def write(self) -> Iterator[psycopg.Connection[Any]]:
         """One transaction; rolled back entirely if the body raises. Bumps the change
-        token last, so its row lock is held only while committing. Inside this thread's
+        token last, so its row lock is held only while committing. In pipeline mode (see
+        the module's docstring): a statement's error may surface at a later statement's
+        result or at the commit, and rolls everything back all the same. Inside this thread's
         open ``transaction()``: a savepoint of it instead (an error undoes this write alone,
         and the transaction commits or rolls back everything at its end)."""
         self._check_open()
@@ -184,11 +207,28 @@ class PostgresConnection(SQLConnection):
                 with conn.transaction():  # nested: a savepoint
                     yield conn
                 return
-            with self._pool.connection() as conn, conn.transaction():
-                yield conn
-                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
+            with self._pool.connection() as conn:
+                yield from self._pipelined_write(conn)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
+
+    @staticmethod
+    def _pipelined_write(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
+        """BEGIN, the body, the change token and COMMIT in one pipeline, synced once at the
+        end. (psycopg's ``conn.transaction()`` syncs after BEGIN and before COMMIT in
+        pipeline mode: two more round trips.) Anything short of a returned COMMIT rolls
+        back."""
+        committed = False
+        try:
+            with conn.pipeline():
+                conn.execute("BEGIN")
+                yield conn
+                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
+                conn.execute("COMMIT")
+            committed = True  # the pipeline has synced: the COMMIT has returned
+        finally:
+            if not committed and conn.info.transaction_status != TransactionStatus.IDLE:
+                conn.rollback()
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
@@ -226,7 +266,8 @@ class PostgresConnection(SQLConnection):
             yield open_tx
             return
         try:
-            with self._pool.connection() as conn:
+            # pipelined: the BEGIN goes out with the first SELECT
+            with self._pool.connection() as conn, conn.pipeline():
                 conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 try:
                     yield conn

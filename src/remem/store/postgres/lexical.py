@@ -110,19 +110,30 @@ class LexicalWriter:
         self._terms += sign * (len(own) + len(context))
 
     def insert(self, c: psycopg.Connection[Any], rows: Sequence[tuple[int, str, str]]) -> None:
-        """Lexical rows for new records: (rowid, tokens, context)."""
-        params = []
+        """Lexical rows for new records: (rowid, tokens, context), in one statement (an
+        ``executemany`` would wait for its results: a round trip in pipeline mode). The term
+        arrays travel space-joined: ``terms`` splits at every space, so no term holds one."""
+        columns: tuple[list[Any], ...] = ([], [], [], [], [])
         for rowid, tokens, context in rows:
             own, ctx = terms(tokens), terms(context)
             self.add(rowid, own, ctx)
-            params.append((rowid, own, ctx, tsvector_text(own, ctx), len(own) + len(ctx)))
-        if params:
-            with c.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO lexical (rowid, tok, ctx, doc, len) "
-                    "VALUES (%s, %s, %s, %s::tsvector, %s)",
-                    params,
-                )
+            values = (
+                rowid,
+                " ".join(own),
+                " ".join(ctx),
+                tsvector_text(own, ctx),
+                len(own) + len(ctx),
+            )
+            for column, value in zip(columns, values, strict=True):
+                column.append(value)
+        if columns[0]:
+            c.execute(
+                "INSERT INTO lexical (rowid, tok, ctx, doc, len) "
+                "SELECT r, string_to_array(t, ' '), string_to_array(x, ' '), d::tsvector, n "
+                "FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::int[]) "
+                "AS u(r, t, x, d, n)",
+                columns,
+            )
 
     def forget(self, c: psycopg.Connection[Any], rowids: Sequence[int]) -> None:
         """Take these records' lexical rows out of the statistics and delete them."""
@@ -148,10 +159,12 @@ class LexicalWriter:
                 "excluded.df_tok, df_any = lexical_terms.df_any + excluded.df_any",
                 (names, [by_term[t][0] for t in names], [by_term[t][1] for t in names]),
             )
-            c.execute(
-                "DELETE FROM lexical_terms WHERE term = ANY(%s::text[]) AND df_any <= 0",
-                (names,),
-            )
+            gone = [t for t in names if by_term[t][1] < 0]  # only a removal can empty a term
+            if gone:
+                c.execute(
+                    "DELETE FROM lexical_terms WHERE term = ANY(%s::text[]) AND df_any <= 0",
+                    (gone,),
+                )
         if self._rows or self._terms:
             c.execute(
                 "UPDATE counters SET value = value + CASE name WHEN 'lex_rows' THEN %s "
