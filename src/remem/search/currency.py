@@ -122,7 +122,10 @@ def _lead_asked(
         wanted = []
     named = fact_of_value(ctx.query, chain)
     replaced = spec_of(chain[0].attribute).single and bool(current)
-    if not past and named is not None and named.closed_by and not replaced:
+    # a question with no time word about a value that ended ("Why did Liu Yang and Xiaoya
+    # break up?") asks about its ending, not about what replaced it
+    untimed = named is not None and named.closed_by and question_time(ctx.query) is None
+    if not past and named is not None and named.closed_by and (not replaced or untimed):
         # "Does Kenji still have Peanut?": the line that ended Peanut ("Peanut died"), not
         # another pet; a one-value attribute answers with what replaced it ("Is Ann still
         # at Initech?" -> the new job), as above
