@@ -282,7 +282,8 @@ def _distinct(found: list[_Found]) -> list[_Found]:
     for f in found:
         key = (f.subject, f.attribute, value_key(f.value or ""), f.rule.polarity)
         seen.setdefault(key, f)
-    kept = list(seen.values())
+    named = {(f.subject, f.attribute) for f in seen.values() if f.rule.names}
+    kept = [f for f in seen.values() if f.rule.names or (f.subject, f.attribute) not in named]
     return [
         f
         for f in kept
