@@ -227,3 +227,31 @@ def test_a_question_with_no_time_word_about_a_replaced_value_leads_with_its_endi
     store, rowids = partners("刘洋", "小雅", "林琳", zh)
     assert ranked(store, rowids, scores, "刘洋和小雅为什么分手？")[0] == "r1"
     assert ranked(store, rowids, scores, "刘洋现在还和小雅在一起吗？")[0] == "r2"
+
+
+def sports_store(speaker: str, lines: tuple[str, ...]):
+    store, rowids = memory_store_with(*lines)
+    records = [
+        dataclasses.replace(store.get(f"r{i}"), speaker_label=speaker, created_at=float(i))
+        for i in range(len(lines))
+    ]
+    store.put_facts(fold(s for r in records for s in statements_of(r)))
+    assert len({f.value for f in store.facts(attribute="likes")}) == 2  # none closed
+    return store, rowids
+
+
+def test_a_question_about_the_past_of_a_chain_nothing_closed_leads_with_the_first_value() -> None:
+    # two sports liked side by side, none given up: "before" asks for the one said first
+    scores = {2: 0.95, 1: 0.9, 3: 0.6, 0: 0.5}
+    en = (
+        "I love badminton",
+        "I love tennis too",
+        "Tennis lessons are going well",
+        "Sunday badminton",
+    )
+    store, rowids = sports_store("Kai", en)
+    assert ranked(store, rowids, scores, "What sport did Kai play before?")[0] == "r0"
+    assert ranked(store, rowids, scores, "What sport does Kai play?")[0] == "r2"  # no time word
+    zh = ("我每周日打羽毛球", "我改打网球了", "网球课上得不错", "周日又去打羽毛球")
+    store, rowids = sports_store("郑凯", zh)
+    assert ranked(store, rowids, scores, "郑凯以前打什么球？")[0] == "r0"
