@@ -119,7 +119,12 @@ def _lead_asked(
             # nothing ended ("郑凯以前打什么球？" of two sports liked side by side, a plan said
             # twice, a school never left): the value said first is the earlier one
             wanted = sorted(current, key=lambda f: (f.said_at, f.valid_from))[:1]
-    elif spec_of(chain[0].attribute).single or len(current) == 1 or len(current) < len(chain):
+    elif (
+        spec_of(chain[0].attribute).single
+        or len(current) == 1
+        or len(current) < len(chain)
+        or chain[0].attribute == "plan"  # the plans the question names: the last said holds
+    ):
         wanted = current[-1:]
     else:
         # several values held side by side and none ended (likes, allergies): the newest is

@@ -255,3 +255,22 @@ def test_a_question_about_the_past_of_a_chain_nothing_closed_leads_with_the_firs
     zh = ("我每周日打羽毛球", "我改打网球了", "网球课上得不错", "周日又去打羽毛球")
     store, rowids = sports_store("郑凯", zh)
     assert ranked(store, rowids, scores, "郑凯以前打什么球？")[0] == "r0"
+
+
+def test_a_plan_said_again_with_another_date_answers_with_the_last_said() -> None:
+    lines = (
+        "My knee surgery is booked for March 18 at St Mary's",
+        "The hospital called, surgery postponed to April 22",
+        "The knee has been bad all week",
+    )
+    store, rowids = memory_store_with(*lines)
+    records = [
+        dataclasses.replace(store.get(f"r{i}"), speaker_label="Dad", created_at=float(i))
+        for i in range(len(lines))
+    ]
+    store.put_facts(fold(s for r in records for s in statements_of(r)))
+    assert len(store.facts(attribute="plan")) == 2
+    scores = {0: 0.95, 2: 0.9, 1: 0.6}
+    assert ranked(store, rowids, scores, "When is Dad's knee surgery now?")[0] == "r1"
+    assert ranked(store, rowids, scores, "When is Dad's surgery?")[0] == "r1"
+    assert ranked(store, rowids, scores, "When was Dad's surgery originally booked?")[0] == "r0"
