@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from remem.facts import rules_zh
 from remem.facts.model import Statement
 from remem.facts.question import asked_attributes
 from remem.text.assertion import is_question, not_a_statement
 from remem.text.normalize import to_simplified
-from remem.types import Record
+from remem.types import Fact, Record
 
 CONFIDENCE = 0.75
 # the families a bare value can answer; the first one the question asks for is taken
@@ -170,3 +171,25 @@ def answer_statements(
             confidence=CONFIDENCE,
         )
     ]
+
+
+MOVED = ("lives_in", "located_in")  # the families a dated move gives a future value of
+
+
+def after_moves(answers: list[Statement], earlier: Sequence[Statement | Fact]) -> list[Statement]:
+    """Answers that start when a move said before them does: "Where in Shanghai?" - "Jing'an"
+    asked after "moving to Shanghai on December 1st" is where one will live from then, so it
+    does not close the old home before the move (nor is closed by the move). ``earlier``: the
+    answerer's statements or facts said before, a dated move among them (a value said before
+    it starts)."""
+    out = []
+    for answer in answers:
+        starts = [
+            e.valid_from
+            for e in earlier
+            if e.subject == answer.subject
+            and e.attribute == answer.attribute
+            and e.said_at <= answer.said_at < e.valid_from
+        ]
+        out.append(replace(answer, valid_from=max(starts)) if starts else answer)
+    return out

@@ -24,7 +24,7 @@ from typing import TypeVar
 
 from remem.config import LLMConfig
 from remem.facts import corrections
-from remem.facts.answers import answer_statements, opens_with_value
+from remem.facts.answers import MOVED, after_moves, answer_statements, opens_with_value
 from remem.facts.extract import (
     ExtractionContext,
     antecedent_after,
@@ -146,10 +146,20 @@ class FactService:
             # a bare answer ("高新区，离软件园近"): the session's line before says what it answers
             before = self.store.previous_texts(record.session, record.created_at, 1)
             speaker = subject_of_speaker(record)
-            found += answer_statements(before[-1], record, speaker, found) if before else []
+            answers = answer_statements(before[-1], record, speaker, found) if before else []
+            found += after_moves(answers, self._moves(answers))
         if self.reader is not None:
             found += self.reader.statements(record, context, found)
         return found
+
+    def _moves(self, answers: Sequence[Statement]) -> list[Fact]:
+        """The stored facts a dated move may have given the answerers (``after_moves``)."""
+        return [
+            f
+            for a in answers
+            if a.attribute in MOVED
+            for f in self.store.facts(scopes=[a.scope], subject=a.subject, attribute=a.attribute)
+        ]
 
     # ------------------------------------------------------------------ rebuild
     def rebuild(

@@ -4,6 +4,8 @@ not a bare value, a question about someone else or a thing, or one's own questio
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from remem.facts.extract import statements_of_conversation
@@ -93,3 +95,32 @@ def test_the_indexing_path_reads_the_answer_from_the_session(make_memory: MakeMe
     assert [(f.attribute, f.value) for f in mem.facts("Tom")] == [("lives_in", "Jing'an")]
     assert mem.rebuild_facts().facts == 1
     assert [(f.attribute, f.value) for f in mem.facts("Tom")] == [("lives_in", "Jing'an")]
+
+
+def test_an_answer_during_a_dated_move_starts_with_the_move(make_memory: MakeMemory):
+    # "Jing'an", said before the move date, is where Tom lives from December 1st: it must not
+    # close Shenzhen early, nor be closed by the move
+    lines = [
+        ("Tom", "I live in Shenzhen now", "2026-11-02T10:00:00+00:00"),
+        ("Tom", "I'm moving to Shanghai on December 1st", "2026-11-10T10:00:00+00:00"),
+        ("Lin", "Where in Shanghai?", "2026-11-18T10:00:00+00:00"),
+        ("Tom", "Jing'an, near the Changping Road metro", "2026-11-18T10:01:00+00:00"),
+    ]
+    mem = make_memory()
+    for speaker, text, when in lines:
+        mem.ingest({"text": text, "speaker": speaker, "session": "s", "timestamp": when})
+    walked = statements_of_conversation(
+        [dataclasses.replace(r, created_at=r.created_at) for r in mem.store.iter_records()]
+    )
+    history = {
+        (f.value, f.valid_to is None)
+        for f in mem.facts("Tom", history=True)
+        if f.attribute == "lives_in"
+    }
+    assert ("Shenzhen", False) in history and ("Jing'an", True) in history
+    assert [f.value for f in mem.facts("Tom", at="2026-11-25", attribute="lives_in")] == [
+        "Shenzhen"
+    ]
+    jingan = next(s for s in walked if s.value == "Jing'an")
+    shanghai = next(s for s in walked if s.value == "Shanghai" and s.attribute == "lives_in")
+    assert jingan.valid_from == shanghai.valid_from
