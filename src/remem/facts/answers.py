@@ -7,7 +7,8 @@ can read it alone, the question before it says which family it is. Read only whe
 - the line before is another person's question (``text.assertion.is_question``) whose words
   ask for one of ``ANSWERED`` families (``question.asked_attributes``; a bare "where" /
   "哪里" / "哪边" asks where one lives), put to the one who answers: "you" / "你" / "您" or
-  nobody named ("Where in Shanghai?"), never "he" / "she" / "I" or a name;
+  nobody named ("Where exactly?"), never "he" / "she" / "I" or a name, nor a place ("Where
+  in Shanghai?" asks for a part of a place already said: a home of its own to the fold);
 - the answer itself asserts (``not_a_statement`` is None) and opens with a bare value: its
   first clause (cut at a comma or full stop) is, in English, one to four capitalised words
   that are not a reply word ("Yes", "Sure", "Not sure"); in Chinese two to eight characters
@@ -104,14 +105,18 @@ def asked_of_answerer(question: str) -> str | None:
     if zh:
         if _SOMEONE_ELSE_ZH.search(folded):
             return None
-    # a name asks about that person ("Where is Tom?"), a place does not ("Where in Shanghai?")
+    # a name asks about that person ("Where is Tom?")
     elif _SOMEONE_ELSE_EN.search(folded) or _NAMED.search(_PLACE_NAMED.sub("", folded)):
+        return None
+    # "Where in Shanghai?", "成都哪个区？": the answer is a part of a place already said, and
+    # the fold would hold the part and the whole as two homes, one closing the other
+    if _PLACE_NAMED.search(folded) or any(city in folded for city in rules_zh.CITIES):
         return None
     families = [f for f in asked_attributes(question) if f in ANSWERED]
     if families:
         return families[0]
     # a bare "where" asks where the answerer is only when put to them ("Where are you now?",
-    # "Where in Shanghai?"), not where a thing is ("Where is the doc?")
+    # "Where exactly?"), not where a thing is ("Where is the doc?")
     return "lives_in" if _WHERE.search(folded) and _TO_YOU.search(folded) else None
 
 
