@@ -225,7 +225,8 @@ class SuiteRun:
         if self.progress:
             self.progress(dataset.name, 0, total)
         for host, ci, turns, asked in rows:
-            with Memory(self.db_path(host, ci), self.config, embedder=self.embedder) as mem:
+            db = self.db_path(host, ci)
+            with Memory(db, self.config, embedder=self.embedder) as mem:
                 ingest(mem, turns)
                 done = self.ask_all(mem, dataset.name, turns, asked, [], (done, total))
 
@@ -301,7 +302,12 @@ class SuiteRun:
 
 
 def ingest(mem: Any, turns: list[dict]) -> None:
-    """A conversation's turns into its store, unless a complete cached copy is there."""
+    """A conversation's turns into its store, unless a complete cached copy is there.
+
+    The store's facts are those today's extractor derives, as in a user's store: a cached
+    store built before the fact layer, or by other rules, has its facts rebuilt
+    (``Memory.rebuild_facts``, what ``remem facts rebuild`` runs) and the rules' digest is
+    written beside its file (``<db>.facts``), so a later run skips the rebuild."""
     if mem.count() != len(turns):  # else cached from an earlier run
         mem.ingest_many(turn_fields(turns), on_conflict="skip", wait=True)
     # Also for a cached store: a run cut off after the writes but before every vector would
@@ -309,6 +315,31 @@ def ingest(mem: Any, turns: list[dict]) -> None:
     # latent terms too, so a search reads them as a user's store would (when they are on).
     mem.embed_pending()
     store_latent_terms(mem)
+    if mem.path is not None:  # an in-memory store derived its facts as it was written
+        derive_facts(mem, mem.path)
+
+
+def facts_digest() -> str:
+    """A digest of the code facts are derived by (``remem.facts`` and the statement test in
+    ``remem.text``): a change to a rule changes it, so cached stores' facts are derived again."""
+    import remem.facts
+    import remem.text
+
+    digest = hashlib.sha256()
+    for package in (remem.facts, remem.text):
+        for path in sorted(Path(next(iter(package.__path__))).glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def derive_facts(mem: Any, db: Path) -> None:
+    """The store's facts derived by today's rules (see ``ingest``), unless its stamp says so."""
+    stamp = db.with_name(db.name + ".facts")
+    digest = facts_digest()
+    if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
+        return
+    mem.rebuild_facts()
+    stamp.write_text(digest + "\n", encoding="utf-8")
 
 
 def suite_candidates(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:

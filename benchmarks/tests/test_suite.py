@@ -273,3 +273,57 @@ def test_the_near_miss_sets_are_in_the_suite_asked_of_their_hosts(tmp_path):
     assert not found["near_miss"].held_out and found["near_miss_heldout"].held_out
     hosts = {h.name for h in found["near_miss_heldout"].hosts}
     assert hosts == {"locomo", "zh_groupchat", "changed_facts"}
+
+
+def test_a_cached_store_without_facts_gets_them_derived_before_it_is_searched(tmp_path):
+    """A store cached before the fact layer (or by other rules) carries no facts, so the
+    currency stage never ran in the suite: the suite derives them as a user's store has them."""
+    from remem import Memory
+
+    folder = tmp_path / "zh_groupchat"
+    folder.mkdir()
+    lines = ["I live in Shenzhen now", "Moved to Shanghai last week", "我在一家游戏公司上班"]
+    _write(
+        folder / "corpus.jsonl",
+        [
+            {
+                "id": f"c1:{n}",
+                "conversation": "c1",
+                "session": "c1:s",
+                "timestamp": 1_700_000_000 + n * 86_400,
+                "speaker": "Tom",
+                "role": "user",
+                "text": text,
+            }
+            for n, text in enumerate(lines)
+        ],
+    )
+    question = {"qid": "1", "conversation": "c1", "query": "Where does Tom live now?"}
+    _write(folder / "queries.jsonl", [{**question, "gold": ["c1:1"], "timestamp": 1_701_000_000}])
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    kwargs = dict(
+        no_answer=[],
+        config=config,
+        cache_dir=tmp_path / "cache",
+        variants=[Variant("lexical", ("lexical",))],
+        embedder=HashEmbedder(),
+    )
+    dataset = SuiteDataset("zh_groupchat", folder)
+    run_suite([dataset], **kwargs)
+    (db, *_) = sorted((tmp_path / "cache").rglob("conv-0.db"))
+    with Memory(db, config, embedder=HashEmbedder()) as mem:
+        derived = sorted((f.subject, f.attribute, f.value) for f in mem.store.facts())
+        assert ("name:tom", "lives_in", "Shanghai") in derived
+        mem.store.clear_facts()  # as a store cached before the fact layer is
+    for stamp in db.parent.glob("*.facts"):
+        stamp.unlink()
+    run_suite([dataset], **kwargs)
+    with Memory(db, config, embedder=HashEmbedder()) as mem:
+        assert sorted((f.subject, f.attribute, f.value) for f in mem.store.facts()) == derived
+    # a stamp of other rules: derived again
+    with Memory(db, config, embedder=HashEmbedder()) as mem:
+        mem.store.clear_facts()
+    next(db.parent.glob("*.facts")).write_text("other-rules\n")
+    run_suite([dataset], **kwargs)
+    with Memory(db, config, embedder=HashEmbedder()) as mem:
+        assert sorted((f.subject, f.attribute, f.value) for f in mem.store.facts()) == derived

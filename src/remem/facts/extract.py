@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from remem.facts import rules_en, rules_zh, values_en
+from remem.facts.answers import MOVED, after_moves, answer_statements
 from remem.facts.model import Statement, name_subject, speaker_subject, spec_of, value_key
 from remem.facts.rule import Rule
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
@@ -281,7 +282,8 @@ def _distinct(found: list[_Found]) -> list[_Found]:
     for f in found:
         key = (f.subject, f.attribute, value_key(f.value or ""), f.rule.polarity)
         seen.setdefault(key, f)
-    kept = list(seen.values())
+    named = {(f.subject, f.attribute) for f in seen.values() if f.rule.names}
+    kept = [f for f in seen.values() if f.rule.names or (f.subject, f.attribute) not in named]
     return [
         f
         for f in kept
@@ -479,8 +481,13 @@ def statements_of_conversation(
     context = context or ExtractionContext()
     antecedent: Antecedent = None
     out: list[Statement] = []
+    before: Record | None = None
     for record in sorted(records, key=lambda r: (r.created_at, r.id)):
         found = statements_of(record, replace(context, antecedent=antecedent))
+        if before is not None:  # "Jing'an, near the metro" after "Where in Shanghai?"
+            answers = answer_statements(before, record, subject_of_speaker(record), found)
+            found += after_moves(answers, [s for s in out if s.attribute in MOVED])
         out += found
         antecedent = _next_antecedent(record, found, context, antecedent)
+        before = record
     return out

@@ -38,6 +38,9 @@ class Rule:
     kinds: Mapping[str, str] = field(default_factory=dict)  # the kind group's words -> kind
     shape: Callable[[str], str] | None = None  # the value as stored ("打网球" -> "网球")
     plan_verb: str | None = None  # a plan's verb ("move to"): a plan statement is added
+    # the value names what another reading of the same sentence only describes ("一家游戏公司，
+    # 星辰科技", "a startup, Acme Labs"): that reading gives way (``extract._distinct``)
+    names: bool = False
 
     def attribute_of(self, match: re.Match[str]) -> str | None:
         """The attribute with its kind filled in; None when the kind is not one it knows."""
@@ -59,6 +62,7 @@ def rule(
     shape: Callable[[str], str] | None = None,
     plan_verb: str | None = None,
     flags: int = 0,
+    names: bool = False,
 ) -> Rule:
     """A rule from its pattern's text."""
     return Rule(
@@ -70,4 +74,5 @@ def rule(
         dict(kinds or {}),
         shape,
         plan_verb,
+        names,
     )

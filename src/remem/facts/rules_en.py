@@ -54,6 +54,10 @@ _JOB_WORD = (
     r"lecturer|tutor|surgeon|dentist|vet|paramedic|musician|actor|freelancer|copywriter)s?\b"
 )
 _JOB = rf"(?:[\w-]+\s+){{0,3}}?{_JOB_WORD}(?:\s+{_JOB_WORD})?"
+_PLACE_OF_WORK = (
+    r"(?:company|startup|start-up|agency|firm|studio|bank|school|hospital|clinic|shop|store|"
+    r"consultancy|charity|brewery|bakery|restaurant|cafe|lab|publisher|practice|nonprofit)"
+)
 _ANIMAL = (
     r"dog|cat|puppy|kitten|beagle|corgi|tabby|labrador|poodle|terrier|spaniel|husky|shiba|"
     r"hamster|rabbit|bunny|parrot|budgie|tortoise|turtle|goldfish|guinea pig|ferret|snake|horse"
@@ -181,6 +185,14 @@ RULES: list[Rule] = [
         "works_at",
     ),
     rule(rf"{S}{_BE}{_ADV}\s+(?:working)\s+(?:at|for)\s+{V}", "works_at"),
+    # an employer described, then named: "I work at a startup, Acme Labs"
+    rule(
+        rf"{S}(?:{_BE})?{_ADV}\s+(?:work|works|working)\s+(?:at|for|in)\s+an?\s+"
+        rf"(?:[\w-]+\s+){{0,3}}?{_PLACE_OF_WORK},\s+{_NOT_NAME}{CAP}(?=\s*(?:[,.;!]|$))",
+        "works_at",
+        0.85,
+        names=True,
+    ),
     rule(
         rf"{S0}(?:'ve|\s+have|\s+has)?{_ADV}\s*(?i:joined|started\s+(?:a\s+new\s+job\s+|work\s+|"
         rf"working\s+)?at|got\s+a\s+(?:new\s+)?job\s+at)\s+{CAP}",
@@ -220,6 +232,14 @@ RULES: list[Rule] = [
         polarity="negate",
     ),
     rule(rf"{S}{_BE}{_ADV}\s+(?:an?|the|our|their|his|her)\s+(?:new\s+)?(?P<value>{_JOB})", "role"),
+    # joining, said as a feeling: "Excited to be here as the new junior designer"
+    rule(
+        rf"{S0}(?:{_BE}\s+)?(?:(?i:so|really|very)\s+)?(?i:excited|happy|glad|thrilled|proud|"
+        rf"delighted)\s+to\s+(?:be\s+)?(?:here|on\s+board|aboard|join\w*|start\w*)\b[^.]{{0,30}}?"
+        rf"\bas\s+(?:an?\s+|the\s+|your\s+)?(?:new\s+)?(?P<value>{_JOB})",
+        "role",
+        0.8,
+    ),
     rule(
         rf"{S0}(?:'ve|\s+have|\s+has|\s+got|\s+was|\s+been)*\s*promoted\s+to\s+(?:an?\s+|the\s+)?"
         rf"(?P<value>{_JOB})",

@@ -221,6 +221,18 @@ def _no_new(value: str) -> str:
     return re.sub(r"^(?:新来的|新任的?|新的|新)", "", value.strip())
 
 
+# an employer described, then named ("在一家游戏公司上班，星辰科技"), not "挺累的", "离家近"
+_EMPLOYER_NAMED = (
+    rf"{S0}{_ADV}在(?:一家|一个|某家|那家|这家|家)[\u4e00-\u9fff]{{0,6}}?(?:公司|工作室|企业|外企|"
+    r"单位|机构|事务所|医院|银行)(?:上班|工作|做事)?[，,]\s*(?P<value>(?![做在我是当负管也还就都跟和那这])"
+    r"(?![^，,。！!；;]*[的了很挺太不没吗呢吧啊呀离近远有是做去来要想说看忙累])"
+    r"[\u4e00-\u9fffA-Za-z0-9]{2,8})(?=$|[，,。！!；;])"
+)
+_JOINED_AS = (  # joining in a role: "作为新来的设计师加入", "以实习生的身份加入了团队"
+    rf"{S0}{_ADV}(?:很高兴|开心)?(?:作为|以)(?:一名|一个|新来的|新的|新)?\s*(?P<value>{_JOB})"
+    r"(?:的身份)?(?:加入|入职|来到|报到)"
+)
+
 RULES: list[Rule] = [
     # -------------------------------------------------------------- where someone lives
     rule(
@@ -263,6 +275,7 @@ RULES: list[Rule] = [
         plan_verb="去",
     ),
     rule(rf"{S0}{_ADV}(?:跳槽(?:去了|到了|去|到)|入职了?|加入了?){V}{_END}", "works_at", 0.85),
+    rule(_EMPLOYER_NAMED, "works_at", 0.8, names=True),
     rule(
         rf"{S0}{_ADV}(?:在|去)(?:[\u4e00-\u9fff]{{2,3}}的)?(?!家|家里)(?P<value>[\u4e00-\u9fffA-Za-z0-9· ]{{1,12}}?)"
         rf"\s*{_PLACE_OF_WORK}",
@@ -284,6 +297,7 @@ RULES: list[Rule] = [
         "role",
         shape=_no_new,
     ),
+    rule(_JOINED_AS, "role", 0.8, shape=_no_new),
     rule(
         rf"{S0}{_ADV}(?:全职|自己|自由)+接(?:单|活)(?P<value>)",
         "role",

@@ -24,11 +24,13 @@ from typing import TypeVar
 
 from remem.config import LLMConfig
 from remem.facts import corrections
+from remem.facts.answers import MOVED, after_moves, answer_statements, opens_with_value
 from remem.facts.extract import (
     ExtractionContext,
     antecedent_after,
     has_pronoun,
     statements_of,
+    subject_of_speaker,
 )
 from remem.facts.fold import ChainKey, chain_of, fold, fold_chain
 from remem.facts.llm_reader import LLMFactReader
@@ -140,9 +142,24 @@ class FactService:
             before = self.store.previous_texts(record.session, record.created_at, PRONOUN_LOOKBACK)
             context = replace(context, antecedent=antecedent_after(before, context))
         found = statements_of(record, context)
+        if record.session and opens_with_value(record.shown_text):
+            # a bare answer ("高新区，离软件园近"): the session's line before says what it answers
+            before = self.store.previous_texts(record.session, record.created_at, 1)
+            speaker = subject_of_speaker(record)
+            answers = answer_statements(before[-1], record, speaker, found) if before else []
+            found += after_moves(answers, self._moves(answers))
         if self.reader is not None:
             found += self.reader.statements(record, context, found)
         return found
+
+    def _moves(self, answers: Sequence[Statement]) -> list[Fact]:
+        """The stored facts a dated move may have given the answerers (``after_moves``)."""
+        return [
+            f
+            for a in answers
+            if a.attribute in MOVED
+            for f in self.store.facts(scopes=[a.scope], subject=a.subject, attribute=a.attribute)
+        ]
 
     # ------------------------------------------------------------------ rebuild
     def rebuild(

@@ -104,7 +104,8 @@ def _lead_asked(
 ) -> list[Candidate]:
     """The asked chain's answer first, above every candidate: the record of its newest
     current value; for a question about the past, of the value closed last that another
-    record than the current value's states (a move's own line also closes the old value)."""
+    record than the current value's states (a move's own line also closes the old value), or
+    when none was closed, of the value said first."""
     current = sorted(_current(chain), key=lambda f: (f.valid_from, f.said_at))
     if past:
         now_ids = {rid for f in current for rid in f.source_ids}
@@ -114,7 +115,16 @@ def _lead_asked(
             for f in _closed(chain)
             if not set(f.source_ids) <= now_ids and not _refines(value_key(f.value), now_keys)
         ][:1]
-    elif spec_of(chain[0].attribute).single or len(current) == 1 or len(current) < len(chain):
+        if not _closed(chain):
+            # nothing ended ("郑凯以前打什么球？" of two sports liked side by side, a plan said
+            # twice, a school never left): the value said first is the earlier one
+            wanted = sorted(current, key=lambda f: (f.said_at, f.valid_from))[:1]
+    elif (
+        spec_of(chain[0].attribute).single
+        or len(current) == 1
+        or len(current) < len(chain)
+        or chain[0].attribute == "plan"  # the plans the question names: the last said holds
+    ):
         wanted = current[-1:]
     else:
         # several values held side by side and none ended (likes, allergies): the newest is
@@ -122,7 +132,10 @@ def _lead_asked(
         wanted = []
     named = fact_of_value(ctx.query, chain)
     replaced = spec_of(chain[0].attribute).single and bool(current)
-    if not past and named is not None and named.closed_by and not replaced:
+    # a question with no time word about a value that ended ("Why did Liu Yang and Xiaoya
+    # break up?") asks about its ending, not about what replaced it
+    untimed = named is not None and named.closed_by and question_time(ctx.query) is None
+    if not past and named is not None and named.closed_by and (not replaced or untimed):
         # "Does Kenji still have Peanut?": the line that ended Peanut ("Peanut died"), not
         # another pet; a one-value attribute answers with what replaced it ("Is Ann still
         # at Initech?" -> the new job), as above

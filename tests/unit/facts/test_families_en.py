@@ -168,3 +168,29 @@ def test_likes_are_cut_at_a_dash():
 )
 def test_an_animal_named_in_the_next_sentence_is_a_pet(text: str, expected: set) -> None:
     assert facts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I work at a startup, Acme Labs.", {(A, "works_at", "Acme Labs", "assert")}),
+        (
+            "I work for a small design agency, Brightside.",
+            {(A, "works_at", "Brightside", "assert")},
+        ),
+        ("I work at a startup.", {(A, "works_at", "startup", "assert")}),  # no name: as before
+        ("I work at a startup, Yeah.", {(A, "works_at", "startup", "assert")}),
+        (
+            "Excited to be here as the new junior designer",
+            {(A, "role", "junior designer", "assert")},
+        ),
+        (
+            "Thanks! So happy to start as your new pharmacist.",
+            {(A, "role", "pharmacist", "assert")},
+        ),
+        ("I'm thrilled to join as a data analyst", {(A, "role", "data analyst", "assert")}),
+        ("Excited to be here, see you all at lunch", set()),
+    ],
+)
+def test_an_employer_named_after_its_description_and_a_role_joined_as(text, expected):
+    assert facts(text) == expected

@@ -149,3 +149,23 @@ def test_a_favourite_of_a_kind_is_no_liking_of_its_words():
         ("王芳", "favourite.fruit", "芒果", "assert")
     }
     assert facts("我最喜欢的季节是秋天", "王芳") == {("王芳", "favourite.season", "秋天", "assert")}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我在一家游戏公司上班，星辰科技", {(W, "works_at", "星辰科技", "assert")}),
+        (
+            "还在那家广告公司，奥美上海，做文案",
+            {(W, "works_at", "奥美上海", "assert"), (W, "role", "文案", "assert")},
+        ),
+        ("我在一家外企工作，西門子", {(W, "works_at", "西門子", "assert")}),
+        ("我在一家游戏公司上班。", {(W, "works_at", "一家游戏公司", "assert")}),  # no name
+        ("我在一家公司上班，挺累的", {(W, "works_at", "一家公司", "assert")}),
+        ("我在一家公司上班，离家近", {(W, "works_at", "一家公司", "assert")}),
+        ("很高兴作为新来的设计师加入大家", {(W, "role", "设计师", "assert")}),
+        ("我以实习生的身份加入了团队", {(W, "role", "实习生", "assert")}),
+    ],
+)
+def test_an_employer_named_after_its_description_and_a_role_joined_as(text, expected):
+    assert facts(text, W) == expected

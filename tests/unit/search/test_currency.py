@@ -176,3 +176,101 @@ def test_still_with_a_replaced_value_leads_with_what_replaced_it() -> None:
     )
     scores = {3: 0.95, 0: 0.9, 1: 0.6, 2: 0.5}
     assert ranked(store, rowids, scores, "Does Tom still live in Shenzhen?")[0] == "r2"
+
+
+def partners(name: str, old: str, new: str, lines: tuple[str, ...]):
+    """A store of four lines whose facts say ``name`` was with ``old`` (r0, ended by r1),
+    then with ``new`` (r2); r3 says nothing of either."""
+    store, rowids = memory_store_with(*lines)
+    who = {"scope": "global", "subject": f"name:{name.casefold()}", "subject_name": name}
+    ended = {"valid_to": 1.0, "closed_by": "r1"}
+    store.put_facts(
+        [
+            Fact(
+                id="f0",
+                attribute="partner",
+                value=old,
+                said_at=0.0,
+                valid_from=0.0,
+                source_ids=("r0",),
+                **ended,
+                **who,
+            ),
+            Fact(
+                id="f1",
+                attribute="partner",
+                value=new,
+                said_at=2.0,
+                valid_from=2.0,
+                source_ids=("r2",),
+                **who,
+            ),
+        ]
+    )
+    return store, rowids
+
+
+def test_a_question_with_no_time_word_about_a_replaced_value_leads_with_its_ending() -> None:
+    # "Why did Liu and Xiaoya break up?" asks about the value that ended, not about the one
+    # that replaced it; "still ... ?" (the present) is answered by the replacement
+    en = (
+        "I'm with Xiaoya, three years now",
+        "Xiaoya and I broke up",
+        "I'm dating Linlin now",
+        "Linlin and I plan to marry next year",
+    )
+    store, rowids = partners("Liu", "Xiaoya", "Linlin", en)
+    scores = {3: 0.95, 2: 0.9, 0: 0.6, 1: 0.5}
+    assert ranked(store, rowids, scores, "Why did Liu and Xiaoya break up?")[0] == "r1"
+    assert ranked(store, rowids, scores, "Is Liu still with Xiaoya?")[0] == "r2"
+    zh = ("跟小雅在一起三年了", "我跟小雅分手了", "林琳，我女朋友", "我跟林琳打算明年结婚")
+    store, rowids = partners("刘洋", "小雅", "林琳", zh)
+    assert ranked(store, rowids, scores, "刘洋和小雅为什么分手？")[0] == "r1"
+    assert ranked(store, rowids, scores, "刘洋现在还和小雅在一起吗？")[0] == "r2"
+
+
+def sports_store(speaker: str, lines: tuple[str, ...]):
+    store, rowids = memory_store_with(*lines)
+    records = [
+        dataclasses.replace(store.get(f"r{i}"), speaker_label=speaker, created_at=float(i))
+        for i in range(len(lines))
+    ]
+    store.put_facts(fold(s for r in records for s in statements_of(r)))
+    assert len({f.value for f in store.facts(attribute="likes")}) == 2  # none closed
+    return store, rowids
+
+
+def test_a_question_about_the_past_of_a_chain_nothing_closed_leads_with_the_first_value() -> None:
+    # two sports liked side by side, none given up: "before" asks for the one said first
+    scores = {2: 0.95, 1: 0.9, 3: 0.6, 0: 0.5}
+    en = (
+        "I love badminton",
+        "I love tennis too",
+        "Tennis lessons are going well",
+        "Sunday badminton",
+    )
+    store, rowids = sports_store("Kai", en)
+    assert ranked(store, rowids, scores, "What sport did Kai play before?")[0] == "r0"
+    assert ranked(store, rowids, scores, "What sport does Kai play?")[0] == "r2"  # no time word
+    zh = ("我每周日打羽毛球", "我改打网球了", "网球课上得不错", "周日又去打羽毛球")
+    store, rowids = sports_store("郑凯", zh)
+    assert ranked(store, rowids, scores, "郑凯以前打什么球？")[0] == "r0"
+
+
+def test_a_plan_said_again_with_another_date_answers_with_the_last_said() -> None:
+    lines = (
+        "My knee surgery is booked for March 18 at St Mary's",
+        "The hospital called, surgery postponed to April 22",
+        "The knee has been bad all week",
+    )
+    store, rowids = memory_store_with(*lines)
+    records = [
+        dataclasses.replace(store.get(f"r{i}"), speaker_label="Dad", created_at=float(i))
+        for i in range(len(lines))
+    ]
+    store.put_facts(fold(s for r in records for s in statements_of(r)))
+    assert len(store.facts(attribute="plan")) == 2
+    scores = {0: 0.95, 2: 0.9, 1: 0.6}
+    assert ranked(store, rowids, scores, "When is Dad's knee surgery now?")[0] == "r1"
+    assert ranked(store, rowids, scores, "When is Dad's surgery?")[0] == "r1"
+    assert ranked(store, rowids, scores, "When was Dad's surgery originally booked?")[0] == "r0"

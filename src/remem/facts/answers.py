@@ -1,0 +1,200 @@
+"""A short answer to someone else's question, read as a statement of the one who answers.
+
+"Where do you live now?" - "Camden, near the canal"; "住哪边？" - "高新区，离软件园近";
+"你在哪家公司？" - "星辰科技，做游戏". The answer names the value and nothing else: no rule
+can read it alone, the question before it says which family it is. Read only when:
+
+- the line before is another person's question (``text.assertion.is_question``) whose words
+  ask for one of ``ANSWERED`` families (``question.asked_attributes``; a bare "where" /
+  "哪里" / "哪边" asks where one lives), put to the one who answers: "you" / "你" / "您" or
+  nobody named ("Where exactly?"), never "he" / "she" / "I" or a name, nor a place ("Where
+  in Shanghai?" asks for a part of a place already said: a home of its own to the fold);
+- the answer itself asserts (``not_a_statement`` is None) and opens with a bare value: its
+  first clause (cut at a comma or full stop) is, in English, one to four capitalised words
+  that are not a reply word ("Yes", "Sure", "Not sure"); in Chinese two to eight characters
+  ending the way the family's values end (a district, a company) or a city.
+
+The statement is the answerer's, weaker than a rule's (``CONFIDENCE``): the family comes from
+another line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from remem.facts import rules_zh
+from remem.facts.model import Statement
+from remem.facts.question import asked_attributes
+from remem.text.assertion import is_question, not_a_statement
+from remem.text.normalize import to_simplified
+from remem.types import Fact, Record
+
+CONFIDENCE = 0.75
+# the families a bare value can answer; the first one the question asks for is taken
+ANSWERED = ("lives_in", "located_in", "works_at", "studies_at")
+_WHERE = re.compile(r"\bwhere\b|哪里|哪儿|哪边|哪个区|哪一区|什么地方", re.I)
+_SOMEONE_ELSE_EN = re.compile(r"\b(?:he|she|his|her|they|their|i|my|we|our|him|them)\b", re.I)
+_SOMEONE_ELSE_ZH = re.compile(r"[他她我]")
+_TO_YOU = re.compile(r"\byou\b|^\s*where\s+(?:in|at|about|exactly)\b|你|您", re.I)
+_NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+\b")  # a name after the first word: "Where is Tom?"
+_PLACE_NAMED = re.compile(r"\b(?:in|at|near|around|from)\s+(?:[A-Z][\w'’-]*\s*)+")
+_FIRST_CLAUSE = re.compile(r"[,，.。!！;；:：、]")
+_EN_VALUE = re.compile(r"^(?:[A-Z][\w'’&.-]*)(?:\s+[A-Z][\w'’&.-]*){0,3}$")
+_EN_REPLY_WORDS = frozenset(
+    [
+        "yes",
+        "yeah",
+        "yep",
+        "no",
+        "nope",
+        "nah",
+        "sure",
+        "ok",
+        "okay",
+        "thanks",
+        "thank",
+        "well",
+        "oh",
+        "still",
+        "not",
+        "maybe",
+        "haha",
+        "lol",
+        "hmm",
+        "i",
+        "we",
+        "it",
+        "the",
+        "that",
+        "this",
+        "there",
+        "here",
+        "same",
+        "good",
+        "great",
+        "fine",
+        "nothing",
+        "nowhere",
+        "somewhere",
+        "home",
+        "everywhere",
+        "work",
+    ]
+)
+# a value, not a clause: it does not open with a verb or preposition ("在飞书知识库里")
+_ZH_VALUE = re.compile(r"^(?![在从到去我你他她是就还也都])[\u4e00-\u9fffA-Za-z]{2,8}$")
+_ZH_ENDINGS = {
+    "lives_in": re.compile(r"(?:区|市|县|镇|乡|村|省|州|路|街|道|岛|湾|城|坊|苑|园|港|新村)$"),
+    "works_at": re.compile(
+        r"(?:公司|科技|网络|集团|银行|医院|工作室|事务所|研究所|研究院|中心|学校|大学|"
+        r"传媒|设计|咨询|资本|证券|律所|酒店|餐厅|书店|超市|工厂)$"
+    ),
+    "studies_at": re.compile(r"(?:大学|学院|中学|小学|学校|研究生院)$"),
+}
+_ZH_ENDINGS["located_in"] = _ZH_ENDINGS["lives_in"]
+
+
+def asked_of_answerer(question: str) -> str | None:
+    """The family a question asks the one who answers it for, or None (see the module)."""
+    if not is_question(question.strip()):
+        return None
+    zh = re.search(r"[\u4e00-\u9fff]", question) is not None
+    folded = rules_zh.fold(to_simplified(question)) if zh else question
+    if zh:
+        if _SOMEONE_ELSE_ZH.search(folded):
+            return None
+    # a name asks about that person ("Where is Tom?")
+    elif _SOMEONE_ELSE_EN.search(folded) or _NAMED.search(_PLACE_NAMED.sub("", folded)):
+        return None
+    # "Where in Shanghai?", "成都哪个区？": the answer is a part of a place already said, and
+    # the fold would hold the part and the whole as two homes, one closing the other
+    if _PLACE_NAMED.search(folded) or any(city in folded for city in rules_zh.CITIES):
+        return None
+    families = [f for f in asked_attributes(question) if f in ANSWERED]
+    if families:
+        return families[0]
+    # a bare "where" asks where the answerer is only when put to them ("Where are you now?",
+    # "Where exactly?"), not where a thing is ("Where is the doc?")
+    return "lives_in" if _WHERE.search(folded) and _TO_YOU.search(folded) else None
+
+
+def _value(reply: str, family: str) -> str | None:
+    """The bare value a reply opens with, or None when it opens with anything else."""
+    first = _FIRST_CLAUSE.split(reply.strip(), maxsplit=1)[0].strip()
+    if re.search(r"[\u4e00-\u9fff]", first):
+        folded = to_simplified(first)
+        if not _ZH_VALUE.match(folded):
+            return None
+        ending = _ZH_ENDINGS[family]
+        city = family in ("lives_in", "located_in") and folded in rules_zh.CITIES
+        return first if ending.search(folded) or city else None
+    if not _EN_VALUE.match(first) or first.split()[0].casefold() in _EN_REPLY_WORDS:
+        return None
+    return first
+
+
+def opens_with_value(reply: str) -> bool:
+    """Whether a reply could be a bare answer at all (checked before the question is read)."""
+    return any(_value(reply, family) for family in ("lives_in", "works_at", "studies_at"))
+
+
+def answer_statements(
+    question: Record,
+    reply: Record,
+    speaker: tuple[str, str] | None,
+    found: Sequence[Statement] = (),
+) -> list[Statement]:
+    """What ``reply`` states as the answer to ``question`` (see the module); ``speaker``:
+    (subject key, name) of the one who answers (None: unknown, nothing); nothing when the
+    rules already ``found`` the answerer's fact of the family asked for in the reply. An
+    assistant's reply states nothing about anyone."""
+    if speaker is None or reply.role == "assistant" or not opens_with_value(reply.shown_text):
+        return []
+    asker = question.speaker_label or question.speaker_id
+    if not asker or asker == (reply.speaker_label or reply.speaker_id):
+        return []
+    if not_a_statement(reply.shown_text) is not None:
+        return []
+    family = asked_of_answerer(question.shown_text)
+    value = _value(reply.shown_text, family) if family else None
+    if family is None or value is None:
+        return []
+    if any(s.subject == speaker[0] and s.attribute == family for s in found):
+        return []
+    return [
+        Statement(
+            record_id=reply.id,
+            scope=reply.scope,
+            subject=speaker[0],
+            subject_name=speaker[1],
+            attribute=family,
+            value=value,
+            said_at=reply.created_at,
+            valid_from=reply.event_time or reply.created_at,
+            confidence=CONFIDENCE,
+        )
+    ]
+
+
+MOVED = ("lives_in", "located_in")  # the families a dated move gives a future value of
+
+
+def after_moves(answers: list[Statement], earlier: Sequence[Statement | Fact]) -> list[Statement]:
+    """Answers that start when a move said before them does: "Where in Shanghai?" - "Jing'an"
+    asked after "moving to Shanghai on December 1st" is where one will live from then, so it
+    does not close the old home before the move (nor is closed by the move). ``earlier``: the
+    answerer's statements or facts said before, a dated move among them (a value said before
+    it starts)."""
+    out = []
+    for answer in answers:
+        starts = [
+            e.valid_from
+            for e in earlier
+            if e.subject == answer.subject
+            and e.attribute == answer.attribute
+            and e.said_at <= answer.said_at < e.valid_from
+        ]
+        out.append(replace(answer, valid_from=max(starts)) if starts else answer)
+    return out
