@@ -117,15 +117,23 @@ class VectorsMixin(MemoryState):
         ] != "skipped" and model_id not in self._record_vectors.get(rowid, {})
 
     def records_missing_vectors(
-        self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
+        self,
+        model_id: str,
+        *,
+        limit: int = 1000,
+        after_rowid: int = 0,
+        before_rowid: int | None = None,
     ) -> list[Record]:
-        """Records without a vector of this model, in rowid order (resumable by rowid)."""
+        """See ``Store.records_missing_vectors`` (resumable by rowid either way)."""
         out: list[Record] = []
         with self._read():
-            for rowid in self._rows:  # rowid order
+            # rowid order, or newest first below before_rowid
+            rows = self._rows if before_rowid is None else reversed(list(self._rows))
+            for rowid in rows:
                 if 0 <= limit <= len(out):  # a negative limit: no limit
                     break
-                if rowid > after_rowid and self._missing(model_id, rowid):
+                inside = rowid > after_rowid if before_rowid is None else rowid < before_rowid
+                if inside and self._missing(model_id, rowid):
                     out.append(self._record(rowid))
         return out
 
