@@ -98,7 +98,7 @@ def build(out: Path, haystacks: int, turns: int, seed: int) -> dict[str, Any]:
                     "scope": f"custom:lme-h{i}",
                     "query": q["query"],
                     "timestamp": q["timestamp"],
-                    "gold_sessions": [f"h{i}:{q['conversation']}:{s}" for s in q["gold_sessions"]],
+                    "gold_sessions": [f"h{i}:{s}" for s in q["gold_sessions"]],
                 }
             )
     out.with_suffix(".questions.json").write_text(json.dumps(picked, ensure_ascii=False))
