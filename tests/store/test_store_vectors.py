@@ -99,6 +99,17 @@ def test_records_missing_vectors(store):
     assert store.count_missing_vectors("other") == 3
 
 
+def test_records_missing_vectors_newest_first(store):
+    """Below ``before_rowid``, highest rowid first: `remem embed` walks a long import's
+    backlog from its newest end, page by page."""
+    a, b, c, d = insert(store, fields(1), fields(2), fields(3), fields(4))
+    store.put_vectors("m", "p", "m", [(c, vec(1, 0))])
+    newest = store.records_missing_vectors("m", limit=2, before_rowid=d + 1)
+    assert [r.rowid for r in newest] == [d, b]  # c has its vector
+    assert [r.rowid for r in store.records_missing_vectors("m", before_rowid=b)] == [a]
+    assert store.records_missing_vectors("m", before_rowid=a) == []
+
+
 def test_legacy_vectors_are_adopted_by_a_model(store):
     a, b, c = insert(store, fields(1), fields(2), fields(3))
     store.put_vectors("", "", "", [(a, vec(1, 0)), (b, vec(0, 1))], mark_indexed=False)

@@ -154,18 +154,30 @@ def _scope_stats(scope: str, as_json: bool) -> None:
 
 
 def backlog_line(backlog: dict[str, Any]) -> str:
-    """'1,234 pending, 45.2/s (about 27 s left)'; the rate is what any process's indexing
-    queue on this store embedded over its last few seconds."""
+    """'1,234 pending (1,000 searchable through the fast model meanwhile), 45.2/s (about
+    27 s left)'; the rate is what any process's indexing queue or `remem embed` on this
+    store embedded over its last few seconds."""
     line = f"{backlog['pending']:,} pending"
+    if backlog.get("fast_vectors"):
+        line += f" ({backlog['fast_vectors']:,} searchable through the fast model meanwhile)"
     if backlog["per_second"]:
         line += f", {backlog['per_second']:,.1f}/s"
         if backlog["eta_s"] is not None:
-            line += f" (about {backlog['eta_s']:,.0f} s left)"
+            line += f" (about {_duration(backlog['eta_s'])} left)"
     elif backlog["pending"]:
         line += (
             ", not being embedded now (the backfill runs where async ingest runs; or `remem embed`)"
         )
     return line
+
+
+def _duration(seconds: float) -> str:
+    """'27 s', '14 min', '7.2 h': a time left as people read it."""
+    if seconds < 120:
+        return f"{seconds:,.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:,.0f} min"
+    return f"{seconds / 3600:,.1f} h"
 
 
 def latent_line(latent: dict[str, Any]) -> str:

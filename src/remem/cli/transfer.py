@@ -178,6 +178,14 @@ def import_(
         bool,
         typer.Option("--skip-invalid", help="import the valid lines even if some are invalid"),
     ] = False,
+    fast: Annotated[
+        bool,
+        typer.Option(
+            "--fast",
+            help="a long history: searchable by meaning at the end through the bundled fast "
+            "model; the default model's vectors follow with `remem embed` (newest first)",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Import records, streaming: every line is checked first, and one invalid line stops the
@@ -205,6 +213,7 @@ def import_(
                     dry_run=dry_run,
                     unlabelled_vectors=unlabelled_vectors,
                     progress=progress,
+                    fast_first=fast,
                 )
         indexed = _index_after_import(mem, report, quiet=as_json)
     if as_json:
@@ -263,6 +272,13 @@ def _print_import(report: ImportReport, file: str, dry_run: bool) -> None:
         out.print(
             f"{verb} {report.added}, skipped {report.skipped} already stored, "
             f"{report.invalid_count} invalid, {report.vectors} vectors reused",
+            markup=False,
+        )
+    if report.fast_vectors:
+        out.print(
+            f"{report.fast_vectors} searchable by meaning through the fast model now; the "
+            "default model's vectors follow, newest first: run `remem embed` (it shows "
+            "progress and the time left; `remem stats` does too)",
             markup=False,
         )
     for number, error in report.invalid[:20]:

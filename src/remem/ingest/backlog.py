@@ -7,6 +7,7 @@ import json
 import time
 from typing import Any
 
+from remem.embed.fast_model import FAST_MODEL_ID
 from remem.embed.query_first import SEARCHES
 from remem.ingest.backfill import Backfill
 from remem.ingest.fast_lane import FastLane
@@ -40,6 +41,9 @@ def describe_backlog(
         "pending": pending,
         "per_second": per_s,
         "eta_s": round(pending / per_s, 1) if per_s > 0 and pending else None,
+        # pending records a search finds by meaning meanwhile, through the fast model's
+        # vectors (the fast lane's, or `remem import --fast`'s): at most all of them
+        "fast_vectors": min(pending, store.vector_count(FAST_MODEL_ID)) if pending else 0,
     }
     if backfill is not None:
         data["backfill"] = backfill.stats()

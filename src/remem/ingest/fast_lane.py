@@ -30,6 +30,7 @@ from remem.errors import RememError
 from remem.ingest.backfill import Backfill, pending_without_vector, wait_settled
 from remem.ingest.queue import IndexQueue
 from remem.store.base import Store
+from remem.types import Record
 
 log = logging.getLogger("remem")
 
@@ -100,21 +101,12 @@ class FastLane:
         try:
             embedder = self.embedder()
             lower_background(embedder, self.config.indexing.background_nice)  # recall first
-            cfg = self.config.embed
-            texts = [r.embed_text(cfg.with_speaker) for r in records]
-            vectors = embed_configured(embedder, texts, cfg, is_query=False)
+            put_fast_vectors(self.store, self.config, embedder, records)
         except RememError as exc:
             if self._broken is None:
                 self._broken = str(exc)
                 log.warning("the fast lane is off: %s (records wait for the main model)", exc)
             return 0, len(records)
-        self.store.put_vectors(
-            FAST_MODEL_ID,
-            "local",
-            FAST_MODEL,
-            [(r.rowid, v) for r, v in zip(records, vectors, strict=True) if r.rowid is not None],
-            mark_indexed=False,  # still pending: the main model's vector is what indexes it
-        )
         self._upto = max(self._upto, max(r.rowid or 0 for r in records))
         return len(records), 0
 
@@ -136,3 +128,23 @@ class FastLane:
         self._scan.stop()
         # the batch in flight (a fraction of a second) finishes before the store closes
         self.queue.close(drain=False, timeout=10.0)
+
+
+def put_fast_vectors(
+    store: Store, config: Config, embedder: Embedder, records: Sequence[Record]
+) -> int:
+    """Embed ``records`` with the fast model and store those vectors without marking the
+    records indexed: they stay ``pending`` for the main model (the queue, the backfill or
+    `remem embed`), and searches find them meanwhile through ``remem.search.fast_hits``.
+    Returns how many vectors were written. The lane's batches and `remem import --fast`
+    share it."""
+    cfg = config.embed
+    texts = [r.embed_text(cfg.with_speaker) for r in records]
+    vectors = embed_configured(embedder, texts, cfg, is_query=False)
+    return store.put_vectors(
+        FAST_MODEL_ID,
+        "local",
+        FAST_MODEL,
+        [(r.rowid, v) for r, v in zip(records, vectors, strict=True) if r.rowid is not None],
+        mark_indexed=False,  # still pending: the main model's vector is what indexes it
+    )

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -303,9 +304,11 @@ class Indexer:
                 self._window = (start, count)
                 return
             self._window = (now, 0)
-        rate = {"at": round(now, 3), "per_s": round(count / (now - start), 2)}
+        self._write_rate(count / (now - start))
+
+    def _write_rate(self, per_s: float) -> None:
         try:
-            self.store.meta_set(*RATE, json.dumps(rate))
+            self.store.meta_set(*RATE, json.dumps({"at": time.time(), "per_s": round(per_s, 2)}))
         except RememError as exc:
             log.debug("could not record the indexing rate: %s", exc)
 
@@ -420,11 +423,13 @@ class Indexer:
         progress: Progress | None = None,
         force: bool = False,
     ) -> dict[str, int]:
-        """Embed every record that has no vector for the configured model (backfill); with
-        ``force``, re-embed every record.
+        """Embed every record that has no vector for the configured model (backfill), newest
+        first (a long import's recent turns get the main model's vectors first; claims on a
+        shared store go in rowid order); with ``force``, re-embed every record.
 
         Resumable: work is committed batch by batch, and a rerun picks up where it stopped
         (for ``force``, the last finished record is kept in the store until the run ends).
+        The rate goes to the store for `remem stats`; fast-lane vectors superseded go.
         """
         embedder = self.get_embedder()
         if embedder is None:
@@ -434,17 +439,22 @@ class Indexer:
         lower_background(embedder, self.config.indexing.background_nice)
         size = batch_size or self.config.embed.batch_size
         marker = f"force:{embedder.model_id}"
-        after = int(self.store.meta_get("embed", marker) or 0) if force else 0
+        after = int(self.store.meta_get("embed", marker) or 0) if force else sys.maxsize
         embedded = failed = 0
+        began = time.time()
         try:
             while batch := self._next_batch(embedder.model_id, size, after, force):
-                after = batch[-1].rowid or after
+                after, started = batch[-1].rowid or after, time.time()
                 ok, bad = self.embed_records(batch, progress=progress)
-                embedded += ok
-                failed += bad
+                embedded, failed = embedded + ok, failed + bad
+                self._note_rate(ok, started)
+                self._drop_stand_ins()  # at most every DROP_EVERY_S
                 if force:
                     self.store.meta_set("embed", marker, str(after))
-        finally:
+            self._drop_stand_ins(now_anyway=True)
+        finally:  # this run's rate, even when interrupted: `remem stats` tells the time left
+            if embedded:
+                self._write_rate(embedded / max(time.time() - began, 1e-3))
             if isinstance(self.store, ClaimStore):  # what failed returns to the queue now
                 self.store.release_claims(embedder.model_id, self.worker_id)
         if force:
@@ -453,17 +463,17 @@ class Indexer:
         return {"embedded": embedded, "failed": failed, "remaining": remaining}
 
     def _next_batch(self, model_id: str, size: int, after: int, force: bool) -> list[Record]:
-        if force:
+        if force:  # after rowid ``after``; the newest-first walk (the last branch): below it
             return list(itertools.islice(self.store.iter_records(batch=size, after=after), size))
         if isinstance(self.store, ClaimStore):  # shared by several processes: claim first
             return self.store.claim_missing_vectors(
                 model_id,
                 self.worker_id,
                 limit=size,
-                after_rowid=after,
+                after_rowid=0 if after == sys.maxsize else after,
                 lease_s=self.config.indexing.claim_lease_s,
             )
-        return self.store.records_missing_vectors(model_id, limit=size, after_rowid=after)
+        return self.store.records_missing_vectors(model_id, limit=size, before_rowid=after)
 
     @property
     def worker_id(self) -> str:

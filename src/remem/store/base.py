@@ -285,8 +285,18 @@ class VectorStore(SnapshotReads, Protocol):
 
     def mark_indexed_with(self, model_id: str) -> None: ...
     def records_missing_vectors(
-        self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
-    ) -> list[Record]: ...
+        self,
+        model_id: str,
+        *,
+        limit: int = 1000,
+        after_rowid: int = 0,
+        before_rowid: int | None = None,
+    ) -> list[Record]:
+        """Records without a vector of ``model_id`` (skipped ones aside): after
+        ``after_rowid`` in rowid order; or, given ``before_rowid``, below it, newest (highest
+        rowid) first (`remem embed` fills a long import's backlog from its newest end)."""
+        ...
+
     def count_missing_vectors(self, model_id: str) -> int: ...
     def vector_stats(self) -> list[tuple[str, int, int]]: ...
     def has_legacy_vectors(self) -> bool: ...

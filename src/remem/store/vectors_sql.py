@@ -70,14 +70,23 @@ class SQLVectors(SQLConnection):
             )
 
     def records_missing_vectors(
-        self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
+        self,
+        model_id: str,
+        *,
+        limit: int = 1000,
+        after_rowid: int = 0,
+        before_rowid: int | None = None,
     ) -> list[Record]:
-        """Records without a vector of this model, in rowid order (resumable by rowid)."""
+        """See ``Store.records_missing_vectors`` (resumable by rowid either way)."""
+        if before_rowid is None:
+            where, order, bound = "r.rowid > ?", "r.rowid", after_rowid
+        else:
+            where, order, bound = "r.rowid < ?", "r.rowid DESC", before_rowid
         return self._records(
-            "WHERE r.rowid > ? AND r.index_status != 'skipped' AND NOT EXISTS "
+            f"WHERE {where} AND r.index_status != 'skipped' AND NOT EXISTS "
             "(SELECT 1 FROM vectors v WHERE v.record_rowid = r.rowid AND v.model_id = ?) "
-            "ORDER BY r.rowid LIMIT ?",
-            (after_rowid, model_id, limit),
+            f"ORDER BY {order} LIMIT ?",
+            (bound, model_id, limit),
         )
 
     def count_missing_vectors(self, model_id: str) -> int:

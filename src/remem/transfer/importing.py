@@ -11,6 +11,13 @@ PostgreSQL snapshot) for the whole import, stalling every chat that writes meanw
 one-shot input (stdin, a generator) is spooled to a temporary file so it can be read twice.
 If the second pass stops midway (a crash, a full disk), rerunning is safe: import is
 idempotent by content hash, so a rerun adds only what is missing.
+
+A long history (tens of thousands of long turns) takes hours to embed with the default model
+on two cores. ``fast_first`` makes it searchable by meaning by the import's end instead: the
+records that bring no vector get one of the bundled fast model (USE, ~25x less CPU per long
+turn) and stay pending; the main model's vectors follow in the background, the last imported
+first (`remem embed`, or the backfill of a process that indexes this store). See
+docs/scaling.md, "Importing a long history".
 """
 
 from __future__ import annotations
@@ -28,7 +35,9 @@ import numpy as np
 
 from remem.embed import latent
 from remem.embed.base import Embedder
+from remem.embed.fast_model import fast_embedder, lane_applies
 from remem.errors import ValidationError
+from remem.ingest.fast_lane import put_fast_vectors
 from remem.ports import MemoryPort
 from remem.schemas import RecordIn, content_hash, validate_record
 from remem.transfer.jsonl import iter_file_lines, parse_lines, spool
@@ -50,6 +59,7 @@ class ImportReport:
     invalid_count: int = 0  # every invalid line; ``invalid`` lists the first MAX_REPORTED
     vectors: int = 0  # vectors taken from the file
     latent_terms: int = 0  # latent terms taken from the file
+    fast_vectors: int = 0  # fast-model vectors written (fast_first): pending for the main model
     facts: int = 0  # facts of the scopes the import added to, derived again at its end
     records: int = 0  # valid records in the input
     written: bool = False  # False: a dry run, or invalid lines stopped the import
@@ -114,13 +124,15 @@ def import_records(
     batch_size: int = BATCH,
     checked: Progress | None = None,
     progress: Progress | None = None,
+    fast_first: bool = False,
 ) -> ImportReport:
     """Import records (see the module docstring). Invalid lines are reported with their line
     numbers and nothing is written, unless ``skip_invalid``: then the valid lines are imported.
     ``unlabelled_vectors``: keep vectors that name no model as legacy vectors (the first
     search takes them as its model; see ``remem.index.legacy``) instead of re-embedding.
     ``checked(n)`` follows the validation pass (lines), ``progress(n)`` the write pass
-    (records, out of ``report.records``)."""
+    (records, out of ``report.records``). ``fast_first``: vectors of the fast model now, the
+    main model's later (see the module docstring)."""
     with ImportSource(lines) as source:
         zone = mem.config.calendar.zone()
         report = check_import(source, scope=scope, zone=zone, progress=checked)
@@ -135,6 +147,7 @@ def import_records(
             unlabelled_vectors=unlabelled_vectors,
             batch_size=batch_size,
             progress=progress,
+            fast_first=fast_first,
         )
 
 
@@ -249,10 +262,12 @@ def write_import(
     unlabelled_vectors: bool = False,
     batch_size: int = BATCH,
     progress: Progress | None = None,
+    fast_first: bool = False,
 ) -> ImportReport:
     """The second pass: write batch by batch (with ``dry_run``, only count what would be
     added). Fills in and returns ``report`` from ``check_import``."""
     embedder = None if dry_run else mem.get_embedder()
+    fast = _fast_model(mem, embedder) if fast_first and not dry_run else None
     seen: set[bytes] = set()  # dry run only: nothing is written, so the store cannot tell
     scopes: set[str] = set()  # of the records added: their facts are derived at the end
     for batch in _batches(source, scope, max(1, batch_size), mem.config.calendar.zone()):
@@ -267,7 +282,7 @@ def write_import(
                     report.added += 1
         else:
             added = report.added
-            _write_batch(mem, batch, report, embedder, unlabelled_vectors)
+            _write_batch(mem, batch, report, (embedder, fast), unlabelled_vectors)
             if report.added > added:
                 scopes.update(line.record.scope for line in batch)
         if progress:
@@ -280,15 +295,32 @@ def write_import(
     return report
 
 
+def _fast_model(mem: MemoryPort, embedder: Embedder | None) -> Embedder:
+    """The fast model an import with ``fast_first`` embeds with, checked before anything is
+    written: the fast lane must apply to this store (``lane_applies``)."""
+    local_index = mem.store.index_root is not None
+    if embedder is None or not lane_applies(mem.config, embedder.model_id, local_index):
+        raise ValidationError(
+            "fast_first",
+            True,
+            "a fast-first import needs the fast lane: a SQLite store, indexing.fast_lane on "
+            "and the bundled default model (embed.model multilingual-e5-small); import "
+            "without it (vectors of the configured model now)",
+        )
+    return fast_embedder(mem.config.embed.threads)
+
+
 def _write_batch(
     mem: MemoryPort,
     batch: list[Line],
     report: ImportReport,
-    embedder: Embedder | None,
+    models: tuple[Embedder | None, Embedder | None],
     unlabelled_vectors: bool,
 ) -> None:
     """Store one batch: records (one transaction), their use counts, the file's vectors (one
-    transaction per model), then embed the records that brought no usable vector."""
+    transaction per model), then embed the records that brought no usable vector (with the
+    fast model, when ``models`` has one: (main, fast))."""
+    embedder, fast = models
     # Duplicates in earlier batches are in the store by now; within the batch, `seen`.
     known = mem.store.existing_hashes([content_hash(line.record.text) for line in batch])
     seen: set[str] = set()
@@ -330,7 +362,9 @@ def _write_batch(
     for (model_id, provider, model), items in by_model.items():
         report.vectors += mem.store.put_vectors(model_id, provider, model, items)
     report.latent_terms += _put_latent_terms(mem, fresh, stored)
-    if to_embed:
+    if to_embed and fast is not None:
+        report.fast_vectors += put_fast_vectors(mem.store, mem.config, fast, to_embed)
+    elif to_embed:
         mem.embed_records(to_embed)
 
 

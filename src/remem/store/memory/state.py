@@ -178,16 +178,23 @@ class MemoryState:
         return row_to_record((rowid, *(values[name] for name in STORED_FIELDS)))
 
     def _records_lacking(
-        self, lacks: Callable[[int], bool], limit: int, after_rowid: int
+        self,
+        lacks: Callable[[int], bool],
+        limit: int,
+        after_rowid: int,
+        before_rowid: int | None = None,
     ) -> list[Record]:
-        """Records after ``after_rowid`` for which ``lacks(rowid)`` (derived data still owed:
-        a vector, latent terms), in rowid order, at most ``limit`` (negative: no limit)."""
+        """Records for which ``lacks(rowid)`` (derived data still owed: a vector, latent
+        terms), at most ``limit`` (negative: no limit): after ``after_rowid`` in rowid order,
+        or, given ``before_rowid``, below it newest first."""
         out: list[Record] = []
         with self._read():
-            for rowid in self._rows:  # rowid order
+            rows = self._rows if before_rowid is None else reversed(list(self._rows))
+            for rowid in rows:
                 if 0 <= limit <= len(out):
                     break
-                if rowid > after_rowid and lacks(rowid):
+                inside = rowid > after_rowid if before_rowid is None else rowid < before_rowid
+                if inside and lacks(rowid):
                     out.append(self._record(rowid))
         return out
 

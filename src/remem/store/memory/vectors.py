@@ -118,10 +118,17 @@ class VectorsMixin(MemoryState):
         ] != "skipped" and model_id not in self._record_vectors.get(rowid, {})
 
     def records_missing_vectors(
-        self, model_id: str, *, limit: int = 1000, after_rowid: int = 0
+        self,
+        model_id: str,
+        *,
+        limit: int = 1000,
+        after_rowid: int = 0,
+        before_rowid: int | None = None,
     ) -> list[Record]:
-        """Records without a vector of this model, in rowid order (resumable by rowid)."""
-        return self._records_lacking(partial(self._missing, model_id), limit, after_rowid)
+        """See ``Store.records_missing_vectors`` (resumable by rowid either way)."""
+        return self._records_lacking(
+            partial(self._missing, model_id), limit, after_rowid, before_rowid
+        )
 
     def count_missing_vectors(self, model_id: str) -> int:
         return self._count_lacking(partial(self._missing, model_id))

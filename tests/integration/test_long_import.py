@@ -1,0 +1,154 @@
+"""A long history imported with ``fast_first`` (`remem import --fast`), with the real bundled
+models: every turn is searchable by meaning through the fast model by the import's end, the
+default model's vectors follow newest first (`remem embed`), and `remem stats` reports the
+backlog's progress and the time left, also after an interrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from remem import Config, Memory
+from remem.cli.ops import backlog_line
+from remem.embed.fast_model import FAST_MODEL_ID
+from remem.errors import ValidationError
+from remem.transfer import import_records
+
+E5_ID = "local:multilingual-e5-small"
+QUESTION = "Where are we sleeping in the Alps this weekend?"
+TOPICS = [  # long turns (~400 characters), each about one thing
+    "We booked the mountain hut for Saturday night, up above the glacier. The hut keeper "
+    "said the bunk room sleeps twelve and blankets are provided, so we only carry sleeping "
+    "bag liners. Dinner is served at seven, breakfast at six, and the path from the cable "
+    "car takes about three hours. If the weather turns we can still sleep there and walk "
+    "down on Sunday morning instead of crossing the pass.",
+    "My daughter started violin lessons this autumn with a teacher from the conservatory. "
+    "She practises twenty minutes every evening, mostly scales and a short minuet, and the "
+    "teacher wants her to play in the winter recital. We rented a three-quarter size "
+    "instrument for now, and the shop will take the rent off the price if we buy one later.",
+    "The dentist appointment moved to Thursday morning because the clinic was closed on "
+    "Tuesday for repairs. It is the check-up and the cleaning, and they will look at the "
+    "molar that hurt with cold drinks last month. I have to take the morning off work and "
+    "bring the insurance card, since the clinic changed its billing system this year.",
+    "Our team won the basketball final yesterday after two overtimes. Marco hit the last "
+    "three-pointer with four seconds left, and the coach said the defence in the second half "
+    "was the best we played all season. We celebrate at the pizzeria on Friday, and the "
+    "trophy stays at the gym until the club finds a shelf for it.",
+]
+
+
+def history(n: int) -> list[str]:
+    """``n`` long turns, one topic each, in time order; only the oldest is about the
+    mountain hut."""
+    return [
+        json.dumps(
+            {
+                "id": f"t{i}",
+                "session": f"s{i // 2}",
+                "speaker": "Ann",
+                "timestamp": 1_700_000_000 + 3600 * i,
+                "text": f"{TOPICS[0 if i == 0 else 1 + i % 3]} (turn {i})",
+            }
+        )
+        for i in range(n)
+    ]
+
+
+def vectors(mem: Memory, model_id: str) -> set[str]:
+    """The ids of the records holding a vector of ``model_id``."""
+    everyone = {r.id for r in mem.store.iter_records()}
+    return everyone - {r.id for r in mem.store.records_missing_vectors(model_id, limit=-1)}
+
+
+class Interrupted(Exception):
+    """A `remem embed` stopped midway (Ctrl-C, a closed terminal)."""
+
+
+# The lane reads USE's cosine on e5's scale through a fitted line that pulls it toward the
+# mean (tests/integration/test_fast_lane.py): the floor is off to look at the ranking alone.
+NO_FLOOR = {"search.relevance_floor": 0.0}
+
+
+def test_a_fast_import_is_searchable_by_meaning_and_fills_newest_first(tmp_path):
+    n = 8
+    with Memory(tmp_path / "m.db", Config.load(env={}, overrides=NO_FLOOR)) as mem:
+        report = import_records(mem, history(n), fast_first=True)
+        assert report.added == n and report.fast_vectors == n
+        assert vectors(mem, FAST_MODEL_ID) == {f"t{i}" for i in range(n)}
+        assert not vectors(mem, E5_ID)
+        assert mem.stats()["index_status"] == {"pending": n}
+        assert mem.stats()["backlog"]["fast_vectors"] == n
+
+        # The default model's pass, stopped in its second batch: the newest turns first.
+        batches: list[int] = []
+
+        def stop_in_the_second(done: int) -> None:
+            batches.append(done)
+            if len(batches) == 2:
+                raise Interrupted
+
+        with pytest.raises(Interrupted):
+            mem.embed_pending(batch_size=2, progress=stop_in_the_second)
+        assert vectors(mem, E5_ID) == {f"t{i}" for i in range(n - 4, n)}
+
+        # Progress and the time left, from the rate the interrupted run wrote (read at once:
+        # a rate older than RATE_STALE_S means nobody is embedding now).
+        backlog = mem.stats()["backlog"]
+        assert backlog["pending"] == n - 4 and backlog["fast_vectors"] == n - 4
+        assert backlog["per_second"] > 0 and backlog["eta_s"] > 0
+        line = backlog_line(backlog)
+        assert line.startswith(f"{n - 4} pending ({n - 4} searchable through the fast model")
+        assert "left)" in line
+
+        # The oldest turn, not yet reached by e5, is found by meaning through the fast model.
+        result = mem.search(QUESTION, k=4, channels=("vector",))
+        assert result.hits and "mountain hut" in result.hits[0].record.text
+        assert result.hits[0].record.id == "t0"
+        assert any(note.startswith("fast lane: ") for note in result.notes)
+
+        done = mem.embed_pending(batch_size=2)  # a rerun picks up the rest
+        assert done["embedded"] == n - 4 and done["remaining"] == 0
+        assert vectors(mem, E5_ID) == {f"t{i}" for i in range(n)}
+        assert not vectors(mem, FAST_MODEL_ID)  # the stand-ins are gone with the backlog
+        assert mem.stats()["index_status"] == {"indexed": n}
+        after = mem.search(QUESTION, k=4, channels=("vector",))
+        assert "mountain hut" in after.hits[0].record.text
+        assert not any(note.startswith("fast lane") for note in after.notes)
+        assert mem.wait_indexed(timeout=120)  # as without the fast import
+
+
+def test_a_fast_import_without_the_lane_writes_nothing_and_says_why(tmp_path):
+    off = Config.load(env={}, overrides={"indexing.fast_lane": False})
+    with Memory(tmp_path / "m.db", off) as mem:
+        with pytest.raises(ValidationError, match="fast_first") as caught:
+            import_records(mem, history(2), fast_first=True)
+        assert "indexing.fast_lane" in str(caught.value)
+        assert mem.store.count() == 0
+
+
+def remem(*args: str, db: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "REMEM_DB": db}
+    return subprocess.run(
+        [sys.executable, "-m", "remem.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+
+
+def test_the_cli_imports_fast_and_says_what_follows(tmp_path):
+    source = tmp_path / "history.jsonl"
+    source.write_text("\n".join(history(3)) + "\n")
+    db = str(tmp_path / "m.db")
+    imported = remem("import", "--fast", "--json", str(source), db=db)
+    assert imported.returncode == 0, imported.stderr
+    assert json.loads(imported.stdout)["fast_vectors"] == 3
+    stats = remem("stats", "--json", db=db)
+    assert stats.returncode == 0, stats.stderr
+    backlog = json.loads(stats.stdout)["backlog"]
+    assert backlog["pending"] == 3 and backlog["fast_vectors"] == 3
