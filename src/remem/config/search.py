@@ -22,6 +22,12 @@ class SearchConfig(_Section):
     vector_weight: float = Field(
         default=0.4, ge=0, description="weighted fusion: the vector channel's weight"
     )
+    cjk_vector_weight: float = Field(
+        default=0.4,
+        ge=0,
+        description="weighted fusion: the vector channel's weight for a question written in "
+        "Chinese or Japanese (not for the chat so far; search.vector_weight for the others)",
+    )
     lexical_weight: float = Field(
         default=0.6, ge=0, description="weighted fusion: the keyword (BM25) channel's weight"
     )
@@ -46,6 +52,15 @@ class SearchConfig(_Section):
         ge=0,
         description="the vector channel embeds the query's last this many tokens (estimated; "
         "newest messages first); the lexical channel matches all of it. 0 = the whole query",
+    )
+    # 128: dialogue_notes' chats (2-8 turns, most over 32 tokens) are answered by a note on
+    # any of their messages; embedded by their last 32 tokens, 50 of its 100 English chats
+    # were emptied by the latent floor (docs/decisions/0022-chat-embedding.md)
+    chat_embed_tokens: int = Field(
+        default=128,
+        ge=0,
+        description='for a query that is the chat so far (two or more "Name: text" lines): '
+        "the vector channel embeds its last this many tokens (0 = the whole chat)",
     )
     role_filter_factor: int = Field(
         default=8, gt=0, description="k x this per channel when a role filter will drop hits"
