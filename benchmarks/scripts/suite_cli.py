@@ -75,9 +75,9 @@ def watch_fusion(searcher: Any, keep: Callable[[list, list], None]) -> None:
         return
     fuse = searcher._fuse
 
-    def watched(vector: list, lexical: list) -> list:
+    def watched(vector: list, lexical: list, *more: Any) -> list:
         keep(vector, lexical)
-        return fuse(vector, lexical)
+        return fuse(vector, lexical, *more)
 
     searcher._fuse = watched
     searcher._watched = True

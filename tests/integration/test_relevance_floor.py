@@ -244,3 +244,53 @@ def test_the_shipped_neutral_vectors_are_the_bundled_models_own():
     assert np.allclose(shipped, fresh, atol=1e-4)
     assert shipped_neutral_vectors("local:use-multilingual-v3") is None
     assert shipped_neutral_vectors("openai:multilingual-e5-small") is None
+
+
+# A user's notes (dialogue_notes' en01, written for remem) and a chat whose newest message is
+# a follow-up: the note answering it is about the chat's first message (issue 46)
+LILY = [
+    "Lily drinks flat whites with oat milk and never takes sugar.",
+    "Lily's daughter Emma is eight and has been learning the violin since September.",
+    "Lily is allergic to penicillin; she had a bad reaction to it as a teenager.",
+    "Lily works as a physiotherapist at a sports clinic in Bristol.",
+    "Lily is training for the Bath half marathon in March and runs three times a week.",
+    "Lily drives a grey Skoda Octavia estate.",
+    "Lily's mother lives alone in Cardiff and Lily visits her every other Sunday.",
+    'Lily loved "Tomorrow, and Tomorrow, and Tomorrow" and wants more novels like it.',
+    "Lily grows tomatoes and courgettes in a small allotment near her house.",
+    "Lily tries to avoid red meat during the week.",
+    "Lily is scared of flying and prefers trains for trips in Europe.",
+    "Lily's wedding anniversary with her husband Tom is on 14 June.",
+]
+KNEE_CHAT = (
+    "Lily: my knee is sore after today's session\n"
+    "Assistant: Sorry about that. Was it a long run?\n"
+    "Lily: 16 km. Should I worry, given what I'm training for and when it is?"
+)
+
+
+def test_a_chat_is_judged_by_more_than_its_newest_message(db_path, config, e5):
+    # embedded by its last 32 tokens (the newest message and a half), the chat's relevance to
+    # the marathon note fell under every floor and the search returned nothing; with
+    # search.chat_embed_tokens = 128 (off by default: it answers more unrelated chats too,
+    # decision 0022) it is judged on the whole chat
+    config.search.chat_embed_tokens = 128
+    with Memory(db_path, config, embedder=e5) as memory:
+        _search_the_knee_chat(memory)
+
+
+def _search_the_knee_chat(memory: Memory) -> None:
+    start = 1_767_225_600  # the notes a minute apart on 2026-01-01, the chat in July
+    notes = [
+        {
+            "text": t,
+            "session": "lily",
+            "speaker": "memory",
+            "role": "assistant",
+            "timestamp": start + 60 * i,
+        }
+        for i, t in enumerate(LILY)
+    ]
+    marathon = memory.ingest_many(notes)[4].id
+    hits = memory.search(KNEE_CHAT, k=10, now=1_784_505_600).hits
+    assert hits and hits[0].record.id == marathon

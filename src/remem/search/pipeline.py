@@ -48,7 +48,9 @@ from remem.search.time_intent import window_filters, with_window
 from remem.search.translate import QueryTranslator, across_scripts, weigh_translated
 from remem.search.witness import CrossScriptWitness
 from remem.store.base import Store
-from remem.text.budget import tail_within
+from remem.text.budget import embedded_query
+from remem.text.dialogue import dialogue_messages
+from remem.text.scripts import script_of
 from remem.text.timeexpr import find_time_window
 from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
@@ -97,10 +99,10 @@ class Searcher:
         return index
 
     def embed_query(self, embedder: Embedder, query: str) -> np.ndarray:
-        cfg = self.config.embed
+        cfg, cfg_search = self.config.embed, self.config.search
         return embed_with_chunks(
             embedder,
-            [tail_within(query, self.config.search.query_embed_tokens)],
+            [embedded_query(query, cfg_search.query_embed_tokens, cfg_search.chat_embed_tokens)],
             is_query=True,
             max_chars=chunk_limit(embedder, cfg),
             overlap=cfg.chunk_overlap,
@@ -190,7 +192,9 @@ class Searcher:
             ctx.baseline = self._baseline(query_vector)
         t2 = time.perf_counter()
 
-        cands = self._fetch(self._fuse(vector, lexical), filters, now, ctx)
+        # a question in Chinese or Japanese, not a chat (its notes are found by their words)
+        cjk = script_of(query) == "cjk" and not dialogue_messages(query)
+        cands = self._fetch(self._fuse(vector, lexical, cjk), filters, now, ctx)
         if index is not None and cands:
             ctx.vectors = index.vectors_for([c.rowid for c in cands])
             ctx.model_id = index.model_id
@@ -300,8 +304,10 @@ class Searcher:
         return found
 
     def _fuse(
-        self, vector: list[tuple[int, float]], lexical: list[tuple[int, float]]
+        self, vector: list[tuple[int, float]], lexical: list[tuple[int, float]], cjk: bool
     ) -> list[Candidate]:
+        """The two channels' rankings as one; a question (not a chat) in Chinese or Japanese
+        weighs the vector channel by search.cjk_vector_weight."""
         cfg = self.config.search
         if cfg.fusion == "rrf":
             fused = rrf_fuse(
@@ -315,7 +321,7 @@ class Searcher:
             fused = weighted_fuse(
                 vector,
                 lexical,
-                vector_weight=cfg.vector_weight,
+                vector_weight=cfg.cjk_vector_weight if cjk else cfg.vector_weight,
                 lexical_weight=cfg.lexical_weight,
                 min_vector_span=cfg.min_vector_span,
             )

@@ -55,7 +55,7 @@ from remem.search.query_terms import (
     unseen_in_either_script,
 )
 from remem.text.bilingual import ties
-from remem.text.budget import tail_within
+from remem.text.budget import embedded_query
 from remem.text.scripts import crosses, script_of
 
 # The cross-script witness reads a long turn's beginning only (USE's cost grows with length).
@@ -78,7 +78,8 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     cosines = _vector_cosines(cands, ctx)
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
-    query = tail_within(ctx.query, ctx.config.search.query_embed_tokens)  # as embedded
+    cfg = ctx.config.search
+    query = embedded_query(ctx.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
     script = script_of(query)
     with_latent = calibration_for(ctx.model_id, LATENT_CALIBRATIONS)
     found = (
@@ -303,7 +304,7 @@ def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, f
     if ctx.query_vector is None or not ctx.witness.applies(ctx.model_id):
         return {}
     # what the vector channel embedded: a long chat turn's last few dozen tokens
-    query = tail_within(ctx.query, cfg.query_embed_tokens)
+    query = embedded_query(ctx.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
     script = script_of(query)
     best = sorted(cands, key=lambda c: (-c.score, c.rowid))[: cfg.witness_top]
     other = [c for c in best if c.record is not None and crosses(script, c.record.text)]

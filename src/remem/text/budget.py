@@ -13,6 +13,7 @@ pieces) and one per four other characters (English averages four to five).
 
 from __future__ import annotations
 
+from remem.text.dialogue import dialogue_messages
 from remem.text.scripts import CJK
 
 CHARS_PER_TOKEN = 4  # non-CJK text
@@ -54,3 +55,13 @@ def _line_tail(line: str, budget: int) -> str:
     if start > 0 and not line[start - 1].isspace() and " " in line[start:]:
         start = line.index(" ", start) + 1  # do not begin mid-word
     return line[start:]
+
+
+def embedded_query(query: str, budget: int, chat_budget: int) -> str:
+    """What the vector channel embeds of a query: its last ``budget`` tokens, or the last
+    ``chat_budget`` of a query that is the chat so far (``dialogue_messages``). A question
+    after cross-talk is answered by its last line (its tail ranks best: remem-bench's
+    long-queries-*.json); a chat's note answers any of its messages, and its newest is often
+    small talk ("haha same here, anyway"): embedded by its tail, a chat's answer scored under
+    every relevance floor (dialogue_notes)."""
+    return tail_within(query, chat_budget if dialogue_messages(query) else budget)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from remem.text.budget import estimate_tokens, tail_within
+from remem.text.budget import embedded_query, estimate_tokens, tail_within
 
 
 def test_estimates_one_token_per_cjk_character_and_per_four_other_characters():
@@ -39,3 +39,31 @@ def test_chinese_tail_counts_characters():
     text = "早上好大家\n我们下周三在杭州开会，记得带上电脑"
     assert tail_within(text, 17) == "我们下周三在杭州开会，记得带上电脑"
     assert tail_within(text, 6) == "记得带上电脑"
+
+
+CHAT = "\n".join(
+    [
+        "Mia: I finally booked the pottery class for Thursday evenings at the studio downtown",
+        "Assistant: That sounds lovely, is it a beginner course or are you continuing from last year",
+        "Mia: beginner, I have never touched a wheel before honestly",
+        "Assistant: Fun! Anything else on your mind today?",
+        "Mia: haha not really, just tired, long week",
+    ]
+)
+
+
+def test_a_chat_is_embedded_by_its_own_budget():
+    # the note answering a chat is about any of its messages: the pottery class is in the
+    # oldest, and a question's 32-token tail kept only the small talk
+    assert "pottery" not in tail_within(CHAT, 32)
+    assert embedded_query(CHAT, 32, 128) == CHAT
+    assert embedded_query(CHAT, 32, 0) == CHAT
+    assert embedded_query(CHAT, 32, 32) == tail_within(CHAT, 32)
+    assert embedded_query(CHAT, 32, 24) == tail_within(CHAT, 24)
+
+
+def test_a_question_after_cross_talk_keeps_the_question_budget():
+    # lines without speaker labels are no chat: the question at the end is what is asked
+    query = "\n".join(CHAT.replace("Mia: ", "").replace("Assistant: ", "").split("\n"))
+    assert embedded_query(query, 32, 128) == tail_within(query, 32)
+    assert "pottery" not in embedded_query(query, 32, 128)
