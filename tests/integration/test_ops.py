@@ -89,7 +89,10 @@ def test_reembed_cuts_over_when_complete_and_drops_old_vectors(db_path, config):
         stats = mem.stats()
         assert [v["model_id"] for v in stats["vectors"]] == ["test:hash64-other"]
         assert stats["index_status"] == {"indexed": 6}  # not left pending by the drop
-        assert mem.search("kite", k=3).hits[0].explain.vector_rank == 1
+        # the new model's vectors are searched (the five notes tie on "kite": which ranks
+        # first among them is the index's order, so only that the channel answers is asserted)
+        top = mem.search("kite", k=3).hits[0].explain
+        assert top.vector_rank is not None and top.vector_score > 0.3
 
 
 def test_reembed_that_fails_does_not_cut_over_and_resumes(db_path, config):

@@ -274,6 +274,8 @@ class Indexer:
         are never searched again, and left in place they would make every later search
         check them and every export carry them. At most every DROP_EVERY_S (each delete
         makes the vector indexes re-read which rowids are live)."""
+        if self._main_model_id() == FAST_MODEL_ID:
+            return  # the fast model is the main one here (a switch to it): its vectors are real
         now = time.monotonic()
         if not now_anyway and now - self._dropped_at < DROP_EVERY_S and not self._settled_now():
             return
