@@ -63,7 +63,11 @@ def ui_server(tmp_path_factory, embeddings) -> UIServer:
     proc.wait(10)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop running in the worker's
+# main thread while it is open, and a later test there that calls asyncio.run() (the async
+# API, MCP clients) fails with "cannot be called from a running event loop". Closed after each
+# module, it never outlives the browser tests, whatever order a worker runs tests in.
+@pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
         message = (

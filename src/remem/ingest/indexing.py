@@ -270,12 +270,11 @@ class Indexer:
         return fast is not None and not fast.wait_idle(0)
 
     def _drop_stand_ins(self, *, now_anyway: bool = False) -> None:
-        """Delete the fast lane's vectors of records the main model has embedded since: they
-        are never searched again, and left in place they would make every later search
-        check them and every export carry them. At most every DROP_EVERY_S (each delete
-        makes the vector indexes re-read which rowids are live)."""
-        if self._main_model_id() == FAST_MODEL_ID:
-            return  # the fast model is the main one here (a switch to it): its vectors are real
+        """Delete the fast lane's vectors of records the main model has since embedded (never
+        searched again; kept, every search and export would carry them), at most every
+        DROP_EVERY_S (a delete makes the indexes re-read their live rowids)."""
+        if self._main_model_id() == FAST_MODEL_ID:  # switched to the fast model: they are real
+            return
         now = time.monotonic()
         if not now_anyway and now - self._dropped_at < DROP_EVERY_S and not self._settled_now():
             return
