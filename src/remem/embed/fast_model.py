@@ -26,11 +26,18 @@ FAST_DIM = 512
 SCORE_LINE = {"local:multilingual-e5-small": (0.0121, 0.1707)}
 
 
+def stands_in_for(main_model_id: str | None) -> bool:
+    """Whether the fast model's vectors stand in for ``main_model_id``'s (a main model with a
+    fitted score line): then they are temporary, dropped once the main model has embedded
+    their records. Never for the fast model itself (a store switched to it)."""
+    return main_model_id in SCORE_LINE
+
+
 def lane_applies(config: Config, main_model_id: str | None, local_index: bool) -> bool:
     """Whether a store gets the fast lane: on in the config, a store with a local snapshot
-    index (``Store.index_root``: it searches the waiting records), and a main model with a
-    fitted score line."""
-    return bool(config.indexing.fast_lane and local_index and main_model_id in SCORE_LINE)
+    index (``Store.index_root``: it searches the waiting records), and a main model the fast
+    model stands in for."""
+    return bool(config.indexing.fast_lane and local_index and stands_in_for(main_model_id))
 
 
 def to_main_scale(main_model_id: str, cosine: float, fast_base: float, main_base: float) -> float:

@@ -24,7 +24,7 @@ from typing import Any
 from remem.config import Config
 from remem.embed.base import Embedder, embed_configured, probe_now
 from remem.embed.factory import make_embedder, model_id_for
-from remem.embed.fast_model import FAST_MODEL_ID
+from remem.embed.fast_model import FAST_MODEL_ID, stands_in_for
 from remem.embed.query_first import lower_background
 from remem.errors import RememError
 from remem.ingest.backfill import Backfill, pending_without_vector, wait_settled
@@ -273,7 +273,7 @@ class Indexer:
         """Delete the fast lane's vectors of records the main model has since embedded (never
         searched again; kept, every search and export would carry them), at most every
         DROP_EVERY_S (a delete makes the indexes re-read their live rowids)."""
-        if self._main_model_id() == FAST_MODEL_ID:  # switched to the fast model: they are real
+        if not stands_in_for(self._main_model_id()):  # e.g. switched to the fast model itself
             return
         now = time.monotonic()
         if not now_anyway and now - self._dropped_at < DROP_EVERY_S and not self._settled_now():
