@@ -8,20 +8,20 @@ explain trace can say which gate stopped which candidate.
 from __future__ import annotations
 
 from remem.search.candidates import Candidate
-from remem.search.context import StageContext
+from remem.search.context import Report, Request, StageContext
 from remem.text.noise import is_noise
 
 
-def min_semantic(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def min_semantic(cands: list[Candidate], request: Request, report: Report) -> list[Candidate]:
     """Drop candidates whose cosine to the query is below ``search.min_semantic``.
     Lexical-only candidates (no vector score) pass: they matched on words."""
-    floor = ctx.request.config.search.min_semantic
+    floor = request.config.search.min_semantic
     if floor <= 0:
         return cands
     kept = []
     for c in cands:
         if c.vector_score is not None and c.vector_score < floor and c.lexical_rank is None:
-            ctx.report.drop(c, "min_semantic", f"cosine {c.vector_score:.3f} < {floor}")
+            report.drop(c, "min_semantic", f"cosine {c.vector_score:.3f} < {floor}")
         else:
             kept.append(c)
     return kept
@@ -37,28 +37,28 @@ def noise_query(query: str, ctx: StageContext, disable: frozenset[str]) -> str |
     return "noise gate: the query is only a greeting, acknowledgement, emoji or punctuation"
 
 
-def noise(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def noise(cands: list[Candidate], request: Request, report: Report) -> list[Candidate]:
     """Drop greetings, refusals, heartbeats and meta-talk about memory."""
-    if not ctx.request.config.noise.enabled:
+    if not request.config.noise.enabled:
         return cands
     kept = []
     for c in cands:
         if c.record is not None and is_noise(c.record.text):
-            ctx.report.drop(c, "noise", "greeting, refusal, heartbeat or memory meta-talk")
+            report.drop(c, "noise", "greeting, refusal, heartbeat or memory meta-talk")
         else:
             kept.append(c)
     return kept
 
 
-def min_score(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def min_score(cands: list[Candidate], request: Request, report: Report) -> list[Candidate]:
     """Drop candidates whose final score is below ``search.min_score`` (abstention)."""
-    floor = ctx.request.config.search.min_score
+    floor = request.config.search.min_score
     if floor <= 0:
         return cands
     kept = []
     for c in cands:
         if c.score < floor:
-            ctx.report.drop(c, "min_score", f"score {c.score:.4f} < {floor}")
+            report.drop(c, "min_score", f"score {c.score:.4f} < {floor}")
         else:
             kept.append(c)
     return kept

@@ -2,7 +2,7 @@
 
 Each stage is a small function over the candidate list; its name is what ``disable=`` and the
 explain trace use. A stage takes the part of the search's context it reads (``search/context.py``):
-the request alone (``on_request``), or the whole context when it reads what the query
+the request alone (``on_request``), the request and the report of drops (``gate``), or the whole context when it reads what the query
 understanding, the channels and earlier stages found. Diversity and the aggregate spread run after these, over the final order.
 """
 
@@ -14,7 +14,7 @@ from remem.search import gates, scoring
 from remem.search.adaptive import adaptive_fusion
 from remem.search.answerability import answerability
 from remem.search.candidates import Candidate
-from remem.search.context import Request, StageContext
+from remem.search.context import Report, Request, StageContext
 from remem.search.currency import currency
 from remem.search.links import link_lift
 from remem.search.relevance import relevance
@@ -32,10 +32,19 @@ def on_request(stage: RequestStage) -> Stage:
     return lambda cands, ctx: stage(cands, ctx.request)
 
 
+# a gate: reads what was asked and reports the candidates it drops
+GateStage = Callable[[list[Candidate], Request, Report], list[Candidate]]
+
+
+def gate(stage: GateStage) -> Stage:
+    """The stage given the search's request and its report, and nothing else."""
+    return lambda cands, ctx: stage(cands, ctx.request, ctx.report)
+
+
 SCORE_STAGES: list[tuple[str, Stage]] = [
     ("adaptive_fusion", adaptive_fusion),
-    ("min_semantic", gates.min_semantic),
-    ("noise", gates.noise),
+    ("min_semantic", gate(gates.min_semantic)),
+    ("noise", gate(gates.noise)),
     ("rerank", rerank),
     ("recency", on_request(scoring.recency)),
     ("importance", on_request(scoring.importance)),
@@ -55,6 +64,6 @@ SCORE_STAGES: list[tuple[str, Stage]] = [
     ("relevance", relevance),
     ("currency", currency),
     ("answerability", answerability),
-    ("min_score", gates.min_score),
+    ("min_score", gate(gates.min_score)),
 ]
 STAGE_NAMES = [name for name, _ in SCORE_STAGES] + ["diversity", "aggregate_spread"]

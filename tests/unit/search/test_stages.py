@@ -70,11 +70,13 @@ def test_min_semantic_drops_weak_vector_only_hits_and_says_so():
             cand(2, vector_score=0.5),
             cand(3, vector_score=0.5, lexical=True),
         ],
-        c,
+        c.request,
+        c.report,
     )
     assert [x.rowid for x in out] == [1, 3]  # lexical matches pass
     assert c.report.dropped[0].stage == "min_semantic" and c.report.dropped[0].record_id == "r2"
-    assert gates.min_semantic([cand(4, vector_score=0.1)], ctx()) != []  # 0 = off
+    off = ctx()
+    assert gates.min_semantic([cand(4, vector_score=0.1)], off.request, off.report) != []  # 0 = off
 
 
 def test_noise_gate():
@@ -86,11 +88,13 @@ def test_noise_gate():
             cand(3, text="你怎么又忘了"),
             cand(4, text="HEARTBEAT_OK"),
         ],
-        c,
+        c.request,
+        c.report,
     )
     assert [x.rowid for x in out] == [2]
     assert {d.stage for d in c.report.dropped} == {"noise"}
-    assert len(gates.noise([cand(1, text="hi")], ctx(cfg(**{"noise.enabled": False})))) == 1
+    off = ctx(cfg(**{"noise.enabled": False}))
+    assert len(gates.noise([cand(1, text="hi")], off.request, off.report)) == 1
 
 
 @pytest.mark.parametrize(
@@ -112,7 +116,7 @@ def test_a_query_with_content_is_not_noise(query):
 
 def test_min_score_abstains_and_explains():
     c = ctx(cfg(**{"search.min_score": 0.6}))
-    assert gates.min_score([cand(1, score=0.5), cand(2, score=0.3)], c) == []
+    assert gates.min_score([cand(1, score=0.5), cand(2, score=0.3)], c.request, c.report) == []
     assert [d.reason for d in c.report.dropped] == ["score 0.5000 < 0.6", "score 0.3000 < 0.6"]
 
 
