@@ -50,7 +50,7 @@ class Capture:
 
         def watched(cands: list, ctx: Any) -> list:
             self.cover = lexical_confidence(cands, ctx)
-            self.baseline = ctx.baseline
+            self.baseline = ctx.found.baseline
             return original(cands, ctx)
 
         stages = search_module.SCORE_STAGES

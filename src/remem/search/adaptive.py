@@ -35,7 +35,7 @@ def lexical_confidence(cands: list[Candidate], ctx: StageContext) -> float:
 
 
 def adaptive_fusion(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
-    cfg = ctx.config.search
+    cfg = ctx.request.config.search
     full = cfg.adaptive_full_coverage
     has_vector = any(c.vector_score is not None for c in cands)
     has_lexical = any(c.lexical_score is not None for c in cands)
@@ -63,7 +63,7 @@ def adaptive_fusion(cands: list[Candidate], ctx: StageContext) -> list[Candidate
             min_vector_span=cfg.min_vector_span,
         )
     }
-    ctx.notes.append(
+    ctx.report.notes.append(
         f"lexical channel weighted x{share:.2f} (its best hits hold {confidence:.2f} of the query)"
     )
     for c in cands:

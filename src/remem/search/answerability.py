@@ -94,7 +94,7 @@ def _margin(c: Candidate, ev: HitEvidence) -> float | None:
 def _search_margin(c: Candidate, ev: HitEvidence) -> float | None:
     """The search's best relevance over its floor (what the floors gated on), the same for
     every hit of the search."""
-    return ev.ctx.best_margin
+    return ev.ctx.verdict.best_margin
 
 
 def _rank(c: Candidate, ev: HitEvidence) -> float:
@@ -111,7 +111,7 @@ def _subject_own(c: Candidate, ev: HitEvidence) -> float | None:
     """The share of the question's words (people's names left out) that the hit holds."""
     if not ev.weights:
         return None
-    return term_coverage(ev.weights, ev.own_tokens.get(c.rowid, ()), ev.ctx.query_forms)
+    return term_coverage(ev.weights, ev.own_tokens.get(c.rowid, ()), ev.ctx.understood.forms)
 
 
 def _subject_near(c: Candidate, ev: HitEvidence) -> float | None:
@@ -121,13 +121,13 @@ def _subject_near(c: Candidate, ev: HitEvidence) -> float | None:
     tokens = ev.near_tokens.get(c.rowid)
     if tokens is None:
         tokens = set(ev.own_tokens.get(c.rowid, ()))
-    return term_coverage(ev.weights, tokens, ev.ctx.query_forms)
+    return term_coverage(ev.weights, tokens, ev.ctx.understood.forms)
 
 
 def _named_speaker(c: Candidate, ev: HitEvidence) -> float:
     """1 when the question names the hit's speaker."""
     label = c.record.speaker_label if c.record is not None else None
-    return 1.0 if label and label in ev.ctx.named else 0.0
+    return 1.0 if label and label in ev.ctx.understood.named else 0.0
 
 
 def _both_channels(c: Candidate, ev: HitEvidence) -> float:
@@ -157,7 +157,7 @@ def _latent(c: Candidate, ev: HitEvidence) -> float | None:
 def _cross_script(c: Candidate, ev: HitEvidence) -> float:
     if c.record is None:
         return 0.0
-    return 1.0 if crosses(script_of(ev.ctx.query), c.record.text) else 0.0
+    return 1.0 if crosses(script_of(ev.ctx.request.query), c.record.text) else 0.0
 
 
 def _answer_type(c: Candidate, ev: HitEvidence) -> float | None:
@@ -168,7 +168,7 @@ def _answer_type(c: Candidate, ev: HitEvidence) -> float | None:
     if ev.answer_type is None or c.record is None:
         return None
     texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
-    ev.answer_types[c.rowid] = found = ev.answer_type(ev.ctx.query, texts)
+    ev.answer_types[c.rowid] = found = ev.answer_type(ev.ctx.request.query, texts)
     return found
 
 
@@ -181,7 +181,7 @@ def _attribute(c: Candidate, ev: HitEvidence) -> float | None:
     if ev.attribute is None or c.record is None:
         return None
     texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
-    ev.attributes[c.rowid] = found = ev.attribute(ev.ctx.query, texts)
+    ev.attributes[c.rowid] = found = ev.attribute(ev.ctx.request.query, texts)
     return found
 
 
@@ -373,15 +373,15 @@ def shipped_model() -> AnswerabilityModel | None:
 def evidence_for(cands: list[Candidate], ctx: StageContext) -> HitEvidence:
     """Everything the features read, for this search's candidates."""
     names: set[str] = set()
-    if ctx.tokenizer is not None:
-        for label, alias in ctx.named.items():
-            names.update(ctx.tokenizer.query_tokens(f"{label} {alias}"))
+    if ctx.readers.tokenizer is not None:
+        for label, alias in ctx.understood.named.items():
+            names.update(ctx.readers.tokenizer.query_tokens(f"{label} {alias}"))
     weights = {t: w for t, w in query_weights(ctx).items() if t not in names}
-    own = ctx.indexed_tokens([c.rowid for c in cands])
-    if ctx.tokenizer is not None:
+    own = ctx.readers.indexed_tokens([c.rowid for c in cands])
+    if ctx.readers.tokenizer is not None:
         for c in cands:
             if c.rowid not in own and c.record is not None:
-                own[c.rowid] = ctx.tokenizer.index_tokens(c.record.text)
+                own[c.rowid] = ctx.readers.tokenizer.index_tokens(c.record.text)
     by_fused = sorted(cands, key=lambda c: (-c.fused, c.rowid))
     by_score = sorted(cands, key=lambda c: (-c.score, c.rowid))
     ev = HitEvidence(
@@ -404,20 +404,20 @@ def evidence_for(cands: list[Candidate], ctx: StageContext) -> HitEvidence:
 def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
     """The best hits' neighbours (one line each side in their session), one store read."""
     ctx = ev.ctx
-    if ctx.store is None or ctx.tokenizer is None:
+    if ctx.readers.store is None or ctx.readers.tokenizer is None:
         return
     best = ev.top
     records = [c.record for c in best if c.record is not None and c.record.session]
     if not records:
         return
-    around = ctx.store.neighbours(records, 1, 1, ctx.filters, ctx.now)
+    around = ctx.readers.store.neighbours(records, 1, 1, ctx.request.filters, ctx.request.now)
     for c in best:
         if c.record is None:
             continue
         others = around.get(c.rowid, [])
         tokens = set(ev.own_tokens.get(c.rowid, ()))
         for r in others:
-            tokens.update(ctx.tokenizer.index_tokens(r.text))
+            tokens.update(ctx.readers.tokenizer.index_tokens(r.text))
         ev.near_tokens[c.rowid] = tokens
         ev.near_texts[c.rowid] = [_labelled(c.record), *(_labelled(r) for r in others)]
 
@@ -440,12 +440,12 @@ def feature_rows(
 def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """Score the best candidates, then the gate (see the module's docstring)."""
     model = shipped_model()
-    if model is None or not cands or not ctx.calibrated:
+    if model is None or not cands or not ctx.verdict.calibrated:
         return cands  # an uncalibrated model's hits keep the pipeline's score, as before
     # the hits a search can return, with room for diversity to bring some up: scoring every
     # candidate of the pool (~100) cost more than the rest of the stages
     # only the inputs the fit reads: one it left out (answer types until a refit) costs time
-    top = max(SCORED_PER_K * ctx.k, NEIGHBOUR_TOP)
+    top = max(SCORED_PER_K * ctx.request.k, NEIGHBOUR_TOP)
     rows = feature_rows(cands, ctx, top=top, names=model.inputs())
     question = question_row(list(rows.values()))  # rows come in the pipeline's order
     for c in cands:
@@ -453,25 +453,25 @@ def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         if row is not None:
             c.answerability = model.probability(row, question)
             c.evidence = {k: round(v, 4) for k, v in model.contributions(row, question).items()}
-    threshold = ctx.config.search.answerability_threshold
+    threshold = ctx.request.config.search.answerability_threshold
     best = max(cands, key=lambda c: (c.answerability or 0.0, -c.rowid))  # of the scored
     score = best.answerability or 0.0
-    if threshold <= 0 or ctx.floor_miss is None:
+    if threshold <= 0 or ctx.verdict.floor_miss is None:
         return cands  # a candidate cleared its relevance floor (or the gate is off)
     said = deciding(best.evidence or {})
     if score >= threshold:
-        ctx.notes.append(
-            f"answerability: answered though {ctx.floor_miss}: best answerability "
+        ctx.report.notes.append(
+            f"answerability: answered though {ctx.verdict.floor_miss}: best answerability "
             f"{score:.3f} >= search.answerability_threshold {threshold}; {said}"
         )
         return cands
     reason = (
-        f"{ctx.floor_miss}, and best answerability {score:.3f} < "
+        f"{ctx.verdict.floor_miss}, and best answerability {score:.3f} < "
         f"search.answerability_threshold {threshold}; {said}"
     )
-    ctx.notes.append(f"answerability gate: {reason}")
+    ctx.report.notes.append(f"answerability gate: {reason}")
     for c in cands:
-        ctx.drop(c, "answerability", reason)
+        ctx.report.drop(c, "answerability", reason)
     return []
 
 

@@ -37,16 +37,16 @@ ChainKey = tuple[str, str, str]
 
 
 def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
-    store = ctx.store
-    if not ctx.config.scoring.currency or store is None or not isinstance(store, FactStore):
+    store = ctx.readers.store
+    if not ctx.request.config.scoring.currency or store is None or not isinstance(store, FactStore):
         return cands
     by_id = {c.record.id: c for c in cands if c.record is not None}
     cited = store.facts_citing(list(by_id))
     chains = _changed_chains(cited, by_id)
-    asked = _asked_chain(store, ctx) if ctx.config.scoring.currency_ask else []
+    asked = _asked_chain(store, ctx) if ctx.request.config.scoring.currency_ask else []
     if not chains and not asked:
         return cands
-    past = question_time(ctx.query) == "past"
+    past = question_time(ctx.request.query) == "past"
     ranked = sorted(cands, key=lambda c: -c.score)
     rank = {c.record.id: i for i, c in enumerate(ranked, start=1) if c.record is not None}
     brought: list[Candidate] = []
@@ -57,7 +57,7 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         # the best chain, carried by one of the best few candidates, is what the question
         # asks about: its answer leads the list, not only the stale line it displaces
         carried = [rank[r] for f in chain for r in f.source_ids if r in rank]
-        lead = n == 0 and min(carried, default=0) <= ctx.config.scoring.currency_lead
+        lead = n == 0 and min(carried, default=0) <= ctx.request.config.scoring.currency_lead
         top = ranked[0].score if lead else None
         if past:
             brought += _prefer_earlier(chain, by_id, ctx, top)
@@ -66,7 +66,7 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     if asked:
         brought += _lead_asked(asked, cands + brought, by_id, ctx, past)
     if brought:
-        ctx.notes.append(
+        ctx.report.notes.append(
             "currency: brought in " + ", ".join(c.record.id for c in brought if c.record)
         )
     return cands + brought
@@ -76,22 +76,22 @@ def _asked_chain(store: FactStore, ctx: StageContext) -> list[Fact]:
     """The one chain the question asks about (``facts.question``: whose, which attribute, or
     a value it names), or nothing. The chain of the scope that said it last, when the
     subject has facts in several; of a subject's plans, those the question's words name."""
-    scopes = ctx.filters.scopes if ctx.filters is not None else None
+    scopes = ctx.request.filters.scopes if ctx.request.filters is not None else None
     subjects = [(key, shown) for key, shown, _n in store.fact_subjects(scopes)]
-    asked = asked_fact(ctx.query, subjects)
+    asked = asked_fact(ctx.request.query, subjects)
     if asked is None:
         return []
     facts = store.facts(scopes=scopes, subject=asked.subject)
     held = {f.attribute for f in facts}
-    attribute = attribute_of_value(ctx.query, facts) if not asked.attributes else None
+    attribute = attribute_of_value(ctx.request.query, facts) if not asked.attributes else None
     attribute = attribute or next((a for a in asked.attributes if a in held), None)
     chain = [f for f in facts if f.attribute == attribute]
     if attribute == "plan":
-        chain = plans_named(ctx.query, chain)
+        chain = plans_named(ctx.request.query, chain)
     if not chain:
         return []
     scope = max(chain, key=lambda f: f.said_at).scope
-    ctx.notes.append(f"currency: the question asks for {asked.name}'s {attribute}")
+    ctx.report.notes.append(f"currency: the question asks for {asked.name}'s {attribute}")
     return [f for f in chain if f.scope == scope]
 
 
@@ -130,11 +130,11 @@ def _lead_asked(
         # several values held side by side and none ended (likes, allergies): the newest is
         # no better an answer than the others, so the order stays the relevance order
         wanted = []
-    named = fact_of_value(ctx.query, chain)
+    named = fact_of_value(ctx.request.query, chain)
     replaced = spec_of(chain[0].attribute).single and bool(current)
     # a question with no time word about a value that ended ("Why did Liu Yang and Xiaoya
     # break up?") asks about its ending, not about what replaced it
-    untimed = named is not None and named.closed_by and question_time(ctx.query) is None
+    untimed = named is not None and named.closed_by and question_time(ctx.request.query) is None
     if not past and named is not None and named.closed_by and (not replaced or untimed):
         # "Does Kenji still have Peanut?": the line that ended Peanut ("Peanut died"), not
         # another pet; a one-value attribute answers with what replaced it ("Is Ann still
@@ -259,14 +259,16 @@ def _bring(
     record_id: str, score: float, ctx: StageContext, by_id: dict[str, Candidate]
 ) -> list[Candidate]:
     """The record stating a value the candidates lack, if the search's filters let it in."""
-    assert ctx.store is not None
+    assert ctx.readers.store is not None
     if record_id in by_id:
         return []
-    base = ctx.filters if ctx.filters is not None else Filters()
+    base = ctx.request.filters if ctx.request.filters is not None else Filters()
     if base.ids is not None and record_id not in base.ids:
         return []  # a search of named records stays among them
-    wanted = dataclasses.replace(base, ids=[record_id], include_superseded=ctx.include_superseded)
-    found = ctx.store.list_records(wanted, limit=1)
+    wanted = dataclasses.replace(
+        base, ids=[record_id], include_superseded=ctx.request.include_superseded
+    )
+    found = ctx.readers.store.list_records(wanted, limit=1)
     if not found or found[0].rowid is None:
         return []
     cand = Candidate(rowid=found[0].rowid, record=found[0])
@@ -294,5 +296,5 @@ def _mark_earlier(chain: list[Fact], by_id: dict[str, Candidate], ctx: StageCont
 def earlier_note(earlier: tuple[float, str | None], ctx: StageContext) -> str:
     """ "earlier; since 2026-12-01: Shanghai" (no longer true, and what is since)."""
     since, value = earlier
-    day = datetime.fromtimestamp(since, ctx.config.calendar.zone()).strftime("%Y-%m-%d")
+    day = datetime.fromtimestamp(since, ctx.request.config.calendar.zone()).strftime("%Y-%m-%d")
     return f"earlier; since {day}: {value}" if value else f"earlier; no longer true since {day}"

@@ -29,24 +29,24 @@ from remem.text.normalize import normalize_text
 
 
 def diversity(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
-    cfg = ctx.config.diversity
+    cfg = ctx.request.config.diversity
     if cfg.mode == "off" or len(cands) < 2:
         return cands
     ordered = sorted(cands, key=lambda c: -c.score)
     if cfg.max_per_session > 0:
         ordered = session_quota(ordered, cfg.max_per_session)
     if cfg.session_coverage > 0:
-        ordered = session_coverage(ordered, ctx.k, cfg.session_coverage)
-    if not ctx.vectors:
+        ordered = session_coverage(ordered, ctx.request.k, cfg.session_coverage)
+    if not ctx.found.vectors:
         return ordered
     if cfg.mode == "mmr":
         return _mmr(ordered, ctx, cfg.mmr_lambda)
     # One matrix of pairwise cosines, and a running "closest kept hit" per candidate.
-    with_vec = [i for i, c in enumerate(ordered) if c.rowid in ctx.vectors]
+    with_vec = [i for i, c in enumerate(ordered) if c.rowid in ctx.found.vectors]
     if len(with_vec) < 2:
         return ordered
     pos = {i: j for j, i in enumerate(with_vec)}
-    matrix = np.stack([ctx.vectors[ordered[i].rowid] for i in with_vec])
+    matrix = np.stack([ctx.found.vectors[ordered[i].rowid] for i in with_vec])
     with blas_one_thread():
         sims = matrix @ matrix.T
     kept: list[Candidate] = []
@@ -129,10 +129,10 @@ def aggregate_spread(cands: list[Candidate], ctx: StageContext) -> list[Candidat
     concerts did I go to?", "我一共去了几次") needs every occasion, and each usually sits in
     its own session; the turns around the best one are not enough. For such questions, hits of
     one session beyond ``aggregate_max_per_session`` move below the rest."""
-    quota = ctx.config.diversity.aggregate_max_per_session
-    if quota <= 0 or len(cands) < 2 or not is_aggregate(ctx.query):
+    quota = ctx.request.config.diversity.aggregate_max_per_session
+    if quota <= 0 or len(cands) < 2 or not is_aggregate(ctx.request.query):
         return cands
-    ctx.notes.append(f"aggregate question: at most {quota} hits per session on top")
+    ctx.report.notes.append(f"aggregate question: at most {quota} hits per session on top")
     return session_quota(cands, quota)
 
 
@@ -202,10 +202,10 @@ def _mmr(ordered: list[Candidate], ctx: StageContext, lam: float) -> list[Candid
     remaining = list(ordered)
     chosen: list[Candidate] = []
     chosen_vecs: list[np.ndarray] = []
-    while remaining and len(chosen) < max(ctx.k, 1) * 2:
+    while remaining and len(chosen) < max(ctx.request.k, 1) * 2:
         best, best_value = None, -np.inf
         for c in remaining:
-            v = ctx.vectors.get(c.rowid)
+            v = ctx.found.vectors.get(c.rowid)
             sim = (
                 float(np.max(np.stack(chosen_vecs) @ v)) if (v is not None and chosen_vecs) else 0.0
             )
@@ -215,7 +215,7 @@ def _mmr(ordered: list[Candidate], ctx: StageContext, lam: float) -> list[Candid
         assert best is not None
         remaining.remove(best)
         chosen.append(best)
-        v = ctx.vectors.get(best.rowid)
+        v = ctx.found.vectors.get(best.rowid)
         if v is not None:
             chosen_vecs.append(v)
         best.stages.append(("mmr", best_value))

@@ -56,8 +56,8 @@ def _record_names(rec: Record, ctx: StageContext) -> list[str]:
     form the text calls them by: "老赵" for 赵磊)."""
     text = rec.shown_text
     names = salient_names(text)
-    if ctx.speaker_names is not None:
-        for label, alias in ctx.speaker_names.named(text, ctx.filters).items():
+    if ctx.readers.speaker_names is not None:
+        for label, alias in ctx.readers.speaker_names.named(text, ctx.request.filters).items():
             names += [label, alias]
     return list(dict.fromkeys(n for n in names if n))
 
@@ -67,7 +67,7 @@ def _hit_names(
 ) -> list[tuple[tuple[str, ...], str]]:
     """(tokens, as written) of each name of a hit, or with ``terms`` of each of its own words
     the query does not hold."""
-    assert c.record is not None and ctx.tokenizer is not None
+    assert c.record is not None and ctx.readers.tokenizer is not None
     if terms:
         # Chinese: the segmenter's words only, the index's bigrams also span two words ("和口"
         # of 写作和口语) and linked zh_groupchat turns at random; no one-character words
@@ -77,9 +77,9 @@ def _hit_names(
             for t in dict.fromkeys(own)
             if t not in asked and len(t) > 1 and (t.isascii() or t in words)
         ]
-    mode, out = ctx.config.scoring.link_entities, []
+    mode, out = ctx.request.config.scoring.link_entities, []
     for name in _record_names(c.record, ctx):
-        tokens = tuple(ctx.tokenizer.phrase_tokens(name))
+        tokens = tuple(ctx.readers.tokenizer.phrase_tokens(name))
         in_query = set(tokens) <= asked
         if tokens and {"any": True, "query": in_query, "other": not in_query}[mode]:
             out.append((tokens, name))
@@ -91,9 +91,9 @@ def _pick_names(
 ) -> tuple[dict[int, list[tuple[str, ...]]], dict[tuple[str, ...], str]]:
     """Per hit, the token tuples of its rarest names (or ``terms``) that pass ``MAX_DF`` and
     the ``link_entities`` mode; and each tuple's name as written (for the trace)."""
-    assert ctx.store is not None and ctx.tokenizer is not None
-    asked = set(ctx.tokenizer.query_tokens(ctx.query))
-    own = ctx.indexed_tokens([c.rowid for c in top])
+    assert ctx.readers.store is not None and ctx.readers.tokenizer is not None
+    asked = set(ctx.readers.tokenizer.query_tokens(ctx.request.query))
+    own = ctx.readers.indexed_tokens([c.rowid for c in top])
     per_hit: dict[int, list[tuple[str, ...]]] = {}
     shown: dict[tuple[str, ...], str] = {}
     for c in top:
@@ -103,7 +103,7 @@ def _pick_names(
             shown.setdefault(tokens, name)
     if not shown:
         return {}, {}
-    n, df = ctx.store.term_stats(sorted({t for tokens in shown for t in tokens}))
+    n, df = ctx.readers.store.term_stats(sorted({t for tokens in shown for t in tokens}))
     rarity = {t: min(df.get(w, 0) for w in t) for t in shown}  # as rare as its rarest word
     limit = min(MAX_DF * n, MAX_HOLDERS)
     for rowid, names in per_hit.items():
@@ -120,20 +120,23 @@ def entity_links(
 ) -> Links:
     """Records sharing a rare name (``terms``: a rare word) with a hit, those that match the
     query best first."""
-    if ctx.store is None or ctx.tokenizer is None:
+    if ctx.readers.store is None or ctx.readers.tokenizer is None:
         return {}
     per_hit, shown = _pick_names(top, ctx, terms)
     wanted = {tokens for names in per_hit.values() for tokens in names}
     if not wanted:
         return {}
-    store, want = ctx.store, PER_NAME + 1  # the hit itself is among the holders
+    store, want = ctx.readers.store, PER_NAME + 1  # the hit itself is among the holders
     found = {
         tokens: [
-            r for r, _ in store.lexical_search(tokens, ctx.filters, SEARCH_FACTOR * want, ctx.now)
+            r
+            for r, _ in store.lexical_search(
+                tokens, ctx.request.filters, SEARCH_FACTOR * want, ctx.request.now
+            )
         ]
         for tokens in wanted
     }
-    indexed = ctx.indexed_tokens(sorted({r for rows in found.values() for r in rows}))
+    indexed = ctx.readers.indexed_tokens(sorted({r for rows in found.values() for r in rows}))
     weights = query_weights(ctx)
     best: dict[tuple[str, ...], list[int]] = {}
     for tokens, rows in found.items():
@@ -141,10 +144,12 @@ def entity_links(
         # holders of the whole name, then those sharing most of the question's words
         # (BM25 order breaks ties: the list is best first and the sort is stable)
         holders = [r for r in rows if set(tokens) <= set(indexed.get(r, ()))]
-        holders.sort(key=lambda r: -term_coverage(weights, indexed.get(r, ()), ctx.query_forms))
+        holders.sort(
+            key=lambda r: -term_coverage(weights, indexed.get(r, ()), ctx.understood.forms)
+        )
         best[tokens] = holders[:want]
     records = store.get_by_rowids(
-        sorted({r for rows in best.values() for r in rows}), ctx.filters, ctx.now
+        sorted({r for rows in best.values() for r in rows}), ctx.request.filters, ctx.request.now
     )
     links: Links = {}
     for anchor, names in per_hit.items():
@@ -161,13 +166,18 @@ def _by_ids(
 ) -> Links:
     """Links named by record ids (``ids_of`` a record), followed both ways: a hit's ids are
     read through the search's filters; a candidate naming a hit's id links back to it."""
-    assert ctx.store is not None
+    assert ctx.readers.store is not None
     wanted = {c.rowid: list(ids_of(c.record)) for c in top if c.record is not None}
     all_ids = sorted({i for ids in wanted.values() for i in ids})
     records: dict[str, Record] = {}
     if all_ids:
-        rowids = ctx.store.rowids_for_ids(all_ids)
-        records = {r.id: r for r in ctx.store.get_by_rowids(rowids, ctx.filters, ctx.now).values()}
+        rowids = ctx.readers.store.rowids_for_ids(all_ids)
+        records = {
+            r.id: r
+            for r in ctx.readers.store.get_by_rowids(
+                rowids, ctx.request.filters, ctx.request.now
+            ).values()
+        }
     links: Links = {}
     for c in top:
         assert c.record is not None
@@ -209,8 +219,8 @@ FINDERS: dict[str, Callable[[list[Candidate], list[Candidate], StageContext], Li
 def link_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """Records linked to the best ``link_top`` candidates gain ``link_lift`` x the hit's
     score, capped just below it, joining the candidates when absent."""
-    cfg = ctx.config.scoring
-    if cfg.link_lift <= 0 or cfg.link_top <= 0 or not cfg.link_kinds or ctx.store is None:
+    cfg = ctx.request.config.scoring
+    if cfg.link_lift <= 0 or cfg.link_top <= 0 or not cfg.link_kinds or ctx.readers.store is None:
         return cands
     top = sorted(cands, key=lambda c: (-c.score, c.rowid))[: cfg.link_top]
     links: Links = {c.rowid: {} for c in top}
@@ -224,8 +234,8 @@ def link_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
 def _lift(
     cands: list[Candidate], top: list[Candidate], links: Links, ctx: StageContext
 ) -> list[Candidate]:
-    cfg = ctx.config.scoring
-    excluded = {d.rowid for d in ctx.dropped}  # a gate's verdict stands
+    cfg = ctx.request.config.scoring
+    excluded = {d.rowid for d in ctx.report.dropped}  # a gate's verdict stands
     by_rowid = {c.rowid: c for c in cands}
     # rowid -> (gain, the most it may reach, the record, why)
     gains: dict[int, tuple[float, float, Record, str]] = {}
@@ -234,7 +244,7 @@ def _lift(
     floor = top[-1].score * (1 - BELOW) if top[-1].score > 0 else -math.inf
     for c in top:
         for rowid, (rec, why) in links.get(c.rowid, {}).items():
-            if rowid in excluded or (ctx.config.noise.enabled and is_noise(rec.text)):
+            if rowid in excluded or (ctx.request.config.noise.enabled and is_noise(rec.text)):
                 continue
             gain = cfg.link_lift * c.score
             # a relative margin below the hit, as neighbour_lift's cap: it survives the

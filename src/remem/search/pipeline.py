@@ -33,7 +33,7 @@ from remem.index.select import SearchIndex, open_index
 from remem.search import diversity as diversity_stage
 from remem.search import gates
 from remem.search.candidates import Candidate, pool_size, to_hit
-from remem.search.context import StageContext
+from remem.search.context import Readers, Request, StageContext
 from remem.search.fast_hits import FastHits
 from remem.search.fusion import rrf_fuse, weighted_fuse
 from remem.search.latent_reader import LatentReader
@@ -44,14 +44,13 @@ from remem.search.query_terms import idf_from_stats, weigh_query
 from remem.search.rerank import Reranker, make_reranker
 from remem.search.scoped_terms import search_counts
 from remem.search.stages import SCORE_STAGES
-from remem.search.time_intent import window_filters, with_window
+from remem.search.time_intent import read_time_words, with_window
 from remem.search.translate import QueryTranslator, across_scripts, weigh_translated
 from remem.search.witness import CrossScriptWitness
 from remem.store.base import Store
 from remem.text.budget import embedded_query
 from remem.text.dialogue import dialogue_messages
 from remem.text.scripts import script_of
-from remem.text.timeexpr import find_time_window
 from remem.text.tokenize import Tokenizer
 from remem.text.word_forms import other_forms
 from remem.types import Filters, SearchResult
@@ -162,11 +161,7 @@ class Searcher:
         result = SearchResult(query=query)
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
-        if cfg.time_intent.enabled and "time_intent" not in disable:
-            ctx.time_window = find_time_window(query, now, zone or cfg.calendar.zone())
-            if ctx.time_window is not None:
-                ctx.notes.append(f"time intent: '{ctx.time_window.expression}'")
-        within = window_filters(filters, ctx.time_window) if cfg.time_intent.candidates else None
+        within = read_time_words(ctx, zone, disable)
         vector_query, query_vector, translation = across_scripts(
             ctx, query_vector, channels, self.translator
         )
@@ -187,17 +182,17 @@ class Searcher:
             found = self._vector_channel(vector_query, query_vector, pool, filters, now, within)
         found.report_to(result)
         vector, index, query_vector = found.hits, found.index, found.query_vector
-        ctx.query_vector = query_vector
+        ctx.found.query_vector = query_vector
         if query_vector is not None and "relevance" not in disable:
-            ctx.baseline = self._baseline(query_vector)
+            ctx.found.baseline = self._baseline(query_vector)
         t2 = time.perf_counter()
 
         # a question in Chinese or Japanese, not a chat (its notes are found by their words)
         cjk = script_of(query) == "cjk" and not dialogue_messages(query)
         cands = self._fetch(self._fuse(vector, lexical, cjk), filters, now, ctx)
         if index is not None and cands:
-            ctx.vectors = index.vectors_for([c.rowid for c in cands])
-            ctx.model_id = index.model_id
+            ctx.found.vectors = index.vectors_for([c.rowid for c in cands])
+            ctx.found.model_id = index.model_id
         t3 = time.perf_counter()
 
         cands = self._score(cands, ctx, disable)
@@ -205,9 +200,11 @@ class Searcher:
 
         fusion = self.config.search.fusion
         result.hits = [to_hit(c, fusion, result.degraded) for c in cands[:k]]
-        result.dropped = [d.to_dict() for d in ctx.dropped]
-        result.notes += ctx.notes  # after what the vector channel noted
-        result.warnings += [w for w in dict.fromkeys(ctx.warnings) if w not in result.warnings]
+        result.dropped = [d.to_dict() for d in ctx.report.dropped]
+        result.notes += ctx.report.notes  # after what the vector channel noted
+        result.warnings += [
+            w for w in dict.fromkeys(ctx.report.warnings) if w not in result.warnings
+        ]
         result.timings_ms.update(
             {
                 "lexical": (t1 - t0) * 1000,
@@ -231,16 +228,17 @@ class Searcher:
     ) -> StageContext:
         """What every stage of this search reads: the query, the store, the settings."""
         return StageContext(
-            query=query,
-            now=now,
-            k=k,
-            config=self.config,
-            asker=asker,
-            same_user_boost=same_user_boost,
-            store=self.store,
-            filters=filters,
-            include_superseded=filters is not None and filters.include_superseded is True,
-            tokenizer=self.tokenizer,
+            Request(
+                query=query,
+                now=now,
+                k=k,
+                config=self.config,
+                asker=asker,
+                same_user_boost=same_user_boost,
+                filters=filters,
+                include_superseded=filters is not None and filters.include_superseded is True,
+            ),
+            readers=Readers(store=self.store, tokenizer=self.tokenizer),
         )
 
     def _pool(self, k: int, filters: Filters | None) -> int:
@@ -264,7 +262,7 @@ class Searcher:
         translations), and its best inside a named time window (``within``); the query's term
         statistics are read once (the channel prunes, the relevance stage weighs with them)."""
         cfg = self.config.search
-        own = self.tokenizer.query_tokens(ctx.query)
+        own = self.tokenizer.query_tokens(ctx.request.query)
         # "did I buy" asks for "bought" too (text/word_forms.py)
         forms = other_forms(self.tokenizer, own, on=self.config.text.word_forms)
         more = [t for t in more if t not in own and t not in forms]
@@ -273,12 +271,14 @@ class Searcher:
             return []
         stats = self.store.term_stats(tokens)
         # a search narrowed to a part of the store counts that part (scoped_terms.py)
-        scoped = search_counts(self.store, tokens, ctx.filters, ctx.now, cfg.context_weight, stats)
+        scoped = search_counts(
+            self.store, tokens, ctx.request.filters, ctx.request.now, cfg.context_weight, stats
+        )
         # relevance weighs the question's own words (and their forms): counting its
         # translations as coverage too raised false hits on the no-answer probes by 6-8 points
         # for +0.003 recall@10 (remem-bench's floor-with-translation.json)
         weigh_query(ctx, own, forms, stats, scoped)
-        ctx.translated_weights = idf_from_stats(scoped or stats, more)
+        ctx.understood.translated_weights = idf_from_stats(scoped or stats, more)
 
         def best(filters: Filters | None, n: int) -> list[tuple[int, float]]:
             found = lexical_candidates(
@@ -286,7 +286,7 @@ class Searcher:
                 tokens,
                 filters,
                 n,
-                ctx.now,
+                ctx.request.now,
                 context_weight=cfg.context_weight,
                 max_df=cfg.lexical_max_df,
                 prune_min_docs=cfg.lexical_prune_min_docs,
@@ -298,7 +298,7 @@ class Searcher:
             weight = self.config.translate.weight
             return weigh_translated(self.store, found, more, weight, cfg.context_weight, scoped)
 
-        found = best(ctx.filters, pool)
+        found = best(ctx.request.filters, pool)
         if within is not None:
             found = with_window(found, best(within, self.config.time_intent.candidates))
         return found
@@ -334,10 +334,10 @@ class Searcher:
     ) -> list[Candidate]:
         """The scoring stages in order, then diversity and aggregate spread."""
         if "rerank" not in disable:
-            ctx.reranker = self.reranker()
-        ctx.witness = self.witness  # the relevance stage's second model across scripts
-        ctx.latent = self.latent  # and the best candidates' latent terms
-        ctx.speaker_names = self.speaker_names  # the people a hit names (link lift)
+            ctx.readers.reranker = self.reranker()
+        ctx.readers.witness = self.witness  # the relevance stage's second model across scripts
+        ctx.readers.latent = self.latent  # and the best candidates' latent terms
+        ctx.readers.speaker_names = self.speaker_names  # the people a hit names (link lift)
         for name, stage in SCORE_STAGES:
             if name not in disable and cands:
                 cands = stage(cands, ctx)
@@ -358,7 +358,7 @@ class Searcher:
         for c in fused:
             c.record = records.get(c.rowid)
             if c.record is None:
-                ctx.drop(c, "fetch", "deleted meanwhile or outside the filters")
+                ctx.report.drop(c, "fetch", "deleted meanwhile or outside the filters")
             else:
                 out.append(c)
         return gates.current_only(out, ctx)

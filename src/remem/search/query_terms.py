@@ -52,7 +52,7 @@ def term_coverage(
     weights: dict[str, float], text_tokens: Iterable[str], forms: dict[str, str] | None = None
 ) -> float:
     """IDF-weighted share of the query's terms that the text contains, in [0, 1]; with
-    ``forms`` (another form's token -> the query's token: ``ctx.query_forms``) a text holding
+    ``forms`` (another form's token -> the query's token: ``ctx.understood.forms``) a text holding
     "went" holds the query's "go"."""
     total = sum(weights.values())
     if total <= 0:
@@ -64,20 +64,22 @@ def term_coverage(
 
 
 def query_weights(ctx: StageContext) -> dict[str, float]:
-    """The query's IDF weights, computed once per search (and ``ctx.query_unseen`` and
-    ``ctx.query_forms`` with them, from the same term counts)."""
-    if ctx.query_weights is None:
-        if ctx.tokenizer is None or ctx.store is None:
+    """The query's IDF weights, computed once per search (and ``ctx.understood.unseen`` and
+    ``ctx.understood.forms`` with them, from the same term counts)."""
+    if ctx.understood.weights is None:
+        if ctx.readers.tokenizer is None or ctx.readers.store is None:
             return {}
-        tokens = list(dict.fromkeys(ctx.tokenizer.query_tokens(ctx.query)))
-        forms = other_forms(ctx.tokenizer, tokens, on=ctx.config.text.word_forms)
+        tokens = list(dict.fromkeys(ctx.readers.tokenizer.query_tokens(ctx.request.query)))
+        forms = other_forms(ctx.readers.tokenizer, tokens, on=ctx.request.config.text.word_forms)
         asked = tokens + list(forms)
-        stats = ctx.store.term_stats(asked) if tokens else (0, {})
+        stats = ctx.readers.store.term_stats(asked) if tokens else (0, {})
         # as the keyword channel would have counted them (search.py), had it run
-        weight = ctx.config.search.context_weight
-        scoped = search_counts(ctx.store, asked, ctx.filters, ctx.now, weight, stats)
+        weight = ctx.request.config.search.context_weight
+        scoped = search_counts(
+            ctx.readers.store, asked, ctx.request.filters, ctx.request.now, weight, stats
+        )
         weigh_query(ctx, tokens, forms, stats, scoped)
-    return ctx.query_weights or {}
+    return ctx.understood.weights or {}
 
 
 def weigh_query(
@@ -95,24 +97,29 @@ def weigh_query(
     (``scoped_terms.py``)."""
     weighed = scoped if scoped is not None else stats
     n = weighed[0]
-    ctx.query_forms = forms
-    ctx.query_weights = idf_from_stats(with_forms(weighed, forms), tokens)
+    ctx.understood.forms = forms
+    ctx.understood.weights = idf_from_stats(with_forms(weighed, forms), tokens)
     # what the search may return has talked of: its filters' records (scoped_terms.py)
     seen = weighed
-    if scoped is None and ctx.store is not None:
+    if scoped is None and ctx.readers.store is not None:
         wanted = [*tokens, *forms]  # not the translations: the rules read the question's words
         seen = in_scope(
-            ctx.store, stats, ctx.filters, ctx.now, at_least=UNSEEN_MIN_RECORDS, wanted=wanted
+            ctx.readers.store,
+            stats,
+            ctx.request.filters,
+            ctx.request.now,
+            at_least=UNSEEN_MIN_RECORDS,
+            wanted=wanted,
         )
     seen = with_forms(seen, forms)
-    ctx.query_unseen = unseen_share(ctx.query_weights, seen)
-    if ctx.tokenizer is not None:
-        capitalised = set(capitalised_tokens(ctx.tokenizer, ctx.query))
-        ctx.query_unseen_latin = unseen_latin([t for t in tokens if t in capitalised], seen)
-    if tokens and n < UNSEEN_MIN_RECORDS and ctx.tokenizer is not None:
-        general = general_weights(ctx.tokenizer, ctx.query, tokens)
+    ctx.understood.unseen = unseen_share(ctx.understood.weights, seen)
+    if ctx.readers.tokenizer is not None:
+        capitalised = set(capitalised_tokens(ctx.readers.tokenizer, ctx.request.query))
+        ctx.understood.unseen_latin = unseen_latin([t for t in tokens if t in capitalised], seen)
+    if tokens and n < UNSEEN_MIN_RECORDS and ctx.readers.tokenizer is not None:
+        general = general_weights(ctx.readers.tokenizer, ctx.request.query, tokens)
         if general is not None:
-            ctx.query_weights = general
+            ctx.understood.weights = general
 
 
 def with_forms(stats: Stats, forms: dict[str, str]) -> Stats:
@@ -183,15 +190,15 @@ def unseen_latin(tokens: list[str], stats: tuple[int, dict[str, int]]) -> tuple[
 def unseen_in_either_script(ctx: StageContext, words: Sequence[str]) -> tuple[str, ...]:
     """Of the question's Latin-script words no record holds, those whose dictionary
     translations (CC-CEDICT) the store does not hold either, as the search's translation
-    found them (``ctx.held_english``): "Hospital" in a chat that says 医院 was talked of;
+    found them (``ctx.understood.held_english``): "Hospital" in a chat that says 医院 was talked of;
     nor a speaker the question names otherwise than their label ("Xiaoming" for 王小明)."""
     if not words:
         return ()
     named: set[str] = set()
-    if ctx.named and ctx.tokenizer is not None:
-        aliases = [n.casefold() for pair in ctx.named.items() for n in pair]
-        named = {t for alias in aliases for t in ctx.tokenizer.phrase_tokens(alias)}
-    return tuple(w for w in words if w not in ctx.held_english and w not in named)
+    if ctx.understood.named and ctx.readers.tokenizer is not None:
+        aliases = [n.casefold() for pair in ctx.understood.named.items() for n in pair]
+        named = {t for alias in aliases for t in ctx.readers.tokenizer.phrase_tokens(alias)}
+    return tuple(w for w in words if w not in ctx.understood.held_english and w not in named)
 
 
 # A message of the chat so far is judged on its own only when it holds this many of the query's
@@ -206,16 +213,18 @@ def message_weights(ctx: StageContext) -> list[tuple[float, dict[str, float]]]:
     query's weights of its words) for each message of MESSAGE_MIN_WORDS weighed words or more,
     newest first, the newest counting 1 and each older one MESSAGE_AGE_FACTOR times less;
     [] for any other query. Computed once per search."""
-    if ctx.message_weights is None:
-        ctx.message_weights = []
+    if ctx.understood.message_weights is None:
+        ctx.understood.message_weights = []
         weights = query_weights(ctx)
-        messages = dialogue_messages(ctx.query) if ctx.tokenizer is not None else []
+        messages = dialogue_messages(ctx.request.query) if ctx.readers.tokenizer is not None else []
         for age, message in enumerate(reversed(messages)):
-            assert ctx.tokenizer is not None
-            own = {t: weights[t] for t in ctx.tokenizer.query_tokens(message) if t in weights}
+            assert ctx.readers.tokenizer is not None
+            own = {
+                t: weights[t] for t in ctx.readers.tokenizer.query_tokens(message) if t in weights
+            }
             if len(own) >= MESSAGE_MIN_WORDS:
-                ctx.message_weights.append((MESSAGE_AGE_FACTOR**age, own))
-    return ctx.message_weights
+                ctx.understood.message_weights.append((MESSAGE_AGE_FACTOR**age, own))
+    return ctx.understood.message_weights
 
 
 def own_coverage(text: str, ctx: StageContext, indexed: list[str] | None = None) -> float:
@@ -225,13 +234,13 @@ def own_coverage(text: str, ctx: StageContext, indexed: list[str] | None = None)
     message's coverage, times how much the message counts (``message_weights``): a dialogue's
     every word diluted the share of a note that answers one of its messages below every floor
     (dialogue_notes: hybrid recall@10 0.555 with the floors, 0.943 without)."""
-    if ctx.tokenizer is None:
+    if ctx.readers.tokenizer is None:
         return 0.0
-    tokens = indexed if indexed is not None else ctx.tokenizer.index_tokens(text)
-    best = term_coverage(query_weights(ctx), tokens, ctx.query_forms)
+    tokens = indexed if indexed is not None else ctx.readers.tokenizer.index_tokens(text)
+    best = term_coverage(query_weights(ctx), tokens, ctx.understood.forms)
     for counts, weights in message_weights(ctx):
         if counts > best:
-            best = max(best, counts * term_coverage(weights, tokens, ctx.query_forms))
+            best = max(best, counts * term_coverage(weights, tokens, ctx.understood.forms))
     return best
 
 
@@ -241,6 +250,6 @@ def translated_coverage(ctx: StageContext, indexed: list[str] | None, own: float
     vector the question's own words decide: counting translations there too let 9 points
     more off-topic probes through the 0.2 floor for 0.002 recall@10
     (remem-bench's translated-coverage.json)."""
-    if not ctx.translated_weights or indexed is None:
+    if not ctx.understood.translated_weights or indexed is None:
         return own
-    return max(own, term_coverage(ctx.translated_weights, indexed))
+    return max(own, term_coverage(ctx.understood.translated_weights, indexed))

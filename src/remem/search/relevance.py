@@ -70,27 +70,29 @@ def is_calibrated(model_id: str | None, used_vectors: bool) -> bool:
 
 def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """Calibrate, then apply the floor (a gate on the whole result) and rescale scores."""
-    if not cands or ctx.tokenizer is None or ctx.store is None:
+    if not cands or ctx.readers.tokenizer is None or ctx.readers.store is None:
         return cands
-    calibration = calibration_for(ctx.model_id if ctx.query_vector is not None else None)
-    base = ctx.baseline
-    indexed = ctx.indexed_tokens([c.rowid for c in cands])
+    calibration = calibration_for(
+        ctx.found.model_id if ctx.found.query_vector is not None else None
+    )
+    base = ctx.found.baseline
+    indexed = ctx.readers.indexed_tokens([c.rowid for c in cands])
     cosines = _vector_cosines(cands, ctx)
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
-    cfg = ctx.config.search
-    query = embedded_query(ctx.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
+    cfg = ctx.request.config.search
+    query = embedded_query(ctx.request.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
     script = script_of(query)
-    with_latent = calibration_for(ctx.model_id, LATENT_CALIBRATIONS)
+    with_latent = calibration_for(ctx.found.model_id, LATENT_CALIBRATIONS)
     found = (
         _latent_cosines(cands, ctx, cosines, query, script)
         if with_latent is not LEXICAL_ONLY
         else None
     )
     latent = found or {}
-    weights = query_weights(ctx)  # and ctx.query_unseen, the share of it the store never saw
+    weights = query_weights(ctx)  # and ctx.understood.unseen, the share of it the store never saw
     chat = bool(message_weights(ctx))
-    floors = Floors(ctx.config.search, with_latent=found is not None, chat=chat)
+    floors = Floors(ctx.request.config.search, with_latent=found is not None, chat=chat)
     min_share = worded_share(ctx, script)
     for c in cands:
         assert c.record is not None
@@ -107,7 +109,9 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         else:
             own = calibration(cos, base, cov)
         crossing = crosses(script, c.record.text)
-        linked = crossing and (cov > 0 or bool(ctx.named) or _holds_translation(c, ctx, indexed))
+        linked = crossing and (
+            cov > 0 or bool(ctx.understood.named) or _holds_translation(c, ctx, indexed)
+        )
         in_window = any(name == "time_intent" for name, _ in c.stages)
         # a question without keywords ("Who is she?") has no word to hold; in a time window
         # being there is the match
@@ -124,13 +128,13 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         c.relevance, c.floor, c.latent = own, floor[1], latent.get(c.rowid)
         floors.judge(own, floor)
     reranked = any(c.rerank_relevance is not None for c in cands)
-    calibrated = is_calibrated(ctx.model_id, ctx.query_vector is not None)
-    ctx.best_margin = max(
+    calibrated = is_calibrated(ctx.found.model_id, ctx.found.query_vector is not None)
+    ctx.verdict.best_margin = max(
         ((c.relevance or 0.0) - c.floor for c in cands if c.floor is not None), default=None
     )
     # the answerability fit reads this stage's evidence of a calibrated model, not a
     # cross-encoder's: a reranked search keeps the floors alone and its scores
-    ctx.calibrated = calibrated and not reranked
+    ctx.verdict.calibrated = calibrated and not reranked
     if not floors.cleared and (reranked or calibrated) and _gated(cands, ctx, floors):
         return []
     top, best = max(c.score for c in cands), floors.best
@@ -156,14 +160,21 @@ def _cleared_by_words(
     - a line in the other script (search.cross_script_words_coverage) holding this share of
       the IDF of the question's dictionary translations: e5-small reads such a pair as
       unrelated, so the whole-result gate emptied questions the keyword channel answered."""
-    cfg = ctx.config.search
+    cfg = ctx.request.config.search
     if crossing:
         share = cfg.cross_script_words_coverage
-        if share <= 0 or not ctx.translated_weights or ctx.tokenizer is None or not c.record:
+        if (
+            share <= 0
+            or not ctx.understood.translated_weights
+            or ctx.readers.tokenizer is None
+            or not c.record
+        ):
             return False
         tokens = indexed.get(c.rowid)
-        present = tokens if tokens is not None else ctx.tokenizer.index_tokens(c.record.text)
-        return term_coverage(ctx.translated_weights, present) >= share
+        present = (
+            tokens if tokens is not None else ctx.readers.tokenizer.index_tokens(c.record.text)
+        )
+        return term_coverage(ctx.understood.translated_weights, present) >= share
     words = cfg.dialogue_words_coverage
     return chat and words > 0 and cov >= words
 
@@ -174,13 +185,13 @@ def _gated(cands: list[Candidate], ctx: StageContext, floors: Floors) -> bool:
     search/answerability.py says which evidence decided)."""
     name, value = floors.best_floor
     reason = f"nothing relevant: best relevance {floors.best:.3f} < {name} {value}"
-    threshold = ctx.config.search.answerability_threshold
-    if ctx.calibrated and threshold > 0 and answerability_on():
-        ctx.floor_miss = reason
+    threshold = ctx.request.config.search.answerability_threshold
+    if ctx.verdict.calibrated and threshold > 0 and answerability_on():
+        ctx.verdict.floor_miss = reason
         return False
-    ctx.notes.append(f"relevance gate: {reason}")
+    ctx.report.notes.append(f"relevance gate: {reason}")
     for c in cands:
-        ctx.drop(c, "relevance", reason)
+        ctx.report.drop(c, "relevance", reason)
     return True
 
 
@@ -195,20 +206,20 @@ def worded_share(ctx: StageContext, script: str | None) -> float:
     # "How deep is the Mariana Trench?" shares only "deep" with "songs that have deep meaning".
     # A Chinese question is indexed by characters and pairs of them, and its answers often
     # share few (型号, 航拍 against "我用的大疆 Mini 4 Pro"): any of its words counts.
-    min_share = ctx.config.search.worded_min_coverage if script == "latin" else 0.0
-    unseen_limit = ctx.config.search.unseen_question_share
+    min_share = ctx.request.config.search.worded_min_coverage if script == "latin" else 0.0
+    unseen_limit = ctx.request.config.search.unseen_question_share
     # the chat so far is no question: its small talk ("morning! I'm in the queue") is words
     # no note holds, and the rule gated every English dialogue whole (dialogue_notes)
     chat = bool(message_weights(ctx))
-    if script == "latin" and 0 < unseen_limit <= ctx.query_unseen and not chat:
+    if script == "latin" and 0 < unseen_limit <= ctx.understood.unseen and not chat:
         # the store never saw most of what is asked ("How deep is the Mariana Trench?" in a
         # chat about painting and camping): no line of it says enough of the question
         return 1.0
     if (
         script == "cjk"
-        and script_of(ctx.query) == "cjk"  # all of a chat turn, not its last line alone
+        and script_of(ctx.request.query) == "cjk"  # all of a chat turn, not its last line alone
         and unseen_limit > 0
-        and unseen_in_either_script(ctx, ctx.query_unseen_latin)
+        and unseen_in_either_script(ctx, ctx.understood.unseen_latin)
     ):
         # a Chinese or Japanese question's Latin-script words are its names and terms
         # (Kelvin, GPU, Redis): one no record holds ("Caroline 参加的是什么支持小组？") is
@@ -286,35 +297,37 @@ class Floors:
 def _holds_translation(c: Candidate, ctx: StageContext, indexed: dict[int, list[str]]) -> bool:
     """Whether the candidate holds one of the dictionary translations of the question's words
     that the keyword search looked for (a word, not a single Chinese character)."""
-    if not ctx.translated_weights or ctx.tokenizer is None or c.record is None:
+    if not ctx.understood.translated_weights or ctx.readers.tokenizer is None or c.record is None:
         return False
     tokens = indexed.get(c.rowid)
-    present = set(tokens if tokens is not None else ctx.tokenizer.index_tokens(c.record.text))
+    present = set(
+        tokens if tokens is not None else ctx.readers.tokenizer.index_tokens(c.record.text)
+    )
     # counting one-character translations too, off-topic questions cleared the cross floor
     # through them (zh_groupchat's probes answered 10.3% -> 11.2%)
-    return any(t in present for t in ctx.translated_weights if ties(t))
+    return any(t in present for t in ctx.understood.translated_weights if ties(t))
 
 
 def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:
     """The cross-script witness's cosines (on the main model's scale) of the best
     ``search.witness_top`` candidates written in another script than the question."""
-    cfg = ctx.config.search
-    if not cfg.cross_script_witness or ctx.witness is None or ctx.baseline is None:
+    cfg = ctx.request.config.search
+    if not cfg.cross_script_witness or ctx.readers.witness is None or ctx.found.baseline is None:
         return {}
-    if ctx.query_vector is None or not ctx.witness.applies(ctx.model_id):
+    if ctx.found.query_vector is None or not ctx.readers.witness.applies(ctx.found.model_id):
         return {}
     # what the vector channel embedded: a long chat turn's last few dozen tokens
-    query = embedded_query(ctx.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
+    query = embedded_query(ctx.request.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
     script = script_of(query)
     best = sorted(cands, key=lambda c: (-c.score, c.rowid))[: cfg.witness_top]
     other = [c for c in best if c.record is not None and crosses(script, c.record.text)]
     if not other:
         return {}
     texts = [c.record.text[:WITNESS_CHARS] for c in other if c.record is not None]
-    found = ctx.witness.cosines(query, texts, ctx.model_id, ctx.baseline)
+    found = ctx.readers.witness.cosines(query, texts, ctx.found.model_id, ctx.found.baseline)
     if found is None:
         return {}
-    ctx.notes.append(f"relevance: USE read {len(other)} candidates in the other script")
+    ctx.report.notes.append(f"relevance: USE read {len(other)} candidates in the other script")
     return {c.rowid: cos for c, cos in zip(other, found, strict=True)}
 
 
@@ -330,10 +343,15 @@ def _latent_cosines(
     latent calibration); None when this search has no latent evidence (off, no sparse head,
     the reader failed, none of the best has its terms stored yet), empty when none of the
     best is in the question's script."""
-    top = ctx.config.search.latent_top
-    if top <= 0 or ctx.latent is None or ctx.query_vector is None or ctx.baseline is None:
+    top = ctx.request.config.search.latent_top
+    if (
+        top <= 0
+        or ctx.readers.latent is None
+        or ctx.found.query_vector is None
+        or ctx.found.baseline is None
+    ):
         return None
-    if not ctx.latent.is_on():
+    if not ctx.readers.latent.is_on():
         return None
     best = [
         (c.rowid, c.record)
@@ -344,31 +362,31 @@ def _latent_cosines(
         # the sparse head's terms do not meet across languages (an English question shares
         # 0.07 with the Chinese line that answers it): the witness judges those
         and c.record is not None
-        and (ctx.config.search.latent_cross_script or not crosses(script, c.record.text))
+        and (ctx.request.config.search.latent_cross_script or not crosses(script, c.record.text))
     ]
     records = [r for _, r in best if r is not None]  # every candidate has one by now
     if not records:
         return {}
-    found = ctx.latent.cosines(query, records)
+    found = ctx.readers.latent.cosines(query, records)
     if found is None:
         return None
     rowids = [rowid for rowid, r in best if r is not None]
     held = {rowid: cos for rowid, cos in zip(rowids, found, strict=True) if cos is not None}
     if not held:  # none of them has its terms stored yet (the fill's work): no evidence
         return None
-    ctx.notes.append(f"relevance: the latent terms of the best {len(held)} candidates")
+    ctx.report.notes.append(f"relevance: the latent terms of the best {len(held)} candidates")
     return held
 
 
 def _vector_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:
     """Each candidate's cosine to the query from its stored vector (one product for all;
     candidates without a vector are left out)."""
-    if ctx.query_vector is None:
+    if ctx.found.query_vector is None:
         return {}
-    rowids = [c.rowid for c in cands if c.rowid in ctx.vectors]
+    rowids = [c.rowid for c in cands if c.rowid in ctx.found.vectors]
     if not rowids:
         return {}
-    matrix = np.stack([ctx.vectors[r] for r in rowids])
+    matrix = np.stack([ctx.found.vectors[r] for r in rowids])
     with blas_one_thread():
-        sims = matrix @ np.asarray(ctx.query_vector, matrix.dtype)
+        sims = matrix @ np.asarray(ctx.found.query_vector, matrix.dtype)
     return dict(zip(rowids, sims.tolist(), strict=True))

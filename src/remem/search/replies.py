@@ -67,16 +67,20 @@ def reply_after_question(cands: list[Candidate], ctx: StageContext) -> list[Cand
     below its own reply. (Giving the reply the question's place instead lifted it over
     answers between the two: LoCoMo recall@10 0.808 against 0.806 but LongMemEval MRR 0.792
     against 0.799.)"""
-    cfg = ctx.config.scoring
-    if not cfg.reply_after_question or ctx.store is None or _ASKED_ABOUT.search(ctx.query):
+    cfg = ctx.request.config.scoring
+    if (
+        not cfg.reply_after_question
+        or ctx.readers.store is None
+        or _ASKED_ABOUT.search(ctx.request.query)
+    ):
         return cands
-    ranked = sorted(cands, key=lambda c: (-c.score, c.rowid))[: max(ctx.k * 2, 10)]
+    ranked = sorted(cands, key=lambda c: (-c.score, c.rowid))[: max(ctx.request.k * 2, 10)]
     questions = [c for c in reversed(ranked) if _is_question_turn(c)]
     if not questions:
         return cands
     best = {c.rowid: c for c in cands}
-    after = ctx.store.neighbours(
-        [c.record for c in questions if c.record], 0, 1, ctx.filters, ctx.now
+    after = ctx.readers.store.neighbours(
+        [c.record for c in questions if c.record], 0, 1, ctx.request.filters, ctx.request.now
     )
     for q in questions:
         following = after.get(q.rowid, [])

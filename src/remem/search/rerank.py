@@ -135,21 +135,21 @@ def _normalise(values: list[float]) -> list[float]:
 
 
 def rerank(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
-    reranker: Reranker | None = ctx.reranker
+    reranker: Reranker | None = ctx.readers.reranker
     if reranker is None or not cands:
         return cands
-    cfg = ctx.config.rerank
+    cfg = ctx.request.config.rerank
     ordered = sorted(cands, key=lambda c: -c.score)
     head, tail = ordered[: cfg.top_n], ordered[cfg.top_n :]
     documents = [c.record.text if c.record else "" for c in head]
     label = f"rerank ({reranker.name})"
     try:
-        scores = reranker.score(ctx.query, documents)
+        scores = reranker.score(ctx.request.query, documents)
     except RememError as exc:
         scores = _cosine_scores(head, ctx)
         label = "rerank (cosine fallback)"
         message = f"reranker {reranker.name} failed ({exc}); used cosine similarity instead"
-        ctx.warnings.append(message)
+        ctx.report.warnings.append(message)
         log.warning(message)
         for c in head:
             c.notes.append(message)
@@ -169,10 +169,12 @@ def _sigmoid(x: float) -> float:
 
 
 def _cosine_scores(head: list[Candidate], ctx: StageContext) -> list[float]:
-    if ctx.query_vector is None:
+    if ctx.found.query_vector is None:
         return [c.score for c in head]
     out = []
     for c in head:
-        v = ctx.vectors.get(c.rowid)
-        out.append(float(np.dot(v, ctx.query_vector)) if v is not None else (c.vector_score or 0.0))
+        v = ctx.found.vectors.get(c.rowid)
+        out.append(
+            float(np.dot(v, ctx.found.query_vector)) if v is not None else (c.vector_score or 0.0)
+        )
     return out

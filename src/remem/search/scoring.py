@@ -10,7 +10,7 @@ import math
 from collections import defaultdict
 
 from remem.search.candidates import Candidate
-from remem.search.context import StageContext
+from remem.search.context import Request, StageContext
 from remem.search.query_terms import query_weights, term_coverage
 from remem.text.intent import speaks_of_self
 from remem.text.noise import is_noise
@@ -25,20 +25,22 @@ def _age_days(cand: Candidate, now: float) -> float:
     return max(0.0, (now - cand.record.created_at) / DAY)
 
 
-def recency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def recency(cands: list[Candidate], request: Request) -> list[Candidate]:
     """score += weight x exp(-age / half-life): a small edge for recent records."""
-    cfg = ctx.config.scoring
+    cfg = request.config.scoring
     if cfg.recency_weight <= 0:
         return cands
     for c in cands:
-        boost = cfg.recency_weight * math.exp(-_age_days(c, ctx.now) / cfg.recency_half_life_days)
+        boost = cfg.recency_weight * math.exp(
+            -_age_days(c, request.now) / cfg.recency_half_life_days
+        )
         c.set("recency", c.score + boost)
     return cands
 
 
-def importance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def importance(cands: list[Candidate], request: Request) -> list[Candidate]:
     """score x (0.7 + 0.3 x importance): importance in [0, 1], 0.5 when never set."""
-    if not ctx.config.scoring.importance:
+    if not request.config.scoring.importance:
         return cands
     for c in cands:
         assert c.record is not None
@@ -46,13 +48,13 @@ def importance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands
 
 
-def authority(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def authority(cands: list[Candidate], request: Request) -> list[Candidate]:
     """score x (1 + scoring.authority) for a curated memory someone chose to keep (stored
     through ``add`` or a memory tool, or captured from an explicit "remember ..."), x (1 +
     authority / 2) for one captured automatically; a memory of what the assistant said gets
     nothing. So a chat line must match clearly better to outrank a kept decision, and
     similarity alone does not decide between them."""
-    weight = ctx.config.scoring.authority
+    weight = request.config.scoring.authority
     if weight <= 0:
         return cands
     for c in cands:
@@ -74,10 +76,10 @@ def authority_level(record: Record | None) -> float:
     return 1.0
 
 
-def length_norm(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def length_norm(cands: list[Candidate], request: Request) -> list[Candidate]:
     """Long texts match many queries a little; damp them beyond the anchor length:
     score x 1 / (1 + 0.5 x log2(length / anchor))."""
-    anchor = ctx.config.scoring.length_anchor
+    anchor = request.config.scoring.length_anchor
     if anchor <= 0:
         return cands
     for c in cands:
@@ -88,25 +90,25 @@ def length_norm(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands
 
 
-def decay(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def decay(cands: list[Candidate], request: Request) -> list[Candidate]:
     """score x (0.5 + 0.5 x exp(-age / half-life)); each explicit recall of a record stretches
     its half-life by ``reinforcement_factor`` (at most ``reinforcement_cap`` x)."""
-    cfg = ctx.config.scoring
+    cfg = request.config.scoring
     if not cfg.decay:
         return cands
     for c in cands:
         assert c.record is not None
         stretch = min(cfg.reinforcement_cap, 1 + cfg.reinforcement_factor * c.record.access_count)
         half_life = cfg.decay_half_life_days * stretch
-        c.set("decay", c.score * (0.5 + 0.5 * math.exp(-_age_days(c, ctx.now) / half_life)))
+        c.set("decay", c.score * (0.5 + 0.5 * math.exp(-_age_days(c, request.now) / half_life)))
     return cands
 
 
-def access(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def access(cands: list[Candidate], request: Request) -> list[Candidate]:
     """score x min(cap, 1 + access_boost x ln(1 + explicit recalls)): what an agent keeps
     asking for ranks higher; works with decay off (with decay on, recalls also stretch the
     half-life). Records never recalled explicitly are untouched."""
-    cfg = ctx.config.scoring
+    cfg = request.config.scoring
     if cfg.access_boost <= 0:
         return cands
     for c in cands:
@@ -117,25 +119,25 @@ def access(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands
 
 
-def time_weighting(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def time_weighting(cands: list[Candidate], request: Request) -> list[Candidate]:
     """final = (1 - w) x score + w x exp(-0.1 x days)."""
-    w = ctx.config.scoring.time_weight
+    w = request.config.scoring.time_weight
     if w <= 0:
         return cands
     for c in cands:
-        c.set("time_weight", (1 - w) * c.score + w * math.exp(-0.1 * _age_days(c, ctx.now)))
+        c.set("time_weight", (1 - w) * c.score + w * math.exp(-0.1 * _age_days(c, request.now)))
     return cands
 
 
-def same_user(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def same_user(cands: list[Candidate], request: Request) -> list[Candidate]:
     """x boost when the asking user wrote the record or was mentioned in it (only where the
     caller turned it on: the `user` cross-session mode)."""
-    boost = ctx.config.scoring.same_user_boost
-    if not ctx.same_user_boost or not ctx.asker or boost == 1:
+    boost = request.config.scoring.same_user_boost
+    if not request.same_user_boost or not request.asker or boost == 1:
         return cands
     for c in cands:
         assert c.record is not None
-        if c.record.speaker_id == ctx.asker or ctx.asker in c.record.mentions:
+        if c.record.speaker_id == request.asker or request.asker in c.record.mentions:
             c.set("same_user", c.score * boost)
     return cands
 
@@ -147,14 +149,14 @@ def newest_message(query: str) -> str:
     return lines[-1] if lines else query
 
 
-def self_reference(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def self_reference(cands: list[Candidate], request: Request) -> list[Candidate]:
     """x scoring.self_reference for an assistant's records when the question speaks of the
     asker without addressing anyone ("How many fitness classes do I attend?"): the asker's
     own words answer it, and an assistant's long replies on the same topic crowd them out
     (LongMemEval, remem-bench's self-reference.json). A chat turn of several messages is
     judged by its newest one, whole ("our previous chat" at its start counts)."""
-    factor = ctx.config.scoring.self_reference
-    if factor >= 1 or not speaks_of_self(newest_message(ctx.query)):
+    factor = request.config.scoring.self_reference
+    if factor >= 1 or not speaks_of_self(newest_message(request.query)):
         return cands
     for c in cands:
         assert c.record is not None
@@ -170,13 +172,17 @@ def named_speaker(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     turn of several messages the names of its newest one count; a question naming someone
     who said nothing among the candidates changes nothing, and curated memories (no speaker
     of their own) keep their score."""
-    factor = ctx.config.scoring.named_speaker
-    if factor >= 1 or not ctx.named:
+    factor = ctx.request.config.scoring.named_speaker
+    if factor >= 1 or not ctx.understood.named:
         return cands
-    newest = newest_message(ctx.query)
-    named = set(ctx.named)
-    if newest != ctx.query:  # the search's names were found in the whole turn
-        found = ctx.speaker_names.named(newest, ctx.filters) if ctx.speaker_names else {}
+    newest = newest_message(ctx.request.query)
+    named = set(ctx.understood.named)
+    if newest != ctx.request.query:  # the search's names were found in the whole turn
+        found = (
+            ctx.readers.speaker_names.named(newest, ctx.request.filters)
+            if ctx.readers.speaker_names
+            else {}
+        )
         named &= set(found)
     if not any(c.record is not None and c.record.speaker_label in named for c in cands):
         return cands
@@ -203,27 +209,31 @@ def _said_only_by_others(
     candidates: the question's topic is in their words, not in the named person's ("What did
     Caroline realize after her charity race?" when Melanie ran it), so who said it is no
     evidence against them."""
-    margin = ctx.config.scoring.named_speaker_spare
-    if margin >= 1 or ctx.store is None or ctx.tokenizer is None or not others:
+    margin = ctx.request.config.scoring.named_speaker_spare
+    if margin >= 1 or ctx.readers.store is None or ctx.readers.tokenizer is None or not others:
         return set()
-    names = {t for alias in ctx.named.values() for t in ctx.tokenizer.query_tokens(alias)}
+    names = {
+        t
+        for alias in ctx.understood.named.values()
+        for t in ctx.readers.tokenizer.query_tokens(alias)
+    }
     weights = {t: w for t, w in query_weights(ctx).items() if t not in names}
     if not weights:
         return set()
     own = [c for c in cands if c.record is not None and c.record.speaker_label in named]
-    indexed = ctx.indexed_tokens([c.rowid for c in own + others])
-    best = max(term_coverage(weights, indexed.get(c.rowid, ()), ctx.query_forms) for c in own)
+    indexed = ctx.readers.indexed_tokens([c.rowid for c in own + others])
+    best = max(term_coverage(weights, indexed.get(c.rowid, ()), ctx.understood.forms) for c in own)
     return {
         c.rowid
         for c in others
-        if term_coverage(weights, indexed.get(c.rowid, ()), ctx.query_forms) > best + margin
+        if term_coverage(weights, indexed.get(c.rowid, ()), ctx.understood.forms) > best + margin
     }
 
 
-def session_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
+def session_lift(cands: list[Candidate], request: Request) -> list[Candidate]:
     """Evidence clusters by session: every other candidate of a session gains
     ``session_lift`` x that session's best score."""
-    lift = ctx.config.scoring.session_lift
+    lift = request.config.scoring.session_lift
     if lift <= 0:
         return cands
     best: dict[str, tuple[float, int]] = defaultdict(lambda: (0.0, -1))
@@ -243,20 +253,20 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
     that matched. The turns next to each of the best candidates get ``neighbour_lift`` x its
     score (joining the candidates if they were not among them). With ``neighbour_cap`` (the
     default) a lifted turn stays below the hit that lifted it."""
-    cfg = ctx.config.scoring
+    cfg = ctx.request.config.scoring
     if cfg.neighbour_lift <= 0 or cfg.neighbour_window <= 0 or not cands:
         return cands
     ranked = sorted(cands, key=lambda c: (-c.score, c.rowid))
     top = ranked[: cfg.neighbour_top]
     by_rowid = {c.rowid: c for c in cands}
     # A neighbour that an earlier gate removed (or that is noise) does not come back this way.
-    excluded = {d.rowid for d in ctx.dropped}
+    excluded = {d.rowid for d in ctx.report.dropped}
     cap = cfg.neighbour_cap
-    check_noise = ctx.config.noise.enabled
-    assert ctx.store is not None  # the searcher always gives its store
+    check_noise = ctx.request.config.noise.enabled
+    assert ctx.readers.store is not None  # the searcher always gives its store
     anchors = [c.record for c in top if c.record is not None]
-    found = ctx.store.neighbours(
-        anchors, cfg.neighbour_window, cfg.neighbour_window, ctx.filters, ctx.now
+    found = ctx.readers.store.neighbours(
+        anchors, cfg.neighbour_window, cfg.neighbour_window, ctx.request.filters, ctx.request.now
     )
     gains: dict[int, tuple[float, float]] = {}  # rowid -> (gain, the most it may reach)
     records: dict[int, Record] = {}

@@ -10,18 +10,37 @@ but it is among the best of its day.
 from __future__ import annotations
 
 import dataclasses
+from datetime import tzinfo
 
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
-from remem.text.timeexpr import DAY, TimeWindow
+from remem.text.timeexpr import DAY, TimeWindow, find_time_window
 from remem.types import Filters
 
 WINDOW_CANDIDATES_MAX_DAYS = 31  # a year's best 10 would only be the store's best 10
 
 
+def read_time_words(
+    ctx: StageContext, zone: tzinfo | None, disable: tuple[str, ...] | frozenset[str]
+) -> Filters | None:
+    """Read the query's time words into ``ctx.understood.time_window`` (on the calendar of
+    ``zone``, else the config's), and return the filters of the channels' search inside that
+    window when ``time_intent.candidates`` asks for one (see the module docstring)."""
+    asked = ctx.request
+    cfg = asked.config
+    if cfg.time_intent.enabled and "time_intent" not in disable:
+        window = find_time_window(asked.query, asked.now, zone or cfg.calendar.zone())
+        ctx.understood.time_window = window
+        if window is not None:
+            ctx.report.notes.append(f"time intent: '{window.expression}'")
+    if not cfg.time_intent.candidates:
+        return None
+    return window_filters(asked.filters, ctx.understood.time_window)
+
+
 def time_intent(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
-    cfg = ctx.config.time_intent
-    window = ctx.time_window
+    cfg = ctx.request.config.time_intent
+    window = ctx.understood.time_window
     if not cfg.enabled or window is None:
         return cands
     kept = []
@@ -35,7 +54,7 @@ def time_intent(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
                 c.set("time_intent", c.score, always=True)
                 kept.append(c)
             else:
-                ctx.drop(c, "time_intent", f"outside '{window.expression}'")
+                ctx.report.drop(c, "time_intent", f"outside '{window.expression}'")
             continue
         if inside:
             c.set("time_intent", c.score + cfg.boost)

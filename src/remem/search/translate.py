@@ -375,22 +375,24 @@ def across_scripts(
     """(the text to embed, the query vector to use, the translation for the keyword search) of
     a search: people it names otherwise than their label (``names.translate_vector``), then the
     words of the other script (``translate``)."""
-    config, query = ctx.config, ctx.query
+    config, query = ctx.request.config, ctx.request.query
     rename = config.names.translate_vector and "vector" in channels
     words = config.translate.keyword or config.translate.vector
     prefer = config.scoring.named_speaker < 1  # the named_speaker stage reads them too
-    named = translator.names.named(query, ctx.filters) if rename or words or prefer else {}
-    ctx.named = named
+    named = translator.names.named(query, ctx.request.filters) if rename or words or prefer else {}
+    ctx.understood.named = named
     vector_query, query_vector = embedded_query(
-        query, query_vector, named if rename else None, ctx.notes
+        query, query_vector, named if rename else None, ctx.report.notes
     )
     translation = Translation()
     if words:  # people's names are not translated
         names = [*named, *named.values()]
-        translation = translator.translate(query, names, ctx.filters, ctx.now, speakers=named)
-        ctx.held_english = translation.held_english
+        translation = translator.translate(
+            query, names, ctx.request.filters, ctx.request.now, speakers=named
+        )
+        ctx.understood.held_english = translation.held_english
         vector_query, query_vector = translated_query(
-            vector_query, query_vector, translation, config.translate, ctx.notes
+            vector_query, query_vector, translation, config.translate, ctx.report.notes
         )
     return vector_query, query_vector, translation
 

@@ -26,6 +26,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,7 @@ from starlette.background import BackgroundTask
 from remem.access import AuthError, Caller, ScopeError
 from remem.errors import RememError
 from remem.server.http_guard import Guard, HostPolicy
-from remem.server.proxy_tools import StreamedCalls, definitions, ours_only, run_calls
+from remem.server.proxy_tools import StreamedCalls, Who, definitions, ours_only, run_calls
 from remem.server.rest_docs import mount_docs
 from remem.server.session_reset import chat_answer, confirmation, is_reset, reset_answer
 from remem.types import Turn
@@ -91,6 +92,24 @@ def _cause(exc: BaseException) -> str:
     return words[:1].lower() + words[1:]
 
 
+@dataclass
+class ChatCall:
+    """One chat completion on its way upstream: the body with the memories in it (each round
+    of remem's tool calls adds its messages), the headers, the user's question, who asks
+    (agent, user, session) and the client's own tools (their calls go back to the client)."""
+
+    forwarded: dict[str, Any]
+    headers: dict[str, str]
+    question: str
+    who: Who
+    client_tools: Any = None
+
+    def add_round(self, message: dict[str, Any], results: list[dict[str, Any]]) -> None:
+        """The assistant's tool-call message and the results of remem's tools, appended."""
+        messages = [*self.forwarded["messages"], message, *results]
+        self.forwarded = {**self.forwarded, "messages": messages}
+
+
 class UpstreamError(Exception):
     """The upstream could not be reached, broke the connection, or did not answer in time:
     502 / 504."""
@@ -134,11 +153,13 @@ class Proxy:
         except httpx.TransportError as exc:
             raise UpstreamError(self.base, exc, self.config.server.upstream_timeout_s) from exc
 
-    async def post(self, forwarded: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+    async def post(self, call: ChatCall, stream: bool = False) -> httpx.Response:
+        """The call's body as it stands sent upstream (streamed, with ``stream``)."""
         return await self.send(
             self.client.build_request(
-                "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
-            )
+                "POST", f"{self.base}/chat/completions", json=call.forwarded, headers=call.headers
+            ),
+            stream=stream,
         )
 
     def upstream_headers(self, request: Request) -> dict[str, str]:
@@ -223,12 +244,12 @@ class Proxy:
         forwarded = {**body, "messages": await self.with_memories(messages, question, last, who)}
         if self.config.server.proxy_tools:
             forwarded["tools"] = definitions(self.config, body.get("tools"))
-        headers = self.upstream_headers(request)
-        tools = body.get("tools")  # the client's own: their calls go back to the client
+        # body["tools"]: the client's own, whose calls go back to the client
+        call = ChatCall(forwarded, self.upstream_headers(request), question, who, body.get("tools"))
         try:
             if body.get("stream"):
-                return await self.stream(forwarded, headers, question, who, tools)
-            return await self.complete(forwarded, headers, question, who, tools)
+                return await self.stream(call)
+            return await self.complete(call)
         except UpstreamError as exc:
             return exc.response()
 
@@ -241,25 +262,19 @@ class Proxy:
         text = confirmation(reset_answer(self.mem, session, outcome))
         return chat_answer(text, body.get("model"), stream=bool(body.get("stream")))
 
-    async def complete(
-        self,
-        forwarded: dict[str, Any],
-        headers: dict[str, str],
-        question: str,
-        who: tuple[str, str | None, str],
-        client_tools: Any = None,
-    ) -> Response:
-        r = await self.post(forwarded, headers)
+    async def complete(self, call: ChatCall) -> Response:
+        question, who = call.question, call.who
+        r = await self.post(call)
         for _ in range(
             self.config.server.proxy_tool_rounds if self.config.server.proxy_tools else 0
         ):
             message = _message(r)
             calls = (message or {}).get("tool_calls") or []
-            if message is None or not ours_only(self.config, client_tools, calls):
+            if message is None or not ours_only(self.config, call.client_tools, calls):
                 break
             results = await anyio.to_thread.run_sync(partial(run_calls, self.mem, who, calls))
-            forwarded = {**forwarded, "messages": [*forwarded["messages"], message, *results]}
-            r = await self.post(forwarded, headers)
+            call.add_round(message, results)
+            r = await self.post(call)
         task = None
         if r.status_code == 200 and question:
             try:
@@ -277,18 +292,8 @@ class Proxy:
             headers=_passthrough_headers(r.headers),
         )
 
-    async def stream(
-        self,
-        forwarded: dict[str, Any],
-        headers: dict[str, str],
-        question: str,
-        who: tuple[str, str | None, str],
-        client_tools: Any = None,
-    ) -> Response:
-        upstream_request = self.client.build_request(
-            "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
-        )
-        r = await self.send(upstream_request, stream=True)
+    async def stream(self, call: ChatCall) -> Response:
+        r = await self.post(call, stream=True)
         if r.status_code != 200:  # errors pass through whole and unchanged
             content = await r.aread()
             await r.aclose()
@@ -313,14 +318,10 @@ class Proxy:
                 await r.aclose()
 
         def after_stream() -> None:  # runs once the last chunk has been sent
-            if question and parts:
-                self.remember(*who, question, "".join(parts))
+            if call.question and parts:
+                self.remember(*call.who, call.question, "".join(parts))
 
-        events = (
-            self.tool_rounds(r, forwarded, headers, who, client_tools, parts)
-            if self.config.server.proxy_tools
-            else relay()
-        )
+        events = self.tool_rounds(r, call, parts) if self.config.server.proxy_tools else relay()
         return StreamingResponse(
             events,
             status_code=200,
@@ -329,13 +330,7 @@ class Proxy:
         )
 
     async def tool_rounds(
-        self,
-        r: httpx.Response,
-        forwarded: dict[str, Any],
-        headers: dict[str, str],
-        who: tuple[str, str | None, str],
-        client_tools: Any,
-        parts: list[str],
+        self, r: httpx.Response, call: ChatCall, parts: list[str]
     ) -> AsyncIterator[str]:
         """Relay a stream whose answer may call remem's tools: the events of remem tool calls
         are held back and run, and the next round's stream follows in the same response."""
@@ -351,21 +346,16 @@ class Proxy:
                 await r.aclose()
                 message = pending.assistant_message()
                 if round_no == rounds or not ours_only(
-                    self.config, client_tools, message["tool_calls"]
+                    self.config, call.client_tools, message["tool_calls"]
                 ):
                     for event in pending.held:  # the client's own calls, or the end
                         yield event + "\n\n"
                     return
                 results = await anyio.to_thread.run_sync(
-                    partial(run_calls, self.mem, who, message["tool_calls"])
+                    partial(run_calls, self.mem, call.who, message["tool_calls"])
                 )
-                forwarded = {**forwarded, "messages": [*forwarded["messages"], message, *results]}
-                r = await self.send(
-                    self.client.build_request(
-                        "POST", f"{self.base}/chat/completions", json=forwarded, headers=headers
-                    ),
-                    stream=True,
-                )
+                call.add_round(message, results)
+                r = await self.post(call, stream=True)
                 if r.status_code != 200:  # too late for a status: an error event ends it
                     text = (await r.aread()).decode("utf-8", "replace")[:500]
                     error = {

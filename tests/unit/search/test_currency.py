@@ -9,9 +9,9 @@ from remem.config import Config
 from remem.facts.extract import statements_of
 from remem.facts.fold import fold
 from remem.search.candidates import Candidate
-from remem.search.context import StageContext
 from remem.search.currency import currency
 from remem.types import Fact, Filters
+from unit.search.contexts import stage_context
 
 LINES = (
     "I live in Shenzhen now",  # r0, the closed value
@@ -34,7 +34,7 @@ def ranked(store, rowids, scores: dict[int, float], query: str, **ctx_fields) ->
         c = Candidate(rowid=rowids[i], record=store.get(f"r{i}"))
         c.set("relevance", score)
         cands.append(c)
-    ctx = StageContext(query=query, now=100.0, k=10, config=Config(), store=store, **ctx_fields)
+    ctx = stage_context(query=query, now=100.0, k=10, config=Config(), store=store, **ctx_fields)
     out = currency(cands, ctx)
     return [c.record.id for c in sorted(out, key=lambda c: -c.score)]
 
@@ -62,7 +62,7 @@ def test_the_current_value_is_brought_in_within_the_filters() -> None:
 def test_a_stale_candidate_is_marked_with_what_replaced_it() -> None:
     store, rowids = store_with_facts()
     stale = Candidate(rowid=rowids[0], record=store.get("r0"), score=0.9)
-    ctx = StageContext(query="where now", now=100.0, k=10, config=Config(), store=store)
+    ctx = stage_context(query="where now", now=100.0, k=10, config=Config(), store=store)
     currency([stale], ctx)
     assert stale.earlier is not None and stale.earlier[1] == "Shanghai"
     assert stale.notes[0].startswith("earlier; since 1970-01-01: Shanghai")
@@ -104,7 +104,7 @@ def test_the_lead_can_be_switched_off() -> None:
         c = Candidate(rowid=rowids[i], record=store.get(f"r{i}"))
         c.set("relevance", score)
         cands.append(c)
-    ctx = StageContext(
+    ctx = stage_context(
         query="Where does Tom live now?", now=100.0, k=10, config=config, store=store
     )
     out = sorted(currency(cands, ctx), key=lambda c: -c.score)

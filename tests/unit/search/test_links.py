@@ -17,6 +17,7 @@ from remem.search.stages import SCORE_STAGES
 from remem.store.memory import InMemoryStore
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters
+from unit.search.contexts import stage_context
 
 NOW = 1_800_000_000.0
 TOKENIZER = Tokenizer()
@@ -62,7 +63,7 @@ def on(lift: float = 0.2, **overrides: Any) -> Config:
 
 
 def context(store: InMemoryStore, cfg: Config, query: str = "q", **kw: Any) -> StageContext:
-    return StageContext(
+    return stage_context(
         query=query,
         now=NOW,
         k=10,
@@ -209,10 +210,10 @@ def test_a_joining_record_brings_its_own_vector_for_the_relevance_stage():
     store.put_vectors("m:b", "local", "b", [(linked.rowid, np.array([1.0, 0.0], np.float32))])
     ctx = context(store, on(0.2), model_id="m:a")
     links.link_lift([cand(store, "hit", 0.9)], ctx)
-    assert np.array_equal(ctx.vectors[linked.rowid], vec)  # the search's model's, no other
+    assert np.array_equal(ctx.found.vectors[linked.rowid], vec)  # the search's model's, no other
     bare = context(store, on(0.2))  # a search without vectors reads none
     links.link_lift([cand(store, "hit", 0.9)], bare)
-    assert bare.vectors == {}
+    assert bare.found.vectors == {}
 
 
 def test_the_term_kind_links_by_a_rare_word_the_query_lacks():
@@ -257,7 +258,7 @@ def test_a_linked_record_outside_the_filters_never_joins():
 def test_a_dropped_or_noisy_record_does_not_come_back_through_a_link():
     store = make_store(SWEDEN)
     ctx = context(store, on(0.5))
-    ctx.drop(cand(store, "linked", 0.1), "min_score", "below the floor")
+    ctx.report.drop(cand(store, "linked", 0.1), "min_score", "below the floor")
     assert "linked" not in by_id(links.link_lift([cand(store, "hit", 0.9)], ctx))
     rows = [("hit", "We met in Sweden."), ("linked", "hi Sweden!"), *FILLER]
     noisy = make_store(rows)
@@ -349,4 +350,4 @@ def test_a_joining_neighbour_brings_its_own_vector_for_the_relevance_stage():
     ctx = context(store, config(), model_id="m:a")
     out = by_id(neighbour_lift([cand(store, "question", 0.9)], ctx))
     assert set(out) == {"question", "answer"}
-    assert np.array_equal(ctx.vectors[answer.rowid], vec)
+    assert np.array_equal(ctx.found.vectors[answer.rowid], vec)

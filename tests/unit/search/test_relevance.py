@@ -18,6 +18,7 @@ from remem.search.query_terms import idf_weights, query_weights, term_coverage
 from remem.search.relevance import relevance
 from remem.text.tokenize import Tokenizer
 from remem.types import Record
+from unit.search.contexts import stage_context
 
 
 class Stats:
@@ -81,9 +82,9 @@ def test_a_query_word_is_as_common_as_all_its_forms():
 
     ctx = _ctx("did we meet at the hut", 0.25, Forms())
     weights = query_weights(ctx)
-    assert ctx.query_forms == {"met": "meet"}
+    assert ctx.understood.forms == {"met": "meet"}
     assert weights["meet"] == pytest.approx(math.log(1 + 70.5 / 30.5))  # met's 30 records
-    assert ctx.query_unseen == 0.0  # the store talks of meeting: not a word it never saw
+    assert ctx.understood.unseen == 0.0  # the store talks of meeting: not a word it never saw
 
 
 def test_a_word_and_its_forms_are_never_held_by_more_records_than_the_store_has():
@@ -92,8 +93,8 @@ def test_a_word_and_its_forms_are_never_held_by_more_records_than_the_store_has(
     ctx = _ctx("go to the hut", 0.25, Stats())
     stats = (120, {"go": 70, "went": 60, "gone": 5, "hut": 3})
     weigh_query(ctx, ["go", "hut"], {"went": "go", "gone": "go"}, stats)
-    assert ctx.query_weights is not None and ctx.query_weights["go"] > 0
-    assert term_coverage(ctx.query_weights, ["hut"]) <= 1.0
+    assert ctx.understood.weights is not None and ctx.understood.weights["go"] > 0
+    assert term_coverage(ctx.understood.weights, ["hut"]) <= 1.0
 
 
 def test_a_small_store_weighs_words_by_what_they_say_in_general():
@@ -131,7 +132,7 @@ def _ctx(query: str, floor: float, store, qvec=None, vectors=None) -> StageConte
         env={},
         overrides={"search.relevance_floor": floor, "search.answerability_threshold": 0.0},
     )
-    return StageContext(
+    return stage_context(
         query=query,
         now=0.0,
         k=10,
@@ -157,9 +158,9 @@ def test_floor_drops_everything_and_says_which_gate():
     cands = _cands([("bring warm gloves", 0.9), ("the deploy moved", 0.4)])
     ctx = _ctx("capital of australia", 0.5, Stats())
     assert relevance(cands, ctx) == []
-    assert [d.stage for d in ctx.dropped] == ["relevance", "relevance"]
-    assert "search.relevance_floor 0.5" in ctx.dropped[0].reason
-    assert any(n.startswith("relevance gate: nothing relevant") for n in ctx.notes)
+    assert [d.stage for d in ctx.report.dropped] == ["relevance", "relevance"]
+    assert "search.relevance_floor 0.5" in ctx.report.dropped[0].reason
+    assert any(n.startswith("relevance gate: nothing relevant") for n in ctx.report.notes)
 
 
 def test_scores_become_best_relevance_times_relative_score():
@@ -192,10 +193,10 @@ def test_cosine_comes_from_the_stored_vector():
     vectors = {1: np.array([0.8, 0.6], np.float32), 2: np.array([0.0, 1.0], np.float32)}
     cands = _cands([("aaa", 0.5), ("bbb", 0.5)])
     ctx = _ctx("zzz", 0.0, Stats(), qvec=q, vectors=vectors)
-    ctx.model_id = "local:multilingual-e5-small"
-    ctx.baseline = 0.5
+    ctx.found.model_id = "local:multilingual-e5-small"
+    ctx.found.baseline = 0.5
     relevance(cands, ctx)
-    cal = calibration_for(ctx.model_id)
+    cal = calibration_for(ctx.found.model_id)
     assert cands[0].relevance == pytest.approx(cal(0.8, 0.5, 0.0))
     assert cands[1].relevance == pytest.approx(cal(0.0, 0.5, 0.0))
 
@@ -214,7 +215,7 @@ def _fused(rowid, text, vector_score, lexical_score, lexical_rank):
 
 def _adaptive_ctx(query, full):
     config = Config.load(env={}, overrides={"search.adaptive_full_coverage": full})
-    return StageContext(
+    return stage_context(
         query=query, now=0.0, k=10, config=config, store=Stats(), tokenizer=Tokenizer()
     )
 
@@ -247,7 +248,7 @@ def test_adaptive_fusion_moves_weight_to_vectors_when_lexical_hits_miss_the_quer
     ctx = _adaptive_ctx("hut zebra", 0.5)
     adapted = adaptive_fusion(fresh(), ctx)
     assert adapted[0].rowid == 2
-    assert any("lexical channel weighted x0.00" in n for n in ctx.notes)
+    assert any("lexical channel weighted x0.00" in n for n in ctx.report.notes)
     off = adaptive_fusion(fresh(), _adaptive_ctx("hut zebra", 0.0))
     assert [c.rowid for c in sorted(off, key=lambda c: -c.score)] == [1, 2]
 
@@ -258,17 +259,17 @@ def test_adaptive_fusion_keeps_full_weight_when_lexical_hits_hold_the_query():
         c.score = c.fused = 0.5
     ctx = _adaptive_ctx("hut zebra", 0.5)
     assert adaptive_fusion(cands, ctx) is cands
-    assert ctx.notes == [] and all(c.score == 0.5 for c in cands)
+    assert ctx.report.notes == [] and all(c.score == 0.5 for c in cands)
 
 
 def test_an_uncalibrated_model_never_abstains():
     q = np.array([1.0, 0.0], np.float32)
     cands = _cands([("bring warm gloves", 0.9)])
     ctx = _ctx("capital of australia", 0.5, Stats(), qvec=q, vectors={1: q})
-    ctx.model_id, ctx.baseline = "test:hash64", 0.5
+    ctx.found.model_id, ctx.found.baseline = "test:hash64", 0.5
     out = relevance(cands, ctx)
     assert [c.record.id for c in out] == ["r1"] and out[0].score < 0.5
-    assert ctx.dropped == []
+    assert ctx.report.dropped == []
 
 
 class Reader:
@@ -292,12 +293,12 @@ def _latent_ctx(top: int) -> tuple[list[Candidate], StageContext, Reader]:
     # wordless one
     cands = _cands([("aaa zzz", 0.9), ("bbb zzz", 0.5), ("ccc zzz", 0.7)])
     ctx = _ctx("zzz", 0.0, Holding(), qvec=q, vectors=vectors)
-    ctx.config = Config.load(
+    ctx.request.config = Config.load(
         env={}, overrides={"search.latent_top": top, "search.answerability_threshold": 0.0}
     )
-    ctx.model_id = "local:multilingual-e5-small"
-    ctx.baseline = 0.8
-    ctx.latent = reader = Reader()
+    ctx.found.model_id = "local:multilingual-e5-small"
+    ctx.found.baseline = 0.8
+    ctx.readers.latent = reader = Reader()
     return cands, ctx, reader
 
 
@@ -308,7 +309,7 @@ def test_the_best_candidates_are_judged_with_their_latent_terms_when_asked_for()
     relevance(cands, ctx)
     assert reader.asked == [["r1", "r3"]]  # the best two by score
     with_latent = LATENT_CALIBRATIONS["multilingual-e5-small"]
-    shipped = calibration_for(ctx.model_id)
+    shipped = calibration_for(ctx.found.model_id)
     by_id = {c.record.id: c.relevance for c in cands}
     assert by_id["r1"] == pytest.approx(with_latent(0.85, 0.8, 1.0, 0.3), rel=1e-4)
     assert by_id["r3"] == pytest.approx(by_id["r1"])
@@ -319,7 +320,7 @@ def test_without_latent_top_no_latent_terms_are_read():
     cands, ctx, reader = _latent_ctx(0)
     relevance(cands, ctx)
     assert reader.asked == []
-    shipped = calibration_for(ctx.model_id)
+    shipped = calibration_for(ctx.found.model_id)
     assert all(c.relevance == pytest.approx(shipped(0.85, 0.8, 1.0), rel=1e-4) for c in cands)
 
 
@@ -334,35 +335,37 @@ def test_once_latent_terms_were_read_every_candidate_is_held_to_the_latent_floor
     # the best candidate (r1) fails the latent floor; r2, beyond the best one and judged by
     # the dense evidence alone, would clear the dense floor but must not open the gate
     cands, ctx, _ = _latent_ctx(1)
-    ctx.config.search.relevance_floor = 0.0001
-    ctx.config.search.latent_relevance_floor = 0.9999
+    ctx.request.config.search.relevance_floor = 0.0001
+    ctx.request.config.search.latent_relevance_floor = 0.9999
     assert relevance(cands, ctx) == []
-    assert "< search.latent_relevance_floor 0.9999" in ctx.notes[-1]
+    assert "< search.latent_relevance_floor 0.9999" in ctx.report.notes[-1]
 
 
 def test_candidates_in_another_script_are_held_to_the_cross_script_floor():
     cands, ctx, reader = _latent_ctx(3)
     cands[1].record.text = "另一种文字写的一行"  # r2: Chinese, the question is not
-    ctx.named = {"王小明": "xiaoming"}  # the question names a speaker: a link beyond vectors
-    ctx.config.search.latent_relevance_floor = 0.9999
-    ctx.config.search.cross_script_relevance_floor = 0.4  # r2's dense relevance: 0.45
+    ctx.understood.named = {
+        "王小明": "xiaoming"
+    }  # the question names a speaker: a link beyond vectors
+    ctx.request.config.search.latent_relevance_floor = 0.9999
+    ctx.request.config.search.cross_script_relevance_floor = 0.4  # r2's dense relevance: 0.45
     out = relevance(cands, ctx)
     assert reader.asked == [["r1", "r3"]]  # not asked about the Chinese line
     assert [c.record.id for c in out] == ["r1", "r2", "r3"]  # r2 cleared its floor
     cands, ctx, _ = _latent_ctx(3)
     cands[1].record.text = "另一种文字写的一行"
-    ctx.named = {"王小明": "xiaoming"}
-    ctx.config.search.latent_relevance_floor = 0.9999
-    ctx.config.search.cross_script_relevance_floor = 0.5
+    ctx.understood.named = {"王小明": "xiaoming"}
+    ctx.request.config.search.latent_relevance_floor = 0.9999
+    ctx.request.config.search.cross_script_relevance_floor = 0.5
     assert relevance(cands, ctx) == []
 
 
 def _chinese_r2(translated: dict[str, float] | None) -> tuple[list[Candidate], StageContext]:
     cands, ctx, _ = _latent_ctx(3)
     cands[1].record.text = "小屋已经订好了"  # r2: Chinese, the question is not
-    ctx.translated_weights = translated
-    ctx.config.search.latent_relevance_floor = 0.9999
-    ctx.config.search.cross_script_relevance_floor = 0.4  # r2's dense relevance: 0.45
+    ctx.understood.translated_weights = translated
+    ctx.request.config.search.latent_relevance_floor = 0.9999
+    ctx.request.config.search.cross_script_relevance_floor = 0.4  # r2's dense relevance: 0.45
     return cands, ctx
 
 
@@ -370,14 +373,14 @@ def test_a_candidate_in_another_script_tied_by_nothing_but_vectors_is_held_highe
     cands, ctx = _chinese_r2(None)  # no word of the question, no translation, no name
     assert relevance(cands, ctx) == []  # r2's 0.45 is under the unlinked floor, 0.6
     cands, ctx = _chinese_r2(None)
-    ctx.config.search.cross_script_unlinked_floor = 0.4  # as low as the cross-script floor
+    ctx.request.config.search.cross_script_unlinked_floor = 0.4  # as low as the cross-script floor
     assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
     # a translation of the question's words that the line holds ties it to the question
-    assert "小屋" in ctx.tokenizer.index_tokens("小屋已经订好了")
+    assert "小屋" in ctx.readers.tokenizer.index_tokens("小屋已经订好了")
     cands, ctx = _chinese_r2({"小屋": 1.0})
     assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
     # one character the line holds is too common to tie it ("live" -> 住, in 记住 too)
-    assert "订" in ctx.tokenizer.index_tokens("小屋已经订好了")
+    assert "订" in ctx.readers.tokenizer.index_tokens("小屋已经订好了")
     cands, ctx = _chinese_r2({"订": 1.0})
     assert relevance(cands, ctx) == []
     cands, ctx = _chinese_r2({"不在这行": 1.0})  # one it does not hold does not
@@ -386,19 +389,19 @@ def test_a_candidate_in_another_script_tied_by_nothing_but_vectors_is_held_highe
 
 def test_without_latent_terms_the_dense_floor_holds_and_zero_turns_both_off():
     cands, ctx, _ = _latent_ctx(0)
-    ctx.config.search.latent_relevance_floor = 0.9999
+    ctx.request.config.search.latent_relevance_floor = 0.9999
     assert relevance(cands, ctx)  # the dense floor (0.25) is cleared at cosine 0.85
     cands, ctx, _ = _latent_ctx(3)
-    ctx.config.search.relevance_floor = 0.0
-    ctx.config.search.latent_relevance_floor = 0.9999
+    ctx.request.config.search.relevance_floor = 0.0
+    ctx.request.config.search.latent_relevance_floor = 0.9999
     assert len(relevance(cands, ctx)) == 3
 
 
 def test_a_candidate_without_a_vector_yet_is_judged_by_words_against_the_dense_floor():
     cands, ctx, reader = _latent_ctx(3)
-    del ctx.vectors[1]  # r1 is not embedded yet: words only
+    del ctx.found.vectors[1]  # r1 is not embedded yet: words only
     cands[0].record.text = "zzz"  # ...and they cover the question fully
-    ctx.config.search.latent_relevance_floor = 0.9999
+    ctx.request.config.search.latent_relevance_floor = 0.9999
     out = relevance(cands, ctx)
     assert reader.asked == [["r3", "r2"]]  # no latent terms for the one without a vector
     assert [c.record.id for c in out] == ["r1", "r2", "r3"]  # r1 cleared the dense floor
@@ -408,7 +411,7 @@ def test_a_cross_encoders_judgement_is_held_to_the_dense_floor_in_any_script():
     cands, ctx, _ = _latent_ctx(3)
     cands[1].record.text = "另一种文字写的一行"
     cands[1].rerank_relevance = 0.3  # above relevance_floor 0.25, below the cross floor 0.35
-    ctx.config.search.latent_relevance_floor = 0.9999
+    ctx.request.config.search.latent_relevance_floor = 0.9999
     assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
 
 
@@ -416,12 +419,12 @@ def test_a_candidate_holding_none_of_the_questions_words_is_held_to_the_wordless
     cands, ctx, _ = _latent_ctx(3)
     for c in cands:
         c.record.text = c.record.text.replace(" zzz", "")  # none holds the question's word
-    ctx.config.search.wordless_relevance_floor = 0.95  # their latent relevance: ~0.90
+    ctx.request.config.search.wordless_relevance_floor = 0.95  # their latent relevance: ~0.90
     assert relevance(cands, ctx) == []
-    assert "< search.wordless_relevance_floor 0.95" in ctx.notes[-1]
+    assert "< search.wordless_relevance_floor 0.95" in ctx.report.notes[-1]
     cands, ctx, _ = _latent_ctx(3)
     cands[0].record.text = "aaa"  # r1 holds no word of the question; r2 and r3 do
-    ctx.config.search.wordless_relevance_floor = 0.95
+    ctx.request.config.search.wordless_relevance_floor = 0.95
     assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]  # r3 cleared 0.6
 
 
@@ -449,65 +452,65 @@ def test_which_floor_holds_for_each_kind_of_candidate():
 
 def test_a_question_without_keywords_is_not_held_to_the_wordless_floor():
     cands, ctx, _ = _latent_ctx(3)
-    ctx.query = "Who is she?"  # every word a stop word: nothing to hold
+    ctx.request.query = "Who is she?"  # every word a stop word: nothing to hold
     for c in cands:
         c.record.text = c.record.text.replace(" zzz", "")
-    ctx.config.search.wordless_relevance_floor = 0.95  # their latent relevance: ~0.90
+    ctx.request.config.search.wordless_relevance_floor = 0.95  # their latent relevance: ~0.90
     assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
 
 
 def test_an_english_question_needs_a_share_of_its_words_not_just_one_of_them():
     # five words of equal weight: r1 holds one (0.2 of the question), r2 and r3 hold two
     cands, ctx, _ = _latent_ctx(3)
-    ctx.query = "zzz qqq www eee rrr"
+    ctx.request.query = "zzz qqq www eee rrr"
     texts = ("aaa zzz", "bbb zzz qqq", "ccc zzz qqq")
     for c, text in zip(cands, texts, strict=True):
         c.record.text = text
-    ctx.config.search.wordless_relevance_floor = 0.99  # a fifth's latent relevance: ~0.97
-    ctx.config.search.worded_min_coverage = 0.2  # more than a fifth
+    ctx.request.config.search.wordless_relevance_floor = 0.99  # a fifth's latent relevance: ~0.97
+    ctx.request.config.search.worded_min_coverage = 0.2  # more than a fifth
     assert [c.record.id for c in relevance(cands, ctx)] == ["r1", "r2", "r3"]
     for share, kept in ((0.0, 3), (0.2, 0)):  # 0, the default: one word is enough
         cands, ctx, _ = _latent_ctx(3)
-        ctx.query = "zzz qqq www eee rrr"
+        ctx.request.query = "zzz qqq www eee rrr"
         for c in cands:
             c.record.text = "aaa zzz"  # a fifth each
-        ctx.config.search.wordless_relevance_floor = 0.99
-        ctx.config.search.worded_min_coverage = share
+        ctx.request.config.search.wordless_relevance_floor = 0.99
+        ctx.request.config.search.worded_min_coverage = share
         assert len(relevance(cands, ctx)) == kept
     assert Config().search.worded_min_coverage == 0.0
-    assert "< search.wordless_relevance_floor 0.99" in ctx.notes[-1]
+    assert "< search.wordless_relevance_floor 0.99" in ctx.report.notes[-1]
 
 
 def test_a_chinese_question_needs_any_of_its_words():
     cands, ctx, _ = _latent_ctx(3)
-    ctx.query = "小屋一晚多少钱"
+    ctx.request.query = "小屋一晚多少钱"
     for c, text in zip(cands, ("小屋很好", "一晚", "好的"), strict=True):
         c.record.text = text  # r1, r2 hold a little of the question, r3 nothing
-    ctx.config.search.wordless_relevance_floor = 0.9999
-    ctx.config.search.worded_min_coverage = 0.9  # for Latin-script questions only
+    ctx.request.config.search.wordless_relevance_floor = 0.9999
+    ctx.request.config.search.worded_min_coverage = 0.9  # for Latin-script questions only
     kept = relevance(cands, ctx)
     assert [c.record.id for c in kept] == ["r1", "r2", "r3"]  # r1, r2 cleared the latent floor
     cands, ctx, _ = _latent_ctx(3)
-    ctx.query = "小屋一晚多少钱"
+    ctx.request.query = "小屋一晚多少钱"
     for c in cands:
         c.record.text = "好的"
-    ctx.config.search.wordless_relevance_floor = 0.9999
+    ctx.request.config.search.wordless_relevance_floor = 0.9999
     assert relevance(cands, ctx) == []
 
 
 def test_a_question_about_what_the_store_never_talked_of_needs_the_wordless_floor():
     # "zzz" and "qqq" held by 3 of 100 records; "vvv" and "uuu" by none: half the question
     cands, ctx, _ = _latent_ctx(3)
-    ctx.query = "zzz qqq vvv uuu"
+    ctx.request.query = "zzz qqq vvv uuu"
     for c in cands:
         c.record.text += " qqq"  # each holds half the question's words
-    ctx.config.search.wordless_relevance_floor = 0.9999
-    assert ctx.config.search.unseen_question_share == 0.5  # the default
+    ctx.request.config.search.wordless_relevance_floor = 0.9999
+    assert ctx.request.config.search.unseen_question_share == 0.5  # the default
     assert relevance(cands, ctx) == []
-    assert "< search.wordless_relevance_floor 0.9999" in ctx.notes[-1]
+    assert "< search.wordless_relevance_floor 0.9999" in ctx.report.notes[-1]
     cands, ctx, _ = _latent_ctx(3)
-    ctx.query = "zzz qqq vvv"  # a third unseen: below the share
-    ctx.config.search.wordless_relevance_floor = 0.9999
+    ctx.request.query = "zzz qqq vvv"  # a third unseen: below the share
+    ctx.request.config.search.wordless_relevance_floor = 0.9999
     assert len(relevance(cands, ctx)) == 3
 
 
@@ -517,9 +520,9 @@ def test_a_small_store_has_not_had_room_to_say_every_word():
             return 99, super().term_stats(tokens)[1]
 
     cands, ctx, _ = _latent_ctx(3)
-    ctx.store = Small()
-    ctx.query = "zzz qqq vvv uuu"
-    ctx.config.search.wordless_relevance_floor = 0.9999
+    ctx.readers.store = Small()
+    ctx.request.query = "zzz qqq vvv uuu"
+    ctx.request.config.search.wordless_relevance_floor = 0.9999
     assert len(relevance(cands, ctx)) == 3
 
 
@@ -541,11 +544,11 @@ def test_a_name_only_records_the_search_may_not_see_hold_is_never_talked_of():
 
     for filters, kept in ((None, 3), (Filters(sessions=["hike"]), 0)):
         cands, ctx, _ = _latent_ctx(3)
-        ctx.store, ctx.filters = OtherChat(), filters
-        ctx.query = "Kelvin 的小屋"
+        ctx.readers.store, ctx.request.filters = OtherChat(), filters
+        ctx.request.query = "Kelvin 的小屋"
         for c in cands:
             c.record.text = "小屋很好"
-        ctx.config.search.wordless_relevance_floor = 0.9999
+        ctx.request.config.search.wordless_relevance_floor = 0.9999
         assert len(relevance(cands, ctx)) == kept, filters
 
 
@@ -553,13 +556,13 @@ def test_a_chinese_question_naming_what_no_record_holds_needs_the_wordless_floor
     # "Caroline 参加的是什么支持小组？" asked of a chat that never names a Caroline: its Chinese
     # words are common ones the lines share (支持), its Latin-script word is the subject
     cands, ctx, _ = _latent_ctx(3)
-    ctx.query = "Kelvin 的小屋"
+    ctx.request.query = "Kelvin 的小屋"
     for c in cands:
         c.record.text = "小屋很好"  # each holds the question's Chinese word
-    ctx.config.search.wordless_relevance_floor = 0.9999
+    ctx.request.config.search.wordless_relevance_floor = 0.9999
     assert relevance(cands, ctx) == []
-    assert ctx.query_unseen_latin == ("kelvin",)
-    assert "< search.wordless_relevance_floor 0.9999" in ctx.notes[-1]
+    assert ctx.understood.unseen_latin == ("kelvin",)
+    assert "< search.wordless_relevance_floor 0.9999" in ctx.report.notes[-1]
 
     class Named(Holding):
         def term_stats(self, tokens):
@@ -567,25 +570,25 @@ def test_a_chinese_question_naming_what_no_record_holds_needs_the_wordless_floor
             return n, {**df, **({"kelvin": 4} if "kelvin" in tokens else {})}
 
     cands, ctx, _ = _latent_ctx(3)
-    ctx.store = Named()
-    ctx.query = "Kelvin 的小屋"
+    ctx.readers.store = Named()
+    ctx.request.query = "Kelvin 的小屋"
     for c in cands:
         c.record.text = "小屋很好"
-    ctx.config.search.wordless_relevance_floor = 0.9999
+    ctx.request.config.search.wordless_relevance_floor = 0.9999
     assert len(relevance(cands, ctx)) == 3  # the store talks of Kelvin: the latent floor
     cands, ctx, _ = _latent_ctx(3)
-    ctx.query = "Kelvin 的小屋"
-    ctx.named = {"何家豪": "kelvin"}  # a speaker of the store, named by another name
+    ctx.request.query = "Kelvin 的小屋"
+    ctx.understood.named = {"何家豪": "kelvin"}  # a speaker of the store, named by another name
     for c in cands:
         c.record.text = "小屋很好"
-    ctx.config.search.wordless_relevance_floor = 0.9999
+    ctx.request.config.search.wordless_relevance_floor = 0.9999
     assert len(relevance(cands, ctx)) == 3
     cands, ctx, _ = _latent_ctx(3)
-    ctx.query = "Kelvin 的小屋"
+    ctx.request.query = "Kelvin 的小屋"
     for c in cands:
         c.record.text = "小屋很好"
-    ctx.config.search.wordless_relevance_floor = 0.9999
-    ctx.config.search.unseen_question_share = 0  # the unseen-words rules off
+    ctx.request.config.search.wordless_relevance_floor = 0.9999
+    ctx.request.config.search.unseen_question_share = 0  # the unseen-words rules off
     assert len(relevance(cands, ctx)) == 3
 
 
@@ -635,7 +638,7 @@ def test_the_small_talk_of_a_chat_is_no_question_the_store_never_talked_of():
     # a question whose words no record holds: no line of the store says enough of it
     question = _ctx("remind me what I usually get before the panic", 0.25, Stats())
     query_weights(question)
-    assert question.query_unseen >= question.config.search.unseen_question_share
+    assert question.understood.unseen >= question.request.config.search.unseen_question_share
     assert worded_share(question, "latin") == 1.0
     # the same words as the newest message of a chat: any word held counts
     chat = _ctx(
@@ -673,7 +676,7 @@ def test_a_line_holding_most_of_one_message_of_a_chat_may_clear_its_floor():
                 "search.answerability_threshold": 0,  # the floors alone, as the others here
             },
         )
-        return StageContext(
+        return stage_context(
             query=query, now=0.0, k=10, config=config, store=Stats(), tokenizer=Tokenizer()
         )
 
@@ -697,7 +700,7 @@ def test_a_line_in_the_other_script_holding_the_questions_translations_may_clear
                 "search.answerability_threshold": 0,  # the floors alone, as the others here
             },
         )
-        c = StageContext(
+        c = stage_context(
             query="How much was the hut at the lake?",
             now=0.0,
             k=10,
@@ -705,7 +708,7 @@ def test_a_line_in_the_other_script_holding_the_questions_translations_may_clear
             store=Stats(),
             tokenizer=Tokenizer(),
         )
-        c.translated_weights = {"小屋": 3.0, "湖": 1.0}  # what the keyword search added
+        c.understood.translated_weights = {"小屋": 3.0, "湖": 1.0}  # what the keyword search added
         return c
 
     line = [("湖边的小屋一晚六百", 1.0)]

@@ -6,9 +6,9 @@ import pytest
 
 from remem.config import Config
 from remem.search.candidates import Candidate
-from remem.search.context import StageContext
 from remem.search.replies import asks_the_other, reply_after_question
 from remem.types import Record
+from unit.search.contexts import stage_context
 
 NOW = 1_800_000_000.0
 
@@ -78,7 +78,7 @@ def cands_for(records, scores):
 def run(records, scores, only=None, query="q", k=5, **overrides):
     """The candidates (all the records, or the ``only`` ones) ordered after the stage."""
     config = Config.load(env={}, overrides=overrides)
-    ctx = StageContext(query=query, now=NOW, k=k, config=config, store=Timeline(records))
+    ctx = stage_context(query=query, now=NOW, k=k, config=config, store=Timeline(records))
     cands = [c for c in cands_for(records, scores) if only is None or c.rowid in only]
     cands = reply_after_question(cands, ctx)
     return [c.record.id for c in sorted(cands, key=lambda c: -c.score)]
@@ -94,7 +94,7 @@ TURNS = [
 def test_the_question_goes_just_below_its_reply():
     assert run(TURNS, [0.9, 0.6, 0.3]) == ["r2", "r1", "r3"]
     config = Config.load(env={})
-    ctx = StageContext(query="q", now=NOW, k=5, config=config, store=Timeline(TURNS))
+    ctx = stage_context(query="q", now=NOW, k=5, config=config, store=Timeline(TURNS))
     question = reply_after_question(cands_for(TURNS, [0.9, 0.6, 0.3]), ctx)[0]
     assert question.notes == ["reply_after_question: below its reply r2"]  # the trace says
     # what lay between the two moves up; the reply is not lifted over it

@@ -167,12 +167,12 @@ def test_a_word_held_by_very_many_records_is_held_unasked(two_chats, monkeypatch
 
 
 def test_a_search_without_its_keyword_channel_weighs_words_as_the_channel_would(two_chats):
-    from remem.search.context import StageContext
     from remem.search.query_terms import query_weights, weigh_query
     from remem.search.scoped_terms import scoped_stats
+    from unit.search.contexts import stage_context
 
     def ctx(filters):
-        return StageContext(
+        return stage_context(
             query="Kelvin hut",
             now=0.0,
             k=5,
@@ -189,5 +189,5 @@ def test_a_search_without_its_keyword_channel_weighs_words_as_the_channel_would(
     channel, store_wide = ctx(family), ctx(family)
     weigh_query(channel, tokens, {}, stats, scoped)  # what the keyword channel does
     weigh_query(store_wide, tokens, {}, stats)
-    assert query_weights(ctx(family)) == channel.query_weights
-    assert channel.query_weights != store_wide.query_weights  # 2 records: general weights
+    assert query_weights(ctx(family)) == channel.understood.weights
+    assert channel.understood.weights != store_wide.understood.weights  # 2 records: general weights

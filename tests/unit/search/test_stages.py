@@ -14,6 +14,7 @@ from remem.text.names import NameIndex, alias_table, find_names
 from remem.text.timeexpr import TimeWindow
 from remem.text.tokenize import Tokenizer
 from remem.types import Record
+from unit.search.contexts import stage_context
 
 NOW = 1_800_000_000.0
 DAY = 86400.0
@@ -24,7 +25,7 @@ def cfg(**overrides) -> Config:
 
 
 def ctx(config=None, query="q", **kw) -> StageContext:
-    return StageContext(query=query, now=NOW, k=10, config=config or cfg(), **kw)
+    return stage_context(query=query, now=NOW, k=10, config=config or cfg(), **kw)
 
 
 def cand(
@@ -69,11 +70,13 @@ def test_min_semantic_drops_weak_vector_only_hits_and_says_so():
             cand(2, vector_score=0.5),
             cand(3, vector_score=0.5, lexical=True),
         ],
-        c,
+        c.request,
+        c.report,
     )
     assert [x.rowid for x in out] == [1, 3]  # lexical matches pass
-    assert c.dropped[0].stage == "min_semantic" and c.dropped[0].record_id == "r2"
-    assert gates.min_semantic([cand(4, vector_score=0.1)], ctx()) != []  # 0 = off
+    assert c.report.dropped[0].stage == "min_semantic" and c.report.dropped[0].record_id == "r2"
+    off = ctx()
+    assert gates.min_semantic([cand(4, vector_score=0.1)], off.request, off.report) != []  # 0 = off
 
 
 def test_noise_gate():
@@ -85,11 +88,13 @@ def test_noise_gate():
             cand(3, text="你怎么又忘了"),
             cand(4, text="HEARTBEAT_OK"),
         ],
-        c,
+        c.request,
+        c.report,
     )
     assert [x.rowid for x in out] == [2]
-    assert {d.stage for d in c.dropped} == {"noise"}
-    assert len(gates.noise([cand(1, text="hi")], ctx(cfg(**{"noise.enabled": False})))) == 1
+    assert {d.stage for d in c.report.dropped} == {"noise"}
+    off = ctx(cfg(**{"noise.enabled": False}))
+    assert len(gates.noise([cand(1, text="hi")], off.request, off.report)) == 1
 
 
 @pytest.mark.parametrize(
@@ -111,24 +116,24 @@ def test_a_query_with_content_is_not_noise(query):
 
 def test_min_score_abstains_and_explains():
     c = ctx(cfg(**{"search.min_score": 0.6}))
-    assert gates.min_score([cand(1, score=0.5), cand(2, score=0.3)], c) == []
-    assert [d.reason for d in c.dropped] == ["score 0.5000 < 0.6", "score 0.3000 < 0.6"]
+    assert gates.min_score([cand(1, score=0.5), cand(2, score=0.3)], c.request, c.report) == []
+    assert [d.reason for d in c.report.dropped] == ["score 0.5000 < 0.6", "score 0.3000 < 0.6"]
 
 
 def test_recency_is_bounded_and_monotone():
     c = ctx(cfg(**{"scoring.recency_weight": 0.1}))
     new, old = cand(1, age_days=0), cand(2, age_days=60)
-    scoring.recency([new, old], c)
+    scoring.recency([new, old], c.request)
     assert new.score == pytest.approx(0.6)
     assert 0.5 < old.score < new.score
     off = cand(3)
-    scoring.recency([off], ctx(cfg(**{"scoring.recency_weight": 0})))
+    scoring.recency([off], ctx(cfg(**{"scoring.recency_weight": 0})).request)
     assert off.score == 0.5
 
 
 def test_importance_factor():
     lo, hi = cand(1, importance=0.0), cand(2, importance=1.0)
-    scoring.importance([lo, hi], ctx())
+    scoring.importance([lo, hi], ctx().request)
     assert lo.score == pytest.approx(0.35) and hi.score == pytest.approx(0.5)
 
 
@@ -145,7 +150,7 @@ def test_authority_lifts_memories_kept_on_purpose_above_chat_of_similar_strength
     said = _memory(3, 0.5, captured_by="rules", explicit=True)  # "remember that ..."
     auto = _memory(4, 0.5, captured_by="rules")
     assistant = _memory(5, 0.5, said_by="assistant")
-    scoring.authority([chat, kept, said, auto, assistant], ctx())
+    scoring.authority([chat, kept, said, auto, assistant], ctx().request)
     assert chat.score == 0.6 and assistant.score == 0.5
     assert kept.score == pytest.approx(0.625) and said.score == pytest.approx(0.625)
     assert auto.score == pytest.approx(0.5625)
@@ -153,7 +158,7 @@ def test_authority_lifts_memories_kept_on_purpose_above_chat_of_similar_strength
     # a chat line that matches clearly better still wins; off, similarity alone decides
     assert cand(6, 0.7).score > kept.score
     off = _memory(7, 0.5)
-    scoring.authority([off], ctx(cfg(**{"scoring.authority": 0})))
+    scoring.authority([off], ctx(cfg(**{"scoring.authority": 0})).request)
     assert off.score == 0.5
 
 
@@ -163,7 +168,7 @@ def test_length_norm_only_damps_long_texts():
         cand(2, text="x" * 1000),
         cand(3, text="x" * 4000),
     )
-    scoring.length_norm([short, long, longer], ctx())
+    scoring.length_norm([short, long, longer], ctx().request)
     assert short.score == 0.5
     assert long.score == pytest.approx(0.5 / 1.5)
     assert longer.score < long.score
@@ -175,7 +180,7 @@ def test_decay_bounds_and_reinforcement():
     recalled.record.access_count = 2
     capped = cand(4, age_days=120)
     capped.record.access_count = 100
-    scoring.decay([fresh, old, recalled, capped], c)
+    scoring.decay([fresh, old, recalled, capped], c.request)
     assert fresh.score == pytest.approx(0.5)
     assert 0.25 <= old.score < recalled.score < capped.score < fresh.score
     # stretch capped at 3x the half-life
@@ -185,9 +190,9 @@ def test_decay_bounds_and_reinforcement():
 def test_access_boost_works_without_decay_and_is_capped():
     never, twice, often = cand(1), cand(2), cand(3)
     twice.record.access_count, often.record.access_count = 2, 10_000
-    scoring.access([never, twice, often], ctx())  # off by default: nothing moves
+    scoring.access([never, twice, often], ctx().request)  # off by default: nothing moves
     assert never.score == twice.score == often.score == 0.5
-    scoring.access([never, twice, often], ctx(cfg(**{"scoring.access_boost": 0.5})))
+    scoring.access([never, twice, often], ctx(cfg(**{"scoring.access_boost": 0.5})).request)
     assert never.score == 0.5 and [s for s, _ in never.stages] == [s for s, _ in cand(9).stages]
     assert twice.score == pytest.approx(0.5 * (1 + 0.5 * np.log(3)))
     assert often.score == pytest.approx(0.5 * 3.0)  # reinforcement_cap
@@ -196,7 +201,7 @@ def test_access_boost_works_without_decay_and_is_capped():
 def test_time_weighting_formula():
     c = ctx(cfg(**{"scoring.time_weight": 0.3}))
     x = cand(1, age_days=10, score=0.8)
-    scoring.time_weighting([x], c)
+    scoring.time_weighting([x], c.request)
     assert x.score == pytest.approx(0.7 * 0.8 + 0.3 * np.exp(-1.0))
 
 
@@ -206,10 +211,10 @@ def test_same_user_boost_only_when_enabled():
         cand(2, mentions=["u1"]),
         cand(3, speaker_id="u2"),
     )
-    scoring.same_user([own, mention, other], ctx(asker="u1", same_user_boost=True))
+    scoring.same_user([own, mention, other], ctx(asker="u1", same_user_boost=True).request)
     assert (own.score, mention.score, other.score) == (1.0, 1.0, 0.5)
     x = cand(4, speaker_id="u1")
-    scoring.same_user([x], ctx(asker="u1", same_user_boost=False))
+    scoring.same_user([x], ctx(asker="u1", same_user_boost=False).request)
     assert x.score == 0.5
 
 
@@ -220,7 +225,7 @@ def test_self_reference_weighs_the_assistant_down_under_a_question_about_the_ask
             cand(2, role="assistant"),
             cand(3),  # no role: kept as it is
         )
-        scoring.self_reference([said, replied, other], ctx(cfg(**overrides), query=query))
+        scoring.self_reference([said, replied, other], ctx(cfg(**overrides), query=query).request)
         return said.score, replied.score, other.score
 
     assert scored("How many fitness classes do I attend?") == (0.5, 0.25, 0.5)
@@ -234,7 +239,7 @@ def test_self_reference_weighs_the_assistant_down_under_a_question_about_the_ask
 def test_self_reference_reads_a_chat_turn_by_its_newest_message_whole():
     def scored(query):
         replied = cand(1, role="assistant")
-        scoring.self_reference([replied], ctx(query=query))
+        scoring.self_reference([replied], ctx(query=query).request)
         return replied.score
 
     assert scored("I told everyone about my plans.\nWhat did Caroline research?") == 0.5
@@ -302,7 +307,7 @@ def test_named_speaker_spares_a_line_that_alone_says_what_is_asked():
         own = cand(1, text=own_text, speaker_label="Caroline")
         other = cand(2, text=other_text, speaker_label="Melanie")
         c = _named_ctx(query, "Caroline", "Melanie", **overrides)
-        c.store, c.tokenizer = _Terms([own, other]), Tokenizer()
+        c.readers.store, c.readers.tokenizer = _Terms([own, other]), Tokenizer()
         scoring.named_speaker([own, other], c)
         return other.score
 
@@ -339,7 +344,7 @@ def test_session_lift():
         cand(2, score=0.3, session="a"),
         cand(3, score=0.3, session="b"),
     )
-    scoring.session_lift([best, mate, alone], c)
+    scoring.session_lift([best, mate, alone], c.request)
     assert best.score == 0.9 and mate.score == pytest.approx(0.48) and alone.score == 0.3
 
 
@@ -350,7 +355,7 @@ def test_time_intent_boost_and_filter():
     assert inside.score == pytest.approx(1.0) and outside.score == 0.5  # + boost 0.5
     c = ctx(cfg(**{"time_intent.mode": "filter"}), time_window=window)
     assert [x.rowid for x in time_intent([cand(1, age_days=3), cand(2, age_days=30)], c)] == [1]
-    assert c.dropped[0].stage == "time_intent" and "last week" in c.dropped[0].reason
+    assert c.report.dropped[0].stage == "time_intent" and "last week" in c.report.dropped[0].reason
 
 
 def _vecs(*rows):
@@ -511,8 +516,8 @@ def test_indexed_tokens_reads_each_row_once_and_leaves_unindexed_rows_out():
 
     store = Counting()
     c = ctx(store=store)
-    assert c.indexed_tokens([2, 1, 3]) == {1: ["t1"], 2: ["t2"]}
-    assert c.indexed_tokens([3, 2, 4]) == {2: ["t2"], 4: ["t4"]}
+    assert c.readers.indexed_tokens([2, 1, 3]) == {1: ["t1"], 2: ["t2"]}
+    assert c.readers.indexed_tokens([3, 2, 4]) == {2: ["t2"], 4: ["t4"]}
     assert store.asked == [[1, 2, 3], [4]]  # 3 is not asked again: it was asked and is absent
-    assert c.indexed_tokens([1, 2]) == {1: ["t1"], 2: ["t2"]}
+    assert c.readers.indexed_tokens([1, 2]) == {1: ["t1"], 2: ["t2"]}
     assert store.asked == [[1, 2, 3], [4]]

@@ -43,7 +43,7 @@ def _e5_ctx(query, cands, witness, floor=0.0):
     # e5 reads every candidate as unrelated (cosine 0.80 against a baseline of 0.80)
     vectors = {c.rowid: np.array([0.8, 0.6], np.float32) for c in cands}
     ctx = _ctx(query, floor, Stats(), qvec=q, vectors=vectors)
-    ctx.model_id, ctx.baseline, ctx.witness = E5, 0.8, witness
+    ctx.found.model_id, ctx.found.baseline, ctx.readers.witness = E5, 0.8, witness
     return ctx
 
 
@@ -61,14 +61,14 @@ def test_relevance_takes_the_witness_cosine_of_candidates_in_the_other_script(mo
     assert cands[1].relevance == pytest.approx(cal(0.8, 0.8, 0.0), rel=1e-5)  # e5's own word
     # a witness that reads less than e5 does not lower the candidate
     assert cands[2].relevance == pytest.approx(cal(0.8, 0.8, 0.0), rel=1e-5)
-    assert any("USE read 2 candidates in the other script" in n for n in ctx.notes)
+    assert any("USE read 2 candidates in the other script" in n for n in ctx.report.notes)
 
 
 def test_the_witness_reads_only_the_best_candidates(monkeypatch):
     use = FakeUSE()
     cands = _cands([("今天下雨", 0.1), ("我对花生过敏", 0.9)])
     ctx = _e5_ctx("Who is allergic to peanuts?", cands, _witness(monkeypatch, use))
-    ctx.config.search.witness_top = 1
+    ctx.request.config.search.witness_top = 1
     relevance(cands, ctx)
     assert use.calls == [["Who is allergic to peanuts?", "我对花生过敏"]]
 
@@ -91,10 +91,10 @@ def test_no_witness_in_one_script_when_off_or_for_another_model(monkeypatch):
     relevance(cands, _e5_ctx("Who is allergic to peanuts?", cands, witness))
     cands = _cands([("我对花生过敏", 0.9)])
     ctx = _e5_ctx("Who is allergic to peanuts?", cands, witness)
-    ctx.config.search.cross_script_witness = False
+    ctx.request.config.search.cross_script_witness = False
     relevance(cands, ctx)
     ctx = _e5_ctx("Who is allergic to peanuts?", cands, witness)
-    ctx.model_id = "openai:text-embedding-3-small"  # no fitted line onto its scale
+    ctx.found.model_id = "openai:text-embedding-3-small"  # no fitted line onto its scale
     relevance(cands, ctx)
     assert use.calls == []
 
