@@ -45,6 +45,7 @@ from ann_vectors import (
 
 from remem.config import TextConfig
 from remem.store.postgres import PostgresStore
+from remem.store.queries import LexicalQuery
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters
 
@@ -128,7 +129,7 @@ def main(n: int, data_dir: str | None = None, kind: str = "mixtures") -> dict:
     report["server_bytes"] = store.stats()["file_bytes"]
 
     _, report["lexical"] = timed(
-        lambda t: store.lexical_search(tokenizer.query_tokens(t), None, 50), qtexts
+        lambda t: store.lexical_search(LexicalQuery(tokenizer.query_tokens(t), None), 50), qtexts
     )
     if n <= 100_000:
         exact, report["exact"] = timed(

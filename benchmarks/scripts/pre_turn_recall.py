@@ -43,6 +43,7 @@ from remem.embed import latent
 from remem.embed.local import E5Embedder
 from remem.index.exact import blas_one_thread
 from remem.schemas import content_hash
+from remem.store.queries import LexicalQuery
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters
@@ -166,7 +167,9 @@ def measure(db: Path, sessions: list[str], qs: list[str], embedder: E5Embedder) 
                 with blas_one_thread():
                     scores = matrix.matrix @ vec
                 np.argpartition(-scores, 40)[:40]
-                store.lexical_search(mem.tokenizer.query_tokens(q), filters, 40, time.time())
+                store.lexical_search(
+                    LexicalQuery(mem.tokenizer.query_tokens(q), filters, time.time()), 40
+                )
                 floors.append((time.perf_counter() - t) * 1000)
                 # a new question each time: nothing cached from the floor's embedding
                 text = f"{q} ({mode})"

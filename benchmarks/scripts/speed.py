@@ -45,6 +45,8 @@ from ann_vectors import (
     synthetic_million,
 )
 
+from remem.store.queries import LexicalQuery
+
 MODEL = "local:use-multilingual-v3"
 DIM = 512
 SCOPES = 50
@@ -175,7 +177,7 @@ def step_search(db: str, queries: int) -> dict:
                 scores = matrix.matrix @ qv
             np.argpartition(-scores, 40)[:40]
             store_filters = Filters(scopes=[scope["scope"]]) if filters else None
-            store.lexical_search(tokens, store_filters, 40, time.time())
+            store.lexical_search(LexicalQuery(tokens, store_filters, time.time()), 40)
             floor[label].append(_since(t, c))
         if i < 200:
             exact = set(matrix.rowids[np.argsort(-(matrix.matrix @ qv))[:10]].tolist())

@@ -20,6 +20,7 @@ from conformance import T, fields
 
 from pg_server import fresh_schema, pg_url
 from remem.store.base import ClaimStore, NearestStore
+from remem.store.queries import LexicalQuery
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -53,8 +54,8 @@ def test_bm25_scores_equal_fts5s(tmp_path, pg, context_weight):
     pg.insert_records(rows)
     for _ in range(40):
         query = rng.sample([*words, "élan", "w1 w2"], k=rng.randint(1, 4))
-        want = dict(sqlite.lexical_search(query, None, 1000, context_weight=context_weight))
-        got = dict(pg.lexical_search(query, None, 1000, context_weight=context_weight))
+        want = dict(sqlite.lexical_search(LexicalQuery(query, None, None, context_weight), 1000))
+        got = dict(pg.lexical_search(LexicalQuery(query, None, None, context_weight), 1000))
         assert got.keys() == want.keys(), query
         for rowid, score in want.items():
             assert got[rowid] == pytest.approx(score, rel=1e-9), (query, rowid)
@@ -69,8 +70,8 @@ def test_bm25_statistics_follow_updates_and_deletes(tmp_path, pg):
         store.update_text(rowids[0], "x", "h", "alpha alpha delta")
         store.delete([f"r{i}" for i in range(5, 12)])
     for query in (["alpha"], ["beta1", "delta"], ["gamma"]):
-        want = dict(sqlite.lexical_search(query, None, 100, context_weight=0.5))
-        got = dict(pg.lexical_search(query, None, 100, context_weight=0.5))
+        want = dict(sqlite.lexical_search(LexicalQuery(query, None, None, 0.5), 100))
+        got = dict(pg.lexical_search(LexicalQuery(query, None, None, 0.5), 100))
         assert got.keys() == want.keys()
         for rowid, score in want.items():
             assert got[rowid] == pytest.approx(score, rel=1e-9)

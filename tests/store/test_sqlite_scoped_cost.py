@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from conformance import fields
 
+from remem.store.queries import LexicalQuery
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -39,12 +40,12 @@ def test_counting_one_session_walks_that_session_not_every_message(tmp_path):
             [(fields(i, session=f"s{i // 50}"), "apple pear") for i in range(5_000)]
         )
         session = Filters(kinds=["message"], sessions=["s7"], exclude_ids=["r350"])
-        assert store.phrase_counts(["kiwi"], session) == (49, {})
+        assert store.phrase_counts(LexicalQuery(["kiwi"], session)) == (49, {})
         assert store.count(session) == 49
-        one_session = vm_steps(store, lambda: store.phrase_counts(["kiwi"], session))
+        one_session = vm_steps(store, lambda: store.phrase_counts(LexicalQuery(["kiwi"], session)))
         one_session += vm_steps(store, lambda: store.count(session))
         whole = Filters(kinds=["message"])
-        every_message = vm_steps(store, lambda: store.phrase_counts(["kiwi"], whole))
+        every_message = vm_steps(store, lambda: store.phrase_counts(LexicalQuery(["kiwi"], whole)))
         # the session holds 1% of the messages; the slack is the fixed cost of a statement
         assert one_session * 10 < every_message
     finally:

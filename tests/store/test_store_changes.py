@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from conformance import T, fields, insert
 
+from remem.store.queries import LexicalQuery
 from remem.types import Filters
 
 SKIPPED = {"index_status": "skipped", "index_error": "not indexed: stored only"}
@@ -77,9 +78,11 @@ def test_update_text_replaces_text_and_own_tokens_but_keeps_context(store):
     store.update_text(rowid, "new text", "h-new", "banana")
     record = store.get("r1")
     assert (record.text, record.content_hash, record.visible_text) == ("new text", "h-new", None)
-    assert store.lexical_search(["apple"], None, 5) == []
-    assert [r for r, _ in store.lexical_search(["banana"], None, 5)] == [rowid]
-    assert [r for r, _ in store.lexical_search(["orchard"], None, 5, context_weight=0.5)] == [rowid]
+    assert store.lexical_search(LexicalQuery(["apple"], None), 5) == []
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["banana"], None), 5)] == [rowid]
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["orchard"], None, None, 0.5), 5)] == [
+        rowid
+    ]
     store.update_text(rowid, "env", "h3", "banana", visible_text="seen")
     assert store.get("r1").visible_text == "seen"
 
@@ -121,13 +124,13 @@ def test_delete_removes_lexical_rows_and_vectors(store):
     a, b = store.insert_records([(fields(1), "apple"), (fields(2), "banana")])
     store.put_vectors("m:x", "m", "x", [(a, np.ones(4, np.float32) / 2)])
     _, _, _, deletes = store.index_delta("m:x", 4, 0, 0)
-    assert [r for r, _ in store.lexical_search(["apple"], None, 10)] == [a]
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["apple"], None), 10)] == [a]
     assert store.delete(["r1", "missing", "r1"]) == 1
     assert store.get("r1") is None and store.get_by_rowids([a]) == {}
-    assert store.lexical_search(["apple"], None, 10) == []
+    assert store.lexical_search(LexicalQuery(["apple"], None), 10) == []
     assert store.vector_count("m:x") == 0 and store.vectors_of([a]) == {}
     assert store.lexical_row_problems() == ([], [])  # no orphan lexical rows left
-    assert [r for r, _ in store.lexical_search(["banana"], None, 10)] == [b]
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["banana"], None), 10)] == [b]
     assert store.index_delta("m:x", 4, 0, 0)[3] == deletes + 1  # indexes reload
     assert store.delete(["missing"]) == 0
     assert store.index_delta("m:x", 4, 0, 0)[3] == deletes + 1

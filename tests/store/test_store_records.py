@@ -7,6 +7,7 @@ from conformance import T, fields, insert
 
 from remem.errors import ValidationError
 from remem.store.base import ANY, MemoryMatch
+from remem.store.queries import LexicalQuery
 from remem.types import Filters
 
 
@@ -67,7 +68,7 @@ def test_a_duplicate_id_aborts_the_whole_batch(store):
         store.insert_records([(fields(3), "three"), (fields(3), "three again")])
     assert store.get("r2") is None and store.get("r3") is None
     assert store.count() == 1
-    assert store.lexical_search(["two"], None, 10) == []
+    assert store.lexical_search(LexicalQuery(["two"], None), 10) == []
     assert store.session_info("s9") is None
     assert store.change_token() == token
 

@@ -31,6 +31,7 @@ from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.search.query_terms import query_weights, term_coverage
 from remem.search.scoring import BELOW
+from remem.store.queries import LexicalQuery
 from remem.text.noise import is_noise
 from remem.text.salient import salient_names
 from remem.text.tokenize import Tokenizer
@@ -129,7 +130,10 @@ def entity_links(
     store, want = ctx.store, PER_NAME + 1  # the hit itself is among the holders
     found = {
         tokens: [
-            r for r, _ in store.lexical_search(tokens, ctx.filters, SEARCH_FACTOR * want, ctx.now)
+            r
+            for r, _ in store.lexical_search(
+                LexicalQuery(tokens, ctx.filters, ctx.now), SEARCH_FACTOR * want
+            )
         ]
         for tokens in wanted
     }

@@ -10,7 +10,7 @@ heuristics live in their features, not here: a store answers plain questions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from remem.store.dashboard import DashboardStore
+from remem.store.queries import Allocate, LexicalQuery
 from remem.store.stats import StoreStats
 from remem.types import Fact, Filters, Record, SessionInfo
 
@@ -77,12 +78,6 @@ class MemoryMatch:
     metadata_equals: tuple[str, str] | None = None  # (key, string value)
     speaker_id: str | None = ANY
     limit: int | None = None
-
-
-# Given a row count, the arrays to read vectors into: (rowids int64 (n,), matrix float32
-# (n, dim)), e.g. memory-mapped files, so an index build never holds the matrix in anonymous
-# memory.
-Allocate = Callable[[int], tuple[np.ndarray, np.ndarray]]
 
 
 @runtime_checkable
@@ -171,14 +166,11 @@ class SessionStore(Protocol):
 class LexicalStore(Protocol):
     """BM25 over each record's tokens (and, weighted, the turns before a message)."""
 
-    def lexical_search(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[tuple[int, float]]: ...
+    def lexical_search(self, query: LexicalQuery, limit: int) -> list[tuple[int, float]]:
+        """(rowid, BM25 score) of the best ``limit`` records for ``query``, best first;
+        scores are positive, higher is better."""
+        ...
+
     def lexical_rescore(
         self,
         rowids: Sequence[int],
@@ -191,32 +183,20 @@ class LexicalStore(Protocol):
         left out. The second pass of a keyword search in a big store
         (``remem.search.lexical``). With ``stats`` (``phrase_counts``' records and each
         token's rows), BM25's record count and document frequencies are those instead of the
-        store's (the mean record length stays the store's)."""
+        store's (the mean record length stays the store's). Written once for every backend
+        (``store/lexical_rescore.py``)."""
         ...
 
-    def phrase_counts(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> tuple[int, dict[str, int]]:
-        """(records passing ``filters``, {token: those of them it occurs in}), counted as BM25
-        counts them: a token's terms as a phrase, in the record's own tokens, or also in its
-        context when ``context_weight`` > 0; tokens no such record holds are left out. Costs
-        a walk of each token's postings: the caller keeps it to the tokens worth it."""
+    def phrase_counts(self, query: LexicalQuery) -> tuple[int, dict[str, int]]:
+        """(records passing ``query.filters``, {token: those of them it occurs in}), counted
+        as BM25 counts them: a token's terms as a phrase, in the record's own tokens, or also
+        in its context when the context counts; tokens no such record holds are left out.
+        Costs a walk of each token's postings: the caller keeps it to the tokens worth it."""
         ...
 
-    def lexical_newest(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[int]:
+    def lexical_newest(self, query: LexicalQuery, limit: int) -> list[int]:
         """Rowids of the newest ``limit`` records holding any token (in their own tokens, or
-        also in their context when ``context_weight`` > 0) and passing the filters: the rows
+        also in their context when the context counts) and passing the filters: the rows
         of a word too common to rank all of its records, found without scoring them."""
         ...
 

@@ -10,8 +10,9 @@ from functools import partial
 import numpy as np
 
 from remem.errors import ValidationError
-from remem.store.base import Allocate, IndexMetaRow, StoredVector, VectorRows, VectorState
+from remem.store.base import IndexMetaRow, StoredVector, VectorRows, VectorState
 from remem.store.memory.state import MemoryState
+from remem.store.queries import Allocate
 from remem.store.rows import INDEX_META_FIELDS
 from remem.types import Filters, Record
 

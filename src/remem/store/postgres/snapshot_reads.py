@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from remem.store.base import Allocate, VectorRows, VectorState
+from remem.store.base import VectorRows, VectorState
 from remem.store.postgres.vectors import VectorsMixin, as_array
+from remem.store.queries import Allocate
 from remem.store.sql_base import counter
 
 

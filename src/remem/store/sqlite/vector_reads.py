@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from remem.store.base import Allocate, VectorRows, VectorState
+from remem.store.base import VectorRows, VectorState
+from remem.store.queries import Allocate
 from remem.store.sql_base import counter
 
 # Rows per fetchmany: big enough to amortise the call, small enough that the row tuples in

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from remem.store.base import Allocate, VectorRows, VectorState
+from remem.store.base import VectorRows, VectorState
+from remem.store.queries import Allocate
 from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite import vector_reads
 from remem.store.sqlite.connection import SQLiteConnection
