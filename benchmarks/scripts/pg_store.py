@@ -45,7 +45,7 @@ from ann_vectors import (
 
 from remem.config import TextConfig
 from remem.store.postgres import PostgresStore
-from remem.store.queries import LexicalQuery
+from remem.store.queries import LexicalQuery, VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters
 
@@ -206,10 +206,12 @@ def _put_vectors(store, rowids: list[int], vectors: np.ndarray, report: dict) ->
     start = time.perf_counter()
     for lo in range(0, len(rowids), 1000):
         store.put_vectors(
-            "use",
-            "local",
-            "use",
-            list(zip(rowids[lo : lo + 1000], vectors[lo : lo + 1000], strict=True)),
+            VectorWrite(
+                "use",
+                "local",
+                "use",
+                list(zip(rowids[lo : lo + 1000], vectors[lo : lo + 1000], strict=True)),
+            ),
         )
         if lo % 100_000 == 0:
             print(f"vectors {lo + 1000:,}", file=sys.stderr, flush=True)

@@ -43,7 +43,7 @@ from remem.embed import latent
 from remem.embed.local import E5Embedder
 from remem.index.exact import blas_one_thread
 from remem.schemas import content_hash
-from remem.store.queries import LexicalQuery
+from remem.store.queries import LexicalQuery, VectorRead, VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters
@@ -63,7 +63,7 @@ def source_rows(cache: Path) -> list[tuple[dict, np.ndarray, bytes | None]]:
         for db in sorted(cache.glob(f"{name}-local_multilingual-e5-small-*/conv-*.db")):
             store = SQLiteStore(db)
             try:
-                rows = store.read_vectors(MODEL, DIM, by_rowid=True)
+                rows = store.read_vectors(VectorRead(MODEL, DIM, by_rowid=True))
                 rowids = [int(r) for r in rows.rowids]
                 records = store.get_by_rowids(rowids)
                 terms = store.latent_terms_of(TERMS, rowids)
@@ -115,7 +115,9 @@ def build(db: Path, n: int, source: list, with_terms: bool) -> list[str]:
                 codes.append(code)
             rowids = store.insert_records(rows)
             store.put_vectors(
-                MODEL, "local", "multilingual-e5-small", list(zip(rowids, vecs, strict=True))
+                VectorWrite(
+                    MODEL, "local", "multilingual-e5-small", list(zip(rowids, vecs, strict=True))
+                )
             )
             if with_terms:
                 items = [
@@ -151,7 +153,7 @@ def measure(db: Path, sessions: list[str], qs: list[str], embedder: E5Embedder) 
     out: dict = {}
     with Memory(db, config, embedder=embedder) as mem:
         store = mem.store
-        matrix = store.read_vectors(MODEL, DIM, by_rowid=True)
+        matrix = store.read_vectors(VectorRead(MODEL, DIM, by_rowid=True))
         mem.search("warm up the index", k=10)
         rng = random.Random(11)
         for mode in ("whole-store", "own-session"):

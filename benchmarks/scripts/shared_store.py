@@ -37,6 +37,7 @@ from suite_cli import REPO, add_suite_options, chosen_datasets, progress_every
 from suite_variants import VARIANTS
 
 from remem.config import Config
+from remem.store.queries import VectorWrite
 from remem.types import Filters
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,
@@ -125,7 +126,9 @@ def reuse_vectors(shared: Any, sources: list[Path]) -> int:
                 assert target is not None
                 for model_id, provider, model, blob in vectors.get(old, []):
                     vector = np.frombuffer(blob, np.float32)
-                    copied += shared.put_vectors(model_id, provider, model, [(target, vector)])
+                    copied += shared.put_vectors(
+                        VectorWrite(model_id, provider, model, [(target, vector)])
+                    )
                     terms_id = latent_model_id(model_id)  # the model's latent terms, if any
                     if terms_id is None:
                         continue

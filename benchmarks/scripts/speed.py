@@ -45,7 +45,7 @@ from ann_vectors import (
     synthetic_million,
 )
 
-from remem.store.queries import LexicalQuery
+from remem.store.queries import LexicalQuery, VectorRead, VectorWrite
 
 MODEL = "local:use-multilingual-v3"
 DIM = 512
@@ -88,7 +88,7 @@ def build_store(db: Path, n: int) -> None:
             rows.append((fields, mem.tokenizer.index_string(text)))
         rowids = mem.store.insert_records(rows)
         items = list(zip(rowids, vectors[start : start + len(rows)], strict=True))
-        mem.store.put_vectors(MODEL, "local", "use-multilingual-v3", items)
+        mem.store.put_vectors(VectorWrite(MODEL, "local", "use-multilingual-v3", items))
         print(f"  {start + len(rows)} records", file=sys.stderr)
     mem.close()
     tmp.rename(db)
@@ -157,7 +157,7 @@ def step_search(db: str, queries: int) -> dict:
     snapshot_index = searcher.index_for(embedder)
     exact_index = ExactIndex(store, MODEL, DIM)
     exact_index.sync()
-    matrix = store.read_vectors(MODEL, DIM, by_rowid=True)
+    matrix = store.read_vectors(VectorRead(MODEL, DIM, by_rowid=True))
     scope = {"scope": "user:7"}
     # (wall ms, CPU ms) per search: the shared machine's load swings wall times; CPU time
     # is what the search itself costs

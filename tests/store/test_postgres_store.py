@@ -20,7 +20,7 @@ from conformance import T, fields
 
 from pg_server import fresh_schema, pg_url
 from remem.store.base import ClaimStore, NearestStore
-from remem.store.queries import LexicalQuery
+from remem.store.queries import LexicalQuery, VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -93,7 +93,7 @@ def _clustered(n: int, dim: int, seed: int = 3) -> np.ndarray:
 def _fill(store, vectors: np.ndarray) -> list[int]:
     rows = [(fields(i, scope="even" if i % 2 == 0 else "odd"), "") for i in range(len(vectors))]
     rowids = [r for r in store.insert_records(rows) if r is not None]
-    store.put_vectors("m", "p", "m", list(zip(rowids, vectors, strict=True)))
+    store.put_vectors(VectorWrite("m", "p", "m", list(zip(rowids, vectors, strict=True))))
     return rowids
 
 
@@ -276,7 +276,9 @@ def test_claims_split_the_backlog_and_expire(pg):
     assert len(a) == 4 and len(b) == 6 and not {r.rowid for r in a} & {r.rowid for r in b}
     assert pg.claim_missing_vectors("m", "c", limit=100) == []  # everything is held
     assert len(pg.claim_missing_vectors("other-model", "c", limit=100)) == 10
-    pg.put_vectors("m", "p", "m", [(r.rowid, np.ones(3)) for r in a[:2]])  # done: unclaimed
+    pg.put_vectors(
+        VectorWrite("m", "p", "m", [(r.rowid, np.ones(3)) for r in a[:2]])
+    )  # done: unclaimed
     assert pg.release_claims("m", "a") == 2  # a gives back what it did not finish
     again = pg.claim_missing_vectors("m", "c", limit=100)
     assert [r.rowid for r in again] == [r.rowid for r in a[2:]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from conformance import fields
 
-from remem.store.queries import LexicalQuery
+from remem.store.queries import LexicalQuery, VectorRead, VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -65,15 +65,17 @@ def test_a_snapshot_builds_read_streams_the_vectors_without_sorting_them(tmp_pat
         rowids = store.insert_records([(fields(i), "w") for i in range(30)])
         vectors = np.eye(30, 8, dtype=np.float32)[:, :8] + 0.5
         # two models, written out of rowid order: seq order is not rowid order
-        store.put_vectors("other", "p", "o", [(r, vectors[0]) for r in rowids])
+        store.put_vectors(VectorWrite("other", "p", "o", [(r, vectors[0]) for r in rowids]))
         store.put_vectors(
-            "m", "p", "m", [(r, vectors[i]) for i, r in reversed(list(enumerate(rowids)))]
+            VectorWrite(
+                "m", "p", "m", [(r, vectors[i]) for i, r in reversed(list(enumerate(rowids)))]
+            )
         )
         statements: list[str] = []
         store._conn.set_trace_callback(statements.append)
         try:
             # the store reads on a side connection: the same function on its main one
-            read = read_vectors(store._conn, "m", 8, 0, by_rowid=True)
+            read = read_vectors(store._conn, VectorRead("m", 8, by_rowid=True))
         finally:
             store._conn.set_trace_callback(None)
         assert read.rowids.tolist() == sorted(rowids)

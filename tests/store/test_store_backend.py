@@ -19,7 +19,7 @@ from remem.store.base import (
     VectorStore,
 )
 from remem.store.migrations import LATEST_VERSION
-from remem.store.queries import LexicalQuery
+from remem.store.queries import LexicalQuery, VectorWrite
 from remem.store.stats import StoreStats, VectorCount
 
 PROTOCOLS = [
@@ -141,10 +141,10 @@ def _writes(store):
         lambda: store.set_session("s", origin_platform="qq"),
         lambda: store.meta_set("ns", "k", "v"),
         lambda: store.meta_add("ns", "n", 1),
-        lambda: store.put_vectors("m", "p", "m", [(rowid, vec)]),
+        lambda: store.put_vectors(VectorWrite("m", "p", "m", [(rowid, vec)])),
         lambda: store.mark_indexed_with("m"),
         lambda: store.clear_vectors(model_id="m"),
-        lambda: store.put_vectors("", "", "", [(rowid, vec)]),
+        lambda: store.put_vectors(VectorWrite("", "", "", [(rowid, vec)])),
         lambda: store.adopt_legacy_vectors("m", "p", "m"),
         lambda: store.delete_vectors([]),
         lambda: store.repair_lexical_rows([], {}),
@@ -183,7 +183,7 @@ def test_stats(store):
         fields(2, kind="memory", category="fact"),
         fields(3, session="s1", index_status="skipped", index_error="stored only"),
     )
-    store.put_vectors("m", "p", "m", [(a, np.ones(3, np.float32))])
+    store.put_vectors(VectorWrite("m", "p", "m", [(a, np.ones(3, np.float32))]))
     store.mark_index_status([b], "failed", "model down")
     store.meta_add("indexing", "dropped", 2)
     stats = store.stats()
@@ -222,7 +222,7 @@ def test_stats(store):
 
 def test_a_sound_store_has_no_problems(store):
     rowids = insert(store, fields(1), fields(2), tokens="x")
-    store.put_vectors("m", "p", "m", [(r, np.ones(4, np.float32)) for r in rowids])
+    store.put_vectors(VectorWrite("m", "p", "m", [(r, np.ones(4, np.float32)) for r in rowids]))
     assert store.integrity_problems() == []
     assert store.lexical_row_problems() == ([], [])
     assert store.malformed_vectors() == []
@@ -231,7 +231,9 @@ def test_a_sound_store_has_no_problems(store):
 
 def test_vectors_older_than_their_text_are_stale(store, monkeypatch):
     a, b = insert(store, fields(1), fields(2))
-    store.put_vectors("m", "p", "m", [(a, np.ones(4, np.float32)), (b, np.ones(4, np.float32))])
+    store.put_vectors(
+        VectorWrite("m", "p", "m", [(a, np.ones(4, np.float32)), (b, np.ones(4, np.float32))])
+    )
     later = time.time() + 60
     monkeypatch.setattr(time, "time", lambda: later)
     store.update_text(a, "changed", "h", "changed")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conformance import T, fields, insert
 
-from remem.store.queries import LexicalQuery
+from remem.store.queries import LexicalQuery, VectorWrite
 from remem.types import Filters
 
 SKIPPED = {"index_status": "skipped", "index_error": "not indexed: stored only"}
@@ -122,7 +122,7 @@ def test_mark_index_status(store):
 
 def test_delete_removes_lexical_rows_and_vectors(store):
     a, b = store.insert_records([(fields(1), "apple"), (fields(2), "banana")])
-    store.put_vectors("m:x", "m", "x", [(a, np.ones(4, np.float32) / 2)])
+    store.put_vectors(VectorWrite("m:x", "m", "x", [(a, np.ones(4, np.float32) / 2)]))
     _, _, _, deletes = store.index_delta("m:x", 4, 0, 0)
     assert [r for r, _ in store.lexical_search(LexicalQuery(["apple"], None), 10)] == [a]
     assert store.delete(["r1", "missing", "r1"]) == 1

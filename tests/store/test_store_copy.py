@@ -14,6 +14,7 @@ from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ValidationError
 from remem.store.base import Store
+from remem.store.queries import VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.transfer import copy_store
 
@@ -56,9 +57,9 @@ def fill(store: Store, n: int = 120) -> None:
     rows = [r.rowid for r in mem.list(limit=None) if r.index_status != "skipped"]
     rng = np.random.default_rng(3)
     store.put_vectors(
-        "other:m32", "other", "m32", [(r, rng.standard_normal(32)) for r in rows[:50]]
+        VectorWrite("other:m32", "other", "m32", [(r, rng.standard_normal(32)) for r in rows[:50]])
     )
-    store.put_vectors("", "", "", [(r, rng.standard_normal(16)) for r in rows[50:60]])
+    store.put_vectors(VectorWrite("", "", "", [(r, rng.standard_normal(16)) for r in rows[50:60]]))
     store.record_access([(rows[0], 3, 1_700_000_900.0), (rows[-1], 1, 1_700_000_950.0)])
     kept = store.get_by_rowids(rows[:40])  # the bundled model's latent terms of 40 records
     store.put_latent_terms(

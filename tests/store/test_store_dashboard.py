@@ -8,6 +8,7 @@ import pytest
 from conformance import T, fields, insert
 
 from remem.store.dashboard import DashboardStore
+from remem.store.queries import VectorWrite
 from remem.types import Filters
 
 QUARTER0 = int(T // 900)  # T is 800 s into its quarter of an hour
@@ -28,7 +29,7 @@ def _fill(store) -> dict[str, int]:
     )
     ids = {f"r{i + 1}": rowid for i, rowid in enumerate(rowids)}
     vector = np.ones(3, np.float32)
-    store.put_vectors("p:m", "p", "m", [(ids["r1"], vector), (ids["r3"], vector)])
+    store.put_vectors(VectorWrite("p:m", "p", "m", [(ids["r1"], vector), (ids["r3"], vector)]))
     store.mark_index_status([ids["r2"]], "failed", "model down")
     return ids
 

@@ -33,6 +33,7 @@ from remem.ingest.fast_lane import FastLane
 from remem.ingest.latent_fill import LatentTerms
 from remem.ingest.queue import IndexQueue
 from remem.store.base import ClaimStore, Store
+from remem.store.queries import VectorWrite
 from remem.types import Record
 
 log = logging.getLogger("remem")
@@ -408,12 +409,9 @@ class Indexer:
                 len(stale),
             )
             return False
-        rowids = [r.rowid for r in batch if r.rowid is not None]
+        items = list(zip([r.rowid for r in batch if r.rowid is not None], vectors, strict=True))
         self.store.put_vectors(
-            embedder.model_id,
-            embedder.provider,
-            embedder.model,
-            list(zip(rowids, vectors, strict=True)),
+            VectorWrite(embedder.model_id, embedder.provider, embedder.model, items)
         )
         return True
 

@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from remem.store.dashboard import DashboardStore
-from remem.store.queries import Allocate, LexicalQuery
+from remem.store.queries import ALL_FACTS, FactQuery, LexicalQuery, VectorRead, VectorWrite
 from remem.store.stats import StoreStats
 from remem.types import Fact, Filters, Record, SessionInfo
 
@@ -214,19 +214,9 @@ class SnapshotReads(Protocol):
 
     def vector_count(self, model_id: str) -> int: ...
     def vector_state(self, model_id: str, dim: int) -> VectorState: ...
-    def read_vectors(
-        self,
-        model_id: str,
-        dim: int,
-        after_seq: int = 0,
-        *,
-        by_rowid: bool = False,
-        allocate: Allocate | None = None,
-    ) -> VectorRows:
-        """Vectors of ``model_id`` and ``dim`` with seq > after_seq, read in one snapshot
-        into one contiguous matrix: in seq order (a delta: a later row of the same record
-        replaces an earlier one) or, ``by_rowid``, sorted by record rowid (a full read for a
-        snapshot). ``allocate`` supplies the arrays to fill."""
+    def read_vectors(self, request: VectorRead) -> VectorRows:
+        """The vectors ``request`` names (one model and dimension, after a sequence number,
+        in seq or rowid order, into the arrays it allocates), read in one snapshot."""
         ...
 
     def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
@@ -246,15 +236,12 @@ class VectorStore(SnapshotReads, Protocol):
     index (``remem.index.vector``) through the ``SnapshotReads`` (``vector_state``,
     ``read_vectors``, ``live_rowids``, ``vectors_at``) and ``filter_rows``."""
 
-    def put_vectors(
-        self,
-        model_id: str,
-        provider: str,
-        model: str,
-        items: Sequence[tuple[int, np.ndarray]],
-        *,
-        mark_indexed: bool = True,
-    ) -> int: ...
+    def put_vectors(self, batch: VectorWrite) -> int:
+        """Write one vector per record rowid of ``batch`` for its model (replacing an older
+        one; a rowid given twice keeps its last vector). Records deleted meanwhile are
+        skipped. Returns how many vectors were written."""
+        ...
+
     def vectors_of(self, rowids: Sequence[int]) -> dict[int, list[StoredVector]]: ...
     def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int: ...
     def drop_vectors_of_indexed(self, model_id: str) -> int:
@@ -345,19 +332,10 @@ class FactStore(Protocol):
         many were deleted."""
         ...
 
-    def facts(
-        self,
-        *,
-        scopes: Sequence[str] | None = None,
-        subject: str | None = None,
-        attribute: str | None = None,
-        at: float | None = None,
-        current: bool = False,
-        limit: int | None = None,
-    ) -> list[Fact]:
-        """Facts of these scopes (None: all), this subject key and attribute, oldest
-        ``valid_from`` first (then ``said_at``, then id). ``at``: only those that held at that
-        time (``Fact.holds_at``); ``current``: only those still open (``valid_to`` None)."""
+    def facts(self, query: FactQuery = ALL_FACTS) -> list[Fact]:
+        """The facts ``query`` asks for (scopes, subject key, attribute, held at a time,
+        still open, at most a number), oldest ``valid_from`` first (then ``said_at``, then
+        id)."""
         ...
 
     def facts_citing(self, record_ids: Sequence[str]) -> list[Fact]:

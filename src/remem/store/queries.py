@@ -100,7 +100,8 @@ class VectorWrite:
 class FactQuery:
     """Which facts ``facts`` lists: of these ``scopes`` (None: all), this subject key and
     attribute (None: any); ``at``: only those that held at that time (``Fact.holds_at``);
-    ``current``: only those still open (``valid_to`` None); ``limit`` at most (None: all)."""
+    ``current``: only those still open (``valid_to`` None); ``limit`` at most (None or a
+    negative number: all)."""
 
     scopes: Sequence[str] | None = None
     subject: str | None = None
@@ -117,8 +118,6 @@ class FactQuery:
             )
         if self.scopes is not None:
             object.__setattr__(self, "scopes", tuple(self.scopes))
-        if self.limit is not None and self.limit < 0:
-            raise ValueError(f"FactQuery.limit must be None (all) or >= 0, got {self.limit!r}")
 
 
 ALL_FACTS = FactQuery()

@@ -25,9 +25,9 @@ def test_a_lexical_query_refuses_a_lone_string():
 
 def test_a_vector_read_refuses_a_dimension_or_sequence_that_cannot_be():
     assert VectorRead("m", 4).after_seq == 0
-    with pytest.raises(ValueError, match="VectorRead.dim"):
+    with pytest.raises(ValueError, match=r"VectorRead\.dim"):
         VectorRead("m", 0)
-    with pytest.raises(ValueError, match="VectorRead.after_seq"):
+    with pytest.raises(ValueError, match=r"VectorRead\.after_seq"):
         VectorRead("m", 4, after_seq=-1)
 
 
@@ -36,10 +36,8 @@ def test_a_vector_write_holds_its_items():
     assert batch.mark_indexed and len(batch.items) == 1
 
 
-def test_a_fact_query_refuses_a_lone_scope_string_and_a_negative_limit():
+def test_a_fact_query_refuses_a_lone_scope_string():
     assert FactQuery(scopes=["a", "b"]).scopes == ("a", "b")
     assert FactQuery().scopes is None
     with pytest.raises(TypeError, match=r"FactQuery.scopes .*\['user:x'\]"):
         FactQuery(scopes="user:x")
-    with pytest.raises(ValueError, match="FactQuery.limit"):
-        FactQuery(limit=-1)

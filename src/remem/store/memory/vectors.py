@@ -12,7 +12,7 @@ import numpy as np
 from remem.errors import ValidationError
 from remem.store.base import IndexMetaRow, StoredVector, VectorRows, VectorState
 from remem.store.memory.state import MemoryState
-from remem.store.queries import Allocate
+from remem.store.queries import VectorRead, VectorWrite
 from remem.store.rows import INDEX_META_FIELDS
 from remem.types import Filters, Record
 
@@ -27,19 +27,10 @@ def _float32(rowid: int, vec: np.ndarray) -> np.ndarray:
 
 
 class VectorsMixin(MemoryState):
-    def put_vectors(
-        self,
-        model_id: str,
-        provider: str,
-        model: str,
-        items: Sequence[tuple[int, np.ndarray]],
-        *,
-        mark_indexed: bool = True,
-    ) -> int:
-        """Write one vector per record rowid for this model (replacing an older one).
-
-        Records deleted meanwhile are skipped. Returns how many vectors were written.
-        """
+    def put_vectors(self, batch: VectorWrite) -> int:
+        """See ``VectorStore.put_vectors``."""
+        model_id, provider, model = batch.model_id, batch.provider, batch.model
+        items, mark_indexed = batch.items, batch.mark_indexed
         if not items:
             return 0
         vectors = [(rowid, _float32(rowid, vec)) for rowid, vec in items]
@@ -178,7 +169,7 @@ class VectorsMixin(MemoryState):
 
     def load_vectors(self, model_id: str, dim: int, after_seq: int = 0) -> VectorRows:
         """Vectors of one model with seq > after_seq (all of them by default), in seq order."""
-        return self.read_vectors(model_id, dim, after_seq)
+        return self.read_vectors(VectorRead(model_id, dim, after_seq))
 
     def index_delta(
         self, model_id: str, dim: int, after_seq: int, after_rev: int
@@ -187,7 +178,7 @@ class VectorsMixin(MemoryState):
         new vectors, the filter columns of records changed since ``after_rev``, the current rev
         and the delete counter (a changed counter means: reload from scratch)."""
         with self._read():
-            vectors = self.read_vectors(model_id, dim, after_seq)
+            vectors = self.read_vectors(VectorRead(model_id, dim, after_seq))
             meta, rev = self.filter_rows(after_rev)
             return vectors, meta, rev, self._deletes
 
@@ -197,15 +188,8 @@ class VectorsMixin(MemoryState):
             seqs = [seq for seq, v in self._vectors.items() if v.model_id == model_id]
             return VectorState(max(seqs, default=0), self._deletes)
 
-    def read_vectors(
-        self,
-        model_id: str,
-        dim: int,
-        after_seq: int = 0,
-        *,
-        by_rowid: bool = False,
-        allocate: Allocate | None = None,
-    ) -> VectorRows:
+    def read_vectors(self, request: VectorRead) -> VectorRows:
+        model_id, dim, after_seq = request.model_id, request.dim, request.after_seq
         with self._read():
             found = [
                 v
@@ -213,12 +197,12 @@ class VectorsMixin(MemoryState):
                 if seq > after_seq and v.model_id == model_id and v.dim == dim
             ]
         max_seq = max((v.seq for v in found), default=after_seq)
-        if by_rowid:
+        if request.by_rowid:
             found.sort(key=lambda v: v.rowid)
-        if allocate is None:
+        if request.allocate is None:
             rowids, matrix = np.empty(len(found), np.int64), np.empty((len(found), dim), np.float32)
         else:
-            rowids, matrix = allocate(len(found))
+            rowids, matrix = request.allocate(len(found))
         if found:
             rowids[:] = [v.rowid for v in found]
             matrix[:] = np.frombuffer(b"".join(v.data for v in found), np.float32).reshape(-1, dim)

@@ -4,7 +4,6 @@ and model; the HNSW indexes over them are in ``nearest.py``)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ from pgvector import Vector
 from remem.store.base import VectorRows
 from remem.store.postgres.filters import filters_sql
 from remem.store.postgres.records import RecordsMixin
+from remem.store.queries import VectorWrite
 from remem.store.sql_dialect import POSTGRES
 from remem.store.vectors_sql import INSERT_VECTOR, SQLVectors
 from remem.types import Filters
@@ -27,18 +27,11 @@ def as_array(value: Any) -> np.ndarray:
 
 
 class VectorsMixin(SQLVectors, RecordsMixin):
-    def put_vectors(
-        self,
-        model_id: str,
-        provider: str,
-        model: str,
-        items: Sequence[tuple[int, np.ndarray]],
-        *,
-        mark_indexed: bool = True,
-    ) -> int:
-        """Write one vector per record rowid for this model (replacing an older one; a rowid
-        given twice keeps its last vector). Records deleted meanwhile are skipped. Returns
-        how many vectors were written."""
+    def put_vectors(self, batch: VectorWrite) -> int:
+        """See ``VectorStore.put_vectors``: the records locked in rowid order, the vectors in
+        one ``executemany``."""
+        model_id, provider, model = batch.model_id, batch.provider, batch.model
+        items, mark_indexed = batch.items, batch.mark_indexed
         latest = {int(rowid): vec for rowid, vec in items}
         if not latest:
             return 0

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from remem.store.base import VectorRows, VectorState
-from remem.store.queries import Allocate
+from remem.store.queries import VectorRead, VectorWrite
 from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite import vector_reads
 from remem.store.sqlite.connection import SQLiteConnection
@@ -19,19 +19,10 @@ from remem.types import Filters
 
 
 class VectorsMixin(SQLVectors, SQLiteConnection):
-    def put_vectors(
-        self,
-        model_id: str,
-        provider: str,
-        model: str,
-        items: Sequence[tuple[int, np.ndarray]],
-        *,
-        mark_indexed: bool = True,
-    ) -> int:
-        """Write one vector per record rowid for this model (replacing an older one).
-
-        Records deleted meanwhile are skipped. Returns how many vectors were written.
-        """
+    def put_vectors(self, batch: VectorWrite) -> int:
+        """See ``VectorStore.put_vectors``: one statement a vector."""
+        model_id, provider, model = batch.model_id, batch.provider, batch.model
+        items, mark_indexed = batch.items, batch.mark_indexed
         if not items:
             return 0
         now = time.time()
@@ -110,33 +101,21 @@ class VectorsMixin(SQLVectors, SQLiteConnection):
 
     @staticmethod
     def _vector_rows(c: sqlite3.Connection, model_id: str, dim: int, after_seq: int) -> VectorRows:
-        return vector_reads.read_vectors(c, model_id, dim, after_seq)
+        return vector_reads.read_vectors(c, VectorRead(model_id, dim, after_seq))
 
     # ---------------------------------------------------------------- snapshot index reads
     def vector_state(self, model_id: str, dim: int) -> VectorState:
         with self.read() as c:
             return vector_reads.vector_state(c, model_id)
 
-    def read_vectors(
-        self,
-        model_id: str,
-        dim: int,
-        after_seq: int = 0,
-        *,
-        by_rowid: bool = False,
-        allocate: Allocate | None = None,
-    ) -> VectorRows:
-        if after_seq == 0:
+    def read_vectors(self, request: VectorRead) -> VectorRows:
+        if request.after_seq == 0:
             # A full read takes seconds: on a connection of its own, so the small reads and
             # writes of other threads do not wait for it.
             with self.side_read() as c:
-                return vector_reads.read_vectors(
-                    c, model_id, dim, by_rowid=by_rowid, allocate=allocate
-                )
+                return vector_reads.read_vectors(c, request)
         with self.read() as c:
-            return vector_reads.read_vectors(
-                c, model_id, dim, after_seq, by_rowid=by_rowid, allocate=allocate
-            )
+            return vector_reads.read_vectors(c, request)
 
     def vectors_at(
         self, model_id: str, dim: int, rowids: Sequence[int], upto_seq: int
