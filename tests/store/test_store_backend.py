@@ -19,7 +19,7 @@ from remem.store.base import (
     VectorStore,
 )
 from remem.store.migrations import LATEST_VERSION
-from remem.store.queries import LexicalQuery, VectorWrite
+from remem.store.queries import LexicalQuery, SessionWindow, VectorWrite
 from remem.store.stats import StoreStats, VectorCount
 
 PROTOCOLS = [
@@ -156,7 +156,7 @@ def _read_everything(store) -> None:
     records = store.list_records(limit=None)
     store.get("r1")
     store.count()
-    store.neighbours(records, 2, 2)
+    store.neighbours(records, SessionWindow(2, 2))
     store.lexical_search(LexicalQuery(["one"], None), 5)
     store.term_stats(["one"])
     store.index_delta("m", 3, 0, 0)

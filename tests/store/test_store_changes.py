@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conformance import T, fields, insert
 
-from remem.store.queries import LexicalQuery, VectorWrite
+from remem.store.queries import LexicalQuery, SessionWindow, VectorWrite
 from remem.types import Filters
 
 SKIPPED = {"index_status": "skipped", "index_error": "not indexed: stored only"}
@@ -37,18 +37,18 @@ def _ids(found):
 def test_neighbours_count_hits_only_by_default(chat):
     store = chat
     anchor = store.get("r3")
-    got = store.neighbours([anchor], 1, 1)
+    got = store.neighbours([anchor], SessionWindow(1, 1))
     assert _ids(got) == {anchor.rowid: ["r1", "r5"]}  # stored-only r2 and r4 are skipped
-    got = store.neighbours([anchor], 3, 3)
+    got = store.neighbours([anchor], SessionWindow(3, 3))
     assert _ids(got) == {anchor.rowid: ["r1", "r5", "r6"]}  # nearest first on each side
-    got = store.neighbours([anchor], 0, 2, Filters(exclude_ids=["r5"]))
+    got = store.neighbours([anchor], SessionWindow(0, 2, Filters(exclude_ids=["r5"])))
     assert _ids(got) == {anchor.rowid: ["r6"]}
 
 
 def test_neighbours_in_context_mode_keep_stored_only_but_not_control(chat):
     store = chat
     anchor = store.get("r3")
-    got = store.neighbours([anchor], 1, 1, context=True)
+    got = store.neighbours([anchor], SessionWindow(1, 1, context=True))
     assert _ids(got) == {anchor.rowid: ["r2", "r5"]}  # media kept; control r4 skipped
 
 
@@ -58,9 +58,11 @@ def test_neighbours_of_anchors_without_a_session_or_rowid(chat):
     memory.session = None
     unsaved = store.get("r3")
     unsaved.rowid = None
-    assert store.neighbours([memory, unsaved], 2, 2) == {}
+    assert store.neighbours([memory, unsaved], SessionWindow(2, 2)) == {}
     same_time = store.get("r5")
-    assert _ids(store.neighbours([same_time], 1, 1)) == {same_time.rowid: ["r3", "r6"]}
+    assert _ids(store.neighbours([same_time], SessionWindow(1, 1))) == {
+        same_time.rowid: ["r3", "r6"]
+    }
 
 
 def test_find_message_and_previous_texts(chat):

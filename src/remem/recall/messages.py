@@ -26,6 +26,7 @@ from remem.schemas import check_encodable
 from remem.search.answerability import deciding
 from remem.search.checked import CheckedSearch
 from remem.store.base import Store
+from remem.store.queries import SessionWindow
 from remem.types import Filters, Hit, Record, SearchResult, Turn
 
 
@@ -206,7 +207,7 @@ def expand(
     )
     anchors = [r for r in records if cfg.expand_other_sessions or r.session == turn.session]
     around = (
-        chat.store.neighbours(anchors, window, window, window_filters, context=True)
+        chat.store.neighbours(anchors, SessionWindow(window, window, window_filters, context=True))
         if window > 0
         else {}
     )

@@ -19,7 +19,14 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from remem.store.dashboard import DashboardStore
-from remem.store.queries import ALL_FACTS, FactQuery, LexicalQuery, VectorRead, VectorWrite
+from remem.store.queries import (
+    ALL_FACTS,
+    FactQuery,
+    LexicalQuery,
+    SessionWindow,
+    VectorRead,
+    VectorWrite,
+)
 from remem.store.stats import StoreStats
 from remem.types import Fact, Filters, Record, SessionInfo
 
@@ -118,14 +125,7 @@ class RecordStore(Protocol):
     def find_message(self, session: str, created_at: float) -> Record | None: ...
     def previous_texts(self, session: str, before: float, limit: int) -> list[Record]: ...
     def neighbours(
-        self,
-        records: Sequence[Record],
-        before: int,
-        after: int,
-        filters: Filters | None = None,
-        now: float | None = None,
-        *,
-        context: bool = False,
+        self, records: Sequence[Record], window: SessionWindow
     ) -> dict[int, list[Record]]: ...
     def update_text(
         self,

@@ -61,6 +61,27 @@ class LexicalQuery:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionWindow:
+    """The records around an anchor in its session that ``neighbours`` returns: up to
+    ``before`` earlier and ``after`` later ones passing ``filters`` at ``now``, skipping the
+    records a search never shows or, with ``context``, those a conversation's context leaves
+    out (control and directive messages)."""
+
+    before: int
+    after: int
+    filters: Filters | None = None
+    now: float | None = None
+    context: bool = False
+
+    def __post_init__(self) -> None:
+        if self.before < 0 or self.after < 0:
+            raise ValueError(
+                f"SessionWindow.before and .after must be >= 0, got {self.before!r} and "
+                f"{self.after!r}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
 class VectorRead:
     """One model's vectors of one dimension with seq > ``after_seq`` (0: all), read in one
     snapshot into one contiguous matrix: in seq order (a delta: a later row of the same

@@ -18,6 +18,7 @@ from typing import Any
 from remem.schemas import ID_MAX_CHARS
 from remem.store.base import ANY, MemoryMatch, OnConflict, RecordRow
 from remem.store.filter_sql import filters_where
+from remem.store.queries import SessionWindow
 from remem.store.rows import check_enums, check_value, row_to_record
 from remem.store.sessions_sql import SQLSessions, upsert_session
 from remem.types import Filters, Record
@@ -126,26 +127,20 @@ class SQLRecords(SQLSessions):
         return [r[0] for r in rows]
 
     def neighbours(
-        self,
-        records: Sequence[Record],
-        before: int,
-        after: int,
-        filters: Filters | None = None,
-        now: float | None = None,
-        *,
-        context: bool = False,
+        self, records: Sequence[Record], window: SessionWindow
     ) -> dict[int, list[Record]]:
         """See ``Store.neighbours`` (store/base.py), which says what the window holds."""
-        where, params = filters_where(filters, self._sql, now=now)
+        where, params = filters_where(window.filters, self._sql, now=window.now)
         keep = (
             "r.message_kind NOT IN ('control', 'directive')"
-            if context
+            if window.context
             else "r.index_status != 'skipped'"
         )
         anchors = [r for r in records if r.session and r.rowid is not None]
         out: dict[int, list[Record]] = {r.rowid: [] for r in anchors if r.rowid is not None}
         if anchors:
-            for anchor, row in self._neighbour_rows(anchors, before, after, keep + where, params):
+            rows = self._neighbour_rows(anchors, window.before, window.after, keep + where, params)
+            for anchor, row in rows:
                 out[anchor].append(row_to_record(row))
         return out
 

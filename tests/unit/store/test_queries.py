@@ -4,7 +4,7 @@ they refuse with an error naming the field, and what they normalise."""
 import numpy as np
 import pytest
 
-from remem.store.queries import FactQuery, LexicalQuery, VectorRead, VectorWrite
+from remem.store.queries import FactQuery, LexicalQuery, SessionWindow, VectorRead, VectorWrite
 from remem.types import Filters
 
 
@@ -41,3 +41,9 @@ def test_a_fact_query_refuses_a_lone_scope_string():
     assert FactQuery().scopes is None
     with pytest.raises(TypeError, match=r"FactQuery.scopes .*\['user:x'\]"):
         FactQuery(scopes="user:x")
+
+
+def test_a_session_window_refuses_a_negative_side():
+    assert SessionWindow(0, 2).context is False
+    with pytest.raises(ValueError, match=r"SessionWindow\.before"):
+        SessionWindow(-1, 1)
