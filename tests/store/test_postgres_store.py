@@ -20,7 +20,7 @@ from conformance import T, fields
 
 from pg_server import fresh_schema, pg_url
 from remem.store.base import ClaimStore, NearestStore
-from remem.store.queries import LexicalQuery, VectorWrite
+from remem.store.queries import Backlog, LexicalQuery, VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -271,23 +271,24 @@ def test_two_writers_of_one_fact_leave_one_writers_sources(pg):
 def test_claims_split_the_backlog_and_expire(pg):
     assert isinstance(pg, ClaimStore)
     pg.insert_records([(fields(i), "") for i in range(10)])
-    a = pg.claim_missing_vectors("m", "a", limit=4)
-    b = pg.claim_missing_vectors("m", "b", limit=100)
+    a = pg.claim_missing_vectors(Backlog("m", 4), "a")
+    b = pg.claim_missing_vectors(Backlog("m", 100), "b")
     assert len(a) == 4 and len(b) == 6 and not {r.rowid for r in a} & {r.rowid for r in b}
-    assert pg.claim_missing_vectors("m", "c", limit=100) == []  # everything is held
-    assert len(pg.claim_missing_vectors("other-model", "c", limit=100)) == 10
-    pg.put_vectors(
-        VectorWrite("m", "p", "m", [(r.rowid, np.ones(3)) for r in a[:2]])
-    )  # done: unclaimed
+    assert pg.claim_missing_vectors(Backlog("m", 100), "c") == []  # everything is held
+    assert len(pg.claim_missing_vectors(Backlog("other-model", 100), "c")) == 10
+    # done: unclaimed
+    pg.put_vectors(VectorWrite("m", "p", "m", [(r.rowid, np.ones(3)) for r in a[:2]]))
     assert pg.release_claims("m", "a") == 2  # a gives back what it did not finish
-    again = pg.claim_missing_vectors("m", "c", limit=100)
+    again = pg.claim_missing_vectors(Backlog("m", 100), "c")
     assert [r.rowid for r in again] == [r.rowid for r in a[2:]]
-    crashed = pg.claim_missing_vectors("m", "d", limit=0)
+    crashed = pg.claim_missing_vectors(Backlog("m", 0), "d")
     assert crashed == []
+    with pytest.raises(ValueError, match=r"Backlog\.before_rowid"):
+        pg.claim_missing_vectors(Backlog("m", 10, before_rowid=5), "d")
     short = PostgresStore(pg.url, schema=pg._schema, pool_size=1)
     pg.release_claims("m", "b")
-    assert len(short.claim_missing_vectors("m", "e", limit=100, lease_s=-1)) == 6  # expired
-    assert len(pg.claim_missing_vectors("m", "f", limit=100)) == 6  # taken over
+    assert len(short.claim_missing_vectors(Backlog("m", 100), "e", lease_s=-1)) == 6  # expired
+    assert len(pg.claim_missing_vectors(Backlog("m", 100), "f")) == 6  # taken over
     short.close()
 
 

@@ -19,7 +19,7 @@ from remem.store.base import (
     VectorStore,
 )
 from remem.store.migrations import LATEST_VERSION
-from remem.store.queries import LexicalQuery, SessionWindow, VectorWrite
+from remem.store.queries import Backlog, LexicalQuery, SessionWindow, VectorWrite
 from remem.store.stats import StoreStats, VectorCount
 
 PROTOCOLS = [
@@ -160,7 +160,7 @@ def _read_everything(store) -> None:
     store.lexical_search(LexicalQuery(["one"], None), 5)
     store.term_stats(["one"])
     store.index_delta("m", 3, 0, 0)
-    store.records_missing_vectors("m")
+    store.records_missing_vectors(Backlog("m"))
     store.meta_get("ns", "k")
     store.session_info("s")
     store.stats()

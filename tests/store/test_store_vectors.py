@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conformance import fields, insert
 
-from remem.store.queries import VectorWrite
+from remem.store.queries import Backlog, VectorWrite
 from remem.types import Filters
 
 
@@ -97,9 +97,12 @@ def test_stand_in_vectors_of_indexed_records_are_dropped_and_statuses_kept(store
 def test_records_missing_vectors(store):
     a, _, c, d = insert(store, fields(1), fields(2, index_status="skipped"), fields(3), fields(4))
     store.put_vectors(VectorWrite("m", "p", "m", [(c, vec(1, 0))]))
-    assert [r.id for r in store.records_missing_vectors("m")] == ["r1", "r4"]  # not skipped
-    assert [r.id for r in store.records_missing_vectors("m", limit=1)] == ["r1"]
-    assert [r.rowid for r in store.records_missing_vectors("m", after_rowid=a)] == [d]
+    assert [r.id for r in store.records_missing_vectors(Backlog("m"))] == [
+        "r1",
+        "r4",
+    ]  # not skipped
+    assert [r.id for r in store.records_missing_vectors(Backlog("m", limit=1))] == ["r1"]
+    assert [r.rowid for r in store.records_missing_vectors(Backlog("m", after_rowid=a))] == [d]
     assert store.count_missing_vectors("m") == 2
     assert store.count_missing_vectors("other") == 3
 
@@ -109,10 +112,10 @@ def test_records_missing_vectors_newest_first(store):
     backlog from its newest end, page by page."""
     a, b, c, d = insert(store, fields(1), fields(2), fields(3), fields(4))
     store.put_vectors(VectorWrite("m", "p", "m", [(c, vec(1, 0))]))
-    newest = store.records_missing_vectors("m", limit=2, before_rowid=d + 1)
+    newest = store.records_missing_vectors(Backlog("m", limit=2, before_rowid=d + 1))
     assert [r.rowid for r in newest] == [d, b]  # c has its vector
-    assert [r.rowid for r in store.records_missing_vectors("m", before_rowid=b)] == [a]
-    assert store.records_missing_vectors("m", before_rowid=a) == []
+    assert [r.rowid for r in store.records_missing_vectors(Backlog("m", before_rowid=b))] == [a]
+    assert store.records_missing_vectors(Backlog("m", before_rowid=a)) == []
 
 
 def test_legacy_vectors_are_adopted_by_a_model(store):

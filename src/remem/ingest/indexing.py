@@ -33,7 +33,7 @@ from remem.ingest.fast_lane import FastLane
 from remem.ingest.latent_fill import LatentTerms
 from remem.ingest.queue import IndexQueue
 from remem.store.base import ClaimStore, Store
-from remem.store.queries import VectorWrite
+from remem.store.queries import Backlog, VectorWrite
 from remem.types import Record
 
 log = logging.getLogger("remem")
@@ -466,13 +466,11 @@ class Indexer:
             return list(itertools.islice(self.store.iter_records(batch=size, after=after), size))
         if isinstance(self.store, ClaimStore):  # shared by several processes: claim first
             return self.store.claim_missing_vectors(
-                model_id,
+                Backlog(model_id, size, after_rowid=0 if after == sys.maxsize else after),
                 self.worker_id,
-                limit=size,
-                after_rowid=0 if after == sys.maxsize else after,
                 lease_s=self.config.indexing.claim_lease_s,
             )
-        return self.store.records_missing_vectors(model_id, limit=size, before_rowid=after)
+        return self.store.records_missing_vectors(Backlog(model_id, size, before_rowid=after))
 
     @property
     def worker_id(self) -> str:

@@ -21,6 +21,7 @@ import numpy as np
 from remem.store.dashboard import DashboardStore
 from remem.store.queries import (
     ALL_FACTS,
+    Backlog,
     FactQuery,
     LexicalQuery,
     SessionWindow,
@@ -251,17 +252,9 @@ class VectorStore(SnapshotReads, Protocol):
         ...
 
     def mark_indexed_with(self, model_id: str) -> None: ...
-    def records_missing_vectors(
-        self,
-        model_id: str,
-        *,
-        limit: int = 1000,
-        after_rowid: int = 0,
-        before_rowid: int | None = None,
-    ) -> list[Record]:
-        """Records without a vector of ``model_id`` (skipped ones aside): after
-        ``after_rowid`` in rowid order; or, given ``before_rowid``, below it, newest (highest
-        rowid) first (`remem embed` fills a long import's backlog from its newest end)."""
+    def records_missing_vectors(self, backlog: Backlog) -> list[Record]:
+        """The page of records without a vector that ``backlog`` names (`remem embed` fills
+        a long import's backlog from its newest end, ``before_rowid``)."""
         ...
 
     def count_missing_vectors(self, model_id: str) -> int: ...
@@ -373,14 +366,13 @@ class ClaimStore(Protocol):
     without it (one process at a time) is read with ``records_missing_vectors``."""
 
     def claim_missing_vectors(
-        self,
-        model_id: str,
-        worker: str,
-        *,
-        limit: int = 1000,
-        after_rowid: int = 0,
-        lease_s: float = 300.0,
-    ) -> list[Record]: ...
+        self, backlog: Backlog, worker: str, lease_s: float = 300.0
+    ) -> list[Record]:
+        """The page ``backlog`` names (rowid order: ``before_rowid`` must be None) less the
+        records another worker holds a live claim on, now claimed by ``worker`` for
+        ``lease_s`` seconds."""
+        ...
+
     def release_claims(self, model_id: str, worker: str) -> int: ...
 
 

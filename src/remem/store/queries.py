@@ -82,6 +82,19 @@ class SessionWindow:
 
 
 @dataclass(frozen=True, slots=True)
+class Backlog:
+    """A page of the records still owed a vector of ``model_id`` (skipped ones aside), at
+    most ``limit`` (negative: all): after ``after_rowid`` in rowid order; or, given
+    ``before_rowid``, below it, newest (highest rowid) first. What ``records_missing_vectors``
+    and ``claim_missing_vectors`` (rowid order only) page through."""
+
+    model_id: str
+    limit: int = 1000
+    after_rowid: int = 0
+    before_rowid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class VectorRead:
     """One model's vectors of one dimension with seq > ``after_seq`` (0: all), read in one
     snapshot into one contiguous matrix: in seq order (a delta: a later row of the same

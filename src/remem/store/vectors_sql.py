@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from remem.store.base import IndexMetaRow, StoredVector, VectorRows
+from remem.store.queries import Backlog
 from remem.store.rows import INDEX_META_FIELDS
 from remem.store.sql_base import SQLConnection, counter
 from remem.types import Record
@@ -69,19 +70,13 @@ class SQLVectors(SQLConnection):
                 (model_id,),
             )
 
-    def records_missing_vectors(
-        self,
-        model_id: str,
-        *,
-        limit: int = 1000,
-        after_rowid: int = 0,
-        before_rowid: int | None = None,
-    ) -> list[Record]:
+    def records_missing_vectors(self, backlog: Backlog) -> list[Record]:
         """See ``Store.records_missing_vectors`` (resumable by rowid either way)."""
-        if before_rowid is None:
-            where, order, bound = "r.rowid > ?", "r.rowid", after_rowid
+        model_id, limit = backlog.model_id, backlog.limit
+        if backlog.before_rowid is None:
+            where, order, bound = "r.rowid > ?", "r.rowid", backlog.after_rowid
         else:
-            where, order, bound = "r.rowid < ?", "r.rowid DESC", before_rowid
+            where, order, bound = "r.rowid < ?", "r.rowid DESC", backlog.before_rowid
         return self._records(
             f"WHERE {where} AND r.index_status != 'skipped' AND NOT EXISTS "
             "(SELECT 1 FROM vectors v WHERE v.record_rowid = r.rowid AND v.model_id = ?) "

@@ -12,7 +12,7 @@ import numpy as np
 from remem.errors import ValidationError
 from remem.store.base import IndexMetaRow, StoredVector, VectorRows, VectorState
 from remem.store.memory.state import MemoryState
-from remem.store.queries import VectorRead, VectorWrite
+from remem.store.queries import Backlog, VectorRead, VectorWrite
 from remem.store.rows import INDEX_META_FIELDS
 from remem.types import Filters, Record
 
@@ -109,17 +109,13 @@ class VectorsMixin(MemoryState):
             "index_status"
         ] != "skipped" and model_id not in self._record_vectors.get(rowid, {})
 
-    def records_missing_vectors(
-        self,
-        model_id: str,
-        *,
-        limit: int = 1000,
-        after_rowid: int = 0,
-        before_rowid: int | None = None,
-    ) -> list[Record]:
+    def records_missing_vectors(self, backlog: Backlog) -> list[Record]:
         """See ``Store.records_missing_vectors`` (resumable by rowid either way)."""
         return self._records_lacking(
-            partial(self._missing, model_id), limit, after_rowid, before_rowid
+            partial(self._missing, backlog.model_id),
+            backlog.limit,
+            backlog.after_rowid,
+            backlog.before_rowid,
         )
 
     def count_missing_vectors(self, model_id: str) -> int:
