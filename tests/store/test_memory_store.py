@@ -16,7 +16,7 @@ from conformance import fields
 from remem.errors import StoreError, ValidationError
 from remem.store import memory as memory_package
 from remem.store.memory import InMemoryStore
-from remem.store.queries import VectorWrite
+from remem.store.queries import TextUpdate, VectorWrite
 
 
 def test_it_has_no_file():
@@ -151,7 +151,7 @@ def test_a_rolled_back_transaction_leaves_every_table_as_it_was():
     before = copy.deepcopy(_tables(store))
     with pytest.raises(RuntimeError), store.transaction():
         store.insert_records([(fields(4, session="s2", origin_platform="web"), "word4 common", "")])
-        store.update_text(r1, "new text", "h-new", "fresh words")
+        store.update_text(TextUpdate(r1, "new text", "h-new", "fresh words"))
         store.set_validity(r2, 5.0, {"superseded_by": "r4"})
         store.record_access([(r3, 2, 9.0)])
         store.mark_index_status([r3], "failed", "boom")

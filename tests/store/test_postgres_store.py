@@ -20,7 +20,7 @@ from conformance import T, fields
 
 from pg_server import fresh_schema, pg_url
 from remem.store.base import ClaimStore, NearestStore
-from remem.store.queries import Backlog, LexicalQuery, VectorWrite
+from remem.store.queries import Backlog, LexicalQuery, TextUpdate, VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -67,7 +67,7 @@ def test_bm25_statistics_follow_updates_and_deletes(tmp_path, pg):
     sqlite = SQLiteStore(tmp_path / "s.db")
     for store in (sqlite, pg):
         rowids = store.insert_records(rows)
-        store.update_text(rowids[0], "x", "h", "alpha alpha delta")
+        store.update_text(TextUpdate(rowids[0], "x", "h", "alpha alpha delta"))
         store.delete([f"r{i}" for i in range(5, 12)])
     for query in (["alpha"], ["beta1", "delta"], ["gamma"]):
         want = dict(sqlite.lexical_search(LexicalQuery(query, None, None, 0.5), 100))

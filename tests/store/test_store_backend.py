@@ -19,7 +19,7 @@ from remem.store.base import (
     VectorStore,
 )
 from remem.store.migrations import LATEST_VERSION
-from remem.store.queries import Backlog, LexicalQuery, SessionWindow, VectorWrite
+from remem.store.queries import Backlog, LexicalQuery, SessionWindow, TextUpdate, VectorWrite
 from remem.store.stats import StoreStats, VectorCount
 
 PROTOCOLS = [
@@ -134,7 +134,7 @@ def _writes(store):
     vec = np.ones(3, np.float32)
     return [
         lambda: store.insert_records([(fields(2), "two")]),
-        lambda: store.update_text(rowid, "t", "h", "tokens"),
+        lambda: store.update_text(TextUpdate(rowid, "t", "h", "tokens")),
         lambda: store.set_validity(rowid, T, {}),
         lambda: store.record_access([(rowid, 1, T)]),
         lambda: store.mark_index_status([rowid], "failed", "x"),
@@ -236,7 +236,7 @@ def test_vectors_older_than_their_text_are_stale(store, monkeypatch):
     )
     later = time.time() + 60
     monkeypatch.setattr(time, "time", lambda: later)
-    store.update_text(a, "changed", "h", "changed")
+    store.update_text(TextUpdate(a, "changed", "h", "changed"))
     assert store.stale_vectors("m") == [a]
     assert store.stale_vectors("other") == []
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conformance import T, fields, insert
 
-from remem.store.queries import LexicalQuery, SessionWindow, VectorWrite
+from remem.store.queries import LexicalQuery, SessionWindow, TextUpdate, VectorWrite
 from remem.types import Filters
 
 SKIPPED = {"index_status": "skipped", "index_error": "not indexed: stored only"}
@@ -77,7 +77,7 @@ def test_find_message_and_previous_texts(chat):
 
 def test_update_text_replaces_text_and_own_tokens_but_keeps_context(store):
     (rowid,) = store.insert_records([(fields(1, visible_text="old shown"), "apple", "orchard")])
-    store.update_text(rowid, "new text", "h-new", "banana")
+    store.update_text(TextUpdate(rowid, "new text", "h-new", "banana"))
     record = store.get("r1")
     assert (record.text, record.content_hash, record.visible_text) == ("new text", "h-new", None)
     assert store.lexical_search(LexicalQuery(["apple"], None), 5) == []
@@ -85,7 +85,7 @@ def test_update_text_replaces_text_and_own_tokens_but_keeps_context(store):
     assert [r for r, _ in store.lexical_search(LexicalQuery(["orchard"], None, None, 0.5), 5)] == [
         rowid
     ]
-    store.update_text(rowid, "env", "h3", "banana", visible_text="seen")
+    store.update_text(TextUpdate(rowid, "env", "h3", "banana", visible_text="seen"))
     assert store.get("r1").visible_text == "seen"
 
 

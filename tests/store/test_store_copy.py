@@ -14,7 +14,7 @@ from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ValidationError
 from remem.store.base import Store
-from remem.store.queries import VectorWrite
+from remem.store.queries import TextUpdate, VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.transfer import copy_store
 
@@ -158,7 +158,7 @@ def test_verification_finds_differences(tmp_path):
     common = {"tokenizer": TOKENIZER, "context_turns": 2, "source_name": "src", "sample": 100}
     assert copy_store(src, dst, **common).verified  # type: ignore[arg-type]
     changed = dst.get("m3")
-    dst.update_text(changed.rowid, "tampered", "x", "tampered")
+    dst.update_text(TextUpdate(changed.rowid, "tampered", "x", "tampered"))
     dst.delete(["m4"])
     report = copy_store(src, dst, **common)  # type: ignore[arg-type]
     assert not report.verified

@@ -8,7 +8,7 @@ import pytest
 from conformance import T, fields, insert
 
 from remem.store.dashboard import DashboardStore
-from remem.store.queries import VectorWrite
+from remem.store.queries import NewestIds, VectorWrite
 from remem.types import Filters
 
 QUARTER0 = int(T // 900)  # T is 800 s into its quarter of an hour
@@ -117,13 +117,13 @@ def test_newest_ids_pages_and_ended_validity(store):
         fields(5),
     )
     memories = Filters(kinds=["memory"])
-    assert store.newest_ids(memories) == ["r4", "r3", "r2", "r1"]
-    assert store.newest_ids(memories, limit=2, offset=1) == ["r3", "r2"]
-    assert store.newest_ids(memories, offset=3) == ["r1"]
-    assert store.newest_ids(memories, ended_by=T + 100) == ["r2"]
-    assert store.newest_ids(memories, ended_by=T + 500) == ["r3", "r2"]
+    assert store.newest_ids(NewestIds(memories)) == ["r4", "r3", "r2", "r1"]
+    assert store.newest_ids(NewestIds(memories, limit=2, offset=1)) == ["r3", "r2"]
+    assert store.newest_ids(NewestIds(memories, offset=3)) == ["r1"]
+    assert store.newest_ids(NewestIds(memories, ended_by=T + 100)) == ["r2"]
+    assert store.newest_ids(NewestIds(memories, ended_by=T + 500)) == ["r3", "r2"]
     current = Filters(kinds=["memory"], include_superseded=False)
-    assert store.newest_ids(current, limit=10) == ["r4", "r1"]  # both ended before now
+    assert store.newest_ids(NewestIds(current, limit=10)) == ["r4", "r1"]  # both ended before now
 
 
 def test_storage_size_says_what_it_measured(store):

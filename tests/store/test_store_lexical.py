@@ -11,7 +11,7 @@ from conformance import T, fields
 
 from remem.search.lexical import lexical_candidates
 from remem.store.memory import InMemoryStore
-from remem.store.queries import LexicalQuery
+from remem.store.queries import LexicalQuery, TextUpdate
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -148,7 +148,7 @@ def test_lexical_tokens_are_each_records_own_indexed_tokens(store):
     skipped = add(store, 3, "", index_status="skipped")
     got = store.lexical_tokens([a, b, skipped, 999_999])
     assert got == {a: ["apple", "banana", "apple"], b: ["durian"]}  # no context, no empties
-    store.update_text(b, "new text", "h2", "elder fig")
+    store.update_text(TextUpdate(b, "new text", "h2", "elder fig"))
     assert store.lexical_tokens([b]) == {b: ["elder", "fig"]}
     store.delete(["r1"])
     assert store.lexical_tokens([a, b]) == {b: ["elder", "fig"]}

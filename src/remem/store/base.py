@@ -25,6 +25,7 @@ from remem.store.queries import (
     FactQuery,
     LexicalQuery,
     SessionWindow,
+    TextUpdate,
     VectorRead,
     VectorWrite,
 )
@@ -128,15 +129,11 @@ class RecordStore(Protocol):
     def neighbours(
         self, records: Sequence[Record], window: SessionWindow
     ) -> dict[int, list[Record]]: ...
-    def update_text(
-        self,
-        rowid: int,
-        text: str,
-        content_hash: str,
-        tokens: str,
-        *,
-        visible_text: str | None = None,
-    ) -> None: ...
+    def update_text(self, change: TextUpdate) -> None:
+        """Replace a record's text, visible text and own lexical tokens (``change``), in one
+        write; its context and its vector stay."""
+        ...
+
     def set_validity(
         self, rowid: int, valid_to: float | None, metadata: dict[str, Any]
     ) -> None: ...

@@ -82,6 +82,31 @@ class SessionWindow:
 
 
 @dataclass(frozen=True, slots=True)
+class TextUpdate:
+    """A record's new text for ``update_text``: ``text`` (and the ``visible_text`` a reader
+    sees, None: the text), its ``content_hash`` and its own lexical ``tokens`` (its context
+    and its vector stay: the old vector serves until a new one is written)."""
+
+    rowid: int
+    text: str
+    content_hash: str
+    tokens: str
+    visible_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewestIds:
+    """Which ids ``newest_ids`` lists: of the records passing ``filters``, newest first
+    (created_at, then rowid); with ``ended_by``, only those whose validity ended by then
+    (valid_to <= ended_by); ``offset`` skipped, then ``limit`` at most (None: all)."""
+
+    filters: Filters | None = None
+    ended_by: float | None = None
+    limit: int | None = None
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Backlog:
     """A page of the records still owed a vector of ``model_id`` (skipped ones aside), at
     most ``limit`` (negative: all): after ``after_rowid`` in rowid order; or, given

@@ -18,7 +18,7 @@ from typing import Any
 from remem.schemas import ID_MAX_CHARS
 from remem.store.base import ANY, MemoryMatch, OnConflict, RecordRow
 from remem.store.filter_sql import filters_where
-from remem.store.queries import SessionWindow
+from remem.store.queries import SessionWindow, TextUpdate
 from remem.store.rows import check_enums, check_value, row_to_record
 from remem.store.sessions_sql import SQLSessions, upsert_session
 from remem.types import Filters, Record
@@ -232,23 +232,13 @@ class SQLRecords(SQLSessions):
             [*columns.values(), rev, now, rowid],
         )
 
-    def update_text(
-        self,
-        rowid: int,
-        text: str,
-        content_hash: str,
-        tokens: str,
-        *,
-        visible_text: str | None = None,
-    ) -> None:
-        """Replace a record's text, visible text and its own lexical tokens (its context and
-        its vector stay: the old vector serves until a new one is written)."""
+    def update_text(self, change: TextUpdate) -> None:
+        """See ``RecordStore.update_text``: the row and its lexical row in one write."""
         now = time.time()
+        columns = {"text": change.text, "visible_text": change.visible_text}
         with self.write() as c:
-            self._update_row(
-                c, rowid, now, text=text, visible_text=visible_text, content_hash=content_hash
-            )
-            self._replace_tokens(c, rowid, tokens)
+            self._update_row(c, change.rowid, now, **columns, content_hash=change.content_hash)
+            self._replace_tokens(c, change.rowid, change.tokens)
 
     def set_validity(self, rowid: int, valid_to: float | None, metadata: dict[str, Any]) -> None:
         """Close (or reopen, with None) a memory and replace its metadata, in one write."""
