@@ -37,12 +37,12 @@ class FactsMixin(MemoryState):
         return len(doomed)
 
     def facts(self, query: FactQuery = ALL_FACTS) -> list[Fact]:
-        q = query
+        q, scopes = query, query.scopes
         with self._read():
             found = [
                 dataclasses.replace(f)
                 for f in self._facts.values()
-                if (q.scopes is None or f.scope in q.scopes)
+                if (scopes is None or f.scope in scopes)
                 and (q.subject is None or f.subject == q.subject)
                 and (q.attribute is None or f.attribute == q.attribute)
                 and (q.at is None or f.holds_at(q.at))
