@@ -29,6 +29,21 @@ class SQLVectors(SQLConnection):
         """A stored vector as float32 bytes."""
         raise NotImplementedError  # each backend's own: a BLOB / a pgvector value
 
+    def _stamp_vectored(
+        self, c: Any, rowids: Sequence[int], rev: int, now: float, mark_indexed: bool
+    ) -> None:
+        """The records that just got a vector (``put_vectors``, in its write): 'indexed'
+        (error cleared, ``updated_at`` now) or, ``mark_indexed`` False, only the new ``rev``,
+        so in-memory indexes still pick up the new vector's record."""
+        d = self._sql
+        for chunk in d.chunks(list(rowids)):
+            member, bound = d.member("rowid", chunk, array="bigint")
+            if mark_indexed:
+                sets = "index_status = 'indexed', index_error = NULL, rev = ?, updated_at = ?"
+                c.execute(d.sql(f"UPDATE records SET {sets} WHERE ") + member, [rev, now, *bound])
+            else:
+                c.execute(d.sql("UPDATE records SET rev = ? WHERE ") + member, [rev, *bound])
+
     def vectors_of(self, rowids: Sequence[int]) -> dict[int, list[StoredVector]]:
         """(model_id, provider, model, float32 bytes) per record."""
         d = self._sql

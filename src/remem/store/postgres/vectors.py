@@ -64,16 +64,7 @@ class VectorsMixin(SQLVectors, RecordsMixin):
                         if rowid in alive
                     ],
                 )
-            if mark_indexed:
-                c.execute(
-                    "UPDATE records SET index_status = 'indexed', index_error = NULL, rev = %s, "
-                    "updated_at = %s WHERE rowid = ANY(%s::bigint[])",
-                    (rev, now, rowids),
-                )
-            else:  # still bump rev so in-memory indexes pick up the new vector's record
-                c.execute(
-                    "UPDATE records SET rev = %s WHERE rowid = ANY(%s::bigint[])", (rev, rowids)
-                )
+            self._stamp_vectored(c, rowids, rev, now, mark_indexed)
             c.execute(
                 "DELETE FROM claims WHERE model_id = %s AND rowid = ANY(%s::bigint[])",
                 (model_id, rowids),

@@ -26,7 +26,7 @@ class VectorsMixin(SQLVectors, SQLiteConnection):
         if not items:
             return 0
         now = time.time()
-        written = 0
+        written: list[int] = []
         with self.write() as c:
             rev = self._bump_rev(c)
             for rowid, vec in items:
@@ -40,16 +40,9 @@ class VectorsMixin(SQLVectors, SQLiteConnection):
                     INSERT_VECTOR,
                     (rowid, model_id, provider, model, int(data.shape[0]), data.tobytes(), now),
                 )
-                if mark_indexed:
-                    c.execute(
-                        "UPDATE records SET index_status = 'indexed', index_error = NULL, "
-                        "rev = ?, updated_at = ? WHERE rowid = ?",
-                        (rev, now, rowid),
-                    )
-                else:  # still bump rev so in-memory indexes pick up the new vector's record
-                    c.execute("UPDATE records SET rev = ? WHERE rowid = ?", (rev, rowid))
-                written += 1
-        return written
+                written.append(rowid)
+            self._stamp_vectored(c, written, rev, now, mark_indexed)
+        return len(written)
 
     def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int:
         """Delete vectors (of one model, or all) of the records passing the filters; those
