@@ -37,7 +37,7 @@ from suite_cli import REPO, add_suite_options, chosen_datasets, progress_every
 from suite_variants import VARIANTS
 
 from remem.config import Config
-from remem.store.queries import VectorWrite
+from remem.store.queries import RecordPage, VectorWrite
 from remem.types import Filters
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,
@@ -109,14 +109,14 @@ def reuse_vectors(shared: Any, sources: list[Path]) -> int:
     from remem.embed.latent import model_id_for as latent_model_id
     from remem.store import SQLiteStore
 
-    rowid_of = {r.id: r for r in shared.list_records(None, limit=None)}
+    rowid_of = {r.id: r for r in shared.list_records(RecordPage(None, limit=None))}
     copied = 0
     for path in (p for p in sources if p.is_file()):
         source = SQLiteStore(path)
         try:
             pairs = [
                 (r.rowid, rowid_of[r.id])
-                for r in source.list_records(None, limit=None)
+                for r in source.list_records(RecordPage(None, limit=None))
                 if r.id in rowid_of and r.rowid is not None
             ]
             olds = [old for old, _ in pairs]

@@ -19,7 +19,14 @@ from remem.store.base import (
     VectorStore,
 )
 from remem.store.migrations import LATEST_VERSION
-from remem.store.queries import Backlog, LexicalQuery, SessionWindow, TextUpdate, VectorWrite
+from remem.store.queries import (
+    Backlog,
+    LexicalQuery,
+    RecordPage,
+    SessionWindow,
+    TextUpdate,
+    VectorWrite,
+)
 from remem.store.stats import StoreStats, VectorCount
 
 PROTOCOLS = [
@@ -153,7 +160,7 @@ def _writes(store):
 
 
 def _read_everything(store) -> None:
-    records = store.list_records(limit=None)
+    records = store.list_records(RecordPage(limit=None))
     store.get("r1")
     store.count()
     store.neighbours(records, SessionWindow(2, 2))

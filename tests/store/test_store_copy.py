@@ -14,7 +14,7 @@ from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ValidationError
 from remem.store.base import Store
-from remem.store.queries import TextUpdate, VectorWrite
+from remem.store.queries import RecordPage, TextUpdate, VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.transfer import copy_store
 
@@ -98,8 +98,8 @@ def test_copy_moves_everything_and_verifies(tmp_path, src_kind, dst_kind):
     assert dst.get("notice").index_status == "skipped"
     assert dst.session_info("s1") == src.session_info("s1")
     assert dst.count_missing_latent_terms(LATENT_ID) == src.count_missing_latent_terms(LATENT_ID)
-    by_id = {r.id: r.rowid for r in dst.list_records(limit=None)}
-    for rec in src.list_records(limit=None):
+    by_id = {r.id: r.rowid for r in dst.list_records(RecordPage(limit=None))}
+    for rec in src.list_records(RecordPage(limit=None)):
         mine = src.latent_terms_of(LATENT_ID, [rec.rowid]).get(rec.rowid)
         assert dst.latent_terms_of(LATENT_ID, [by_id[rec.id]]).get(by_id[rec.id]) == mine
     # lexical tokens and context tokens were remade the same way: the same hits, same scores
@@ -135,7 +135,9 @@ def test_a_cut_short_copy_resumes_where_it_stopped(tmp_path):
     src.insert_records([(fields(999, id="late", kind="memory", text="late fact"), "late fact")])
     again = copy_store(src, dst, sample=500, **common)  # type: ignore[arg-type]
     assert (again.copied, again.verified, dst.count()) == (1, True, 124)
-    used = {r.id: r.access_count for r in src.list_records(limit=None) if r.access_count}
+    used = {
+        r.id: r.access_count for r in src.list_records(RecordPage(limit=None)) if r.access_count
+    }
     assert sorted(used.values()) == [1, 3]  # topped up once, not added again by the reruns
     assert {i: dst.get(i).access_count for i in used} == used
 

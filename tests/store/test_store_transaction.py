@@ -12,7 +12,7 @@ from conformance import T, fields, insert
 
 from remem.errors import ValidationError
 from remem.store.base import MemoryMatch, Store
-from remem.store.queries import LexicalQuery
+from remem.store.queries import LexicalQuery, RecordPage
 from remem.types import Filters
 
 MEMORY = {"kind": "memory", "scope": "user:u", "valid_from": T}
@@ -24,7 +24,7 @@ class Boom(Exception):
 
 def _state(store: Store) -> tuple:
     """What a transaction in these tests may change, as comparable values."""
-    records = store.list_records(None, limit=None, newest_first=False)
+    records = store.list_records(RecordPage(None, limit=None, newest_first=False))
     return (
         [(r.id, r.valid_to, r.metadata) for r in records],
         store.lexical_search(LexicalQuery(["fresh"], None), 10),

@@ -37,7 +37,7 @@ from remem.facts.llm_reader import LLMFactReader
 from remem.facts.model import Statement
 from remem.facts.subjects import people_of
 from remem.store.base import FactStore, Store
-from remem.store.queries import FactQuery
+from remem.store.queries import FactQuery, RecordPage
 from remem.types import Fact, Filters, Record
 
 log = logging.getLogger("remem.facts")
@@ -123,7 +123,7 @@ class FactService:
     def context(self) -> ExtractionContext:
         """The people of the store (every speaker's names and aliases -> subject key)."""
         if self._people is None:  # the recent speakers; later ones are learnt as they come
-            recent = self.store.list_records(Filters(kinds=["message"]), limit=PEOPLE_WINDOW)
+            recent = self.store.list_records(RecordPage(Filters(kinds=["message"]), PEOPLE_WINDOW))
             self._people = people_of(recent)
         return ExtractionContext(people=dict(self._people))
 

@@ -27,7 +27,7 @@ from remem.facts.question import asked_fact, attribute_of_value, fact_of_value, 
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.store.base import FactStore
-from remem.store.queries import FactQuery
+from remem.store.queries import FactQuery, RecordPage
 from remem.text.question_time import question_time
 from remem.types import Fact, Filters
 
@@ -267,7 +267,7 @@ def _bring(
     if base.ids is not None and record_id not in base.ids:
         return []  # a search of named records stays among them
     wanted = dataclasses.replace(base, ids=[record_id], include_superseded=ctx.include_superseded)
-    found = ctx.store.list_records(wanted, limit=1)
+    found = ctx.store.list_records(RecordPage(wanted, limit=1))
     if not found or found[0].rowid is None:
         return []
     cand = Candidate(rowid=found[0].rowid, record=found[0])

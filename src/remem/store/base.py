@@ -21,9 +21,11 @@ import numpy as np
 from remem.store.dashboard import DashboardStore
 from remem.store.queries import (
     ALL_FACTS,
+    FIRST_PAGE,
     Backlog,
     FactQuery,
     LexicalQuery,
+    RecordPage,
     SessionWindow,
     TextUpdate,
     VectorRead,
@@ -104,14 +106,10 @@ class RecordStore(Protocol):
     def ids_with_prefix(self, prefix: str, limit: int = 20) -> list[str]: ...
     def ids_where(self, filters: Filters | None) -> list[str]: ...
     def existing_hashes(self, hashes: Sequence[str]) -> set[str]: ...
-    def list_records(
-        self,
-        filters: Filters | None = None,
-        *,
-        limit: int | None = 50,
-        offset: int = 0,
-        newest_first: bool = True,
-    ) -> list[Record]: ...
+    def list_records(self, page: RecordPage = FIRST_PAGE) -> list[Record]:
+        """The page of records ``page`` names (by default the newest 50)."""
+        ...
+
     def iter_records(
         self, filters: Filters | None = None, batch: int = 1000, after: int = 0
     ) -> Iterator[Record]: ...

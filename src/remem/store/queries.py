@@ -82,6 +82,21 @@ class SessionWindow:
 
 
 @dataclass(frozen=True, slots=True)
+class RecordPage:
+    """A page of the records passing ``filters`` for ``list_records``: newest (or, not
+    ``newest_first``, oldest) first by created_at then rowid, ``offset`` skipped, then
+    ``limit`` at most (None or below 0: all)."""
+
+    filters: Filters | None = None
+    limit: int | None = 50
+    offset: int = 0
+    newest_first: bool = True
+
+
+FIRST_PAGE = RecordPage()
+
+
+@dataclass(frozen=True, slots=True)
 class TextUpdate:
     """A record's new text for ``update_text``: ``text`` (and the ``visible_text`` a reader
     sees, None: the text), its ``content_hash`` and its own lexical ``tokens`` (its context

@@ -18,7 +18,7 @@ from typing import Any
 from remem.schemas import ID_MAX_CHARS
 from remem.store.base import ANY, MemoryMatch, OnConflict, RecordRow
 from remem.store.filter_sql import filters_where
-from remem.store.queries import SessionWindow, TextUpdate
+from remem.store.queries import FIRST_PAGE, RecordPage, SessionWindow, TextUpdate
 from remem.store.rows import check_enums, check_value, row_to_record
 from remem.store.sessions_sql import SQLSessions, upsert_session
 from remem.types import Filters, Record
@@ -161,23 +161,15 @@ class SQLRecords(SQLSessions):
         )
         return newest_first[::-1]
 
-    def list_records(
-        self,
-        filters: Filters | None = None,
-        *,
-        limit: int | None = 50,
-        offset: int = 0,
-        newest_first: bool = True,
-    ) -> list[Record]:
-        """A page of records passing the filters, newest (or oldest) first; a limit of None
-        (or below 0) means all."""
+    def list_records(self, page: RecordPage = FIRST_PAGE) -> list[Record]:
+        """See ``RecordStore.list_records``."""
         d = self._sql
-        where, params = filters_where(filters, d)
-        order = "DESC" if newest_first else "ASC"
+        where, params = filters_where(page.filters, d)
+        order = "DESC" if page.newest_first else "ASC"
         return self._records(
             f"WHERE 1=1{where} ORDER BY r.created_at {order}, r.rowid {order} "
             f"LIMIT {d.mark} OFFSET {d.mark}",
-            [*params, d.limit(limit), offset],
+            [*params, d.limit(page.limit), page.offset],
         )
 
     def iter_records(
