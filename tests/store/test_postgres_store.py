@@ -20,7 +20,7 @@ from conformance import T, fields
 
 from pg_server import fresh_schema, pg_url
 from remem.store.base import ClaimStore, NearestStore
-from remem.store.queries import Backlog, LexicalQuery, TextUpdate, VectorWrite
+from remem.store.queries import Backlog, LexicalQuery, NearestQuery, TextUpdate, VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -102,7 +102,7 @@ def test_nearest_exact_and_hnsw_agree_with_brute_force(pg):
     drawn = _clustered(3020, 32)  # the last 20 are queries from the same clusters
     vectors, queries = drawn[:3000], drawn[3000:]
     rowids = np.array(_fill(pg, vectors))
-    exact = [pg.nearest("m", 32, q, 10) for q in queries]
+    exact = [pg.nearest(NearestQuery("m", 32, q, 10)) for q in queries]
     for q, hits in zip(queries, exact, strict=True):
         best = np.argsort(-(vectors @ q))[:10]
         assert [r for r, _ in hits] == rowids[best].tolist()
@@ -111,7 +111,7 @@ def test_nearest_exact_and_hnsw_agree_with_brute_force(pg):
     assert pg._has_index("m", 32)
     found = 0
     for q, want in zip(queries, exact, strict=True):
-        got = pg.nearest("m", 32, q, 10)
+        got = pg.nearest(NearestQuery("m", 32, q, 10))
         assert len(got) == 10 and [s for _, s in got] == sorted((s for _, s in got), reverse=True)
         found += len({r for r, _ in got} & {r for r, _ in want})
     assert found / (10 * len(queries)) >= 0.95  # HNSW recall@10 against exact
@@ -137,7 +137,7 @@ def test_hnsw_search_widens_with_the_index_size(pg):
         return _RecordingRead(conn, widths)
 
     pg.read = spy
-    pg.nearest("m", 32, vectors[0], 10)
+    pg.nearest(NearestQuery("m", 32, vectors[0], 10))
     assert widths == ["40"]
 
 
@@ -169,15 +169,17 @@ def test_filtered_hnsw_search_still_returns_k(pg):
     rowids = _fill(pg, vectors)
     pg.build_vector_index("m", 32)
     odd = set(rowids[1::2])
-    hits = pg.nearest("m", 32, vectors[0], 50, Filters(scopes=["odd"]))
+    hits = pg.nearest(NearestQuery("m", 32, vectors[0], 50, Filters(scopes=["odd"])))
     assert len(hits) == 50 and {r for r, _ in hits} <= odd
     rare = Filters(ids=["r7", "r2001"])  # very selective: the exact retry fills it
-    assert sorted(r for r, _ in pg.nearest("m", 32, vectors[0], 5, rare)) == [
+    assert sorted(r for r, _ in pg.nearest(NearestQuery("m", 32, vectors[0], 5, rare))) == [
         rowids[7],
         rowids[2001],
     ]
     pg.set_validity(rowids[1], T, {})
-    gone = pg.nearest("m", 32, vectors[1], 5, Filters(include_superseded=False), now=T + 1)
+    gone = pg.nearest(
+        NearestQuery("m", 32, vectors[1], 5, Filters(include_superseded=False), now=T + 1)
+    )
     assert rowids[1] not in [r for r, _ in gone]
 
 

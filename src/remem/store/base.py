@@ -25,6 +25,7 @@ from remem.store.queries import (
     Backlog,
     FactQuery,
     LexicalQuery,
+    NearestQuery,
     RecordPage,
     SessionWindow,
     TextUpdate,
@@ -343,15 +344,9 @@ class NearestStore(Protocol):
     Search asks it instead of loading the vectors into an in-memory index; a backend
     without it (SQLite, in memory) is searched through ``remem.index``."""
 
-    def nearest(
-        self,
-        model_id: str,
-        dim: int,
-        query: np.ndarray,
-        n: int,
-        filters: Filters | None = None,
-        now: float | None = None,
-    ) -> list[tuple[int, float]]: ...
+    def nearest(self, query: NearestQuery) -> list[tuple[int, float]]:
+        """(rowid, cosine similarity) of the vectors ``query`` asks for, best first."""
+        ...
 
 
 @runtime_checkable

@@ -135,6 +135,20 @@ class Backlog:
 
 
 @dataclass(frozen=True, slots=True)
+class NearestQuery:
+    """A vector search a backend answers itself (``NearestStore.nearest``): the ``n``
+    vectors of ``model_id`` and ``dim`` nearest to ``vector`` among the records passing
+    ``filters`` at ``now``."""
+
+    model_id: str
+    dim: int
+    vector: np.ndarray = field(compare=False)
+    n: int
+    filters: Filters | None = None
+    now: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class VectorRead:
     """One model's vectors of one dimension with seq > ``after_seq`` (0: all), read in one
     snapshot into one contiguous matrix: in seq order (a delta: a later row of the same
