@@ -36,6 +36,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ann_vectors import corpus_vectors, query_vectors, synthetic_million
 
+from remem.store.queries import VectorRead
+
 MODEL = "local:use-multilingual-v3"
 DIM = 512
 K = 10
@@ -137,7 +139,7 @@ def step_sql_read(db: Path) -> dict:
     source = SQLiteStore(db)
     base = reset_peak()
     wall, cpu = time.perf_counter(), time.process_time()
-    batch = source.read_vectors(MODEL, DIM, 0, by_rowid=True)
+    batch = source.read_vectors(VectorRead(MODEL, DIM, 0, by_rowid=True))
     return {
         "read_s": round(time.perf_counter() - wall, 2),
         "read_cpu_s": round(time.process_time() - cpu, 2),

@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from remem.store.queries import VectorWrite
+
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "bench"
 E5_ID = "local:multilingual-e5-small"
@@ -63,11 +65,13 @@ def build(db: Path, turns: list[dict], e5, use) -> None:
         texts = [r.embed_text(mem.config.embed.with_speaker) for r in records]
         vectors = use.embed_passages(texts)
         mem.store.put_vectors(
-            FAST_MODEL_ID,
-            "local",
-            FAST_MODEL,
-            [(r.rowid, v) for r, v in zip(records, vectors, strict=True) if r.rowid],
-            mark_indexed=False,
+            VectorWrite(
+                FAST_MODEL_ID,
+                "local",
+                FAST_MODEL,
+                [(r.rowid, v) for r, v in zip(records, vectors, strict=True) if r.rowid],
+                mark_indexed=False,
+            ),
         )
     tmp.rename(db)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from remem.index.exact import ExactIndex
 from remem.index.filtered import FilteredVectorIndex
+from remem.store.queries import VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -51,7 +52,9 @@ def fill(store: SQLiteStore, n: int, rng: np.random.Generator) -> None:
         rowids = store.insert_records(rows)
         vecs = rng.standard_normal((count, DIM)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-        store.put_vectors(MODEL, "bench", "random", list(zip(rowids, vecs, strict=True)))
+        store.put_vectors(
+            VectorWrite(MODEL, "bench", "random", list(zip(rowids, vecs, strict=True)))
+        )
 
 
 def cpu_ms(index, queries: np.ndarray, filters: Filters | None) -> dict[str, float]:

@@ -45,6 +45,7 @@ from ann_vectors import (
 
 from remem.config import TextConfig
 from remem.store.postgres import PostgresStore
+from remem.store.queries import LexicalQuery, NearestQuery, VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters
 
@@ -128,7 +129,7 @@ def main(n: int, data_dir: str | None = None, kind: str = "mixtures") -> dict:
     report["server_bytes"] = store.stats()["file_bytes"]
 
     _, report["lexical"] = timed(
-        lambda t: store.lexical_search(tokenizer.query_tokens(t), None, 50), qtexts
+        lambda t: store.lexical_search(LexicalQuery(tokenizer.query_tokens(t), None), 50), qtexts
     )
     if n <= 100_000:
         exact, report["exact"] = timed(
@@ -148,8 +149,10 @@ def main(n: int, data_dir: str | None = None, kind: str = "mixtures") -> dict:
         report["load_after_build"] = os.getloadavg()
     report["hnsw_index_size"] = store._index_size("use", dim)
     # one untimed pass: the exact scans above pushed the graph's pages out of the caches
-    timed(lambda q: store.nearest("use", dim, q, 10), queries)
-    approx, report["hnsw"] = timed(lambda q: store.nearest("use", dim, q, 10), queries)
+    timed(lambda q: store.nearest(NearestQuery("use", dim, q, 10)), queries)
+    approx, report["hnsw"] = timed(
+        lambda q: store.nearest(NearestQuery("use", dim, q, 10)), queries
+    )
     report["hnsw_recall_at_10"] = _recall(approx, exact)
     report["hnsw_by_ef_search"] = {}
     for ef in EF_SWEEP:
@@ -163,7 +166,7 @@ def main(n: int, data_dir: str | None = None, kind: str = "mixtures") -> dict:
     for name, scopes in (("5pct", ["s3"]), ("50pct", [f"s{i}" for i in range(10)])):
         only = Filters(scopes=scopes)
         hits, report[f"hnsw_filtered_{name}"] = timed(
-            lambda q, only=only: store.nearest("use", dim, q, 10, only), queries
+            lambda q, only=only: store.nearest(NearestQuery("use", dim, q, 10, only)), queries
         )
         truth = _numpy_exact(vectors, rowids, queries, keep=_scope_mask(len(rowids), scopes))
         report[f"hnsw_filtered_{name}"]["recall_at_10"] = _recall(hits, truth)
@@ -205,10 +208,12 @@ def _put_vectors(store, rowids: list[int], vectors: np.ndarray, report: dict) ->
     start = time.perf_counter()
     for lo in range(0, len(rowids), 1000):
         store.put_vectors(
-            "use",
-            "local",
-            "use",
-            list(zip(rowids[lo : lo + 1000], vectors[lo : lo + 1000], strict=True)),
+            VectorWrite(
+                "use",
+                "local",
+                "use",
+                list(zip(rowids[lo : lo + 1000], vectors[lo : lo + 1000], strict=True)),
+            ),
         )
         if lo % 100_000 == 0:
             print(f"vectors {lo + 1000:,}", file=sys.stderr, flush=True)

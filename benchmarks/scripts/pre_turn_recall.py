@@ -43,6 +43,7 @@ from remem.embed import latent
 from remem.embed.local import E5Embedder
 from remem.index.exact import blas_one_thread
 from remem.schemas import content_hash
+from remem.store.queries import LexicalQuery, VectorRead, VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters
@@ -62,7 +63,7 @@ def source_rows(cache: Path) -> list[tuple[dict, np.ndarray, bytes | None]]:
         for db in sorted(cache.glob(f"{name}-local_multilingual-e5-small-*/conv-*.db")):
             store = SQLiteStore(db)
             try:
-                rows = store.read_vectors(MODEL, DIM, by_rowid=True)
+                rows = store.read_vectors(VectorRead(MODEL, DIM, by_rowid=True))
                 rowids = [int(r) for r in rows.rowids]
                 records = store.get_by_rowids(rowids)
                 terms = store.latent_terms_of(TERMS, rowids)
@@ -114,7 +115,9 @@ def build(db: Path, n: int, source: list, with_terms: bool) -> list[str]:
                 codes.append(code)
             rowids = store.insert_records(rows)
             store.put_vectors(
-                MODEL, "local", "multilingual-e5-small", list(zip(rowids, vecs, strict=True))
+                VectorWrite(
+                    MODEL, "local", "multilingual-e5-small", list(zip(rowids, vecs, strict=True))
+                )
             )
             if with_terms:
                 items = [
@@ -150,7 +153,7 @@ def measure(db: Path, sessions: list[str], qs: list[str], embedder: E5Embedder) 
     out: dict = {}
     with Memory(db, config, embedder=embedder) as mem:
         store = mem.store
-        matrix = store.read_vectors(MODEL, DIM, by_rowid=True)
+        matrix = store.read_vectors(VectorRead(MODEL, DIM, by_rowid=True))
         mem.search("warm up the index", k=10)
         rng = random.Random(11)
         for mode in ("whole-store", "own-session"):
@@ -166,7 +169,9 @@ def measure(db: Path, sessions: list[str], qs: list[str], embedder: E5Embedder) 
                 with blas_one_thread():
                     scores = matrix.matrix @ vec
                 np.argpartition(-scores, 40)[:40]
-                store.lexical_search(mem.tokenizer.query_tokens(q), filters, 40, time.time())
+                store.lexical_search(
+                    LexicalQuery(mem.tokenizer.query_tokens(q), filters, time.time()), 40
+                )
                 floors.append((time.perf_counter() - t) * 1000)
                 # a new question each time: nothing cached from the floor's embedding
                 text = f"{q} ({mode})"

@@ -24,6 +24,7 @@ from remem.config import Config
 from remem.embed.factory import make_embedder
 from remem.engine import Memory
 from remem.search.answerability import _labelled
+from remem.store.queries import SessionWindow
 from remem.text.answer_types import attribute_evidence
 from remem_bench.suite import SuiteRun, suite_datasets
 
@@ -57,7 +58,9 @@ def main() -> None:
                     record = mem.store.get(hit["id"])
                     if record is None:
                         raise SystemExit(f"{hit['id']} is not in {path}: dump the rows again")
-                    around = mem.store.neighbours([record], 1, 1).get(record.rowid or -1, [])
+                    around = mem.store.neighbours([record], SessionWindow(1, 1)).get(
+                        record.rowid or -1, []
+                    )
                     texts = [_labelled(record), *(_labelled(r) for r in around)]
                     for name, read in TEXT_FEATURES.items():
                         hit["features"][name] = read(row["query"], texts)

@@ -37,6 +37,7 @@ from suite_cli import REPO, add_suite_options, chosen_datasets, progress_every
 from suite_variants import VARIANTS
 
 from remem.config import Config
+from remem.store.queries import RecordPage, VectorWrite
 from remem.types import Filters
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,
@@ -108,14 +109,14 @@ def reuse_vectors(shared: Any, sources: list[Path]) -> int:
     from remem.embed.latent import model_id_for as latent_model_id
     from remem.store import SQLiteStore
 
-    rowid_of = {r.id: r for r in shared.list_records(None, limit=None)}
+    rowid_of = {r.id: r for r in shared.list_records(RecordPage(None, limit=None))}
     copied = 0
     for path in (p for p in sources if p.is_file()):
         source = SQLiteStore(path)
         try:
             pairs = [
                 (r.rowid, rowid_of[r.id])
-                for r in source.list_records(None, limit=None)
+                for r in source.list_records(RecordPage(None, limit=None))
                 if r.id in rowid_of and r.rowid is not None
             ]
             olds = [old for old, _ in pairs]
@@ -125,7 +126,9 @@ def reuse_vectors(shared: Any, sources: list[Path]) -> int:
                 assert target is not None
                 for model_id, provider, model, blob in vectors.get(old, []):
                     vector = np.frombuffer(blob, np.float32)
-                    copied += shared.put_vectors(model_id, provider, model, [(target, vector)])
+                    copied += shared.put_vectors(
+                        VectorWrite(model_id, provider, model, [(target, vector)])
+                    )
                     terms_id = latent_model_id(model_id)  # the model's latent terms, if any
                     if terms_id is None:
                         continue

@@ -45,6 +45,8 @@ from ann_vectors import (
     synthetic_million,
 )
 
+from remem.store.queries import LexicalQuery, VectorRead, VectorWrite
+
 MODEL = "local:use-multilingual-v3"
 DIM = 512
 SCOPES = 50
@@ -86,7 +88,7 @@ def build_store(db: Path, n: int) -> None:
             rows.append((fields, mem.tokenizer.index_string(text)))
         rowids = mem.store.insert_records(rows)
         items = list(zip(rowids, vectors[start : start + len(rows)], strict=True))
-        mem.store.put_vectors(MODEL, "local", "use-multilingual-v3", items)
+        mem.store.put_vectors(VectorWrite(MODEL, "local", "use-multilingual-v3", items))
         print(f"  {start + len(rows)} records", file=sys.stderr)
     mem.close()
     tmp.rename(db)
@@ -155,7 +157,7 @@ def step_search(db: str, queries: int) -> dict:
     snapshot_index = searcher.index_for(embedder)
     exact_index = ExactIndex(store, MODEL, DIM)
     exact_index.sync()
-    matrix = store.read_vectors(MODEL, DIM, by_rowid=True)
+    matrix = store.read_vectors(VectorRead(MODEL, DIM, by_rowid=True))
     scope = {"scope": "user:7"}
     # (wall ms, CPU ms) per search: the shared machine's load swings wall times; CPU time
     # is what the search itself costs
@@ -175,7 +177,7 @@ def step_search(db: str, queries: int) -> dict:
                 scores = matrix.matrix @ qv
             np.argpartition(-scores, 40)[:40]
             store_filters = Filters(scopes=[scope["scope"]]) if filters else None
-            store.lexical_search(tokens, store_filters, 40, time.time())
+            store.lexical_search(LexicalQuery(tokens, store_filters, time.time()), 40)
             floor[label].append(_since(t, c))
         if i < 200:
             exact = set(matrix.rowids[np.argsort(-(matrix.matrix @ qv))[:10]].tolist())

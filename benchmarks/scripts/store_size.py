@@ -28,6 +28,7 @@ from ann_vectors import corpus_texts
 from load import store_size
 
 from remem import Config, Memory
+from remem.store.queries import VectorWrite
 
 MODEL_ID, PROVIDER, MODEL, DIM = (
     "local:multilingual-e5-small",
@@ -54,7 +55,7 @@ def fill(db: str, env: dict[str, str], texts: list[str]) -> float:
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
             rowids = [r.rowid for r in records if r.rowid is not None]
             mem.store.put_vectors(
-                MODEL_ID, PROVIDER, MODEL, list(zip(rowids, vectors, strict=True))
+                VectorWrite(MODEL_ID, PROVIDER, MODEL, list(zip(rowids, vectors, strict=True)))
             )
     return time.perf_counter() - started
 

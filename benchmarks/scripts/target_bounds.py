@@ -34,6 +34,7 @@ from remem.config import Config
 from remem.embed.factory import make_embedder
 from remem.embed.fast_model import fast_embedder
 from remem.search import relevance as relevance_stage
+from remem.store.queries import RecordPage
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
 
 KS = (1, 5, 10, 20)
@@ -65,7 +66,7 @@ def raw_ranks(matrices: dict[str, Any], e5_query: np.ndarray, query: str, gold: 
 def store_matrices(mem: Any, model_id: str) -> dict[str, Any]:
     """Every record's id, its e5 vector as stored and its USE vector (embedded now, from the
     text e5 embedded: the speaker's label and the line)."""
-    rows = mem.store.list_records(limit=None)
+    rows = mem.store.list_records(RecordPage(limit=None))
     stored = mem.store.vectors_of([r.rowid for r in rows])
     e5 = {
         rowid: np.frombuffer(blob, np.float32)

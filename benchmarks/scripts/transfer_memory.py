@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from remem.store.queries import VectorWrite
+
 DIM = 384
 WORDS = [
     "otter",
@@ -97,10 +99,12 @@ def build(db: Path, n: int, seed: int = 7) -> None:
             vecs = rng.standard_normal((size, DIM)).astype(np.float32)
             vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
             mem.store.put_vectors(
-                emb.model_id,
-                emb.provider,
-                emb.model,
-                list(zip([r.rowid for r in records], vecs, strict=True)),
+                VectorWrite(
+                    emb.model_id,
+                    emb.provider,
+                    emb.model,
+                    list(zip([r.rowid for r in records], vecs, strict=True)),
+                ),
             )
 
 

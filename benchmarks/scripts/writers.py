@@ -33,6 +33,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from remem.store.queries import RecordPage
+
 SEARCH_WORDS = ["ferry", "museum", "glacier", "lantern", "harbour", "ticket"]
 
 
@@ -199,7 +201,7 @@ def measure(writer: Any, spec: dict[str, Any], writers: int, searchers: int) -> 
 def check(spec: dict[str, Any], ids: list[str]) -> dict[str, int]:
     """Every acknowledged write present exactly once."""
     with _open(spec) as mem:
-        found = {r.id for r in mem.store.list_records(limit=None)}
+        found = {r.id for r in mem.store.list_records(RecordPage(limit=None))}
         total = mem.store.count()
     return {"acked": len(ids), "missing": len(set(ids) - found), "duplicated": total - len(found)}
 

@@ -9,6 +9,7 @@ import numpy as np
 from bench_helpers import load_bench_script
 
 from remem.store import SQLiteStore
+from remem.store.queries import VectorWrite
 
 ss = load_bench_script("shared_store")
 
@@ -51,7 +52,7 @@ def test_vectors_and_latent_terms_come_from_the_conversations_stores(tmp_path):
         assert old is not None and new is not None and old != new
         vector = np.arange(4, dtype=np.float32)
         model = "local:multilingual-e5-small"
-        source.put_vectors(model, "local", "multilingual-e5-small", [(old, vector)])
+        source.put_vectors(VectorWrite(model, "local", "multilingual-e5-small", [(old, vector)]))
         terms = f"{model}/latent-top128"
         source.put_latent_terms(terms, [(old, "h1", b"packed")])
         copied = ss.reuse_vectors(shared, [tmp_path / "conv-0.db", tmp_path / "conv-9.db"])

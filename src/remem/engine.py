@@ -35,6 +35,7 @@ from remem.search.checked import CheckedSearch
 from remem.search.pipeline import Searcher
 from remem.store.base import Store
 from remem.store.open import open_store
+from remem.store.queries import RecordPage
 from remem.store.stats import StoreStats
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters, Record, SearchResult, SessionInfo, StoredMemory
@@ -393,7 +394,7 @@ class Memory(FactMethods, TurnMethods):
         time from ``offset``."""
         arguments.count("limit", limit, optional=True)
         arguments.count("offset", offset)
-        return self.store.list_records(make_filters(filters, self.zone), limit=limit, offset=offset)
+        return self.store.list_records(RecordPage(make_filters(filters, self.zone), limit, offset))
 
     def search(
         self,

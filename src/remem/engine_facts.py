@@ -21,6 +21,7 @@ from remem.facts.model import name_subject
 from remem.facts.query import fold_name, subject_keys
 from remem.facts.service import FactService, Progress, RebuildSummary
 from remem.facts.visible import fact_guard, visible_facts
+from remem.store.queries import FactQuery
 from remem.types import Fact, Record
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ class FactMethods:
             metadata={**meta, "captured_by": "correction", "agent": agent},
             similar=False,  # two corrections of one chain differ only in their value
         )
-        facts = self.store.facts(scopes=[target], subject=key, attribute=attribute)
+        facts = self.store.facts(FactQuery(scopes=[target], subject=key, attribute=attribute))
         return FactCorrection(outcome.record, facts, outcome.duplicate_of)
 
     def _correction_target(
@@ -155,7 +156,7 @@ class FactMethods:
         if not keys:
             text = subject.strip()
             return name_subject(text) if ":" not in text else text, text, None
-        found = self.store.facts(scopes=readable, subject=keys[0], attribute=attribute)
+        found = self.store.facts(FactQuery(scopes=readable, subject=keys[0], attribute=attribute))
         if not found:
             return keys[0], subject.strip(), None
         newest = max(found, key=lambda f: (f.said_at, f.valid_from))

@@ -35,6 +35,7 @@ from remem.recall.memories import MemoryRecallParts, relevant_memories
 from remem.recall.messages import ChatArchive, session_context
 from remem.schemas import check_encodable, unstorable
 from remem.store.base import Store
+from remem.store.queries import RecordPage
 from remem.text.secrets import contains_secret
 from remem.types import Filters, Record, Turn
 
@@ -438,7 +439,7 @@ class MemoryTools:
         filters = Filters(
             kinds=["memory"], scopes=scopes, category=args.category, include_superseded=False
         )
-        records = self.parts.store.list_records(filters, limit=args.limit, offset=args.offset)
+        records = self.parts.store.list_records(RecordPage(filters, args.limit, args.offset))
         total = self.parts.store.count(filters)
         return {"memories": [_brief(r) for r in records], "total": total, "offset": args.offset}
 

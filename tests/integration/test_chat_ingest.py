@@ -11,6 +11,7 @@ from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ValidationError
 from remem.store import migrations
+from remem.store.queries import VectorWrite
 from remem.store.sqlite import SQLiteStore
 
 T = 1_800_000_000.0
@@ -137,7 +138,9 @@ def test_schema_4_migration_keeps_records_vectors_and_references(db_path, monkey
             "INSERT INTO records_fts (rowid, tokens, context) VALUES (?, 'old giraff', '')",
             (rowid,),
         )
-        mem.store.put_vectors(emb.model_id, "test", "hash64", [(rowid, emb._vec("old giraffe"))])
+        mem.store.put_vectors(
+            VectorWrite(emb.model_id, "test", "hash64", [(rowid, emb._vec("old giraffe"))])
+        )
     monkeypatch.undo()
     store = SQLiteStore(db_path)
     assert store.schema_version() == migrations.LATEST_VERSION

@@ -16,6 +16,7 @@ from remem import Config, Memory
 from remem.facts.extract import statements_of
 from remem.facts.fold import fold
 from remem.store.memory import InMemoryStore
+from remem.store.queries import RecordPage
 from remem.types import Turn
 
 
@@ -70,7 +71,7 @@ ASKED_AT = ts("2026-12-20", "12:00")
 
 def put_facts(mem: Memory) -> None:
     """Facts from every record, with the extractor as it is (the facts service will do this)."""
-    records = mem.store.list_records(limit=None, newest_first=False)
+    records = mem.store.list_records(RecordPage(limit=None, newest_first=False))
     mem.store.put_facts(fold(s for r in records for s in statements_of(r)))
 
 

@@ -8,6 +8,7 @@ from test_openai_provider import FakeOpenAI
 
 from remem import Config, Memory
 from remem.doctor import missized_vectors, run_doctor
+from remem.store.queries import VectorWrite
 
 MODEL_ID = "openai:fake-embed"
 
@@ -30,7 +31,9 @@ def test_missized_vector_is_found_and_re_embedded(tmp_path):
             mem.ingest_many([{"id": f"r{i}", "text": f"note {i}"} for i in range(3)])
             poisoned = mem.get("r1").rowid
             # the stray 5-d answer an older process learned and stored under the same model id
-            mem.store.put_vectors(MODEL_ID, "openai", "fake-embed", [(poisoned, np.ones(5))])
+            mem.store.put_vectors(
+                VectorWrite(MODEL_ID, "openai", "fake-embed", [(poisoned, np.ones(5))])
+            )
         with Memory(db, config) as mem:  # a restart: the size is learned afresh (8)
             assert missized_vectors(mem.store, MODEL_ID, 8) == {poisoned: "r1"}
             found = {f.check: f for f in run_doctor(mem)}

@@ -11,6 +11,7 @@ from test_cli import run
 
 from remem import Config, Memory
 from remem.index.snapshot import index_dir, model_dir, read_info
+from remem.store.queries import VectorWrite
 from remem.transfer import export_file
 
 E5_ID = "local:multilingual-e5-small"
@@ -45,10 +46,12 @@ def store_with_vectors(db, n: int) -> None:
         vecs = rng.standard_normal((n, 384)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         mem.store.put_vectors(
-            E5_ID,
-            "local",
-            "multilingual-e5-small",
-            list(zip([r.rowid for r in records], vecs, strict=True)),
+            VectorWrite(
+                E5_ID,
+                "local",
+                "multilingual-e5-small",
+                list(zip([r.rowid for r in records], vecs, strict=True)),
+            ),
         )
 
 

@@ -13,6 +13,7 @@ from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import StoreError
 from remem.index.legacy import KEY, NAMESPACE
+from remem.store.queries import VectorWrite
 from remem.transfer import import_records
 
 T = 1_800_000_000.0
@@ -127,7 +128,9 @@ def test_legacy_vectors_of_another_size_stay_legacy(db_path, dim):
     emb = HashEmbedder()
     with Memory(db_path, cfg(), embedder=emb) as mem:
         rec = mem.add("odd one", embed=False)
-        mem.store.put_vectors("", "", "", [(rec.rowid, np.ones(dim, np.float32) / dim**0.5)])
+        mem.store.put_vectors(
+            VectorWrite("", "", "", [(rec.rowid, np.ones(dim, np.float32) / dim**0.5)])
+        )
         mem.search("odd", channels=("vector",))
         assert legacy_rows(mem) == 1  # cannot be this model's: not adopted, never compared
         writes = mem.store.local_writes

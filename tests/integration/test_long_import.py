@@ -16,6 +16,7 @@ from remem import Config, Memory
 from remem.cli.ops import backlog_line
 from remem.embed.fast_model import FAST_MODEL_ID
 from remem.errors import ValidationError
+from remem.store.queries import Backlog
 from remem.transfer import import_records
 
 E5_ID = "local:multilingual-e5-small"
@@ -61,7 +62,7 @@ def history(n: int) -> list[str]:
 def vectors(mem: Memory, model_id: str) -> set[str]:
     """The ids of the records holding a vector of ``model_id``."""
     everyone = {r.id for r in mem.store.iter_records()}
-    return everyone - {r.id for r in mem.store.records_missing_vectors(model_id, limit=-1)}
+    return everyone - {r.id for r in mem.store.records_missing_vectors(Backlog(model_id, limit=-1))}
 
 
 class Interrupted(Exception):

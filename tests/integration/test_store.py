@@ -9,6 +9,7 @@ import pytest
 from remem.errors import StoreError, StorePathError
 from remem.store import migrations
 from remem.store.paths import prepare_db_path
+from remem.store.queries import LexicalQuery
 from remem.store.sqlite import SQLiteStore
 
 
@@ -100,7 +101,7 @@ def test_a_version_1_file_is_migrated_with_its_data(db_path, monkeypatch):
     store = SQLiteStore(db_path)
     assert store.schema_version() == migrations.LATEST_VERSION
     assert store.get("old").text == "kept across migrations"
-    assert [r for r, _ in store.lexical_search(["kept"], None, 5)] == [rowid]
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["kept"], None), 5)] == [rowid]
     cols = [r[1] for r in store._conn.execute("PRAGMA table_info(records_fts)")]
     assert cols == ["tokens", "context"]
     vocab = dict(store._conn.execute("SELECT term, doc FROM records_vocab").fetchall())

@@ -10,6 +10,7 @@ from test_cli import one_error_line, run
 
 from helpers import HashEmbedder
 from remem import Config, Memory, ValidationError
+from remem.store.queries import RecordPage
 from remem.transfer import export_file, export_records, import_records
 
 
@@ -155,7 +156,7 @@ def test_latent_terms_travel_with_an_export_with_vectors(tmp_path):
     with Memory(tmp_path / "dst.db", cfg(), embedder=emb) as mem:
         report = import_records(mem, [json.dumps(x) for x in lines])
         assert report.latent_terms == 1 and report.to_dict()["latent_terms"] == 1
-        stored = {r.id: r for r in mem.store.list_records(limit=None)}
+        stored = {r.id: r for r in mem.store.list_records(RecordPage(limit=None))}
         got = mem.store.latent_terms_of(terms_id, [r.rowid for r in stored.values()])
         assert got == {stored["m0"].rowid: codes["m0"]}
 

@@ -16,6 +16,7 @@ import pytest
 
 from remem.index.snapshot import index_dir, open_snapshot, read_info
 from remem.index.vector import VectorIndex
+from remem.store.queries import VectorRead, VectorWrite
 from remem.store.sqlite import SQLiteStore
 
 MODEL = "test:unit"
@@ -41,7 +42,7 @@ def _unit(rng: np.random.Generator, n: int, dim: int = DIM) -> np.ndarray:
 
 def _fill(store: SQLiteStore, vectors: np.ndarray, start: int = 0, model: str = MODEL) -> list:
     rowids = store.insert_records([(_fields(start + i), "t") for i in range(len(vectors))])
-    store.put_vectors(model, "test", "unit", list(zip(rowids, vectors, strict=True)))
+    store.put_vectors(VectorWrite(model, "test", "unit", list(zip(rowids, vectors, strict=True))))
     return rowids
 
 
@@ -128,7 +129,9 @@ def test_new_replaced_and_deleted_vectors_are_honoured(store, db_path):
 
     target = rowids[10]
     moved = _unit(rng, 1)[0]
-    store.put_vectors(MODEL, "test", "unit", [(target, moved)])  # replaces a snapshot row
+    store.put_vectors(
+        VectorWrite(MODEL, "test", "unit", [(target, moved)])
+    )  # replaces a snapshot row
     assert index.search(moved, 1)[0] == (target, pytest.approx(1.0))
     assert target not in [r for r, _ in index.search(vectors[10], 20)]
     np.testing.assert_allclose(index.vectors_for([target])[target], moved)
@@ -237,7 +240,7 @@ def _build_and_search(db: str, rounds: int, seed: int) -> list[int]:
     """Run in another process: build (waiting for the lock) and search in turns."""
     index = _index(Path(db))
     rng = np.random.default_rng(seed)
-    batch = SQLiteStore(db).read_vectors(MODEL, DIM)
+    batch = SQLiteStore(db).read_vectors(VectorRead(MODEL, DIM))
     wrong = []
     for i in range(rounds):
         if i % 2 == 0:
@@ -324,7 +327,7 @@ def _filter_store(store: SQLiteStore, n: int, rng) -> list[int]:
         for i in range(n)
     ]
     rowids = store.insert_records(rows)
-    store.put_vectors(MODEL, "test", "unit", list(zip(rowids, vectors, strict=True)))
+    store.put_vectors(VectorWrite(MODEL, "test", "unit", list(zip(rowids, vectors, strict=True))))
     return rowids
 
 
@@ -358,7 +361,7 @@ def test_filtered_index_answers_like_the_exact_index(store, db_path, size):
     # a record written later (delta) is found, with its filter columns
     (late,) = store.insert_records([({**_fields(5000), "scope": "s9"}, "t")])
     vector = _unit(rng, 1)[0]
-    store.put_vectors(MODEL, "test", "unit", [(late, vector)])
+    store.put_vectors(VectorWrite(MODEL, "test", "unit", [(late, vector)]))
     assert scaled.search(vector, 3, Filters(scopes=["s9"])) == [(late, pytest.approx(1.0))]
     assert late not in [r for r, _ in scaled.search(vector, 3, Filters(scopes=["s1"]))]
 
@@ -368,9 +371,12 @@ class _CountingReads(SQLiteStore):
 
     reads: list[tuple[int, bool]]
 
-    def read_vectors(self, model_id, dim, after_seq=0, *, by_rowid=False, allocate=None):
-        self.reads = [*getattr(self, "reads", []), (after_seq, allocate is not None)]
-        return super().read_vectors(model_id, dim, after_seq, by_rowid=by_rowid, allocate=allocate)
+    def read_vectors(self, request):
+        self.reads = [
+            *getattr(self, "reads", []),
+            (request.after_seq, request.allocate is not None),
+        ]
+        return super().read_vectors(request)
 
 
 def test_a_due_build_reads_the_vectors_once_into_its_files_not_first_into_memory(db_path):

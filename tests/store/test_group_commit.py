@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conformance import fields
 
+from remem.store.queries import RecordPage
 from remem.store.sqlite import SQLiteStore
 
 
@@ -166,7 +167,7 @@ def test_sigkill_during_grouped_commits_loses_no_acknowledged_write(tmp_path):
     store = SQLiteStore(path)
     try:
         assert store.integrity_problems() == []
-        found = {r.id for r in store.list_records(limit=None)}
+        found = {r.id for r in store.list_records(RecordPage(limit=None))}
         assert set(acked) <= found, sorted(set(acked) - found)[:5]
         assert store.count() == len(found)  # nothing duplicated
     finally:

@@ -16,6 +16,7 @@ from conformance import fields
 from remem.errors import StoreError, ValidationError
 from remem.store import memory as memory_package
 from remem.store.memory import InMemoryStore
+from remem.store.queries import TextUpdate, VectorWrite
 
 
 def test_it_has_no_file():
@@ -71,7 +72,9 @@ def test_bad_index_status_and_vectors_are_refused():
     with pytest.raises(ValidationError, match="index_status"):
         store.mark_index_status([rowid], "done")
     with pytest.raises(ValidationError, match="vector of record"):
-        store.put_vectors("m", "p", "m", [(rowid, np.ones(2)), (rowid, np.ones((2, 2)))])
+        store.put_vectors(
+            VectorWrite("m", "p", "m", [(rowid, np.ones(2)), (rowid, np.ones((2, 2)))])
+        )
     assert store.vector_count("m") == 0 and store.get("r1").index_status == "pending"
 
 
@@ -113,7 +116,7 @@ def test_concurrent_writers_lose_nothing():
 def test_doctor_checks_find_tables_that_disagree():
     store = InMemoryStore()
     (rowid,) = store.insert_records([(fields(1, session="s"), "x")])
-    store.put_vectors("m", "p", "m", [(rowid, np.ones(3, np.float32))])
+    store.put_vectors(VectorWrite("m", "p", "m", [(rowid, np.ones(3, np.float32))]))
     store._by_id["ghost"] = 999_999  # as a bug in the store would leave it
     store._vectors[next(iter(store._vectors))].dim = 4
     store._lexical.remove(rowid)
@@ -141,18 +144,18 @@ def test_a_rolled_back_transaction_leaves_every_table_as_it_was():
     rowids = store.insert_records(rows)
     r1, r2, r3 = (r for r in rowids if r is not None)
     store.put_vectors(
-        "m", "p", "model", [(r1, np.ones(4, np.float32)), (r2, np.ones(4, np.float32))]
+        VectorWrite("m", "p", "model", [(r1, np.ones(4, np.float32)), (r2, np.ones(4, np.float32))])
     )
     store.put_latent_terms("lt", [(r1, "h1", b"\x01\x02")])
     store.meta_set("ns", "k", "1")
     before = copy.deepcopy(_tables(store))
     with pytest.raises(RuntimeError), store.transaction():
         store.insert_records([(fields(4, session="s2", origin_platform="web"), "word4 common", "")])
-        store.update_text(r1, "new text", "h-new", "fresh words")
+        store.update_text(TextUpdate(r1, "new text", "h-new", "fresh words"))
         store.set_validity(r2, 5.0, {"superseded_by": "r4"})
         store.record_access([(r3, 2, 9.0)])
         store.mark_index_status([r3], "failed", "boom")
-        store.put_vectors("m", "p", "model", [(r3, np.zeros(4, np.float32))])
+        store.put_vectors(VectorWrite("m", "p", "model", [(r3, np.zeros(4, np.float32))]))
         store.put_latent_terms("lt", [(r2, "h2", b"\x03")])
         store.clear_vectors(None, "m")
         store.meta_set("ns", "k", "2")

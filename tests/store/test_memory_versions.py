@@ -19,6 +19,7 @@ from remem.errors import StoreError, ValidationError
 from remem.server.rest_context import Caller
 from remem.server.ui import actions
 from remem.store.base import Store
+from remem.store.queries import RecordPage
 
 T = 1_800_000_000.0
 TESTS = Path(__file__).resolve().parents[1]
@@ -38,7 +39,7 @@ def _memory(store: Store) -> Memory:
 
 def _current(store: Store) -> list[str]:
     """The texts of the current memories, whatever their scope."""
-    records = store.list_records(None, limit=None, newest_first=False)
+    records = store.list_records(RecordPage(None, limit=None, newest_first=False))
     return [r.text for r in records if r.kind == "memory" and r.valid_to is None]
 
 
@@ -203,7 +204,7 @@ def test_a_process_killed_mid_supersession_leaves_one_current_version(tmp_path, 
     store = _open(backend, where, schema)
     try:
         assert _current(store) == ["I live in Paris."]
-        paris = [r for r in store.list_records(None, limit=None) if r.kind == "memory"]
+        paris = [r for r in store.list_records(RecordPage(None, limit=None)) if r.kind == "memory"]
         assert len(paris) == 1 and "superseded_by" not in paris[0].metadata
     finally:
         store.close()

@@ -14,6 +14,7 @@ import pytest
 from conformance import fields
 
 from pg_server import fresh_schema, pg_url
+from remem.store.queries import LexicalQuery
 
 psycopg = pytest.importorskip("psycopg")
 from remem.store.postgres import PostgresStore  # noqa: E402
@@ -46,7 +47,7 @@ def test_one_message_is_three_round_trips(tmp_path):
             lambda: store.insert_records([(fields(1, session="s"), "took the ferry", "warm up")]),
         )
         assert trips == 3
-        assert store.lexical_search(["ferry"], None, 5) != []  # and it was written
+        assert store.lexical_search(LexicalQuery(["ferry"], None), 5) != []  # and it was written
     finally:
         store.close()
 

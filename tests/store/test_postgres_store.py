@@ -20,6 +20,7 @@ from conformance import T, fields
 
 from pg_server import fresh_schema, pg_url
 from remem.store.base import ClaimStore, NearestStore
+from remem.store.queries import Backlog, LexicalQuery, NearestQuery, TextUpdate, VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -53,8 +54,8 @@ def test_bm25_scores_equal_fts5s(tmp_path, pg, context_weight):
     pg.insert_records(rows)
     for _ in range(40):
         query = rng.sample([*words, "élan", "w1 w2"], k=rng.randint(1, 4))
-        want = dict(sqlite.lexical_search(query, None, 1000, context_weight=context_weight))
-        got = dict(pg.lexical_search(query, None, 1000, context_weight=context_weight))
+        want = dict(sqlite.lexical_search(LexicalQuery(query, None, None, context_weight), 1000))
+        got = dict(pg.lexical_search(LexicalQuery(query, None, None, context_weight), 1000))
         assert got.keys() == want.keys(), query
         for rowid, score in want.items():
             assert got[rowid] == pytest.approx(score, rel=1e-9), (query, rowid)
@@ -66,11 +67,11 @@ def test_bm25_statistics_follow_updates_and_deletes(tmp_path, pg):
     sqlite = SQLiteStore(tmp_path / "s.db")
     for store in (sqlite, pg):
         rowids = store.insert_records(rows)
-        store.update_text(rowids[0], "x", "h", "alpha alpha delta")
+        store.update_text(TextUpdate(rowids[0], "x", "h", "alpha alpha delta"))
         store.delete([f"r{i}" for i in range(5, 12)])
     for query in (["alpha"], ["beta1", "delta"], ["gamma"]):
-        want = dict(sqlite.lexical_search(query, None, 100, context_weight=0.5))
-        got = dict(pg.lexical_search(query, None, 100, context_weight=0.5))
+        want = dict(sqlite.lexical_search(LexicalQuery(query, None, None, 0.5), 100))
+        got = dict(pg.lexical_search(LexicalQuery(query, None, None, 0.5), 100))
         assert got.keys() == want.keys()
         for rowid, score in want.items():
             assert got[rowid] == pytest.approx(score, rel=1e-9)
@@ -92,7 +93,7 @@ def _clustered(n: int, dim: int, seed: int = 3) -> np.ndarray:
 def _fill(store, vectors: np.ndarray) -> list[int]:
     rows = [(fields(i, scope="even" if i % 2 == 0 else "odd"), "") for i in range(len(vectors))]
     rowids = [r for r in store.insert_records(rows) if r is not None]
-    store.put_vectors("m", "p", "m", list(zip(rowids, vectors, strict=True)))
+    store.put_vectors(VectorWrite("m", "p", "m", list(zip(rowids, vectors, strict=True))))
     return rowids
 
 
@@ -101,7 +102,7 @@ def test_nearest_exact_and_hnsw_agree_with_brute_force(pg):
     drawn = _clustered(3020, 32)  # the last 20 are queries from the same clusters
     vectors, queries = drawn[:3000], drawn[3000:]
     rowids = np.array(_fill(pg, vectors))
-    exact = [pg.nearest("m", 32, q, 10) for q in queries]
+    exact = [pg.nearest(NearestQuery("m", 32, q, 10)) for q in queries]
     for q, hits in zip(queries, exact, strict=True):
         best = np.argsort(-(vectors @ q))[:10]
         assert [r for r, _ in hits] == rowids[best].tolist()
@@ -110,7 +111,7 @@ def test_nearest_exact_and_hnsw_agree_with_brute_force(pg):
     assert pg._has_index("m", 32)
     found = 0
     for q, want in zip(queries, exact, strict=True):
-        got = pg.nearest("m", 32, q, 10)
+        got = pg.nearest(NearestQuery("m", 32, q, 10))
         assert len(got) == 10 and [s for _, s in got] == sorted((s for _, s in got), reverse=True)
         found += len({r for r, _ in got} & {r for r, _ in want})
     assert found / (10 * len(queries)) >= 0.95  # HNSW recall@10 against exact
@@ -136,7 +137,7 @@ def test_hnsw_search_widens_with_the_index_size(pg):
         return _RecordingRead(conn, widths)
 
     pg.read = spy
-    pg.nearest("m", 32, vectors[0], 10)
+    pg.nearest(NearestQuery("m", 32, vectors[0], 10))
     assert widths == ["40"]
 
 
@@ -168,15 +169,17 @@ def test_filtered_hnsw_search_still_returns_k(pg):
     rowids = _fill(pg, vectors)
     pg.build_vector_index("m", 32)
     odd = set(rowids[1::2])
-    hits = pg.nearest("m", 32, vectors[0], 50, Filters(scopes=["odd"]))
+    hits = pg.nearest(NearestQuery("m", 32, vectors[0], 50, Filters(scopes=["odd"])))
     assert len(hits) == 50 and {r for r, _ in hits} <= odd
     rare = Filters(ids=["r7", "r2001"])  # very selective: the exact retry fills it
-    assert sorted(r for r, _ in pg.nearest("m", 32, vectors[0], 5, rare)) == [
+    assert sorted(r for r, _ in pg.nearest(NearestQuery("m", 32, vectors[0], 5, rare))) == [
         rowids[7],
         rowids[2001],
     ]
     pg.set_validity(rowids[1], T, {})
-    gone = pg.nearest("m", 32, vectors[1], 5, Filters(include_superseded=False), now=T + 1)
+    gone = pg.nearest(
+        NearestQuery("m", 32, vectors[1], 5, Filters(include_superseded=False), now=T + 1)
+    )
     assert rowids[1] not in [r for r, _ in gone]
 
 
@@ -270,21 +273,24 @@ def test_two_writers_of_one_fact_leave_one_writers_sources(pg):
 def test_claims_split_the_backlog_and_expire(pg):
     assert isinstance(pg, ClaimStore)
     pg.insert_records([(fields(i), "") for i in range(10)])
-    a = pg.claim_missing_vectors("m", "a", limit=4)
-    b = pg.claim_missing_vectors("m", "b", limit=100)
+    a = pg.claim_missing_vectors(Backlog("m", 4), "a")
+    b = pg.claim_missing_vectors(Backlog("m", 100), "b")
     assert len(a) == 4 and len(b) == 6 and not {r.rowid for r in a} & {r.rowid for r in b}
-    assert pg.claim_missing_vectors("m", "c", limit=100) == []  # everything is held
-    assert len(pg.claim_missing_vectors("other-model", "c", limit=100)) == 10
-    pg.put_vectors("m", "p", "m", [(r.rowid, np.ones(3)) for r in a[:2]])  # done: unclaimed
+    assert pg.claim_missing_vectors(Backlog("m", 100), "c") == []  # everything is held
+    assert len(pg.claim_missing_vectors(Backlog("other-model", 100), "c")) == 10
+    # done: unclaimed
+    pg.put_vectors(VectorWrite("m", "p", "m", [(r.rowid, np.ones(3)) for r in a[:2]]))
     assert pg.release_claims("m", "a") == 2  # a gives back what it did not finish
-    again = pg.claim_missing_vectors("m", "c", limit=100)
+    again = pg.claim_missing_vectors(Backlog("m", 100), "c")
     assert [r.rowid for r in again] == [r.rowid for r in a[2:]]
-    crashed = pg.claim_missing_vectors("m", "d", limit=0)
+    crashed = pg.claim_missing_vectors(Backlog("m", 0), "d")
     assert crashed == []
+    with pytest.raises(ValueError, match=r"Backlog\.before_rowid"):
+        pg.claim_missing_vectors(Backlog("m", 10, before_rowid=5), "d")
     short = PostgresStore(pg.url, schema=pg._schema, pool_size=1)
     pg.release_claims("m", "b")
-    assert len(short.claim_missing_vectors("m", "e", limit=100, lease_s=-1)) == 6  # expired
-    assert len(pg.claim_missing_vectors("m", "f", limit=100)) == 6  # taken over
+    assert len(short.claim_missing_vectors(Backlog("m", 100), "e", lease_s=-1)) == 6  # expired
+    assert len(pg.claim_missing_vectors(Backlog("m", 100), "f")) == 6  # taken over
     short.close()
 
 

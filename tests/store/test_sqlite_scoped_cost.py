@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from conformance import fields
 
+from remem.store.queries import LexicalQuery, VectorRead, VectorWrite
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -39,12 +40,12 @@ def test_counting_one_session_walks_that_session_not_every_message(tmp_path):
             [(fields(i, session=f"s{i // 50}"), "apple pear") for i in range(5_000)]
         )
         session = Filters(kinds=["message"], sessions=["s7"], exclude_ids=["r350"])
-        assert store.phrase_counts(["kiwi"], session) == (49, {})
+        assert store.phrase_counts(LexicalQuery(["kiwi"], session)) == (49, {})
         assert store.count(session) == 49
-        one_session = vm_steps(store, lambda: store.phrase_counts(["kiwi"], session))
+        one_session = vm_steps(store, lambda: store.phrase_counts(LexicalQuery(["kiwi"], session)))
         one_session += vm_steps(store, lambda: store.count(session))
         whole = Filters(kinds=["message"])
-        every_message = vm_steps(store, lambda: store.phrase_counts(["kiwi"], whole))
+        every_message = vm_steps(store, lambda: store.phrase_counts(LexicalQuery(["kiwi"], whole)))
         # the session holds 1% of the messages; the slack is the fixed cost of a statement
         assert one_session * 10 < every_message
     finally:
@@ -64,15 +65,17 @@ def test_a_snapshot_builds_read_streams_the_vectors_without_sorting_them(tmp_pat
         rowids = store.insert_records([(fields(i), "w") for i in range(30)])
         vectors = np.eye(30, 8, dtype=np.float32)[:, :8] + 0.5
         # two models, written out of rowid order: seq order is not rowid order
-        store.put_vectors("other", "p", "o", [(r, vectors[0]) for r in rowids])
+        store.put_vectors(VectorWrite("other", "p", "o", [(r, vectors[0]) for r in rowids]))
         store.put_vectors(
-            "m", "p", "m", [(r, vectors[i]) for i, r in reversed(list(enumerate(rowids)))]
+            VectorWrite(
+                "m", "p", "m", [(r, vectors[i]) for i, r in reversed(list(enumerate(rowids)))]
+            )
         )
         statements: list[str] = []
         store._conn.set_trace_callback(statements.append)
         try:
             # the store reads on a side connection: the same function on its main one
-            read = read_vectors(store._conn, "m", 8, 0, by_rowid=True)
+            read = read_vectors(store._conn, VectorRead("m", 8, by_rowid=True))
         finally:
             store._conn.set_trace_callback(None)
         assert read.rowids.tolist() == sorted(rowids)

@@ -19,6 +19,14 @@ from remem.store.base import (
     VectorStore,
 )
 from remem.store.migrations import LATEST_VERSION
+from remem.store.queries import (
+    Backlog,
+    LexicalQuery,
+    RecordPage,
+    SessionWindow,
+    TextUpdate,
+    VectorWrite,
+)
 from remem.store.stats import StoreStats, VectorCount
 
 PROTOCOLS = [
@@ -133,17 +141,17 @@ def _writes(store):
     vec = np.ones(3, np.float32)
     return [
         lambda: store.insert_records([(fields(2), "two")]),
-        lambda: store.update_text(rowid, "t", "h", "tokens"),
+        lambda: store.update_text(TextUpdate(rowid, "t", "h", "tokens")),
         lambda: store.set_validity(rowid, T, {}),
         lambda: store.record_access([(rowid, 1, T)]),
         lambda: store.mark_index_status([rowid], "failed", "x"),
         lambda: store.set_session("s", origin_platform="qq"),
         lambda: store.meta_set("ns", "k", "v"),
         lambda: store.meta_add("ns", "n", 1),
-        lambda: store.put_vectors("m", "p", "m", [(rowid, vec)]),
+        lambda: store.put_vectors(VectorWrite("m", "p", "m", [(rowid, vec)])),
         lambda: store.mark_indexed_with("m"),
         lambda: store.clear_vectors(model_id="m"),
-        lambda: store.put_vectors("", "", "", [(rowid, vec)]),
+        lambda: store.put_vectors(VectorWrite("", "", "", [(rowid, vec)])),
         lambda: store.adopt_legacy_vectors("m", "p", "m"),
         lambda: store.delete_vectors([]),
         lambda: store.repair_lexical_rows([], {}),
@@ -152,14 +160,14 @@ def _writes(store):
 
 
 def _read_everything(store) -> None:
-    records = store.list_records(limit=None)
+    records = store.list_records(RecordPage(limit=None))
     store.get("r1")
     store.count()
-    store.neighbours(records, 2, 2)
-    store.lexical_search(["one"], None, 5)
+    store.neighbours(records, SessionWindow(2, 2))
+    store.lexical_search(LexicalQuery(["one"], None), 5)
     store.term_stats(["one"])
     store.index_delta("m", 3, 0, 0)
-    store.records_missing_vectors("m")
+    store.records_missing_vectors(Backlog("m"))
     store.meta_get("ns", "k")
     store.session_info("s")
     store.stats()
@@ -182,7 +190,7 @@ def test_stats(store):
         fields(2, kind="memory", category="fact"),
         fields(3, session="s1", index_status="skipped", index_error="stored only"),
     )
-    store.put_vectors("m", "p", "m", [(a, np.ones(3, np.float32))])
+    store.put_vectors(VectorWrite("m", "p", "m", [(a, np.ones(3, np.float32))]))
     store.mark_index_status([b], "failed", "model down")
     store.meta_add("indexing", "dropped", 2)
     stats = store.stats()
@@ -221,7 +229,7 @@ def test_stats(store):
 
 def test_a_sound_store_has_no_problems(store):
     rowids = insert(store, fields(1), fields(2), tokens="x")
-    store.put_vectors("m", "p", "m", [(r, np.ones(4, np.float32)) for r in rowids])
+    store.put_vectors(VectorWrite("m", "p", "m", [(r, np.ones(4, np.float32)) for r in rowids]))
     assert store.integrity_problems() == []
     assert store.lexical_row_problems() == ([], [])
     assert store.malformed_vectors() == []
@@ -230,10 +238,12 @@ def test_a_sound_store_has_no_problems(store):
 
 def test_vectors_older_than_their_text_are_stale(store, monkeypatch):
     a, b = insert(store, fields(1), fields(2))
-    store.put_vectors("m", "p", "m", [(a, np.ones(4, np.float32)), (b, np.ones(4, np.float32))])
+    store.put_vectors(
+        VectorWrite("m", "p", "m", [(a, np.ones(4, np.float32)), (b, np.ones(4, np.float32))])
+    )
     later = time.time() + 60
     monkeypatch.setattr(time, "time", lambda: later)
-    store.update_text(a, "changed", "h", "changed")
+    store.update_text(TextUpdate(a, "changed", "h", "changed"))
     assert store.stale_vectors("m") == [a]
     assert store.stale_vectors("other") == []
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from conformance import T, fields, insert
 
+from remem.store.queries import LexicalQuery, SessionWindow, TextUpdate, VectorWrite
 from remem.types import Filters
 
 SKIPPED = {"index_status": "skipped", "index_error": "not indexed: stored only"}
@@ -36,18 +37,18 @@ def _ids(found):
 def test_neighbours_count_hits_only_by_default(chat):
     store = chat
     anchor = store.get("r3")
-    got = store.neighbours([anchor], 1, 1)
+    got = store.neighbours([anchor], SessionWindow(1, 1))
     assert _ids(got) == {anchor.rowid: ["r1", "r5"]}  # stored-only r2 and r4 are skipped
-    got = store.neighbours([anchor], 3, 3)
+    got = store.neighbours([anchor], SessionWindow(3, 3))
     assert _ids(got) == {anchor.rowid: ["r1", "r5", "r6"]}  # nearest first on each side
-    got = store.neighbours([anchor], 0, 2, Filters(exclude_ids=["r5"]))
+    got = store.neighbours([anchor], SessionWindow(0, 2, Filters(exclude_ids=["r5"])))
     assert _ids(got) == {anchor.rowid: ["r6"]}
 
 
 def test_neighbours_in_context_mode_keep_stored_only_but_not_control(chat):
     store = chat
     anchor = store.get("r3")
-    got = store.neighbours([anchor], 1, 1, context=True)
+    got = store.neighbours([anchor], SessionWindow(1, 1, context=True))
     assert _ids(got) == {anchor.rowid: ["r2", "r5"]}  # media kept; control r4 skipped
 
 
@@ -57,9 +58,11 @@ def test_neighbours_of_anchors_without_a_session_or_rowid(chat):
     memory.session = None
     unsaved = store.get("r3")
     unsaved.rowid = None
-    assert store.neighbours([memory, unsaved], 2, 2) == {}
+    assert store.neighbours([memory, unsaved], SessionWindow(2, 2)) == {}
     same_time = store.get("r5")
-    assert _ids(store.neighbours([same_time], 1, 1)) == {same_time.rowid: ["r3", "r6"]}
+    assert _ids(store.neighbours([same_time], SessionWindow(1, 1))) == {
+        same_time.rowid: ["r3", "r6"]
+    }
 
 
 def test_find_message_and_previous_texts(chat):
@@ -74,13 +77,15 @@ def test_find_message_and_previous_texts(chat):
 
 def test_update_text_replaces_text_and_own_tokens_but_keeps_context(store):
     (rowid,) = store.insert_records([(fields(1, visible_text="old shown"), "apple", "orchard")])
-    store.update_text(rowid, "new text", "h-new", "banana")
+    store.update_text(TextUpdate(rowid, "new text", "h-new", "banana"))
     record = store.get("r1")
     assert (record.text, record.content_hash, record.visible_text) == ("new text", "h-new", None)
-    assert store.lexical_search(["apple"], None, 5) == []
-    assert [r for r, _ in store.lexical_search(["banana"], None, 5)] == [rowid]
-    assert [r for r, _ in store.lexical_search(["orchard"], None, 5, context_weight=0.5)] == [rowid]
-    store.update_text(rowid, "env", "h3", "banana", visible_text="seen")
+    assert store.lexical_search(LexicalQuery(["apple"], None), 5) == []
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["banana"], None), 5)] == [rowid]
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["orchard"], None, None, 0.5), 5)] == [
+        rowid
+    ]
+    store.update_text(TextUpdate(rowid, "env", "h3", "banana", visible_text="seen"))
     assert store.get("r1").visible_text == "seen"
 
 
@@ -119,15 +124,15 @@ def test_mark_index_status(store):
 
 def test_delete_removes_lexical_rows_and_vectors(store):
     a, b = store.insert_records([(fields(1), "apple"), (fields(2), "banana")])
-    store.put_vectors("m:x", "m", "x", [(a, np.ones(4, np.float32) / 2)])
+    store.put_vectors(VectorWrite("m:x", "m", "x", [(a, np.ones(4, np.float32) / 2)]))
     _, _, _, deletes = store.index_delta("m:x", 4, 0, 0)
-    assert [r for r, _ in store.lexical_search(["apple"], None, 10)] == [a]
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["apple"], None), 10)] == [a]
     assert store.delete(["r1", "missing", "r1"]) == 1
     assert store.get("r1") is None and store.get_by_rowids([a]) == {}
-    assert store.lexical_search(["apple"], None, 10) == []
+    assert store.lexical_search(LexicalQuery(["apple"], None), 10) == []
     assert store.vector_count("m:x") == 0 and store.vectors_of([a]) == {}
     assert store.lexical_row_problems() == ([], [])  # no orphan lexical rows left
-    assert [r for r, _ in store.lexical_search(["banana"], None, 10)] == [b]
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["banana"], None), 10)] == [b]
     assert store.index_delta("m:x", 4, 0, 0)[3] == deletes + 1  # indexes reload
     assert store.delete(["missing"]) == 0
     assert store.index_delta("m:x", 4, 0, 0)[3] == deletes + 1

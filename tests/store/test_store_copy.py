@@ -14,6 +14,7 @@ from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ValidationError
 from remem.store.base import Store
+from remem.store.queries import RecordPage, TextUpdate, VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.transfer import copy_store
 
@@ -56,9 +57,9 @@ def fill(store: Store, n: int = 120) -> None:
     rows = [r.rowid for r in mem.list(limit=None) if r.index_status != "skipped"]
     rng = np.random.default_rng(3)
     store.put_vectors(
-        "other:m32", "other", "m32", [(r, rng.standard_normal(32)) for r in rows[:50]]
+        VectorWrite("other:m32", "other", "m32", [(r, rng.standard_normal(32)) for r in rows[:50]])
     )
-    store.put_vectors("", "", "", [(r, rng.standard_normal(16)) for r in rows[50:60]])
+    store.put_vectors(VectorWrite("", "", "", [(r, rng.standard_normal(16)) for r in rows[50:60]]))
     store.record_access([(rows[0], 3, 1_700_000_900.0), (rows[-1], 1, 1_700_000_950.0)])
     kept = store.get_by_rowids(rows[:40])  # the bundled model's latent terms of 40 records
     store.put_latent_terms(
@@ -97,8 +98,8 @@ def test_copy_moves_everything_and_verifies(tmp_path, src_kind, dst_kind):
     assert dst.get("notice").index_status == "skipped"
     assert dst.session_info("s1") == src.session_info("s1")
     assert dst.count_missing_latent_terms(LATENT_ID) == src.count_missing_latent_terms(LATENT_ID)
-    by_id = {r.id: r.rowid for r in dst.list_records(limit=None)}
-    for rec in src.list_records(limit=None):
+    by_id = {r.id: r.rowid for r in dst.list_records(RecordPage(limit=None))}
+    for rec in src.list_records(RecordPage(limit=None)):
         mine = src.latent_terms_of(LATENT_ID, [rec.rowid]).get(rec.rowid)
         assert dst.latent_terms_of(LATENT_ID, [by_id[rec.id]]).get(by_id[rec.id]) == mine
     # lexical tokens and context tokens were remade the same way: the same hits, same scores
@@ -134,7 +135,9 @@ def test_a_cut_short_copy_resumes_where_it_stopped(tmp_path):
     src.insert_records([(fields(999, id="late", kind="memory", text="late fact"), "late fact")])
     again = copy_store(src, dst, sample=500, **common)  # type: ignore[arg-type]
     assert (again.copied, again.verified, dst.count()) == (1, True, 124)
-    used = {r.id: r.access_count for r in src.list_records(limit=None) if r.access_count}
+    used = {
+        r.id: r.access_count for r in src.list_records(RecordPage(limit=None)) if r.access_count
+    }
     assert sorted(used.values()) == [1, 3]  # topped up once, not added again by the reruns
     assert {i: dst.get(i).access_count for i in used} == used
 
@@ -157,7 +160,7 @@ def test_verification_finds_differences(tmp_path):
     common = {"tokenizer": TOKENIZER, "context_turns": 2, "source_name": "src", "sample": 100}
     assert copy_store(src, dst, **common).verified  # type: ignore[arg-type]
     changed = dst.get("m3")
-    dst.update_text(changed.rowid, "tampered", "x", "tampered")
+    dst.update_text(TextUpdate(changed.rowid, "tampered", "x", "tampered"))
     dst.delete(["m4"])
     report = copy_store(src, dst, **common)  # type: ignore[arg-type]
     assert not report.verified

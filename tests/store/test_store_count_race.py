@@ -19,6 +19,7 @@ from conformance import BACKENDS, fields
 
 from remem.store.base import Store
 from remem.store.memory.lexical_index import idf
+from remem.store.queries import LexicalQuery
 from remem.types import Filters
 
 SCOPE = Filters(scopes=["a"])
@@ -107,15 +108,18 @@ def test_a_scopes_counts_come_from_one_snapshot(two_connections, monkeypatch, co
     else:
         unhook = _postgres_hook(monkeypatch, write)
     try:
-        counts = store.phrase_counts(["apple"], SCOPE, None, context_weight)
+        counts = store.phrase_counts(LexicalQuery(["apple"], SCOPE, None, context_weight))
     finally:
         unhook()
     assert fired, "the write never landed: the counting ran one statement only"
     # before the write or after it, never a mix of both (a mix had 2 records, 7 holding it)
     assert counts in [(2, {"apple": 2}), (7, {"apple": 7})]
-    assert store.phrase_counts(["apple"], SCOPE, None, context_weight) == (7, {"apple": 7})
+    assert store.phrase_counts(LexicalQuery(["apple"], SCOPE, None, context_weight)) == (
+        7,
+        {"apple": 7},
+    )
     # and the scope's counts score its rows
-    hits = store.lexical_search(["apple"], SCOPE, 10, None, context_weight)
+    hits = store.lexical_search(LexicalQuery(["apple"], SCOPE, None, context_weight), 10)
     assert len(store.lexical_rescore([r for r, _ in hits], ["apple"], 0.0, stats=counts)) == 7
 
 

@@ -8,6 +8,7 @@ import pytest
 from conformance import T, fields, insert
 
 from remem.store.dashboard import DashboardStore
+from remem.store.queries import NewestIds, VectorWrite
 from remem.types import Filters
 
 QUARTER0 = int(T // 900)  # T is 800 s into its quarter of an hour
@@ -28,7 +29,7 @@ def _fill(store) -> dict[str, int]:
     )
     ids = {f"r{i + 1}": rowid for i, rowid in enumerate(rowids)}
     vector = np.ones(3, np.float32)
-    store.put_vectors("p:m", "p", "m", [(ids["r1"], vector), (ids["r3"], vector)])
+    store.put_vectors(VectorWrite("p:m", "p", "m", [(ids["r1"], vector), (ids["r3"], vector)]))
     store.mark_index_status([ids["r2"]], "failed", "model down")
     return ids
 
@@ -116,13 +117,13 @@ def test_newest_ids_pages_and_ended_validity(store):
         fields(5),
     )
     memories = Filters(kinds=["memory"])
-    assert store.newest_ids(memories) == ["r4", "r3", "r2", "r1"]
-    assert store.newest_ids(memories, limit=2, offset=1) == ["r3", "r2"]
-    assert store.newest_ids(memories, offset=3) == ["r1"]
-    assert store.newest_ids(memories, ended_by=T + 100) == ["r2"]
-    assert store.newest_ids(memories, ended_by=T + 500) == ["r3", "r2"]
+    assert store.newest_ids(NewestIds(memories)) == ["r4", "r3", "r2", "r1"]
+    assert store.newest_ids(NewestIds(memories, limit=2, offset=1)) == ["r3", "r2"]
+    assert store.newest_ids(NewestIds(memories, offset=3)) == ["r1"]
+    assert store.newest_ids(NewestIds(memories, ended_by=T + 100)) == ["r2"]
+    assert store.newest_ids(NewestIds(memories, ended_by=T + 500)) == ["r3", "r2"]
     current = Filters(kinds=["memory"], include_superseded=False)
-    assert store.newest_ids(current, limit=10) == ["r4", "r1"]  # both ended before now
+    assert store.newest_ids(NewestIds(current, limit=10)) == ["r4", "r1"]  # both ended before now
 
 
 def test_storage_size_says_what_it_measured(store):

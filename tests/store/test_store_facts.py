@@ -15,6 +15,7 @@ from conformance import T, fields, insert
 from remem.errors import ValidationError
 from remem.store.base import Store
 from remem.store.memory import InMemoryStore
+from remem.store.queries import FactQuery
 from remem.types import Fact
 
 
@@ -66,7 +67,7 @@ def test_putting_a_fact_again_replaces_it_and_its_sources(store):
     assert ids(store.facts_citing(["r3"])) == ["f1"]
     # given twice in one batch: the last one stands (and both count as written)
     assert store.put_facts([fact(2, value="first"), fact(2, value="last")]) == 2
-    assert [f.value for f in store.facts(subject="speaker:ann")] == ["Shanghai", "last"]
+    assert [f.value for f in store.facts(FactQuery(subject="speaker:ann"))] == ["Shanghai", "last"]
     assert store.stats()["facts"] == 2
 
 
@@ -117,23 +118,23 @@ def test_facts_filter_by_scope_subject_and_attribute(store):
         ]
     )
     assert ids(store.facts()) == ["f1", "f2", "f3", "f4"]
-    assert ids(store.facts(scopes=["user:ann", "group:g"])) == ["f1", "f2", "f4"]
-    assert store.facts(scopes=[]) == []
-    assert ids(store.facts(subject="speaker:ann")) == ["f1", "f2"]
-    assert ids(store.facts(subject="speaker:ann", attribute="works_at")) == ["f2"]
-    assert ids(store.facts(attribute="lives_in", scopes=["user:bob"])) == ["f3"]
-    assert store.facts(subject="name:nobody") == []
+    assert ids(store.facts(FactQuery(scopes=["user:ann", "group:g"]))) == ["f1", "f2", "f4"]
+    assert store.facts(FactQuery(scopes=[])) == []
+    assert ids(store.facts(FactQuery(subject="speaker:ann"))) == ["f1", "f2"]
+    assert ids(store.facts(FactQuery(subject="speaker:ann", attribute="works_at"))) == ["f2"]
+    assert ids(store.facts(FactQuery(attribute="lives_in", scopes=["user:bob"]))) == ["f3"]
+    assert store.facts(FactQuery(subject="name:nobody")) == []
 
 
 def test_at_holds_from_valid_from_until_valid_to(store):
     store.put_facts([fact(1, valid_from=T + 10, valid_to=T + 20), fact(2, valid_from=T + 20)])
-    assert store.facts(at=T + 9.999) == []
-    assert ids(store.facts(at=T + 10)) == ["f1"]  # from valid_from, inclusive
-    assert ids(store.facts(at=T + 19.999)) == ["f1"]
-    assert ids(store.facts(at=T + 20)) == ["f2"]  # until valid_to, exclusive
-    assert ids(store.facts(at=T + 10**6)) == ["f2"]
-    assert ids(store.facts(current=True)) == ["f2"]
-    assert store.facts(at=T + 15, current=True) == []
+    assert store.facts(FactQuery(at=T + 9.999)) == []
+    assert ids(store.facts(FactQuery(at=T + 10))) == ["f1"]  # from valid_from, inclusive
+    assert ids(store.facts(FactQuery(at=T + 19.999))) == ["f1"]
+    assert ids(store.facts(FactQuery(at=T + 20))) == ["f2"]  # until valid_to, exclusive
+    assert ids(store.facts(FactQuery(at=T + 10**6))) == ["f2"]
+    assert ids(store.facts(FactQuery(current=True))) == ["f2"]
+    assert store.facts(FactQuery(at=T + 15, current=True)) == []
 
 
 def test_facts_are_ordered_by_valid_from_said_at_then_id_by_code_point(store):
@@ -153,10 +154,10 @@ def test_facts_are_ordered_by_valid_from_said_at_then_id_by_code_point(store):
 
 def test_limit(store):
     store.put_facts([fact(i) for i in range(5)])
-    assert ids(store.facts(limit=2)) == ["f0", "f1"]
-    assert store.facts(limit=0) == []
-    assert len(store.facts(limit=None)) == len(store.facts(limit=-1)) == 5
-    assert ids(store.facts(current=True, subject="speaker:ann", limit=1)) == ["f0"]
+    assert ids(store.facts(FactQuery(limit=2))) == ["f0", "f1"]
+    assert store.facts(FactQuery(limit=0)) == []
+    assert len(store.facts(FactQuery(limit=None))) == len(store.facts(FactQuery(limit=-1))) == 5
+    assert ids(store.facts(FactQuery(current=True, subject="speaker:ann", limit=1))) == ["f0"]
 
 
 def test_facts_citing_finds_sources_and_closers(store):
@@ -227,7 +228,7 @@ def test_deleting_a_closer_reopens_what_it_closed_and_deletes_what_it_said(store
     (shenzhen, globex) = store.facts()
     assert (shenzhen.value, shenzhen.valid_to, shenzhen.closed_by) == ("Shenzhen", None, None)
     assert globex.value == "Globex"
-    assert ids(store.facts(current=True, subject="name:tom")) == ["f1"]
+    assert ids(store.facts(FactQuery(current=True, subject="name:tom"))) == ["f1"]
 
 
 def test_deleting_any_source_deletes_the_fact(store):
@@ -372,10 +373,10 @@ def test_every_answer_agrees_with_the_in_memory_store(store):
     def reads(target: Store) -> list:
         return [
             target.facts(),
-            target.facts(scopes=["group:g", "global"], current=True),
-            target.facts(subject="name:tom", attribute="lives_in"),
-            *(target.facts(at=T + t) for t in range(0, 50, 7)),
-            target.facts(limit=5),
+            target.facts(FactQuery(scopes=["group:g", "global"], current=True)),
+            target.facts(FactQuery(subject="name:tom", attribute="lives_in")),
+            *(target.facts(FactQuery(at=T + t)) for t in range(0, 50, 7)),
+            target.facts(FactQuery(limit=5)),
             target.facts_citing([f"r{i}" for i in range(0, 40, 5)]),
             target.fact_subjects(),
             target.fact_subjects(scopes=["user:ann"]),

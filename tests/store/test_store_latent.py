@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from conformance import fields, insert
 
+from remem.store.queries import TextUpdate
+
 
 def test_latent_terms_are_kept_by_model(store):
     a, b = insert(store, fields(1), fields(2))
@@ -30,7 +32,7 @@ def test_put_latent_terms_replaces_and_skips_gone_or_changed_records(store):
 def test_a_new_text_makes_stored_terms_stale(store):
     a, b = insert(store, fields(1), fields(2))
     store.put_latent_terms("m", [(a, "h1", b"aa"), (b, "h2", b"bb")])
-    store.update_text(a, "a new text", "h1-new", "new")
+    store.update_text(TextUpdate(a, "a new text", "h1-new", "new"))
     assert store.latent_terms_of("m", [a, b]) == {b: b"bb"}
     assert [r.id for r in store.records_missing_latent_terms("m")] == ["r1"]
     store.put_latent_terms("m", [(a, "h1-new", b"fresh")])

@@ -11,6 +11,7 @@ from conformance import T, fields
 
 from remem.search.lexical import lexical_candidates
 from remem.store.memory import InMemoryStore
+from remem.store.queries import LexicalQuery, TextUpdate
 from remem.store.sqlite import SQLiteStore
 from remem.types import Filters
 
@@ -37,7 +38,7 @@ def test_a_rarer_matching_term_ranks_higher(store):
     common = add(store, 2, "cat filler")
     for n in range(3, 8):
         add(store, n, f"cat other{n}")
-    hits = store.lexical_search(["zebra", "cat"], None, 3)
+    hits = store.lexical_search(LexicalQuery(["zebra", "cat"], None), 3)
     assert hits[0][0] == rare
     assert common in [r for r, _ in hits]
     assert all(score > 0 for _, score in hits)
@@ -50,47 +51,53 @@ def test_more_matching_terms_and_repeats_rank_higher(store):
     twice = add(store, 3, "apple apple")
     add(store, 4, "durian")
     add(store, 5, "elder")
-    ranked = [r for r, _ in store.lexical_search(["apple", "banana"], None, 10)]
+    ranked = [r for r, _ in store.lexical_search(LexicalQuery(["apple", "banana"], None), 10)]
     assert ranked[0] == both and set(ranked) == {both, once, twice}
-    ranked = [r for r, _ in store.lexical_search(["apple"], None, 10)]
+    ranked = [r for r, _ in store.lexical_search(LexicalQuery(["apple"], None), 10)]
     assert ranked[0] == twice
 
 
 def test_lexical_search_applies_filters_before_the_limit(store):
     rowids = [add(store, n, "shared word", scope="a" if n % 2 else "b") for n in range(1, 9)]
     memory = add(store, 9, "shared", kind="memory", valid_to=T + 100)
-    hits = store.lexical_search(["shared"], Filters(scopes=["a"]), 2)
+    hits = store.lexical_search(LexicalQuery(["shared"], Filters(scopes=["a"])), 2)
     assert len(hits) == 2 and {r for r, _ in hits} <= set(rowids[::2])
     current = Filters(include_superseded=False)
-    assert memory in [r for r, _ in store.lexical_search(["shared"], current, 20, now=T + 50)]
-    assert memory not in [r for r, _ in store.lexical_search(["shared"], current, 20, now=T + 200)]
-    assert store.lexical_search(["shared"], Filters(kinds=[]), 5) == []
+    assert memory in [
+        r for r, _ in store.lexical_search(LexicalQuery(["shared"], current, T + 50), 20)
+    ]
+    assert memory not in [
+        r for r, _ in store.lexical_search(LexicalQuery(["shared"], current, T + 200), 20)
+    ]
+    assert store.lexical_search(LexicalQuery(["shared"], Filters(kinds=[])), 5) == []
 
 
 def test_the_context_column_counts_only_when_weighted(store):
     own = add(store, 1, "rocket launch", "weather")
     context_only = add(store, 2, "weather today", "rocket launch")
     add(store, 3, "unrelated words", "")
-    assert [r for r, _ in store.lexical_search(["rocket"], None, 10)] == [own]
-    weighted = store.lexical_search(["rocket"], None, 10, context_weight=0.3)
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["rocket"], None), 10)] == [own]
+    weighted = store.lexical_search(LexicalQuery(["rocket"], None, None, 0.3), 10)
     assert [r for r, _ in weighted] == [own, context_only]  # own tokens weigh more
-    assert store.lexical_search(["rocket"], None, 10, context_weight=-1.0)[0][0] == own
-    heavy = store.lexical_search(["rocket"], None, 10, context_weight=5.0)
+    assert store.lexical_search(LexicalQuery(["rocket"], None, None, -1.0), 10)[0][0] == own
+    heavy = store.lexical_search(LexicalQuery(["rocket"], None, None, 5.0), 10)
     assert heavy[0][0] == context_only
 
 
 def test_no_tokens_no_hits(store):
     add(store, 1, "something")
-    assert store.lexical_search([], None, 10) == []
-    assert store.lexical_search(["", ""], None, 10) == []
-    assert store.lexical_search(["absent"], None, 10) == []
+    assert store.lexical_search(LexicalQuery([], None), 10) == []
+    assert store.lexical_search(LexicalQuery(["", ""], None), 10) == []
+    assert store.lexical_search(LexicalQuery(["absent"], None), 10) == []
 
 
 def test_query_syntax_is_not_interpreted(store):
     rowid = add(store, 1, "and or not near")
     for token in ['"', "NEAR(a b)", "a*", "col:x", "OR"]:
-        store.lexical_search([token], None, 5)  # no syntax error
-    assert [r for r, _ in store.lexical_search(["OR"], None, 5)] == [rowid]  # case folded
+        store.lexical_search(LexicalQuery([token], None), 5)  # no syntax error
+    assert [r for r, _ in store.lexical_search(LexicalQuery(["OR"], None), 5)] == [
+        rowid
+    ]  # case folded
 
 
 def test_term_stats_count_records_holding_each_token(store):
@@ -116,7 +123,7 @@ def test_term_stats_and_rescoring_follow_every_write_between_searches(store):
         {"apple": 1, "banana": 2, "cherry": 1},
     )
     for query in (["apple", "banana"], ["banana cherry", "apple"]):
-        want = dict(store.lexical_search(query, None, 10))
+        want = dict(store.lexical_search(LexicalQuery(query, None), 10))
         got = store.lexical_rescore([first, third], query, 0.0)
         assert got == pytest.approx(want, rel=1e-9), query
     assert got[first] != pytest.approx(before[first])
@@ -141,7 +148,7 @@ def test_lexical_tokens_are_each_records_own_indexed_tokens(store):
     skipped = add(store, 3, "", index_status="skipped")
     got = store.lexical_tokens([a, b, skipped, 999_999])
     assert got == {a: ["apple", "banana", "apple"], b: ["durian"]}  # no context, no empties
-    store.update_text(b, "new text", "h2", "elder fig")
+    store.update_text(TextUpdate(b, "new text", "h2", "elder fig"))
     assert store.lexical_tokens([b]) == {b: ["elder", "fig"]}
     store.delete(["r1"])
     assert store.lexical_tokens([a, b]) == {b: ["elder", "fig"]}
@@ -151,7 +158,7 @@ def test_lexical_tokens_are_each_records_own_indexed_tokens(store):
 def test_common_words_are_skipped_only_in_big_stores(store):
     rows = [(fields(i), "common" + (" rare" if i == 7 else "")) for i in range(40)]
     rowids = store.insert_records(rows)
-    everything = store.lexical_search(["common", "rare"], None, 100)
+    everything = store.lexical_search(LexicalQuery(["common", "rare"], None), 100)
     assert len(everything) == 40  # small store: nothing pruned
     options = {"context_weight": 0.0, "max_df": 0.5, "prune_min_docs": 10}
     pruned = lexical_candidates(store, ["common", "rare"], None, 100, None, **options)
@@ -170,8 +177,8 @@ def test_in_memory_bm25_scores_equal_fts5s(tmp_path, context_weight):
     memory.insert_records(rows)
     for _ in range(60):
         query = rng.sample([*words, "élan", "w1 w2"], k=rng.randint(1, 4))
-        want = dict(sqlite.lexical_search(query, None, 1000, context_weight=context_weight))
-        got = dict(memory.lexical_search(query, None, 1000, context_weight=context_weight))
+        want = dict(sqlite.lexical_search(LexicalQuery(query, None, None, context_weight), 1000))
+        got = dict(memory.lexical_search(LexicalQuery(query, None, None, context_weight), 1000))
         assert got.keys() == want.keys(), query
         for rowid, score in want.items():
             assert got[rowid] == pytest.approx(score, rel=1e-9), (query, rowid)
@@ -187,7 +194,7 @@ def test_rescoring_some_rows_gives_the_scores_the_search_gives(store, context_we
     store.delete(["r3", "r40"])  # the statistics follow deletes
     for _ in range(40):
         query = rng.sample([*words, "élan", "w1 w2", "absent"], k=rng.randint(1, 5))
-        want = dict(store.lexical_search(query, None, 1000, context_weight=context_weight))
+        want = dict(store.lexical_search(LexicalQuery(query, None, None, context_weight), 1000))
         some = rng.sample(rowids, 30)
         got = store.lexical_rescore(some, query, context_weight)
         assert got.keys() == {r for r in some if r in want}, query
@@ -246,13 +253,21 @@ def test_newest_rows_holding_a_word_come_without_scoring(store):
     b = add(store, 2, "apple apple")
     c = add(store, 3, "banana", "apple", scope="user:x")
     d = add(store, 4, "foo-bar")
-    assert store.lexical_newest(["apple"], None, 10) == [b, a]  # own tokens only
-    assert store.lexical_newest(["apple"], None, 10, context_weight=0.2) == [c, b, a]
-    assert store.lexical_newest(["apple"], None, 1) == [b]
-    assert store.lexical_newest(["apple", "pear"], Filters(scopes=["user:x"]), 5, None, 0.2) == [c]
-    assert store.lexical_newest(["foo-bar"], None, 5) == [d]  # a phrase, adjacent terms
-    assert store.lexical_newest(["bar-foo"], None, 5) == []
-    assert store.lexical_newest([], None, 5) == [] == store.lexical_newest(["apple"], None, 0)
+    assert store.lexical_newest(LexicalQuery(["apple"], None), 10) == [b, a]  # own tokens only
+    assert store.lexical_newest(LexicalQuery(["apple"], None, None, 0.2), 10) == [c, b, a]
+    assert store.lexical_newest(LexicalQuery(["apple"], None), 1) == [b]
+    assert store.lexical_newest(
+        LexicalQuery(["apple", "pear"], Filters(scopes=["user:x"]), None, 0.2), 5
+    ) == [c]
+    assert store.lexical_newest(LexicalQuery(["foo-bar"], None), 5) == [
+        d
+    ]  # a phrase, adjacent terms
+    assert store.lexical_newest(LexicalQuery(["bar-foo"], None), 5) == []
+    assert (
+        store.lexical_newest(LexicalQuery([], None), 5)
+        == []
+        == store.lexical_newest(LexicalQuery(["apple"], None), 0)
+    )
 
 
 def test_a_query_of_common_words_only_reads_the_newest_rows_holding_the_rarest(store):
@@ -282,24 +297,29 @@ def test_a_scopes_own_counts_give_its_rows_their_bm25(store):
     for n in range(7, 11):
         add(store, n, "other words", "pear", scope="y")
     y = Filters(scopes=["y"])
-    assert store.phrase_counts(["apple", "pear", "kiwi", "apple-pie"], y) == (
+    assert store.phrase_counts(LexicalQuery(["apple", "pear", "kiwi", "apple-pie"], y)) == (
         5,
         {"apple": 1, "apple-pie": 1},  # own tokens only; a phrase counts as one
     )
-    assert store.phrase_counts(["pear"], y, None, 0.2) == (5, {"pear": 5})  # context too
-    assert store.phrase_counts(["apple"], None) == (10, {"apple": 6})
+    assert store.phrase_counts(LexicalQuery(["pear"], y, None, 0.2)) == (
+        5,
+        {"pear": 5},
+    )  # context too
+    assert store.phrase_counts(LexicalQuery(["apple"], None)) == (10, {"apple": 6})
     # rescoring with the store's own counts is the store's BM25: own column or both, a
     # phrase, a word only the context holds
     asked = ["pie", "pear", "apple-pie", "other"]
     for weight in (0.0, 0.2):
-        hits = dict(store.lexical_search(asked, None, 10, None, weight))
-        counts = store.phrase_counts(asked, None, None, weight)
+        hits = dict(store.lexical_search(LexicalQuery(asked, None, None, weight), 10))
+        counts = store.phrase_counts(LexicalQuery(asked, None, None, weight))
         assert store.lexical_rescore(list(hits), asked, weight, stats=counts) == pytest.approx(hits)
         # and a scope's counts change it
         inside = store.lexical_rescore(list(hits), asked, weight, stats=(5, counts[1]))
         assert inside != pytest.approx(hits)
     # with y's counts the line holding y's rare word scores higher
-    inside = store.lexical_rescore([lone], ["apple"], 0.0, stats=store.phrase_counts(["apple"], y))
+    inside = store.lexical_rescore(
+        [lone], ["apple"], 0.0, stats=store.phrase_counts(LexicalQuery(["apple"], y))
+    )
     assert inside[lone] > store.lexical_rescore([lone], ["apple"], 0.0)[lone] * 100
 
 
@@ -329,7 +349,7 @@ def test_a_sessions_counts_are_its_own_records_with_every_other_filter(store):
             and f["id"] != "r10"
         ]
         held = {w: sum(w in (both if weight else own) for own, both in inside) for w in words}
-        assert store.phrase_counts(words, scope, None, weight) == (
+        assert store.phrase_counts(LexicalQuery(words, scope, None, weight)) == (
             len(inside),
             {w: c for w, c in held.items() if c},
         )

@@ -7,6 +7,7 @@ from conformance import T, fields, insert
 
 from remem.errors import ValidationError
 from remem.store.base import ANY, MemoryMatch
+from remem.store.queries import LexicalQuery, RecordPage
 from remem.types import Filters
 
 
@@ -67,7 +68,7 @@ def test_a_duplicate_id_aborts_the_whole_batch(store):
         store.insert_records([(fields(3), "three"), (fields(3), "three again")])
     assert store.get("r2") is None and store.get("r3") is None
     assert store.count() == 1
-    assert store.lexical_search(["two"], None, 10) == []
+    assert store.lexical_search(LexicalQuery(["two"], None), 10) == []
     assert store.session_info("s9") is None
     assert store.change_token() == token
 
@@ -140,7 +141,9 @@ def test_every_read_applies_the_filters(corpus, filters, expected):
     assert sorted(store.ids_where(filters)) == want
     assert store.count(filters) == len(want)
     assert store.count(filters, up_to=2) == min(2, len(want))  # stops counting there
-    assert [r.id for r in store.list_records(filters, limit=None, newest_first=False)] == want
+    assert [
+        r.id for r in store.list_records(RecordPage(filters, limit=None, newest_first=False))
+    ] == want
     assert [r.id for r in store.iter_records(filters, batch=2)] == want
     every = store.rowids_for_ids([f"r{i}" for i in range(1, 7)])
     assert sorted(r.id for r in store.get_by_rowids(every, filters).values()) == want
@@ -161,10 +164,10 @@ def test_supersession_is_judged_at_the_given_time(corpus):
 def test_list_records_orders_by_time_then_rowid_and_pages(store):
     insert(store, fields(1, created_at=T), fields(2, created_at=T + 5), fields(3, created_at=T))
     assert [r.id for r in store.list_records()] == ["r2", "r3", "r1"]
-    assert [r.id for r in store.list_records(newest_first=False)] == ["r1", "r3", "r2"]
-    assert [r.id for r in store.list_records(limit=1, offset=1)] == ["r3"]
-    assert [r.id for r in store.list_records(limit=None, offset=2)] == ["r1"]
-    assert store.list_records(limit=0) == []
+    assert [r.id for r in store.list_records(RecordPage(newest_first=False))] == ["r1", "r3", "r2"]
+    assert [r.id for r in store.list_records(RecordPage(limit=1, offset=1))] == ["r3"]
+    assert [r.id for r in store.list_records(RecordPage(limit=None, offset=2))] == ["r1"]
+    assert store.list_records(RecordPage(limit=0)) == []
 
 
 def test_iter_records_resumes_after_a_rowid(store):

@@ -12,6 +12,7 @@ from conformance import T, fields, insert
 
 from remem.errors import ValidationError
 from remem.store.base import MemoryMatch, Store
+from remem.store.queries import LexicalQuery, RecordPage
 from remem.types import Filters
 
 MEMORY = {"kind": "memory", "scope": "user:u", "valid_from": T}
@@ -23,10 +24,10 @@ class Boom(Exception):
 
 def _state(store: Store) -> tuple:
     """What a transaction in these tests may change, as comparable values."""
-    records = store.list_records(None, limit=None, newest_first=False)
+    records = store.list_records(RecordPage(None, limit=None, newest_first=False))
     return (
         [(r.id, r.valid_to, r.metadata) for r in records],
-        store.lexical_search(["fresh"], None, 10),
+        store.lexical_search(LexicalQuery(["fresh"], None), 10),
         store.meta_get("t", "k"),
         store.session_info("s-new"),
     )
@@ -59,7 +60,7 @@ def test_the_writes_of_a_transaction_commit_together(store, old):
     assert store.get("r2") is not None
     assert store.get("r1").valid_to == T + 2
     assert store.get("r1").metadata == {"subject": "home", "superseded_by": "r2"}
-    assert [rowid for rowid, _ in store.lexical_search(["fresh"], None, 10)] == [
+    assert [rowid for rowid, _ in store.lexical_search(LexicalQuery(["fresh"], None), 10)] == [
         store.get("r2").rowid
     ]
     assert store.meta_get("t", "k") == "v"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from conformance import fields, insert
 
+from remem.store.queries import VectorRead, VectorWrite
 from remem.store.rows import INDEX_META_FIELDS
 
 DIM = 4
@@ -21,29 +22,29 @@ def _five(store) -> tuple[list[int], np.ndarray, np.ndarray]:
     first = _unit(1, 5)
     rowids = insert(store, *(fields(i) for i in range(5)))
     for rowid, vector in zip(rowids, first, strict=True):  # one seq each, in this order
-        store.put_vectors("m", "p", "m", [(rowid, vector)])
+        store.put_vectors(VectorWrite("m", "p", "m", [(rowid, vector)]))
     replaced = _unit(2, 1)[0]
-    store.put_vectors("m", "p", "m", [(rowids[1], replaced)])
+    store.put_vectors(VectorWrite("m", "p", "m", [(rowids[1], replaced)]))
     return rowids, first, replaced
 
 
 def test_read_vectors_in_seq_order_by_rowid_and_after_a_seq(store):
     rowids, first, replaced = _five(store)
     state = store.vector_state("m", DIM)
-    by_seq = store.read_vectors("m", DIM)
+    by_seq = store.read_vectors(VectorRead("m", DIM))
     assert by_seq.rowids.tolist() == [rowids[i] for i in (0, 2, 3, 4, 1)]
     assert by_seq.max_seq == state.max_seq and by_seq.matrix.flags.c_contiguous
     np.testing.assert_array_equal(by_seq.matrix[-1], replaced)
-    by_rowid = store.read_vectors("m", DIM, by_rowid=True)
+    by_rowid = store.read_vectors(VectorRead("m", DIM, by_rowid=True))
     assert by_rowid.rowids.tolist() == sorted(rowids)
     np.testing.assert_array_equal(by_rowid.matrix[0], first[0])
-    later = store.read_vectors("m", DIM, after_seq=by_seq.max_seq - 1)
+    later = store.read_vectors(VectorRead("m", DIM, after_seq=by_seq.max_seq - 1))
     assert later.rowids.tolist() == [rowids[1]] and later.max_seq == by_seq.max_seq
-    nothing = store.read_vectors("m", DIM, after_seq=by_seq.max_seq)
+    nothing = store.read_vectors(VectorRead("m", DIM, after_seq=by_seq.max_seq))
     assert len(nothing) == 0 and nothing.max_seq == by_seq.max_seq
     assert nothing.matrix.shape == (0, DIM)
-    assert len(store.read_vectors("other", DIM)) == 0
-    assert len(store.read_vectors("m", DIM + 1)) == 0  # another dimension
+    assert len(store.read_vectors(VectorRead("other", DIM))) == 0
+    assert len(store.read_vectors(VectorRead("m", DIM + 1))) == 0  # another dimension
 
 
 def test_read_vectors_fills_the_arrays_it_is_given(store):
@@ -54,7 +55,7 @@ def test_read_vectors_fills_the_arrays_it_is_given(store):
         given.append((np.zeros(count, np.int64), np.zeros((count, DIM), np.float32)))
         return given[-1]
 
-    batch = store.read_vectors("m", DIM, by_rowid=True, allocate=allocate)
+    batch = store.read_vectors(VectorRead("m", DIM, by_rowid=True, allocate=allocate))
     assert batch.rowids is given[0][0] and batch.matrix is given[0][1]
     assert batch.rowids.tolist() == sorted(rowids)
     assert np.allclose(np.linalg.norm(batch.matrix, axis=1), 1.0)
@@ -85,16 +86,20 @@ def test_filter_rows_returns_what_changed_after_a_rev(store):
     by_rowid = {row[0]: dict(zip(INDEX_META_FIELDS, row, strict=True)) for row in rows}
     assert set(by_rowid) == {a, b} and by_rowid[b]["scope"] == "s2"
     assert store.filter_rows(rev) == ([], rev)
-    store.put_vectors("m", "p", "m", [(b, _unit(3, 1)[0])])
+    store.put_vectors(VectorWrite("m", "p", "m", [(b, _unit(3, 1)[0])]))
     changed, newer = store.filter_rows(rev)
     assert newer > rev and [row[0] for row in changed] == [b]
 
 
 def test_vector_counts_follow_inserts_replacements_and_deletes(store):
     rowids = insert(store, *(fields(i) for i in range(4)))
-    store.put_vectors("m", "p", "m", [(r, v) for r, v in zip(rowids, _unit(4, 4), strict=True)])
-    store.put_vectors("m", "p", "m", [(rowids[0], _unit(5, 1)[0])])  # replaced: still 4
-    store.put_vectors("x", "p", "x", [(rowids[0], np.ones(2))])
+    store.put_vectors(
+        VectorWrite("m", "p", "m", [(r, v) for r, v in zip(rowids, _unit(4, 4), strict=True)])
+    )
+    store.put_vectors(
+        VectorWrite("m", "p", "m", [(rowids[0], _unit(5, 1)[0])])
+    )  # replaced: still 4
+    store.put_vectors(VectorWrite("x", "p", "x", [(rowids[0], np.ones(2))]))
     assert store.vector_stats() == [("m", DIM, 4), ("x", 2, 1)]
     store.delete(["r0", "r1"])  # the records' vectors go with them
     assert store.vector_stats() == [("m", DIM, 2)]

@@ -14,6 +14,7 @@ from remem.capture.capture import CaptureParts
 from remem.capture.llm import SUMMARY_PROMPT, transcript
 from remem.memories import StoreOutcome
 from remem.net import ChatClient, LLMError
+from remem.store.queries import RecordPage
 from remem.text.assertion import not_a_statement
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
@@ -55,8 +56,10 @@ def summarize_session(
         return None
     now = time.time() if now is None else now
     records = parts.store.list_records(
-        Filters(kinds=["message"], sessions=[session], roles=["user", "assistant"]),
-        limit=cfg.summary_messages,
+        RecordPage(
+            Filters(kinds=["message"], sessions=[session], roles=["user", "assistant"]),
+            limit=cfg.summary_messages,
+        ),
     )
     records.reverse()  # oldest first
     messages = [{"id": r.id, "role": r.role, "text": r.shown_text} for r in records]

@@ -17,6 +17,7 @@ from remem import arguments
 from remem.errors import ValidationError
 from remem.facts.model import name_subject, speaker_subject
 from remem.store.base import Store
+from remem.store.queries import FactQuery
 from remem.text.names import aliases
 from remem.types import Fact
 
@@ -79,10 +80,10 @@ def read_facts(
     ``history`` every fact, else those holding at ``at`` (default ``now``)."""
     when = None if history else (now if at is None else at)
     if subjects is None:
-        return store.facts(scopes=scopes, attribute=attribute, at=when)
+        return store.facts(FactQuery(scopes=scopes, attribute=attribute, at=when))
     found: dict[str, Fact] = {}
     for subject in subjects:
-        for fact in store.facts(scopes=scopes, subject=subject, attribute=attribute, at=when):
+        for fact in store.facts(FactQuery(scopes, subject, attribute, at=when)):
             found[fact.id] = fact
     return sorted(found.values(), key=lambda f: (f.valid_from, f.said_at, f.id))
 

@@ -37,6 +37,7 @@ from remem.facts.llm_reader import LLMFactReader
 from remem.facts.model import Statement
 from remem.facts.subjects import people_of
 from remem.store.base import FactStore, Store
+from remem.store.queries import FactQuery, RecordPage
 from remem.types import Fact, Filters, Record
 
 log = logging.getLogger("remem.facts")
@@ -122,7 +123,7 @@ class FactService:
     def context(self) -> ExtractionContext:
         """The people of the store (every speaker's names and aliases -> subject key)."""
         if self._people is None:  # the recent speakers; later ones are learnt as they come
-            recent = self.store.list_records(Filters(kinds=["message"]), limit=PEOPLE_WINDOW)
+            recent = self.store.list_records(RecordPage(Filters(kinds=["message"]), PEOPLE_WINDOW))
             self._people = people_of(recent)
         return ExtractionContext(people=dict(self._people))
 
@@ -158,7 +159,7 @@ class FactService:
             f
             for a in answers
             if a.attribute in MOVED
-            for f in self.store.facts(scopes=[a.scope], subject=a.subject, attribute=a.attribute)
+            for f in self.store.facts(FactQuery([a.scope], a.subject, a.attribute))
         ]
 
     # ------------------------------------------------------------------ rebuild
@@ -242,7 +243,7 @@ class FactService:
                 stored = [
                     f
                     for scope, subject, attribute in touched
-                    for f in self.store.facts(scopes=[scope], subject=subject, attribute=attribute)
+                    for f in self.store.facts(FactQuery([scope], subject, attribute))
                 ]
                 cited = {i for f in stored for i in (*f.source_ids, f.closed_by) if i}
                 wanted = cited | {r.id for r in records}

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Protocol
 
-from remem.store.base import Allocate, IndexMetaRow, SnapshotReads, VectorRows, VectorState
+from remem.store.base import IndexMetaRow, SnapshotReads, VectorRows, VectorState
+from remem.store.queries import Allocate
 
 # The index's name for one read of vectors (rowids[i] is the record of matrix[i]).
 VectorBatch = VectorRows

@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from remem.store.base import NearestStore, Store
+from remem.store.queries import NearestQuery
 from remem.types import Filters
 
 # ``size`` is a count over the server's table; searches ask it every time, so it is kept
@@ -45,7 +46,7 @@ class StoreSideIndex:
         self, query: np.ndarray, n: int, filters: Filters | None = None, now: float | None = None
     ) -> list[tuple[int, float]]:
         """(rowid, cosine) of the n best vectors passing the filters, best first."""
-        return self._nearest.nearest(self.model_id, self.dim, query, n, filters, now)
+        return self._nearest.nearest(NearestQuery(self.model_id, self.dim, query, n, filters, now))
 
     def vectors_for(self, rowids: list[int]) -> dict[int, np.ndarray]:
         """Stored vectors of these records (for diversity and neighbour stages)."""

@@ -34,6 +34,7 @@ from remem.index.snapshot import (
     write_snapshot,
 )
 from remem.index.source import Allocate, VectorBatch, VectorSource
+from remem.store.queries import VectorRead
 
 log = logging.getLogger("remem.index")
 
@@ -136,7 +137,9 @@ class VectorIndex:
                 self._rejected = self._generation()
                 self._adopt(None)
             if state.max_seq > self._seq:
-                self._apply(self.source.read_vectors(self.model_id, self.dim, self._seq))
+                self._apply(
+                    self.source.read_vectors(VectorRead(self.model_id, self.dim, self._seq))
+                )
             if state.deletes != self._deletes:
                 self._apply_deletes(self.source.live_rowids(self.model_id, self.dim, self._seq))
                 self._deletes = state.deletes
@@ -267,7 +270,7 @@ class VectorIndex:
 
             def read(allocate: Allocate) -> VectorBatch:
                 return self.source.read_vectors(
-                    self.model_id, self.dim, 0, by_rowid=True, allocate=allocate
+                    VectorRead(self.model_id, self.dim, by_rowid=True, allocate=allocate)
                 )
 
             write_snapshot(

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from remem.errors import RememError
 from remem.ingest.queue import IndexQueue
 from remem.store.base import Store
+from remem.store.queries import Backlog
 
 log = logging.getLogger("remem.backfill")
 
@@ -54,7 +55,7 @@ def pending_without_vector(
     """A ``FindPending`` step: the pending records without a vector of ``model_id`` after
     rowid ``after`` (records with another model's vector only are a model switch, `remem
     reembed`'s job), and the last rowid looked at (None at the end of the store)."""
-    found = store.records_missing_vectors(model_id, limit=limit, after_rowid=after)
+    found = store.records_missing_vectors(Backlog(model_id, limit, after_rowid=after))
     if not found:
         return [], None
     rowids = [r.rowid for r in found if r.rowid is not None and r.index_status == "pending"]

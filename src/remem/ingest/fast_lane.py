@@ -30,6 +30,7 @@ from remem.errors import RememError
 from remem.ingest.backfill import Backfill, pending_without_vector, wait_settled
 from remem.ingest.queue import IndexQueue
 from remem.store.base import Store
+from remem.store.queries import VectorWrite
 from remem.types import Record
 
 log = logging.getLogger("remem")
@@ -142,9 +143,11 @@ def put_fast_vectors(
     texts = [r.embed_text(cfg.with_speaker) for r in records]
     vectors = embed_configured(embedder, texts, cfg, is_query=False)
     return store.put_vectors(
-        FAST_MODEL_ID,
-        "local",
-        FAST_MODEL,
-        [(r.rowid, v) for r, v in zip(records, vectors, strict=True) if r.rowid is not None],
-        mark_indexed=False,  # still pending: the main model's vector is what indexes it
+        VectorWrite(
+            FAST_MODEL_ID,
+            "local",
+            FAST_MODEL,
+            [(r.rowid, v) for r, v in zip(records, vectors, strict=True) if r.rowid is not None],
+            mark_indexed=False,  # still pending: the main model's vector is what indexes it
+        ),
     )

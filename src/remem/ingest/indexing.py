@@ -33,6 +33,7 @@ from remem.ingest.fast_lane import FastLane
 from remem.ingest.latent_fill import LatentTerms
 from remem.ingest.queue import IndexQueue
 from remem.store.base import ClaimStore, Store
+from remem.store.queries import Backlog, VectorWrite
 from remem.types import Record
 
 log = logging.getLogger("remem")
@@ -408,12 +409,9 @@ class Indexer:
                 len(stale),
             )
             return False
-        rowids = [r.rowid for r in batch if r.rowid is not None]
+        items = list(zip([r.rowid for r in batch if r.rowid is not None], vectors, strict=True))
         self.store.put_vectors(
-            embedder.model_id,
-            embedder.provider,
-            embedder.model,
-            list(zip(rowids, vectors, strict=True)),
+            VectorWrite(embedder.model_id, embedder.provider, embedder.model, items)
         )
         return True
 
@@ -468,13 +466,11 @@ class Indexer:
             return list(itertools.islice(self.store.iter_records(batch=size, after=after), size))
         if isinstance(self.store, ClaimStore):  # shared by several processes: claim first
             return self.store.claim_missing_vectors(
-                model_id,
+                Backlog(model_id, size, after_rowid=0 if after == sys.maxsize else after),
                 self.worker_id,
-                limit=size,
-                after_rowid=0 if after == sys.maxsize else after,
                 lease_s=self.config.indexing.claim_lease_s,
             )
-        return self.store.records_missing_vectors(model_id, limit=size, before_rowid=after)
+        return self.store.records_missing_vectors(Backlog(model_id, size, before_rowid=after))
 
     @property
     def worker_id(self) -> str:

@@ -21,6 +21,7 @@ from remem.errors import ConflictError, NotFoundError, ValidationError
 from remem.ingest.indexing import Indexer, Progress
 from remem.schemas import RecordIn, content_hash, parse_time, validate_record
 from remem.store.base import OnConflict, RecordRow, Store
+from remem.store.queries import TextUpdate
 from remem.text.tokenize import Tokenizer
 from remem.types import Record
 
@@ -250,7 +251,7 @@ class RecordWriter:
             text = lexical_text(record.kind, record.speaker_label, visible_text or new_text)
             tokens = self.tokenizer.index_string(text)
         self.store.update_text(
-            record.rowid, new_text, content_hash(new_text), tokens, visible_text=visible_text
+            TextUpdate(record.rowid, new_text, content_hash(new_text), tokens, visible_text)
         )
         if record.index_status == "indexed":
             if self.config.indexing.mode == "sync":

@@ -26,6 +26,7 @@ from remem.schemas import check_encodable
 from remem.search.answerability import deciding
 from remem.search.checked import CheckedSearch
 from remem.store.base import Store
+from remem.store.queries import RecordPage, SessionWindow
 from remem.types import Filters, Hit, Record, SearchResult, Turn
 
 
@@ -68,7 +69,7 @@ def current_platform(chat: ChatArchive, turn: Turn) -> str | None:
 def session_context(store: Store, session: str) -> dict[str, Any]:
     """The platform and group of a session, from its newest archived message: what picks
     the session's cross-session mode besides the session itself."""
-    newest = store.list_records(Filters(kinds=["message"], sessions=[session]), limit=1)
+    newest = store.list_records(RecordPage(Filters(kinds=["message"], sessions=[session]), limit=1))
     if not newest:
         return {}
     return {"platform": newest[0].platform, "group_id": newest[0].group_id}
@@ -206,7 +207,7 @@ def expand(
     )
     anchors = [r for r in records if cfg.expand_other_sessions or r.session == turn.session]
     around = (
-        chat.store.neighbours(anchors, window, window, window_filters, context=True)
+        chat.store.neighbours(anchors, SessionWindow(window, window, window_filters, context=True))
         if window > 0
         else {}
     )

@@ -47,6 +47,7 @@ from typing import Any
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.search.query_terms import query_weights, term_coverage
+from remem.store.queries import SessionWindow
 from remem.text.scripts import crosses, script_of
 
 MODEL_FILE = Path(__file__).parent.parent / "data" / "answerability.json"
@@ -410,7 +411,9 @@ def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
     records = [c.record for c in best if c.record is not None and c.record.session]
     if not records:
         return
-    around = ctx.readers.store.neighbours(records, 1, 1, ctx.request.filters, ctx.request.now)
+    around = ctx.readers.store.neighbours(
+        records, SessionWindow(1, 1, ctx.request.filters, ctx.request.now)
+    )
     for c in best:
         if c.record is None:
             continue

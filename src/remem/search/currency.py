@@ -27,6 +27,7 @@ from remem.facts.question import asked_fact, attribute_of_value, fact_of_value, 
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.store.base import FactStore
+from remem.store.queries import FactQuery, RecordPage
 from remem.text.question_time import question_time
 from remem.types import Fact, Filters
 
@@ -52,7 +53,7 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     brought: list[Candidate] = []
     for n, key in enumerate(chains[:MAX_CHAINS]):
         scope, subject, attribute = key
-        chain = store.facts(scopes=[scope], subject=subject, attribute=attribute)
+        chain = store.facts(FactQuery(scopes=[scope], subject=subject, attribute=attribute))
         _mark_earlier(chain, by_id, ctx)
         # the best chain, carried by one of the best few candidates, is what the question
         # asks about: its answer leads the list, not only the stale line it displaces
@@ -81,7 +82,7 @@ def _asked_chain(store: FactStore, ctx: StageContext) -> list[Fact]:
     asked = asked_fact(ctx.request.query, subjects)
     if asked is None:
         return []
-    facts = store.facts(scopes=scopes, subject=asked.subject)
+    facts = store.facts(FactQuery(scopes=scopes, subject=asked.subject))
     held = {f.attribute for f in facts}
     attribute = attribute_of_value(ctx.request.query, facts) if not asked.attributes else None
     attribute = attribute or next((a for a in asked.attributes if a in held), None)
@@ -268,7 +269,7 @@ def _bring(
     wanted = dataclasses.replace(
         base, ids=[record_id], include_superseded=ctx.request.include_superseded
     )
-    found = ctx.readers.store.list_records(wanted, limit=1)
+    found = ctx.readers.store.list_records(RecordPage(wanted, limit=1))
     if not found or found[0].rowid is None:
         return []
     cand = Candidate(rowid=found[0].rowid, record=found[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from remem.store.base import LexicalStore
+from remem.store.queries import LexicalQuery
 from remem.types import Filters
 
 # The first pass of a two-pass keyword search keeps this many times the rows asked for.
@@ -83,10 +84,10 @@ def lexical_candidates(
             return two_pass(store, rare, query, filters, limit, now, context_weight, ranked, scoped)
     if scoped is not None:
         pool = store.lexical_search(
-            query, filters, FIRST_PASS_FACTOR * limit, now, context_weight=context_weight
+            LexicalQuery(query, filters, now, context_weight), FIRST_PASS_FACTOR * limit
         )
         return rescored(store, [r for r, _ in pool], query, context_weight, scoped, limit)
-    return store.lexical_search(query, filters, limit, now, context_weight=context_weight)
+    return store.lexical_search(LexicalQuery(query, filters, now, context_weight), limit)
 
 
 def rescored(
@@ -136,10 +137,10 @@ def two_pass(
     row found is scored with those counts (``rescored``)."""
     pool = FIRST_PASS_FACTOR * limit
     if not ranked:
-        rowids = store.lexical_newest(rare, filters, pool, now, context_weight=context_weight)
+        rowids = store.lexical_newest(LexicalQuery(rare, filters, now, context_weight), pool)
         scores = store.lexical_rescore(rowids, scored, context_weight, stats=scoped)
         return sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
-    found = dict(store.lexical_search(rare, filters, pool, now, context_weight=context_weight))
+    found = dict(store.lexical_search(LexicalQuery(rare, filters, now, context_weight), pool))
     if scoped is not None:
         return rescored(store, list(found), scored, context_weight, scoped, limit)
     # BM25 is a sum over the query's phrases, each with its own idf and the row's length:

@@ -31,6 +31,7 @@ from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.search.query_terms import query_weights, term_coverage
 from remem.search.scoring import BELOW
+from remem.store.queries import LexicalQuery
 from remem.text.noise import is_noise
 from remem.text.salient import salient_names
 from remem.text.tokenize import Tokenizer
@@ -131,7 +132,7 @@ def entity_links(
         tokens: [
             r
             for r, _ in store.lexical_search(
-                tokens, ctx.request.filters, SEARCH_FACTOR * want, ctx.request.now
+                LexicalQuery(tokens, ctx.request.filters, ctx.request.now), SEARCH_FACTOR * want
             )
         ]
         for tokens in wanted

@@ -18,6 +18,7 @@ import re
 
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
+from remem.store.queries import SessionWindow
 from remem.text.timeexpr import DAY, find_time_window
 
 BELOW = 1e-9  # how far under its reply the question goes, relative to the reply's score
@@ -80,7 +81,8 @@ def reply_after_question(cands: list[Candidate], ctx: StageContext) -> list[Cand
         return cands
     best = {c.rowid: c for c in cands}
     after = ctx.readers.store.neighbours(
-        [c.record for c in questions if c.record], 0, 1, ctx.request.filters, ctx.request.now
+        [c.record for c in questions if c.record],
+        SessionWindow(0, 1, ctx.request.filters, ctx.request.now),
     )
     for q in questions:
         following = after.get(q.rowid, [])

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from remem.store.base import Store
+from remem.store.queries import LexicalQuery
 from remem.types import Filters
 
 Stats = tuple[int, dict[str, int]]  # (records, {token: records holding it})
@@ -80,7 +81,7 @@ def held_tokens(
     return common | {
         t
         for t in dict.fromkeys(tokens)
-        if t not in common and store.lexical_newest([t], filters, 1, now, context_weight=1.0)
+        if t not in common and store.lexical_newest(LexicalQuery([t], filters, now, 1.0), 1)
     }
 
 
@@ -129,7 +130,7 @@ def scoped_stats(
         if walked > COUNT_BUDGET:
             break
         exact.append(token)
-    inside, counted = store.phrase_counts(exact, scope, now, context_weight)
+    inside, counted = store.phrase_counts(LexicalQuery(exact, scope, now, context_weight))
     for token, count in df.items():
         if count and token not in exact and n:
             counted[token] = max(1, round(count * inside / n))

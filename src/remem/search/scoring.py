@@ -12,6 +12,7 @@ from collections import defaultdict
 from remem.search.candidates import Candidate
 from remem.search.context import Request, StageContext
 from remem.search.query_terms import query_weights, term_coverage
+from remem.store.queries import SessionWindow
 from remem.text.intent import speaks_of_self
 from remem.text.noise import is_noise
 from remem.types import Record
@@ -265,9 +266,10 @@ def neighbour_lift(cands: list[Candidate], ctx: StageContext) -> list[Candidate]
     check_noise = ctx.request.config.noise.enabled
     assert ctx.readers.store is not None  # the searcher always gives its store
     anchors = [c.record for c in top if c.record is not None]
-    found = ctx.readers.store.neighbours(
-        anchors, cfg.neighbour_window, cfg.neighbour_window, ctx.request.filters, ctx.request.now
+    window = SessionWindow(
+        cfg.neighbour_window, cfg.neighbour_window, ctx.request.filters, ctx.request.now
     )
+    found = ctx.readers.store.neighbours(anchors, window)
     gains: dict[int, tuple[float, float]] = {}  # rowid -> (gain, the most it may reach)
     records: dict[int, Record] = {}
     for c in top:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from remem.store.base import Store
+from remem.store.queries import LexicalQuery
 from remem.types import Filters
 
 ROWS = 200  # records read per sense: a sense that agrees nowhere in its newest 200 is dropped
@@ -85,7 +86,7 @@ def _holding(
     """The newest ``ROWS`` records holding every token of the sense: rowid -> their other
     tokens."""
     own = set(sense.tokens)
-    rowids = store.lexical_newest(list(sense.tokens), filters, ROWS, now)
+    rowids = store.lexical_newest(LexicalQuery(sense.tokens, filters, now), ROWS)
     found = store.lexical_tokens(rowids) if rowids else {}
     return {r: set(tokens) - own for r, tokens in found.items() if own <= set(tokens)}
 
@@ -96,6 +97,6 @@ def _sessions(
     """The sessions of the newest ``ROWS`` records holding any of these tokens."""
     if not tokens:
         return set()
-    rowids = store.lexical_newest(sorted(tokens), filters, ROWS, now)
+    rowids = store.lexical_newest(LexicalQuery(sorted(tokens), filters, now), ROWS)
     records = store.get_by_rowids(rowids, filters, now) if rowids else {}
     return {r.session for r in records.values() if r.session}

@@ -10,7 +10,7 @@ heuristics live in their features, not here: a store answers plain questions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +19,19 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from remem.store.dashboard import DashboardStore
+from remem.store.queries import (
+    ALL_FACTS,
+    FIRST_PAGE,
+    Backlog,
+    FactQuery,
+    LexicalQuery,
+    NearestQuery,
+    RecordPage,
+    SessionWindow,
+    TextUpdate,
+    VectorRead,
+    VectorWrite,
+)
 from remem.store.stats import StoreStats
 from remem.types import Fact, Filters, Record, SessionInfo
 
@@ -79,12 +92,6 @@ class MemoryMatch:
     limit: int | None = None
 
 
-# Given a row count, the arrays to read vectors into: (rowids int64 (n,), matrix float32
-# (n, dim)), e.g. memory-mapped files, so an index build never holds the matrix in anonymous
-# memory.
-Allocate = Callable[[int], tuple[np.ndarray, np.ndarray]]
-
-
 @runtime_checkable
 class RecordStore(Protocol):
     """Records: insert, read by id / rowid / filters, update, delete."""
@@ -100,14 +107,10 @@ class RecordStore(Protocol):
     def ids_with_prefix(self, prefix: str, limit: int = 20) -> list[str]: ...
     def ids_where(self, filters: Filters | None) -> list[str]: ...
     def existing_hashes(self, hashes: Sequence[str]) -> set[str]: ...
-    def list_records(
-        self,
-        filters: Filters | None = None,
-        *,
-        limit: int | None = 50,
-        offset: int = 0,
-        newest_first: bool = True,
-    ) -> list[Record]: ...
+    def list_records(self, page: RecordPage = FIRST_PAGE) -> list[Record]:
+        """The page of records ``page`` names (by default the newest 50)."""
+        ...
+
     def iter_records(
         self, filters: Filters | None = None, batch: int = 1000, after: int = 0
     ) -> Iterator[Record]: ...
@@ -123,24 +126,13 @@ class RecordStore(Protocol):
     def find_message(self, session: str, created_at: float) -> Record | None: ...
     def previous_texts(self, session: str, before: float, limit: int) -> list[Record]: ...
     def neighbours(
-        self,
-        records: Sequence[Record],
-        before: int,
-        after: int,
-        filters: Filters | None = None,
-        now: float | None = None,
-        *,
-        context: bool = False,
+        self, records: Sequence[Record], window: SessionWindow
     ) -> dict[int, list[Record]]: ...
-    def update_text(
-        self,
-        rowid: int,
-        text: str,
-        content_hash: str,
-        tokens: str,
-        *,
-        visible_text: str | None = None,
-    ) -> None: ...
+    def update_text(self, change: TextUpdate) -> None:
+        """Replace a record's text, visible text and own lexical tokens (``change``), in one
+        write; its context and its vector stay."""
+        ...
+
     def set_validity(
         self, rowid: int, valid_to: float | None, metadata: dict[str, Any]
     ) -> None: ...
@@ -171,14 +163,11 @@ class SessionStore(Protocol):
 class LexicalStore(Protocol):
     """BM25 over each record's tokens (and, weighted, the turns before a message)."""
 
-    def lexical_search(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[tuple[int, float]]: ...
+    def lexical_search(self, query: LexicalQuery, limit: int) -> list[tuple[int, float]]:
+        """(rowid, BM25 score) of the best ``limit`` records for ``query``, best first;
+        scores are positive, higher is better."""
+        ...
+
     def lexical_rescore(
         self,
         rowids: Sequence[int],
@@ -191,32 +180,20 @@ class LexicalStore(Protocol):
         left out. The second pass of a keyword search in a big store
         (``remem.search.lexical``). With ``stats`` (``phrase_counts``' records and each
         token's rows), BM25's record count and document frequencies are those instead of the
-        store's (the mean record length stays the store's)."""
+        store's (the mean record length stays the store's). Written once for every backend
+        (``store/lexical_rescore.py``)."""
         ...
 
-    def phrase_counts(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> tuple[int, dict[str, int]]:
-        """(records passing ``filters``, {token: those of them it occurs in}), counted as BM25
-        counts them: a token's terms as a phrase, in the record's own tokens, or also in its
-        context when ``context_weight`` > 0; tokens no such record holds are left out. Costs
-        a walk of each token's postings: the caller keeps it to the tokens worth it."""
+    def phrase_counts(self, query: LexicalQuery) -> tuple[int, dict[str, int]]:
+        """(records passing ``query.filters``, {token: those of them it occurs in}), counted
+        as BM25 counts them: a token's terms as a phrase, in the record's own tokens, or also
+        in its context when the context counts; tokens no such record holds are left out.
+        Costs a walk of each token's postings: the caller keeps it to the tokens worth it."""
         ...
 
-    def lexical_newest(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[int]:
+    def lexical_newest(self, query: LexicalQuery, limit: int) -> list[int]:
         """Rowids of the newest ``limit`` records holding any token (in their own tokens, or
-        also in their context when ``context_weight`` > 0) and passing the filters: the rows
+        also in their context when the context counts) and passing the filters: the rows
         of a word too common to rank all of its records, found without scoring them."""
         ...
 
@@ -234,19 +211,9 @@ class SnapshotReads(Protocol):
 
     def vector_count(self, model_id: str) -> int: ...
     def vector_state(self, model_id: str, dim: int) -> VectorState: ...
-    def read_vectors(
-        self,
-        model_id: str,
-        dim: int,
-        after_seq: int = 0,
-        *,
-        by_rowid: bool = False,
-        allocate: Allocate | None = None,
-    ) -> VectorRows:
-        """Vectors of ``model_id`` and ``dim`` with seq > after_seq, read in one snapshot
-        into one contiguous matrix: in seq order (a delta: a later row of the same record
-        replaces an earlier one) or, ``by_rowid``, sorted by record rowid (a full read for a
-        snapshot). ``allocate`` supplies the arrays to fill."""
+    def read_vectors(self, request: VectorRead) -> VectorRows:
+        """The vectors ``request`` names (one model and dimension, after a sequence number,
+        in seq or rowid order, into the arrays it allocates), read in one snapshot."""
         ...
 
     def live_rowids(self, model_id: str, dim: int, upto_seq: int) -> np.ndarray:
@@ -266,15 +233,12 @@ class VectorStore(SnapshotReads, Protocol):
     index (``remem.index.vector``) through the ``SnapshotReads`` (``vector_state``,
     ``read_vectors``, ``live_rowids``, ``vectors_at``) and ``filter_rows``."""
 
-    def put_vectors(
-        self,
-        model_id: str,
-        provider: str,
-        model: str,
-        items: Sequence[tuple[int, np.ndarray]],
-        *,
-        mark_indexed: bool = True,
-    ) -> int: ...
+    def put_vectors(self, batch: VectorWrite) -> int:
+        """Write one vector per record rowid of ``batch`` for its model (replacing an older
+        one; a rowid given twice keeps its last vector). Records deleted meanwhile are
+        skipped. Returns how many vectors were written."""
+        ...
+
     def vectors_of(self, rowids: Sequence[int]) -> dict[int, list[StoredVector]]: ...
     def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int: ...
     def drop_vectors_of_indexed(self, model_id: str) -> int:
@@ -284,17 +248,9 @@ class VectorStore(SnapshotReads, Protocol):
         ...
 
     def mark_indexed_with(self, model_id: str) -> None: ...
-    def records_missing_vectors(
-        self,
-        model_id: str,
-        *,
-        limit: int = 1000,
-        after_rowid: int = 0,
-        before_rowid: int | None = None,
-    ) -> list[Record]:
-        """Records without a vector of ``model_id`` (skipped ones aside): after
-        ``after_rowid`` in rowid order; or, given ``before_rowid``, below it, newest (highest
-        rowid) first (`remem embed` fills a long import's backlog from its newest end)."""
+    def records_missing_vectors(self, backlog: Backlog) -> list[Record]:
+        """The page of records without a vector that ``backlog`` names (`remem embed` fills
+        a long import's backlog from its newest end, ``before_rowid``)."""
         ...
 
     def count_missing_vectors(self, model_id: str) -> int: ...
@@ -365,19 +321,10 @@ class FactStore(Protocol):
         many were deleted."""
         ...
 
-    def facts(
-        self,
-        *,
-        scopes: Sequence[str] | None = None,
-        subject: str | None = None,
-        attribute: str | None = None,
-        at: float | None = None,
-        current: bool = False,
-        limit: int | None = None,
-    ) -> list[Fact]:
-        """Facts of these scopes (None: all), this subject key and attribute, oldest
-        ``valid_from`` first (then ``said_at``, then id). ``at``: only those that held at that
-        time (``Fact.holds_at``); ``current``: only those still open (``valid_to`` None)."""
+    def facts(self, query: FactQuery = ALL_FACTS) -> list[Fact]:
+        """The facts ``query`` asks for (scopes, subject key, attribute, held at a time,
+        still open, at most a number), oldest ``valid_from`` first (then ``said_at``, then
+        id)."""
         ...
 
     def facts_citing(self, record_ids: Sequence[str]) -> list[Fact]:
@@ -397,15 +344,9 @@ class NearestStore(Protocol):
     Search asks it instead of loading the vectors into an in-memory index; a backend
     without it (SQLite, in memory) is searched through ``remem.index``."""
 
-    def nearest(
-        self,
-        model_id: str,
-        dim: int,
-        query: np.ndarray,
-        n: int,
-        filters: Filters | None = None,
-        now: float | None = None,
-    ) -> list[tuple[int, float]]: ...
+    def nearest(self, query: NearestQuery) -> list[tuple[int, float]]:
+        """(rowid, cosine similarity) of the vectors ``query`` asks for, best first."""
+        ...
 
 
 @runtime_checkable
@@ -415,14 +356,13 @@ class ClaimStore(Protocol):
     without it (one process at a time) is read with ``records_missing_vectors``."""
 
     def claim_missing_vectors(
-        self,
-        model_id: str,
-        worker: str,
-        *,
-        limit: int = 1000,
-        after_rowid: int = 0,
-        lease_s: float = 300.0,
-    ) -> list[Record]: ...
+        self, backlog: Backlog, worker: str, lease_s: float = 300.0
+    ) -> list[Record]:
+        """The page ``backlog`` names (rowid order: ``before_rowid`` must be None) less the
+        records another worker holds a live claim on, now claimed by ``worker`` for
+        ``lease_s`` seconds."""
+        ...
+
     def release_claims(self, model_id: str, worker: str) -> int: ...
 
 

@@ -9,7 +9,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from remem.store.queries import NewestIds
 from remem.types import Filters
+
+ALL_NEWEST = NewestIds()
 
 # The record columns a breakdown counts by, and those whose values a form offers.
 BREAKDOWN_COLUMNS = ("kind", "scope", "platform", "index_status")
@@ -108,16 +111,8 @@ class DashboardStore(Protocol):
         a self-introduction is looked for in."""
         ...
 
-    def newest_ids(
-        self,
-        filters: Filters | None = None,
-        *,
-        ended_by: float | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[str]:
-        """Ids of the records passing the filters, newest first (created_at, then rowid);
-        with ``ended_by``, only those whose validity ended by then (valid_to <= ended_by)."""
+    def newest_ids(self, query: NewestIds = ALL_NEWEST) -> list[str]:
+        """The ids ``query`` names, newest first (created_at, then rowid)."""
         ...
 
     def storage_size(self) -> StoreSize: ...

@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from remem.store.dashboard import (
+    ALL_NEWEST,
     BREAKDOWN_COLUMNS,
     PATTERN_PARTS,
     DistinctColumn,
@@ -27,6 +28,7 @@ from remem.store.dashboard import (
     pattern_regex,
 )
 from remem.store.filter_sql import filters_where
+from remem.store.queries import NewestIds
 from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import SQLDialect
 from remem.types import Filters
@@ -155,16 +157,9 @@ def speaker_lines_matching(
     return [(label, text) for label, text in rows]
 
 
-def newest_ids(
-    conn: Any,
-    d: SQLDialect,
-    filters: Filters | None,
-    *,
-    ended_by: float | None,
-    limit: int | None,
-    offset: int,
-) -> list[str]:
-    where, params = filters_where(filters, d)
+def newest_ids(conn: Any, d: SQLDialect, query: NewestIds) -> list[str]:
+    where, params = filters_where(query.filters, d)
+    ended_by, limit = query.ended_by, query.limit
     if ended_by is not None:
         where += f" AND r.valid_to IS NOT NULL AND r.valid_to <= {d.mark}"
         params = [*params, ended_by]
@@ -172,7 +167,7 @@ def newest_ids(
         conn,
         f"SELECT r.id FROM records r WHERE 1=1{where} "
         f"ORDER BY r.created_at DESC, r.rowid DESC LIMIT {d.mark} OFFSET {d.mark}",
-        [*params, d.no_limit if limit is None else limit, offset],
+        [*params, d.no_limit if limit is None else limit, query.offset],
     )
     return [record_id for (record_id,) in rows]
 
@@ -206,13 +201,6 @@ class SQLDashboard(SQLConnection):
         with self._dashboard_read() as c:
             return speaker_lines_matching(c, self._sql, patterns, filters, limit)
 
-    def newest_ids(
-        self,
-        filters: Filters | None = None,
-        *,
-        ended_by: float | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[str]:
+    def newest_ids(self, query: NewestIds = ALL_NEWEST) -> list[str]:
         with self._dashboard_read() as c:
-            return newest_ids(c, self._sql, filters, ended_by=ended_by, limit=limit, offset=offset)
+            return newest_ids(c, self._sql, query)

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from remem.store.facts_check import check_fact, fact_order
+from remem.store.queries import ALL_FACTS, FactQuery
 from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import SQLDialect
 from remem.types import Fact
@@ -126,17 +127,8 @@ def forget_records(conn: Any, d: SQLDialect, record_ids: Sequence[str]) -> None:
 
 
 # ---------------------------------------------------------------- reads
-def facts(
-    conn: Any,
-    d: SQLDialect,
-    *,
-    scopes: Sequence[str] | None,
-    subject: str | None,
-    attribute: str | None,
-    at: float | None,
-    current: bool,
-    limit: int | None,
-) -> list[Fact]:
+def facts(conn: Any, d: SQLDialect, query: FactQuery) -> list[Fact]:
+    scopes, subject, attribute, at = query.scopes, query.subject, query.attribute, query.at
     if scopes is not None and not scopes:
         return []
     mark = d.mark
@@ -148,10 +140,10 @@ def facts(
     if at is not None:  # Fact.holds_at
         where += f" AND f.valid_from <= {mark} AND (f.valid_to IS NULL OR {mark} < f.valid_to)"
         params += [at, at]
-    if current:
+    if query.current:
         where += " AND f.valid_to IS NULL"
     tail = f" ORDER BY f.valid_from, f.said_at, f.id{d.by_code_point} LIMIT {mark}"
-    limit_value = d.limit(limit)
+    limit_value = d.limit(query.limit)
     return _select(conn, f" WHERE 1=1{where}", [*params, limit_value], tail)
 
 
@@ -211,27 +203,9 @@ class SQLFacts(SQLConnection):
         with self.write() as c:
             return clear_facts(c, self._sql, scopes, origin)
 
-    def facts(
-        self,
-        *,
-        scopes: Sequence[str] | None = None,
-        subject: str | None = None,
-        attribute: str | None = None,
-        at: float | None = None,
-        current: bool = False,
-        limit: int | None = None,
-    ) -> list[Fact]:
+    def facts(self, query: FactQuery = ALL_FACTS) -> list[Fact]:
         with self.read() as c:
-            return facts(
-                c,
-                self._sql,
-                scopes=scopes,
-                subject=subject,
-                attribute=attribute,
-                at=at,
-                current=current,
-                limit=limit,
-            )
+            return facts(c, self._sql, query)
 
     def facts_citing(self, record_ids: Sequence[str]) -> list[Fact]:
         if not record_ids:

@@ -18,6 +18,7 @@ from typing import Any
 from remem.schemas import ID_MAX_CHARS
 from remem.store.base import ANY, MemoryMatch, OnConflict, RecordRow
 from remem.store.filter_sql import filters_where
+from remem.store.queries import FIRST_PAGE, RecordPage, SessionWindow, TextUpdate
 from remem.store.rows import check_enums, check_value, row_to_record
 from remem.store.sessions_sql import SQLSessions, upsert_session
 from remem.types import Filters, Record
@@ -126,26 +127,20 @@ class SQLRecords(SQLSessions):
         return [r[0] for r in rows]
 
     def neighbours(
-        self,
-        records: Sequence[Record],
-        before: int,
-        after: int,
-        filters: Filters | None = None,
-        now: float | None = None,
-        *,
-        context: bool = False,
+        self, records: Sequence[Record], window: SessionWindow
     ) -> dict[int, list[Record]]:
         """See ``Store.neighbours`` (store/base.py), which says what the window holds."""
-        where, params = filters_where(filters, self._sql, now=now)
+        where, params = filters_where(window.filters, self._sql, now=window.now)
         keep = (
             "r.message_kind NOT IN ('control', 'directive')"
-            if context
+            if window.context
             else "r.index_status != 'skipped'"
         )
         anchors = [r for r in records if r.session and r.rowid is not None]
         out: dict[int, list[Record]] = {r.rowid: [] for r in anchors if r.rowid is not None}
         if anchors:
-            for anchor, row in self._neighbour_rows(anchors, before, after, keep + where, params):
+            rows = self._neighbour_rows(anchors, window.before, window.after, keep + where, params)
+            for anchor, row in rows:
                 out[anchor].append(row_to_record(row))
         return out
 
@@ -166,23 +161,15 @@ class SQLRecords(SQLSessions):
         )
         return newest_first[::-1]
 
-    def list_records(
-        self,
-        filters: Filters | None = None,
-        *,
-        limit: int | None = 50,
-        offset: int = 0,
-        newest_first: bool = True,
-    ) -> list[Record]:
-        """A page of records passing the filters, newest (or oldest) first; a limit of None
-        (or below 0) means all."""
+    def list_records(self, page: RecordPage = FIRST_PAGE) -> list[Record]:
+        """See ``RecordStore.list_records``."""
         d = self._sql
-        where, params = filters_where(filters, d)
-        order = "DESC" if newest_first else "ASC"
+        where, params = filters_where(page.filters, d)
+        order = "DESC" if page.newest_first else "ASC"
         return self._records(
             f"WHERE 1=1{where} ORDER BY r.created_at {order}, r.rowid {order} "
             f"LIMIT {d.mark} OFFSET {d.mark}",
-            [*params, d.limit(limit), offset],
+            [*params, d.limit(page.limit), page.offset],
         )
 
     def iter_records(
@@ -237,23 +224,13 @@ class SQLRecords(SQLSessions):
             [*columns.values(), rev, now, rowid],
         )
 
-    def update_text(
-        self,
-        rowid: int,
-        text: str,
-        content_hash: str,
-        tokens: str,
-        *,
-        visible_text: str | None = None,
-    ) -> None:
-        """Replace a record's text, visible text and its own lexical tokens (its context and
-        its vector stay: the old vector serves until a new one is written)."""
+    def update_text(self, change: TextUpdate) -> None:
+        """See ``RecordStore.update_text``: the row and its lexical row in one write."""
         now = time.time()
+        columns = {"text": change.text, "visible_text": change.visible_text}
         with self.write() as c:
-            self._update_row(
-                c, rowid, now, text=text, visible_text=visible_text, content_hash=content_hash
-            )
-            self._replace_tokens(c, rowid, tokens)
+            self._update_row(c, change.rowid, now, **columns, content_hash=change.content_hash)
+            self._replace_tokens(c, change.rowid, change.tokens)
 
     def set_validity(self, rowid: int, valid_to: float | None, metadata: dict[str, Any]) -> None:
         """Close (or reopen, with None) a memory and replace its metadata, in one write."""

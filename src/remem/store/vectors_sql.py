@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from remem.store.base import IndexMetaRow, StoredVector, VectorRows
+from remem.store.queries import Backlog
 from remem.store.rows import INDEX_META_FIELDS
 from remem.store.sql_base import SQLConnection, counter
 from remem.types import Record
@@ -27,6 +28,21 @@ class SQLVectors(SQLConnection):
     def _vector_bytes(value: Any) -> bytes:
         """A stored vector as float32 bytes."""
         raise NotImplementedError  # each backend's own: a BLOB / a pgvector value
+
+    def _stamp_vectored(
+        self, c: Any, rowids: Sequence[int], rev: int, now: float, mark_indexed: bool
+    ) -> None:
+        """The records that just got a vector (``put_vectors``, in its write): 'indexed'
+        (error cleared, ``updated_at`` now) or, ``mark_indexed`` False, only the new ``rev``,
+        so in-memory indexes still pick up the new vector's record."""
+        d = self._sql
+        for chunk in d.chunks(list(rowids)):
+            member, bound = d.member("rowid", chunk, array="bigint")
+            if mark_indexed:
+                sets = "index_status = 'indexed', index_error = NULL, rev = ?, updated_at = ?"
+                c.execute(d.sql(f"UPDATE records SET {sets} WHERE ") + member, [rev, now, *bound])
+            else:
+                c.execute(d.sql("UPDATE records SET rev = ? WHERE ") + member, [rev, *bound])
 
     def vectors_of(self, rowids: Sequence[int]) -> dict[int, list[StoredVector]]:
         """(model_id, provider, model, float32 bytes) per record."""
@@ -69,19 +85,13 @@ class SQLVectors(SQLConnection):
                 (model_id,),
             )
 
-    def records_missing_vectors(
-        self,
-        model_id: str,
-        *,
-        limit: int = 1000,
-        after_rowid: int = 0,
-        before_rowid: int | None = None,
-    ) -> list[Record]:
+    def records_missing_vectors(self, backlog: Backlog) -> list[Record]:
         """See ``Store.records_missing_vectors`` (resumable by rowid either way)."""
-        if before_rowid is None:
-            where, order, bound = "r.rowid > ?", "r.rowid", after_rowid
+        model_id, limit = backlog.model_id, backlog.limit
+        if backlog.before_rowid is None:
+            where, order, bound = "r.rowid > ?", "r.rowid", backlog.after_rowid
         else:
-            where, order, bound = "r.rowid < ?", "r.rowid DESC", before_rowid
+            where, order, bound = "r.rowid < ?", "r.rowid DESC", backlog.before_rowid
         return self._records(
             f"WHERE {where} AND r.index_status != 'skipped' AND NOT EXISTS "
             "(SELECT 1 FROM vectors v WHERE v.record_rowid = r.rowid AND v.model_id = ?) "

@@ -37,6 +37,7 @@ from remem.ingest.indexing import ACTIVE_MODEL
 from remem.ingest.write_path import lexical_text
 from remem.store.base import RecordRow, Store
 from remem.store.open import open_store
+from remem.store.queries import VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.types import KINDS, Filters, Record, SessionInfo
 
@@ -187,7 +188,9 @@ class _BatchCopier:
                     by_model.setdefault((model_id, provider, model), []).append((target, vec))
         for (model_id, provider, model), items in by_model.items():
             # the record's own index status came across with it: leave it as it is
-            written += self.dst.put_vectors(model_id, provider, model, items, mark_indexed=False)
+            written += self.dst.put_vectors(
+                VectorWrite(model_id, provider, model, items, mark_indexed=False)
+            )
         self._copy_latent_terms(batch, dst_rowid)
         self._top_up_access(batch, dst_rowid)
         return written

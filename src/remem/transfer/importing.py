@@ -40,6 +40,7 @@ from remem.errors import ValidationError
 from remem.ingest.fast_lane import put_fast_vectors
 from remem.ports import MemoryPort
 from remem.schemas import RecordIn, content_hash, validate_record
+from remem.store.queries import VectorWrite
 from remem.transfer.jsonl import iter_file_lines, parse_lines, spool
 from remem.types import Record
 
@@ -360,7 +361,7 @@ def _write_batch(
         else:
             to_embed.append(record)
     for (model_id, provider, model), items in by_model.items():
-        report.vectors += mem.store.put_vectors(model_id, provider, model, items)
+        report.vectors += mem.store.put_vectors(VectorWrite(model_id, provider, model, items))
     report.latent_terms += _put_latent_terms(mem, fresh, stored)
     if to_embed and fast is not None:
         report.fast_vectors += put_fast_vectors(mem.store, mem.config, fast, to_embed)

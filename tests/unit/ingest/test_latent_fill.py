@@ -13,6 +13,7 @@ from remem.config import Config
 from remem.errors import EmbeddingError
 from remem.ingest.latent_fill import LatentFill, LatentTerms, fill_latent_terms
 from remem.schemas import content_hash
+from remem.store.queries import TextUpdate
 
 MODEL = "test:latent"
 
@@ -54,7 +55,7 @@ def test_the_background_fill_waits_for_the_queues_then_fills():
         assert fill.wait_settled(timeout=10)
         assert store.count_missing_latent_terms(MODEL) == 0
         assert fill.stats() == {"filled": 3, "filling": False}
-        store.update_text(rowids[1], "b2", content_hash("b2"), "")
+        store.update_text(TextUpdate(rowids[1], "b2", content_hash("b2"), ""))
         fill.wake([rowids[1]])
         assert fill.wait_settled(timeout=10)
         assert store.latent_terms_of(MODEL, [rowids[1]]) == {rowids[1]: b"b2"}

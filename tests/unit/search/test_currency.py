@@ -10,6 +10,7 @@ from remem.facts.extract import statements_of
 from remem.facts.fold import fold
 from remem.search.candidates import Candidate
 from remem.search.currency import currency
+from remem.store.queries import FactQuery
 from remem.types import Fact, Filters
 from unit.search.contexts import stage_context
 
@@ -236,7 +237,7 @@ def sports_store(speaker: str, lines: tuple[str, ...]):
         for i in range(len(lines))
     ]
     store.put_facts(fold(s for r in records for s in statements_of(r)))
-    assert len({f.value for f in store.facts(attribute="likes")}) == 2  # none closed
+    assert len({f.value for f in store.facts(FactQuery(attribute="likes"))}) == 2  # none closed
     return store, rowids
 
 
@@ -269,7 +270,7 @@ def test_a_plan_said_again_with_another_date_answers_with_the_last_said() -> Non
         for i in range(len(lines))
     ]
     store.put_facts(fold(s for r in records for s in statements_of(r)))
-    assert len(store.facts(attribute="plan")) == 2
+    assert len(store.facts(FactQuery(attribute="plan"))) == 2
     scores = {0: 0.95, 2: 0.9, 1: 0.6}
     assert ranked(store, rowids, scores, "When is Dad's knee surgery now?")[0] == "r1"
     assert ranked(store, rowids, scores, "When is Dad's surgery?")[0] == "r1"

@@ -14,6 +14,7 @@ from remem.errors import EmbeddingError, StoreError
 from remem.schemas import content_hash
 from remem.search.latent_reader import LatentReader
 from remem.store.memory import InMemoryStore
+from remem.store.queries import TextUpdate
 from remem.types import Record
 
 
@@ -111,7 +112,7 @@ def test_stale_or_unreadable_stored_terms_are_no_evidence():
     store, (hut,) = _stored(["The hut is booked"])
     model = Model()
     store.put_latent_terms("test:latent", [(hut.rowid, hut.content_hash, b"")])
-    store.update_text(hut.rowid, "Nice weather", content_hash("Nice weather"), "")
+    store.update_text(TextUpdate(hut.rowid, "Nice weather", content_hash("Nice weather"), ""))
     (fresh,) = store.get_by_rowids([hut.rowid]).values()
     assert LatentReader(store, lambda: model).cosines("weather", [fresh]) == [None]
 

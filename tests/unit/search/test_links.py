@@ -15,6 +15,7 @@ from remem.search.context import StageContext
 from remem.search.query_names import SpeakerNames
 from remem.search.stages import SCORE_STAGES
 from remem.store.memory import InMemoryStore
+from remem.store.queries import VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.types import Filters
 from unit.search.contexts import stage_context
@@ -206,8 +207,10 @@ def test_a_joining_record_brings_its_own_vector_for_the_relevance_stage():
     linked = store.get("linked")
     assert linked is not None and linked.rowid is not None
     vec = np.array([0.6, 0.8], np.float32)
-    store.put_vectors("m:a", "local", "a", [(linked.rowid, vec)])
-    store.put_vectors("m:b", "local", "b", [(linked.rowid, np.array([1.0, 0.0], np.float32))])
+    store.put_vectors(VectorWrite("m:a", "local", "a", [(linked.rowid, vec)]))
+    store.put_vectors(
+        VectorWrite("m:b", "local", "b", [(linked.rowid, np.array([1.0, 0.0], np.float32))])
+    )
     ctx = context(store, on(0.2), model_id="m:a")
     links.link_lift([cand(store, "hit", 0.9)], ctx)
     assert np.array_equal(ctx.found.vectors[linked.rowid], vec)  # the search's model's, no other
@@ -346,7 +349,7 @@ def test_a_joining_neighbour_brings_its_own_vector_for_the_relevance_stage():
     answer = store.get("answer")
     assert answer is not None and answer.rowid is not None
     vec = np.array([0.6, 0.8], np.float32)
-    store.put_vectors("m:a", "local", "a", [(answer.rowid, vec)])
+    store.put_vectors(VectorWrite("m:a", "local", "a", [(answer.rowid, vec)]))
     ctx = context(store, config(), model_id="m:a")
     out = by_id(neighbour_lift([cand(store, "question", 0.9)], ctx))
     assert set(out) == {"question", "answer"}

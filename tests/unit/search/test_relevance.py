@@ -539,8 +539,8 @@ def test_a_name_only_records_the_search_may_not_see_hold_is_never_talked_of():
         def count(self, filters=None, *, up_to=None):
             return 100 if up_to is None else min(100, up_to)
 
-        def lexical_newest(self, tokens, filters, limit, now=None, context_weight=0.0):
-            return [] if tokens == ["kelvin"] else [1]
+        def lexical_newest(self, query, limit):
+            return [] if list(query.tokens) == ["kelvin"] else [1]
 
     for filters, kept in ((None, 3), (Filters(sessions=["hike"]), 0)):
         cands, ctx, _ = _latent_ctx(3)

@@ -45,8 +45,8 @@ class Timeline:
     def __init__(self, records):
         self.records = records
 
-    def neighbours(self, anchors, before, after, filters=None, now=None):
-        assert (before, after) == (0, 1)
+    def neighbours(self, anchors, window):
+        assert (window.before, window.after) == (0, 1)
         out = {}
         for a in anchors:
             i = self.records.index(a)

@@ -138,9 +138,9 @@ class Counting:
         self.counts += 1
         return self.store.count(*args, **kwargs)
 
-    def lexical_newest(self, tokens, *args, **kwargs):
-        self.probes += tokens
-        return self.store.lexical_newest(tokens, *args, **kwargs)
+    def lexical_newest(self, query, limit):
+        self.probes += query.tokens
+        return self.store.lexical_newest(query, limit)
 
 
 def test_filters_that_only_leave_records_out_keep_the_stores_counts_uncounted(two_chats):

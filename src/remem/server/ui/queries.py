@@ -29,6 +29,7 @@ from weakref import WeakKeyDictionary
 
 from remem.server.ui.charts import local_days
 from remem.store.dashboard import StoreSize
+from remem.store.queries import NewestIds
 from remem.types import Filters, Record
 
 if TYPE_CHECKING:
@@ -286,7 +287,7 @@ def memory_ids(
     """Ids of the memories the page's filters select, newest first (walks the kind/time
     index); ``superseded``: only those whose validity has ended (replaced or undone)."""
     ended_by = time.time() if state == "superseded" else None
-    return mem.store.newest_ids(filters, ended_by=ended_by, limit=limit, offset=offset)
+    return mem.store.newest_ids(NewestIds(filters, ended_by, limit, offset))
 
 
 def categories(mem: Memory, scopes: list[str] | None) -> list[str]:

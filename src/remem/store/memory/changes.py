@@ -11,6 +11,7 @@ from typing import Any
 
 from remem.store.memory.records import AFTER_ALL
 from remem.store.memory.timeline import TimelineMixin
+from remem.store.queries import TextUpdate
 from remem.store.rows import check_value
 
 
@@ -23,29 +24,15 @@ class ChangesMixin(TimelineMixin):
         row.values.update(changes)
         row.rev, row.updated_at = rev, now
 
-    def update_text(
-        self,
-        rowid: int,
-        text: str,
-        content_hash: str,
-        tokens: str,
-        *,
-        visible_text: str | None = None,
-    ) -> None:
-        """Replace a record's text, visible text and its own lexical tokens (the vector is left
-        alone: the old one stays until a new one is written)."""
+    def update_text(self, change: TextUpdate) -> None:
+        """See ``RecordStore.update_text``."""
+        rowid = change.rowid
         with self._write():
             rev = self._bump_rev()
-            self._stamp(
-                rowid,
-                rev,
-                time.time(),
-                text=text,
-                visible_text=visible_text,
-                content_hash=content_hash,
-            )
+            columns = {"text": change.text, "visible_text": change.visible_text}
+            self._stamp(rowid, rev, time.time(), **columns, content_hash=change.content_hash)
             if rowid in self._rows:
-                self._lexical.set_tokens(rowid, tokens)
+                self._lexical.set_tokens(rowid, change.tokens)
 
     def set_validity(self, rowid: int, valid_to: float | None, metadata: dict[str, Any]) -> None:
         """Close (or reopen, with None) a memory and replace its metadata, in one write."""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from remem.store.dashboard import (
+    ALL_NEWEST,
     BREAKDOWN_COLUMNS,
     QUARTER,
     DistinctColumn,
@@ -19,6 +20,7 @@ from remem.store.dashboard import (
 )
 from remem.store.memory.records import RecordsMixin
 from remem.store.memory.state import first
+from remem.store.queries import NewestIds
 from remem.types import Filters
 
 
@@ -107,22 +109,17 @@ class DashboardMixin(RecordsMixin):
         ]
         return found[:limit]
 
-    def newest_ids(
-        self,
-        filters: Filters | None = None,
-        *,
-        ended_by: float | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[str]:
+    def newest_ids(self, query: NewestIds = ALL_NEWEST) -> list[str]:
+        ended_by = query.ended_by
+
         def ended(values: dict[str, Any]) -> bool:
             valid_to = values["valid_to"]
             return ended_by is None or (valid_to is not None and valid_to <= ended_by)
 
         with self._read():
-            passes = self._predicate(filters)
+            passes = self._predicate(query.filters)
             rowids = self._sorted_rowids(lambda v: passes(v) and ended(v), newest_first=True)
-            return [self._rows[r].values["id"] for r in first(rowids, limit, offset)]
+            return [self._rows[r].values["id"] for r in first(rowids, query.limit, query.offset)]
 
     def storage_size(self) -> StoreSize:
         return StoreSize(0, "memory", ":memory:")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from remem.store.facts_check import check_fact, fact_order
 from remem.store.memory.state import MemoryState, first
+from remem.store.queries import ALL_FACTS, FactQuery
 from remem.types import Fact
 
 
@@ -35,27 +36,19 @@ class FactsMixin(MemoryState):
                 del self._facts[fact_id]
         return len(doomed)
 
-    def facts(
-        self,
-        *,
-        scopes: Sequence[str] | None = None,
-        subject: str | None = None,
-        attribute: str | None = None,
-        at: float | None = None,
-        current: bool = False,
-        limit: int | None = None,
-    ) -> list[Fact]:
+    def facts(self, query: FactQuery = ALL_FACTS) -> list[Fact]:
+        q, scopes = query, query.scopes
         with self._read():
             found = [
                 dataclasses.replace(f)
                 for f in self._facts.values()
                 if (scopes is None or f.scope in scopes)
-                and (subject is None or f.subject == subject)
-                and (attribute is None or f.attribute == attribute)
-                and (at is None or f.holds_at(at))
-                and (not current or f.valid_to is None)
+                and (q.subject is None or f.subject == q.subject)
+                and (q.attribute is None or f.attribute == q.attribute)
+                and (q.at is None or f.holds_at(q.at))
+                and (not q.current or f.valid_to is None)
             ]
-        return first(sorted(found, key=fact_order), limit)
+        return first(sorted(found, key=fact_order), q.limit)
 
     def facts_citing(self, record_ids: Sequence[str]) -> list[Fact]:
         wanted = set(record_ids)

@@ -2,31 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
+from remem.store.lexical_rescore import LexicalRescoreMixin, RescoreSource
 from remem.store.memory.state import MemoryState, first
-from remem.types import Filters
+from remem.store.queries import LexicalQuery
 
 
-class LexicalMixin(MemoryState):
-    def lexical_search(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[tuple[int, float]]:
-        """(rowid, bm25 score) best first; scores are positive, higher is better.
-
-        ``context_weight`` > 0 also matches the context column (the turns before a message)
-        with that BM25 column weight; 0 searches the message's own tokens only."""
-        query = [t for t in tokens if t]
-        if not query:
+class LexicalMixin(LexicalRescoreMixin, MemoryState):
+    def lexical_search(self, query: LexicalQuery, limit: int) -> list[tuple[int, float]]:
+        """(rowid, bm25 score) best first; scores are positive, higher is better."""
+        words = query.words
+        if not words:
             return []
         with self._read():
-            scores = self._lexical.scores(query, float(context_weight))
-            passes = self._predicate(filters, now)
+            scores = self._lexical.scores(words, query.context_weight)
+            passes = self._predicate(query.filters, query.now)
             found = [
                 (rowid, score)
                 for rowid, score in scores.items()
@@ -35,56 +27,35 @@ class LexicalMixin(MemoryState):
         found.sort(key=lambda hit: (-hit[1], hit[0]))
         return first(found, limit)
 
-    def lexical_newest(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[int]:
+    def lexical_newest(self, query: LexicalQuery, limit: int) -> list[int]:
         """Rowids of the newest records holding any token (see ``LexicalStore``)."""
-        query = [t for t in tokens if t]
-        if not query or limit <= 0:
+        words = query.words
+        if not words or limit <= 0:
             return []
         with self._read():
-            found = self._lexical.matching(query, float(context_weight) > 0)
-            passes = self._predicate(filters, now)
+            found = self._lexical.matching(words, query.with_context)
+            passes = self._predicate(query.filters, query.now)
             newest = sorted(
                 (r for r in found if r in self._rows and passes(self._rows[r].values)),
                 reverse=True,
             )
         return newest[:limit]
 
-    def lexical_rescore(
-        self,
-        rowids: Sequence[int],
-        tokens: Sequence[str],
-        context_weight: float = 0.0,
-        stats: tuple[int, dict[str, int]] | None = None,
-    ) -> dict[int, float]:
-        """The BM25 score ``lexical_search`` gives each of these rows for ``tokens`` (with
-        ``stats``' counts when given); rows matching none are left out."""
-        query = [t for t in tokens if t]
-        if not query:
-            return {}
+    @contextmanager
+    def _rescore_source(self) -> Iterator[RescoreSource]:
+        """The index's statistics and term lists, under the store's read lock."""
         with self._read():
-            ids = [int(r) for r in rowids]
-            return self._lexical.rescore(ids, query, float(context_weight), stats)
+            yield self._lexical
 
-    def phrase_counts(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> tuple[int, dict[str, int]]:
+    def phrase_counts(self, query: LexicalQuery) -> tuple[int, dict[str, int]]:
         """(records passing the filters, {token: those holding it}) as BM25 counts them."""
         with self._read():
-            passes = self._predicate(filters, now)
+            passes = self._predicate(query.filters, query.now)
             inside = {r for r, row in self._rows.items() if passes(row.values)}
-            both = float(context_weight) > 0
-            found = {t: len(self._lexical.holding(t, both) & inside) for t in dict.fromkeys(tokens)}
+            both = query.with_context
+            found = {
+                t: len(self._lexical.holding(t, both) & inside) for t in dict.fromkeys(query.tokens)
+            }
         return len(inside), {t: n for t, n in found.items() if n}
 
     def lexical_tokens(self, rowids: Sequence[int]) -> dict[int, list[str]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 K1 = 1.2
 B = 0.75
@@ -197,31 +197,19 @@ class Bm25Index:
                 out[rowid] = out.get(rowid, 0.0) + weight * freq * (K1 + 1) / (freq + norm)
         return out
 
-    def rescore(
-        self,
-        rowids: Iterable[int],
-        query: Sequence[str],
-        context_weight: float,
-        stats: tuple[int, dict[str, int]] | None = None,
-    ) -> dict[int, float]:
-        """``scores`` for these rows only (those matching no query token are left out); with
-        ``stats``, BM25's record count and each token's rows from there."""
+    # What ``lexical_rescore`` reads (``remem.store.lexical_rescore.RescoreSource``).
+    def totals(self) -> tuple[int, float]:
+        """(rows, mean terms per row over both columns)."""
         rows = len(self._docs)
-        if rows == 0:
-            return {}
-        both = context_weight > 0
-        asked = [(t, p) for t, p in ((t, terms(t)) for t in query) if p]
-        phrases = [p for _, p in asked]
-        if stats is None:
-            idfs = [idf(rows, len(self._hits(p, both))) for p in phrases]
-        else:
-            idfs = [idf(stats[0], stats[1].get(t, 0)) for t, _ in asked]
-        avgdl = self._total_terms / rows
-        out = {}
-        for rowid in dict.fromkeys(rowids):
+        return rows, (self._total_terms / rows if rows else 0.0)
+
+    def phrase_rows(self, phrases: Sequence[list[str]], both: bool) -> list[int]:
+        """Rows each phrase occurs in (in either column when ``both``)."""
+        return [len(self._hits(p, both)) for p in phrases]
+
+    def row_terms(self, rowids: list[int]) -> Iterator[tuple[int, list[str], list[str]]]:
+        """(rowid, own terms, context terms) of those of these rows that are indexed."""
+        for rowid in rowids:
             doc = self._docs.get(rowid)
             if doc is not None:
-                score = row_score(doc[0], doc[1], phrases, idfs, avgdl, context_weight)
-                if score > 0:
-                    out[rowid] = score
-        return out
+                yield rowid, doc[0], doc[1]

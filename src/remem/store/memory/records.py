@@ -12,6 +12,7 @@ from remem.errors import ConflictError, ValidationError
 from remem.store.base import ANY, MemoryMatch, OnConflict, RecordRow
 from remem.store.memory.sessions import SessionsMixin
 from remem.store.memory.state import StoredRow, first
+from remem.store.queries import FIRST_PAGE, RecordPage
 from remem.store.rows import INSERT_FIELDS, STORED_FIELDS, check_enums, column_value
 from remem.types import INDEX_STATUSES, KINDS, MESSAGE_KINDS, Filters, Record
 
@@ -146,17 +147,10 @@ class RecordsMixin(SessionsMixin):
         ]
         return [rowid for _, rowid in sorted(keys, reverse=newest_first)]
 
-    def list_records(
-        self,
-        filters: Filters | None = None,
-        *,
-        limit: int | None = 50,
-        offset: int = 0,
-        newest_first: bool = True,
-    ) -> list[Record]:
+    def list_records(self, page: RecordPage = FIRST_PAGE) -> list[Record]:
         with self._read():
-            rowids = self._sorted_rowids(self._predicate(filters), newest_first)
-            return [self._record(r) for r in first(rowids, limit, offset)]
+            rowids = self._sorted_rowids(self._predicate(page.filters), page.newest_first)
+            return [self._record(r) for r in first(rowids, page.limit, page.offset)]
 
     def iter_records(
         self, filters: Filters | None = None, batch: int = 1000, after: int = 0

@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from remem.store.memory.records import AFTER_ALL, RecordsMixin
-from remem.types import Filters, Record
+from remem.store.queries import SessionWindow
+from remem.types import Record
 
 HIDDEN_FROM_CONTEXT = ("control", "directive")
 
@@ -36,21 +37,14 @@ class TimelineMixin(RecordsMixin):
             return found[::-1]
 
     def neighbours(
-        self,
-        records: Sequence[Record],
-        before: int,
-        after: int,
-        filters: Filters | None = None,
-        now: float | None = None,
-        *,
-        context: bool = False,
+        self, records: Sequence[Record], window: SessionWindow
     ) -> dict[int, list[Record]]:
         """See ``Store.neighbours`` (store/base.py), which says what the window holds."""
         with self._read():
-            passes = self._predicate(filters, now)
+            passes = self._predicate(window.filters, window.now)
 
             def keep(v: dict[str, Any]) -> bool:
-                if context:
+                if window.context:
                     hidden = v["message_kind"] in HIDDEN_FROM_CONTEXT
                 else:
                     hidden = v["index_status"] == "skipped"
@@ -63,8 +57,8 @@ class TimelineMixin(RecordsMixin):
                 timeline = self._timelines.get(rec.session, [])
                 anchor = (rec.created_at, rec.rowid)
                 start, end = bisect_left(timeline, anchor), bisect_right(timeline, anchor)
-                earlier = self._walk(timeline, range(start - 1, -1, -1), before, keep)
-                later = self._walk(timeline, range(end, len(timeline)), after, keep)
+                earlier = self._walk(timeline, range(start - 1, -1, -1), window.before, keep)
+                later = self._walk(timeline, range(end, len(timeline)), window.after, keep)
                 out[rec.rowid] = earlier + later
             return out
 

@@ -10,8 +10,9 @@ from functools import partial
 import numpy as np
 
 from remem.errors import ValidationError
-from remem.store.base import Allocate, IndexMetaRow, StoredVector, VectorRows, VectorState
+from remem.store.base import IndexMetaRow, StoredVector, VectorRows, VectorState
 from remem.store.memory.state import MemoryState
+from remem.store.queries import Backlog, VectorRead, VectorWrite
 from remem.store.rows import INDEX_META_FIELDS
 from remem.types import Filters, Record
 
@@ -26,19 +27,10 @@ def _float32(rowid: int, vec: np.ndarray) -> np.ndarray:
 
 
 class VectorsMixin(MemoryState):
-    def put_vectors(
-        self,
-        model_id: str,
-        provider: str,
-        model: str,
-        items: Sequence[tuple[int, np.ndarray]],
-        *,
-        mark_indexed: bool = True,
-    ) -> int:
-        """Write one vector per record rowid for this model (replacing an older one).
-
-        Records deleted meanwhile are skipped. Returns how many vectors were written.
-        """
+    def put_vectors(self, batch: VectorWrite) -> int:
+        """See ``VectorStore.put_vectors``."""
+        model_id, provider, model = batch.model_id, batch.provider, batch.model
+        items, mark_indexed = batch.items, batch.mark_indexed
         if not items:
             return 0
         vectors = [(rowid, _float32(rowid, vec)) for rowid, vec in items]
@@ -117,17 +109,13 @@ class VectorsMixin(MemoryState):
             "index_status"
         ] != "skipped" and model_id not in self._record_vectors.get(rowid, {})
 
-    def records_missing_vectors(
-        self,
-        model_id: str,
-        *,
-        limit: int = 1000,
-        after_rowid: int = 0,
-        before_rowid: int | None = None,
-    ) -> list[Record]:
+    def records_missing_vectors(self, backlog: Backlog) -> list[Record]:
         """See ``Store.records_missing_vectors`` (resumable by rowid either way)."""
         return self._records_lacking(
-            partial(self._missing, model_id), limit, after_rowid, before_rowid
+            partial(self._missing, backlog.model_id),
+            backlog.limit,
+            backlog.after_rowid,
+            backlog.before_rowid,
         )
 
     def count_missing_vectors(self, model_id: str) -> int:
@@ -177,7 +165,7 @@ class VectorsMixin(MemoryState):
 
     def load_vectors(self, model_id: str, dim: int, after_seq: int = 0) -> VectorRows:
         """Vectors of one model with seq > after_seq (all of them by default), in seq order."""
-        return self.read_vectors(model_id, dim, after_seq)
+        return self.read_vectors(VectorRead(model_id, dim, after_seq))
 
     def index_delta(
         self, model_id: str, dim: int, after_seq: int, after_rev: int
@@ -186,7 +174,7 @@ class VectorsMixin(MemoryState):
         new vectors, the filter columns of records changed since ``after_rev``, the current rev
         and the delete counter (a changed counter means: reload from scratch)."""
         with self._read():
-            vectors = self.read_vectors(model_id, dim, after_seq)
+            vectors = self.read_vectors(VectorRead(model_id, dim, after_seq))
             meta, rev = self.filter_rows(after_rev)
             return vectors, meta, rev, self._deletes
 
@@ -196,15 +184,8 @@ class VectorsMixin(MemoryState):
             seqs = [seq for seq, v in self._vectors.items() if v.model_id == model_id]
             return VectorState(max(seqs, default=0), self._deletes)
 
-    def read_vectors(
-        self,
-        model_id: str,
-        dim: int,
-        after_seq: int = 0,
-        *,
-        by_rowid: bool = False,
-        allocate: Allocate | None = None,
-    ) -> VectorRows:
+    def read_vectors(self, request: VectorRead) -> VectorRows:
+        model_id, dim, after_seq = request.model_id, request.dim, request.after_seq
         with self._read():
             found = [
                 v
@@ -212,12 +193,12 @@ class VectorsMixin(MemoryState):
                 if seq > after_seq and v.model_id == model_id and v.dim == dim
             ]
         max_seq = max((v.seq for v in found), default=after_seq)
-        if by_rowid:
+        if request.by_rowid:
             found.sort(key=lambda v: v.rowid)
-        if allocate is None:
+        if request.allocate is None:
             rowids, matrix = np.empty(len(found), np.int64), np.empty((len(found), dim), np.float32)
         else:
-            rowids, matrix = allocate(len(found))
+            rowids, matrix = request.allocate(len(found))
         if found:
             rowids[:] = [v.rowid for v in found]
             matrix[:] = np.frombuffer(b"".join(v.data for v in found), np.float32).reshape(-1, dim)

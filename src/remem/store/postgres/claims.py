@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from remem.store.postgres.filters import RECORD_COLUMNS
 from remem.store.postgres.vectors import VectorsMixin
+from remem.store.queries import Backlog
 from remem.store.rows import row_to_record
 from remem.types import Record
 
@@ -23,17 +24,15 @@ _NOW = "extract(epoch FROM clock_timestamp())"
 
 class ClaimsMixin(VectorsMixin):
     def claim_missing_vectors(
-        self,
-        model_id: str,
-        worker: str,
-        *,
-        limit: int = 1000,
-        after_rowid: int = 0,
-        lease_s: float = 300.0,
+        self, backlog: Backlog, worker: str, lease_s: float = 300.0
     ) -> list[Record]:
-        """Records without a ``model_id`` vector (rowid > ``after_rowid``, in rowid order)
-        that no other worker holds a live claim on, now claimed by ``worker`` for
-        ``lease_s`` seconds."""
+        """See ``ClaimStore.claim_missing_vectors``."""
+        if backlog.before_rowid is not None:
+            raise ValueError(
+                f"claim_missing_vectors pages in rowid order: Backlog.before_rowid must be "
+                f"None, got {backlog.before_rowid!r}; use after_rowid"
+            )
+        model_id, limit, after_rowid = backlog.model_id, backlog.limit, backlog.after_rowid
         with self.write() as c:
             candidates = [
                 int(r[0])

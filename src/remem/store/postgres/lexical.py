@@ -15,15 +15,17 @@ N and the total term count come from ``counters``, document frequencies from
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
 
-from remem.store.memory.lexical_index import K1, B, idf, row_score, terms
+from remem.store.lexical_rescore import LexicalRescoreMixin, RescoreSource
+from remem.store.memory.lexical_index import K1, B, idf, terms
 from remem.store.postgres.connection import PostgresConnection
 from remem.store.postgres.filters import filters_sql
-from remem.types import Filters
+from remem.store.queries import LexicalQuery
 
 # PostgreSQL refuses lexemes of 2 KB or more; such a "word" only ever matches itself, so it
 # is left out of the tsvector (its row is still counted and scored through the arrays).
@@ -61,12 +63,11 @@ def tsquery_text(phrases: Sequence[list[str]], own_only: bool) -> str:
     return " | ".join(alternatives)
 
 
-def _match(tokens: Sequence[str], context_weight: float) -> tuple[list[list[str]], bool, str]:
-    """The query's phrases, whether the context column counts, and the tsquery that finds
-    the rows holding any of them."""
+def _match(tokens: Sequence[str], both: bool) -> tuple[list[list[str]], str]:
+    """The query's phrases and the tsquery that finds the rows holding any of them (in
+    either column when ``both``, else in their own terms)."""
     phrases = [p for p in (terms(t) for t in tokens if t) if p]
-    both = context_weight > 0
-    return phrases, both, tsquery_text(phrases, own_only=not both)
+    return phrases, tsquery_text(phrases, own_only=not both)
 
 
 def _holding(select: str, where: str, both: bool) -> str:
@@ -175,30 +176,21 @@ class LexicalWriter:
         self._rows = self._terms = 0
 
 
-class LexicalMixin(PostgresConnection):
+class LexicalMixin(LexicalRescoreMixin, PostgresConnection):
     """BM25 search and term statistics."""
 
-    def lexical_search(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[tuple[int, float]]:
-        """(rowid, bm25 score) best first; scores are positive, higher is better.
-
-        ``context_weight`` > 0 also matches the context column (the turns before a message)
-        with that weight; 0 searches the message's own tokens only."""
-        phrases, both, query = _match(tokens, context_weight)
-        if not query or limit <= 0:
+    def lexical_search(self, query: LexicalQuery, limit: int) -> list[tuple[int, float]]:
+        """(rowid, bm25 score) best first; scores are positive, higher is better."""
+        both = query.with_context
+        phrases, tsquery = _match(query.tokens, both)
+        if not tsquery or limit <= 0:
             return []
-        where, params = filters_sql(filters, now=now)
+        where, params = filters_sql(query.filters, now=query.now)
         with self.read() as c:
-            rows, total = self._totals(c)
+            rows, total = lexical_totals(c)
             if rows == 0:
                 return []
-            idfs = self._idfs(c, phrases, rows, both)
+            idfs = [idf(rows, n) for n in _phrase_rows(c, phrases, both)]
             found = c.execute(
                 "WITH q AS MATERIALIZED (SELECT idf, string_to_array(p, ' ') AS ph "
                 "FROM unnest(%s::text[], %s::float8[]) AS u(p, idf)), "
@@ -214,9 +206,9 @@ class LexicalMixin(PostgresConnection):
                 [
                     [" ".join(p) for p in phrases],
                     idfs,
-                    query,
+                    tsquery,
                     *params,
-                    float(context_weight) if both else 0.0,
+                    query.context_weight if both else 0.0,
                     K1 + 1,
                     K1,
                     B,
@@ -227,125 +219,43 @@ class LexicalMixin(PostgresConnection):
             ).fetchall()
         return [(int(r[0]), float(r[1])) for r in found]
 
-    @staticmethod
-    def _totals(c: psycopg.Connection[Any]) -> tuple[int, int]:
-        values = dict(
-            c.execute(
-                "SELECT name, value FROM counters WHERE name IN ('lex_rows', 'lex_terms')"
-            ).fetchall()
-        )
-        return int(values["lex_rows"]), int(values["lex_terms"])
-
-    @staticmethod
-    def _idfs(
-        c: psycopg.Connection[Any], phrases: list[list[str]], rows: int, both: bool
-    ) -> list[float]:
-        """FTS5's idf of each phrase, from the rows it occurs in (in their own terms unless
-        the context counts too): single terms from ``lexical_terms`` in one query, longer
-        phrases (rare) counted over the rows holding all their terms."""
-        column = "df_any" if both else "df_tok"
-        singles = [p[0] for p in phrases if len(p) == 1]
-        found = dict(
-            c.execute(
-                f"SELECT term, {column} FROM lexical_terms WHERE term = ANY(%s::text[])",
-                (singles,),
-            ).fetchall()
-        )
-        out = []
-        for phrase in phrases:
-            if len(phrase) == 1:
-                n = int(found.get(phrase[0], 0))
-            else:
-                hits = (
-                    "phrase_hits(tok, %s) + phrase_hits(ctx, %s)"
-                    if both
-                    else "phrase_hits(tok, %s)"
-                )
-                row = c.execute(
-                    f"SELECT count(*) FROM lexical WHERE doc @@ %s::tsquery AND {hits} > 0",
-                    [tsquery_text([phrase], own_only=not both), *[phrase] * (2 if both else 1)],
-                ).fetchone()
-                n = int(row[0]) if row else 0
-            out.append(idf(rows, n))
-        return out
-
-    def lexical_newest(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[int]:
+    def lexical_newest(self, query: LexicalQuery, limit: int) -> list[int]:
         """Rowids of the newest records holding any token, found through the GIN index
         without scoring them (phrases are checked like ``lexical_search`` checks them)."""
-        phrases, both, query = _match(tokens, context_weight)
-        if not query or limit <= 0:
+        phrases, tsquery = _match(query.tokens, query.with_context)
+        if not tsquery or limit <= 0:
             return []
-        where, params = filters_sql(filters, now=now)
+        where, params = filters_sql(query.filters, now=query.now)
         found = self.query(
-            _holding("l.rowid", where, both) + " ORDER BY l.rowid DESC LIMIT %s",
-            [[" ".join(p) for p in phrases], query, *params, limit],
+            _holding("l.rowid", where, query.with_context) + " ORDER BY l.rowid DESC LIMIT %s",
+            [[" ".join(p) for p in phrases], tsquery, *params, limit],
         )
         return [int(r[0]) for r in found]
 
-    def lexical_rescore(
-        self,
-        rowids: Sequence[int],
-        tokens: Sequence[str],
-        context_weight: float = 0.0,
-        stats: tuple[int, dict[str, int]] | None = None,
-    ) -> dict[int, float]:
-        """``lexical_search``'s score of each of these rows for ``tokens``, from the same
-        statistics (or ``stats``' counts) and the rows' term arrays; rows matching no token
-        are left out."""
-        asked = [(t, p) for t, p in ((t, terms(t)) for t in tokens if t) if p]
-        phrases = [p for _, p in asked]
-        ids = list(dict.fromkeys(int(r) for r in rowids))
-        if not phrases or not ids:
-            return {}
-        both = context_weight > 0
+    @contextmanager
+    def _rescore_source(self) -> Iterator[RescoreSource]:
+        """The statistics ``lexical_search`` scores with and the rows' term arrays, read in
+        one snapshot."""
         with self.read() as c:
-            rows, total = self._totals(c)
-            if rows == 0:
-                return {}
-            if stats is None:
-                idfs = self._idfs(c, phrases, rows, both)
-            else:
-                idfs = [idf(stats[0], stats[1].get(t, 0)) for t, _ in asked]
-            found = c.execute(
-                "SELECT rowid, tok, ctx FROM lexical WHERE rowid = ANY(%s::bigint[])", (ids,)
-            ).fetchall()
-        out = {}
-        for rowid, own, ctx in found:
-            score = row_score(list(own), list(ctx), phrases, idfs, total / rows, context_weight)
-            if score > 0:
-                out[int(rowid)] = score
-        return out
+            yield _TermArrays(c)
 
-    def phrase_counts(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> tuple[int, dict[str, int]]:
+    def phrase_counts(self, query: LexicalQuery) -> tuple[int, dict[str, int]]:
         """(records passing the filters, {token: those holding it}) as BM25 counts them: one
         count of the records, one of each token's rows among them (through the GIN index)."""
-        where, params = filters_sql(filters, now=now)
+        where, params = filters_sql(query.filters, now=query.now)
         found: dict[str, int] = {}
         # one snapshot: a write committed between the counts made a word's rows outnumber
         # the records
         with self.read() as c:
             row = c.execute(f"SELECT count(*) FROM records r WHERE true{where}", params).fetchone()
             n = int(row[0]) if row else 0
-            for token in dict.fromkeys(t for t in tokens if t):
-                phrases, both, query = _match([token], context_weight)
-                if not query:
+            for token in dict.fromkeys(query.words):
+                phrases, tsquery = _match([token], query.with_context)
+                if not tsquery:
                     continue
                 held = c.execute(
-                    _holding("count(*)", where, both),
-                    [[" ".join(p) for p in phrases], query, *params],
+                    _holding("count(*)", where, query.with_context),
+                    [[" ".join(p) for p in phrases], tsquery, *params],
                 ).fetchone()
                 if held and held[0]:
                     found[token] = int(held[0])
@@ -363,10 +273,67 @@ class LexicalMixin(PostgresConnection):
         """(number of records, {token: records holding it}) for these tokens (a token no
         record holds is left out)."""
         with self.read() as c:
-            n, _ = self._totals(c)  # every record has its lexical row: N is the record count
+            n, _ = lexical_totals(c)  # every record has its lexical row: N is the record count
             found = c.execute(
                 "SELECT term, df_any FROM lexical_terms WHERE term = ANY(%s::text[]) "
                 "AND df_any > 0",
                 (list(tokens),),
             ).fetchall()
         return int(n), {t: int(df) for t, df in found}
+
+
+def lexical_totals(c: psycopg.Connection[Any]) -> tuple[int, int]:
+    """(rows in the lexical index, their terms in both columns) from ``counters``."""
+    values = dict(
+        c.execute(
+            "SELECT name, value FROM counters WHERE name IN ('lex_rows', 'lex_terms')"
+        ).fetchall()
+    )
+    return int(values["lex_rows"]), int(values["lex_terms"])
+
+
+def _phrase_rows(c: psycopg.Connection[Any], phrases: list[list[str]], both: bool) -> list[int]:
+    """Rows each phrase occurs in (in their own terms unless the context counts too): single
+    terms from ``lexical_terms`` in one query, longer phrases (rare) counted over the rows
+    holding all their terms."""
+    column = "df_any" if both else "df_tok"
+    singles = [p[0] for p in phrases if len(p) == 1]
+    found = dict(
+        c.execute(
+            f"SELECT term, {column} FROM lexical_terms WHERE term = ANY(%s::text[])",
+            (singles,),
+        ).fetchall()
+    )
+    out = []
+    for phrase in phrases:
+        if len(phrase) == 1:
+            out.append(int(found.get(phrase[0], 0)))
+            continue
+        hits = "phrase_hits(tok, %s) + phrase_hits(ctx, %s)" if both else "phrase_hits(tok, %s)"
+        row = c.execute(
+            f"SELECT count(*) FROM lexical WHERE doc @@ %s::tsquery AND {hits} > 0",
+            [tsquery_text([phrase], own_only=not both), *[phrase] * (2 if both else 1)],
+        ).fetchone()
+        out.append(int(row[0]) if row else 0)
+    return out
+
+
+class _TermArrays:
+    """What ``lexical_rescore`` reads of the lexical tables, on one connection."""
+
+    def __init__(self, c: psycopg.Connection[Any]) -> None:
+        self._c = c
+
+    def totals(self) -> tuple[int, float]:
+        rows, total = lexical_totals(self._c)
+        return rows, (total / rows if rows else 0.0)
+
+    def phrase_rows(self, phrases: Sequence[list[str]], both: bool) -> list[int]:
+        return _phrase_rows(self._c, list(phrases), both)
+
+    def row_terms(self, rowids: list[int]) -> Iterator[tuple[int, list[str], list[str]]]:
+        found = self._c.execute(
+            "SELECT rowid, tok, ctx FROM lexical WHERE rowid = ANY(%s::bigint[])", (rowids,)
+        ).fetchall()
+        for rowid, own, ctx in found:
+            yield int(rowid), list(own), list(ctx)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from remem.store.postgres.lexical import LexicalWriter
+from remem.store.postgres.lexical import LexicalWriter, lexical_totals
 from remem.store.postgres.vectors import VectorsMixin
 
 
@@ -17,7 +17,7 @@ class MaintenanceMixin(VectorsMixin):
     def integrity_problems(self) -> list[str]:
         """The BM25 statistics that disagree with the lexical rows (empty when sound)."""
         with self.read() as c:
-            rows, total = self._totals(c)  # type: ignore[attr-defined]
+            rows, total = lexical_totals(c)
             real = c.execute("SELECT count(*), coalesce(sum(len), 0) FROM lexical").fetchone()
             drift = c.execute(
                 "SELECT count(*) FROM lexical_terms t FULL JOIN (SELECT term, "

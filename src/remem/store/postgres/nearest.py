@@ -26,6 +26,7 @@ from psycopg import sql
 
 from remem.store.postgres.filters import filters_sql
 from remem.store.postgres.vectors import VectorsMixin
+from remem.store.queries import NearestQuery
 from remem.types import Filters
 
 log = logging.getLogger("remem.store.postgres")
@@ -72,20 +73,14 @@ class NearestMixin(VectorsMixin):
             self._indexed, self._building, self._index_checked = set(), set(), {}
         return self._indexed, self._building
 
-    def nearest(
-        self,
-        model_id: str,
-        dim: int,
-        query: np.ndarray,
-        n: int,
-        filters: Filters | None = None,
-        now: float | None = None,
-    ) -> list[tuple[int, float]]:
-        """(rowid, cosine similarity) of the ``n`` vectors of this model and dim nearest to
-        ``query`` among records passing the filters, best first."""
+    def nearest(self, query: NearestQuery) -> list[tuple[int, float]]:
+        """See ``NearestStore.nearest``: through the HNSW index when it is built, exactly
+        when the index found fewer than ``n`` rows passing the filters."""
+        model_id, dim, n = query.model_id, query.dim, query.n
+        filters, now = query.filters, query.now
         if n <= 0:
             return []
-        vector = Vector(np.asarray(query, np.float32).ravel())
+        vector = Vector(np.asarray(query.vector, np.float32).ravel())
         use_index = self._has_index(model_id, dim)
         hits = self._search(model_id, dim, vector, n, filters, now, approximate=use_index)
         if use_index and len(hits) < n and filters is not None:

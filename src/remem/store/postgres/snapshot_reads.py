@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from remem.store.base import Allocate, VectorRows, VectorState
+from remem.store.base import VectorRows, VectorState
 from remem.store.postgres.vectors import VectorsMixin, as_array
+from remem.store.queries import VectorRead
 from remem.store.sql_base import counter
 
 
@@ -28,23 +29,15 @@ class SnapshotReadsMixin(VectorsMixin):
             deletes = counter(c, "deletes")
         return VectorState(int(row[0]) if row else 0, deletes)
 
-    def read_vectors(
-        self,
-        model_id: str,
-        dim: int,
-        after_seq: int = 0,
-        *,
-        by_rowid: bool = False,
-        allocate: Allocate | None = None,
-    ) -> VectorRows:
+    def read_vectors(self, request: VectorRead) -> VectorRows:
         with self.read() as c:
-            rows = self._vector_rows(c, model_id, dim, after_seq)
+            rows = self._vector_rows(c, request.model_id, request.dim, request.after_seq)
         rowids, matrix = rows.rowids, rows.matrix
-        if by_rowid:
+        if request.by_rowid:
             order = np.argsort(rowids, kind="stable")
             rowids, matrix = rowids[order], matrix[order]
-        if allocate is not None:
-            out_rowids, out_matrix = allocate(len(rowids))
+        if request.allocate is not None:
+            out_rowids, out_matrix = request.allocate(len(rowids))
             out_rowids[:] = rowids
             out_matrix[:] = matrix
             rowids, matrix = out_rowids, out_matrix

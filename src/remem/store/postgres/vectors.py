@@ -4,7 +4,6 @@ and model; the HNSW indexes over them are in ``nearest.py``)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ from pgvector import Vector
 from remem.store.base import VectorRows
 from remem.store.postgres.filters import filters_sql
 from remem.store.postgres.records import RecordsMixin
+from remem.store.queries import VectorWrite
 from remem.store.sql_dialect import POSTGRES
 from remem.store.vectors_sql import INSERT_VECTOR, SQLVectors
 from remem.types import Filters
@@ -27,18 +27,11 @@ def as_array(value: Any) -> np.ndarray:
 
 
 class VectorsMixin(SQLVectors, RecordsMixin):
-    def put_vectors(
-        self,
-        model_id: str,
-        provider: str,
-        model: str,
-        items: Sequence[tuple[int, np.ndarray]],
-        *,
-        mark_indexed: bool = True,
-    ) -> int:
-        """Write one vector per record rowid for this model (replacing an older one; a rowid
-        given twice keeps its last vector). Records deleted meanwhile are skipped. Returns
-        how many vectors were written."""
+    def put_vectors(self, batch: VectorWrite) -> int:
+        """See ``VectorStore.put_vectors``: the records locked in rowid order, the vectors in
+        one ``executemany``."""
+        model_id, provider, model = batch.model_id, batch.provider, batch.model
+        items, mark_indexed = batch.items, batch.mark_indexed
         latest = {int(rowid): vec for rowid, vec in items}
         if not latest:
             return 0
@@ -71,16 +64,7 @@ class VectorsMixin(SQLVectors, RecordsMixin):
                         if rowid in alive
                     ],
                 )
-            if mark_indexed:
-                c.execute(
-                    "UPDATE records SET index_status = 'indexed', index_error = NULL, rev = %s, "
-                    "updated_at = %s WHERE rowid = ANY(%s::bigint[])",
-                    (rev, now, rowids),
-                )
-            else:  # still bump rev so in-memory indexes pick up the new vector's record
-                c.execute(
-                    "UPDATE records SET rev = %s WHERE rowid = ANY(%s::bigint[])", (rev, rowids)
-                )
+            self._stamp_vectored(c, rowids, rev, now, mark_indexed)
             c.execute(
                 "DELETE FROM claims WHERE model_id = %s AND rowid = ANY(%s::bigint[])",
                 (model_id, rowids),

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
-from remem.store.memory.lexical_index import idf, row_score, terms
+from remem.store.lexical_rescore import LexicalRescoreMixin, RescoreSource
+from remem.store.memory.lexical_index import terms
+from remem.store.queries import LexicalQuery
 from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite.connection import SQLiteConnection
 from remem.store.sqlite.filters import filters_sql, in_marks
-from remem.types import Filters
 
 
 def fts_match_expression(tokens: Iterable[str]) -> str:
@@ -23,7 +25,7 @@ def fts_match_expression(tokens: Iterable[str]) -> str:
 CONTENT = "records_fts_content"
 
 
-class LexicalMixin(SQLiteConnection):
+class LexicalMixin(LexicalRescoreMixin, SQLiteConnection):
     """FTS5 with two columns: a record's own tokens and its context (the turns before it)."""
 
     # Row counts read from FTS5 for one state of the database (its change token): the record
@@ -32,25 +34,13 @@ class LexicalMixin(SQLiteConnection):
     # twice (pruning, then rescoring); searches between two writes share them too.
     _counts: tuple[tuple[int, int], dict[object, int]] | None = None
 
-    def lexical_search(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[tuple[int, float]]:
-        """(rowid, bm25 score) best first; scores are positive, higher is better.
-
-        ``context_weight`` > 0 also matches the context column (the turns before a message)
-        with that BM25 column weight; 0 searches the message's own tokens only."""
-        match = fts_match_expression(tokens)
+    def lexical_search(self, query: LexicalQuery, limit: int) -> list[tuple[int, float]]:
+        """(rowid, bm25 score) best first; scores are positive, higher is better."""
+        match = _match(query.tokens, query.with_context)
         if not match:
             return []
-        if context_weight <= 0:
-            match = "{tokens} : (" + match + ")"
-        rank = f"-bm25(records_fts, 1.0, {float(context_weight)!r})"
-        where, params = filters_sql(filters, now=now)
+        rank = f"-bm25(records_fts, 1.0, {query.context_weight!r})"
+        where, params = filters_sql(query.filters, now=query.now)
         if where:
             sql = (
                 f"SELECT f.rowid, {rank} AS s FROM records_fts f "
@@ -65,81 +55,34 @@ class LexicalMixin(SQLiteConnection):
         rows = self.query(sql, [match, *params, limit])
         return [(int(r[0]), float(r[1])) for r in rows]
 
-    def lexical_newest(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        limit: int,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> list[int]:
+    def lexical_newest(self, query: LexicalQuery, limit: int) -> list[int]:
         """Rowids of the newest records holding any token, without scoring them: FTS5
         walks its doclists by rowid and stops at ``limit``."""
-        match = fts_match_expression(tokens)
+        match = _match(query.tokens, query.with_context)
         if not match or limit <= 0:
             return []
-        if context_weight <= 0:
-            match = "{tokens} : (" + match + ")"
-        where, params = filters_sql(filters, now=now)
+        where, params = filters_sql(query.filters, now=query.now)
         sql = (
             "SELECT f.rowid FROM records_fts f JOIN records r ON r.rowid = f.rowid "
             f"WHERE records_fts MATCH ?{where} ORDER BY f.rowid DESC LIMIT ?"
         )
         return [int(r[0]) for r in self.query(sql, [match, *params, limit])]
 
-    def lexical_rescore(
-        self,
-        rowids: Sequence[int],
-        tokens: Sequence[str],
-        context_weight: float = 0.0,
-        stats: tuple[int, dict[str, int]] | None = None,
-    ) -> dict[int, float]:
-        """FTS5's ``bm25()`` of these rows for ``tokens``, computed here from their indexed
-        terms: asking FTS5 to score a list of rows runs the whole query once per row.
-        The statistics are FTS5's own: the row count and token totals from its averages
-        record, each phrase's row count from the vocabulary table (a count query for a
-        phrase of several terms, or for the own column alone). Equal to ``lexical_search``'s
-        scores (tested); rows matching no token are left out. With ``stats`` (a scope's
-        ``phrase_counts``), the row count and each token's rows are those."""
-        asked = [(t, p) for t, p in ((t, terms(t)) for t in tokens if t) if p]
-        phrases = [p for _, p in asked]
-        ids = list(dict.fromkeys(int(r) for r in rowids))
-        if not phrases or not ids:
-            return {}
-        both = context_weight > 0
+    @contextmanager
+    def _rescore_source(self) -> Iterator[RescoreSource]:
+        """FTS5's own statistics: the row count and token totals from its averages record,
+        each phrase's row count from the vocabulary table (a count query for a phrase of
+        several terms, or for the own column alone), the rows' terms from its content
+        table. Asking FTS5 to score a list of rows runs the whole query once per row."""
         with self._lock:
-            rows, avgdl = self._fts_averages()
-            if rows == 0:
-                return {}
-            if stats is None:
-                idfs = [idf(rows, self._phrase_rows(p, both)) for p in phrases]
-            else:
-                idfs = [idf(stats[0], stats[1].get(t, 0)) for t, _ in asked]
-        out: dict[int, float] = {}
-        for chunk in SQLITE.chunks(ids):
-            found = self.query(
-                f"SELECT id, c0, c1 FROM {CONTENT} WHERE id IN ({in_marks(chunk)})", chunk
-            )
-            for rowid, own, context in found:
-                score = row_score(
-                    terms(own or ""), terms(context or ""), phrases, idfs, avgdl, context_weight
-                )
-                if score > 0:
-                    out[int(rowid)] = score
-        return out
+            yield _FtsRescore(self)
 
-    def phrase_counts(
-        self,
-        tokens: Sequence[str],
-        filters: Filters | None,
-        now: float | None = None,
-        context_weight: float = 0.0,
-    ) -> tuple[int, dict[str, int]]:
+    def phrase_counts(self, query: LexicalQuery) -> tuple[int, dict[str, int]]:
         """(records passing the filters, {token: those holding it}) as BM25 counts them: one
         count of the records, and each token's rows looked up among them (its rows first: as a
         join, SQLite walks the filtered records and asks the full-text index for each, ~30 ms
         at 100k whatever the word)."""
-        where, params = filters_sql(filters, now=now)
+        where, params = filters_sql(query.filters, now=query.now)
         found: dict[str, int] = {}
         # one snapshot: a write landing between the counts made a word's rows outnumber
         # the records (another process's write; this one's wait for the lock)
@@ -147,10 +90,8 @@ class LexicalMixin(SQLiteConnection):
             n = int(
                 c.execute(f"SELECT count(*) FROM records r WHERE 1=1{where}", params).fetchone()[0]
             )
-            for token in dict.fromkeys(t for t in tokens if t):
-                match = fts_match_expression([token])
-                if context_weight <= 0:
-                    match = "{tokens} : (" + match + ")"
+            for token in dict.fromkeys(query.words):
+                match = _match([token], query.with_context)
                 sql = (
                     "SELECT count(*) FROM records r WHERE r.rowid IN "
                     f"(SELECT rowid FROM records_fts WHERE records_fts MATCH ?){where}"
@@ -176,9 +117,7 @@ class LexicalMixin(SQLiteConnection):
         counts = self._counts_now()
         key = ("phrase", both, *phrase)
         if key not in counts:
-            match = fts_match_expression([" ".join(phrase)])
-            if not both:
-                match = "{tokens} : (" + match + ")"
+            match = _match([" ".join(phrase)], both)
             counts[key] = int(
                 self._conn.execute(
                     "SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", [match]
@@ -232,6 +171,36 @@ class LexicalMixin(SQLiteConnection):
                 )
             df = {t: n for t, n in self._vocab_rows(list(tokens)).items() if n}
             return counts["records"], df
+
+
+def _match(tokens: Sequence[str], with_context: bool) -> str:
+    """The MATCH expression of a query's tokens: in the own column only unless the context
+    counts too ('' when no token is left)."""
+    match = fts_match_expression(tokens)
+    if match and not with_context:
+        match = "{tokens} : (" + match + ")"
+    return match
+
+
+class _FtsRescore:
+    """What ``lexical_rescore`` reads of FTS5, under the store's lock."""
+
+    def __init__(self, store: LexicalMixin) -> None:
+        self._store = store
+
+    def totals(self) -> tuple[int, float]:
+        return self._store._fts_averages()
+
+    def phrase_rows(self, phrases: Sequence[list[str]], both: bool) -> list[int]:
+        return [self._store._phrase_rows(p, both) for p in phrases]
+
+    def row_terms(self, rowids: list[int]) -> Iterator[tuple[int, list[str], list[str]]]:
+        for chunk in SQLITE.chunks(rowids):
+            found = self._store.query(
+                f"SELECT id, c0, c1 FROM {CONTENT} WHERE id IN ({in_marks(chunk)})", chunk
+            )
+            for rowid, own, context in found:
+                yield int(rowid), terms(own or ""), terms(context or "")
 
 
 def _varints(data: bytes) -> list[int]:

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from remem.store.base import Allocate, VectorRows, VectorState
+from remem.store.base import VectorRows, VectorState
+from remem.store.queries import VectorRead
 from remem.store.sql_base import counter
 
 # Rows per fetchmany: big enough to amortise the call, small enough that the row tuples in
@@ -21,18 +22,12 @@ from remem.store.sql_base import counter
 _FETCH_ROWS = 4096
 
 
-def read_vectors(
-    conn: sqlite3.Connection,
-    model_id: str,
-    dim: int,
-    after_seq: int = 0,
-    *,
-    by_rowid: bool = False,
-    allocate: Allocate | None = None,
-) -> VectorRows:
-    """Vectors of ``model_id`` with seq > after_seq (see ``VectorStore.read_vectors``). Call
-    inside a read transaction so the count and the rows agree; without one a concurrent
-    delete leaves the tail unfilled: it is trimmed, or with ``allocate`` an error."""
+def read_vectors(conn: sqlite3.Connection, request: VectorRead) -> VectorRows:
+    """The vectors ``request`` names (see ``VectorStore.read_vectors``). Call inside a read
+    transaction so the count and the rows agree; without one a concurrent delete leaves the
+    tail unfilled: it is trimmed, or with ``allocate`` an error."""
+    model_id, dim, after_seq = request.model_id, request.dim, request.after_seq
+    by_rowid, allocate = request.by_rowid, request.allocate
     where = "WHERE model_id = ? AND seq > ? AND dim = ?"
     args = (model_id, after_seq, dim)
     count, max_seq = conn.execute(

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from remem.store.base import Allocate, VectorRows, VectorState
+from remem.store.base import VectorRows, VectorState
+from remem.store.queries import VectorRead, VectorWrite
 from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite import vector_reads
 from remem.store.sqlite.connection import SQLiteConnection
@@ -18,23 +19,14 @@ from remem.types import Filters
 
 
 class VectorsMixin(SQLVectors, SQLiteConnection):
-    def put_vectors(
-        self,
-        model_id: str,
-        provider: str,
-        model: str,
-        items: Sequence[tuple[int, np.ndarray]],
-        *,
-        mark_indexed: bool = True,
-    ) -> int:
-        """Write one vector per record rowid for this model (replacing an older one).
-
-        Records deleted meanwhile are skipped. Returns how many vectors were written.
-        """
+    def put_vectors(self, batch: VectorWrite) -> int:
+        """See ``VectorStore.put_vectors``: one statement a vector."""
+        model_id, provider, model = batch.model_id, batch.provider, batch.model
+        items, mark_indexed = batch.items, batch.mark_indexed
         if not items:
             return 0
         now = time.time()
-        written = 0
+        written: list[int] = []
         with self.write() as c:
             rev = self._bump_rev(c)
             for rowid, vec in items:
@@ -48,16 +40,9 @@ class VectorsMixin(SQLVectors, SQLiteConnection):
                     INSERT_VECTOR,
                     (rowid, model_id, provider, model, int(data.shape[0]), data.tobytes(), now),
                 )
-                if mark_indexed:
-                    c.execute(
-                        "UPDATE records SET index_status = 'indexed', index_error = NULL, "
-                        "rev = ?, updated_at = ? WHERE rowid = ?",
-                        (rev, now, rowid),
-                    )
-                else:  # still bump rev so in-memory indexes pick up the new vector's record
-                    c.execute("UPDATE records SET rev = ? WHERE rowid = ?", (rev, rowid))
-                written += 1
-        return written
+                written.append(rowid)
+            self._stamp_vectored(c, written, rev, now, mark_indexed)
+        return len(written)
 
     def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int:
         """Delete vectors (of one model, or all) of the records passing the filters; those
@@ -109,33 +94,21 @@ class VectorsMixin(SQLVectors, SQLiteConnection):
 
     @staticmethod
     def _vector_rows(c: sqlite3.Connection, model_id: str, dim: int, after_seq: int) -> VectorRows:
-        return vector_reads.read_vectors(c, model_id, dim, after_seq)
+        return vector_reads.read_vectors(c, VectorRead(model_id, dim, after_seq))
 
     # ---------------------------------------------------------------- snapshot index reads
     def vector_state(self, model_id: str, dim: int) -> VectorState:
         with self.read() as c:
             return vector_reads.vector_state(c, model_id)
 
-    def read_vectors(
-        self,
-        model_id: str,
-        dim: int,
-        after_seq: int = 0,
-        *,
-        by_rowid: bool = False,
-        allocate: Allocate | None = None,
-    ) -> VectorRows:
-        if after_seq == 0:
+    def read_vectors(self, request: VectorRead) -> VectorRows:
+        if request.after_seq == 0:
             # A full read takes seconds: on a connection of its own, so the small reads and
             # writes of other threads do not wait for it.
             with self.side_read() as c:
-                return vector_reads.read_vectors(
-                    c, model_id, dim, by_rowid=by_rowid, allocate=allocate
-                )
+                return vector_reads.read_vectors(c, request)
         with self.read() as c:
-            return vector_reads.read_vectors(
-                c, model_id, dim, after_seq, by_rowid=by_rowid, allocate=allocate
-            )
+            return vector_reads.read_vectors(c, request)
 
     def vectors_at(
         self, model_id: str, dim: int, rowids: Sequence[int], upto_seq: int
