@@ -9,18 +9,25 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from remem.config.fields import (
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    setting,
+)
 from remem.config.sections import _Section
 
 
 class ScopesConfig(_Section):
-    agent: str | None = Field(
-        default=None,
-        description="this process's agent identity (the MCP server, `remem memory ...`); no "
+    agent: str | None = setting(
+        None,
+        "this process's agent identity (the MCP server, `remem memory ...`); no "
         "default: without one, memory tools refuse",
     )
-    mode: Literal["global", "session", "session+global"] = Field(
-        default="global",
-        description="global: an agent reads its access list; session: only the current "
+    mode: Literal["global", "session", "session+global"] = setting(
+        "global",
+        "global: an agent reads its access list; session: only the current "
         "session's memories; session+global: both",
     )
     agents: dict[str, list[str]] = Field(
@@ -29,8 +36,8 @@ class ScopesConfig(_Section):
         "{user} and {session} are filled in per call; agents not listed get "
         '["global", "agent:<id>"]',
     )
-    allow_unknown_agents: bool = Field(
-        default=True, description="an agent not listed gets the default list (else: refused)"
+    allow_unknown_agents: bool = setting(
+        True, "an agent not listed gets the default list (else: refused)"
     )
     read_only: list[str] = Field(
         default_factory=list,
@@ -43,9 +50,9 @@ class ScopesConfig(_Section):
         description='declared scopes and what they hold, e.g. {"project:apollo" = "the Apollo '
         'launch team"}; shown by `remem stats` and memory_stats',
     )
-    management_tools: bool = Field(
-        default=True,
-        description="offer agents memory_forget, memory_list and memory_stats (false: only "
+    management_tools: bool = setting(
+        True,
+        "offer agents memory_forget, memory_list and memory_stats (false: only "
         "recall, store and update; calling a hidden tool is an error)",
     )
 
@@ -84,52 +91,48 @@ class ScopesConfig(_Section):
 
 
 class CaptureConfig(_Section):
-    enabled: bool = Field(default=True, description="capture memories after each LLM response")
-    include_assistant: bool = Field(
-        default=False, description="also consider the assistant's messages (stored as its own)"
+    enabled: bool = setting(True, "capture memories after each LLM response")
+    include_assistant: bool = setting(
+        False, "also consider the assistant's messages (stored as its own)"
     )
-    max_per_turn: int = Field(default=3, ge=0, description="at most this many new memories a turn")
+    max_per_turn: NonNegativeInt = setting(3, "at most this many new memories a turn")
     dedup_similarity: float = Field(
         default=0.92, gt=0, le=1, description="cosine at or above which a memory is a duplicate"
     )
-    scope: str = Field(
-        default="agent:{agent}",
-        description="where captured memories go in global mode ({agent}, {user}, {session}); "
+    scope: str = setting(
+        "agent:{agent}",
+        "where captured memories go in global mode ({agent}, {user}, {session}); "
         "session modes use session:<id>",
     )
     min_chars: int = Field(default=6, ge=1, description="shorter candidates are ignored")
     max_chars: int = Field(default=500, ge=20, description="longer sentences are not memories")
-    supersede: bool = Field(
-        default=True, description="a memory on the same subject closes the older one (valid_to)"
-    )
-    llm: bool = Field(
-        default=False, description="extract with the configured chat endpoint (llm.*) instead"
-    )
-    session_summary: bool = Field(
-        default=False, description="on a session reset, store one summary of its last messages"
+    supersede: bool = setting(True, "a memory on the same subject closes the older one (valid_to)")
+    llm: bool = setting(False, "extract with the configured chat endpoint (llm.*) instead")
+    session_summary: bool = setting(
+        False, "on a session reset, store one summary of its last messages"
     )
     summary_messages: int = Field(default=15, ge=1, description="messages a summary covers")
 
 
 class FactsConfig(_Section):
-    enabled: bool = Field(
-        default=True,
-        description="keep the facts (who lives, works ... where, since when) current as records "
+    enabled: bool = setting(
+        True,
+        "keep the facts (who lives, works ... where, since when) current as records "
         "are indexed and curated memories change; off: only `remem facts rebuild` derives them",
     )
-    llm: bool = Field(
-        default=False,
-        description="also ask the chat endpoint (llm.base_url, llm.model) for the facts each "
+    llm: bool = setting(
+        False,
+        "also ask the chat endpoint (llm.base_url, llm.model) for the facts each "
         "record states; it adds what the rules did not read and only values written in the "
         "record; a failed call leaves the rules' facts (off: rules only, no network)",
     )
 
 
 class AutoRecallConfig(_Section):
-    enabled: bool = Field(default=True, description="inject relevant memories before each call")
+    enabled: bool = setting(True, "inject relevant memories before each call")
     max_items: int = Field(default=3, ge=1, le=20, description="memories injected at most")
-    min_chars_cjk: int = Field(default=6, ge=0, description="shorter CJK queries skip recall")
-    min_chars: int = Field(default=15, ge=0, description="shorter other queries skip recall")
+    min_chars_cjk: NonNegativeInt = setting(6, "shorter CJK queries skip recall")
+    min_chars: NonNegativeInt = setting(15, "shorter other queries skip recall")
     min_margin: float = Field(
         default=0.02,
         ge=-1,
@@ -137,28 +140,23 @@ class AutoRecallConfig(_Section):
         description="a memory without a keyword match needs a cosine to the query at least "
         "this far above the query's cosine to neutral text",
     )
-    keyword_match: bool = Field(
-        default=True, description="a memory sharing a keyword with the message qualifies too"
+    keyword_match: bool = setting(True, "a memory sharing a keyword with the message qualifies too")
+    dedup_turns: NonNegativeInt = setting(
+        0, "do not inject a memory again within N turns (0 = off)"
     )
-    dedup_turns: int = Field(
-        default=0, ge=0, description="do not inject a memory again within N turns (0 = off)"
-    )
-    dedup_seconds: float = Field(
-        default=0.0, ge=0, description="... or within this many seconds (0 = off)"
-    )
-    language: Literal["en", "zh"] = Field(
-        default="en", description="the wording of the injected memory block (en or zh)"
+    dedup_seconds: NonNegativeFloat = setting(0.0, "... or within this many seconds (0 = off)")
+    language: Literal["en", "zh"] = setting(
+        "en", "the wording of the injected memory block (en or zh)"
     )
 
 
 class LLMConfig(_Section):
-    base_url: str | None = Field(
-        default=None,
-        description="an OpenAI-compatible chat API root, e.g. http://127.0.0.1:11434/v1",
+    base_url: str | None = setting(
+        None, "an OpenAI-compatible chat API root, e.g. http://127.0.0.1:11434/v1"
     )
-    model: str | None = Field(default=None, description="the chat model's name")
-    api_key: str | None = Field(default=None, description="the chat API's key")
-    timeout_s: float = Field(default=30.0, gt=0, description="deadline for one chat call")
+    model: str | None = setting(None, "the chat model's name")
+    api_key: str | None = setting(None, "the chat API's key")
+    timeout_s: PositiveFloat = setting(30.0, "deadline for one chat call")
 
 
 _USER_RE = re.compile(r"^[^\s\x00-\x1f\x7f:][^\s\x00-\x1f\x7f]{0,180}\Z")
@@ -173,10 +171,9 @@ class TokenGrant(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     agent: str = Field(description="the agent id the token's requests act as")
-    users: tuple[str, ...] | None = Field(
-        default=None,
-        description="the only users this token may act for (None: the caller vouches for "
-        "the user it names)",
+    users: tuple[str, ...] | None = setting(
+        None,
+        "the only users this token may act for (None: the caller vouches for the user it names)",
     )
 
     @field_validator("agent")
@@ -214,7 +211,7 @@ def _is_ip(name: str) -> bool:
 
 
 class ServerConfig(_Section):
-    host: str = Field(default="127.0.0.1", description="where `remem serve` / `remem proxy` listen")
+    host: str = setting("127.0.0.1", "where `remem serve` / `remem proxy` listen")
     port: int = Field(
         default=8765, ge=0, le=65535, description="where `remem serve` and `remem proxy` listen"
     )
@@ -230,27 +227,23 @@ class ServerConfig(_Section):
         "the Host and Origin headers, e.g. a reverse proxy's name; every other name is refused "
         "(DNS rebinding). Checked when listening on loopback, or on any address once set",
     )
-    allow_unauthenticated_bind: bool = Field(
-        default=False,
-        description="let a server without server.tokens listen beyond loopback: everyone who "
+    allow_unauthenticated_bind: bool = setting(
+        False,
+        "let a server without server.tokens listen beyond loopback: everyone who "
         "can reach the address may then read, write and delete every record",
     )
-    max_body_bytes: int = Field(default=2_000_000, gt=0, description="larger requests get 413")
-    max_k: int = Field(default=100, gt=0, description="largest k a request may ask for")
-    upstream: str | None = Field(
-        default=None, description="proxy: the OpenAI-compatible API to forward to"
-    )
-    upstream_api_key: str | None = Field(
-        default=None,
-        description="proxy: key for the upstream (default: the client's own Authorization "
+    max_body_bytes: PositiveInt = setting(2_000_000, "larger requests get 413")
+    max_k: PositiveInt = setting(100, "largest k a request may ask for")
+    upstream: str | None = setting(None, "proxy: the OpenAI-compatible API to forward to")
+    upstream_api_key: str | None = setting(
+        None,
+        "proxy: key for the upstream (default: the client's own Authorization "
         "header when no remem tokens are configured)",
     )
-    upstream_timeout_s: float = Field(
-        default=300.0, gt=0, description="the proxy: deadline for one upstream call"
-    )
-    proxy_tools: bool = Field(
-        default=False,
-        description="proxy: offer the model the memory tools (conversation_recall, "
+    upstream_timeout_s: PositiveFloat = setting(300.0, "the proxy: deadline for one upstream call")
+    proxy_tools: bool = setting(
+        False,
+        "proxy: offer the model the memory tools (conversation_recall, "
         "memory_recall ...) and run its calls to them inside the proxy",
     )
     proxy_tool_rounds: int = Field(

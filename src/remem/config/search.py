@@ -7,33 +7,31 @@ from typing import Literal
 
 from pydantic import Field
 
+from remem.config.fields import NonNegativeFloat, NonNegativeInt, PositiveInt, Share, setting
 from remem.config.sections import _Section
 
 
 class SearchConfig(_Section):
-    fusion: Literal["rrf", "weighted"] = Field(
-        default="weighted",
-        description="how the vector and keyword rankings combine: weighted (normalised "
+    fusion: Literal["rrf", "weighted"] = setting(
+        "weighted",
+        "how the vector and keyword rankings combine: weighted (normalised "
         "scores, vector_weight / lexical_weight) or rrf (reciprocal rank fusion)",
     )
-    rrf_k: int = Field(default=60, gt=0, description="rrf: the rank offset k in 1 / (k + rank)")
-    rrf_vector_weight: float = Field(default=1.0, ge=0, description="vector channel in RRF")
-    rrf_lexical_weight: float = Field(default=1.0, ge=0, description="lexical channel in RRF")
-    vector_weight: float = Field(
-        default=0.4, ge=0, description="weighted fusion: the vector channel's weight"
-    )
+    rrf_k: PositiveInt = setting(60, "rrf: the rank offset k in 1 / (k + rank)")
+    rrf_vector_weight: NonNegativeFloat = setting(1.0, "vector channel in RRF")
+    rrf_lexical_weight: NonNegativeFloat = setting(1.0, "lexical channel in RRF")
+    vector_weight: NonNegativeFloat = setting(0.4, "weighted fusion: the vector channel's weight")
     # 0.9 lifts zh_groupchat recall@10 0.770 -> 0.780 and changed_facts 0.963 -> 0.968, but
     # ranks the demo's English answer to "小屋一晚多少钱？" (found through its dictionary
     # translation) under a Chinese line about huts: left at search.vector_weight until a
     # cross-script answer keeps its place (docs/decisions/0022-chat-embedding.md)
-    cjk_vector_weight: float = Field(
-        default=0.4,
-        ge=0,
-        description="weighted fusion: the vector channel's weight for a question written in "
+    cjk_vector_weight: NonNegativeFloat = setting(
+        0.4,
+        "weighted fusion: the vector channel's weight for a question written in "
         "Chinese or Japanese (not for the chat so far; search.vector_weight for the others)",
     )
-    lexical_weight: float = Field(
-        default=0.6, ge=0, description="weighted fusion: the keyword (BM25) channel's weight"
+    lexical_weight: NonNegativeFloat = setting(
+        0.6, "weighted fusion: the keyword (BM25) channel's weight"
     )
     min_vector_span: float = Field(
         default=0.05,
@@ -41,36 +39,34 @@ class SearchConfig(_Section):
         le=2,
         description="weighted fusion: cosine gaps are scaled by at least this span",
     )
-    candidate_pool: int = Field(default=50, gt=0, description="floor of each channel's top-N")
-    candidate_factor: int = Field(default=4, gt=0, description="each channel fetches k x this")
-    max_k: int = Field(default=1000, gt=0, description="largest k a caller may ask for")
-    max_query_chars: int = Field(
-        default=10_000, gt=0, description="longer queries are refused (the chat path trims)"
+    candidate_pool: PositiveInt = setting(50, "floor of each channel's top-N")
+    candidate_factor: PositiveInt = setting(4, "each channel fetches k x this")
+    max_k: PositiveInt = setting(1000, "largest k a caller may ask for")
+    max_query_chars: PositiveInt = setting(
+        10_000, "longer queries are refused (the chat path trims)"
     )
     # 32: measured with remem-bench's long_queries.py (a question after cross-talk: zh recall@10
     # 0.495 whole, 0.553 at 24, 0.540 at 32, 0.523 at 48) and free on the suite's own
     # questions (LoCoMo 4 of 1,982 and LongMemEval 69 of 479 are longer; -0.005 recall@10 on
     # those 69), and it bounds the query embedding (a 4000-character turn took seconds whole).
-    query_embed_tokens: int = Field(
-        default=32,
-        ge=0,
-        description="the vector channel embeds the query's last this many tokens (estimated; "
+    query_embed_tokens: NonNegativeInt = setting(
+        32,
+        "the vector channel embeds the query's last this many tokens (estimated; "
         "newest messages first); the lexical channel matches all of it. 0 = the whole query",
     )
     # 32 (= query_embed_tokens): 128 lifts dialogue_notes' recall@10 0.713 -> 0.753 but
     # answers 8-9 points more unrelated chats, and trust comes first until the answerability
     # score can tell a chat's answer (docs/decisions/0022-chat-embedding.md)
-    chat_embed_tokens: int = Field(
-        default=32,
-        ge=0,
-        description='for a query that is the chat so far (two or more "Name: text" lines): '
+    chat_embed_tokens: NonNegativeInt = setting(
+        32,
+        'for a query that is the chat so far (two or more "Name: text" lines): '
         "the vector channel embeds its last this many tokens (0 = the whole chat)",
     )
-    role_filter_factor: int = Field(
-        default=8, gt=0, description="k x this per channel when a role filter will drop hits"
+    role_filter_factor: PositiveInt = setting(
+        8, "k x this per channel when a role filter will drop hits"
     )
-    context_weight: float = Field(
-        default=0.2, ge=0, description="BM25 weight of the context column (0 = own text only)"
+    context_weight: NonNegativeFloat = setting(
+        0.2, "BM25 weight of the context column (0 = own text only)"
     )
     lexical_max_df: float = Field(
         default=0.05,
@@ -78,43 +74,35 @@ class SearchConfig(_Section):
         le=1,
         description="in big stores, skip query words found in more than this share of records",
     )
-    lexical_prune_min_docs: int = Field(
-        default=20_000, ge=0, description="...only once the store holds this many records"
+    lexical_prune_min_docs: NonNegativeInt = setting(
+        20_000, "...only once the store holds this many records"
     )
-    lexical_postings_budget: int = Field(
-        default=20_000,
-        ge=0,
-        description="...and ask only for the rarest query words whose records add up to at "
+    lexical_postings_budget: NonNegativeInt = setting(
+        20_000,
+        "...and ask only for the rarest query words whose records add up to at "
         "most this many (keyword search time stays flat as the store grows; 0 = no limit)",
     )
-    index_build: Literal["background", "manual"] = Field(
-        default="background",
-        description="background: a process that searches rebuilds the vector index files "
+    index_build: Literal["background", "manual"] = setting(
+        "background",
+        "background: a process that searches rebuilds the vector index files "
         "when they fall behind, in a thread of its own; manual: only `remem index` (and the "
         "end of `remem import`) does. The CLI's one-shot commands default to manual: their "
         "process exits before a build ends",
     )
-    lexical_first_pass_budget: int = Field(
-        default=2_500,
-        ge=0,
-        description="...and when those words hold more records than this, search in two "
+    lexical_first_pass_budget: NonNegativeInt = setting(
+        2_500,
+        "...and when those words hold more records than this, search in two "
         "passes: the rarest words up to this many records first, then only the rows found "
         "scored for every word (0 = one pass)",
     )
-    min_semantic: float = Field(
-        default=0.0, ge=0, le=1, description="drop vector hits whose cosine is below (0 = off)"
-    )
-    min_score: float = Field(
-        default=0.0, ge=0, description="drop hits whose final score is below (0 = off)"
-    )
+    min_semantic: Share = setting(0.0, "drop vector hits whose cosine is below (0 = off)")
+    min_score: NonNegativeFloat = setting(0.0, "drop hits whose final score is below (0 = off)")
     # Off by default: measured on the development suite it lifts zh_groupchat (+0.048
     # recall@10) and lowers LoCoMo (-0.013): a change that wins one dataset and loses another
     # is not a default (remem-bench's HISTORY.md, "Development suite").
-    adaptive_full_coverage: float = Field(
-        default=0.0,
-        ge=0,
-        le=1,
-        description="weighted fusion: the lexical weight scales down while its best hits hold "
+    adaptive_full_coverage: Share = setting(
+        0.0,
+        "weighted fusion: the lexical weight scales down while its best hits hold "
         "less than this share of the query's words (0 = fixed weights)",
     )
     # Without latent terms (another model, search.latent_top = 0, a failing sparse head):
@@ -122,18 +110,16 @@ class SearchConfig(_Section):
     # witness (LoCoMo 0, zh_groupchat 0.003, LongMemEval 0.005; 0.3 costs LongMemEval 0.0105);
     # no-answer probes answered 51% (LoCoMo) and 40% (zh_groupchat) instead of 100%
     # (remem-bench's suite-defaults.json, longmemeval-full.json).
-    relevance_floor: float = Field(
-        default=0.25,
-        ge=0,
-        le=1,
-        description="return nothing when the best hit's calibrated relevance is below, unless "
+    relevance_floor: Share = setting(
+        0.25,
+        "return nothing when the best hit's calibrated relevance is below, unless "
         "latent terms were read (then search.latent_relevance_floor); 0 = off",
     )
     # e5-small matches a question to a line in another script poorly: the bundled USE model
     # reads the best candidates in the other script for the relevance stage (search/witness.py)
-    cross_script_witness: bool = Field(
-        default=True,
-        description="relevance asks the bundled USE model about the best candidates written in "
+    cross_script_witness: bool = setting(
+        True,
+        "relevance asks the bundled USE model about the best candidates written in "
         "another script than the question (bundled e5 only)",
     )
     witness_top: int = Field(
@@ -153,29 +139,23 @@ class SearchConfig(_Section):
         description="relevance reads the sparse latent terms of this many of the best "
         "candidates (bundled e5 only; 0 = off)",
     )
-    latent_relevance_floor: float = Field(
-        default=0.6,
-        ge=0,
-        le=1,
-        description="the relevance floor of a candidate whose latent terms were read and "
+    latent_relevance_floor: Share = setting(
+        0.6,
+        "the relevance floor of a candidate whose latent terms were read and "
         "that holds one of the question's words (search.relevance_floor = 0 turns both off)",
     )
     # 0.35: the highest that costs zh_groupchat's cross_lingual questions nothing (0.4: -0.016
     # recall@10); probes answered LoCoMo 26% -> 23%, zh_groupchat 29% -> 21%
     # (remem-bench's latent-cross-script-floors.json)
-    cross_script_relevance_floor: float = Field(
-        default=0.35,
-        ge=0,
-        le=1,
-        description="with latent terms on: the floor of a candidate in another script than "
+    cross_script_relevance_floor: Share = setting(
+        0.35,
+        "with latent terms on: the floor of a candidate in another script than "
         "the question (judged by the dense evidence and the witness, not by latent terms) "
         "that holds one of its words or their translations, or whose question names a speaker",
     )
-    wordless_relevance_floor: float = Field(
-        default=0.9,
-        ge=0,
-        le=1,
-        description="with latent terms on: the floor of a candidate in the question's script "
+    wordless_relevance_floor: Share = setting(
+        0.9,
+        "with latent terms on: the floor of a candidate in the question's script "
         "that holds none of the question's words (search.latent_relevance_floor for the "
         "others)",
     )
@@ -191,44 +171,34 @@ class SearchConfig(_Section):
         "(else search.wordless_relevance_floor); a Chinese or Japanese question's candidates "
         "need any of its words",
     )
-    dialogue_relevance_floor: float = Field(
-        default=1.0,
-        ge=0,
-        le=1,
-        description='for a query that is the chat so far (two or more "Name: text" lines): '
+    dialogue_relevance_floor: Share = setting(
+        1.0,
+        'for a query that is the chat so far (two or more "Name: text" lines): '
         "no candidate holding one of its words is held to a floor above this one "
         "(1 = the floors of a question)",
     )
-    dialogue_words_coverage: float = Field(
-        default=0.0,
-        ge=0,
-        le=1,
-        description="for a query that is the chat so far: a candidate in its script holding at "
+    dialogue_words_coverage: Share = setting(
+        0.0,
+        "for a query that is the chat so far: a candidate in its script holding at "
         "least this share of one message's words' IDF (older messages counting less) clears "
         "its floor (0 = off)",
     )
-    cross_script_words_coverage: float = Field(
-        default=0.0,
-        ge=0,
-        le=1,
-        description="a candidate in another script than the question holding at least this "
+    cross_script_words_coverage: Share = setting(
+        0.0,
+        "a candidate in another script than the question holding at least this "
         "share of the IDF of the question's dictionary translations clears its relevance "
         "floor (the per-candidate keyword gate across scripts; 0 = off)",
     )
-    unseen_question_share: float = Field(
-        default=0.5,
-        ge=0,
-        le=1,
-        description="with latent terms on, for a question in Latin script: when at least this "
+    unseen_question_share: Share = setting(
+        0.5,
+        "with latent terms on, for a question in Latin script: when at least this "
         "share of its words' IDF is carried by words no record holds (in a store of 100 "
         "records or more), every candidate in its script is held to "
         "search.wordless_relevance_floor (0 = off)",
     )
-    cross_script_unlinked_floor: float = Field(
-        default=0.6,
-        ge=0,
-        le=1,
-        description="with latent terms on: the floor of a candidate in another script that "
+    cross_script_unlinked_floor: Share = setting(
+        0.6,
+        "with latent terms on: the floor of a candidate in another script that "
         "holds none of the question's words nor of their dictionary translations, under a "
         "question naming no speaker (the embeddings alone cross scripts loosely); "
         "search.cross_script_relevance_floor for the others",
@@ -237,17 +207,15 @@ class SearchConfig(_Section):
     # (recall@10 +0.085) for +0.7 points of LoCoMo's off-topic probes answered (0.2: +2.5);
     # the score alone at a threshold that keeps recall@10 answered 15-17% of probes instead of
     # 6-10% (docs/decisions/0014-answerability.md, remem-bench's answerability.json)
-    answerability_threshold: float = Field(
-        default=0.3,
-        ge=0,
-        le=1,
-        description="a search where no candidate clears its relevance floor still answers when "
+    answerability_threshold: Share = setting(
+        0.3,
+        "a search where no candidate clears its relevance floor still answers when "
         "its best hit's answerability (the probability that it answers the question, the score "
         "every surface shows) is at least this, so an answer just under a floor is not lost; "
         "0 = the floors alone decide",
     )
-    latent_cross_script: bool = Field(
-        default=False,
-        description="also read the latent terms of candidates in another script than the "
+    latent_cross_script: bool = setting(
+        False,
+        "also read the latent terms of candidates in another script than the "
         "question (their terms barely meet across languages; the witness judges them)",
     )

@@ -10,6 +10,15 @@ from typing import Literal
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from remem.config.fields import (
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    Share,
+    setting,
+)
+
 APP_NAME = "remem"
 
 
@@ -32,14 +41,13 @@ class _Section(BaseModel):
 
 
 class StoreConfig(_Section):
-    path: Path | None = Field(
-        default=None,
-        description="SQLite database file; default <user data dir>/remem/remem.db",
+    path: Path | None = setting(
+        None, "SQLite database file; default <user data dir>/remem/remem.db"
     )
-    busy_timeout_ms: int = Field(default=10_000, ge=0, description="wait this long for a lock")
-    group_commit: bool = Field(
-        default=True,
-        description="SQLite: writes that land together share one fsync (threads and processes "
+    busy_timeout_ms: NonNegativeInt = setting(10_000, "wait this long for a lock")
+    group_commit: bool = setting(
+        True,
+        "SQLite: writes that land together share one fsync (threads and processes "
         "alike); each is still acknowledged only once it is on disk. false: every commit "
         "fsyncs on its own (synchronous=FULL). Not on Windows, which keeps FULL",
     )
@@ -59,9 +67,9 @@ class StoreConfig(_Section):
         "a big store's keyword search overflows on every query); memory is taken only as "
         "pages are read",
     )
-    url: str | None = Field(
-        default=None,
-        description="a PostgreSQL store instead of the SQLite file: postgresql://user:pass@host"
+    url: str | None = setting(
+        None,
+        "a PostgreSQL store instead of the SQLite file: postgresql://user:pass@host"
         "/db (needs `pip install 'remem[postgres]'`); wins over path",
     )
     pg_schema: str = Field(
@@ -90,49 +98,44 @@ class StoreConfig(_Section):
 
 
 class EmbedConfig(_Section):
-    provider: Literal["local", "openai", "ollama", "gemini", "voyage", "jina", "none"] = Field(
-        default="local",
-        description="local = a bundled offline model; openai = any OpenAI-compatible "
+    provider: Literal["local", "openai", "ollama", "gemini", "voyage", "jina", "none"] = setting(
+        "local",
+        "local = a bundled offline model; openai = any OpenAI-compatible "
         "/v1/embeddings endpoint; ollama = Ollama's /api/embed; gemini = Google's "
         "embedContent; voyage / jina = their embeddings APIs; none = lexical search only",
     )
-    model: str = Field(
-        default="multilingual-e5-small",
-        description="local: multilingual-e5-small | use-multilingual-v3; others: the "
-        "provider's model name",
+    model: str = setting(
+        "multilingual-e5-small",
+        "local: multilingual-e5-small | use-multilingual-v3; others: the provider's model name",
     )
-    base_url: str | None = Field(
-        default=None,
-        description="the API root (default: the provider's public one; ollama: "
+    base_url: str | None = setting(
+        None,
+        "the API root (default: the provider's public one; ollama: "
         "http://127.0.0.1:11434), e.g. http://127.0.0.1:11434/v1 for openai",
     )
-    api_key: str | None = Field(default=None, description="one key (or use api_keys)")
+    api_key: str | None = setting(None, "one key (or use api_keys)")
     api_keys: list[str] = Field(
         default_factory=list, description="keys rotated on HTTP 429 and 401/403"
     )
     dimensions: int | None = Field(default=None, gt=0, description="ask for this many dims")
     batch_size: int = Field(default=64, gt=0, le=4096, description="texts per embedding call")
-    timeout_s: float = Field(
-        default=120.0,
-        gt=0,
-        description="deadline for one embedding call, all attempts and waits included",
+    timeout_s: PositiveFloat = setting(
+        120.0, "deadline for one embedding call, all attempts and waits included"
     )
-    query_timeout_s: float = Field(
-        default=5.0,
-        gt=0,
-        description="deadline for a search's query embedding; past it the search answers "
+    query_timeout_s: PositiveFloat = setting(
+        5.0,
+        "deadline for a search's query embedding; past it the search answers "
         "from the lexical index with a warning",
     )
     max_attempts: int = Field(default=5, ge=1, le=20, description="tries on 429 / 5xx")
-    backoff_s: float = Field(default=0.5, ge=0, description="first retry delay, doubling")
-    breaker_failures: int = Field(
-        default=3,
-        ge=0,
-        description="remote providers: after this many failed calls in a row, calls fail "
+    backoff_s: NonNegativeFloat = setting(0.5, "first retry delay, doubling")
+    breaker_failures: NonNegativeInt = setting(
+        3,
+        "remote providers: after this many failed calls in a row, calls fail "
         "at once (searches go lexical) for breaker_cooldown_s; 0 = no breaker",
     )
-    breaker_cooldown_s: float = Field(
-        default=30.0, gt=0, description="how long the breaker stays open before one trial"
+    breaker_cooldown_s: PositiveFloat = setting(
+        30.0, "how long the breaker stays open before one trial"
     )
     chunk_chars: int | None = Field(
         default=None,
@@ -140,26 +143,26 @@ class EmbedConfig(_Section):
         description="texts longer than this are split and their vectors averaged; "
         "None = the provider's default, 0 = never split (provider must handle length)",
     )
-    chunk_overlap: int = Field(
-        default=100, ge=0, description="characters shared by neighbouring chunks of a long text"
+    chunk_overlap: NonNegativeInt = setting(
+        100, "characters shared by neighbouring chunks of a long text"
     )
-    threads: int = Field(default=2, gt=0, description="CPU threads for the local model")
-    query_prefix: str = Field(default="", description="remote: prepended to queries")
-    passage_prefix: str = Field(default="", description="remote: prepended to passages")
-    query_task: str | None = Field(
-        default=None,
-        description="the provider's task for queries: openai/jina 'task', voyage "
+    threads: PositiveInt = setting(2, "CPU threads for the local model")
+    query_prefix: str = setting("", "remote: prepended to queries")
+    passage_prefix: str = setting("", "remote: prepended to passages")
+    query_task: str | None = setting(
+        None,
+        "the provider's task for queries: openai/jina 'task', voyage "
         "'input_type', gemini 'taskType' (defaults: jina retrieval.query, voyage query, "
         'gemini RETRIEVAL_QUERY; "" sends none)',
     )
-    passage_task: str | None = Field(
-        default=None,
-        description="the same for stored texts (jina retrieval.passage, voyage document, "
+    passage_task: str | None = setting(
+        None,
+        "the same for stored texts (jina retrieval.passage, voyage document, "
         "gemini RETRIEVAL_DOCUMENT)",
     )
     # Messages are embedded with their speaker label ("Alice: ..."), which measured better on
     # conversational data; memories are embedded as they are.
-    with_speaker: bool = Field(default=True, description="embed messages as `Speaker: text`")
+    with_speaker: bool = setting(True, "embed messages as `Speaker: text`")
 
     @field_validator("model")
     @classmethod
@@ -183,32 +186,30 @@ class EmbedConfig(_Section):
 
 
 class IndexingConfig(_Section):
-    mode: Literal["async", "sync"] = Field(
-        default="async",
-        description="async: ingest returns after the commit and a background queue embeds; "
+    mode: Literal["async", "sync"] = setting(
+        "async",
+        "async: ingest returns after the commit and a background queue embeds; "
         "sync: ingest also waits for the embedding",
     )
-    concurrency: int = Field(default=10, description="queue workers (0 or less = unlimited)")
-    max_queue: int = Field(
-        default=500,
-        description="queued items before the oldest is left to the backfill (0 or less = no limit)",
+    concurrency: int = setting(10, "queue workers (0 or less = unlimited)")
+    max_queue: int = setting(
+        500, "queued items before the oldest is left to the backfill (0 or less = no limit)"
     )
-    backfill: bool = Field(
-        default=True,
-        description="async mode: a background loop embeds records left pending (queue full, "
+    backfill: bool = setting(
+        True,
+        "async mode: a background loop embeds records left pending (queue full, "
         "crash, provider down) as the queue has room, backing off while the provider fails",
     )
-    backfill_max_backoff_s: float = Field(
-        default=300.0, gt=0, description="longest wait between retries while embedding fails"
+    backfill_max_backoff_s: PositiveFloat = setting(
+        300.0, "longest wait between retries while embedding fails"
     )
-    backfill_check_s: float = Field(
-        default=300.0,
-        ge=0,
-        description="while idle, look this often whether the store has records left pending "
+    backfill_check_s: NonNegativeFloat = setting(
+        300.0,
+        "while idle, look this often whether the store has records left pending "
         "that no event announced (another process killed mid-ingest): a count comparison, and a "
         "scan only when it changed (0 = only on events)",
     )
-    batch_size: int = Field(default=32, gt=0, description="records per embedding batch")
+    batch_size: PositiveInt = setting(32, "records per embedding batch")
     background_nice: int = Field(
         default=10,
         ge=0,
@@ -218,14 +219,14 @@ class IndexingConfig(_Section):
         "priority (nice), so a chat's search and recall get the CPU first while a burst is "
         "indexed; once lowered, a model's background thread stays lowered (0 = the chat's priority)",
     )
-    fast_lane: bool = Field(
-        default=True,
-        description="async mode, SQLite, bundled e5: records that wait for e5 (a burst, a "
+    fast_lane: bool = setting(
+        True,
+        "async mode, SQLite, bundled e5: records that wait for e5 (a burst, a "
         "backlog) get a vector of the bundled USE model at once (~10x faster) and are searched "
         "by meaning with it until their e5 vector is written",
     )
-    drain_timeout_s: float = Field(
-        default=30.0, ge=0, description="on close, wait this long for queued embeddings"
+    drain_timeout_s: NonNegativeFloat = setting(
+        30.0, "on close, wait this long for queued embeddings"
     )
     # A claim outlives a crashed worker by this long; a live worker finishes a batch well
     # inside it (one batch of the bundled model takes well under a second), so the floor of
@@ -240,9 +241,9 @@ class IndexingConfig(_Section):
 
 
 class ConversationConfig(_Section):
-    cross_session: Literal["isolated", "user", "platform", "all"] = Field(
-        default="isolated",
-        description="whose past a turn may recall: this session only, every session (with "
+    cross_session: Literal["isolated", "user", "platform", "all"] = setting(
+        "isolated",
+        "whose past a turn may recall: this session only, every session (with "
         "the same-user boost), the same platform, or everything",
     )
     modes: dict[str, str] = Field(
@@ -250,49 +251,48 @@ class ConversationConfig(_Section):
         description='per-layer cross-session modes, e.g. {"group:123" = "isolated", '
         '"platform:qq" = "platform"}; narrowest layer wins, a broken value means isolated',
     )
-    recall_roles: Literal["all", "others-only"] = Field(
-        default="all", description="others-only: the bot's own replies are never hits"
+    recall_roles: Literal["all", "others-only"] = setting(
+        "all", "others-only: the bot's own replies are never hits"
     )
     recall_k: int = Field(default=5, gt=0, le=100, description="hits per turn")
-    max_query_chars: int = Field(default=4000, gt=0, description="longer: earliest inputs go")
+    max_query_chars: PositiveInt = setting(4000, "longer: earliest inputs go")
     window: int = Field(default=2, ge=0, le=50, description="messages each side of a hit")
-    expand_other_sessions: bool = Field(
-        default=True,
-        description="hits from other sessions bring their windows too (off: only hits from "
+    expand_other_sessions: bool = setting(
+        True,
+        "hits from other sessions bring their windows too (off: only hits from "
         "the current session do; the others show alone)",
     )
-    language: Literal["en", "zh"] = Field(default="en", description="rendering language")
-    max_chars_per_item: int = Field(default=0, ge=0, description="0 = no limit")
+    language: Literal["en", "zh"] = setting("en", "rendering language")
+    max_chars_per_item: NonNegativeInt = setting(0, "0 = no limit")
 
 
 class RerankConfig(_Section):
-    provider: Literal["none", "jina", "cohere", "siliconflow", "voyage", "local"] = Field(
-        default="none", description="a cross-encoder reranker; none by default"
+    provider: Literal["none", "jina", "cohere", "siliconflow", "voyage", "local"] = setting(
+        "none", "a cross-encoder reranker; none by default"
     )
-    base_url: str | None = Field(default=None, description="the rerank API root")
-    model: str | None = Field(default=None, description="HTTP providers: the rerank model name")
-    api_key: str | None = Field(default=None, description="HTTP providers: the API key")
-    local_path: Path | None = Field(
-        default=None, description="local: a cross-encoder directory (ONNX or sentence-transformers)"
+    base_url: str | None = setting(None, "the rerank API root")
+    model: str | None = setting(None, "HTTP providers: the rerank model name")
+    api_key: str | None = setting(None, "HTTP providers: the API key")
+    local_path: Path | None = setting(
+        None, "local: a cross-encoder directory (ONNX or sentence-transformers)"
     )
-    local_backend: Literal["auto", "onnx", "sentence-transformers"] = Field(
-        default="auto", description="local: onnx when model.onnx + tokenizer.json exist"
+    local_backend: Literal["auto", "onnx", "sentence-transformers"] = setting(
+        "auto", "local: onnx when model.onnx + tokenizer.json exist"
     )
-    max_length: int = Field(default=512, gt=0, description="local: tokens per (query, text) pair")
-    threads: int = Field(default=1, gt=0, description="local onnx: intra-op threads")
-    timeout_s: float = Field(
-        default=5.0,
-        gt=0,
-        description="deadline for one rerank call; past it the search falls back to the "
+    max_length: PositiveInt = setting(512, "local: tokens per (query, text) pair")
+    threads: PositiveInt = setting(1, "local onnx: intra-op threads")
+    timeout_s: PositiveFloat = setting(
+        5.0,
+        "deadline for one rerank call; past it the search falls back to the "
         "cosine order and says so",
     )
-    weight: float = Field(default=0.6, ge=0, le=1, description="final = w x rerank + (1-w) x fused")
-    top_n: int = Field(default=30, gt=0, description="rerank this many of the best candidates")
+    weight: Share = setting(0.6, "final = w x rerank + (1-w) x fused")
+    top_n: PositiveInt = setting(30, "rerank this many of the best candidates")
 
 
 class TextConfig(_Section):
-    cjk_mode: Literal["bigram", "words", "both"] = Field(
-        default="bigram", description="how runs of Chinese characters become lexical tokens"
+    cjk_mode: Literal["bigram", "words", "both"] = setting(
+        "bigram", "how runs of Chinese characters become lexical tokens"
     )
     context_turns: int = Field(
         default=1,
@@ -300,22 +300,19 @@ class TextConfig(_Section):
         le=5,
         description="index each message with the tokens of this many turns before it",
     )
-    stem_english: bool = Field(
-        default=True, description="index and search English words by their stems (Snowball)"
-    )
-    drop_stopwords: bool = Field(
-        default=True,
-        description="leave stop words, a question's question words (when, where, 什么时候, 哪里, "
+    stem_english: bool = setting(True, "index and search English words by their stems (Snowball)")
+    drop_stopwords: bool = setting(
+        True,
+        "leave stop words, a question's question words (when, where, 什么时候, 哪里, "
         "いつ, 언제 ...) and Chinese particles standing alone out of its keyword query",
     )
-    traditional_to_simplified: bool = Field(
-        default=True,
-        description="index and search Traditional Chinese as Simplified, so the two meet",
+    traditional_to_simplified: bool = setting(
+        True, "index and search Traditional Chinese as Simplified, so the two meet"
     )
     # LoCoMo +0.004 recall@10 and MRR, LongMemEval +0.001 / +0.003, zh_groupchat -0.003 / -0.001
     # (one cross-lingual question; remem-bench's word-forms.json)
-    word_forms: bool = Field(
-        default=True,
-        description="a question's keywords also ask for the irregular forms of its English "
+    word_forms: bool = setting(
+        True,
+        "a question's keywords also ask for the irregular forms of its English "
         "words (buy: bought, went: go; text/word_forms.py), and a line holding one holds the word",
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
 from remem.access import ScopeError
 from remem.errors import NotFoundError
@@ -37,10 +37,9 @@ def _messages(out: TurnRecall | ConversationRecall) -> dict[str, Any]:
 def chat_routes(r: Requests) -> APIRouter:
     api = APIRouter()
     mem = r.mem
-    caller = Depends(r.caller)
 
     @api.post("/v1/recall-for-turn", tags=["chat"])
-    def recall_for_turn(body: TurnBody, c: Caller = caller):
+    def recall_for_turn(body: TurnBody, c: Caller = r.who):
         """Before an LLM call: recall for this turn's archived inputs; returns the block."""
         user = c.user(body.user_id)
         scopes = c.guard(mem, body.session, user).read_scopes()
@@ -56,7 +55,7 @@ def chat_routes(r: Requests) -> APIRouter:
         }
 
     @api.post("/v1/capture-after-turn", tags=["chat"])
-    def capture(body: CaptureBody, c: Caller = caller):
+    def capture(body: CaptureBody, c: Caller = r.who):
         """After an LLM response: capture this turn's memories."""
         user = c.user(body.user)
         c.access(mem, body.session, user)  # identity required
@@ -74,7 +73,7 @@ def chat_routes(r: Requests) -> APIRouter:
         return mem.capture_after_turn(turn).to_dict()
 
     @api.post("/v1/recall-memories", tags=["chat"])
-    def recall_memories(body: RecallBody, c: Caller = caller):
+    def recall_memories(body: RecallBody, c: Caller = r.who):
         """Before an LLM request: the relevant curated memories as a block (auto-recall)."""
         user = c.user(body.user)
         c.access(mem, body.session, user)
@@ -83,7 +82,7 @@ def chat_routes(r: Requests) -> APIRouter:
         ).to_dict()
 
     @api.post("/v1/sessions/{session}/reset", tags=["chat"])
-    def session_reset(session: str, body: ResetBody | None = None, c: Caller = caller):
+    def session_reset(session: str, body: ResetBody | None = None, c: Caller = r.who):
         """A session ends (a host's `/new`): store one summary memory of its last messages
         when `capture.session_summary` is on. `summary` is null with `skipped_reason` when
         nothing was stored."""
@@ -107,10 +106,9 @@ def tool_routes(r: Requests) -> APIRouter:
     """The agent tools, and conversation_recall for hosts that call it with a session."""
     api = APIRouter()
     mem = r.mem
-    caller = Depends(r.caller)
 
     @api.post("/v1/conversation/recall", tags=["chat"])
-    def conversation_recall(body: ConversationRecallBody, c: Caller = caller):
+    def conversation_recall(body: ConversationRecallBody, c: Caller = r.who):
         """The conversation_recall tool for a host: search the archived chat as ``session``
         sees it; ``scope`` and ``contextWindow`` only narrow. Returns the block to show."""
         fields = body.model_dump(include=set(TurnBody.model_fields) - {"inputs"})
@@ -134,7 +132,7 @@ def tool_routes(r: Requests) -> APIRouter:
         return tool_specs(mem.config)
 
     @api.post("/v1/tools/{name}", tags=["tools"])
-    def call_tool(name: str, body: ToolBody, c: Caller = caller):
+    def call_tool(name: str, body: ToolBody, c: Caller = r.who):
         """Call one memory tool (`GET /v1/tools` lists them) as the caller's agent, in the
         body's session and for its user; a tool's refusal answers 400 with its message."""
         if name not in TOOLS:

@@ -3,10 +3,10 @@ guard, and the common checks."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from fastapi import Request
+from fastapi import Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from remem.access import Caller, ScopeGuard
@@ -94,6 +94,11 @@ class Requests:
     and the shared checks."""
 
     mem: Any
+    # the caller as a route's parameter default (``c: Caller = r.who``), made once for all routes
+    who: Any = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.who = Depends(self.caller)
 
     def caller(self, request: Request) -> Caller:
         return Caller.of_token(self.mem.config, request.headers.get("authorization"))

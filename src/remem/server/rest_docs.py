@@ -42,28 +42,33 @@ def mount_docs(app: FastAPI) -> None:
     app.mount(ASSETS, StaticFiles(packages=[("fastapi_offline", "static")]), name="docs-static")
     title = app.title
 
+    def under_root(request: Request) -> tuple[str, str]:
+        """The schema's URL and the assets' folder, under the root path a proxy serves at."""
+        root = request.scope.get("root_path", "")
+        return f"{root}{app.openapi_url}", f"{root}{ASSETS}"
+
     @app.get("/docs", include_in_schema=False)
     def swagger(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
+        schema, assets = under_root(request)
         return _with_policy(
             get_swagger_ui_html(
-                openapi_url=f"{root}{app.openapi_url}",
+                openapi_url=schema,
                 title=f"{title} - Swagger UI",
-                swagger_js_url=f"{root}{ASSETS}/swagger-ui-bundle.js",
-                swagger_css_url=f"{root}{ASSETS}/swagger-ui.css",
-                swagger_favicon_url=f"{root}{ASSETS}/favicon.png",
+                swagger_js_url=f"{assets}/swagger-ui-bundle.js",
+                swagger_css_url=f"{assets}/swagger-ui.css",
+                swagger_favicon_url=f"{assets}/favicon.png",
             )
         )
 
     @app.get("/redoc", include_in_schema=False)
     def redoc(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
+        schema, assets = under_root(request)
         return _with_policy(
             get_redoc_html(
-                openapi_url=f"{root}{app.openapi_url}",
+                openapi_url=schema,
                 title=f"{title} - ReDoc",
-                redoc_js_url=f"{root}{ASSETS}/redoc.standalone.js",
-                redoc_favicon_url=f"{root}{ASSETS}/favicon.png",
+                redoc_js_url=f"{assets}/redoc.standalone.js",
+                redoc_favicon_url=f"{assets}/favicon.png",
                 with_google_fonts=False,
             )
         )

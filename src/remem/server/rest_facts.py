@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from remem.facts.query import fact_view
@@ -63,7 +63,6 @@ class CorrectionOut(BaseModel):
 def fact_routes(r: Requests) -> APIRouter:
     api = APIRouter()
     mem = r.mem
-    caller = Depends(r.caller)
 
     def identity(c: Caller, session: str | None, user: str | None) -> dict[str, Any]:
         """A token's agent reads and writes as itself; the operator is not limited."""
@@ -80,7 +79,7 @@ def fact_routes(r: Requests) -> APIRouter:
         scope: str | None = None,
         session: str | None = None,
         user: str | None = None,
-        c: Caller = caller,
+        c: Caller = r.who,
     ) -> dict[str, Any]:
         """What is known about ``subject`` (a name or subject key; all without one): the
         facts holding at ``at`` (Unix seconds or an ISO date; default now), or with
@@ -100,7 +99,7 @@ def fact_routes(r: Requests) -> APIRouter:
     @api.post(
         "/v1/facts/corrections", tags=["write"], status_code=201, response_model=CorrectionOut
     )
-    def correct(body: CorrectionBody, c: Caller = caller) -> dict[str, Any]:
+    def correct(body: CorrectionBody, c: Caller = r.who) -> dict[str, Any]:
         """Correct a fact by hand: ``value`` holds from now on (closing the value before
         it), or ``close`` ends the current value. Stored as a curated memory in the scope
         of the subject's newest fact of that attribute, so its history and undo

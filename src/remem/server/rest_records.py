@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from remem.capture.candidates import never_a_memory
@@ -20,10 +20,9 @@ def write_routes(r: Requests) -> APIRouter:
     """Ingest, store and delete, each checked against where the caller may write."""
     api = APIRouter()
     mem = r.mem
-    caller = Depends(r.caller)
 
     @api.post("/v1/ingest", tags=["write"], status_code=201)
-    def ingest(body: dict[str, Any] | list[dict[str, Any]], request: Request, c: Caller = caller):
+    def ingest(body: dict[str, Any] | list[dict[str, Any]], request: Request, c: Caller = r.who):
         """Archive chat messages (one object, or a list): committed before the answer."""
         items = body if isinstance(body, list) else body.get("messages", [body])
         if not isinstance(items, list) or not items:
@@ -41,7 +40,7 @@ def write_routes(r: Requests) -> APIRouter:
         return {"ingested": [rec.to_dict() for rec in records]}
 
     @api.post("/v1/memories", tags=["write"], status_code=201)
-    def add(body: dict[str, Any], request: Request, response: Response, c: Caller = caller):
+    def add(body: dict[str, Any], request: Request, response: Response, c: Caller = r.who):
         """Store one curated memory, unless the same text (exact or normalised) is already a
         current memory of that scope: then 200 with that one and ``duplicate`` saying how."""
         text = body.get("text")
@@ -61,7 +60,7 @@ def write_routes(r: Requests) -> APIRouter:
         return stored.to_dict()
 
     @api.delete("/v1/records/{record_id:path}", tags=["write"])
-    def delete(record_id: str, c: Caller = caller):
+    def delete(record_id: str, c: Caller = r.who):
         """Delete one record (an id or a unique prefix of 8+ characters) the caller may
         write; one it may not read answers 404, like one that does not exist."""
         rec = r.visible(c, record_id)
@@ -75,10 +74,9 @@ def read_routes(r: Requests) -> APIRouter:
     """Search, get, list, stats and export, each limited to what the caller may read."""
     api = APIRouter()
     mem = r.mem
-    caller = Depends(r.caller)
 
     @api.post("/v1/search", tags=["read"])
-    def search(body: SearchBody, c: Caller = caller):
+    def search(body: SearchBody, c: Caller = r.who):
         """Hybrid search through the whole pipeline; ``explain`` adds every stage's score and
         the candidates that were dropped."""
         r.check_k(body.k)
@@ -94,7 +92,7 @@ def read_routes(r: Requests) -> APIRouter:
         return result.to_dict(explain=body.explain)
 
     @api.get("/v1/records/{record_id:path}", tags=["read"])
-    def get(record_id: str, c: Caller = caller):
+    def get(record_id: str, c: Caller = r.who):
         """One record (an id or a unique prefix of 8+ characters) the caller may read."""
         return r.visible(c, record_id).to_dict()
 
@@ -105,7 +103,7 @@ def read_routes(r: Requests) -> APIRouter:
         session: str | None = None,
         limit: int = 50,
         offset: int = 0,
-        c: Caller = caller,
+        c: Caller = r.who,
     ):
         """Records the caller may read, newest first, filtered by kind, scope and session;
         `limit` is capped by `server.max_k`."""
@@ -116,7 +114,7 @@ def read_routes(r: Requests) -> APIRouter:
         return {"records": [rec.to_dict() for rec in mem.list(filters, limit=limit, offset=offset)]}
 
     @api.get("/v1/stats", tags=["read"])
-    def stats(c: Caller = caller):
+    def stats(c: Caller = r.who):
         """Counts: the whole store's statistics for the local operator; for a token's agent,
         the records of the scopes it may read and its memory statistics."""
         if not c.restricted:
@@ -133,7 +131,7 @@ def read_routes(r: Requests) -> APIRouter:
         kind: str | None = None,
         scope: str | None = None,
         with_vectors: bool = False,
-        c: Caller = caller,
+        c: Caller = r.who,
     ) -> StreamingResponse:
         """Every visible record as JSONL (streamed; no limit)."""
         parsed = make_filters(r.scoped(c, {"kind": kind}, scope))

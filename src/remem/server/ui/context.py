@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
@@ -96,9 +96,15 @@ class UI:
         )
         self.audit = AuditLog(audit_path(mem))
         self.backfill = actions.Backfill()
+        # the caller as a route's parameter default (``c: Caller = ui.who``), made once
+        self.who: Any = Depends(self.caller)
 
     def caller(self, request: Request) -> Caller:
         return ui_caller(self.config, request)
+
+    def router(self) -> APIRouter:
+        """A router for pages of the UI: under its prefix, left out of the OpenAPI schema."""
+        return APIRouter(prefix=PREFIX, include_in_schema=False)
 
     def lang_of(self, request: Request) -> str:
         return choose_language(

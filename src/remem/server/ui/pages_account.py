@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 
 from remem.server.rest_context import Caller
@@ -16,9 +16,9 @@ from remem.server.ui.context import (
 
 
 def routes(ui: UI) -> APIRouter:
-    router = APIRouter(prefix=PREFIX, include_in_schema=False)
+    router = ui.router()
     config = ui.config
-    caller, page, back = ui.caller, ui.page, ui.back
+    page, back = ui.page, ui.back
     check_origin = ui.check_origin
     audit = ui.audit
 
@@ -47,7 +47,7 @@ def routes(ui: UI) -> APIRouter:
 
     # ------------------------------------------------------------------ settings
     @router.get("/settings", response_class=HTMLResponse)
-    def settings(request: Request, c: Caller = Depends(caller)):
+    def settings(request: Request, c: Caller = ui.who):
         sections: dict[str, list[tuple[str, str | None, str]]] = {}
         for key, value, source in config.effective():
             shown: str | None = json.dumps(value, default=str, ensure_ascii=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse
 
 from remem.access import ScopeError
@@ -20,7 +20,7 @@ from remem.server.ui.context import (
 
 
 def routes(ui: UI) -> APIRouter:
-    router = APIRouter(prefix=PREFIX, include_in_schema=False)
+    router = ui.router()
     _reading(ui, router)
     _changing(ui, router)
     _bulk(ui, router)
@@ -30,7 +30,7 @@ def routes(ui: UI) -> APIRouter:
 def _reading(ui: UI, router: APIRouter) -> None:
     """The memory listing and one memory with its history."""
     mem = ui.mem
-    caller, page = ui.caller, ui.page
+    page = ui.page
 
     @router.get("/memories", response_class=HTMLResponse)
     def memories(
@@ -39,7 +39,7 @@ def _reading(ui: UI, router: APIRouter) -> None:
         category: str = "",
         state: str = "current",
         offset: int = Query(0, ge=0),
-        c: Caller = Depends(caller),
+        c: Caller = ui.who,
     ):
         if state not in queries.MEMORY_STATES:
             raise ValidationError("state", state, "use current, superseded or all")
@@ -64,7 +64,7 @@ def _reading(ui: UI, router: APIRouter) -> None:
         )
 
     @router.get("/memory/{memory_id:path}", response_class=HTMLResponse)
-    def memory(request: Request, memory_id: str, c: Caller = Depends(caller)):
+    def memory(request: Request, memory_id: str, c: Caller = ui.who):
         rec = actions.visible_memory(mem, c, memory_id)
         chain = actions.history(mem, c, memory_id)
         sources = c.guard(mem).filter(mem.get(i) for i in rec.source_ids)
@@ -82,7 +82,7 @@ def _reading(ui: UI, router: APIRouter) -> None:
 def _changing(ui: UI, router: APIRouter) -> None:
     """Edit as a new version, undo, delete with confirmation, bulk delete with a dry run."""
     mem = ui.mem
-    caller, page, back = ui.caller, ui.page, ui.back
+    page, back = ui.page, ui.back
     changed, check_origin = ui.changed, ui.check_origin
 
     @router.post("/edit/{memory_id:path}")
@@ -93,7 +93,7 @@ def _changing(ui: UI, router: APIRouter) -> None:
         scope: str = Form(""),
         importance: str = Form(""),
         category: str = Form(""),
-        c: Caller = Depends(caller),
+        c: Caller = ui.who,
     ):
         check_origin(request)
         try:
@@ -124,7 +124,7 @@ def _changing(ui: UI, router: APIRouter) -> None:
         return back(f"{PREFIX}/memory/{quote(new.id, safe='')}", done="mem.edited")
 
     @router.post("/undo/{memory_id:path}")
-    def undo(request: Request, memory_id: str, c: Caller = Depends(caller)):
+    def undo(request: Request, memory_id: str, c: Caller = ui.who):
         check_origin(request)
         restored = actions.undo(mem, c, memory_id)
         changed(c, "undo", [memory_id, *[r.id for r in restored]])
@@ -132,14 +132,12 @@ def _changing(ui: UI, router: APIRouter) -> None:
         return back(f"{PREFIX}/memory/{quote(target, safe='')}", done="mem.undo_done")
 
     @router.get("/delete/{record_id:path}", response_class=HTMLResponse)
-    def confirm_delete(request: Request, record_id: str, c: Caller = Depends(caller)):
+    def confirm_delete(request: Request, record_id: str, c: Caller = ui.who):
         rec = actions.visible(mem, c, record_id)
         return page(request, "confirm_delete.html", c, rec=rec)
 
     @router.post("/delete/{record_id:path}")
-    def delete(
-        request: Request, record_id: str, confirm: str = Form(""), c: Caller = Depends(caller)
-    ):
+    def delete(request: Request, record_id: str, confirm: str = Form(""), c: Caller = ui.who):
         check_origin(request)
         if confirm != "yes":
             return back(f"{PREFIX}/delete/{quote(record_id, safe='')}")
@@ -153,7 +151,7 @@ def _changing(ui: UI, router: APIRouter) -> None:
 def _bulk(ui: UI, router: APIRouter) -> None:
     """Bulk delete: a dry run lists what would go, then a confirmed run deletes it."""
     mem = ui.mem
-    caller, page, back = ui.caller, ui.page, ui.back
+    page, back = ui.page, ui.back
     changed, check_origin = ui.changed, ui.check_origin
 
     @router.post("/bulk-delete", response_class=HTMLResponse)
@@ -164,7 +162,7 @@ def _bulk(ui: UI, router: APIRouter) -> None:
         state: str = Form("current"),
         confirm: str = Form(""),
         expected: int = Form(-1),
-        c: Caller = Depends(caller),
+        c: Caller = ui.who,
     ):
         """First a dry run (what would go), then the delete; refused if the set changed."""
         check_origin(request)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlencode
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from remem.errors import NotFoundError
@@ -19,15 +19,15 @@ from remem.server.ui.context import (
 
 
 def routes(ui: UI) -> APIRouter:
-    router = APIRouter(prefix=PREFIX, include_in_schema=False)
+    router = ui.router()
     mem = ui.mem
-    caller, page, back = ui.caller, ui.page, ui.back
+    page, back = ui.page, ui.back
     check_origin = ui.check_origin
     audit, backfill = ui.audit, ui.backfill
 
     # ------------------------------------------------------------------ overview
     @router.get("", response_class=HTMLResponse)
-    def overview(request: Request, c: Caller = Depends(caller)):
+    def overview(request: Request, c: Caller = ui.who):
         scopes = c.scopes(mem)
         data = queries.overview(mem, scopes)
         live = mem.indexer.queue_stats()  # the store-wide stats() would scan the whole store
@@ -46,7 +46,7 @@ def routes(ui: UI) -> APIRouter:
         )
 
     @router.post("/backfill")
-    def run_backfill(request: Request, c: Caller = Depends(caller)):
+    def run_backfill(request: Request, c: Caller = ui.who):
         check_origin(request)
         if backfill.start(mem):
             audit.record(c.agent, "backfill")
@@ -54,7 +54,7 @@ def routes(ui: UI) -> APIRouter:
 
     # ------------------------------------------------------------------ conversations
     @router.get("/conversations", response_class=HTMLResponse)
-    def conversations(request: Request, c: Caller = Depends(caller)):
+    def conversations(request: Request, c: Caller = ui.who):
         groups = queries.session_groups(mem, c.scopes(mem))
         return page(request, "conversations.html", c, groups=groups)
 
@@ -64,7 +64,7 @@ def routes(ui: UI) -> APIRouter:
         s: str = Query(min_length=1),
         offset: int = Query(0, ge=0),
         at: str | None = None,
-        c: Caller = Depends(caller),
+        c: Caller = ui.who,
     ):
         scopes = c.scopes(mem)
         records, total = queries.session_page(mem, scopes, s, offset=offset, limit=PAGE)
@@ -83,7 +83,7 @@ def routes(ui: UI) -> APIRouter:
         )
 
     @router.get("/record/{record_id:path}")
-    def jump(record_id: str, c: Caller = Depends(caller)):
+    def jump(record_id: str, c: Caller = ui.who):
         """Any hit's place: a message in its conversation, a memory on its own page."""
         rec = actions.visible(mem, c, record_id)
         if rec.kind == "memory" or not rec.session:

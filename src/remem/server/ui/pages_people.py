@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 
 from remem.access import ScopeError
@@ -79,9 +79,9 @@ def person_view(ui: UI, c: Caller, subject: str, at: str = "") -> PersonView:
 
 
 def routes(ui: UI) -> APIRouter:
-    router = APIRouter(prefix=PREFIX, include_in_schema=False)
+    router = ui.router()
     mem = ui.mem
-    caller, page, back = ui.caller, ui.page, ui.back
+    page, back = ui.page, ui.back
     zone = mem.config.calendar.zone()
 
     def day(ts: float | None) -> str:
@@ -105,12 +105,12 @@ def routes(ui: UI) -> APIRouter:
         )
 
     @router.get("/people", response_class=HTMLResponse)
-    def people(request: Request, c: Caller = Depends(caller)):
+    def people(request: Request, c: Caller = ui.who):
         everyone = queries.people(mem, c.scopes(mem))
         return page(request, "people.html", c, people=everyone[:PEOPLE_SHOWN], total=len(everyone))
 
     @router.get("/people/{subject:path}", response_class=HTMLResponse)
-    def person(request: Request, subject: str, at: str = "", c: Caller = Depends(caller)):
+    def person(request: Request, subject: str, at: str = "", c: Caller = ui.who):
         return show(request, c, person_view(ui, c, subject, at.strip()))
 
     @router.post("/people/{subject:path}")
@@ -121,7 +121,7 @@ def routes(ui: UI) -> APIRouter:
         value: str = Form(""),
         close: str = Form(""),
         note: str = Form(""),
-        c: Caller = Depends(caller),
+        c: Caller = ui.who,
     ):
         """A hand correction: set ``value`` for ``attribute``, or close it (``close=yes``:
         the value named, else every current one)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from remem.access import ScopeError
@@ -12,7 +12,6 @@ from remem.errors import RememError, ValidationError
 from remem.server.rest_context import Caller
 from remem.server.ui import actions
 from remem.server.ui.context import (
-    PREFIX,
     UI,
 )
 from remem.server.ui.explain import (
@@ -27,9 +26,9 @@ from remem.server.ui.explain import (
 
 
 def routes(ui: UI) -> APIRouter:
-    router = APIRouter(prefix=PREFIX, include_in_schema=False)
+    router = ui.router()
     mem, config = ui.mem, ui.config
-    caller, page = ui.caller, ui.page
+    page = ui.page
 
     # ------------------------------------------------------------------ search
     def search_form(request: Request) -> SearchForm:
@@ -49,7 +48,7 @@ def routes(ui: UI) -> APIRouter:
         )
 
     @router.get("/search", response_class=HTMLResponse)
-    def search(request: Request, c: Caller = Depends(caller)):
+    def search(request: Request, c: Caller = ui.who):
         form = search_form(request)
         result = error = None
         if form.q.strip():
@@ -70,7 +69,7 @@ def routes(ui: UI) -> APIRouter:
         )
 
     @router.get("/inject", response_class=HTMLResponse)
-    def inject(request: Request, c: Caller = Depends(caller)):
+    def inject(request: Request, c: Caller = ui.who):
         """The blocks that would be injected: a fragment for htmx, else a page of its own.
         Two more retrievals, so the search page does not wait for them."""
         form = search_form(request)
