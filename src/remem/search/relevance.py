@@ -45,6 +45,7 @@ from remem.embed.calibrations import (
 from remem.index.exact import blas_one_thread
 from remem.search.answerability import shipped_model
 from remem.search.candidates import Candidate
+from remem.search.chat_budget import chat_embed_budget
 from remem.search.context import StageContext
 from remem.search.query_terms import (
     message_weights,
@@ -79,7 +80,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
     cfg = ctx.config.search
-    query = embedded_query(ctx.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
+    query = embedded_query(ctx.query, cfg.query_embed_tokens, chat_budget(ctx))
     script = script_of(query)
     with_latent = calibration_for(ctx.model_id, LATENT_CALIBRATIONS)
     found = (
@@ -137,6 +138,11 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     for c in cands:
         c.set("relevance", best * max(c.score, 0.0) / top if top > 0 else 0.0, always=True)
     return cands
+
+
+def chat_budget(ctx: StageContext) -> int:
+    """The token budget the vector channel embedded a chat by (``chat_budget.py``)."""
+    return chat_embed_budget(ctx.query, ctx.config.search, ctx.store, ctx.tokenizer, ctx.named)
 
 
 def _cleared_by_words(
@@ -304,7 +310,7 @@ def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, f
     if ctx.query_vector is None or not ctx.witness.applies(ctx.model_id):
         return {}
     # what the vector channel embedded: a long chat turn's last few dozen tokens
-    query = embedded_query(ctx.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
+    query = embedded_query(ctx.query, cfg.query_embed_tokens, chat_budget(ctx))
     script = script_of(query)
     best = sorted(cands, key=lambda c: (-c.score, c.rowid))[: cfg.witness_top]
     other = [c for c in best if c.record is not None and crosses(script, c.record.text)]
