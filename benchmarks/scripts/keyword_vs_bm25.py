@@ -23,7 +23,7 @@ import argparse
 import json
 import statistics
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,8 @@ from suite_cli import add_suite_options, chosen_datasets, progress_every, watch_
 
 from remem import query_vector
 from remem.config import Config
+from remem.search.chat_budget import ROLE_LABELS
+from remem.text.dialogue import speaker_labels
 from remem_bench.benchmark import Variant, apply_overrides, score_query
 from remem_bench.keyword_reference import PlainBM25, query_shapes
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
@@ -126,8 +128,22 @@ def run_dataset(
 PROBE_TARGETS = {"locomo": "en", "zh_groupchat": "zh"}
 
 
-def dialogue_probes(run: SuiteRun, datasets: list[Any], per_store: int) -> dict[str, Any]:
-    """The share of dialogue-shaped probes that return anything, per target dataset."""
+def said_by(query: str, speaker: str) -> str:
+    """The chat with every person's label (not the assistant's) replaced by ``speaker``."""
+    people = [s for s in speaker_labels(query) if s.casefold() not in ROLE_LABELS]
+    lines = []
+    for line in query.splitlines():
+        label = next((p for p in people if line.startswith(p)), None)
+        lines.append(speaker + line[len(label) :] if label else line)
+    return "\n".join(lines)
+
+
+def dialogue_probes(
+    run: SuiteRun, datasets: list[Any], per_store: int, own_speaker: bool = False
+) -> dict[str, Any]:
+    """The share of dialogue-shaped probes that return anything, per target dataset; with
+    ``own_speaker`` each chat is said by the store's most frequent speaker instead of its
+    own people (strangers to the store): an off-topic chat by someone the store knows."""
     from remem.engine import Memory
 
     dialogues = [d for d in datasets if d.name == "dialogue_notes"]
@@ -144,8 +160,10 @@ def dialogue_probes(run: SuiteRun, datasets: list[Any], per_store: int) -> dict[
         for ci, (_conv, turns, _qs) in enumerate(conversations(dataset.path, [], 2)):
             with Memory(run.db_path(dataset, ci), run.config, embedder=run.embedder) as mem:
                 ingest(mem, turns)
+                main = Counter(t.get("speaker") for t in turns).most_common(1)[0][0]
                 for q in asked:
-                    hits.append(bool(mem.search(q["query"], k=10, now=q["timestamp"]).hits))
+                    query = said_by(q["query"], main) if own_speaker else q["query"]
+                    hits.append(bool(mem.search(query, k=10, now=q["timestamp"]).hits))
         out[dataset.name] = {"n": len(hits), "false_hit_rate": round(sum(hits) / len(hits), 4)}
         print(f"dialogue probes on {dataset.name}: {out[dataset.name]}", flush=True)
     return out
@@ -159,6 +177,11 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], help="section.key=JSON value")
     ap.add_argument(
         "--probes", type=int, default=0, help="dialogue probes per store (0: none, no scoring)"
+    )
+    ap.add_argument(
+        "--own-speaker",
+        action="store_true",
+        help="the probes said by the store's most frequent speaker, not by strangers",
     )
     args = ap.parse_args()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
@@ -174,8 +197,9 @@ def main() -> None:
     report = json.loads(out.read_text()) if out.is_file() else {"datasets": {}}
     if args.probes:
         apply_overrides(config, overrides)
-        found = dialogue_probes(run, chosen_datasets(args), args.probes)
-        report.setdefault("dialogue_probes", {})[json.dumps(overrides)] = found
+        found = dialogue_probes(run, chosen_datasets(args), args.probes, args.own_speaker)
+        key = json.dumps(overrides) + (" said by the store's speaker" if args.own_speaker else "")
+        report.setdefault("dialogue_probes", {})[key] = found
         out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         return
     for dataset in chosen_datasets(args):

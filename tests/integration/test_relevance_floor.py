@@ -10,6 +10,7 @@ import pytest
 
 from helpers import HashEmbedder, sample_conversation
 from remem import Config, Memory, Turn
+from remem.text.budget import tail_within
 
 SAMPLE = sample_conversation()
 NOW = 1_790_000_000.0
@@ -271,15 +272,37 @@ KNEE_CHAT = (
 
 def test_a_chat_is_judged_by_more_than_its_newest_message(db_path, config, e5):
     # embedded by its last 32 tokens (the newest message and a half), the chat's relevance to
-    # the marathon note fell under every floor and the search returned nothing; with
-    # search.chat_embed_tokens = 128 (off by default: it answers more unrelated chats too,
-    # decision 0022) it is judged on the whole chat
-    config.search.chat_embed_tokens = 128
+    # the marathon note fell under every floor and the search returned nothing; by default
+    # (search.chat_embed_tokens = 128, decision 0022) a chat by someone the store knows is
+    # judged on the whole chat
     with Memory(db_path, config, embedder=e5) as memory:
-        _search_the_knee_chat(memory)
+        marathon = _store_lily(memory)[4]
+        hits = memory.search(KNEE_CHAT, k=10, now=1_784_505_600).hits
+        assert hits and hits[0].record.id == marathon
 
 
-def _search_the_knee_chat(memory: Memory) -> None:
+def test_a_strangers_chat_is_embedded_as_a_question(db_path, config, e5):
+    # the same chat said by someone the store has never heard of is someone else's: its
+    # older messages only bring its small talk nearer to the store's own (decision 0022:
+    # unrelated chats answered 8.7 / 7.5 points more often at 128), so the vector channel and
+    # the relevance stage read its last search.query_embed_tokens as for a question
+    config.search.chat_embed_tokens = 128
+    stranger = KNEE_CHAT.replace("Lily:", "Marcus:")
+    with Memory(db_path, config, embedder=e5) as memory:
+        _store_lily(memory)
+        searcher = memory.searcher
+        embedded = searcher.embed_query(e5, stranger)
+        as_question = e5.embed_queries([tail_within(stranger, config.search.query_embed_tokens)])
+        as_chat = e5.embed_queries([tail_within(stranger, 128)])
+        assert float(embedded @ as_question[0]) > 0.9999
+        assert float(embedded @ as_chat[0]) < 0.99
+        # Lily's own chat keeps the chat's budget
+        own = searcher.embed_query(e5, KNEE_CHAT)
+        assert float(own @ e5.embed_queries([tail_within(KNEE_CHAT, 128)])[0]) > 0.9999
+
+
+def _store_lily(memory: Memory) -> list[str]:
+    """Lily's notes, a minute apart on 2026-01-01; their ids."""
     start = 1_767_225_600  # the notes a minute apart on 2026-01-01, the chat in July
     notes = [
         {
@@ -291,6 +314,4 @@ def _search_the_knee_chat(memory: Memory) -> None:
         }
         for i, t in enumerate(LILY)
     ]
-    marathon = memory.ingest_many(notes)[4].id
-    hits = memory.search(KNEE_CHAT, k=10, now=1_784_505_600).hits
-    assert hits and hits[0].record.id == marathon
+    return [r.id for r in memory.ingest_many(notes)]

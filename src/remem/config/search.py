@@ -54,13 +54,14 @@ class SearchConfig(_Section):
         "the vector channel embeds the query's last this many tokens (estimated; "
         "newest messages first); the lexical channel matches all of it. 0 = the whole query",
     )
-    # 32 (= query_embed_tokens): 128 lifts dialogue_notes' recall@10 0.713 -> 0.753 but
-    # answers 8-9 points more unrelated chats, and trust comes first until the answerability
-    # score can tell a chat's answer (docs/decisions/0022-chat-embedding.md)
+    # 128 lifts dialogue_notes' recall@10 0.715 -> 0.755; a chat whose named speakers the
+    # store has never heard of is embedded by query_embed_tokens (search/chat_budget.py), so
+    # unrelated chats are answered no more often than at 32 (docs/decisions/0022-chat-embedding.md)
     chat_embed_tokens: NonNegativeInt = setting(
-        32,
+        128,
         'for a query that is the chat so far (two or more "Name: text" lines): '
-        "the vector channel embeds its last this many tokens (0 = the whole chat)",
+        "the vector channel embeds its last this many tokens (0 = the whole chat); a chat "
+        "whose named speakers no record holds or is said by gets search.query_embed_tokens",
     )
     role_filter_factor: PositiveInt = setting(
         8, "k x this per channel when a role filter will drop hits"

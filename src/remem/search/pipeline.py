@@ -33,6 +33,7 @@ from remem.index.select import SearchIndex, open_index
 from remem.search import diversity as diversity_stage
 from remem.search import gates
 from remem.search.candidates import Candidate, pool_size, to_hit
+from remem.search.chat_budget import chat_embed_budget
 from remem.search.context import Readers, Request, StageContext
 from remem.search.fast_hits import FastHits
 from remem.search.fusion import rrf_fuse, weighted_fuse
@@ -101,12 +102,21 @@ class Searcher:
         cfg, cfg_search = self.config.embed, self.config.search
         return embed_with_chunks(
             embedder,
-            [embedded_query(query, cfg_search.query_embed_tokens, cfg_search.chat_embed_tokens)],
+            [embedded_query(query, cfg_search.query_embed_tokens, self.chat_budget(query))],
             is_query=True,
             max_chars=chunk_limit(embedder, cfg),
             overlap=cfg.chunk_overlap,
             batch_size=cfg.batch_size,
         )[0]
+
+    def chat_budget(self, query: str) -> int:
+        """search.chat_embed_tokens, or a question's budget for a chat of strangers
+        (``chat_budget.py``)."""
+        cfg = self.config.search
+        if cfg.chat_embed_tokens == cfg.query_embed_tokens or not dialogue_messages(query):
+            return cfg.chat_embed_tokens
+        speakers = self.speaker_names.named(query, None)
+        return chat_embed_budget(query, cfg, self.store, self.tokenizer, speakers)
 
     def neutral_vectors(self, embedder: Embedder) -> np.ndarray:
         """Vectors of the NEUTRAL sentences for this model: shipped for the bundled model,

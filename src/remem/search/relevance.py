@@ -45,6 +45,7 @@ from remem.embed.calibrations import (
 from remem.index.exact import blas_one_thread
 from remem.search.answerability import shipped_model
 from remem.search.candidates import Candidate
+from remem.search.chat_budget import chat_embed_budget
 from remem.search.context import StageContext
 from remem.search.query_terms import (
     message_weights,
@@ -81,7 +82,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
         cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
     cfg = ctx.request.config.search
-    query = embedded_query(ctx.request.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
+    query = embedded_query(ctx.request.query, cfg.query_embed_tokens, chat_budget(ctx))
     script = script_of(query)
     with_latent = calibration_for(ctx.found.model_id, LATENT_CALIBRATIONS)
     found = (
@@ -141,6 +142,14 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     for c in cands:
         c.set("relevance", best * max(c.score, 0.0) / top if top > 0 else 0.0, always=True)
     return cands
+
+
+def chat_budget(ctx: StageContext) -> int:
+    """The token budget the vector channel embedded a chat by (``chat_budget.py``)."""
+    r = ctx.readers
+    return chat_embed_budget(
+        ctx.request.query, ctx.request.config.search, r.store, r.tokenizer, ctx.understood.named
+    )
 
 
 def _cleared_by_words(
@@ -317,7 +326,7 @@ def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, f
     if ctx.found.query_vector is None or not ctx.readers.witness.applies(ctx.found.model_id):
         return {}
     # what the vector channel embedded: a long chat turn's last few dozen tokens
-    query = embedded_query(ctx.request.query, cfg.query_embed_tokens, cfg.chat_embed_tokens)
+    query = embedded_query(ctx.request.query, cfg.query_embed_tokens, chat_budget(ctx))
     script = script_of(query)
     best = sorted(cands, key=lambda c: (-c.score, c.rowid))[: cfg.witness_top]
     other = [c for c in best if c.record is not None and crosses(script, c.record.text)]

@@ -43,3 +43,12 @@ def dialogue_messages(query: str) -> list[str]:
     if sum(p is not None for p in parsed) < 2:
         return []
     return [p[1] if p is not None else line for p, line in zip(parsed, lines, strict=True)]
+
+
+def speaker_labels(query: str) -> list[str]:
+    """The distinct speaker labels of a query that is the chat so far, in order of first
+    appearance; [] for anything else."""
+    if not dialogue_messages(query):
+        return []
+    found = (_label_and_text(line.strip()) for line in query.splitlines() if line.strip())
+    return list(dict.fromkeys(p[0] for p in found if p is not None))
