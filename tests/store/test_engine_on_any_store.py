@@ -1,6 +1,7 @@
 """The engine works on any Store: the whole write and read path over the in-memory store and
 over PostgreSQL (whose vector search the server answers: ``nearest``)."""
 
+import dataclasses
 import typing
 
 import pytest
@@ -12,6 +13,7 @@ from remem.errors import ValidationError
 from remem.index.exact import ExactIndex
 from remem.index.store_side import StoreSideIndex
 from remem.store import InMemoryStore
+from remem.types import Record
 
 
 def _memory_store():
@@ -82,3 +84,52 @@ def test_ingest_search_recall_capture_and_delete_without_a_file(backend):
 def test_a_path_and_a_store_together_are_refused():
     with pytest.raises(ValidationError, match="not both"):
         Memory("x.db", store=InMemoryStore(), embedder=HashEmbedder())
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "memory", "postgres"])
+def test_a_write_returns_the_record_as_stored(kind, tmp_path):
+    """The write path builds the records it returns from what it wrote instead of reading
+    each back (a statement, on PostgreSQL a round trip, per write): they must be what the
+    store returns, field for field, whatever the message carries."""
+    config = Config.load(env={}, overrides={"indexing.mode": "sync", "embed.provider": "none"})
+    store = None if kind == "sqlite" else BACKENDS[kind][0]()
+    with Memory(tmp_path / "m.db" if kind == "sqlite" else None, config, store=store) as mem:
+        written = [
+            mem.ingest(_message("m1", "I moved to Berlin last week", 1_700_000_000)),
+            mem.ingest(
+                {
+                    "id": "m2",
+                    "text": "<card>photo</card>",
+                    "visible_text": "a photo of the harbour",
+                    "session": "s1",
+                    "speaker": "Bob",
+                    "speaker_id": "u2",
+                    "role": "user",
+                    "created_at": 1_700_000_100,
+                    "importance": 1,
+                    "mentions": ["Alice"],
+                    "metadata": {"b": 2, "a": [1, "x"], "nested": {"k": None}},
+                    "platform": "telegram",
+                    "group_id": "g1",
+                    "group_name": "Friends",
+                    "session_type": "group",
+                    "origin_platform": "telegram",
+                }
+            ),
+            mem.ingest({"text": "no id given", "session": "s2", "role": "assistant"}),
+            mem.ingest({"text": "a notice", "session": "s2", "role": "notice"}),  # not indexed
+            *mem.ingest_many(
+                [
+                    {"id": "m5", "text": "first of two", "session": "s3", "timestamp": 5},
+                    {"id": "m6", "text": "second of two", "session": "s3", "timestamp": 6},
+                ]
+            ),
+            mem.add("Alice likes tea", scope="user:alice", category="preference"),
+        ]
+        for record in written:
+            as_record = {f.name: getattr(record, f.name) for f in dataclasses.fields(Record)}
+            assert Record(**as_record) == mem.get(record.id)
+        # the same record sent again is answered with the stored one, also as stored
+        assert mem.ingest(_message("m1", "I moved to Berlin last week", 1_700_000_000)) == (
+            mem.get("m1")
+        )

@@ -62,3 +62,35 @@ def test_a_row_count_in_pipeline_mode_is_the_real_one(tmp_path):
         assert store.count() == 1
     finally:
         store.close()
+
+
+def test_one_acknowledged_ingest_is_five_round_trips(tmp_path):
+    """All of ``Memory.ingest`` of one message with its own id, as the writers benchmark
+    sends it (no model, indexing in the call): the context turns before it, the write
+    (three, above) and the facts citing it (one statement). Ten before: an id check, a
+    read-back of the record just written, a second read after indexing (which changed
+    nothing without a model), and the facts citing it in a read transaction of two
+    statements (its BEGIN and COMMIT waited too)."""
+    from remem import Config, Memory
+
+    config = Config.load(
+        env={},
+        overrides={
+            "store.url": pg_url(),
+            "store.pg_schema": fresh_schema(),
+            "store.pool_size": 1,
+            "embed.provider": "none",
+            "indexing.mode": "sync",
+        },
+    )
+    with Memory(None, config) as mem:
+        store = mem.store
+        assert isinstance(store, PostgresStore)
+        mem.ingest({"id": "m0", "text": "warm up", "session": "s"})
+        trips = _round_trips(
+            store,
+            tmp_path / "trace",
+            lambda: mem.ingest({"id": "m1", "text": "took the ferry", "session": "s"}),
+        )
+        assert trips == 5
+        assert mem.search("ferry", k=5).hits[0].record.id == "m1"  # and it was written

@@ -22,6 +22,7 @@ from remem.ingest.indexing import Indexer, Progress
 from remem.schemas import RecordIn, content_hash, parse_time, validate_record
 from remem.store.base import OnConflict, RecordRow, Store
 from remem.store.queries import TextUpdate
+from remem.store.rows import inserted_record
 from remem.text.tokenize import Tokenizer
 from remem.types import Record
 
@@ -118,11 +119,27 @@ class RecordWriter:
         """Validate every item and insert them in one write, without embedding: (the records
         written, in rowid order; the ones an idempotent write found already stored). Inside a
         ``Store.transaction()`` the insert is part of it; ``index`` them once it commits."""
+        prepared, given_ids = self.validated(items, numbered=numbered)
+        repeated: list[Record] = []
+        if on_conflict == "idempotent" and len(prepared) == 1 and given_ids:
+            return self.commit_one(prepared[0])
+        if on_conflict == "idempotent" and given_ids:
+            prepared, repeated = self.without_repeats(prepared, given_ids)
+        if not prepared:
+            return [], repeated
+        on_taken: OnConflict = "skip" if on_conflict == "skip" else "error"
+        return self.insert(prepared, on_taken), repeated
+
+    def validated(
+        self, items: Iterable[dict[str, Any] | RecordIn], *, numbered: bool
+    ) -> tuple[list[tuple[dict[str, Any], str]], list[str]]:
+        """Each item's stored fields and lexical tokens, and the ids the items name."""
         prepared: list[tuple[dict[str, Any], str]] = []
         given_ids: list[str] = []
+        zone = self.config.calendar.zone()
         for position, item in enumerate(items):
             try:
-                valid = validate_record(item, zone=self.config.calendar.zone())
+                valid = validate_record(item, zone=zone)
                 prepared.append(self.prepare(valid))
             except ValidationError as exc:
                 if not numbered:
@@ -132,16 +149,37 @@ class RecordWriter:
                 ) from None
             if valid.id:
                 given_ids.append(valid.id)
-        repeated: list[Record] = []
-        if on_conflict == "idempotent" and given_ids:
-            prepared, repeated = self.without_repeats(prepared, given_ids)
-        if not prepared:
-            return [], repeated
-        on_taken: OnConflict = "skip" if on_conflict == "skip" else "error"
+        return prepared, given_ids
+
+    def insert(
+        self, prepared: list[tuple[dict[str, Any], str]], on_taken: OnConflict
+    ) -> list[Record]:
+        """Insert the prepared records; the records as stored, in rowid order (built from
+        what was written, not read back: ``rows.inserted_record``)."""
         rowids = self.store.insert_records(self.with_context(prepared), on_conflict=on_taken)
-        records = list(self.store.get_by_rowids([r for r in rowids if r is not None]).values())
+        records = [
+            inserted_record(fields, rowid)
+            for (fields, _), rowid in zip(prepared, rowids, strict=True)
+            if rowid is not None
+        ]
         records.sort(key=lambda r: r.rowid or 0)
-        return records, repeated
+        return records
+
+    def commit_one(self, prepared: tuple[dict[str, Any], str]) -> tuple[list[Record], list[Record]]:
+        """One record naming its id, written idempotently (``without_repeats``) without
+        asking first whether the id is taken: the insert skips a taken id, and only then is
+        the stored record read and compared. Nothing else is in the write, so a skip leaves
+        the store as it was, as the check before the write did (one statement fewer, a
+        round trip to a PostgreSQL server, on every write)."""
+        written = self.insert([prepared], "skip")
+        if written:
+            return written, []
+        fields = prepared[0]
+        old = self.store.get(fields["id"])
+        if old is None:  # deleted since the insert found it: write it now
+            return self.insert([prepared], "error"), []
+        self.check_same(fields, old)
+        return [], [old]
 
     def index(
         self,
@@ -158,9 +196,10 @@ class RecordWriter:
         skipped = [r for r in records if r.index_status == "skipped"]
         records = [r for r in records if r.index_status != "skipped"]
         if embed and records and wait:
-            self.indexer.embed_records(records, progress=progress)
-            fresh = self.store.get_by_rowids([r.rowid for r in records if r.rowid])
-            records = [fresh.get(r.rowid, r) if r.rowid else r for r in records]
+            done, failed = self.indexer.embed_records(records, progress=progress)
+            if done or failed:  # their status changed (without a model nothing did)
+                fresh = self.store.get_by_rowids([r.rowid for r in records if r.rowid])
+                records = [fresh.get(r.rowid, r) if r.rowid else r for r in records]
         else:
             if embed and records:
                 self.indexer.submit([r.rowid for r in records if r.rowid is not None])
@@ -186,16 +225,22 @@ class RecordWriter:
             if old is None:
                 fresh.append((fields, tokens))
                 continue
-            new = (fields["kind"], fields["scope"], fields.get("session"), fields["content_hash"])
-            if new != (old.kind, old.scope, old.session, old.content_hash):
-                raise ConflictError(
-                    "id",
-                    fields["id"],
-                    "a record with this id exists and holds something else; choose another "
-                    "id or delete the old record first",
-                )
+            self.check_same(fields, old)
             repeated.append(old)
         return fresh, repeated
+
+    @staticmethod
+    def check_same(fields: dict[str, Any], old: Record) -> None:
+        """Raise ConflictError unless the stored record under this id is this one, sent
+        again (same kind, scope, session and text)."""
+        new = (fields["kind"], fields["scope"], fields.get("session"), fields["content_hash"])
+        if new != (old.kind, old.scope, old.session, old.content_hash):
+            raise ConflictError(
+                "id",
+                fields["id"],
+                "a record with this id exists and holds something else; choose another "
+                "id or delete the old record first",
+            )
 
     def with_context(self, prepared: list[tuple[dict[str, Any], str]]) -> list[RecordRow]:
         """Add each message's context tokens: the lexical text of the ``text.context_turns``

@@ -62,6 +62,23 @@ def row_to_record(row: Sequence[Any]) -> Record:
     return Record(*values)
 
 
+def inserted_record(fields: dict[str, Any], rowid: int) -> Record:
+    """The record a store holds after inserting these prepared fields as ``rowid``: what a
+    read-back would return (the columns a store sets itself start at their defaults), built
+    without the read. A write that had to read back each record it just wrote paid one more
+    statement per write (a round trip to a PostgreSQL server)."""
+    values = [
+        column_value(fields, name) if name in _INSERTED else _DEFAULTS[name]
+        for name in STORED_FIELDS
+    ]
+    return row_to_record((rowid, *values))
+
+
+_INSERTED = frozenset(INSERT_FIELDS)
+_DEFAULTS: dict[str, Any] = {"access_count": 0, "last_access": None}
+assert set(STORED_FIELDS) - _INSERTED == set(_DEFAULTS), "a stored column without a default"
+
+
 # Columns with a closed set of values. Validation at the edges (schemas) checks them first;
 # the store checks again so that a caller that skips it gets an error naming the field,
 # not a backend's constraint message (or, in a backend without constraints, a bad row).

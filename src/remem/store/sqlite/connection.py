@@ -22,11 +22,12 @@ from typing import Any
 from remem.errors import StoreBusyError, StoreError
 from remem.store.migrations import LATEST_VERSION, MIGRATIONS
 from remem.store.paths import index_dir, prepare_db_path
-from remem.store.sql_base import SQLConnection, counter
+from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite.durability import (
     GROUP_COMMIT_AVAILABLE,
     GroupSync,
+    bump_counter,
     ensure_ticket_counter,
     take_ticket,
 )
@@ -305,8 +306,7 @@ class SQLiteConnection(SQLConnection):
 
     @staticmethod
     def _bump_rev(c: sqlite3.Connection) -> int:
-        c.execute("UPDATE counters SET value = value + 1 WHERE name = 'rev'")
-        return counter(c, "rev")
+        return bump_counter(c, "rev")
 
     # ---------------------------------------------------------------- meta
     def meta_add(self, namespace: str, key: str, amount: int) -> int:

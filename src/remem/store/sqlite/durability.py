@@ -43,10 +43,26 @@ GROUP_COMMIT_AVAILABLE = fcntl is not None
 _TICKET = struct.Struct("<q")
 
 
+# UPDATE ... RETURNING (SQLite 3.35+) bumps and reads a counter in one statement.
+RETURNING = sqlite3.sqlite_version_info >= (3, 35)
+
+
+def bump_counter(c: sqlite3.Connection, name: str) -> int:
+    """Inside a write transaction: add one to the ``counters`` row ``name``; its new value.
+    Every write bumps two (the revision and the ticket): one statement each, not two."""
+    if RETURNING:
+        row = c.execute(
+            "UPDATE counters SET value = value + 1 WHERE name = ? RETURNING value", (name,)
+        ).fetchone()
+    else:
+        c.execute("UPDATE counters SET value = value + 1 WHERE name = ?", (name,))
+        row = c.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()
+    return int(row[0])
+
+
 def take_ticket(c: sqlite3.Connection) -> int:
     """Inside a write transaction: this commit's ticket (committed with it)."""
-    c.execute("UPDATE counters SET value = value + 1 WHERE name = 'commits'")
-    return int(c.execute("SELECT value FROM counters WHERE name = 'commits'").fetchone()[0])
+    return bump_counter(c, "commits")
 
 
 def ensure_ticket_counter(c: sqlite3.Connection) -> None:
