@@ -1,0 +1,86 @@
+"""The fast model's vectors of a `remem import --fast`, one batch behind its writes.
+
+The import writes a batch (parsing, the keyword index: Python, on one core) while the fast
+model embeds the batch before it (numpy, on the other cores: ``embed.parallel.SideBySide``),
+so the two overlap instead of taking turns. The vectors are written by the import's own
+thread, after the records they belong to, so the store has one writer as before. A failure
+halfway leaves records ``pending`` without a fast vector, as an interrupted import always
+could: the default model's backfill still reaches them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import numpy as np
+
+from remem.config import Config
+from remem.embed.base import chunk_limit, embed_with_chunks
+from remem.embed.fast_model import FAST_MODEL, FAST_MODEL_ID, fast_workers
+from remem.embed.parallel import SideBySide
+from remem.store.base import Store
+from remem.types import Record
+
+
+class FastPass:
+    """Embeds each batch handed to ``add`` in the background and writes the vectors of the
+    batch before it; ``finish`` writes the last. Use as a context manager."""
+
+    def __init__(self, store: Store, config: Config, workers: int) -> None:
+        self.store = store
+        self.config = config
+        self.embedder = SideBySide(fast_workers(max(1, workers)))
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="remem-import-fast")
+        self._pending: list[tuple[list[Record], Future[np.ndarray]]] = []
+        self.written = 0  # vectors written
+
+    def add(self, records: Sequence[Record]) -> None:
+        """Start embedding ``records`` (stored already), then write the earlier batch's
+        vectors (waiting for them if the model is still on it)."""
+        records = [r for r in records if r.rowid is not None]
+        if records:
+            self._pending.append((records, self._pool.submit(self._embed, records)))
+        while len(self._pending) > 1:
+            self._put(*self._pending.pop(0))
+
+    def finish(self) -> int:
+        """Write every vector still owed; the number written in all."""
+        while self._pending:
+            self._put(*self._pending.pop(0))
+        return self.written
+
+    def _embed(self, records: list[Record]) -> np.ndarray:
+        cfg = self.config.embed
+        texts = [r.embed_text(cfg.with_speaker) for r in records]
+        return embed_with_chunks(
+            self.embedder,
+            texts,
+            is_query=False,
+            max_chars=chunk_limit(self.embedder, cfg),
+            overlap=cfg.chunk_overlap,
+            batch_size=max(1, len(texts)),  # one call: split across the cores, not in time
+        )
+
+    def _put(self, records: list[Record], vectors: Future[np.ndarray]) -> None:
+        self.written += self.store.put_vectors(
+            FAST_MODEL_ID,
+            "local",
+            FAST_MODEL,
+            [
+                (r.rowid, v)
+                for r, v in zip(records, vectors.result(), strict=True)
+                if r.rowid is not None
+            ],
+            mark_indexed=False,  # still pending: the main model's vector is what indexes it
+        )
+
+    def __enter__(self) -> FastPass:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # on an error, the batches in flight are abandoned (their records stay pending)
+        for _records, future in self._pending:
+            future.cancel()
+        self._pool.shutdown(wait=True)
+        self.embedder.close()
