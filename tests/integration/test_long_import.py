@@ -152,3 +152,20 @@ def test_the_cli_imports_fast_and_says_what_follows(tmp_path):
     assert stats.returncode == 0, stats.stderr
     backlog = json.loads(stats.stdout)["backlog"]
     assert backlog["pending"] == 3 and backlog["fast_vectors"] == 3
+
+
+def test_a_fast_import_ends_with_the_fast_models_index_built(tmp_path):
+    # As `remem import` builds the default model's snapshot at its end: else every later
+    # process's first search reads all the fast vectors from the database into memory.
+    from remem.index.snapshot import model_dir, read_info
+    from remem.index.vector import DELTA_MAX
+
+    n = DELTA_MAX  # the fewest vectors a snapshot is built for
+    lines = [json.dumps({"text": f"short note {i} about item {i * 7}"}) for i in range(n)]
+    config = Config.load(env={}, overrides={"facts.enabled": False})
+    with Memory(tmp_path / "m.db", config) as mem:
+        report = import_records(mem, lines, fast_first=True)
+        assert report.fast_vectors == n
+        assert mem.store.index_root is not None
+        info = read_info(model_dir(mem.store.index_root, FAST_MODEL_ID))
+        assert info is not None and info.count == n and not info.has_graph

@@ -282,6 +282,7 @@ def write_import(
         )
         if fast is not None:
             report.fast_vectors += fast.finish()
+            fast.build_index()
     if scopes and mem.config.facts.enabled:
         # records that brought their vectors never pass the indexer, which derives facts:
         # the scopes they joined are derived again from all their records
