@@ -169,3 +169,21 @@ def test_a_fast_import_ends_with_the_fast_models_index_built(tmp_path):
         assert mem.store.index_root is not None
         info = read_info(model_dir(mem.store.index_root, FAST_MODEL_ID))
         assert info is not None and info.count == n and not info.has_graph
+
+
+def test_the_overview_shows_how_much_of_the_backlog_the_fast_model_covers(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from remem.server.rest import create_app
+
+    with Memory(tmp_path / "m.db", Config.load(env={})) as mem:
+        import_records(mem, history(3), fast_first=True)
+        client = TestClient(
+            create_app(mem), client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765"
+        )
+        for lang, label in (("en", "searchable through the fast model"), ("zh", "快速模型")):
+            page = client.get(f"/ui?lang={lang}")
+            assert page.status_code == 200
+            card = page.text.split('data-testid="backlog"', 1)[1].split("</section>", 1)[0]
+            assert 'data-testid="backlog-vectors">3<' in card
+            assert 'data-testid="backlog-fast">3<' in card and label in card
