@@ -14,10 +14,10 @@ idempotent by content hash, so a rerun adds only what is missing.
 
 A long history (tens of thousands of long turns) takes hours to embed with the default model
 on two cores. ``fast_first`` makes it searchable by meaning by the import's end instead: the
-records that bring no vector get one of the bundled fast model (USE, ~25x less CPU per long
+records that bring no vector get one of the bundled fast model (USE, ~40x less CPU per long
 turn) and stay pending; the main model's vectors follow in the background, the last imported
 first (`remem embed`, or the backfill of a process that indexes this store). See
-docs/scaling.md, "Importing a long history".
+docs/guides/operating.md, "A long history: `remem import --fast`".
 """
 
 from __future__ import annotations
