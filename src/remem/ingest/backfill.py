@@ -3,9 +3,12 @@
 Records can be left without a vector in three ways: the queue was full (a burst, a bulk
 ingest bigger than ``indexing.max_queue``), the process died with records queued, or the
 embedding provider failed. All three leave the record ``pending`` in the store, so one loop
-covers them: scan the store for pending records without a vector of the model, in rowid
-order, and hand them to the queue *only as far as it has room*. A bulk ingest therefore runs
-at the model's pace instead of overflowing the queue, and the oldest backlog goes first.
+covers them: scan the store for pending records without a vector of the model and hand them
+to the queue *only as far as it has room*. A bulk ingest therefore runs at the model's pace
+instead of overflowing the queue. The indexer's backfill scans newest first (``find_below``:
+a long import's recent turns, the likeliest to be asked about, get the main model's vectors
+first, as with `remem embed`); a pass still covers every record above the lowest one left
+pending, top down.
 
 While the provider fails, the loop backs off (exponentially, up to ``max_backoff_s``) and then
 scans again. It sleeps when a whole pass found nothing new to hand over, until something is
@@ -16,6 +19,7 @@ progress) are left to `remem reembed`.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +33,9 @@ log = logging.getLogger("remem.backfill")
 
 # (after rowid, limit) -> (pending rowids without a vector, last rowid scanned or None)
 FindPending = Callable[[int, int], tuple[list[int], int | None]]
+# (floor, below or None for the top, limit) -> the same, newest first above ``floor``; the
+# last rowid scanned is the lowest
+FindPendingBelow = Callable[[int, int | None, int], tuple[list[int], int | None]]
 
 
 class StoppableLoop:
@@ -62,11 +69,37 @@ def pending_without_vector(
     return rowids, found[-1].rowid
 
 
+def newest_first(store: Store, model_id: Callable[[], str | None]) -> FindPendingBelow:
+    """The ``FindPendingBelow`` of ``store`` for the model ``model_id()`` names (none: nothing
+    to embed with, the pass ends)."""
+
+    def find(floor: int, below: int | None, limit: int) -> tuple[list[int], int | None]:
+        model = model_id()
+        return ([], None) if model is None else pending_below(store, model, floor, below, limit)
+
+    return find
+
+
+def pending_below(
+    store: Store, model_id: str, floor: int, below: int | None, limit: int
+) -> tuple[list[int], int | None]:
+    """``pending_without_vector`` newest first, below rowid ``below`` (the top of the store
+    when None) and above ``floor``."""
+    found = store.records_missing_vectors(
+        Backlog(model_id, limit=limit, before_rowid=sys.maxsize if below is None else below)
+    )
+    found = [r for r in found if r.rowid is not None and r.rowid > floor]
+    if not found:
+        return [], None
+    rowids = [r.rowid for r in found if r.rowid is not None and r.index_status == "pending"]
+    return rowids, found[-1].rowid
+
+
 class Backfill(StoppableLoop):
     def __init__(
         self,
         queue: IndexQueue,
-        find: FindPending,
+        find: FindPending | None,
         *,
         chunk: int = 256,
         base_backoff_s: float = 1.0,
@@ -77,9 +110,11 @@ class Backfill(StoppableLoop):
         start: bool = True,
         check_every_s: float = 0.0,
         needs_pass: Callable[[], bool] | None = None,
+        find_below: FindPendingBelow | None = None,
     ) -> None:
         self.queue = queue
         self._find = find
+        self._find_below = find_below  # given: passes go newest first (``_one_pass_down``)
         self._on_clean_pass = on_clean_pass  # a whole pass found nothing pending
         # While idle, every ``check_every_s`` ask ``needs_pass`` (a cheap look at the store)
         # whether records were left pending without an event here: another process that
@@ -191,7 +226,8 @@ class Backfill(StoppableLoop):
                 self._active = True
                 start = self._start
             try:
-                clean = self._one_pass(start) and start == 0
+                one_pass = self._one_pass if self._find_below is None else self._one_pass_down
+                clean = one_pass(start) and start == 0
                 if clean and self._on_clean_pass is not None:
                     self._on_clean_pass()
             except RememError as exc:  # the store or the model cannot be reached: back off
@@ -216,6 +252,7 @@ class Backfill(StoppableLoop):
     def _one_pass(self, after: int) -> bool:
         """Scan from rowid ``after`` on, handing pending records to the queue as room
         appears. True when the pass reached the end of the store having found nothing."""
+        assert self._find is not None  # (without ``find_below``)
         found_any = False
         while not self._stopped:
             room = self.queue.wait_for_room(timeout=1.0)
@@ -237,6 +274,34 @@ class Backfill(StoppableLoop):
                 after = rowids[consumed - 1]
             if self.backing_off:
                 self.wake([after + 1])  # the rest of this pass, after the back-off
+                return False
+        return False
+
+    def _one_pass_down(self, floor: int) -> bool:
+        """``_one_pass`` newest first: from the top of the store down to rowid ``floor``."""
+        assert self._find_below is not None
+        found_any, below = False, None
+        while not self._stopped:
+            room = self.queue.wait_for_room(timeout=1.0)
+            if room == 0:
+                if self._stopped or self.backing_off:
+                    return False
+                continue
+            seen_at = time.monotonic()
+            limit = self.chunk if room is None else min(room, self.chunk)
+            rowids, last = self._find_below(floor, below, limit)
+            if last is None:
+                return not found_any  # down to the floor: this pass is complete
+            found_any = found_any or bool(rowids)
+            accepted, consumed = self.queue.offer(rowids, seen_at=seen_at)
+            with self._cond:
+                self.fed += accepted
+            if consumed == len(rowids):
+                below = last
+            elif consumed:  # the queue filled up meanwhile: go on below the last one taken
+                below = rowids[consumed - 1]
+            if self.backing_off:
+                self.wake([floor + 1])  # this pass again (from the top), after the back-off
                 return False
         return False
 

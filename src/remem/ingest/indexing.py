@@ -27,7 +27,7 @@ from remem.embed.factory import make_embedder, model_id_for
 from remem.embed.fast_model import FAST_MODEL_ID, stands_in_for
 from remem.embed.query_first import lower_background
 from remem.errors import RememError
-from remem.ingest.backfill import Backfill, pending_without_vector, wait_settled
+from remem.ingest.backfill import Backfill, newest_first, wait_settled
 from remem.ingest.backlog import RATE, RATE_STALE_S, describe_backlog
 from remem.ingest.fast_lane import FastLane
 from remem.ingest.latent_fill import LatentTerms
@@ -150,7 +150,7 @@ class Indexer:
                     if cfg.backfill:
                         self._backfill = Backfill(
                             queue,
-                            self._find_pending,
+                            None,  # newest first: find_below
                             chunk=max(cfg.batch_size * 8, 64),
                             max_backoff_s=cfg.backfill_max_backoff_s,
                             scan_at_start=self._gap() != self.store.meta_get(*CLEAN_GAP),
@@ -158,6 +158,7 @@ class Indexer:
                             start=False,  # held before it runs: no batch result is lost
                             check_every_s=cfg.backfill_check_s,
                             needs_pass=self._left_pending_since_clean_pass,
+                            find_below=newest_first(self.store, self._main_model_id),
                         )
                         self._backfill.start()
                     main = self._main_model_id()
@@ -210,14 +211,6 @@ class Indexer:
             return
         _queued, consumed = queue.offer(rowids[:room])
         self._backfill.wake(rowids[consumed:])
-
-    def _find_pending(self, after: int, limit: int) -> tuple[list[int], int | None]:
-        """For the backfill: pending records without a vector of the model, after ``after``
-        (and the last rowid looked at, None at the end of the store)."""
-        embedder = self.get_embedder()
-        if embedder is None:
-            return [], None  # nothing to embed with: the pass ends, nothing is fed
-        return pending_without_vector(self.store, embedder.model_id, after, limit)
 
     def _gap(self) -> str | None:
         """Records minus vectors of the model: two counts that stay cheap on a large store

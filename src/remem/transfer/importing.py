@@ -14,10 +14,10 @@ idempotent by content hash, so a rerun adds only what is missing.
 
 A long history (tens of thousands of long turns) takes hours to embed with the default model
 on two cores. ``fast_first`` makes it searchable by meaning by the import's end instead: the
-records that bring no vector get one of the bundled fast model (USE, ~25x less CPU per long
+records that bring no vector get one of the bundled fast model (USE, ~40x less CPU per long
 turn) and stay pending; the main model's vectors follow in the background, the last imported
 first (`remem embed`, or the backfill of a process that indexes this store). See
-docs/scaling.md, "Importing a long history".
+docs/guides/operating.md, "A long history: `remem import --fast`".
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import base64
 import math
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, tzinfo
 from pathlib import Path
@@ -35,12 +36,12 @@ import numpy as np
 
 from remem.embed import latent
 from remem.embed.base import Embedder
-from remem.embed.fast_model import fast_embedder, lane_applies
+from remem.embed.fast_model import lane_applies
 from remem.errors import ValidationError
-from remem.ingest.fast_lane import put_fast_vectors
 from remem.ports import MemoryPort
 from remem.schemas import RecordIn, content_hash, validate_record
 from remem.store.queries import VectorWrite
+from remem.transfer.fast_pass import FastPass
 from remem.transfer.jsonl import iter_file_lines, parse_lines, spool
 from remem.types import Record
 
@@ -268,7 +269,41 @@ def write_import(
     """The second pass: write batch by batch (with ``dry_run``, only count what would be
     added). Fills in and returns ``report`` from ``check_import``."""
     embedder = None if dry_run else mem.get_embedder()
-    fast = _fast_model(mem, embedder) if fast_first and not dry_run else None
+    with _fast_pass(mem, embedder) if fast_first and not dry_run else nullcontext() as fast:
+        scopes = _write_batches(
+            mem,
+            source,
+            report,
+            (embedder, fast),
+            scope,
+            dry_run,
+            unlabelled_vectors,
+            batch_size,
+            progress,
+        )
+        if fast is not None:
+            report.fast_vectors += fast.finish()
+            fast.build_index()
+    if scopes and mem.config.facts.enabled:
+        # records that brought their vectors never pass the indexer, which derives facts:
+        # the scopes they joined are derived again from all their records
+        report.facts = mem.rebuild_facts(sorted(scopes)).facts
+    report.written = not dry_run
+    return report
+
+
+def _write_batches(
+    mem: MemoryPort,
+    source: ImportSource,
+    report: ImportReport,
+    models: tuple[Embedder | None, FastPass | None],
+    scope: str | None,
+    dry_run: bool,
+    unlabelled_vectors: bool,
+    batch_size: int,
+    progress: Progress | None,
+) -> set[str]:
+    """``write_import``'s loop; the scopes the import added records to."""
     seen: set[bytes] = set()  # dry run only: nothing is written, so the store cannot tell
     scopes: set[str] = set()  # of the records added: their facts are derived at the end
     for batch in _batches(source, scope, max(1, batch_size), mem.config.calendar.zone()):
@@ -283,22 +318,18 @@ def write_import(
                     report.added += 1
         else:
             added = report.added
-            _write_batch(mem, batch, report, (embedder, fast), unlabelled_vectors)
+            _write_batch(mem, batch, report, models, unlabelled_vectors)
             if report.added > added:
                 scopes.update(line.record.scope for line in batch)
         if progress:
             progress(len(batch))
-    if scopes and mem.config.facts.enabled:
-        # records that brought their vectors never pass the indexer, which derives facts:
-        # the scopes they joined are derived again from all their records
-        report.facts = mem.rebuild_facts(sorted(scopes)).facts
-    report.written = not dry_run
-    return report
+    return scopes
 
 
-def _fast_model(mem: MemoryPort, embedder: Embedder | None) -> Embedder:
-    """The fast model an import with ``fast_first`` embeds with, checked before anything is
-    written: the fast lane must apply to this store (``lane_applies``)."""
+def _fast_pass(mem: MemoryPort, embedder: Embedder | None) -> FastPass:
+    """The fast model's pass of an import with ``fast_first``, checked before anything is
+    written: the fast lane must apply to this store (``lane_applies``). It runs on
+    ``embed.threads`` cores (``transfer.fast_pass``)."""
     local_index = mem.store.index_root is not None
     if embedder is None or not lane_applies(mem.config, embedder.model_id, local_index):
         raise ValidationError(
@@ -308,19 +339,19 @@ def _fast_model(mem: MemoryPort, embedder: Embedder | None) -> Embedder:
             "and the bundled default model (embed.model multilingual-e5-small); import "
             "without it (vectors of the configured model now)",
         )
-    return fast_embedder(mem.config.embed.threads)
+    return FastPass(mem.store, mem.config, mem.config.embed.threads)
 
 
 def _write_batch(
     mem: MemoryPort,
     batch: list[Line],
     report: ImportReport,
-    models: tuple[Embedder | None, Embedder | None],
+    models: tuple[Embedder | None, FastPass | None],
     unlabelled_vectors: bool,
 ) -> None:
     """Store one batch: records (one transaction), their use counts, the file's vectors (one
     transaction per model), then embed the records that brought no usable vector (with the
-    fast model, when ``models`` has one: (main, fast))."""
+    fast model's pass, when ``models`` has one: (main, fast))."""
     embedder, fast = models
     # Duplicates in earlier batches are in the store by now; within the batch, `seen`.
     known = mem.store.existing_hashes([content_hash(line.record.text) for line in batch])
@@ -364,7 +395,7 @@ def _write_batch(
         report.vectors += mem.store.put_vectors(VectorWrite(model_id, provider, model, items))
     report.latent_terms += _put_latent_terms(mem, fresh, stored)
     if to_embed and fast is not None:
-        report.fast_vectors += put_fast_vectors(mem.store, mem.config, fast, to_embed)
+        fast.add(to_embed)  # embedded while the next batch is written
     elif to_embed:
         mem.embed_records(to_embed)
 
