@@ -30,11 +30,12 @@ NEAR_MISSES = (
     "张敏养了什么宠物？",
 )
 # One near miss still injects one line at recall.answerability_threshold 0.05: its best hit
-# scores 0.054 (Lin Wei's "same apartment", a line about his place; no line states a
-# password, the asked-attribute input, but his name and place match). 张敏's cat allergy (a
-# cat is the asked kind, a pet) no longer injects: no line says she keeps one (0.048).
-# Blocking the first needs a stricter threshold, which empties more of the suite's answerable
-# questions (docs/decisions/0014-answerability.md)
+# scores 0.064 (Lin Wei's "same apartment", a line about his place; no line states a
+# password, the asked-attribute input, but his name and place match; the fact layer knows no
+# password family and the line is not in the first person, so the *whose* inputs say
+# nothing). 张敏's cat allergy (a cat is the asked kind, a pet) no longer injects: no line says
+# she keeps one (0.037). Blocking the first needs a stricter threshold, which empties more of
+# the suite's answerable questions (docs/decisions/0014-answerability.md)
 _STILL_INJECTS = pytest.mark.xfail(
     strict=True,
     reason="the evidence is split: the hit is about the asked place (issue 45: below the "

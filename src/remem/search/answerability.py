@@ -44,6 +44,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from remem.search import fact_evidence
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.search.query_terms import query_weights, term_coverage
@@ -79,6 +80,9 @@ class HitEvidence:
     answer_types: dict[int, float | None] = field(default_factory=dict)
     attributes: dict[int, float | None] = field(default_factory=dict)  # the same, attribute
     top: list[Candidate] = field(default_factory=list)  # the best NEIGHBOUR_TOP by score
+    near_ids: dict[int, list[str]] = field(default_factory=dict)  # rowid -> neighbours' ids
+    facts_read: bool = False  # the fact layer's reading of the question, once read:
+    asked_facts: fact_evidence.AskedFacts | None = None
 
 
 def _relevance(c: Candidate, ev: HitEvidence) -> float | None:
@@ -214,6 +218,8 @@ FEATURES: dict[str, Feature] = {
     "cross_script": _cross_script,
     "answer_type": _answer_type,
     "attribute": _attribute,
+    "fact_whose": fact_evidence.fact_whose,
+    "speaker_whose": fact_evidence.speaker_feature,
 }
 
 # what the explain trace calls each input when it says which decided
@@ -235,6 +241,8 @@ FEATURE_LABELS = {
     "cross_script": "written in the other script",
     "answer_type": "answer-type evidence",
     "attribute": "the asked attribute stated",
+    "fact_whose": "whose value of the asked attribute its facts state",
+    "speaker_whose": "a first-person line by the asked person",
 }
 
 # The question's inputs: each the best value of one hit input over the search's best
@@ -249,6 +257,7 @@ QUESTION_FEATURES: dict[str, str] = {
     "q_relevance": "relevance",
     "q_margin": "search_margin",
     "q_latent": "latent",
+    "q_fact_whose": "fact_whose",
 }
 FEATURE_LABELS |= {
     "q_answer_type": "answer-type evidence of the best hits",
@@ -258,6 +267,7 @@ FEATURE_LABELS |= {
     "q_relevance": "the best hit's relevance",
     "q_margin": "the search's best relevance over its floor",
     "q_latent": "the best latent terms",
+    "q_fact_whose": "the asked subject's fact stated by the best hits",
 }
 # per-search constants: read by the question's part only
 QUESTION_ONLY = frozenset({"search_margin"})
@@ -423,6 +433,7 @@ def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
             tokens.update(ctx.readers.tokenizer.index_tokens(r.text))
         ev.near_tokens[c.rowid] = tokens
         ev.near_texts[c.rowid] = [_labelled(c.record), *(_labelled(r) for r in others)]
+        ev.near_ids[c.rowid] = [r.id for r in others]
 
 
 def feature_rows(
