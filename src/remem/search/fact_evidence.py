@@ -95,9 +95,9 @@ def fact_whose(c: Candidate, ev: SearchEvidence) -> float | None:
     if not ev.facts_read:
         ids = [h.record.id for h in ev.top if h.record is not None]
         ids += [rid for near in ev.near_ids.values() for rid in near]
-        scopes = ev.ctx.filters.scopes if ev.ctx.filters is not None else None
+        scopes = ev.ctx.request.filters.scopes if ev.ctx.request.filters is not None else None
         ev.facts_read = True
-        ev.asked_facts = read_asked(ev.ctx.store, ev.ctx.query, scopes, ids)
+        ev.asked_facts = read_asked(ev.ctx.readers.store, ev.ctx.request.query, scopes, ids)
     if ev.asked_facts is None or c.record is None:
         return None
     return whose(ev.asked_facts, c.record.id, ev.near_ids.get(c.rowid, ()))
@@ -107,7 +107,7 @@ def speaker_feature(c: Candidate, ev: SearchEvidence) -> float | None:
     """``speaker_whose`` of a hit."""
     if c.record is None:
         return None
-    return speaker_whose(c.record.speaker_label, c.record.text, ev.ctx.named)
+    return speaker_whose(c.record.speaker_label, c.record.text, ev.ctx.understood.named)
 
 
 def _of_asked(facts: Iterable[Fact], attributes: tuple[str, ...]) -> list[Fact]:

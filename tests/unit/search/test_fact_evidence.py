@@ -11,7 +11,6 @@ from remem.facts.extract import statements_of
 from remem.facts.fold import fold
 from remem.search.answerability import FEATURES, feature_rows
 from remem.search.candidates import Candidate
-from remem.search.context import StageContext
 from remem.search.fact_evidence import (
     ANOTHERS,
     STATED,
@@ -22,6 +21,7 @@ from remem.search.fact_evidence import (
     speaker_whose,
     whose,
 )
+from unit.search.contexts import stage_context
 
 # (speaker, line): Tom's and Ann's homes, Ann's pet; nobody's employer
 LINES = (
@@ -102,8 +102,8 @@ def test_the_score_reads_the_fact_inputs_of_each_hit():
         c = Candidate(rowid=rowids[i], record=record, score=1.0 - i / 10)
         c.set("relevance", 0.9)
         cands.append(c)
-    ctx = StageContext(query="Where does Tom live?", now=100.0, k=10, config=Config(), store=store)
-    ctx.named = {"Tom": "tom"}
+    ctx = stage_context(query="Where does Tom live?", now=100.0, k=10, config=Config(), store=store)
+    ctx.understood.named = {"Tom": "tom"}
     rows = feature_rows(cands, ctx)
     assert {"fact_whose", "speaker_whose"} <= set(FEATURES)
     assert rows[rowids[0]]["fact_whose"] == STATED and rows[rowids[1]]["fact_whose"] == ANOTHERS
