@@ -193,6 +193,7 @@ RULES: list[Rule] = [
         "lives_in",
         0.8,
     ),
+    rule(rf"{S0}{_ADV}租了?(?:个|间|套)?(?:屋|房子|房|公寓)在{V}{_END}", "lives_in", 0.8),
     # a move told with where from ("从龙华搬到了南山科技园附近")
     rule(
         rf"{S0}{_ADV}从[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:搬到了|搬去了|搬回了|搬到|搬去|搬回){V}"

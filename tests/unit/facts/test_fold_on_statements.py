@@ -172,3 +172,24 @@ def test_a_place_said_weeks_later_or_a_dated_one_is_a_move_not_a_part():
     lives = {f.value: f for f in _facts(records) if f.attribute == "lives_in"}
     assert lives["London"].closed_by == "r1"
     assert lives["Reading"].closed_by == "r2"
+
+
+def test_a_place_said_again_in_fewer_words_is_the_same_home():
+    records = _chat(
+        ("2026-05-01", "何家豪", "我喺香港，住沙田"),
+        ("2026-07-01", "何家豪", "搞掂，下個月搬去多倫多，已經租咗屋喺 Markham"),
+        ("2026-08-20", "何家豪", "而家住喺 Markham，已經好凍"),
+    )
+    lives = {f.value: f for f in _facts(records) if f.attribute == "lives_in"}
+    assert lives["沙田"].closed_by == "r1"
+    assert {v for v, f in lives.items() if f.valid_to is None} == {"多倫多Markham", "Markham"}
+
+
+def test_a_value_given_up_that_was_never_said_was_held_until_then():
+    records = _chat(
+        ("2026-07-01", "Ben", "Sold the Civic to a guy from Leicester for 900 quid"),
+        ("2026-07-01", "Ben", "And I bought a Tesla Model 3"),
+    )
+    owns = {f.value: f for f in _facts(records) if f.attribute == "owns"}
+    assert owns["Civic"].closed_by == "r0" and owns["Civic"].valid_to is not None
+    assert owns["Tesla Model 3"].valid_to is None
