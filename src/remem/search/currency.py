@@ -22,7 +22,9 @@ import dataclasses
 from collections import defaultdict
 from datetime import datetime
 
+from remem.facts.fold import PLACES
 from remem.facts.model import spec_of, value_key
+from remem.facts.places import place_level
 from remem.facts.question import (
     asked_attributes,
     asked_fact,
@@ -158,7 +160,7 @@ def _lead_asked(
         or len(current) < len(chain)
         or chain[0].attribute == "plan"  # the plans the question names: the last said holds
     ):
-        wanted = current[-1:]
+        wanted = _home_asked(current, ctx.query) if len(current) > 1 else current[-1:]
     else:
         # several values held side by side and none ended (likes, allergies): the newest is
         # no better an answer than the others, so the order stays the relevance order
@@ -183,6 +185,20 @@ def _lead_asked(
         _above_all(carriers[0], cands)
         return []
     return _bring(wanted[0].source_ids[-1], top, ctx, by_id) if bring else []
+
+
+def _home_asked(current: list[Fact], question: str) -> list[Fact]:
+    """Of a home held with its district (Shanghai and Jing'an, both current: ``fold``), the
+    one a question asks for: the district when it names the city ("Which neighbourhood of
+    Shanghai ...?", 成都哪个区), else the widest place ("李明还在杭州吗？" -> 成都), the latest
+    of equals. Another chain: its newest current value."""
+    if current[0].attribute not in PLACES:
+        return current[-1:]
+    named = fact_of_value(question, current)
+    parts = [f for f in current if named is not None and f is not named]
+    if parts:
+        return parts[-1:]
+    return [max(current, key=lambda f: (place_level(f.value), f.valid_from, f.said_at))]
 
 
 def _ending_of(chain: list[Fact], question: str) -> str | None:

@@ -113,3 +113,22 @@ def test_where_someone_lived_before_a_move_is_the_city_not_the_new_district() ->
     scores = {3: 0.95, 2: 0.9, 4: 0.8, 1: 0.6, 0: 0.5}
     assert first(store, rowids, scores, "Where did Tom live before he moved?") == "r0"
     assert first(store, rowids, scores, "Is Tom still in Shenzhen?") in {"r2", "r3", "r4"}
+
+
+def test_a_home_held_with_its_district_answers_with_the_city_unless_the_city_is_named() -> None:
+    lines = (
+        "我在杭州走不开，住在滨江",
+        "定了，公司调我去成都工作室，7 月 15 号搬过去",
+        "我住在高新区",
+        "成都的火锅太好吃了",
+    )
+    store, rowids = memory_store_with(*lines)
+    day = 86_400.0
+    records = [
+        dataclasses.replace(store.get(f"r{i}"), speaker_label="李明", created_at=t * day)
+        for i, t in enumerate((0, 60, 60, 100))
+    ]
+    store.put_facts(fold(s for r in records for s in statements_of(r)))
+    scores = {0: 0.95, 2: 0.9, 3: 0.8, 1: 0.5}
+    assert first(store, rowids, scores, "李明还在杭州吗？") == "r1"
+    assert first(store, rowids, {0: 0.95, 1: 0.9, 3: 0.8, 2: 0.5}, "李明住在成都哪个区？") == "r2"
