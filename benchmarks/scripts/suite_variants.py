@@ -218,18 +218,19 @@ def main() -> None:
         progress=progress_every(20),
         limit_conversations=args.limit_conversations,
     )
+    if args.out:  # first: a summary line that fails must not lose the run
+        Path(args.out).write_text(json.dumps(result, indent=1))
     for vname, v in result["variants"].items():
         for dname, d in v["datasets"].items():
-            o = d["overall"]
+            o = d["overall"]  # empty for a set with only unanswerable questions (near_miss)
             print(
-                f"{vname:14s} {dname:20s} r@5 {o['recall@5']:.3f} r@10 {o['recall@10']:.3f} "
-                f"mrr {o['mrr']:.3f} unans-fh {d['unanswerable']['false_hit_rate']} "
+                f"{vname:14s} {dname:20s} r@5 {o.get('recall@5', 0):.3f} "
+                f"r@10 {o.get('recall@10', 0):.3f} mrr {o.get('mrr', 0):.3f} "
+                f"unans-fh {d['unanswerable']['false_hit_rate']} "
                 f"noans-fh {d['no_answer']['false_hit_rate']} p50 {d['latency_ms']['p50']}ms"
             )
         m = v["macro"]
         print(f"{vname:14s} {'macro':20s} r@10 {m['recall@10']:.3f} mrr {m['mrr']:.3f}")
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

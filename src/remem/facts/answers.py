@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from remem.facts import rules_zh
+from remem.facts.cities_zh import CITIES
 from remem.facts.model import Statement
 from remem.facts.question import asked_attributes
 from remem.text.assertion import is_question, not_a_statement
@@ -110,7 +111,7 @@ def asked_of_answerer(question: str) -> str | None:
         return None
     # "Where in Shanghai?", "成都哪个区？": the answer is a part of a place already said, and
     # the fold would hold the part and the whole as two homes, one closing the other
-    if _PLACE_NAMED.search(folded) or any(city in folded for city in rules_zh.CITIES):
+    if _PLACE_NAMED.search(folded) or any(city in folded for city in CITIES):
         return None
     families = [f for f in asked_attributes(question) if f in ANSWERED]
     if families:
@@ -128,7 +129,7 @@ def _value(reply: str, family: str) -> str | None:
         if not _ZH_VALUE.match(folded):
             return None
         ending = _ZH_ENDINGS[family]
-        city = family in ("lives_in", "located_in") and folded in rules_zh.CITIES
+        city = family in ("lives_in", "located_in") and folded in CITIES
         return first if ending.search(folded) or city else None
     if not _EN_VALUE.match(first) or first.split()[0].casefold() in _EN_REPLY_WORDS:
         return None

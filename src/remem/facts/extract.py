@@ -179,13 +179,19 @@ def _when(sentence: str, said_at: float, plan: bool) -> float | None:
 _CLAUSE_END = re.compile(r"[,，;；:：]")
 
 
-def _clause(sentence: str, at: int) -> str:
+_MOVE_THEN = re.compile(r"^[^,，;；]{0,12}?(?:搬过去|搬過去|搬过来|move there|moving there)")
+
+
+def _clause(sentence: str, at: int, plan: bool = False) -> str:
     """The clause of ``sentence`` around position ``at``: a time said in another clause ("I
-    live in Leeds, my sister visited last week") is not this fact's time."""
+    live in Leeds, my sister visited last week") is not this fact's time; but a plan's next
+    clause that says when the move happens is ("调我去成都，7 月 15 号搬过去")."""
     start = 0
     for m in _CLAUSE_END.finditer(sentence):
         if m.start() >= at:
-            return sentence[start : m.start()]
+            after = _CLAUSE_END.split(sentence[m.end() :], maxsplit=1)[0].strip()
+            then = f" {after}" if plan and _MOVE_THEN.search(after) else ""
+            return sentence[start : m.start()] + then
         start = m.end()
     return sentence[start:]
 
@@ -305,7 +311,7 @@ def _statements(found: _Found, sentence: str, record: Record, base: Statement) -
     """The statements one finding makes: the fact itself, and a plan beside a dated plan."""
     said = record.created_at
     plan = found.rule.tense == "plan"
-    when = _when(_clause(sentence, found.at), said, plan)
+    when = _when(_clause(sentence, found.at, plan), said, plan)
     if record.event_time is not None and record.event_time != said:
         when = record.event_time  # the writer said when it happened: that wins over a reading
     common = replace(

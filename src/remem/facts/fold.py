@@ -7,7 +7,10 @@ its own; the same value said again only adds its record to the open fact's sourc
 planned change that will close it has not yet taken effect). For an
 attribute whose values coexist, a new value opens a fact beside the others. A negation closes
 the open fact of its value (or, naming none, every open fact of the attribute) and opens
-nothing. A statement that puts itself in the past ("I used to live in Berlin") becomes a
+nothing; a negation of a value never said ("Sold the Civic", "Peanut died") is a fact of its own,
+held until then. A place said within a day of the home it lies in ("I live in Shenzhen now" / "Got a
+small flat in Nanshan"; 成都 / 高新区: ``places.refines``) is that home said more precisely:
+it opens beside the home, closes nothing, and ends when the home ends. A statement that puts itself in the past ("I used to live in Berlin") becomes a
 closed fact and closes nothing. A manual statement (a hand correction) follows the same rules
 at the time it was made, so it wins over everything said before it.
 """
@@ -19,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from remem.facts.model import Statement, fact_id, spec_of, value_key
+from remem.facts.places import refines
 from remem.types import Fact
 
 ChainKey = tuple[str, str, str]  # (scope, subject, attribute)
@@ -42,11 +46,15 @@ def fold_chain(statements: Iterable[Statement]) -> list[Fact]:
     ordered = _moves_as_one(sorted(statements, key=lambda s: (s.said_at, s.record_id)))
     done: list[Fact] = []
     open_facts: dict[str, Fact] = {}  # value key -> the open fact of that value
+    last_said: dict[str, float] = {}  # value key -> when its open fact was last said
     for s in ordered:
         single = spec_of(s.attribute).single
         if s.polarity == "negate":
             for key in _negated(open_facts, s):
                 done.append(_closed(open_facts.pop(key), s))
+            if _never_held(s, done, open_facts):
+                # "Sold the Civic" with the Civic never said: it was held until then
+                done.append(_closed(_opened(s), s))
             continue
         assert s.value is not None, "an asserting statement carries a value"
         if s.valid_to is not None:  # told as past: a closed fact of its own
@@ -55,16 +63,39 @@ def fold_chain(statements: Iterable[Statement]) -> list[Fact]:
         key = value_key(s.value)
         if key in open_facts:
             open_facts[key] = _restated(open_facts[key], s)
+            last_said[key] = s.said_at
             continue
         still = _still_true(done, key, s)
         if still is not None:  # said again before a planned change takes it over
             done[still] = _restated(done[still], s)
             continue
-        if single:
+        if single and not _same_place(s, open_facts, last_said):
             for other in list(open_facts):
                 done.append(_closed(open_facts.pop(other), s))
         open_facts[key] = _opened(s)
+        last_said[key] = s.said_at
     return done + list(open_facts.values())
+
+
+PLACES = frozenset({"lives_in", "located_in"})
+
+
+def _same_place(s: Statement, open_facts: dict[str, Fact], last_said: dict[str, float]) -> bool:
+    """Whether ``s`` names an open place in other words ("多倫多Markham", then "Markham"), or
+    a part of one, or the place an open one is part of, said within a day of it and becoming
+    true no later ("Jing'an" after "moving to Shanghai on December 1st"): the same home said
+    more precisely, not a move. A dated change ("moving to Reading tomorrow") is a move."""
+    if s.attribute not in PLACES or s.value is None:
+        return False
+    mine = value_key(s.value)
+    for key, fact in open_facts.items():
+        if min(len(key), len(mine)) >= 3 and (key in mine or mine in key):
+            return True  # "多倫多Markham" then "Markham": the same place, said another way
+        near = 0 <= s.said_at - last_said.get(key, fact.said_at) <= MOVE_GAP_S
+        not_later = s.valid_from <= max(fact.valid_from, s.said_at)
+        if near and not_later and (refines(s.value, fact.value) or refines(fact.value, s.value)):
+            return True
+    return False
 
 
 MOVE_GAP_S = 86_400.0  # "I'm leaving Shenzhen" and the new city said within a day: one move
@@ -108,6 +139,14 @@ def _still_true(done: list[Fact], key: str, s: Statement) -> int | None:
         if value_key(fact.value) == key and closes_later and fact.closed_by is not None:
             return i
     return None
+
+
+def _never_held(s: Statement, done: list[Fact], open_facts: dict[str, Fact]) -> bool:
+    """Whether a negation names a value the chain never held (nothing said of it before)."""
+    if not s.value:
+        return False
+    key = value_key(s.value)
+    return key not in open_facts and all(value_key(f.value) != key for f in done)
 
 
 def _negated(open_facts: dict[str, Fact], s: Statement) -> list[str]:

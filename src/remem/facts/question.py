@@ -83,7 +83,8 @@ _ZH: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"电话|手机|号码|那个号|号吗"), ("contact.phone",)),
     (re.compile(r"怎么联系|联系方式"), ("contact.phone", "contact.wechat", "contact.email")),
     (re.compile(r"过敏"), ("allergic_to",)),
-    (re.compile(r"饮食|忌口|吃辣|吃素|不吃|能吃|爱吃|吃什么"), ("diet", "likes")),
+    (re.compile(r"爱吃|最爱吃|喜欢吃"), ("favourite.food", "likes", "diet")),
+    (re.compile(r"饮食|忌口|吃辣|吃素|不吃|能吃|吃什么"), ("diet", "likes")),
     (
         re.compile(r"女朋友|男朋友|对象|老婆|老公|谈恋爱|恋爱|在一起|交往|结婚对象"),
         ("partner",),
@@ -101,6 +102,35 @@ _ZH: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 _FAVOURITE_EN = re.compile(r"\bfavou?rite\s+(\w+)", _I)
 _FAVOURITE_ZH = re.compile(r"最喜欢的?(\S{1,2}?)(?:是|叫|$)")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+# the value a subject had at the start ("What was Lucy's job when she joined?", 刚来的时候)
+_AT_START = re.compile(
+    r"\bwhen (?:he|she|they|i|you|we|\w+) (?:first )?(?:joined|started|arrived|came|began)\b|"
+    r"\b(?:at first|at the start|in the beginning|first job|first role)\b|"
+    r"刚来的时候|刚开始的时候|刚入职|刚加入|一开始|最开始|起初|最初",
+    _I,
+)
+# how a value ended: what the question asks is the line that ended it ("Who did Ben sell his
+# old car to?" -> "Sold the Civic to ...", "What happened to Kenji's hamster?", 卖了多少钱)
+_ENDING = re.compile(
+    r"\b(?:sell|sold|selling|died|die|dies|pass(?:ed)? away|happened to|break up|broke up|"
+    r"split up|give away|gave away|get rid of|got rid of)\b|卖|分手|去世|死了|送人|送走|怎么了",
+    _I,
+)
+# "What did Ben drive before he sold the Civic?" asks for the value, not how it ended
+_BEFORE = re.compile(r"\bbefore\b|之前|以前", _I)
+
+
+def asks_first(question: str) -> bool:
+    """Whether a question asks for the value a subject had at the start (the first said)."""
+    return bool(_AT_START.search(fold_question(question)))
+
+
+def asks_ending(question: str) -> bool:
+    """Whether a question asks how a value ended (sold, died, broke up, 卖了, 分手)."""
+    folded = fold_question(question)
+    return bool(_ENDING.search(folded)) and not _BEFORE.search(folded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +168,13 @@ def _forms_of(shown: str) -> frozenset[str]:
 
 
 _WORD = re.compile(r"[^\W_]+")  # "Mia's" is Mia and s; "O'Brien" is o brien on both sides
+# a question's Latin-script words, also between Chinese characters ("以前Kai打什么球")
+_LATIN_WORD = re.compile(r"[^\W_\u3400-\u9fff]+")
 
 
 def _phrases(lowered: str) -> dict[str, int]:
     """Every run of one to four words of a question (Latin script), at its first place."""
-    words = [(m.group(), m.start()) for m in _WORD.finditer(lowered) if not _HAN.search(m.group())]
+    words = [(m.group(), m.start()) for m in _LATIN_WORD.finditer(lowered)]
     found: dict[str, int] = {}
     for i, (_word, at) in enumerate(words):
         for n in range(1, 5):
@@ -230,8 +262,9 @@ def _words(text: str) -> set[str]:
     return words
 
 
-def plans_named(question: str, plans: Sequence[Fact]) -> list[Fact]:
-    """The plans whose words the question shares ("When is Dad's knee surgery?" -> "knee
-    surgery (2026-03-18)", "surgery (2026-04-22)"), not the subject's other plans."""
+def plans_named(question: str, plans: Sequence[Fact], least: int = 1) -> list[Fact]:
+    """The plans that share at least ``least`` of the question's words ("When is Dad's knee
+    surgery?" -> "knee surgery (2026-03-18)", "surgery (2026-04-22)"), not the subject's
+    other plans."""
     asked = _words(question)
-    return [p for p in plans if p.value and _words(_DATE.sub("", p.value)) & asked]
+    return [p for p in plans if p.value and len(_words(_DATE.sub("", p.value)) & asked) >= least]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from remem.facts.cities_zh import CITIES
 from remem.facts.rule import Rule, rule
 from remem.facts.subjects import PARTNER_ZH, RELATIONS_ZH
 from remem.text.names import surname_characters
@@ -92,74 +93,9 @@ _KINDS = {
 _KIND = "|".join(sorted(_KINDS, key=len, reverse=True))
 _PLACE_OF_WORK = r"(?=上班|工作|做|当|实习|打工|任职|干活|负责)"
 _SPORT = re.compile(r"^(?:打|玩|踢|练|去|上)")
+_CITY = "|".join(sorted((c for c in CITIES if len(c) >= 2), key=len, reverse=True))
 
 
-# Cities and regions people name as where they are: a place of work that is only one of these
-# ("在深圳工作", "在广州天河上班") is not an organisation.
-CITIES = frozenset(
-    [
-        "北京",
-        "上海",
-        "广州",
-        "深圳",
-        "杭州",
-        "成都",
-        "重庆",
-        "武汉",
-        "南京",
-        "天津",
-        "西安",
-        "苏州",
-        "长沙",
-        "郑州",
-        "东莞",
-        "青岛",
-        "沈阳",
-        "宁波",
-        "昆明",
-        "合肥",
-        "佛山",
-        "福州",
-        "厦门",
-        "大连",
-        "济南",
-        "哈尔滨",
-        "长春",
-        "石家庄",
-        "南宁",
-        "贵阳",
-        "南昌",
-        "太原",
-        "兰州",
-        "海口",
-        "三亚",
-        "珠海",
-        "惠州",
-        "无锡",
-        "常州",
-        "温州",
-        "香港",
-        "澳门",
-        "台北",
-        "台中",
-        "台南",
-        "高雄",
-        "新竹",
-        "多伦多",
-        "温哥华",
-        "纽约",
-        "伦敦",
-        "东京",
-        "新加坡",
-        "悉尼",
-        "墨尔本",
-        "国内",
-        "国外",
-        "老家",
-        "本地",
-        "外地",
-    ]
-)
 _JOB_END = re.compile(rf"(?:{_JOB})$")
 _INSTITUTION = re.compile(r"(?:大学|学院|银行|医院|公司|集团|中心|局|所|馆|店|厂|台|报)$")
 _PLACE_WORD = re.compile(r"(?:那边|这边|附近|一带|那儿|这儿|那里|这里)$")
@@ -252,7 +188,28 @@ RULES: list[Rule] = [
     rule(
         rf"{S0}{_ADV}(?:住在|住|搬到了|搬去了|搬了去|搬来了|搬回了|搬到|搬去){V}{_END}", "lives_in"
     ),
-    rule(rf"{S0}{_ADV}在{V}(?:住了|住着|住|租了?(?:个|间|套)?房)", "lives_in", 0.8),
+    rule(
+        rf"{S0}{_ADV}在{V}(?:住了|住着|住|租了?(?:个|间|套)?(?:房|一居|两居|三居|单间|公寓))",
+        "lives_in",
+        0.8,
+    ),
+    rule(rf"{S0}{_ADV}租了?(?:个|间|套)?(?:屋|房子|房|公寓)在{V}{_END}", "lives_in", 0.8),
+    # a move told with where from ("从龙华搬到了南山科技园附近")
+    rule(
+        rf"{S0}{_ADV}从[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:搬到了|搬去了|搬回了|搬到|搬去|搬回){V}"
+        rf"(?:附近|那边|这边|一带)?{_END}",
+        "lives_in",
+        0.85,
+    ),
+    # a transfer to a city ("公司调我去成都工作室，7 月 15 号搬过去", "7 月开始被公司调去上海")
+    rule(
+        rf"{S0}{_ADV}(?:开始)?(?:被)?(?:公司)?(?:调我去|调去|调到|派我去|派我到|派去|派到|外派到|外派去)"
+        rf"(?P<value>{_CITY})(?!出差|开会|培训|参加|玩|旅游|旅行|看)",
+        "lives_in",
+        0.85,
+        tense="plan",
+        plan_verb="搬去",
+    ),
     rule(
         rf"{S0}{_ADV}(?:住|是|家在|家是)\s*(?P<value>\d+\s*(?:栋|幢|号楼)\s*\d+(?:室|号)?)",
         "lives_in",

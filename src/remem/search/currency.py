@@ -22,8 +22,18 @@ import dataclasses
 from collections import defaultdict
 from datetime import datetime
 
+from remem.facts.fold import PLACES
 from remem.facts.model import spec_of, value_key
-from remem.facts.question import asked_fact, attribute_of_value, fact_of_value, plans_named
+from remem.facts.places import place_level
+from remem.facts.question import (
+    asked_attributes,
+    asked_fact,
+    asks_ending,
+    asks_first,
+    attribute_of_value,
+    fact_of_value,
+    plans_named,
+)
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.store.base import FactStore
@@ -44,7 +54,9 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     by_id = {c.record.id: c for c in cands if c.record is not None}
     cited = store.facts_citing(list(by_id))
     chains = _changed_chains(cited, by_id)
-    asked = _asked_chain(store, ctx) if ctx.request.config.scoring.currency_ask else []
+    asked, bring = (
+        _asked_chain(store, ctx) if ctx.request.config.scoring.currency_ask else ([], False)
+    )
     if not chains and not asked:
         return cands
     past = question_time(ctx.request.query) == "past"
@@ -65,7 +77,7 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         else:
             brought += _prefer_current(chain, by_id, ctx, top)
     if asked:
-        brought += _lead_asked(asked, cands + brought, by_id, ctx, past)
+        brought += _lead_asked(asked, cands + brought, by_id, ctx, past, bring=bring)
     if brought:
         ctx.report.notes.append(
             "currency: brought in " + ", ".join(c.record.id for c in brought if c.record)
@@ -73,15 +85,17 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     return cands + brought
 
 
-def _asked_chain(store: FactStore, ctx: StageContext) -> list[Fact]:
+def _asked_chain(store: FactStore, ctx: StageContext) -> tuple[list[Fact], bool]:
     """The one chain the question asks about (``facts.question``: whose, which attribute, or
-    a value it names), or nothing. The chain of the scope that said it last, when the
-    subject has facts in several; of a subject's plans, those the question's words name."""
+    a value it names), or nothing; and whether its answer may be brought in when it is not a
+    candidate (not for the plans of a question naming nobody). The chain of the scope that
+    said it last, when the subject has facts in several; of a subject's plans, those the
+    question's words name."""
     scopes = ctx.request.filters.scopes if ctx.request.filters is not None else None
     subjects = [(key, shown) for key, shown, _n in store.fact_subjects(scopes)]
     asked = asked_fact(ctx.request.query, subjects)
     if asked is None:
-        return []
+        return _named_plans(store, ctx, scopes), False
     facts = store.facts(FactQuery(scopes=scopes, subject=asked.subject))
     held = {f.attribute for f in facts}
     attribute = attribute_of_value(ctx.request.query, facts) if not asked.attributes else None
@@ -90,10 +104,27 @@ def _asked_chain(store: FactStore, ctx: StageContext) -> list[Fact]:
     if attribute == "plan":
         chain = plans_named(ctx.request.query, chain)
     if not chain:
-        return []
+        return [], True
     scope = max(chain, key=lambda f: f.said_at).scope
     ctx.report.notes.append(f"currency: the question asks for {asked.name}'s {attribute}")
-    return [f for f in chain if f.scope == scope]
+    return [f for f in chain if f.scope == scope], True
+
+
+def _named_plans(store: FactStore, ctx: StageContext, scopes: list[str] | None) -> list[Fact]:
+    """A question naming nobody about a plan's date ("When is the book club's Lisbon trip
+    now?"): the plans that share two of its words (``plans_named``), of the subject who said
+    the latest of them. Only reordered among the candidates, never brought in: without a
+    subject the question may be about another thing of the same words."""
+    if "plan" not in asked_attributes(ctx.request.query):
+        return []
+    plans = plans_named(
+        ctx.request.query, store.facts(FactQuery(scopes=scopes, attribute="plan")), least=2
+    )
+    if not plans:
+        return []
+    last = max(plans, key=lambda f: f.said_at)
+    ctx.report.notes.append(f"currency: the question asks for the plan {last.value}")
+    return [f for f in plans if (f.scope, f.subject) == (last.scope, last.subject)]
 
 
 def _lead_asked(
@@ -102,13 +133,21 @@ def _lead_asked(
     by_id: dict[str, Candidate],
     ctx: StageContext,
     past: bool,
+    *,
+    bring: bool = True,
 ) -> list[Candidate]:
     """The asked chain's answer first, above every candidate: the record of its newest
     current value; for a question about the past, of the value closed last that another
     record than the current value's states (a move's own line also closes the old value), or
     when none was closed, of the value said first."""
     current = sorted(_current(chain), key=lambda f: (f.valid_from, f.said_at))
-    if past:
+    ending = _ending_of(chain, ctx.request.query)
+    if ending is not None:  # "Who did Ben sell his old car to?": the line that ended it
+        return _lead_record(ending, cands, by_id, ctx, bring=bring)
+    if past and asks_first(ctx.request.query):
+        # "What was Lucy's job when she joined?": the value said first, not the one before now
+        wanted = sorted(chain, key=lambda f: (f.said_at, f.valid_from))[:1]
+    elif past:
         now_ids = {rid for f in current for rid in f.source_ids}
         now_keys = [value_key(f.value) for f in current]
         wanted = [
@@ -126,7 +165,7 @@ def _lead_asked(
         or len(current) < len(chain)
         or chain[0].attribute == "plan"  # the plans the question names: the last said holds
     ):
-        wanted = current[-1:]
+        wanted = _home_asked(current, ctx.request.query) if len(current) > 1 else current[-1:]
     else:
         # several values held side by side and none ended (likes, allergies): the newest is
         # no better an answer than the others, so the order stays the relevance order
@@ -140,7 +179,7 @@ def _lead_asked(
         # "Does Kenji still have Peanut?": the line that ended Peanut ("Peanut died"), not
         # another pet; a one-value attribute answers with what replaced it ("Is Ann still
         # at Initech?" -> the new job), as above
-        return _lead_record(named.closed_by, cands, by_id, ctx)
+        return _lead_record(named.closed_by, cands, by_id, ctx, bring=bring)
     if not wanted:
         return []
     top = max((c.score for c in cands), default=0.0) + STEP
@@ -150,18 +189,49 @@ def _lead_asked(
     if carriers:
         _above_all(carriers[0], cands)
         return []
-    return _bring(wanted[0].source_ids[-1], top, ctx, by_id)
+    return _bring(wanted[0].source_ids[-1], top, ctx, by_id) if bring else []
+
+
+def _home_asked(current: list[Fact], question: str) -> list[Fact]:
+    """Of a home held with its district (Shanghai and Jing'an, both current: ``fold``), the
+    one a question asks for: the district when it names the city ("Which neighbourhood of
+    Shanghai ...?", 成都哪个区), else the widest place ("李明还在杭州吗？" -> 成都), the latest
+    of equals. Another chain: its newest current value."""
+    if current[0].attribute not in PLACES:
+        return current[-1:]
+    named = fact_of_value(question, current)
+    parts = [f for f in current if named is not None and f is not named]
+    if parts:
+        return parts[-1:]
+    return [max(current, key=lambda f: (place_level(f.value), f.valid_from, f.said_at))]
+
+
+def _ending_of(chain: list[Fact], question: str) -> str | None:
+    """The record that ended the value a question asks how it ended (sold, died, broke up:
+    ``asks_ending``): the value it names, else the one closed last; None when it asks no
+    such thing or nothing in the chain ended."""
+    if not asks_ending(question):
+        return None
+    named = fact_of_value(question, chain)
+    if named is not None and named.closed_by:
+        return named.closed_by
+    return next((f.closed_by for f in _closed(chain) if f.closed_by), None)
 
 
 def _lead_record(
-    record_id: str, cands: list[Candidate], by_id: dict[str, Candidate], ctx: StageContext
+    record_id: str,
+    cands: list[Candidate],
+    by_id: dict[str, Candidate],
+    ctx: StageContext,
+    *,
+    bring: bool = True,
 ) -> list[Candidate]:
-    """One record above every candidate (brought in when it is not one)."""
+    """One record above every candidate (brought in when it is not one and ``bring``)."""
     top = max((c.score for c in cands), default=0.0) + STEP
     if record_id in by_id:
         _above_all(by_id[record_id], cands)
         return []
-    return _bring(record_id, top, ctx, by_id)
+    return _bring(record_id, top, ctx, by_id) if bring else []
 
 
 def _above_all(cand: Candidate, cands: list[Candidate]) -> None:

@@ -169,3 +169,28 @@ def test_a_favourite_of_a_kind_is_no_liking_of_its_words():
 )
 def test_an_employer_named_after_its_description_and_a_role_joined_as(text, expected):
     assert facts(text, W) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a move told with where it is from, a flat rented, a transfer to a city
+        ("我这周搬家了，从龙华搬到了南山科技园附近。", {(W, "lives_in", "南山科技园", "assert")}),
+        ("搬家了！在顺义后沙峪租了个两居。", {(W, "lives_in", "顺义后沙峪", "assert")}),
+        (
+            "我下个月被公司调去上海。",
+            {(W, "lives_in", "上海", "assert"), (W, "plan", "搬去上海 (2026-12-01)", "assert")},
+        ),
+    ],
+)
+def test_moves_from_a_place_rented_flats_and_transfers(text, expected):
+    assert facts(text, W) == expected
+
+
+def test_a_transfer_dated_in_the_next_clause_takes_effect_that_day():
+    from unit.facts.reading import day, read
+
+    found = {s.attribute: s for s in read("定了，公司调我去成都工作室，7 月 15 号搬过去", W)}
+    assert found["lives_in"].value == "成都"
+    assert found["lives_in"].valid_from == day("2027-07-15")
+    assert read("公司调我去成都出差，挺累的", W) == []  # a trip, not a move

@@ -133,3 +133,63 @@ def test_leaving_then_the_new_city_a_message_later_is_one_move():
         ("Shenzhen", day("2026-12-01"), "r2"),
         ("Shanghai", None, None),
     ]
+
+
+def test_a_district_said_after_its_city_is_the_same_home_not_a_move():
+    """Nanshan is in Shenzhen, Jing'an in Shanghai: said within a day of the city, the part
+    opens beside it and ends with it; the move to Shanghai still closes both."""
+    records = _chat(
+        ("2026-11-02", "Tom", "I live in Shenzhen now, moved down for the new team in September"),
+        ("2026-11-02", "Tom", "Got a small flat in Nanshan, ten minutes' walk from the office"),
+        ("2026-11-20", "Tom", "I'm leaving Shenzhen, moving to Shanghai on December 1st"),
+        ("2026-11-20", "Tom", "I live in Jing'an"),
+        ("2026-12-08", "Tom", "First week in Shanghai done"),
+    )
+    lives = {f.value: f for f in _facts(records) if f.attribute == "lives_in"}
+    assert lives["Shenzhen"].valid_to == lives["Nanshan"].valid_to == day("2026-12-01")
+    assert lives["Shenzhen"].closed_by == lives["Nanshan"].closed_by == "r2"
+    now = day("2026-12-10")
+    assert {v for v, f in lives.items() if f.holds_at(now)} == {"Shanghai", "Jing'an"}
+
+
+def test_a_district_after_its_city_in_chinese_is_the_same_home():
+    records = _chat(
+        ("2026-07-01", "李明", "我搬到成都了"),
+        ("2026-07-01", "李明", "我住在高新区"),
+        ("2026-09-01", "李明", "我搬到重庆了"),
+    )
+    lives = {f.value: f for f in _facts(records) if f.attribute == "lives_in"}
+    assert lives["成都"].closed_by == lives["高新区"].closed_by == "r2"  # one home, one move
+    assert lives["重庆"].valid_to is None
+
+
+def test_a_place_said_weeks_later_or_a_dated_one_is_a_move_not_a_part():
+    records = _chat(
+        ("2026-03-01", "Ann", "I live in London"),
+        ("2026-03-01", "Ann", "I'm moving to Reading next month"),
+        ("2026-06-01", "Ann", "I live in Camden district now"),
+    )
+    lives = {f.value: f for f in _facts(records) if f.attribute == "lives_in"}
+    assert lives["London"].closed_by == "r1"
+    assert lives["Reading"].closed_by == "r2"
+
+
+def test_a_place_said_again_in_fewer_words_is_the_same_home():
+    records = _chat(
+        ("2026-05-01", "何家豪", "我喺香港，住沙田"),
+        ("2026-07-01", "何家豪", "搞掂，下個月搬去多倫多，已經租咗屋喺 Markham"),
+        ("2026-08-20", "何家豪", "而家住喺 Markham，已經好凍"),
+    )
+    lives = {f.value: f for f in _facts(records) if f.attribute == "lives_in"}
+    assert lives["沙田"].closed_by == "r1"
+    assert {v for v, f in lives.items() if f.valid_to is None} == {"多倫多Markham", "Markham"}
+
+
+def test_a_value_given_up_that_was_never_said_was_held_until_then():
+    records = _chat(
+        ("2026-07-01", "Ben", "Sold the Civic to a guy from Leicester for 900 quid"),
+        ("2026-07-01", "Ben", "And I bought a Tesla Model 3"),
+    )
+    owns = {f.value: f for f in _facts(records) if f.attribute == "owns"}
+    assert owns["Civic"].closed_by == "r0" and owns["Civic"].valid_to is not None
+    assert owns["Tesla Model 3"].valid_to is None

@@ -8,6 +8,8 @@ from remem.facts.question import (
     asked_attributes,
     asked_fact,
     asked_subjects,
+    asks_ending,
+    asks_first,
     attribute_of_value,
     plans_named,
 )
@@ -106,3 +108,39 @@ def test_names_with_an_apostrophe_and_possessives_are_found() -> None:
         "name:o'brien"
     ]
     assert [k for k, _ in asked_subjects("What is Mia's job?", subjects)] == ["name:mia"]
+
+
+def test_a_latin_name_inside_a_chinese_question_is_found() -> None:
+    subjects = [("name:kai", "Kai"), ("name:ann", "Ann")]
+    asked = asked_fact("以前Kai打什么球", subjects)
+    assert asked is not None and (asked.subject, asked.attributes[0]) == ("name:kai", "likes")
+    assert asked_subjects("Ann现在住哪里？", subjects) == [("name:ann", "Ann")]
+    assert asked_subjects("Kaiser现在住哪里？", subjects) == []  # whole words only
+
+
+def test_loving_to_eat_asks_for_the_favourite_food_before_the_diet() -> None:
+    assert asked_attributes("孙悦以前爱吃什么？")[0] == "favourite.food"
+    assert asked_attributes("孫悅以前愛吃什麼？")[0] == "favourite.food"
+    assert asked_attributes("孙悦现在不吃什么？")[0] == "diet"
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "ending"),
+    [
+        ("What was Lucy's job when she joined?", True, False),
+        ("What was Lucy's job at first?", True, False),
+        ("林晓刚入职的时候是什么职位？", True, False),
+        ("王芳一开始在哪家公司？", True, False),
+        ("Who did Ben sell his old car to?", False, True),
+        ("What happened to Kenji's hamster?", False, True),
+        ("陈静的旧车卖了多少钱？", False, True),
+        ("刘洋和小雅为什么分手？", False, True),
+        ("What did Ben drive before he sold the Civic?", False, False),
+        ("Where does Lucy work now?", False, False),
+        ("郑凯以前打什么球？", False, False),
+    ],
+)
+def test_a_question_about_the_start_or_the_ending_of_a_value(
+    question: str, start: bool, ending: bool
+) -> None:
+    assert (asks_first(question), asks_ending(question)) == (start, ending)
