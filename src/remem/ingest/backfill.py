@@ -226,8 +226,7 @@ class Backfill(StoppableLoop):
                 self._active = True
                 start = self._start
             try:
-                one_pass = self._one_pass if self._find_below is None else self._one_pass_down
-                clean = one_pass(start) and start == 0
+                clean = self._one_pass(start) and start == 0
                 if clean and self._on_clean_pass is not None:
                     self._on_clean_pass()
             except RememError as exc:  # the store or the model cannot be reached: back off
@@ -249,10 +248,12 @@ class Backfill(StoppableLoop):
             log.debug("backfill check failed: %s", exc)
             return False
 
-    def _one_pass(self, after: int) -> bool:
-        """Scan from rowid ``after`` on, handing pending records to the queue as room
-        appears. True when the pass reached the end of the store having found nothing."""
-        assert self._find is not None  # (without ``find_below``)
+    def _one_pass(self, start: int) -> bool:
+        """Scan for pending records, handing them to the queue as room appears: from rowid
+        ``start`` up, or, given ``find_below``, newest first from the top of the store down
+        to ``start``. True when the pass reached its end having found nothing."""
+        down = self._find_below is not None
+        cursor: int | None = None if down else start  # below it (down) or after it (up)
         found_any = False
         while not self._stopped:
             room = self.queue.wait_for_room(timeout=1.0)
@@ -261,49 +262,32 @@ class Backfill(StoppableLoop):
                     return False
                 continue
             seen_at = time.monotonic()  # records done after this are not handed over again
-            rowids, last = self._find(after, self.chunk if room is None else min(room, self.chunk))
+            rowids, last = self._page(
+                start, cursor, self.chunk if room is None else min(room, self.chunk)
+            )
             if last is None:
-                return not found_any  # the end of the store: this pass is complete
+                return not found_any  # the end of this pass's range: the pass is complete
             found_any = found_any or bool(rowids)
             accepted, consumed = self.queue.offer(rowids, seen_at=seen_at)
             with self._cond:
                 self.fed += accepted
             if consumed == len(rowids):
-                after = last
-            elif consumed:  # the queue filled up meanwhile: go on after the last one taken
-                after = rowids[consumed - 1]
+                cursor = last
+            elif consumed:  # the queue filled up meanwhile: go on past the last one taken
+                cursor = rowids[consumed - 1]
             if self.backing_off:
-                self.wake([after + 1])  # the rest of this pass, after the back-off
+                # after the back-off: the rest of an upward pass; a downward one from the top
+                self.wake([start + 1 if down or cursor is None else cursor + 1])
                 return False
         return False
 
-    def _one_pass_down(self, floor: int) -> bool:
-        """``_one_pass`` newest first: from the top of the store down to rowid ``floor``."""
-        assert self._find_below is not None
-        found_any, below = False, None
-        while not self._stopped:
-            room = self.queue.wait_for_room(timeout=1.0)
-            if room == 0:
-                if self._stopped or self.backing_off:
-                    return False
-                continue
-            seen_at = time.monotonic()
-            limit = self.chunk if room is None else min(room, self.chunk)
-            rowids, last = self._find_below(floor, below, limit)
-            if last is None:
-                return not found_any  # down to the floor: this pass is complete
-            found_any = found_any or bool(rowids)
-            accepted, consumed = self.queue.offer(rowids, seen_at=seen_at)
-            with self._cond:
-                self.fed += accepted
-            if consumed == len(rowids):
-                below = last
-            elif consumed:  # the queue filled up meanwhile: go on below the last one taken
-                below = rowids[consumed - 1]
-            if self.backing_off:
-                self.wake([floor + 1])  # this pass again (from the top), after the back-off
-                return False
-        return False
+    def _page(self, start: int, cursor: int | None, limit: int) -> tuple[list[int], int | None]:
+        """The next page of pending rowids past ``cursor``, and the last rowid it read (None:
+        nothing left in the pass's range)."""
+        if self._find_below is not None:
+            return self._find_below(start, cursor, limit)
+        assert self._find is not None and cursor is not None
+        return self._find(cursor, limit)
 
 
 def wait_settled(
