@@ -50,16 +50,24 @@ def figures(rows: list[dict], name: str, top: int) -> dict:
     }
 
 
+def answer_counts(sub: list) -> dict | None:
+    """A dataset's entry with its answerable and unanswerable counts, or None when it lacks
+    either (no AUC to take)."""
+    n_ans = sum(r["kind"] == "ans" for r in sub)
+    n_unans = sum(r["kind"] == "unans" for r in sub)
+    if not n_ans or not n_unans:
+        return None
+    return {"n_answerable": n_ans, "n_unanswerable": n_unans}
+
+
 def main() -> None:
     args = rows_and_out()
     rows = read_rows(args.rows)
     report: dict = {"what": __doc__.split("\n\n")[0].replace("\n", " "), "datasets": {}}
     for name, sub in groups(rows).items():
-        n_ans = sum(r["kind"] == "ans" for r in sub)
-        n_unans = sum(r["kind"] == "unans" for r in sub)
-        if not n_ans or not n_unans:
+        entry = answer_counts(sub)
+        if entry is None:
             continue
-        entry: dict = {"n_answerable": n_ans, "n_unanswerable": n_unans}
         for top in TOPS:
             entry[f"top{top}"] = {i: figures(sub, i, top) for i in INPUTS}
         report["datasets"][name] = entry

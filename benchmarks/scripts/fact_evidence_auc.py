@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from attribute_auc import figures
+from attribute_auc import answer_counts, figures
 from suite_cli import read_rows, rows_and_out
 
 from remem.facts.question import asked_attributes
@@ -67,11 +67,9 @@ def main() -> None:
     fitted = json.loads(MODEL_FILE.read_text("utf-8"))["fit"]
     report: dict = {"what": __doc__.split("\n\n")[0].replace("\n", " "), "datasets": {}}
     for name, sub in groups(rows).items():
-        n_ans = sum(r["kind"] == "ans" for r in sub)
-        n_unans = sum(r["kind"] == "unans" for r in sub)
-        if not n_ans or not n_unans:
+        entry = answer_counts(sub)
+        if entry is None:
             continue
-        entry: dict = {"n_answerable": n_ans, "n_unanswerable": n_unans}
         entry["top10"] = {i: figures(sub, i, 10) for i in INPUTS}
         entry["ceiling"] = ceiling([r for r in sub if r["kind"] != "probe"], fitted)
         report["datasets"][name] = entry
