@@ -78,12 +78,13 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     )
     base = ctx.found.baseline
     indexed = ctx.readers.indexed_tokens([c.rowid for c in cands])
-    cosines = _vector_cosines(cands, ctx)
-    for rowid, witnessed in _witnessed_cosines(cands, ctx).items():
-        cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
     cfg = ctx.request.config.search
+    # what the vector channel embedded (a chat's budget asks the store: worked out once here)
     query = embedded_query(ctx.request.query, cfg.query_embed_tokens, chat_budget(ctx))
     script = script_of(query)
+    cosines = _vector_cosines(cands, ctx)
+    for rowid, witnessed in _witnessed_cosines(cands, ctx, query).items():
+        cosines[rowid] = max(witnessed, cosines.get(rowid, witnessed))
     with_latent = calibration_for(ctx.found.model_id, LATENT_CALIBRATIONS)
     found = (
         _latent_cosines(cands, ctx, cosines, query, script)
@@ -317,16 +318,15 @@ def _holds_translation(c: Candidate, ctx: StageContext, indexed: dict[int, list[
     return any(t in present for t in ctx.understood.translated_weights if ties(t))
 
 
-def _witnessed_cosines(cands: list[Candidate], ctx: StageContext) -> dict[int, float]:
+def _witnessed_cosines(cands: list[Candidate], ctx: StageContext, query: str) -> dict[int, float]:
     """The cross-script witness's cosines (on the main model's scale) of the best
-    ``search.witness_top`` candidates written in another script than the question."""
+    ``search.witness_top`` candidates written in another script than ``query`` (what the
+    vector channel embedded)."""
     cfg = ctx.request.config.search
     if not cfg.cross_script_witness or ctx.readers.witness is None or ctx.found.baseline is None:
         return {}
     if ctx.found.query_vector is None or not ctx.readers.witness.applies(ctx.found.model_id):
         return {}
-    # what the vector channel embedded: a long chat turn's last few dozen tokens
-    query = embedded_query(ctx.request.query, cfg.query_embed_tokens, chat_budget(ctx))
     script = script_of(query)
     best = sorted(cands, key=lambda c: (-c.score, c.rowid))[: cfg.witness_top]
     other = [c for c in best if c.record is not None and crosses(script, c.record.text)]
