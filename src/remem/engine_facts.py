@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import TYPE_CHECKING
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING, Any
 
 from remem import arguments
 from remem.errors import ValidationError
 from remem.facts import corrections
 from remem.facts.model import name_subject
-from remem.facts.query import fold_name, subject_keys
+from remem.facts.query import fact_view, fold_name, subject_keys
 from remem.facts.service import FactService, Progress, RebuildSummary
 from remem.facts.visible import fact_guard, visible_facts
 from remem.store.queries import FactQuery
@@ -40,10 +40,18 @@ class FactCorrection:
     duplicate_of: Record | None = None  # the same correction was already current
 
     def to_dict(self) -> dict[str, object]:
+        return self._with_facts([f.to_dict() for f in self.facts])
+
+    def view(self, zone: tzinfo) -> dict[str, Any]:
+        """As every surface shows it (the CLI's --json, REST): each fact as ``fact_view``
+        gives it, with its dates on the calendar ``zone``."""
+        return self._with_facts([fact_view(f, zone) for f in self.facts])
+
+    def _with_facts(self, facts: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "memory": None if self.memory is None else self.memory.to_dict(),
             "duplicate_of": None if self.duplicate_of is None else self.duplicate_of.id,
-            "facts": [f.to_dict() for f in self.facts],
+            "facts": facts,
         }
 
 

@@ -95,6 +95,14 @@ NoEmbedOption = Annotated[
     bool, typer.Option("--no-embed", help="store now, embed later with `remem embed`")
 ]
 ScopeOption = Annotated[str | None, typer.Option("--scope", help="narrow to one scope")]
+# The record filters of search, list, export and stats, and other options several commands share
+KindFilter = Annotated[str | None, typer.Option(help="message or memory")]
+ScopeFilter = Annotated[str | None, typer.Option(help="only this scope")]
+SessionFilter = Annotated[str | None, typer.Option(help="only this session")]
+RoleFilter = Annotated[str | None, typer.Option(help="only this role")]
+RecordIdArgument = Annotated[str, typer.Argument(help="record id (or a unique prefix, 8+ chars)")]
+DryRunOption = Annotated[bool, typer.Option("--dry-run", help="only count")]
+BatchSizeOption = Annotated[int | None, typer.Option(help="texts per embedding call")]
 
 
 @dataclass(frozen=True)

@@ -165,14 +165,13 @@ def facts_correct(
             scope=scope,
             **_identity(caller),
         )
-        views = _views(mem, done.facts)
-    memory = None if done.memory is None else done.memory.to_dict()
+        view = done.view(mem.config.calendar.zone())
     if as_json:
-        dup = None if done.duplicate_of is None else done.duplicate_of.id
-        emit_json({"memory": memory, "duplicate_of": dup, "facts": views})
+        emit_json(view)
         return
-    if memory is None:
+    if done.memory is None:
         out.print("the same correction is already current; nothing stored")
     else:
-        out.print(f"stored correction {memory['id']} (undo: remem memory undo {memory['id']})")
-    _print_facts(views)
+        memory_id = done.memory.id
+        out.print(f"stored correction {memory_id} (undo: remem memory undo {memory_id})")
+    _print_facts(view["facts"])

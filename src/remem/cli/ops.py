@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from remem.cli.common import (
+    BatchSizeOption,
+    DryRunOption,
     JsonOption,
+    ScopeFilter,
     building_index,
     counting,
     emit_json,
@@ -38,7 +41,7 @@ config_app = typer.Typer(help="Show or check configuration.", no_args_is_help=Tr
 @app.command()
 def clear(
     target: Annotated[str, typer.Option("-t", "--target", help="vector, context or all")],
-    scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
+    scope: ScopeFilter = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -205,8 +208,8 @@ def _model_line(embedder: dict[str, Any]) -> str:
 
 @app.command()
 def embed(
-    batch_size: Annotated[int | None, typer.Option(help="texts per embedding call")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="only count")] = False,
+    batch_size: BatchSizeOption = None,
+    dry_run: DryRunOption = False,
     force: Annotated[bool, typer.Option("--force", help="re-embed every record")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -336,7 +339,7 @@ def reembed(
     drop_old: Annotated[
         bool, typer.Option("--drop-old", help="when complete, delete other models' vectors")
     ] = False,
-    batch_size: Annotated[int | None, typer.Option(help="texts per embedding call")] = None,
+    batch_size: BatchSizeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Switch embedding model online: new vectors are written beside the old ones while

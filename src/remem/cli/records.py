@@ -11,8 +11,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from remem.cli.common import (
+    DryRunOption,
     JsonOption,
+    KindFilter,
     NoEmbedOption,
+    RecordIdArgument,
+    RoleFilter,
+    ScopeFilter,
+    SessionFilter,
     add_time_column,
     counting,
     emit_json,
@@ -158,10 +164,10 @@ def ingest(
 def search(
     query: Annotated[str, typer.Argument(help="what to look for; - reads it from stdin")],
     k: Annotated[int, typer.Option("-k", "--k", help="number of hits")] = 10,
-    kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
-    scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
-    session: Annotated[str | None, typer.Option(help="only this session")] = None,
-    role: Annotated[str | None, typer.Option(help="only this role")] = None,
+    kind: KindFilter = None,
+    scope: ScopeFilter = None,
+    session: SessionFilter = None,
+    role: RoleFilter = None,
     since: Annotated[str | None, typer.Option(help="created at or after (ISO date)")] = None,
     until: Annotated[str | None, typer.Option(help="created at or before (ISO date)")] = None,
     now: Annotated[str | None, typer.Option(help="evaluate as of this time")] = None,
@@ -235,10 +241,10 @@ def _print_dropped(dropped: list[dict[str, Any]]) -> None:
 # ---------------------------------------------------------------------- list / get / delete
 @app.command("list")
 def list_(
-    kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
-    scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
-    session: Annotated[str | None, typer.Option(help="only this session")] = None,
-    role: Annotated[str | None, typer.Option(help="only this role")] = None,
+    kind: KindFilter = None,
+    scope: ScopeFilter = None,
+    session: SessionFilter = None,
+    role: RoleFilter = None,
     category: Annotated[str | None, typer.Option(help="only this category")] = None,
     limit: Annotated[int, typer.Option(help="at most this many (0 = all)")] = 20,
     offset: Annotated[int, typer.Option(help="skip this many")] = 0,
@@ -294,7 +300,7 @@ def _resolve_id(mem: Memory, record_id: str) -> str:
 
 @app.command()
 def get(
-    record_id: Annotated[str, typer.Argument(help="record id (or a unique prefix, 8+ chars)")],
+    record_id: RecordIdArgument,
     as_json: JsonOption = False,
 ) -> None:
     """Show one record."""
@@ -316,7 +322,7 @@ def get(
 
 @app.command()
 def delete(
-    record_id: Annotated[str, typer.Argument(help="record id (or a unique prefix, 8+ chars)")],
+    record_id: RecordIdArgument,
     as_json: JsonOption = False,
 ) -> None:
     """Delete one record (its vectors and index entries go with it)."""
@@ -334,9 +340,9 @@ def delete_bulk(
     scope: Annotated[str | None, typer.Option(help="records of this scope")] = None,
     before: Annotated[str | None, typer.Option(help="created before this date")] = None,
     category: Annotated[str | None, typer.Option(help="of this category")] = None,
-    kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
+    kind: KindFilter = None,
     session: Annotated[str | None, typer.Option(help="of this session")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="only count")] = False,
+    dry_run: DryRunOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Delete every record matching the filters (at least one is required)."""

@@ -12,6 +12,8 @@ import typer
 
 from remem.cli.common import (
     JsonOption,
+    KindFilter,
+    ScopeFilter,
     building_index,
     counting,
     emit_json,
@@ -110,8 +112,8 @@ def export_(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="file to write (default: stdout)")
     ] = None,
-    scope: Annotated[str | None, typer.Option(help="only this scope")] = None,
-    kind: Annotated[str | None, typer.Option(help="message or memory")] = None,
+    scope: ScopeFilter = None,
+    kind: KindFilter = None,
     with_vectors: Annotated[
         bool,
         typer.Option(

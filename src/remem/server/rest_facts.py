@@ -113,12 +113,7 @@ def fact_routes(r: Requests) -> APIRouter:
             scope=body.scope,
             **identity(c, body.session, body.user),
         )
-        zone = mem.config.calendar.zone()
-        return {
-            "memory": None if out.memory is None else out.memory.to_dict(),
-            "duplicate_of": None if out.duplicate_of is None else out.duplicate_of.id,
-            "facts": [fact_view(f, zone) for f in out.facts],
-        }
+        return out.view(mem.config.calendar.zone())
 
     return api
 
