@@ -168,25 +168,30 @@ def _cross_script(c: Candidate, ev: HitEvidence) -> float:
 def _answer_type(c: Candidate, ev: HitEvidence) -> float | None:
     """Evidence that the hit or its neighbours carry an answer of the asked type (the
     answer-type module, when it is installed; None otherwise or for an unknown type)."""
-    if c.rowid in ev.answer_types:
-        return ev.answer_types[c.rowid]
-    if ev.answer_type is None or c.record is None:
-        return None
-    texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
-    ev.answer_types[c.rowid] = found = ev.answer_type(ev.ctx.request.query, texts)
-    return found
+    return _read_once(c, ev, ev.answer_type, ev.answer_types)
 
 
 def _attribute(c: Candidate, ev: HitEvidence) -> float | None:
     """Evidence that the hit or its neighbours state the attribute the question asks for (its
     head word or family: "password", "宠物"/"养"), not only a span of its type; None when the
     question asks for no attribute ``answer_types.attributes`` knows."""
-    if c.rowid in ev.attributes:
-        return ev.attributes[c.rowid]
-    if ev.attribute is None or c.record is None:
+    return _read_once(c, ev, ev.attribute, ev.attributes)
+
+
+def _read_once(
+    c: Candidate,
+    ev: HitEvidence,
+    judge: Callable[[str, list[str]], float | None] | None,
+    read: dict[int, float | None],
+) -> float | None:
+    """``judge``'s evidence for the question in the hit's and its neighbours' texts, kept in
+    ``read`` (two features use each); None without a judge or a record."""
+    if c.rowid in read:
+        return read[c.rowid]
+    if judge is None or c.record is None:
         return None
     texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
-    ev.attributes[c.rowid] = found = ev.attribute(ev.ctx.request.query, texts)
+    read[c.rowid] = found = judge(ev.ctx.request.query, texts)
     return found
 
 
