@@ -60,6 +60,7 @@ NEIGHBOUR_TOP = 10
 SCORED_PER_K = 3
 # a channel rank a hit does not have counts as this (the pool is rarely larger)
 NO_RANK = 200
+TextReader = Callable[[str, list[str]], float | None]  # (question, texts) -> evidence or None
 
 
 @dataclass
@@ -73,8 +74,8 @@ class HitEvidence:
     rank: dict[int, int]  # rowid -> 1-based rank by the pipeline's score so far
     near_tokens: dict[int, set[str]]  # rowid -> tokens of the hit and its neighbours
     near_texts: dict[int, list[str]]  # rowid -> the hit's text and its neighbours'
-    answer_type: Callable[[str, list[str]], float | None] | None = None
-    attribute: Callable[[str, list[str]], float | None] | None = None
+    answer_type: TextReader | None = None
+    attribute: TextReader | None = None
     own_tokens: dict[int, list[str]] = field(default_factory=dict)
     # rowid -> the answer-type evidence of the best hits (read once: two features use it)
     answer_types: dict[int, float | None] = field(default_factory=dict)
@@ -179,13 +180,9 @@ def _attribute(c: Candidate, ev: HitEvidence) -> float | None:
 
 
 def _read_once(
-    c: Candidate,
-    ev: HitEvidence,
-    judge: Callable[[str, list[str]], float | None] | None,
-    read: dict[int, float | None],
+    c: Candidate, ev: HitEvidence, judge: TextReader | None, read: dict[int, float | None]
 ) -> float | None:
-    """``judge``'s evidence for the question in the hit's and its neighbours' texts, kept in
-    ``read`` (two features use each); None without a judge or a record."""
+    """``judge``'s evidence in the hit's and its neighbours' texts, kept in ``read``."""
     if c.rowid in read:
         return read[c.rowid]
     if judge is None or c.record is None:
