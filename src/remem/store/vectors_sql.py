@@ -1,6 +1,6 @@
 """Vectors in both SQL backends, written once over their ``SQLDialect`` (issue 42): which
-records lack a model's vector, marking records indexed, and the vectors written before
-models were recorded (model_id ''). How vectors are stored (float32 BLOBs / pgvector), written,
+records lack a model's vector, marking records indexed, clearing vectors, and the vectors
+written before models were recorded (model_id ''). How vectors are stored (float32 BLOBs / pgvector), written,
 counted and read into an index stays each backend's own."""
 
 from __future__ import annotations
