@@ -310,6 +310,17 @@ class Filters:
     include_superseded: bool | None = None
     ids: list[str] | None = None
 
+    def listed_columns(self) -> list[tuple[str, list[str]]]:
+        """(record column, the values it must be among) for each list filter that is set:
+        kind, scope, session, role. Every backend and index reads the filters' lists here."""
+        lists = (
+            ("kind", self.kinds),
+            ("scope", self.scopes),
+            ("session", self.sessions),
+            ("role", self.roles),
+        )
+        return [(column, values) for column, values in lists if values is not None]
+
     def is_empty(self) -> bool:
         return (
             not self.kinds

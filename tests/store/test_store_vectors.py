@@ -3,6 +3,8 @@ index reads to catch up (``load_vectors``, ``index_delta``)."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from conformance import fields, insert
@@ -75,6 +77,18 @@ def test_clear_vectors_by_filter_and_model(store):
     assert store.clear_vectors() == 4  # every model, every record
     assert store.vector_stats() == []
     assert store.clear_vectors() == 0
+
+
+def test_clear_vectors_leaves_the_text_date_so_other_models_vectors_stay_fresh(store, monkeypatch):
+    # updated_at dates the text; a vector made before it is stale (``stale_vectors``).
+    # Dropping one model's vector a minute later changes no text: the other model's stays fresh.
+    (rowid,) = insert(store, fields(1))
+    for model in ("m1", "m2"):
+        store.put_vectors(VectorWrite(model, "p", model, [(rowid, vec(1, 0))]))
+    later = time.time() + 60
+    monkeypatch.setattr(time, "time", lambda: later)
+    assert store.clear_vectors(model_id="m1") == 1
+    assert store.stale_vectors("m2") == []
 
 
 def test_stand_in_vectors_of_indexed_records_are_dropped_and_statuses_kept(store):

@@ -131,10 +131,7 @@ class FilterColumns:
         mask = np.ones(n, dtype=bool)
         platform = filters.platform
         for column, values in (
-            ("kind", filters.kinds),
-            ("scope", filters.scopes),
-            ("session", filters.sessions),
-            ("role", filters.roles),
+            *filters.listed_columns(),
             (
                 "platform",
                 [platform] if platform is not None and not filters.platform_by_session else None,

@@ -60,6 +60,7 @@ NEIGHBOUR_TOP = 10
 SCORED_PER_K = 3
 # a channel rank a hit does not have counts as this (the pool is rarely larger)
 NO_RANK = 200
+TextReader = Callable[[str, list[str]], float | None]  # (question, texts) -> evidence or None
 
 
 @dataclass
@@ -73,8 +74,8 @@ class HitEvidence:
     rank: dict[int, int]  # rowid -> 1-based rank by the pipeline's score so far
     near_tokens: dict[int, set[str]]  # rowid -> tokens of the hit and its neighbours
     near_texts: dict[int, list[str]]  # rowid -> the hit's text and its neighbours'
-    answer_type: Callable[[str, list[str]], float | None] | None = None
-    attribute: Callable[[str, list[str]], float | None] | None = None
+    answer_type: TextReader | None = None
+    attribute: TextReader | None = None
     own_tokens: dict[int, list[str]] = field(default_factory=dict)
     # rowid -> the answer-type evidence of the best hits (read once: two features use it)
     answer_types: dict[int, float | None] = field(default_factory=dict)
@@ -168,25 +169,26 @@ def _cross_script(c: Candidate, ev: HitEvidence) -> float:
 def _answer_type(c: Candidate, ev: HitEvidence) -> float | None:
     """Evidence that the hit or its neighbours carry an answer of the asked type (the
     answer-type module, when it is installed; None otherwise or for an unknown type)."""
-    if c.rowid in ev.answer_types:
-        return ev.answer_types[c.rowid]
-    if ev.answer_type is None or c.record is None:
-        return None
-    texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
-    ev.answer_types[c.rowid] = found = ev.answer_type(ev.ctx.request.query, texts)
-    return found
+    return _read_once(c, ev, ev.answer_type, ev.answer_types)
 
 
 def _attribute(c: Candidate, ev: HitEvidence) -> float | None:
     """Evidence that the hit or its neighbours state the attribute the question asks for (its
     head word or family: "password", "宠物"/"养"), not only a span of its type; None when the
     question asks for no attribute ``answer_types.attributes`` knows."""
-    if c.rowid in ev.attributes:
-        return ev.attributes[c.rowid]
-    if ev.attribute is None or c.record is None:
+    return _read_once(c, ev, ev.attribute, ev.attributes)
+
+
+def _read_once(
+    c: Candidate, ev: HitEvidence, judge: TextReader | None, read: dict[int, float | None]
+) -> float | None:
+    """``judge``'s evidence in the hit's and its neighbours' texts, kept in ``read``."""
+    if c.rowid in read:
+        return read[c.rowid]
+    if judge is None or c.record is None:
         return None
     texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
-    ev.attributes[c.rowid] = found = ev.attribute(ev.ctx.request.query, texts)
+    read[c.rowid] = found = judge(ev.ctx.request.query, texts)
     return found
 
 

@@ -32,14 +32,8 @@ def filters_where(
         params.extend(bound)
         return sql
 
-    for column, values in (
-        ("kind", filters.kinds),
-        ("scope", filters.scopes),
-        ("session", filters.sessions),
-        ("role", filters.roles),
-    ):
-        if values is not None:
-            parts.append(member(column, values))
+    for column, values in filters.listed_columns():
+        parts.append(member(column, values))
     if filters.exclude_roles:
         parts.append(
             f"({alias}.role IS NULL OR {member('role', filters.exclude_roles, negate=True)})"

@@ -1,6 +1,6 @@
 """Vectors in both SQL backends, written once over their ``SQLDialect`` (issue 42): which
-records lack a model's vector, marking records indexed, and the vectors written before
-models were recorded (model_id ''). How vectors are stored (float32 BLOBs / pgvector), written,
+records lack a model's vector, marking records indexed, clearing vectors, and the vectors
+written before models were recorded (model_id ''). How vectors are stored (float32 BLOBs / pgvector), written,
 counted and read into an index stays each backend's own."""
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 
 from remem.store.base import IndexMetaRow, StoredVector, VectorRows
+from remem.store.filter_sql import filters_where
 from remem.store.queries import Backlog
 from remem.store.rows import INDEX_META_FIELDS
 from remem.store.sql_base import SQLConnection, counter
-from remem.types import Record
+from remem.types import Filters, Record
 
 INSERT_VECTOR = (  # with "?" marks (``SQLDialect.sql``)
     "INSERT INTO vectors (record_rowid, model_id, provider, model, dim, vec, created_at) "
@@ -58,6 +59,38 @@ class SQLVectors(SQLConnection):
             for r in rows:
                 out.setdefault(int(r[0]), []).append((r[1], r[2], r[3], self._vector_bytes(r[4])))
         return out
+
+    def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int:
+        """Delete vectors (of one model, or all) of the records passing the filters; those
+        records become pending again. Returns how many vectors were deleted."""
+        d = self._sql
+        where, params = filters_where(filters, d)
+        model_sql, model_args = (" AND v.model_id = ?", [model_id]) if model_id else ("", [])
+        with self.write() as c:
+            rowids = [
+                int(r[0])
+                for r in c.execute(
+                    d.sql(
+                        "SELECT v.record_rowid FROM vectors v JOIN records r "
+                        f"ON r.rowid = v.record_rowid WHERE 1=1{model_sql}"
+                    )
+                    + where,
+                    [*model_args, *params],
+                )
+            ]
+            for chunk in d.chunks(rowids):
+                member, bound = d.member("record_rowid", chunk, array="bigint")
+                c.execute(
+                    f"DELETE FROM vectors WHERE {member}" + d.sql(model_sql.replace("v.", "")),
+                    [*bound, *model_args],
+                )
+                # updated_at stays: it dates the text, and dropping a vector changes no text
+                # (``stale_vectors`` compares the two)
+                member, bound = d.member("rowid", chunk, array="bigint")
+                c.execute(f"UPDATE records SET index_status = 'pending' WHERE {member}", bound)
+            if rowids:
+                self._bump_deletes(c)
+        return len(rowids)
 
     def drop_vectors_of_indexed(self, model_id: str) -> int:
         """Delete this model's vectors of indexed records; their status stays."""

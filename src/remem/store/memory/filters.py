@@ -34,16 +34,9 @@ def _platform(filters: Filters, sessions_with_platform: Callable[[str], set[str]
 def _checks(
     filters: Filters, now: float | None, sessions_with_platform: Callable[[str], set[str]]
 ) -> list[Check]:
-    checks: list[Check] = []
-    for column, allowed in (
-        ("kind", filters.kinds),
-        ("scope", filters.scopes),
-        ("session", filters.sessions),
-        ("role", filters.roles),
-        ("id", filters.ids),
-    ):
-        if allowed is not None:
-            checks.append(_among(column, allowed))
+    checks = [_among(column, allowed) for column, allowed in filters.listed_columns()]
+    if filters.ids is not None:
+        checks.append(_among("id", filters.ids))
     if filters.exclude_roles:
         excluded = set(filters.exclude_roles)  # records without a role are kept
         checks.append(lambda row: row["role"] is None or row["role"] not in excluded)

@@ -11,12 +11,10 @@ import psycopg
 from pgvector import Vector
 
 from remem.store.base import VectorRows
-from remem.store.postgres.filters import filters_sql
 from remem.store.postgres.records import RecordsMixin
 from remem.store.queries import VectorWrite
 from remem.store.sql_dialect import POSTGRES
 from remem.store.vectors_sql import INSERT_VECTOR, SQLVectors
-from remem.types import Filters
 
 
 def as_array(value: Any) -> np.ndarray:
@@ -70,27 +68,6 @@ class VectorsMixin(SQLVectors, RecordsMixin):
                 (model_id, rowids),
             )
         return len(rowids)
-
-    def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int:
-        """Delete vectors (of one model, or all) of the records passing the filters; those
-        records become pending again. Returns how many vectors were deleted."""
-        where, params = filters_sql(filters)
-        model_sql = " AND v.model_id = %s" if model_id else ""
-        model_args = [model_id] if model_id else []
-        with self.write() as c:
-            gone = c.execute(
-                "DELETE FROM vectors v USING records r WHERE r.rowid = v.record_rowid"
-                f"{model_sql}{where} RETURNING v.record_rowid",
-                [*model_args, *params],
-            ).fetchall()
-            if gone:
-                c.execute(
-                    "UPDATE records SET index_status = 'pending', updated_at = %s "
-                    "WHERE rowid = ANY(%s::bigint[])",
-                    (time.time(), sorted({int(r[0]) for r in gone})),
-                )
-                self._bump_deletes(c)
-        return len(gone)
 
     def vector_stats(self) -> list[tuple[str, int, int]]:
         """(model_id, dim, count) for every model that has vectors, most vectors first."""

@@ -10,12 +10,9 @@ import numpy as np
 
 from remem.store.base import VectorRows, VectorState
 from remem.store.queries import VectorRead, VectorWrite
-from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite import vector_reads
 from remem.store.sqlite.connection import SQLiteConnection
-from remem.store.sqlite.filters import filters_sql, in_marks
 from remem.store.vectors_sql import INSERT_VECTOR, SQLVectors
-from remem.types import Filters
 
 
 class VectorsMixin(SQLVectors, SQLiteConnection):
@@ -43,38 +40,6 @@ class VectorsMixin(SQLVectors, SQLiteConnection):
                 written.append(rowid)
             self._stamp_vectored(c, written, rev, now, mark_indexed)
         return len(written)
-
-    def clear_vectors(self, filters: Filters | None = None, model_id: str | None = None) -> int:
-        """Delete vectors (of one model, or all) of the records passing the filters; those
-        records become pending again. Returns how many vectors were deleted."""
-        where, params = filters_sql(filters)
-        model_sql = " AND v.model_id = ?" if model_id else ""
-        model_args = [model_id] if model_id else []
-        with self.write() as c:
-            rowids = [
-                r[0]
-                for r in c.execute(
-                    "SELECT v.record_rowid FROM vectors v JOIN records r "
-                    f"ON r.rowid = v.record_rowid WHERE 1=1{model_sql}{where}",
-                    [*model_args, *params],
-                )
-            ]
-            for chunk in SQLITE.chunks(rowids):
-                marks = in_marks(chunk)
-                c.execute(
-                    f"DELETE FROM vectors WHERE record_rowid IN ({marks})"
-                    + model_sql.replace("v.", ""),
-                    [*chunk, *model_args],
-                )
-                # updated_at stays: it dates the text, and dropping a vector changes no text
-                # (doctor's stale check compares the two)
-                c.execute(
-                    f"UPDATE records SET index_status = 'pending' WHERE rowid IN ({marks})",
-                    chunk,
-                )
-            if rowids:
-                self._bump_deletes(c)
-        return len(rowids)
 
     def vector_stats(self) -> list[tuple[str, int, int]]:
         """(model_id, dim, count) for every model that has vectors, most vectors first. Read
