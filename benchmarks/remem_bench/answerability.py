@@ -95,10 +95,12 @@ def fit_two_part(
     l2: float = 1.0,
     monotone: bool = False,
     per_question: bool = False,
+    question_inputs: Sequence[str] = QUESTION_INPUTS,
 ) -> dict[str, Any]:
     """The score as two parts (``AnswerabilityModel``): the question's, fitted on every
     question with hits (positive: an answerable question whose answer is among its hits) over
-    ``QUESTION_INPUTS``; the hit's, fitted on the questions whose answer is among their hits
+    ``question_inputs`` (all of ``QUESTION_INPUTS``); the hit's, fitted on the questions whose
+    answer is among their hits
     (positive: the answer) over ``features`` but the per-search constants.
 
     ``monotone`` calibrates the product by ``isotonic`` on every hit (is it an answer);
@@ -113,7 +115,7 @@ def fit_two_part(
         }
         for r in asked
     ]
-    question, _, _ = _logistic_fit(questions, list(QUESTION_INPUTS), l2)
+    question, _, _ = _logistic_fit(questions, list(question_inputs), l2)
     found = [r for r in asked if _answer_found(r)]
     fitted, _, _ = _logistic_fit(found, [f for f in features if f not in QUESTION_ONLY], l2)
     fitted["question"] = question
