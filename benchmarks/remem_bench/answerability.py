@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from remem.search.answerability import (
-    QUESTION_FEATURES,
+    QUESTION_INPUTS,
     QUESTION_ONLY,
     AnswerabilityModel,
     question_row,
@@ -90,12 +90,23 @@ def fit(
 
 
 def fit_two_part(
-    rows: Sequence[Row], features: Sequence[str], l2: float = 1.0, monotone: bool = False
+    rows: Sequence[Row],
+    features: Sequence[str],
+    l2: float = 1.0,
+    monotone: bool = False,
+    per_question: bool = False,
+    question_inputs: Sequence[str] = QUESTION_INPUTS,
 ) -> dict[str, Any]:
     """The score as two parts (``AnswerabilityModel``): the question's, fitted on every
     question with hits (positive: an answerable question whose answer is among its hits) over
-    ``QUESTION_FEATURES``; the hit's, fitted on the questions whose answer is among their hits
-    (positive: the answer) over ``features`` but the per-search constants."""
+    ``question_inputs`` (all of ``QUESTION_INPUTS``); the hit's, fitted on the questions whose
+    answer is among their hits
+    (positive: the answer) over ``features`` but the per-search constants.
+
+    ``monotone`` calibrates the product by ``isotonic`` on every hit (is it an answer);
+    ``per_question`` on each question's best hit instead (is an answer among its hits: what
+    "a near miss's best hit scores under 0.5, an answer 0.5 or more" reads), a monotone map
+    that moves no order, only where a share of the scores falls."""
     asked = [r for r in rows if r["hits"]]
     questions = [
         {
@@ -104,13 +115,19 @@ def fit_two_part(
         }
         for r in asked
     ]
-    question, _, _ = _logistic_fit(questions, list(QUESTION_FEATURES), l2)
+    question, _, _ = _logistic_fit(questions, list(question_inputs), l2)
     found = [r for r in asked if _answer_found(r)]
     fitted, _, _ = _logistic_fit(found, [f for f in features if f not in QUESTION_ONLY], l2)
     fitted["question"] = question
     fitted["questions"] = len(asked)
-    if monotone:
-        model = AnswerabilityModel.from_dict({"fit": fitted})  # not cached: it changes here
+    model = AnswerabilityModel.from_dict({"fit": fitted})  # not cached: it changes here
+    if per_question:
+        best = [
+            max(model.probability(h["features"], _question(r)) for h in r["hits"]) for r in asked
+        ]
+        fitted["calibration"] = isotonic(best, [float(_answer_found(r)) for r in asked])
+        fitted["calibrated_on"] = "the best hit of each question: an answer among its hits"
+    elif monotone:
         raw = [model.probability(h["features"], _question(r)) for r in asked for h in r["hits"]]
         gold = [float(r["kind"] == "ans" and h["gold"]) for r in asked for h in r["hits"]]
         fitted["calibration"] = isotonic(raw, gold)
@@ -327,3 +344,84 @@ def _dataset_figures(
 
 def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 4)
+
+
+TRADEOFF_GRID = tuple(round(i / 100, 2) for i in range(0, 31))
+
+
+def tradeoff(
+    rows: Sequence[Row], fitted: dict[str, Any], search_t: float, most_emptied: float = 0.03
+) -> dict[str, Any]:
+    """Per group of rows (``groups``): auto-recall's whole trade-off, false injection against
+    answerable questions emptied, for every recall threshold of ``TRADEOFF_GRID`` (the search
+    gate at ``search_t``), and the operating point the target allows: the highest threshold
+    (of every distinct best-hit score) that empties at most ``most_emptied`` of the answerable
+    questions, and what it injects there; with unanswerable questions, ``best_cut``."""
+    out: dict[str, Any] = {}
+    for name, sub in groups(rows).items():
+        best = [max(row_scores(fitted, r), default=0.0) for r in sub]
+        curve = OperatingCurve(sub, best, search_t)
+        entry: dict[str, Any] = {"curve": [curve.point(t) for t in TRADEOFF_GRID]}
+        if curve.kinds["ans"]:
+            within = [
+                t
+                for t in sorted({0.0, *(round(b, 4) for b in best)})
+                if (curve.point(t)["empties answerable"] or 0.0) <= most_emptied
+            ]
+            entry[f"at {most_emptied:.0%} emptied"] = curve.point(max(within)) if within else None
+        if curve.kinds["ans"] and curve.kinds["unans"]:
+            entry["both 0.5 targets, best cut"] = best_cut(sub, fitted)
+        out[name] = entry
+    return out
+
+
+class OperatingCurve:
+    """What auto-recall does on a group of rows at a recall threshold: it injects when the
+    search answers (a candidate over its floor, or the best hit at the search threshold) and
+    the best hit reaches the recall threshold."""
+
+    def __init__(self, rows: Sequence[Row], best: list[float], search_t: float) -> None:
+        self.best = best
+        self.answers = [
+            r["best_margin"] >= 0 or b >= search_t for r, b in zip(rows, best, strict=True)
+        ]
+        self.kinds = {k: [i for i, r in enumerate(rows) if r["kind"] == k] for k in KINDS}
+
+    def point(self, t: float) -> dict[str, float | None]:
+        inject = [a and b >= t for a, b in zip(self.answers, self.best, strict=True)]
+        share = {
+            k: round(sum(inject[i] == (k != "ans") for i in idx) / len(idx), 4) if idx else None
+            for k, idx in self.kinds.items()
+        }
+        return {
+            "threshold": t,
+            "injects unanswerable": share["unans"],
+            "injects probes": share["probe"],
+            "empties answerable": share["ans"],
+        }
+
+
+def best_cut(rows: Sequence[Row], fitted: dict[str, Any]) -> dict[str, float]:
+    """Whether any monotone recalibration of ``fitted`` can meet both of issue 45's shares
+    (an answer in the top 10 at 0.5 or more for 80% of answerable questions, the best hit
+    under 0.5 for 90% of unanswerable ones): the cut of the raw score that comes closest to
+    both (the highest smaller share of its target), and the two shares there. A calibration
+    only moves where 0.5 falls, so if no cut meets both, none does."""
+    answers, bests = [], []
+    for r in rows:
+        scores = row_scores(fitted, r)
+        if r["kind"] == "unans":
+            bests.append(max(scores, default=0.0))
+        elif r["kind"] == "ans" and any(h["gold"] for h in r["hits"]):
+            answers.append(max(p for p, h in zip(scores, r["hits"], strict=True) if h["gold"]))
+    found: dict[str, float] = {}
+    for cut in sorted({*answers, *bests}):
+        above = sum(a >= cut for a in answers) / len(answers) if answers else 0.0
+        below = sum(b < cut for b in bests) / len(bests)
+        if min(above / 0.8, below / 0.9) > found.get("closeness", -1.0):
+            found = {"closeness": min(above / 0.8, below / 0.9), "cut": cut}
+            found |= {"answers at or above": above, "unanswerable best below": below}
+    return {k: round(v, 4) for k, v in found.items()}
+
+
+KINDS = ("ans", "unans", "probe")

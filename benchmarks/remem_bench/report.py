@@ -28,6 +28,7 @@ SOURCES = {
     "facts": "fact-extraction.json",
     "keyword": "keyword-vs-bm25.json",
     "answerability": "answerability.json",
+    "tradeoff": "answerability-tradeoff.json",
     "currency": "currency.json",
 }
 LABELS = {
@@ -451,7 +452,7 @@ def render(runs: dict[str, Any]) -> str:
         "",
         *facts_table(runs),
         "",
-        *answerability_section(runs["answerability"]),
+        *answerability_section(runs["answerability"], runs["tradeoff"]),
         "",
         "## What is true now (the currency stage)",
         "",

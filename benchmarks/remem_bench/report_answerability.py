@@ -84,7 +84,46 @@ def reliability_table(result: dict[str, Any]) -> list[str]:
     return rows
 
 
-def section(result: dict[str, Any]) -> list[str]:
+CURVE_POINTS = (0.05, 0.1, 0.15, 0.2)
+
+
+def tradeoff_table(tradeoff: dict[str, Any], result: dict[str, Any]) -> list[str]:
+    """Auto-recall's operating point per dataset (``answerability-tradeoff.json``): the
+    highest recall threshold that empties at most 3% of the answerable questions and what it
+    injects there, the trade-off at a few thresholds, and the cut of the score closest to both
+    0.5 shares."""
+    found = tradeoff["datasets"]
+    names = [n for n in ORDER if n in found] + sorted(n for n in found if n not in ORDER)
+    names = [n for n in names if n not in ("near_miss", "near_miss_heldout")]  # no answerable
+    rows = [
+        "| dataset | threshold at 3% emptied | injects there: unanswerable / probes | "
+        + " | ".join(f"at {t:.2f}: injects / empties" for t in CURVE_POINTS)
+        + " | closest to both 0.5 shares: answers >= / near misses < |",
+        "|---|---|---|" + "---|" * (len(CURVE_POINTS) + 1),
+    ]
+    for name in names:
+        entry = found[name]
+        at3 = entry.get("at 3% emptied")
+        curve = {p["threshold"]: p for p in entry["curve"]}
+        cells = [
+            f"{_f(curve[t]['injects unanswerable'] if curve[t]['injects unanswerable'] is not None else curve[t]['injects probes'], True)}"
+            f" / {_f(curve[t]['empties answerable'], True)}"
+            for t in CURVE_POINTS
+        ]
+        cut = entry.get("both 0.5 targets, best cut")
+        rows.append(
+            f"| {_label(name, result)} "
+            f"| {'-' if at3 is None else _f(at3['threshold'])} "
+            f"| {'-' if at3 is None else _f(at3['injects unanswerable'], True)} / "
+            f"{'-' if at3 is None else _f(at3['injects probes'], True)} "
+            f"| {' | '.join(cells)} "
+            f"| {'-' if cut is None else _f(cut['answers at or above'], True)} / "
+            f"{'-' if cut is None else _f(cut['unanswerable best below'], True)} |"
+        )
+    return rows
+
+
+def section(result: dict[str, Any], tradeoff: dict[str, Any] | None = None) -> list[str]:
     t = result["thresholds"]
     return [
         "## Answerability: the score every surface shows",
@@ -93,7 +132,8 @@ def section(result: dict[str, Any]) -> list[str]:
         f"fitted on {', '.join(result['fitted_on'])}; inputs: {', '.join(result['inputs'])}): "
         "the chance that the search holds an answer at all (the question's part: answer-type "
         "evidence, whether they state the asked attribute and the asked subject's fact, subject "
-        "match and relevance of its best hits) times the chance that this hit is it (the hit's "
+        "match and relevance of its best hits, split evidence: the subject matched while no "
+        "best hit states the asked attribute) times the chance that this hit is it (the hit's "
         "part; *whose* value it states: `search/fact_evidence.py`). A search "
         "where no candidate clears its relevance floor still answers when its best hit scores "
         f"at least `search.answerability_threshold` ({t['search.answerability_threshold']}); "
@@ -114,4 +154,21 @@ def section(result: dict[str, Any]) -> list[str]:
         "has each bin's share inside the bin.",
         "",
         *reliability_table(result),
+        *([] if tradeoff is None else ["", *tradeoff_section(tradeoff, result)]),
+    ]
+
+
+def tradeoff_section(tradeoff: dict[str, Any], result: dict[str, Any]) -> list[str]:
+    return [
+        "Auto-recall's operating point (`benchmarks/scripts/answerability_tradeoff.py`, "
+        "`answerability-tradeoff.json`; shipped `recall.answerability_threshold` "
+        f"{tradeoff['recall.answerability_threshold']}): per dataset, the highest recall "
+        "threshold that empties at most 3% of its answerable questions (issue 45's bound) and "
+        "what auto-recall injects there; the trade-off at a few thresholds (injects: the "
+        "unanswerable questions, or the off-topic probes where a set has none); and the cut of "
+        "the score that comes closest to both 0.5 shares of the issue (an answer at or above "
+        "it for 80%, a near miss's best hit below it for 90%): a recalibration only moves "
+        "where 0.5 falls, so where no cut meets both, no calibration of this fit does.",
+        "",
+        *tradeoff_table(tradeoff, result),
     ]

@@ -14,7 +14,7 @@ floors (the gate this score replaces). LoCoMo is cut to its first ``--locomo-con
 (3: the whole of it is hours on a loaded machine). The fit (``remem_bench.answerability.fit``)
 uses every dataset but the held-out ones (zh_validation, changed_facts_heldout,
 near_miss_heldout), which are dumped for ``answerability_eval.py`` only. ``--monotone`` adds
-an isotonic calibration of the score; ``--one-part`` fits one logistic over the hits instead
+an isotonic calibration of the score (``--per-question``: on each question's best hit); ``--one-part`` fits one logistic over the hits instead
 of the two parts (the question's: is an answer among the hits at all; the hit's: is it this
 one, ``remem_bench.answerability.fit_two_part``).
 
@@ -206,6 +206,12 @@ def main() -> None:
         action="store_true",
         help="calibrate the logistic's output by an isotonic fit on the same hits",
     )
+    ap.add_argument(
+        "--per-question",
+        action="store_true",
+        help="calibrate the score on each question's best hit (an answer among its hits) "
+        "instead of on every hit: measured and left out (decision 0014)",
+    )
     ap.add_argument("--write", action="store_true", help=f"write {MODEL_FILE}")
     ap.add_argument("--note", default="", help="what the data file should say about this fit")
     args = ap.parse_args()
@@ -214,8 +220,13 @@ def main() -> None:
         dump(args, rows_file)
     rows = read_rows([str(rows_file)])
     train = [r for r in rows if not r["held_out"]]
-    fitter = fit if args.one_part else fit_two_part
-    fitted = fitter(train, list(score_module.FEATURES), l2=args.l2, monotone=args.monotone)
+    features = list(score_module.FEATURES)
+    if args.one_part:
+        fitted = fit(train, features, l2=args.l2, monotone=args.monotone)
+    else:
+        fitted = fit_two_part(
+            train, features, l2=args.l2, monotone=args.monotone, per_question=args.per_question
+        )
     inputs = [*fitted["coefficients"], *fitted.get("question", {}).get("coefficients", {})]
     questions = score_module.QUESTION_FEATURES
     read = set(inputs) | {questions[q] for q in inputs if q in questions}

@@ -9,12 +9,14 @@ import pytest
 
 from remem_bench.answerability import (
     auc,
+    best_cut,
     evaluate,
     fit,
     groups,
     isotonic,
     probability,
     reliability,
+    tradeoff,
 )
 
 
@@ -107,3 +109,30 @@ def test_a_near_miss_set_is_reported_with_its_hosts_answerable_questions():
     assert {r["conv"] for r in found["near en"][2:]} == {0}
     assert all(r["kind"] == "ans" for r in found["near en"][2:])
     assert len(found["chat + near"]) == len(host) + len(near)
+
+
+def test_the_tradeoff_gives_every_threshold_and_the_point_at_three_percent_emptied():
+    data = rows()
+    fitted = fit(data, ["signal"])
+    made = tradeoff(data, fitted, search_t=0.0)["made"]
+    curve = made["curve"]
+    assert [p["threshold"] for p in curve][:3] == [0.0, 0.01, 0.02]
+    # a stricter threshold injects no more and empties no fewer
+    for a, b in itertools.pairwise(curve):
+        assert b["injects unanswerable"] <= a["injects unanswerable"]
+        assert b["empties answerable"] >= a["empties answerable"]
+    at3 = made["at 3% emptied"]
+    assert at3["empties answerable"] <= 0.03
+    stricter = [p for p in curve if p["threshold"] > at3["threshold"]]
+    assert all(p["empties answerable"] > 0.03 for p in stricter)
+
+
+def test_the_best_cut_does_not_move_under_a_monotone_recalibration():
+    data = rows()
+    fitted = fit(data, ["signal"])
+    cut = best_cut(data, fitted)
+    assert 0 < cut["answers at or above"] <= 1 and 0 < cut["unanswerable best below"] <= 1
+    recalibrated = {**fitted, "calibration": [[0.0, 0.2], [1.0, 0.9]]}
+    again = best_cut(data, recalibrated)
+    assert again["closeness"] == cut["closeness"]
+    assert again["answers at or above"] == cut["answers at or above"]

@@ -1,8 +1,7 @@
 """Issue 45's group chat (our own copy, tests/data/hike_chat) with the real bundled model: the
 answerability score means what it says on the questions the user tried.
 
-- near misses (a real subject, an attribute never said) inject nothing before a turn (one of
-  the three still injects one line: xfail);
+- near misses (a real subject, an attribute never said) inject nothing before a turn;
 - "汤姆现在住在哪里？" and "大家去哪座山爬山了？" return their answers;
 - the greeting that opens the hike plan is searchable;
 - naming a speaker does not lift their unrelated lines over 0.5.
@@ -29,18 +28,12 @@ NEAR_MISSES = (
     "What's the wifi password at Lin Wei's place?",
     "张敏养了什么宠物？",
 )
-# One near miss still injects one line at recall.answerability_threshold 0.05: its best hit
-# scores 0.064 (Lin Wei's "same apartment", a line about his place; no line states a
-# password, the asked-attribute input, but his name and place match; the fact layer knows no
-# password family and the line is not in the first person, so the *whose* inputs say
-# nothing). 张敏's cat allergy (a cat is the asked kind, a pet) no longer injects: no line says
-# she keeps one (0.037). Blocking the first needs a stricter threshold, which empties more of
-# the suite's answerable questions (docs/decisions/0014-answerability.md)
-_STILL_INJECTS = pytest.mark.xfail(
-    strict=True,
-    reason="the evidence is split: the hit is about the asked place (issue 45: below the "
-    "0.05 recall threshold only with one that empties answers)",
-)
+# The three inject nothing at recall.answerability_threshold 0.09. The wifi question's best
+# hit was Lin Wei's "same apartment" (0.064 before split evidence: his name and his place
+# match, no line states a password): the split-evidence input (the subject matched, the asked
+# attribute stated by no best hit) puts it at 0.048. 张敏's cat allergy (a cat is the asked
+# kind, a pet) says nothing of keeping one (0.009). Priya's dosa line scores 0.087: under the
+# threshold by a little, so a refit can move it (docs/decisions/0014-answerability.md)
 
 
 @pytest.fixture(scope="module")
@@ -77,14 +70,7 @@ def recall(mem: Memory, question: str, n: int) -> list[str]:
         mem.delete(qid)
 
 
-@pytest.mark.parametrize(
-    "question",
-    [
-        NEAR_MISSES[0],
-        pytest.param(NEAR_MISSES[1], marks=_STILL_INJECTS),
-        NEAR_MISSES[2],
-    ],
-)
+@pytest.mark.parametrize("question", NEAR_MISSES)
 def test_a_near_miss_injects_nothing(chat, question):
     assert recall(chat, question, NEAR_MISSES.index(question)) == []
 

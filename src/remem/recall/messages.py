@@ -47,6 +47,8 @@ class TurnRecall:
     context: list[Record] = field(default_factory=list)  # hits and their windows, in order
     block: str = ""
     skipped_reason: str | None = None
+    # some hits held back under recall.answerability_threshold, and the evidence that decided
+    held_back: str | None = None
     mode: str = ""
     mode_source: str = ""
 
@@ -137,6 +139,8 @@ def recall_for_turn(chat: ChatArchive, turn: Turn, guard: ScopeGuard) -> TurnRec
     out.hits = answering(result.hits, threshold)
     if result.hits and not out.hits:
         out.skipped_reason = unanswered(result.hits, threshold)
+    elif len(out.hits) < len(result.hits):
+        out.held_back = held_back(result.hits, out.hits, threshold)
     out.context, out.block = context_and_block(chat, out.hits, turn, filters, cfg.window)
     return out
 
@@ -187,6 +191,18 @@ def unanswered(hits: list[Hit], threshold: float) -> str:
     return (
         f"no hit reached recall.answerability_threshold {threshold}: best answerability "
         f"{best.score:.3f}; {deciding(best.explain.evidence or {})}"
+    )
+
+
+def held_back(hits: list[Hit], kept: list[Hit], threshold: float) -> str:
+    """Why auto-recall injects fewer hits than search returned (split evidence injects less,
+    not nothing): how many it held back, and the best held-back hit's score and evidence."""
+    ids = {h.record.id for h in kept}
+    left = [h for h in hits if h.record.id not in ids]
+    best = max(left, key=lambda h: h.score)
+    return (
+        f"held back {len(left)} of {len(hits)} hits under recall.answerability_threshold "
+        f"{threshold}: the best of them {best.score:.3f}; {deciding(best.explain.evidence or {})}"
     )
 
 

@@ -15,18 +15,17 @@ hit's, P(this hit is it, when there is one):
   search's best hits (``question_row``). A near miss is a property of the search, not of a
   hit: none of its lines carries an answer of the asked type, however well they match the
   subject.
-- ``answer_type`` reads ``remem.text.answer_types.answer_evidence`` (evidence that the hit or
-  its neighbours carry an answer of the asked type); ``attribute`` reads
-  ``answer_types.attribute_evidence`` (whether they state the asked attribute at all: Lin
-  Wei's "same apartment" is about his place but says no wifi password).
+- ``answer_type`` reads ``answer_types.answer_evidence`` (an answer of the asked type in the
+  hit or its neighbours), ``attribute`` ``answer_types.attribute_evidence`` (the asked
+  attribute stated at all); ``q_split`` (``split_evidence.py``): the subject matched, the
+  attribute stated by no best hit.
 
 The score is what every surface shows (``Hit.score``); the pipeline's own final score still
 orders the hits and stays in the explain trace's stages. The gate: the relevance floors
 (``relevance.py``) are read first; a search where no candidate clears its floor still answers
 when its best hit scores at least ``search.answerability_threshold`` (no cliff at a floor's
-edge), else it returns nothing, and the trace says which evidence weighed most. Measured on
-the suite, the score alone at a threshold that keeps recall@10 answered more off-topic
-questions than the floors (docs/decisions/0014-answerability.md). Auto-recall (``recall/messages.py``) keeps only the hits at or above
+edge), else nothing, the trace saying which evidence weighed most (docs/decisions/0014).
+Auto-recall (``recall/messages.py``) keeps the hits at or above
 ``recall.answerability_threshold``, so split evidence injects less, not nothing. A search
 judged by a model without a relevance calibration, by a cross-encoder, or with the relevance
 stage off is not scored (the fit reads the bundled model's evidence): its hits keep the
@@ -48,18 +47,17 @@ from remem.search import fact_evidence
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.search.query_terms import query_weights, term_coverage
+from remem.search.split_evidence import READS as SPLIT_READS
+from remem.search.split_evidence import split_evidence
 from remem.store.queries import SessionWindow
 from remem.text.scripts import crosses, script_of
 
 MODEL_FILE = Path(__file__).parent.parent / "data" / "answerability.json"
-# how many of the best hits (by the pipeline's score) get their neighbours read for subject
-# match: a store read per search, kept to the hits a surface shows
-NEIGHBOUR_TOP = 10
+NEIGHBOUR_TOP = 10  # the best hits whose neighbours are read (one store read per search)
 # the answerability of the best k x this many candidates is computed (diversity and the
 # aggregate spread reorder within them)
 SCORED_PER_K = 3
-# a channel rank a hit does not have counts as this (the pool is rarely larger)
-NO_RANK = 200
+NO_RANK = 200  # a channel rank a hit does not have counts as this (the pool is rarely larger)
 TextReader = Callable[[str, list[str]], float | None]  # (question, texts) -> evidence or None
 
 
@@ -183,13 +181,10 @@ def _read_once(
     c: Candidate, ev: HitEvidence, judge: TextReader | None, read: dict[int, float | None]
 ) -> float | None:
     """``judge``'s evidence in the hit's and its neighbours' texts, kept in ``read``."""
-    if c.rowid in read:
-        return read[c.rowid]
-    if judge is None or c.record is None:
-        return None
-    texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
-    read[c.rowid] = found = judge(ev.ctx.request.query, texts)
-    return found
+    if c.rowid not in read and judge is not None and c.record is not None:
+        texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
+        read[c.rowid] = judge(ev.ctx.request.query, texts)
+    return read.get(c.rowid)
 
 
 def _labelled(record: Any) -> str:
@@ -270,24 +265,26 @@ FEATURE_LABELS |= {
     "q_margin": "the search's best relevance over its floor",
     "q_latent": "the best latent terms",
     "q_fact_whose": "the asked subject's fact stated by the best hits",
+    "q_split": "split evidence: the subject matched, the asked attribute stated by no best hit",
 }
 # per-search constants: read by the question's part only
 QUESTION_ONLY = frozenset({"search_margin"})
+QUESTION_INPUTS = (*QUESTION_FEATURES, "q_split")  # every input of the question's part
 
 
 def question_row(rows: list[dict[str, float | None]]) -> dict[str, float | None]:
-    """The question's inputs from its best hits' rows (in the pipeline's order)."""
+    """The question's inputs from its best hits' rows (in the pipeline's order): each of
+    ``QUESTION_FEATURES``, and ``q_split`` (``split_evidence``, read over the same hits)."""
     out: dict[str, float | None] = {}
     for name, source in QUESTION_FEATURES.items():
         values = [v for r in rows[:NEIGHBOUR_TOP] if (v := r.get(source)) is not None]
         out[name] = max(values) if values else None
+    out["q_split"] = split_evidence(rows[:NEIGHBOUR_TOP])
     return out
 
 
 def answer_type_reader() -> Callable[[str, list[str]], float | None] | None:
-    """``remem.text.answer_types.answer_evidence``: the single place the answer-type feature
-    is wired in (evidence in [0, 1] that a hit or its neighbours carry an answer of the kind
-    the question asks for; None when the kind is unknown)."""
+    """``remem.text.answer_types.answer_evidence``, the answer-type feature's one wiring."""
     from remem.text.answer_types import answer_evidence
 
     return answer_evidence
@@ -322,7 +319,9 @@ class AnswerabilityModel:
         """The hit inputs this model reads (those its question part aggregates included)."""
         names = set(self.coefficients)
         if self.question is not None:
-            names |= {QUESTION_FEATURES[q] for q in self.question.coefficients}
+            asked = self.question.coefficients
+            names |= {QUESTION_FEATURES[q] for q in asked if q in QUESTION_FEATURES}
+            names |= SPLIT_READS if "q_split" in asked else set()
         return names
 
     def contributions(

@@ -51,6 +51,7 @@ def chat_routes(r: Requests) -> APIRouter:
             "mode": out.mode,
             "mode_source": out.mode_source,
             "skipped_reason": out.skipped_reason,
+            "held_back": out.held_back,
             **_messages(out),
         }
 
