@@ -18,6 +18,8 @@ from typing import Any
 
 from remem_bench import RESULTS_DIR
 from remem_bench.report_answerability import section as answerability_section
+from remem_bench.report_latency import SOURCES as LATENCY_SOURCES
+from remem_bench.report_latency import section as latency_section
 
 # The runs today's figures come from: the quick suite with every channel (2026-12-05) and
 # LongMemEval, whose stores take over an hour to build, with the same defaults (2026-12-03).
@@ -30,6 +32,7 @@ SOURCES = {
     "answerability": "answerability.json",
     "tradeoff": "answerability-tradeoff.json",
     "currency": "currency.json",
+    **LATENCY_SOURCES,
 }
 LABELS = {
     "locomo": "LoCoMo",
@@ -421,6 +424,8 @@ def render(runs: dict[str, Any]) -> str:
         "## Speed",
         "",
         SPEED.rstrip("\n"),
+        "",
+        *latency_section(runs),
         "",
         "## What the bundled models can reach",
         "",

