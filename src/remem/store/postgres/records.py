@@ -23,6 +23,13 @@ _INSERT = (
     f"VALUES ({', '.join(['%s'] * (len(INSERT_FIELDS) + 2))}) "
     "ON CONFLICT (id) DO NOTHING RETURNING rowid"
 )
+# The same, also marking the record as waiting for its facts when the last parameter is true:
+# one statement, so the mark costs no wait for the server of its own
+_INSERT_AWAITING_FACTS = (
+    f"WITH r AS ({_INSERT}), "
+    "b AS (INSERT INTO facts_backlog (record_rowid) SELECT rowid FROM r WHERE %s) "
+    "SELECT rowid FROM r"
+)
 
 
 class RecordsMixin(SQLRecords, PostgresConnection):
@@ -35,11 +42,17 @@ class RecordsMixin(SQLRecords, PostgresConnection):
         rev: int,
         now: float,
         skip: bool,
+        awaiting_facts: bool = False,
     ) -> list[int | None]:
         out: list[int | None] = []
         params = [[column_value(row[0], col) for col in INSERT_FIELDS] + [rev, now] for row in rows]
+        sql = _INSERT
+        if awaiting_facts:
+            sql = _INSERT_AWAITING_FACTS
+            for values, row in zip(params, rows, strict=True):
+                values.append(row[0].get("index_status") != "skipped")
         with c.cursor() as cur:
-            cur.executemany(_INSERT, params, returning=True)
+            cur.executemany(sql, params, returning=True)
             for row in rows:
                 got = cur.fetchone()
                 if got is None and not skip:
