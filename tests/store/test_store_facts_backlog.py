@@ -44,6 +44,8 @@ def test_the_backlog_pages_by_rowid(store):
     assert _waiting(store, limit=3) == rowids[:3]
     assert _waiting(store, limit=3, after_rowid=rowids[2]) == rowids[3:6]
     assert _waiting(store, after_rowid=rowids[1], upto_rowid=rowids[4]) == rowids[2:5]
+    assert _waiting(store, limit=2, newest_first=True) == rowids[::-1][:2]
+    assert _waiting(store, upto_rowid=rowids[4], newest_first=True)[0] == rowids[4]
     with pytest.raises(ValueError, match="limit"):
         FactBacklog(limit=0)
 

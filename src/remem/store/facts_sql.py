@@ -237,7 +237,7 @@ class SQLFacts(SQLConnection):
         params.append(backlog.limit)
         return self._records(
             f"JOIN facts_backlog b ON b.record_rowid = r.rowid WHERE r.rowid > ?{upto} "
-            "ORDER BY r.rowid LIMIT ?",
+            f"ORDER BY r.rowid{' DESC' if backlog.newest_first else ''} LIMIT ?",
             params,
         )
 

@@ -79,9 +79,12 @@ class FactsMixin(MemoryState):
         with self._read():
             upto = backlog.upto_rowid
             found = sorted(
-                r
-                for r in self._awaiting_facts
-                if r > backlog.after_rowid and (upto is None or r <= upto)
+                (
+                    r
+                    for r in self._awaiting_facts
+                    if r > backlog.after_rowid and (upto is None or r <= upto)
+                ),
+                reverse=backlog.newest_first,
             )
             return [self._record(rowid) for rowid in found[: backlog.limit]]
 
