@@ -72,12 +72,13 @@ class FactsFill:
         self.recover()
         with self._cond:
             now = time.monotonic()
-            if not self._owed:
-                self._first_at = now
             self._last_at = now
+            was_empty = not self._owed
             self._owed.update(dict.fromkeys(rowids))
-            self._start()
-            self._cond.notify_all()
+            if was_empty:  # else the thread is timing the pause already: not woken per write
+                self._first_at = now
+                self._start()
+                self._cond.notify_all()
 
     def recover(self) -> None:
         """Walk the backlog as it stands now (what a killed process left), in the
