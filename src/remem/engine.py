@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
@@ -126,7 +127,9 @@ class Memory(FactMethods, TurnMethods):
                 max_wait_s=self.config.facts.max_wait_s,
             )
             self.indexer.facts, keep = fill, fill.extract_now
-            self.searcher.facts_ready = fill.settle  # a search reads what was just said
+            # a search reads what was just said; bounded, so a search made inside an open
+            # store transaction (which the fill's write would wait for) cannot hang
+            self.searcher.facts_ready = partial(fill.settle, self.config.facts.max_wait_s)
         # curated memories: dedup, supersession, edits, undo, history (one owner)
         self.memories = CuratedMemories(self.store, self.writer, self.searcher, self.config, keep)
         self.access_counts = AccessRecorder(

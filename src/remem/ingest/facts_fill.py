@@ -208,7 +208,11 @@ class FactsFill:
             # deleted meanwhile: simply not there (their mark went with them)
             found = self._records.get_by_rowids(work)
             records = [found[r] for r in work if r in found]
-        self.extract(records)
+        # one record at a time, in the order written, as when each was read in its write: a
+        # record's reading may use the facts of those before it (a bare answer after a dated
+        # move starts at the move); a batch read at once costs no less (the rules are the cost)
+        for record in records:
+            self.extract([record])
         self._unmark([r.rowid for r in records if r.rowid is not None])
         self.extracted += len(records)
 
