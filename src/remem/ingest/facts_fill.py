@@ -69,7 +69,7 @@ class FactsFill:
         the backlog other processes left is walked too (``recover``)."""
         if not rowids:
             return
-        self.recover()
+        self.recover(below=min(rowids))  # this process's own wait for their pause
         with self._cond:
             now = time.monotonic()
             self._last_at = now
@@ -80,14 +80,18 @@ class FactsFill:
                 self._start()
                 self._cond.notify_all()
 
-    def recover(self) -> None:
-        """Walk the backlog as it stands now (what a killed process left), in the
-        background; once per process (later records are owed by the processes writing them)."""
+    def recover(self, below: int | None = None) -> None:
+        """Walk the backlog as it stands now (what a killed process left; ``below``: only
+        rowids under it), in the background; once per process (later records are owed by
+        the processes writing them)."""
         with self._cond:
             if self._recovered:
                 return
             self._recovered = True
-        newest = self.store.records_awaiting_facts(FactBacklog(limit=1, newest_first=True))
+        upto = None if below is None else below - 1
+        newest = self.store.records_awaiting_facts(
+            FactBacklog(limit=1, upto_rowid=upto, newest_first=True)
+        )
         if not newest or newest[0].rowid is None:
             return
         with self._cond:
