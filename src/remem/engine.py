@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
@@ -25,6 +26,7 @@ from remem.errors import RememError, ValidationError
 from remem.facts.service import FactService
 from remem.index.legacy import KEY as LEGACY_KEY
 from remem.index.legacy import NAMESPACE as LEGACY_NAMESPACE
+from remem.ingest.facts_fill import FactsFill
 from remem.ingest.indexing import Indexer, Progress, active_model, expected_model_id
 from remem.ingest.write_path import OnTakenId, RecordWriter
 from remem.memories import CuratedMemories
@@ -114,8 +116,20 @@ class Memory(FactMethods, TurnMethods):
         # facts, kept current by indexing and curated-memory changes (engine_facts.py)
         llm = self.config.llm if self.config.facts.llm else None
         self.fact_service = FactService(self.store, llm)
-        keep = self.fact_service.update_quietly if self.config.facts.enabled else None
-        self.indexer.on_indexed = keep
+        # read out of messages after their write is acknowledged (ingest/facts_fill.py); a
+        # curated memory's change at once (its capture closes what it supersedes)
+        keep = None
+        if self.config.facts.enabled and self.fact_service.kept:
+            fill = FactsFill(
+                self.store,
+                self.fact_service.update_quietly,
+                quiet_s=self.config.facts.quiet_ms / 1000,
+                max_wait_s=self.config.facts.max_wait_s,
+            )
+            self.indexer.facts, keep = fill, fill.extract_now
+            # a search reads what was just said; bounded, so a search made inside an open
+            # store transaction (which the fill's write would wait for) cannot hang
+            self.searcher.facts_ready = partial(fill.settle, self.config.facts.max_wait_s)
         # curated memories: dedup, supersession, edits, undo, history (one owner)
         self.memories = CuratedMemories(self.store, self.writer, self.searcher, self.config, keep)
         self.access_counts = AccessRecorder(

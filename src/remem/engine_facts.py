@@ -26,6 +26,7 @@ from remem.types import Fact, Record
 
 if TYPE_CHECKING:
     from remem.config import Config
+    from remem.ingest.indexing import Indexer
     from remem.memories import CuratedMemories
     from remem.store.base import Store
 
@@ -62,6 +63,7 @@ class FactMethods:
     store: Store
     memories: CuratedMemories
     fact_service: FactService
+    indexer: Indexer
 
     def facts(
         self,
@@ -81,7 +83,9 @@ class FactMethods:
         ``subject`` is a name ("Tom", "汤姆", an alias such as "Xiaoming") or a subject key
         ("speaker:tom"); None: everyone. ``attribute`` narrows to one ("lives_in"). With
         ``agent`` (and ``session``, ``user``) only the scopes that agent may read, like a
-        search; ``scope`` narrows further."""
+        search; ``scope`` narrows further. The facts of records written a moment ago (or
+        left unread by a killed process) are read first."""
+        self._facts_read()
         return visible_facts(
             self.store,
             self.config,
@@ -94,6 +98,13 @@ class FactMethods:
             session=session,
             user=user,
         )
+
+    def _facts_read(self) -> None:
+        """Wait for the facts this store still owes (``ingest/facts_fill.py``)."""
+        fill = self.indexer.facts
+        if fill is not None:
+            fill.recover()
+            fill.settle()
 
     def rebuild_facts(
         self, scopes: Sequence[str] | None = None, *, progress: Progress | None = None
@@ -131,6 +142,7 @@ class FactMethods:
         corrections.check_attribute(attribute)
         guard = fact_guard(self.config, agent, session, user)
         readable = guard.read_scopes(scope)
+        self._facts_read()  # the correction closes the newest value, read first
         key, shown, where = self._correction_target(subject, attribute, readable)
         target = scope or where or guard.write_target(None) or "global"
         guard.check_write(target)

@@ -37,7 +37,10 @@ def async_config() -> Config:
 
 def test_stats_and_the_overview_show_the_backlog_while_a_burst_is_indexed(tmp_path):
     embedder = HeldEmbedder()
-    with Memory(tmp_path / "b.db", async_config(), embedder=embedder) as mem:
+    config = async_config()
+    # the facts are read after the writes pause: here not before the test is done looking
+    config.facts.quiet_ms, config.facts.max_wait_s = 3_600_000, 3_600
+    with Memory(tmp_path / "b.db", config, embedder=embedder) as mem:
         mem.ingest_many([{"session": "s", "text": f"line {i} of a burst"} for i in range(12)])
         try:
             assert embedder.entered.wait(30)

@@ -9,11 +9,13 @@ from remem.types import Fact
 
 
 def test_facts_citing_missing_records_are_found_and_mended(tmp_path):
-    # sync: the facts service re-folds the chains of facts citing a record once it is
-    # indexed, which would mend the hand-made facts below before the doctor sees them
+    # the facts service re-folds the chains of facts citing a record once its facts are read
+    # (after the write), which would mend the hand-made facts below before the doctor sees
+    # them: read first
     config = Config.load(env={}, overrides={"embed.provider": "none", "indexing.mode": "sync"})
     with Memory(tmp_path / "x.db", config) as mem:
         mem.ingest_many([{"id": f"r{i}", "text": f"note {i}"} for i in range(2)])
+        assert mem.wait_indexed(60)
         mem.store.put_facts(
             [
                 Fact(

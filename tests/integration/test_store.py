@@ -244,11 +244,28 @@ def test_a_version_8_file_gets_the_fact_tables(db_path, monkeypatch):
     old.close()
     monkeypatch.undo()
     store = SQLiteStore(db_path)
-    assert store.schema_version() == 9 and store.count() == 3
+    assert store.schema_version() == migrations.LATEST_VERSION and store.count() == 3
     store.put_facts(
         [Fact("f1", "global", "name:tom", "Tom", "lives_in", "Shanghai", 5.0, 5.0, None, ("r1",))]
     )
     assert [f.value for f in store.facts_citing(["r1"])] == ["Shanghai"]
     store.delete(["r1"])
     assert store.facts() == [] and store.stats()["facts"] == 0
+    assert store.integrity_problems() == []
+
+
+def test_a_version_9_file_gets_the_facts_backlog_with_nothing_waiting(db_path, monkeypatch):
+    # its records' facts were extracted before their writes were acknowledged
+    monkeypatch.setattr("remem.store.sqlite.connection.MIGRATIONS", migrations.MIGRATIONS[:9])
+    monkeypatch.setattr("remem.store.sqlite.connection.LATEST_VERSION", 9)
+    old = SQLiteStore(db_path)
+    old.insert_records([(_fields(i), "t") for i in range(3)])
+    old.close()
+    monkeypatch.undo()
+    store = SQLiteStore(db_path)
+    assert store.schema_version() == 10 and store.count_awaiting_facts() == 0
+    (rowid,) = store.insert_records([(_fields(7), "t")], awaiting_facts=True)
+    assert store.count_awaiting_facts() == 1
+    store.delete([store.get_by_rowids([rowid])[rowid].id])
+    assert store.count_awaiting_facts() == 0
     assert store.integrity_problems() == []

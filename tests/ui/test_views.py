@@ -244,7 +244,9 @@ def test_two_stores_never_share_aggregates(tmp_path, config):
                 {"text": "twice in the second", "session": "s"},
             ]
         )
-        # the same history of commits, so the same change token: only the store tells apart
+        # the same history of commits (their facts read too), so the same change token: only
+        # the store tells them apart
+        assert one.wait_indexed(60) and two.wait_indexed(60)
         assert one.store.change_token() == two.store.change_token()
         assert queries.overview(one, None).total == 1
         assert queries.overview(two, None).total == 2

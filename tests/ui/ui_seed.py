@@ -264,6 +264,7 @@ def seed(mem) -> dict[str, str]:
         created_at=START + 5 * DAY,
         wait=True,
     )
+    assert mem.wait_indexed(120)  # the messages' facts are read after their writes
     return {
         "a_message": by_text[a_chat[0]["text"]].id,
         "b_message": by_text[B_SECRET].id,

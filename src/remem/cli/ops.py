@@ -109,7 +109,7 @@ def stats(
     if "latent_terms" in data["backlog"]:
         table.add_row("latent terms", latent_line(data["backlog"]["latent_terms"]))
     table.add_row(
-        "facts waiting", f"{data['backlog']['facts_waiting']:,} records (read as indexed)"
+        "facts waiting", f"{data['backlog']['facts_waiting']:,} records (read after the write)"
     )
     table.add_row("running", ", ".join(data["backlog"]["running"]) or "nothing in the background")
     table.add_row("sessions", str(data["sessions"]))

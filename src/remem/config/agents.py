@@ -126,6 +126,16 @@ class FactsConfig(_Section):
         "record states; it adds what the rules did not read and only values written in the "
         "record; a failed call leaves the rules' facts (off: rules only, no network)",
     )
+    quiet_ms: NonNegativeFloat = setting(
+        100.0,
+        "facts are read out of new records after the write is acknowledged, in batches, once "
+        "this process's writes pause this long (a burst is not slowed by them); a search or "
+        "`remem facts` in the same process reads them at once",
+    )
+    max_wait_s: NonNegativeFloat = setting(
+        5.0,
+        "during a burst that never pauses, a new record's facts are read within about this long",
+    )
 
 
 class AutoRecallConfig(_Section):

@@ -181,6 +181,8 @@ class FactService:
                 with self.store.transaction():
                     summary.removed += self.store.clear_facts([scope])
                     self.store.put_facts(facts)
+                    # every record of the scope is read: none waits for its facts now
+                    self.store.facts_extracted([r.rowid for r in records if r.rowid is not None])
                 summary.records += len(records)
                 summary.statements += len(found)
                 summary.facts += len(facts)

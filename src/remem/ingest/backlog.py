@@ -10,10 +10,11 @@ from typing import Any
 from remem.embed.fast_model import FAST_MODEL_ID
 from remem.embed.query_first import SEARCHES
 from remem.ingest.backfill import Backfill
+from remem.ingest.facts_fill import FactsFill
 from remem.ingest.fast_lane import FastLane
 from remem.ingest.latent_fill import LatentTerms
 from remem.ingest.queue import IndexQueue
-from remem.store.base import Store
+from remem.store.base import FactStore, Store
 
 RATE = ("indexing", "rate")  # meta key: the queue's recent embedding rate, for `remem stats`
 RATE_STALE_S = 30.0  # an older rate means nobody is embedding now
@@ -28,6 +29,7 @@ def describe_backlog(
     backfill: Backfill | None,
     fast: FastLane | None,
     latent: LatentTerms,
+    facts: FactsFill | None = None,
 ) -> dict[str, Any]:
     """``pending`` records (index status pending), how fast the queues of any process on this
     store embedded lately, the time that leaves, and this process's background jobs."""
@@ -51,8 +53,8 @@ def describe_backlog(
         data["fast_lane"] = fast.stats()
     if latent.model_id() is not None:  # records whose latent terms are still owed
         data["latent_terms"] = latent.stats()
-    # facts are read out of a record as it is indexed (Indexer.on_indexed): they wait with it
-    data["facts_waiting"] = pending
+    # records whose facts are not read yet (the store's facts backlog, every process's)
+    data["facts_waiting"] = store.count_awaiting_facts() if isinstance(store, FactStore) else 0
     jobs = []
     if (queue is not None and not queue.wait_idle(0)) or (
         backfill is not None and not backfill.settled()

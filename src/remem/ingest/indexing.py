@@ -29,6 +29,7 @@ from remem.embed.query_first import lower_background
 from remem.errors import RememError
 from remem.ingest.backfill import Backfill, newest_first, wait_settled
 from remem.ingest.backlog import RATE, RATE_STALE_S, describe_backlog
+from remem.ingest.facts_fill import FactsFill
 from remem.ingest.fast_lane import FastLane
 from remem.ingest.latent_fill import LatentTerms
 from remem.ingest.queue import IndexQueue
@@ -87,8 +88,9 @@ class Indexer:
         self.latent = LatentTerms(store, config, self._main_model_id, self.get_embedder)
         self._dropped_at = 0.0  # when the fast lane's superseded vectors were last dropped
         self._window = (time.time(), 0)  # (start, records embedded by the queue since)
-        # each batch once indexed, on the indexing thread (the facts' update); must not raise
-        self.on_indexed: Callable[[Sequence[Record]], None] | None = None
+        # the facts of written records, read after the acknowledgement (facts_fill.py); set
+        # by the engine when facts are kept (facts.enabled and a store with the fact tables)
+        self.facts: FactsFill | None = None
         if embedder is None:
             self._follow_model_switch()
 
@@ -165,6 +167,8 @@ class Indexer:
                     self._fast = FastLane.for_store(self.store, self.config, main)
                     self._queue = queue
                     self.latent.start_fill(self._embedding_busy)  # when latent terms are on
+                    if self.facts is not None:  # what a killed process left unread
+                        self.facts.recover()
         return self._queue
 
     @property
@@ -310,18 +314,26 @@ class Indexer:
     def backlog(self, pending: int) -> dict[str, Any]:
         """The background backlog for `stats` and the web UI (``backlog.py``)."""
         return describe_backlog(
-            self.store, pending, self._queue, self._backfill, self._fast, self.latent
+            self.store, pending, self._queue, self._backfill, self._fast, self.latent, self.facts
         )
 
     def wait_indexed(self, timeout: float | None = None) -> bool:
-        """Block until everything the indexer started is done: the queue, the backfill and
-        the latent fill (which owes the terms of every record lacking them). False when
-        ``timeout`` ran out first."""
+        """Block until everything the indexer started is done: the facts owed (and those a
+        killed process left), the queue, the backfill and the latent fill (which owes the
+        terms of every record lacking them). False when ``timeout`` ran out first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if self.facts is not None:
+            self.facts.recover()
+            if not self.facts.settle(timeout):
+                return False
         if self._queue is None:
             return True
-        return wait_settled(self._queue, self._backfill, timeout, then=self.latent.wait_settled)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        return wait_settled(self._queue, self._backfill, left, then=self.latent.wait_settled)
 
     def close(self) -> None:
+        if self.facts is not None:  # what is left stays in the store's backlog
+            self.facts.stop(timeout=self.config.indexing.drain_timeout_s)
         self.latent.stop()
         if self._fast is not None:
             self._fast.close()
@@ -349,8 +361,8 @@ class Indexer:
         progress: Progress | None = None,
         latent_terms: bool = True,
     ) -> tuple[int, int]:
-        """Embed and store vectors (and, with ``latent_terms``, latent terms when on), then
-        ``on_indexed``; returns (embedded, failed). Failures stay pending, noted, for retry."""
+        """Embed and store vectors (and, with ``latent_terms``, latent terms when on);
+        returns (embedded, failed). Failures stay pending, noted, for retry."""
         try:
             embedder = self.get_embedder()
         except RememError as exc:
@@ -360,8 +372,6 @@ class Indexer:
             )
             return 0, len(records)
         if embedder is None:  # no model (embed.provider none): done as they are
-            if self.on_indexed is not None:
-                self.on_indexed(records)
             if progress:
                 progress(len(records))
             return 0, 0
@@ -373,8 +383,6 @@ class Indexer:
                 done += len(batch)
                 if latent_terms:
                     self.latent.store_now(batch)
-                if self.on_indexed is not None:
-                    self.on_indexed(batch)
             else:
                 failed += len(batch)
             if progress:

@@ -156,7 +156,13 @@ class RecordWriter:
     ) -> list[Record]:
         """Insert the prepared records; the records as stored, in rowid order (built from
         what was written, not read back: ``rows.inserted_record``)."""
-        rowids = self.store.insert_records(self.with_context(prepared), on_conflict=on_taken)
+        # the records' facts are read after the acknowledgement (ingest/facts_fill.py): the
+        # write marks them as waiting, durably, in its own transaction
+        rowids = self.store.insert_records(
+            self.with_context(prepared),
+            on_conflict=on_taken,
+            awaiting_facts=self.indexer.facts is not None,
+        )
         records = [
             inserted_record(fields, rowid)
             for (fields, _), rowid in zip(prepared, rowids, strict=True)
@@ -190,11 +196,14 @@ class RecordWriter:
         progress: Progress | None = None,
     ) -> list[Record]:
         """Embed committed records now (``wait``, or ``indexing.mode = "sync"``) or hand them
-        to the queue; returns them in rowid order, re-read when they were embedded."""
+        to the queue, and owe their facts to the facts fill (read after this returns);
+        returns them in rowid order, re-read when they were embedded."""
         if wait is None:
             wait = self.config.indexing.mode == "sync"
         skipped = [r for r in records if r.index_status == "skipped"]
         records = [r for r in records if r.index_status != "skipped"]
+        if embed and self.indexer.facts is not None:  # without embed: left for a rebuild
+            self.indexer.facts.owe([r.rowid for r in records if r.rowid is not None])
         if embed and records and wait:
             done, failed = self.indexer.embed_records(records, progress=progress)
             if done or failed:  # their status changed (without a model nothing did)

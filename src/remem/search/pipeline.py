@@ -83,6 +83,7 @@ class Searcher:
         self.fast_hits = FastHits(store, config, self.embed_query, self.neutral_vectors)
         self.witness = CrossScriptWitness(config.embed.threads, self.neutral_vectors)
         self.latent = LatentReader(store, embedder_factory)
+        self.facts_ready: Callable[[], object] | None = None  # waits for owed facts (engine)
 
     def close(self) -> None:
         self.query_embeddings.close()
@@ -169,6 +170,8 @@ class Searcher:
         if (nothing := gates.noise_query(query, ctx, frozenset(disable))) is not None:
             return SearchResult(query=query, notes=[nothing], timings_ms={"total": 0.0})
         result = SearchResult(query=query)
+        if self.facts_ready is not None:
+            self.facts_ready()
         pool = self._pool(k, filters)
         t0 = time.perf_counter()
         within = read_time_words(ctx, zone, disable)

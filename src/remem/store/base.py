@@ -23,6 +23,7 @@ from remem.store.queries import (
     ALL_FACTS,
     FIRST_PAGE,
     Backlog,
+    FactBacklog,
     FactQuery,
     LexicalQuery,
     NearestQuery,
@@ -97,8 +98,19 @@ class RecordStore(Protocol):
     """Records: insert, read by id / rowid / filters, update, delete."""
 
     def insert_records(
-        self, rows: Sequence[RecordRow], *, on_conflict: OnConflict = "error"
-    ) -> list[int | None]: ...
+        self,
+        rows: Sequence[RecordRow],
+        *,
+        on_conflict: OnConflict = "error",
+        awaiting_facts: bool = False,
+    ) -> list[int | None]:
+        """Insert (record fields, lexical tokens[, context tokens]) in one transaction; the
+        new rowids, None where ``on_conflict="skip"`` skipped a taken id. With
+        ``awaiting_facts`` each record written that is not 'skipped' is also marked as waiting
+        for its facts (``FactStore.records_awaiting_facts``), in the same transaction: a
+        crash after the write cannot lose the extraction it owes."""
+        ...
+
     def get(self, record_id: str) -> Record | None: ...
     def get_by_rowids(
         self, rowids: Iterable[int], filters: Filters | None = None, now: float | None = None
@@ -335,6 +347,23 @@ class FactStore(Protocol):
     def fact_subjects(self, scopes: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
         """(subject key, the newest fact's subject name, fact count) of these scopes, most
         facts first (then subject key)."""
+        ...
+
+    # The facts backlog: records written with ``insert_records(awaiting_facts=True)`` whose
+    # facts are not extracted yet (the indexing path extracts them after the acknowledgement;
+    # a process that died first leaves them here for the next one). Deleting a record drops
+    # its mark with it.
+    def records_awaiting_facts(self, backlog: FactBacklog) -> list[Record]:
+        """The records still marked as waiting for their facts that ``backlog`` asks for, in
+        rowid order."""
+        ...
+
+    def facts_extracted(self, rowids: Sequence[int]) -> int:
+        """Unmark these records (their facts are extracted); how many were marked."""
+        ...
+
+    def count_awaiting_facts(self) -> int:
+        """How many records wait for their facts."""
         ...
 
 

@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from remem.store.facts_check import check_fact, fact_order
-from remem.store.queries import ALL_FACTS, FactQuery
+from remem.store.queries import ALL_FACTS, FactBacklog, FactQuery
 from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import SQLDialect
-from remem.types import Fact
+from remem.types import Fact, Record
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Fact))
 _SOURCE_IDS_AT = COLUMNS.index("source_ids")
@@ -227,3 +227,30 @@ class SQLFacts(SQLConnection):
     def fact_subjects(self, scopes: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
         with self.read() as c:
             return fact_subjects(c, self._sql, scopes)
+
+    # ---------------------------------------------------------------- the facts backlog
+    def records_awaiting_facts(self, backlog: FactBacklog) -> list[Record]:
+        upto = "" if backlog.upto_rowid is None else " AND r.rowid <= ?"
+        params: list[Any] = [backlog.after_rowid]
+        if backlog.upto_rowid is not None:
+            params.append(backlog.upto_rowid)
+        params.append(backlog.limit)
+        return self._records(
+            f"JOIN facts_backlog b ON b.record_rowid = r.rowid WHERE r.rowid > ?{upto} "
+            f"ORDER BY r.rowid{' DESC' if backlog.newest_first else ''} LIMIT ?",
+            params,
+        )
+
+    def facts_extracted(self, rowids: Sequence[int]) -> int:
+        if not rowids:
+            return 0
+        d, done = self._sql, 0
+        with self.write() as c:
+            for chunk in d.chunks(list(dict.fromkeys(int(r) for r in rowids))):
+                member, params = d.member("record_rowid", chunk, array="bigint")
+                cur = c.execute(d.sql(f"DELETE FROM facts_backlog WHERE {member}"), params)
+                done += cur.rowcount
+        return done
+
+    def count_awaiting_facts(self) -> int:
+        return int(self.query("SELECT count(*) FROM facts_backlog")[0][0])

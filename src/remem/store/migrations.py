@@ -13,6 +13,7 @@ from remem.store.schema_ddl import (
     META_TABLE,
     RECORD_INDEXES,
     SQLITE_TYPES,
+    facts_backlog_table,
     facts_tables,
     record_columns,
     sessions_table,
@@ -184,6 +185,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "facts (issue 48): what is known about a subject and while it held, derived from "
         "records, with the records each cites indexed both ways (source, closer)",
         facts_tables(SQLITE_TYPES),
+    ),
+    (
+        10,
+        "the facts backlog (issue 47): records whose facts are not extracted yet, marked in "
+        "the write that stores them, so fact extraction runs after the acknowledgement and a "
+        "crash before it loses nothing",
+        facts_backlog_table(SQLITE_TYPES),
     ),
 ]
 # The runner applies migrations with foreign keys off (SQLite's procedure for rebuilding a

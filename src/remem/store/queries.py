@@ -209,3 +209,20 @@ class FactQuery:
 
 
 ALL_FACTS = FactQuery()
+
+
+@dataclass(frozen=True, slots=True)
+class FactBacklog:
+    """Which records waiting for their facts ``records_awaiting_facts`` returns: up to
+    ``limit`` in rowid order (``newest_first``: the highest rowids first), above
+    ``after_rowid`` and, when ``upto_rowid`` is set, not above it (a walk of what waited when
+    it began, not of what arrives meanwhile)."""
+
+    limit: int = 1000
+    after_rowid: int = 0
+    upto_rowid: int | None = None
+    newest_first: bool = False
+
+    def __post_init__(self) -> None:
+        if self.limit < 1:
+            raise ValueError(f"FactBacklog.limit must be >= 1, got {self.limit!r}")

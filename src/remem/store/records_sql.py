@@ -30,11 +30,25 @@ class SQLRecords(SQLSessions):
     # What each backend does its own way: its full-text rows (FTS5 / tsvector) when a record
     # comes, goes or its text changes, and how it fetches the windows of ``neighbours``.
     def _insert_rows(
-        self, c: Any, rows: Sequence[RecordRow], rev: int, now: float, skip: bool
+        self,
+        c: Any,
+        rows: Sequence[RecordRow],
+        rev: int,
+        now: float,
+        skip: bool,
+        awaiting_facts: bool = False,
     ) -> list[int | None]:
         """Insert the records and their lexical rows (inside the caller's write); an
-        existing id is None with ``skip``, else an error that rolls the write back."""
+        existing id is None with ``skip``, else an error that rolls the write back. With
+        ``awaiting_facts`` the records not 'skipped' go into the facts backlog too."""
         raise NotImplementedError
+
+    def _insert_one(
+        self, rows: Sequence[RecordRow], now: float, skip: bool, awaiting_facts: bool
+    ) -> list[int | None] | None:
+        """A backend's shorter way to write one record (PostgreSQL: one statement), or None:
+        the general one."""
+        return None
 
     def delete(self, record_ids: Sequence[str]) -> int:
         raise NotImplementedError
@@ -52,21 +66,29 @@ class SQLRecords(SQLSessions):
         raise NotImplementedError
 
     def insert_records(
-        self, rows: Sequence[RecordRow], *, on_conflict: OnConflict = "error"
+        self,
+        rows: Sequence[RecordRow],
+        *,
+        on_conflict: OnConflict = "error",
+        awaiting_facts: bool = False,
     ) -> list[int | None]:
         """Insert (record fields, lexical tokens[, context tokens]) in one transaction.
 
         Returns the new rowids; ``None`` where ``on_conflict="skip"`` skipped an existing id.
         With ``on_conflict="error"`` an existing id aborts the whole batch (nothing written).
+        ``awaiting_facts``: see ``RecordStore.insert_records``.
         """
         if not rows:
             return []
         for row in rows:  # before the transaction: a bad record costs no write lock
             check_enums(row[0])
         now = time.time()
+        one = self._insert_one(rows, now, on_conflict == "skip", awaiting_facts)
+        if one is not None:
+            return one
         with self.write() as c:
             rev = self._bump_rev(c)
-            out = self._insert_rows(c, rows, rev, now, on_conflict == "skip")
+            out = self._insert_rows(c, rows, rev, now, on_conflict == "skip", awaiting_facts)
             for rowid, row in zip(out, rows, strict=True):
                 fields = row[0]
                 origin, parent = fields.get("origin_platform"), fields.get("parent_session")

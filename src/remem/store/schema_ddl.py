@@ -131,3 +131,14 @@ def facts_tables(types: DDLTypes) -> str:
         ){types.keyed};
         CREATE INDEX fact_sources_record ON fact_sources (record_id)
         """
+
+
+def facts_backlog_table(types: DDLTypes) -> str:
+    """The records whose facts are not extracted yet (version 10 of both backends): marked in
+    the write that stores them, unmarked once the indexing path has read them; a record's
+    delete takes its mark with it."""
+    return f"""
+        CREATE TABLE facts_backlog (
+            record_rowid {types.integer} PRIMARY KEY REFERENCES records (rowid) ON DELETE CASCADE
+        )
+        """

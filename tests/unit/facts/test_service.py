@@ -103,6 +103,7 @@ def test_a_failing_update_never_fails_the_indexing(make_memory: MakeMemory, monk
     monkeypatch.setattr(mem.store, "facts", broken)
     record = mem.ingest({"text": "I live in Shenzhen now", "speaker": "Tom", "timestamp": NOV_2})
     assert mem.get(record.id).index_status == "indexed"
+    assert mem.wait_indexed(60)  # the facts are read after the write is acknowledged
     assert mem.stats()["fact_update_errors"] == 1
 
 

@@ -88,6 +88,7 @@ class ChangesMixin(TimelineMixin):
         for seq in list(self._record_vectors.get(rowid, {}).values()):
             self._remove_vector(seq)
         self._latent.pop(rowid, None)
+        self._awaiting_facts.discard(rowid)
 
     def delete_session_after(self, session: str, after: float) -> list[str]:
         """Delete a session's records created after ``after``; returns their ids."""

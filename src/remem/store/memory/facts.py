@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from remem.store.facts_check import check_fact, fact_order
 from remem.store.memory.state import MemoryState, first
-from remem.store.queries import ALL_FACTS, FactQuery
-from remem.types import Fact
+from remem.store.queries import ALL_FACTS, FactBacklog, FactQuery
+from remem.types import Fact, Record
 
 
 class FactsMixin(MemoryState):
@@ -73,3 +73,27 @@ class FactsMixin(MemoryState):
                     names[f.subject] = (*newest, f.subject_name)
         rows = [(key, names[key][2], n) for key, n in counts.items()]
         return sorted(rows, key=lambda r: (-r[2], r[0]))
+
+    # ---------------------------------------------------------------- the facts backlog
+    def records_awaiting_facts(self, backlog: FactBacklog) -> list[Record]:
+        with self._read():
+            upto = backlog.upto_rowid
+            found = sorted(
+                (
+                    r
+                    for r in self._awaiting_facts
+                    if r > backlog.after_rowid and (upto is None or r <= upto)
+                ),
+                reverse=backlog.newest_first,
+            )
+            return [self._record(rowid) for rowid in found[: backlog.limit]]
+
+    def facts_extracted(self, rowids: Sequence[int]) -> int:
+        with self._write():
+            marked = self._awaiting_facts.intersection(int(r) for r in rowids)
+            self._awaiting_facts.difference_update(marked)
+        return len(marked)
+
+    def count_awaiting_facts(self) -> int:
+        with self._read():
+            return len(self._awaiting_facts)

@@ -45,9 +45,14 @@ def stored_values(fields: dict[str, Any]) -> dict[str, Any]:
 
 class RecordsMixin(SessionsMixin):
     def insert_records(
-        self, rows: Sequence[RecordRow], *, on_conflict: OnConflict = "error"
+        self,
+        rows: Sequence[RecordRow],
+        *,
+        on_conflict: OnConflict = "error",
+        awaiting_facts: bool = False,
     ) -> list[int | None]:
-        """Insert (record fields, lexical tokens[, context tokens]) as one write.
+        """Insert (record fields, lexical tokens[, context tokens]) as one write; with
+        ``awaiting_facts`` the records not 'skipped' wait for their facts.
 
         Returns the new rowids; ``None`` where ``on_conflict="skip"`` skipped an existing id.
         With ``on_conflict="error"`` an existing id aborts the whole batch (nothing written).
@@ -71,10 +76,19 @@ class RecordsMixin(SessionsMixin):
                 taken.add(values["id"])
                 planned.append((values, row))
             rev, now = self._bump_rev(), time.time()
-            return [
+            out = [
                 None if item is None else self._add_row(item[0], item[1], rev, now)
                 for item in planned
             ]
+            if awaiting_facts:
+                self._awaiting_facts.update(
+                    rowid
+                    for rowid, item in zip(out, planned, strict=True)
+                    if rowid is not None
+                    and item is not None
+                    and item[0]["index_status"] != "skipped"
+                )
+            return out
 
     def _add_row(self, values: dict[str, Any], row: RecordRow, rev: int, now: float) -> int:
         rowid = self._next_rowid

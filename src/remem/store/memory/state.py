@@ -83,6 +83,7 @@ class MemoryState:
         self._facts: dict[
             str, Fact
         ] = {}  # fact id -> fact (replaced whole, never changed in place)
+        self._awaiting_facts: set[int] = set()  # rowids whose facts are not extracted yet
         self._next_rowid = 1
         self._next_seq = 1
         self._rev = 0  # bumped by writes an in-memory index must see (stamped on the rows)
@@ -161,6 +162,7 @@ class MemoryState:
             "_latent": {k: dict(v) for k, v in self._latent.items()},
             "_meta": dict(self._meta),
             "_facts": dict(self._facts),
+            "_awaiting_facts": set(self._awaiting_facts),
             **{
                 name: getattr(self, name)
                 for name in ("_closed", "_next_rowid", "_next_seq", "_rev", "_deletes", "_writes")

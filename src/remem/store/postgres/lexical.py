@@ -93,6 +93,14 @@ def _hits(column: str) -> str:
     )
 
 
+# the term statistics' changes as rows, and how they are added to the stored ones
+TERM_ROWS = "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[])"
+ADD_TERMS = (
+    "ON CONFLICT (term) DO UPDATE SET df_tok = lexical_terms.df_tok + excluded.df_tok, "
+    "df_any = lexical_terms.df_any + excluded.df_any"
+)
+
+
 class LexicalWriter:
     """Lexical rows and the statistics BM25 needs, changed inside a caller's transaction."""
 
@@ -145,19 +153,22 @@ class LexicalWriter:
         for rowid, own, ctx in rows:
             self.add(rowid, own, ctx, sign=-1)
 
-    def flush(self, c: psycopg.Connection[Any]) -> None:
-        """Apply the collected changes to the term and row statistics."""
+    def term_deltas(self) -> dict[str, list[int]]:
+        """term -> [change of df_tok, change of df_any], the unchanged left out, sorted by term
+        (one lock order for every writer)."""
         by_term: dict[str, list[int]] = {}
         for (term, column), delta in self._df.items():
             if delta:
                 by_term.setdefault(term, [0, 0])[column] += delta
+        return dict(sorted(by_term.items()))
+
+    def flush(self, c: psycopg.Connection[Any]) -> None:
+        """Apply the collected changes to the term and row statistics."""
+        by_term = self.term_deltas()
         if by_term:
-            names = sorted(by_term)  # one lock order for every writer
+            names = list(by_term)
             c.execute(
-                "INSERT INTO lexical_terms (term, df_tok, df_any) "
-                "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[]) "
-                "ON CONFLICT (term) DO UPDATE SET df_tok = lexical_terms.df_tok + "
-                "excluded.df_tok, df_any = lexical_terms.df_any + excluded.df_any",
+                f"INSERT INTO lexical_terms (term, df_tok, df_any) {TERM_ROWS} {ADD_TERMS}",
                 (names, [by_term[t][0] for t in names], [by_term[t][1] for t in names]),
             )
             gone = [t for t in names if by_term[t][1] < 0]  # only a removal can empty a term

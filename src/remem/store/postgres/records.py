@@ -10,9 +10,10 @@ import psycopg
 from remem.errors import ValidationError
 from remem.store import facts_sql
 from remem.store.base import RecordRow
+from remem.store.memory.lexical_index import terms
 from remem.store.postgres.connection import PostgresConnection
 from remem.store.postgres.filters import RECORD_COLUMNS
-from remem.store.postgres.lexical import LexicalWriter
+from remem.store.postgres.lexical import ADD_TERMS, TERM_ROWS, LexicalWriter, tsvector_text
 from remem.store.records_sql import SQLRecords
 from remem.store.rows import INSERT_FIELDS, column_value
 from remem.store.sql_dialect import POSTGRES
@@ -23,10 +24,83 @@ _INSERT = (
     f"VALUES ({', '.join(['%s'] * (len(INSERT_FIELDS) + 2))}) "
     "ON CONFLICT (id) DO NOTHING RETURNING rowid"
 )
+# The same, also marking the record as waiting for its facts when the last parameter is true:
+# one statement, so the mark costs no wait for the server of its own
+_INSERT_AWAITING_FACTS = (
+    f"WITH r AS ({_INSERT}), "
+    "b AS (INSERT INTO facts_backlog (record_rowid) SELECT rowid FROM r WHERE %s) "
+    "SELECT rowid FROM r"
+)
+
+
+# One record written by one statement (``_insert_one``): the revision bump, the record, its
+# mark in the facts backlog, its lexical row and the statistics BM25 keeps, each of the last
+# three only when the record was written (an id taken: nothing but the revision). With BEGIN
+# and COMMIT in one pipeline, the write waits for the server once.
+_INSERT_ONE = (
+    "WITH v AS (UPDATE counters SET value = value + 1 WHERE name = 'rev' RETURNING value), "
+    f"r AS (INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
+    f"VALUES ({', '.join(['%s'] * len(INSERT_FIELDS))}, (SELECT value FROM v), %s) "
+    "ON CONFLICT (id) DO NOTHING RETURNING rowid), "
+    "b AS (INSERT INTO facts_backlog (record_rowid) SELECT rowid FROM r WHERE %s), "
+    "l AS (INSERT INTO lexical (rowid, tok, ctx, doc, len) SELECT rowid, "
+    "string_to_array(%s, ' '), string_to_array(%s, ' '), %s::tsvector, %s FROM r), "
+    f"t AS (INSERT INTO lexical_terms (term, df_tok, df_any) {TERM_ROWS} "
+    f"WHERE EXISTS (SELECT 1 FROM r) {ADD_TERMS}), "
+    "c AS (UPDATE counters SET value = value + CASE name WHEN 'lex_rows' THEN %s ELSE %s END "
+    "WHERE name IN ('lex_rows', 'lex_terms') AND EXISTS (SELECT 1 FROM r)) "
+    "SELECT rowid FROM r"
+)
+
+
+def _taken(record_id: str) -> ValidationError:
+    return ValidationError(
+        "id",
+        record_id,
+        "a record with this id exists; choose another id or delete the old record first",
+    )
 
 
 class RecordsMixin(SQLRecords, PostgresConnection):
     """Insert, read, update and delete records."""
+
+    def _insert_one(
+        self, rows: Sequence[RecordRow], now: float, skip: bool, awaiting_facts: bool
+    ) -> list[int | None] | None:
+        """One record outside an open transaction, without a session's origin or parent to
+        record: ``_INSERT_ONE``. Its result is read once the COMMIT has returned; a taken id
+        (refused without ``skip``) has then changed nothing but the revision counter."""
+        fields = rows[0][0] if len(rows) == 1 else {}
+        if (
+            len(rows) != 1
+            or fields.get("origin_platform")
+            or fields.get("parent_session")
+            or self._tx_conn() is not None
+        ):
+            return None
+        own, ctx = terms(rows[0][1]), terms(rows[0][2] if len(rows[0]) > 2 else "")
+        stats = LexicalWriter()
+        stats.add(0, own, ctx)
+        by_term = stats.term_deltas()
+        params = [column_value(fields, col) for col in INSERT_FIELDS] + [
+            now,
+            awaiting_facts and fields.get("index_status") != "skipped",
+            " ".join(own),
+            " ".join(ctx),
+            tsvector_text(own, ctx),
+            len(own) + len(ctx),
+            list(by_term),
+            [d[0] for d in by_term.values()],
+            [d[1] for d in by_term.values()],
+            1,
+            len(own) + len(ctx),
+        ]
+        with self.write() as c:
+            cur = c.execute(_INSERT_ONE, params)
+        got = cur.fetchone()  # the pipeline has synced at the COMMIT
+        if got is None and not skip:
+            raise _taken(fields["id"])
+        return [None if got is None else int(got[0])]
 
     def _insert_rows(
         self,
@@ -35,20 +109,21 @@ class RecordsMixin(SQLRecords, PostgresConnection):
         rev: int,
         now: float,
         skip: bool,
+        awaiting_facts: bool = False,
     ) -> list[int | None]:
         out: list[int | None] = []
         params = [[column_value(row[0], col) for col in INSERT_FIELDS] + [rev, now] for row in rows]
+        sql = _INSERT
+        if awaiting_facts:
+            sql = _INSERT_AWAITING_FACTS
+            for values, row in zip(params, rows, strict=True):
+                values.append(row[0].get("index_status") != "skipped")
         with c.cursor() as cur:
-            cur.executemany(_INSERT, params, returning=True)
+            cur.executemany(sql, params, returning=True)
             for row in rows:
                 got = cur.fetchone()
                 if got is None and not skip:
-                    raise ValidationError(
-                        "id",
-                        row[0]["id"],
-                        "a record with this id exists; choose another id "
-                        "or delete the old record first",
-                    )
+                    raise _taken(row[0]["id"])
                 out.append(None if got is None else int(got[0]))
                 cur.nextset()
         lexical = LexicalWriter()

@@ -27,6 +27,7 @@ from remem.store.schema_ddl import (
     META_TABLE,
     POSTGRES_TYPES,
     RECORD_INDEXES,
+    facts_backlog_table,
     facts_tables,
     record_columns,
     sessions_table,
@@ -154,6 +155,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "facts (issue 48): what is known about a subject and while it held, derived from "
         "records, with the records each cites indexed both ways (source, closer)",
         facts_tables(POSTGRES_TYPES),
+    ),
+    (
+        10,
+        "the facts backlog (issue 47): records whose facts are not extracted yet, marked in "
+        "the write that stores them, so fact extraction runs after the acknowledgement and a "
+        "crash before it loses nothing",
+        facts_backlog_table(POSTGRES_TYPES),
     ),
 ]
 

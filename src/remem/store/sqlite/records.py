@@ -21,7 +21,13 @@ class RecordsMixin(SQLRecords, SQLiteConnection):
     """Insert, read, update and delete records."""
 
     def _insert_rows(
-        self, c: sqlite3.Connection, rows: Sequence[RecordRow], rev: int, now: float, skip: bool
+        self,
+        c: sqlite3.Connection,
+        rows: Sequence[RecordRow],
+        rev: int,
+        now: float,
+        skip: bool,
+        awaiting_facts: bool = False,
     ) -> list[int | None]:
         out: list[int | None] = []
         sql = (
@@ -50,6 +56,8 @@ class RecordsMixin(SQLRecords, SQLiteConnection):
                 "INSERT INTO records_fts (rowid, tokens, context) VALUES (?, ?, ?)",
                 (cur.lastrowid, tokens, context),
             )
+            if awaiting_facts and fields.get("index_status") != "skipped":
+                c.execute("INSERT INTO facts_backlog (record_rowid) VALUES (?)", (cur.lastrowid,))
             out.append(cur.lastrowid)
         return out
 

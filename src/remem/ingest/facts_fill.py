@@ -1,0 +1,227 @@
+"""Fact extraction after the acknowledgement (issue 47): the facts backlog, worked off in batches.
+
+Reading the facts out of a message (``remem.facts``: some eighty rules tried per sentence)
+cost about as much CPU as the rest of an acknowledged write together. So a write only marks
+its records as waiting for their facts (``insert_records(awaiting_facts=True)``, in the
+write's own transaction: durable with the record), and this fill reads them afterwards on a
+thread of its own, in batches:
+
+- the records this process wrote (``owe``), once its writes pause for ``facts.quiet_ms`` or
+  the oldest has waited ``facts.max_wait_s``: a burst is not slowed by extraction, and no
+  fact lags a write by much more than that;
+- at start, the records any process left waiting (a process killed between a write and
+  its extraction): the backlog as it stood when the fill started (``recover``), like the
+  missing vectors the backfill finds;
+- a reader of facts in this process (``settle``: ``Memory.facts``, a search's currency
+  stage) hurries it and waits, so a fact said a moment ago is read.
+
+A batch is extracted, then unmarked: a crash between the two extracts it again, which is
+harmless (``FactService.update`` re-folds the chains it touches from the records).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from remem.errors import RememError
+from remem.store.base import FactStore, Store
+from remem.store.queries import FactBacklog
+from remem.types import Record
+
+log = logging.getLogger("remem")
+
+Extract = Callable[[Sequence[Record]], None]
+BATCH = 256  # records per extraction (one update, one unmark)
+
+
+class FactsFill:
+    """Extracts the facts of written records off the writer's path (module docstring)."""
+
+    def __init__(
+        self, store: Store, extract: Extract, *, quiet_s: float, max_wait_s: float
+    ) -> None:
+        if not isinstance(store, FactStore):
+            raise TypeError(f"{type(store).__name__} keeps no facts: it has no facts backlog")
+        self.store: FactStore = store
+        self._records = store
+        self.extract = extract
+        self.quiet_s = quiet_s
+        self.max_wait_s = max_wait_s
+        self._cond = threading.Condition()
+        self._owed: dict[int, None] = {}  # rowids this process wrote, in the order written
+        self._first_at = 0.0  # when the oldest owed record was written (monotonic)
+        self._last_at = 0.0  # when the newest one was
+        self._recover_upto: int | None = None  # the backlog at start, still to walk
+        self._recover_after = 0
+        self._recovered = False  # the walk was started (once per process)
+        self._hurry = 0  # readers waiting: extract now
+        self._busy = False  # a batch is being extracted
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+        self.extracted = 0  # records this fill extracted (stats, tests)
+
+    # ------------------------------------------------------------------ feeding
+    def owe(self, rowids: Sequence[int]) -> None:
+        """Records just written awaiting their facts (marked in the store). The first time,
+        the backlog other processes left is walked too (``recover``)."""
+        if not rowids:
+            return
+        self.recover(below=min(rowids))  # this process's own wait for their pause
+        with self._cond:
+            now = time.monotonic()
+            self._last_at = now
+            was_empty = not self._owed
+            self._owed.update(dict.fromkeys(rowids))
+            if was_empty:  # else the thread is timing the pause already: not woken per write
+                self._first_at = now
+                self._start()
+                self._cond.notify_all()
+
+    def recover(self, below: int | None = None) -> None:
+        """Walk the backlog as it stands now (what a killed process left; ``below``: only
+        rowids under it), in the background; once per process (later records are owed by
+        the processes writing them)."""
+        with self._cond:
+            if self._recovered:
+                return
+            self._recovered = True
+        upto = None if below is None else below - 1
+        newest = self.store.records_awaiting_facts(
+            FactBacklog(limit=1, upto_rowid=upto, newest_first=True)
+        )
+        if not newest or newest[0].rowid is None:
+            return
+        with self._cond:
+            self._recover_upto, self._recover_after = newest[0].rowid, 0
+            self._start()
+            self._cond.notify_all()
+
+    def extract_now(self, records: Sequence[Record]) -> None:
+        """Extract these records' facts on the caller's thread (a user's action that reads
+        them at once: a curated memory's capture) and unmark them."""
+        if not records:
+            return
+        rowids = [r.rowid for r in records if r.rowid is not None]
+        with self._cond:
+            for rowid in rowids:
+                self._owed.pop(rowid, None)
+        self.extract(records)
+        self._unmark(rowids)
+
+    # ------------------------------------------------------------------ waiting
+    def busy(self) -> bool:
+        """Whether anything is owed, walked or being extracted now."""
+        with self._cond:
+            return self._outstanding()
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Extract what is owed now and wait for it; False when ``timeout`` ran out first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            if not self._outstanding():
+                return True
+            self._hurry += 1
+            self._cond.notify_all()
+            try:
+                while self._outstanding() and not self._stopped:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        return False
+                    self._cond.wait(left)
+                return not self._outstanding()
+            finally:
+                self._hurry -= 1
+
+    def stop(self, *, finish: bool = True, timeout: float = 30.0) -> None:
+        """Stop the thread; with ``finish`` extract what is owed first (at most ``timeout``).
+        What is left stays marked in the store for the next process."""
+        if finish:
+            self.settle(timeout)
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def _outstanding(self) -> bool:
+        return bool(self._owed) or self._recover_upto is not None or self._busy
+
+    # ------------------------------------------------------------------ the thread
+    def _start(self) -> None:
+        """Start the thread (the caller holds the condition)."""
+        if self._thread is None and not self._stopped:
+            self._thread = threading.Thread(target=self._run, name="remem-facts", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                work = self._next_work()
+                if work is None:
+                    return
+                self._busy = True
+            try:
+                self._do(work)
+            except Exception as exc:  # derived data: left marked, the next process retries
+                log.warning("facts not extracted for a batch (left in the backlog): %s", exc)
+                if isinstance(work, FactBacklog):
+                    with self._cond:
+                        self._recover_upto = None  # the walk ends: the next process walks
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def _next_work(self) -> list[int] | FactBacklog | None:
+        """The next batch (owed rowids, or a page of the backlog walk); None: stopped. Holds
+        the condition; waits for work and, unless hurried, for the writes to pause."""
+        while not self._stopped:
+            if self._owed:
+                now = time.monotonic()
+                left = min(self._last_at + self.quiet_s, self._first_at + self.max_wait_s) - now
+                if left > 0 and not self._hurry:
+                    self._cond.wait(left)
+                    continue
+                batch = list(self._owed)[:BATCH]
+                for rowid in batch:
+                    del self._owed[rowid]
+                self._first_at = time.monotonic()  # the rest waited from now on
+                return batch
+            if self._recover_upto is not None:
+                return FactBacklog(BATCH, self._recover_after, self._recover_upto)
+            self._cond.wait()
+        return None
+
+    def _do(self, work: list[int] | FactBacklog) -> None:
+        if isinstance(work, FactBacklog):
+            records = self.store.records_awaiting_facts(work)
+            with self._cond:
+                if records and records[-1].rowid is not None:
+                    self._recover_after = records[-1].rowid
+                else:
+                    self._recover_upto = None  # walked to its end
+                for record in records:  # read here: not again as owed
+                    self._owed.pop(record.rowid or 0, None)
+            if not records:
+                return
+        else:
+            # deleted meanwhile: simply not there (their mark went with them)
+            found = self._records.get_by_rowids(work)
+            records = [found[r] for r in work if r in found]
+        # one record at a time, in the order written, as when each was read in its write: a
+        # record's reading may use the facts of those before it (a bare answer after a dated
+        # move starts at the move); a batch read at once costs no less (the rules are the cost)
+        for record in records:
+            self.extract([record])
+        self._unmark([r.rowid for r in records if r.rowid is not None])
+        self.extracted += len(records)
+
+    def _unmark(self, rowids: Sequence[int]) -> None:
+        try:
+            self.store.facts_extracted(rowids)
+        except RememError as exc:  # extracted again by the next process: harmless
+            log.debug("could not unmark %d records of the facts backlog: %s", len(rowids), exc)

@@ -1,0 +1,135 @@
+"""Facts are read after the write is acknowledged (issue 47): a write only marks its records
+as waiting for their facts, in its own transaction, and the indexing path reads them in
+batches (``ingest/facts_fill.py``). Nothing is lost: a process killed between the
+acknowledgement and the extraction leaves the mark, and the next process reads them. Readers
+that need them at once (``Memory.facts``, a search, a curated memory's capture) get them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from remem import Config, Memory
+
+NOV_2 = "2026-11-02T10:00:00+00:00"
+DEC_2 = "2026-12-02T10:00:00+00:00"
+# the fill waits for the writes to pause this long: in these tests, never on its own
+NEVER = {"facts.quiet_ms": 3_600_000, "facts.max_wait_s": 3_600}
+
+
+def config(**overrides: object) -> Config:
+    base = {"embed.provider": "none", "indexing.mode": "sync"}
+    return Config.load(env={}, overrides={**base, **overrides})
+
+
+def lives(facts) -> list[tuple[str, bool]]:
+    return [(f.value, f.valid_to is None) for f in facts if f.attribute == "lives_in"]
+
+
+def say(mem: Memory, text: str, when: str = NOV_2) -> str:
+    return mem.ingest({"text": text, "speaker": "Tom", "session": "chat", "timestamp": when}).id
+
+
+def test_a_write_is_acknowledged_before_its_facts_are_read(tmp_path):
+    with Memory(tmp_path / "m.db", config(**NEVER)) as mem:
+        say(mem, "I live in Shenzhen now")
+        # acknowledged: stored and searchable, its facts owed (durably marked)
+        assert mem.store.facts() == []
+        assert mem.store.count_awaiting_facts() == 1
+        assert mem.stats()["backlog"]["facts_waiting"] == 1
+        # a reader of facts gets them at once
+        assert lives(mem.facts("Tom")) == [("Shenzhen", True)]
+        assert mem.store.count_awaiting_facts() == 0
+
+
+def test_the_facts_are_read_once_the_writes_pause(tmp_path):
+    with Memory(tmp_path / "m.db", config(**{"facts.quiet_ms": 0})) as mem:
+        say(mem, "I live in Shenzhen now")
+        assert mem.indexer.facts is not None
+        assert mem.indexer.facts.settle(60)
+        assert lives(mem.store.facts()) == [("Shenzhen", True)]
+        assert mem.store.count_awaiting_facts() == 0
+
+
+def test_a_search_right_after_the_write_reads_what_it_said(tmp_path):
+    with Memory(tmp_path / "m.db", config(**NEVER)) as mem:
+        say(mem, "I live in Shenzhen now")
+        moved = say(mem, "I moved to Shanghai last week", DEC_2)
+        hits = mem.search("Where does Tom live now?", k=3).hits
+        assert hits[0].record.id == moved
+        assert mem.store.count_awaiting_facts() == 0  # the search waited for them
+
+
+def test_a_curated_memory_states_its_facts_before_the_capture_returns(tmp_path):
+    with Memory(tmp_path / "m.db", config(**NEVER)) as mem:
+        mem.memories.remember(
+            None, "Ann lives in Paris.", scope="global", category="fact", importance=0.5
+        )
+        assert [f.value for f in mem.store.facts()] == ["Paris"]
+        assert mem.store.count_awaiting_facts() == 0
+
+
+def test_a_rebuild_reads_every_record_waiting(tmp_path):
+    with Memory(tmp_path / "m.db", config(**NEVER)) as mem:
+        mem.ingest_many(
+            [{"text": "I live in Shenzhen now", "speaker": "Tom", "timestamp": NOV_2}],
+            embed=False,  # stored only: its facts wait for a rebuild (an import's)
+        )
+        assert mem.store.count_awaiting_facts() == 1
+        assert mem.rebuild_facts().facts == 1
+        assert mem.store.count_awaiting_facts() == 0
+        assert lives(mem.store.facts()) == [("Shenzhen", True)]
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from remem import Config, Memory
+    config = Config.load(env={}, overrides={
+        "embed.provider": "none", "indexing.mode": "sync",
+        "facts.quiet_ms": 3_600_000, "facts.max_wait_s": 3_600,
+    })
+    mem = Memory(sys.argv[1], config)
+    for n, text in enumerate(["I live in Shenzhen now", "I moved to Shanghai last week"]):
+        when = ["2026-11-02T10:00:00+00:00", "2026-12-02T10:00:00+00:00"][n]
+        mem.ingest({"text": text, "speaker": "Tom", "session": "chat", "timestamp": when})
+    print("acked", flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def test_a_process_killed_after_the_ack_loses_no_facts(tmp_path):
+    db = tmp_path / "m.db"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(db)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "acked"
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.kill()
+        child.wait(60)
+    with Memory(Path(db), config()) as mem:
+        # the marks survived the kill; nothing was read before it
+        assert mem.store.facts() == [] and mem.store.count_awaiting_facts() == 2
+        assert lives(mem.facts("Tom", history=True)) == [("Shenzhen", False), ("Shanghai", True)]
+        assert mem.store.count_awaiting_facts() == 0
+
+
+def test_a_new_writer_reads_what_a_killed_one_left(tmp_path):
+    db = tmp_path / "m.db"
+    with Memory(db, config(**NEVER)) as mem:
+        say(mem, "I live in Shenzhen now")
+        mem.indexer.facts = None  # as if killed: nothing is read on close
+    with Memory(db, config(**{"facts.quiet_ms": 0})) as mem:
+        assert mem.store.count_awaiting_facts() == 1
+        say(mem, "I moved to Shanghai last week", DEC_2)  # its first write walks the backlog
+        assert mem.indexer.facts is not None and mem.indexer.facts.settle(60)
+        assert lives(mem.store.facts()) == [("Shenzhen", False), ("Shanghai", True)]
