@@ -177,3 +177,22 @@ def _closed(fact: Fact, by: Statement) -> Fact:
     # a fact that only becomes true later than its closing (a cancelled plan) ends as it starts
     end = max(by.valid_from, fact.valid_from)
     return dataclasses.replace(fact, valid_to=end, closed_by=by.record_id)
+
+
+def merged_chain(facts: Iterable[Fact]) -> list[Fact]:
+    """Facts of several one-value chains read as one chain, for a question that names them
+    all ("Who leads the mobile team now?" names "mobile team lead" and "team lead"): in the
+    order they became true, each value open at the end is closed by the next other value
+    (from when it became true); the latest stays open. Stored facts are not changed."""
+    ordered = sorted(facts, key=lambda f: (f.valid_from, f.said_at, f.id))
+    out: list[Fact] = []
+    for i, fact in enumerate(ordered):
+        later = [g for g in ordered[i + 1 :] if value_key(g.value) != value_key(fact.value)]
+        if fact.valid_to is None and later:
+            fact = dataclasses.replace(
+                fact,
+                valid_to=max(later[0].valid_from, fact.valid_from),
+                closed_by=later[0].source_ids[0],
+            )
+        out.append(fact)
+    return out

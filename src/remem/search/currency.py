@@ -22,17 +22,20 @@ import dataclasses
 from collections import defaultdict
 from datetime import datetime
 
-from remem.facts.fold import PLACES
-from remem.facts.model import spec_of, value_key
+from remem.facts.fold import PLACES, merged_chain
+from remem.facts.model import THING_FAMILIES, spec_of, value_key
 from remem.facts.places import place_level
 from remem.facts.question import (
+    GROUP_THINGS,
     asked_attributes,
     asked_fact,
     asks_ending,
     asks_first,
     attribute_of_value,
     fact_of_value,
+    fold_question,
     plans_named,
+    thing_named_at,
 )
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
@@ -94,8 +97,17 @@ def _asked_chain(store: FactStore, ctx: StageContext) -> tuple[list[Fact], bool]
     scopes = ctx.request.filters.scopes if ctx.request.filters is not None else None
     subjects = [(key, shown) for key, shown, _n in store.fact_subjects(scopes)]
     asked = asked_fact(ctx.request.query, subjects)
-    if asked is None:
-        return _named_plans(store, ctx, scopes), False
+    if asked is None or asked.subject.startswith("thing:"):
+        things = _thing_chain(store, ctx, scopes, subjects)
+        if things and question_time(ctx.request.query) == "past" and not _closed(things):
+            things = []  # one value only: no answer to "before" (a plan may still have one)
+        if things:
+            named = things[-1]
+            ctx.report.notes.append(
+                f"currency: the question asks for the {named.attribute} of {named.subject_name}"
+            )
+        # a thing with no chain to answer from: as a question naming nobody (its plans)
+        return (things, True) if things else (_named_plans(store, ctx, scopes), False)
     facts = store.facts(FactQuery(scopes=scopes, subject=asked.subject))
     held = {f.attribute for f in facts}
     attribute = attribute_of_value(ctx.request.query, facts) if not asked.attributes else None
@@ -108,6 +120,37 @@ def _asked_chain(store: FactStore, ctx: StageContext) -> tuple[list[Fact], bool]
     scope = max(chain, key=lambda f: f.said_at).scope
     ctx.report.notes.append(f"currency: the question asks for {asked.name}'s {attribute}")
     return [f for f in chain if f.scope == scope], True
+
+
+def _thing_chain(
+    store: FactStore, ctx: StageContext, scopes: list[str] | None, subjects: list[tuple[str, str]]
+) -> list[Fact]:
+    """The chain of a thing, group or role the question asks about ("现在 staging 服务器的
+    IP 是多少？", "Who leads the mobile team now?"): of the first family its words ask for
+    that a thing it names holds, every named thing's facts read as one chain
+    (``fold.merged_chain``: "team lead" and "mobile team lead" are one role to that
+    question), with the chat's own group ("we meet at ...") beside a place or a time."""
+    families = [a for a in asked_attributes(ctx.request.query) if a in THING_FAMILIES]
+    if not families:
+        return []
+    lowered = fold_question(ctx.request.query).casefold()
+    named = [key for key, shown in subjects if thing_named_at(lowered, key, shown) is not None]
+    groups = [key for key, _shown in subjects if key in GROUP_THINGS]
+    for family in families:
+        keys = named + (groups if named and family in ("place", "time") else [])
+        facts = [
+            f
+            for key in keys
+            for f in store.facts(FactQuery(scopes=scopes, subject=key, attribute=family))
+        ]
+        if facts:
+            scope = max(facts, key=lambda f: f.said_at).scope
+            chain = merged_chain(f for f in facts if f.scope == scope)
+            ctx.report.notes.append(
+                f"currency: the question asks for the {family} of {chain[-1].subject_name}"
+            )
+            return chain
+    return []
 
 
 def _named_plans(store: FactStore, ctx: StageContext, scopes: list[str] | None) -> list[Fact]:

@@ -77,7 +77,7 @@ def test_another_subjects_pet_is_not_the_asked_subjects():
 
 def test_a_question_asking_no_known_fact_reads_nothing():
     store, _ = store_with_facts()
-    assert read_asked(store, "What's the wifi password at Tom's place?", None, IDS) is None
+    assert read_asked(store, "What colour is Tom's umbrella?", None, IDS) is None
     assert read_asked(store, "Where does Priya live?", None, IDS) is None  # no facts of hers
     bare, _ = memory_store_with("I live in Shenzhen now")  # a store without facts
     assert read_asked(bare, "Where does Tom live?", None, ["r0"]) is None
