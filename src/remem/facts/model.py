@@ -124,11 +124,16 @@ _KIND_TAIL = re.compile(
 )
 
 
+def thing_core(text: str) -> str:
+    """A thing's name without the kind word after it: "staging server" -> "staging"."""
+    return _KIND_TAIL.sub("", thing_name(text)).strip()
+
+
 def thing_key(text: str) -> str:
     """What two names of a thing share when they name the same thing: "The WiFi" and
     "wifi", "staging 服务器" and "staging" (case, width, spaces and a kind word left out)."""
-    folded = unicodedata.normalize("NFKC", thing_name(text)).casefold()
-    return re.sub(r"\s+", "", _KIND_TAIL.sub("", folded))
+    folded = unicodedata.normalize("NFKC", thing_core(text)).casefold()
+    return re.sub(r"\s+", "", folded)
 
 
 def thing_subject(text: str) -> str:

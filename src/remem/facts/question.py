@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from remem.facts import rules_zh, values_en
-from remem.facts.model import value_key
+from remem.facts.model import thing_core, value_key
 from remem.facts.query import names_of
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH
 from remem.text.normalize import to_simplified
@@ -213,7 +213,7 @@ def thing_named_at(lowered: str, key: str, shown: str) -> int | None:
     for m in _LATIN_WORD.finditer(lowered):
         asked.setdefault(_STEM.sub("", m.group()), m.start())
     places: list[int] = []
-    for word in _LATIN_WORD.findall(fold_question(shown).casefold()):
+    for word in _LATIN_WORD.findall(fold_question(thing_core(shown)).casefold()):
         at = asked.get(_STEM.sub("", word))
         if at is None:
             return None
