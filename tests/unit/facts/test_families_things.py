@@ -153,6 +153,13 @@ def test_chains_a_question_names_are_read_as_one():
     merged = merged_chain(held)
     assert [(f.value, f.valid_to is None) for f in merged] == [("Priya", False), ("Marco", True)]
     assert merged[0].closed_by == "r2"
+    again = read("Ask me, I'm the lead until she's back", "Marco", id="r3", at=SAID + 2 * DAY)
+    held = [f for f in fold(priya + marco + again) if f.attribute == "held_by"]
+    merged = merged_chain(held)  # Marco said twice, in two chains: one value, both records
+    assert [(f.value, f.source_ids) for f in merged] == [
+        ("Priya", ("r1",)),
+        ("Marco", ("r2", "r3")),
+    ]
 
 
 @pytest.mark.parametrize(
