@@ -63,6 +63,7 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     if not chains and not asked:
         return cands
     past = question_time(ctx.request.query) == "past"
+    asking = asked_attributes(ctx.request.query)
     ranked = sorted(cands, key=lambda c: -c.score)
     rank = {c.record.id: i for i, c in enumerate(ranked, start=1) if c.record is not None}
     brought: list[Candidate] = []
@@ -70,6 +71,8 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         scope, subject, attribute = key
         chain = store.facts(FactQuery(scopes=[scope], subject=subject, attribute=attribute))
         _mark_earlier(chain, by_id, ctx)
+        if attribute in THING_FAMILIES and attribute not in asking:
+            continue  # "建国的婚礼在哪个酒店？" asks no date: the wedding's new date is no answer
         # the best chain, carried by one of the best few candidates, is what the question
         # asks about: its answer leads the list, not only the stale line it displaces
         carried = [rank[r] for f in chain for r in f.source_ids if r in rank]
@@ -135,6 +138,16 @@ def _thing_chain(
         return []
     lowered = fold_question(ctx.request.query).casefold()
     named = [key for key, shown in subjects if thing_named_at(lowered, key, shown) is not None]
+    # a name that ends with a named one is that thing said more precisely ("mobile team lead"
+    # is a "team lead"): read together, as one role
+    named += [
+        key
+        for key, _shown in subjects
+        if key.startswith("thing:")
+        and key not in named
+        and key not in GROUP_THINGS
+        and any(key.endswith(n.removeprefix("thing:")) for n in named)
+    ]
     groups = [key for key, _shown in subjects if key in GROUP_THINGS]
     for family in families:
         keys = named + (groups if named and family in ("place", "time") else [])
