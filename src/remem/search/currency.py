@@ -211,6 +211,10 @@ def _lead_asked(
             for f in _closed(chain)
             if not set(f.source_ids) <= now_ids and not _refines(value_key(f.value), now_keys)
         ][:1]
+        if not wanted and chain[0].attribute in THING_FAMILIES:
+            # "Lucy is our new design lead, taking over from Priya K": the line that says
+            # who held it before is the answer, though it says who holds it now as well
+            wanted = [f for f in _closed(chain) if not _refines(value_key(f.value), now_keys)][:1]
         if not _closed(chain):
             # nothing ended ("郑凯以前打什么球？" of two sports liked side by side, a plan said
             # twice, a school never left): the value said first is the earlier one

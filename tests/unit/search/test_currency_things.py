@@ -54,3 +54,12 @@ def test_a_things_new_date_is_no_answer_to_a_question_about_its_hotel() -> None:
     assert first(store, rowids, scores, "建国的婚礼在哪个酒店？") == "r0"
     scores = {0: 0.9, 1: 0.8}
     assert first(store, rowids, scores, "建国的婚礼现在定在哪天？") == "r1"
+
+
+def test_the_line_naming_who_held_a_role_before_answers_who_did() -> None:
+    lines = (
+        "Announcement: Lucy is our new design lead from September, taking over from Priya K",
+        "Me, I lead the design team now. Let's do a walkthrough at 11",
+    )
+    store, rowids = said_by("Dan", *lines)
+    assert first(store, rowids, {1: 0.95, 0: 0.5}, "Who was design lead before Lucy?") == "r0"
