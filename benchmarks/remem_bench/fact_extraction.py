@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from remem.facts.extract import ExtractionContext, statements_of, statements_of_conversation
-from remem.facts.model import Statement, name_subject, value_key
+from remem.facts.model import THING_FAMILIES, Statement, name_subject, thing_key, value_key
 from remem.facts.subjects import people_of
 from remem.text.normalize import to_simplified
 from remem.types import Record
@@ -52,6 +52,8 @@ Key = tuple[str, str, str, str]  # subject, attribute, value key, polarity
 
 def _key(subject: str, attribute: str, value: str | None, polarity: str) -> Key:
     folded = to_simplified(_DATE.sub("", value or ""))
+    if attribute in THING_FAMILIES:  # a thing by its key: "the staging server" is "staging"
+        subject = thing_key(to_simplified(subject))
     return (
         to_simplified(subject).casefold(),
         attribute,

@@ -28,7 +28,7 @@ from remem import Config, Memory
 from remem.embed.local import E5Embedder
 from remem.facts.extract import ExtractionContext, statements_of_conversation
 from remem.facts.fold import fold
-from remem.facts.model import Statement, name_subject
+from remem.facts.model import THING_FAMILIES, Statement, name_subject, thing_subject
 from remem.facts.subjects import people_of, relative_subject, resolve_name
 from remem.ops import store_latent_terms
 from remem.store.memory import InMemoryStore
@@ -84,7 +84,9 @@ def gold_statement(record: Record, gold: dict[str, Any], people: dict[str, str])
     """A gold statement of a line as the extractor would have made it (said when the line was)."""
     speaker = name_subject(record.speaker_label or "")
     who = gold["subject"]
-    if who == "speaker":
+    if gold["attribute"] in THING_FAMILIES:  # a thing, a group or a role
+        subject, name = thing_subject(who), who
+    elif who == "speaker":
         subject, name = speaker, record.speaker_label or ""
     elif who.startswith("speaker's "):
         relation = who.removeprefix("speaker's ")

@@ -34,9 +34,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from remem.facts import rules_en, rules_zh, values_en
+from remem.facts import rules_en, rules_things, rules_zh, values_en
 from remem.facts.answers import MOVED, after_moves, answer_statements
-from remem.facts.model import Statement, name_subject, speaker_subject, spec_of, value_key
+from remem.facts.findings import Found, distinct, holder, holders_of_roles, joined_places, thing_of
+from remem.facts.model import (
+    THING_FAMILIES,
+    Statement,
+    name_subject,
+    speaker_subject,
+    spec_of,
+    value_key,
+)
 from remem.facts.rule import Rule
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
 from remem.facts.when import moment_of
@@ -120,6 +128,8 @@ def _resolve(
     ``original``: the sentence as written, when the match is on a folded copy of the same
     length (a name keeps its script: 林曉, not 林晓)."""
     groups = match.groupdict()
+    if "thing" in groups:  # a thing, a group or a role is the subject (``rules_things``)
+        return thing_of(match, original)
     raw = (groups.get("subj") or "").strip()
     if raw and len(original) == len(match.string):
         raw = original[match.start("subj") : match.end("subj")].strip()
@@ -165,6 +175,8 @@ def _value(
     text = text.strip(" ,，、")
     if rule.shape is not None:
         text = rule.shape(text)
+    elif rule.attribute in THING_FAMILIES:
+        text = text.strip(" .,;:!?")  # an address, a time, a token: as written
     elif english:
         text = values_en.clip(text)
     if rule.polarity == "negate" and _DEMONSTRATIVE.match(text):
@@ -200,19 +212,7 @@ def _day(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
 
 
-@dataclass(frozen=True, slots=True)
-class _Found:
-    subject: str
-    name: str
-    attribute: str
-    value: str | None
-    rule: Rule
-    confidence: float
-    plan_object: str | None = None  # a plan's object when the value was joined ("台北")
-    at: int = 0  # where in the sentence it was read: its clause's time is its time
-
-
-def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContext) -> list[_Found]:
+def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContext) -> list[Found]:
     """Every (subject, attribute, value) the rules read in one asserting sentence."""
     zh = bool(_HAN.search(sentence))
     folded = to_simplified(rules_zh.fold(sentence)) if zh else sentence
@@ -220,15 +220,22 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
     lead = _resolve(opening, speaker, context, sentence) if opening else None
     if lead is not None and lead[0] == speaker[0]:
         lead = None
-    passes = [(rules_zh.RULES, folded)] if zh else [(rules_en.RULES, sentence)]
+    passes = (
+        [(rules_zh.RULES, folded, False), (rules_things.RULES_ZH, folded, False)]
+        if zh
+        else [(rules_en.RULES, sentence, True)]
+    )
     if zh and _ENGLISH.search(sentence):  # "I moved to 上海 last month": English around a value
-        passes.append((rules_en.RULES, sentence))
-    out: list[_Found] = []
-    for rules, text in passes:
-        out += _matches(rules, text, sentence, speaker, context, lead)
-    return _joined_places(_distinct(out)) if zh else _distinct(out)
+        passes.append((rules_en.RULES, sentence, True))
+    passes.append((rules_things.RULES_EN, sentence, True))  # "staging 的 IP" reads in both
+    out: list[Found] = []
+    for rules, text, english in passes:
+        out += _matches(rules, text, sentence, speaker, context, lead, english=english)
+    found = joined_places(distinct(out)) if zh else distinct(out)
+    return found + holders_of_roles(found)
 
 
+# a role only one person holds at a time: saying who has it says who holds it ("held_by")
 def _matches(
     rules: list[Rule],
     text: str,
@@ -236,18 +243,21 @@ def _matches(
     speaker: tuple[str, str],
     context: ExtractionContext,
     lead: tuple[str, str, float] | None,
-) -> list[_Found]:
+    *,
+    english: bool,
+) -> list[Found]:
     """What one language's rules read in ``text`` (``sentence`` or its folded copy)."""
-    out: list[_Found] = []
+    out: list[Found] = []
     for rule in rules:
         for match in rule.pattern.finditer(text):
             attribute = rule.attribute_of(match)
             who = _resolve(match, speaker, context, sentence, lead)
             if attribute is None or who is None:
                 continue
-            english = rules is rules_en.RULES
             value = _value(rule, match, sentence, text, english)
-            if value and not english:
+            if value and attribute == "held_by":
+                value = holder(value, speaker)
+            if value and not english and attribute not in THING_FAMILIES:
                 value = rules_zh.clean(attribute or "", to_simplified(value)) and value
                 value = _PLACE_SUFFIX.sub("", value) if value else None
                 if value is None:
@@ -257,7 +267,7 @@ def _matches(
             if value is not None and len(value) > 60:
                 continue  # a run-on clause, not a value
             out.append(
-                _Found(
+                Found(
                     who[0],
                     who[1],
                     attribute,
@@ -270,48 +280,14 @@ def _matches(
     return out
 
 
-def _joined_places(found: list[_Found]) -> list[_Found]:
-    """ "我搬到台北了，住大安区": a city then its district, in one sentence, is one place."""
-    places = [f for f in found if f.attribute == "lives_in" and f.rule.polarity == "assert"]
-    if len(places) != 2 or places[0].subject != places[1].subject:
-        return found
-    first, second = places
-    joined = replace(first, value=f"{first.value}{second.value}", plan_object=first.value)
-    return [joined if f is first else f for f in found if f is not second]
-
-
-def _distinct(found: list[_Found]) -> list[_Found]:
-    """One finding per (subject, attribute, value, polarity): the first rule's (rules are
-    listed strongest first); a value inside a longer value of the same chain gives way
-    ("台北" beside "台北大安区" is one fact)."""
-    seen: dict[tuple[str, str, str, str], _Found] = {}
-    for f in found:
-        key = (f.subject, f.attribute, value_key(f.value or ""), f.rule.polarity)
-        seen.setdefault(key, f)
-    named = {(f.subject, f.attribute) for f in seen.values() if f.rule.names}
-    kept = [f for f in seen.values() if f.rule.names or (f.subject, f.attribute) not in named]
-    return [
-        f
-        for f in kept
-        if not any(
-            g is not f
-            and g.subject == f.subject
-            and g.attribute == f.attribute
-            and g.rule.polarity == f.rule.polarity
-            and f.value
-            and g.value
-            and value_key(f.value) != value_key(g.value)
-            and value_key(g.value).startswith(value_key(f.value))
-            for g in kept
-        )
-    ]
-
-
-def _statements(found: _Found, sentence: str, record: Record, base: Statement) -> list[Statement]:
+def _statements(found: Found, sentence: str, record: Record, base: Statement) -> list[Statement]:
     """The statements one finding makes: the fact itself, and a plan beside a dated plan."""
     said = record.created_at
     plan = found.rule.tense == "plan"
-    when = _when(_clause(sentence, found.at, plan), said, plan)
+    clause = _clause(sentence, found.at, plan)
+    if found.attribute in ("date", "time") and found.value:
+        clause = clause.replace(found.value, " ")  # the value is a time, not when it holds
+    when = _when(clause, said, plan)
     if record.event_time is not None and record.event_time != said:
         when = record.event_time  # the writer said when it happened: that wins over a reading
     common = replace(

@@ -177,3 +177,27 @@ def _closed(fact: Fact, by: Statement) -> Fact:
     # a fact that only becomes true later than its closing (a cancelled plan) ends as it starts
     end = max(by.valid_from, fact.valid_from)
     return dataclasses.replace(fact, valid_to=end, closed_by=by.record_id)
+
+
+def merged_chain(facts: Iterable[Fact]) -> list[Fact]:
+    """Facts of several one-value chains read as one chain, for a question that names them
+    all ("Who leads the mobile team now?" names "mobile team lead" and "team lead"): in the
+    order they became true, a value said again in another chain is the same fact (its
+    records joined), and each value open at the end is closed by the next other value (from
+    when that became true); the latest stays open. Stored facts are not changed."""
+    ordered = sorted(facts, key=lambda f: (f.valid_from, f.said_at, f.id))
+    runs: list[Fact] = []
+    for fact in ordered:
+        last = runs[-1] if runs else None
+        if last is not None and value_key(last.value) == value_key(fact.value):
+            sources = (*last.source_ids, *(i for i in fact.source_ids if i not in last.source_ids))
+            runs[-1] = dataclasses.replace(last, source_ids=sources, valid_to=fact.valid_to)
+        else:
+            runs.append(fact)
+    out: list[Fact] = []
+    for fact, after in zip(runs, [*runs[1:], None], strict=True):
+        if fact.valid_to is None and after is not None:
+            end = max(after.valid_from, fact.valid_from)
+            fact = dataclasses.replace(fact, valid_to=end, closed_by=after.source_ids[0])
+        out.append(fact)
+    return out

@@ -45,8 +45,18 @@ ATTRIBUTES: dict[str, AttributeSpec] = {
         AttributeSpec("diet", True, "how the subject eats (vegetarian, halal, no sugar)"),
         AttributeSpec("plan", False, "something the subject plans to do, with its date"),
         AttributeSpec("contact", True, "a contact handle by kind: contact.phone", True),
+        # things and groups: the subject is the thing ("WiFi", "staging", "站会") or the role
+        AttributeSpec("password", True, "a thing's password (the WiFi, an account)"),
+        AttributeSpec("address", True, "where a thing is reached: an IP, a URL, an address"),
+        AttributeSpec("time", True, "the time of day a thing happens (the stand-up at 9:45)"),
+        AttributeSpec("place", True, "where a thing or group meets or is held"),
+        AttributeSpec("date", True, "the day a thing is set for (a release, a trip, a wedding)"),
+        AttributeSpec("price", True, "what a thing costs (a price, a rent, a fee)"),
+        AttributeSpec("held_by", True, "who holds a role (the subject is the role: team lead)"),
     )
 }
+# the families whose subject is a thing, a group or a role, not a person (``thing_subject``)
+THING_FAMILIES = frozenset({"password", "address", "time", "place", "date", "price", "held_by"})
 
 
 def spec_of(attribute: str) -> AttributeSpec:
@@ -88,6 +98,47 @@ def speaker_subject(speaker_id: str) -> str:
 def name_subject(name: str) -> str:
     """The subject key of someone known only by name (case and width folded)."""
     return f"name:{unicodedata.normalize('NFKC', name).casefold().strip()}"
+
+
+_THING_NOISE = re.compile(
+    r"^(?:the|a|an|my|our|your|their|his|her|this|that|new|old|home|家里的?|我们的?|我家的?|"
+    r"咱们的?|群里的?|公司的?|新的?|这个|那个|另外|对了|通知|顺便|还有|然后|所以|其实)\s*",
+    re.IGNORECASE,
+)
+_THING_TAIL = re.compile(r"(?:'s|的|这块|这边|那边)$")
+
+
+def thing_name(text: str) -> str:
+    """A thing as shown: "the WiFi's" -> "WiFi", "我们的站会" -> "站会"."""
+    name = text.strip(" ,，、:：")
+    for _ in range(3):  # "our new" / "家里的新": each opening word off in turn
+        name = _THING_NOISE.sub("", name).strip()
+    return _THING_TAIL.sub("", name).strip()
+
+
+# a word after a thing's name that only says what kind of name it is: "staging server",
+# "staging 环境" and "staging" are one thing, as are "上线时间" and "上线", "武功山费用" and "武功山"
+_KIND_TAIL = re.compile(
+    r"(?<=\S)\s*(?:server|environment|env|box|服务器|环境|时间|日期|日子|费用|价格|价钱)$",
+    re.IGNORECASE,
+)
+
+
+def thing_core(text: str) -> str:
+    """A thing's name without the kind word after it: "staging server" -> "staging"."""
+    return _KIND_TAIL.sub("", thing_name(text)).strip()
+
+
+def thing_key(text: str) -> str:
+    """What two names of a thing share when they name the same thing: "The WiFi" and
+    "wifi", "staging 服务器" and "staging" (case, width, spaces and a kind word left out)."""
+    folded = unicodedata.normalize("NFKC", thing_core(text)).casefold()
+    return re.sub(r"\s+", "", folded)
+
+
+def thing_subject(text: str) -> str:
+    """The subject key of a thing, group or role, by its name (``thing_key``)."""
+    return "thing:" + thing_key(text)
 
 
 _ARTICLES = re.compile(r"^(?:the|a|an|my|our)\s+", re.IGNORECASE)

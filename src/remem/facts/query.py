@@ -21,7 +21,7 @@ from remem.store.queries import FactQuery
 from remem.text.names import aliases
 from remem.types import Fact
 
-SUBJECT_PREFIXES = ("speaker:", "name:")
+SUBJECT_PREFIXES = ("speaker:", "name:", "thing:")
 
 
 def fold_name(name: str) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from remem.facts import rules_zh, values_en
-from remem.facts.model import value_key
+from remem.facts.model import thing_core, value_key
 from remem.facts.query import names_of
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH
 from remem.text.normalize import to_simplified
@@ -76,6 +76,14 @@ _EN: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"\bvisit\b.*\bin\b", _I), _HOME),
     (re.compile(r"\b(?:sports?|hobby|hobbies)\b", _I), ("likes",)),
     (re.compile(r"\b(?:when|what date|which day)\b", _I), ("plan",)),
+    # things, groups and roles (``rules_things``): their subject is the thing named
+    (re.compile(r"\b(?:password|passcode|wi-?fi)\b", _I), ("password",)),
+    (re.compile(r"\b(?:ip|url|address|host|hostname|server)\b", _I), ("address",)),
+    (re.compile(r"\b(?:what time|which time|time)\b", _I), ("time",)),
+    (re.compile(r"\b(?:when|date|day|days)\b", _I), ("date",)),
+    (re.compile(r"\b(?:where|venue|meet|meets|meeting|held)\b", _I), ("place",)),
+    (re.compile(r"\b(?:how much|price|cost|costs|rent|fee|fees)\b", _I), ("price",)),
+    (re.compile(r"\b(?:who|whom|who's)\b", _I), ("held_by",)),
 ]
 _ZH: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"微信"), ("contact.wechat",)),
@@ -98,6 +106,13 @@ _ZH: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"什么运动|什么球|打球|爱好"), ("likes",)),
     (re.compile(r"在哪[里儿]?[？?吗]*$|还在[^？?]{1,8}[吗么]"), ("located_in", "lives_in")),
     (re.compile(r"哪天|什么时候|几号|几月|日期"), ("plan",)),
+    (re.compile(r"密码|wi-?fi", _I), ("password",)),
+    (re.compile(r"\bip\b|地址|网址|域名|服务器", _I), ("address",)),
+    (re.compile(r"几点|什么时间|时间"), ("time",)),
+    (re.compile(r"哪天|哪几天|什么时候|几号|几月|日期|时间"), ("date",)),
+    (re.compile(r"在哪|哪里|哪儿|地点|什么地方"), ("place",)),
+    (re.compile(r"多少钱|价格|价钱|房租|租金|费用|多少|成交价|交多少"), ("price",)),
+    (re.compile(r"谁"), ("held_by",)),
 ]
 _FAVOURITE_EN = re.compile(r"\bfavou?rite\s+(\w+)", _I)
 _FAVOURITE_ZH = re.compile(r"最喜欢的?(\S{1,2}?)(?:是|叫|$)")
@@ -183,9 +198,40 @@ def _phrases(lowered: str) -> dict[str, int]:
     return found
 
 
+# "we" / 我们 / 大家 name the chat's own group in every question: read by family, not by name
+GROUP_THINGS = frozenset({"thing:we", "thing:us", "thing:我们", "thing:咱们", "thing:大家"})
+_STEM = re.compile(r"(?<=\w)(?:es|s)$")
+
+
+def thing_named_at(lowered: str, key: str, shown: str) -> int | None:
+    """Where a question names a thing (``model.thing_key``), or None: every Latin word of
+    the thing's shown name as a word of the question (a plural or third-person "s" aside:
+    "Who leads the mobile team?" names "mobile team lead"), its Chinese as characters."""
+    if key in GROUP_THINGS:
+        return None
+    asked: dict[str, int] = {}
+    for m in _LATIN_WORD.finditer(lowered):
+        asked.setdefault(_STEM.sub("", m.group()), m.start())
+    places: list[int] = []
+    for word in _LATIN_WORD.findall(fold_question(thing_core(shown)).casefold()):
+        at = asked.get(_STEM.sub("", word))
+        if at is None:
+            return None
+        places.append(at)
+    han = "".join(re.findall(r"[\u4e00-\u9fff]+", key))
+    if han:
+        at = lowered.replace(" ", "").find(han)
+        if at < 0:
+            return None
+        places.append(at)
+    return min(places, default=None)
+
+
 def _named_at(lowered: str, phrases: dict[str, int], key: str, shown: str) -> int | None:
     """Where in the question a subject is named (by name, alias or relation), or None: a
     Latin-script name as whole words, a Chinese one as characters."""
+    if key.startswith("thing:"):
+        return thing_named_at(lowered, key, shown)
     forms = set(_forms_of(shown))
     relation = key.rpartition("/family.")[2] if "/family." in key else None
     if relation:

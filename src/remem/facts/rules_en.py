@@ -78,6 +78,7 @@ _APPS = {
 }
 _APP = "|".join(_APPS)
 I_ = re.IGNORECASE
+_OFFER = rf"{S0}(?:'ve|\s+have|\s+has)?\s*(?i:got|received|accepted)\s+(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at)\s+{V}"
 RULES: list[Rule] = [
     # -------------------------------------------------------------- where someone lives
     rule(rf"{S}{_ADV}\s+used\s+to\s+live\s+in\s+{V}", "lives_in", tense="past"),
@@ -224,6 +225,7 @@ RULES: list[Rule] = [
         "studies_at",
         0.75,
     ),
+    rule(_OFFER, "works_at", 0.75),  # a job offer taken up is the next employer
     # -------------------------------------------------------------- job title
     rule(
         rf"{S}{_BE}\s+(?:not|no\s+longer)\s+(?:an?|the)\s+(?P<value>{_JOB})",

@@ -233,6 +233,12 @@ RULES: list[Rule] = [
     ),
     rule(rf"{S0}{_ADV}(?:跳槽(?:去了|到了|去|到)|入职了?|加入了?){V}{_END}", "works_at", 0.85),
     rule(_EMPLOYER_NAMED, "works_at", 0.8, names=True),
+    # a job offer taken up is the next employer ("我拿到理想汽车的 offer 了")
+    rule(
+        rf"{S0}{_ADV}拿到了?(?P<value>[\u4e00-\u9fffA-Za-z0-9 ]{{2,16}}?)的\s*(?i:offer)",
+        "works_at",
+        0.75,
+    ),
     rule(
         rf"{S0}{_ADV}(?:在|去)(?:[\u4e00-\u9fff]{{2,3}}的)?(?!家|家里)(?P<value>[\u4e00-\u9fffA-Za-z0-9· ]{{1,12}}?)"
         rf"\s*{_PLACE_OF_WORK}",
@@ -240,6 +246,14 @@ RULES: list[Rule] = [
         0.85,
     ),
     # -------------------------------------------------------------- job title
+    # an intern taken on ("Alex 实习转正了"): no longer an intern
+    rule(
+        rf"{S0}{_ADV}(?:实习)?转正了(?P<value>)",
+        "role",
+        0.8,
+        polarity="negate",
+        shape=lambda v: "实习生",
+    ),
     rule(rf"{S}{_ADV}不(?:再)?(?:是|做|当)(?P<value>{_JOB})了", "role", 0.85, polarity="negate"),
     rule(
         rf"{S}{_ADV}不(?:再)?负责(?P<value>[\u4e00-\u9fffA-Za-z0-9]{{1,10}}?)了",

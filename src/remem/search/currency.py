@@ -22,17 +22,20 @@ import dataclasses
 from collections import defaultdict
 from datetime import datetime
 
-from remem.facts.fold import PLACES
-from remem.facts.model import spec_of, value_key
+from remem.facts.fold import PLACES, merged_chain
+from remem.facts.model import THING_FAMILIES, spec_of, value_key
 from remem.facts.places import place_level
 from remem.facts.question import (
+    GROUP_THINGS,
     asked_attributes,
     asked_fact,
     asks_ending,
     asks_first,
     attribute_of_value,
     fact_of_value,
+    fold_question,
     plans_named,
+    thing_named_at,
 )
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
@@ -60,6 +63,7 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     if not chains and not asked:
         return cands
     past = question_time(ctx.request.query) == "past"
+    asking = asked_attributes(ctx.request.query)
     ranked = sorted(cands, key=lambda c: -c.score)
     rank = {c.record.id: i for i, c in enumerate(ranked, start=1) if c.record is not None}
     brought: list[Candidate] = []
@@ -67,6 +71,8 @@ def currency(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
         scope, subject, attribute = key
         chain = store.facts(FactQuery(scopes=[scope], subject=subject, attribute=attribute))
         _mark_earlier(chain, by_id, ctx)
+        if attribute in THING_FAMILIES and attribute not in asking:
+            continue  # "建国的婚礼在哪个酒店？" asks no date: the wedding's new date is no answer
         # the best chain, carried by one of the best few candidates, is what the question
         # asks about: its answer leads the list, not only the stale line it displaces
         carried = [rank[r] for f in chain for r in f.source_ids if r in rank]
@@ -94,8 +100,17 @@ def _asked_chain(store: FactStore, ctx: StageContext) -> tuple[list[Fact], bool]
     scopes = ctx.request.filters.scopes if ctx.request.filters is not None else None
     subjects = [(key, shown) for key, shown, _n in store.fact_subjects(scopes)]
     asked = asked_fact(ctx.request.query, subjects)
-    if asked is None:
-        return _named_plans(store, ctx, scopes), False
+    if asked is None or asked.subject.startswith("thing:"):
+        things = _thing_chain(store, ctx, scopes, subjects)
+        if things and question_time(ctx.request.query) == "past" and not _closed(things):
+            things = []  # one value only: no answer to "before" (a plan may still have one)
+        if things:
+            named = things[-1]
+            ctx.report.notes.append(
+                f"currency: the question asks for the {named.attribute} of {named.subject_name}"
+            )
+        # a thing with no chain to answer from: as a question naming nobody (its plans)
+        return (things, True) if things else (_named_plans(store, ctx, scopes), False)
     facts = store.facts(FactQuery(scopes=scopes, subject=asked.subject))
     held = {f.attribute for f in facts}
     attribute = attribute_of_value(ctx.request.query, facts) if not asked.attributes else None
@@ -108,6 +123,47 @@ def _asked_chain(store: FactStore, ctx: StageContext) -> tuple[list[Fact], bool]
     scope = max(chain, key=lambda f: f.said_at).scope
     ctx.report.notes.append(f"currency: the question asks for {asked.name}'s {attribute}")
     return [f for f in chain if f.scope == scope], True
+
+
+def _thing_chain(
+    store: FactStore, ctx: StageContext, scopes: list[str] | None, subjects: list[tuple[str, str]]
+) -> list[Fact]:
+    """The chain of a thing, group or role the question asks about ("现在 staging 服务器的
+    IP 是多少？", "Who leads the mobile team now?"): of the first family its words ask for
+    that a thing it names holds, every named thing's facts read as one chain
+    (``fold.merged_chain``: "team lead" and "mobile team lead" are one role to that
+    question), with the chat's own group ("we meet at ...") beside a place or a time."""
+    families = [a for a in asked_attributes(ctx.request.query) if a in THING_FAMILIES]
+    if not families:
+        return []
+    lowered = fold_question(ctx.request.query).casefold()
+    named = [key for key, shown in subjects if thing_named_at(lowered, key, shown) is not None]
+    # a name that ends with a named one is that thing said more precisely ("mobile team lead"
+    # is a "team lead"): read together, as one role
+    named += [
+        key
+        for key, _shown in subjects
+        if key.startswith("thing:")
+        and key not in named
+        and key not in GROUP_THINGS
+        and any(key.endswith(n.removeprefix("thing:")) for n in named)
+    ]
+    groups = [key for key, _shown in subjects if key in GROUP_THINGS]
+    for family in families:
+        keys = named + (groups if named and family in ("place", "time") else [])
+        facts = [
+            f
+            for key in keys
+            for f in store.facts(FactQuery(scopes=scopes, subject=key, attribute=family))
+        ]
+        if facts:
+            scope = max(facts, key=lambda f: f.said_at).scope
+            chain = merged_chain(f for f in facts if f.scope == scope)
+            ctx.report.notes.append(
+                f"currency: the question asks for the {family} of {chain[-1].subject_name}"
+            )
+            return chain
+    return []
 
 
 def _named_plans(store: FactStore, ctx: StageContext, scopes: list[str] | None) -> list[Fact]:
@@ -155,6 +211,10 @@ def _lead_asked(
             for f in _closed(chain)
             if not set(f.source_ids) <= now_ids and not _refines(value_key(f.value), now_keys)
         ][:1]
+        if not wanted and chain[0].attribute in THING_FAMILIES:
+            # "Lucy is our new design lead, taking over from Priya K": the line that says
+            # who held it before is the answer, though it says who holds it now as well
+            wanted = [f for f in _closed(chain) if not _refines(value_key(f.value), now_keys)][:1]
         if not _closed(chain):
             # nothing ended ("郑凯以前打什么球？" of two sports liked side by side, a plan said
             # twice, a school never left): the value said first is the earlier one

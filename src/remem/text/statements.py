@@ -124,7 +124,7 @@ _ZH_REPORTED = re.compile(
     # anyone else's words: "我妈说…", "销售说…", "阿嘉說…", "小雅跟我说…" (not the speaker's own
     # "我说", nor 小说 / 说明 / 说服 / 说不定 / 说法 / 说话)
     r"|(?<![我小听据传])(?<!跟他)(?<!跟她)(?<!对他)(?<!对她)(?<!和他)(?<!和她)(?<!跟你)(?<!对你)"
-    r"(说|讲)(?!明|服|不定|法|话)|跟我说|告诉我|问我"
+    r"(说|讲)(?!明|服|不定|法|话|一下|一声|个事|个大事|件事|个消息)|跟我说|告诉我|问我"
 )
 _JA_REPORTED = re.compile(r"(と言って|って言って|と言った|って言った|によると)")
 # A quoted clause in the speaker's mouth: “I live in Paris”, 「我住在巴黎」 (a quoted word or a

@@ -22,7 +22,10 @@ A = "Ann"
             {(A, "works_at", "Monzo", "assert"), (A, "role", "backend engineer", "assert")},
         ),
         ("I study biology at UCL.", {(A, "studies_at", "UCL", "assert")}),
-        ("I got promoted to design lead.", {(A, "role", "design lead", "assert")}),
+        (
+            "I got promoted to design lead.",
+            {(A, "role", "design lead", "assert"), ("design lead", "held_by", A, "assert")},
+        ),
         ("Sam is my boyfriend.", {(A, "partner", "Sam", "assert")}),
         ("I got married to Ella in June.", {(A, "partner", "Ella", "assert")}),
         ("I have a beagle called Biscuit.", {(A, "pet", "Biscuit", "assert")}),
@@ -59,7 +62,13 @@ def test_a_sister_named_is_her_own_subject_and_a_family_fact():
         ("Tom lives in Shanghai now.", {("Tom", "lives_in", "Shanghai", "assert")}),
         ("Ann works at Globex these days.", {("Ann", "works_at", "Globex", "assert")}),
         ("Kenji has a tabby called Miso.", {("Kenji", "pet", "Miso", "assert")}),
-        ("Lucy is our new design lead.", {("Lucy", "role", "design lead", "assert")}),
+        (
+            "Lucy is our new design lead.",
+            {
+                ("Lucy", "role", "design lead", "assert"),
+                ("design lead", "held_by", "Lucy", "assert"),
+            },
+        ),
         ("Mia's boyfriend is called Sam.", {("Mia", "partner", "Sam", "assert")}),
         ("My brother is allergic to cats.", {("Jo's brother", "allergic_to", "cats", "assert")}),
     ],
@@ -94,7 +103,10 @@ def test_negations_close_without_a_new_value(text, expected):
         ),
         (
             "Hi all, I'm leading the mobile team from this sprint on",
-            {(A, "role", "mobile team lead", "assert")},
+            {
+                (A, "role", "mobile team lead", "assert"),
+                ("mobile team lead", "held_by", A, "assert"),
+            },
         ),
         (
             "Can't, I'm on call for the payments team at Tencent all weekend",
@@ -102,7 +114,10 @@ def test_negations_close_without_a_new_value(text, expected):
         ),
         (
             "My knee surgery is booked for March 18 at St Mary's",
-            {(A, "plan", "knee surgery (2027-03-18)", "assert")},
+            {
+                (A, "plan", "knee surgery (2027-03-18)", "assert"),
+                ("knee surgery", "date", "March 18", "assert"),
+            },
         ),
         ("I moved to Lisbon last month.", {(A, "lives_in", "Lisbon", "assert")}),
     ],

@@ -56,7 +56,10 @@ def test_first_person_families(text, expected):
     [
         ("李明现在住在成都。", {("李明", "lives_in", "成都", "assert")}),
         ("汤姆在腾讯上班。", {("汤姆", "works_at", "腾讯", "assert")}),
-        ("赵磊升任产品总监了。", {("赵磊", "role", "产品总监", "assert")}),
+        (
+            "赵磊升任产品总监了。",
+            {("赵磊", "role", "产品总监", "assert"), ("产品总监", "held_by", "赵磊", "assert")},
+        ),
         ("刘洋的女朋友叫林琳。", {("刘洋", "partner", "林琳", "assert")}),
         ("林曉搬去台北了。", {("林曉", "lives_in", "台北", "assert")}),
         ("我妈住在长沙。", {("周洋's mother", "lives_in", "长沙", "assert")}),

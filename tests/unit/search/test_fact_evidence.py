@@ -77,7 +77,7 @@ def test_another_subjects_pet_is_not_the_asked_subjects():
 
 def test_a_question_asking_no_known_fact_reads_nothing():
     store, _ = store_with_facts()
-    assert read_asked(store, "What's the wifi password at Tom's place?", None, IDS) is None
+    assert read_asked(store, "What colour is Tom's umbrella?", None, IDS) is None
     assert read_asked(store, "Where does Priya live?", None, IDS) is None  # no facts of hers
     bare, _ = memory_store_with("I live in Shenzhen now")  # a store without facts
     assert read_asked(bare, "Where does Tom live?", None, ["r0"]) is None
@@ -108,3 +108,16 @@ def test_the_score_reads_the_fact_inputs_of_each_hit():
     assert {"fact_whose", "speaker_whose"} <= set(FEATURES)
     assert rows[rowids[0]]["fact_whose"] == STATED and rows[rowids[1]]["fact_whose"] == ANOTHERS
     assert rows[rowids[0]]["speaker_whose"] == 1.0 and rows[rowids[1]]["speaker_whose"] == 0.0
+
+
+def test_a_things_facts_are_evidence_for_a_question_naming_the_thing():
+    # issue 48: the families of things are read here like a person's
+    lines = ("The office wifi password is Owl-42", "The staging server's IP is 10.0.3.15")
+    store, _ = memory_store_with(*lines)
+    records = [dataclasses.replace(store.get(f"r{i}"), speaker_label="Ann") for i in range(2)]
+    store.put_facts(fold(s for r in records for s in statements_of(r)))
+    asked = read_asked(store, "What's the office wifi password now?", None, ["r0", "r1"])
+    assert asked is not None and asked.attributes[0] == "password"
+    assert whose(asked, "r0", []) == STATED
+    ip = read_asked(store, "What is the staging IP?", None, ["r0", "r1"])
+    assert ip is not None and whose(ip, "r1", []) == STATED and whose(ip, "r0", []) == UNSAID
