@@ -45,7 +45,7 @@ from remem.embed.calibrations import (
 from remem.index.exact import blas_one_thread
 from remem.search.answerability import shipped_model
 from remem.search.candidates import Candidate
-from remem.search.chat_budget import chat_embed_budget
+from remem.search.chat_budget import chat_embed_budget, strangers_only
 from remem.search.context import StageContext
 from remem.search.query_terms import (
     message_weights,
@@ -80,7 +80,8 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     indexed = ctx.readers.indexed_tokens([c.rowid for c in cands])
     cfg = ctx.request.config.search
     # what the vector channel embedded (a chat's budget asks the store: worked out once here)
-    query = embedded_query(ctx.request.query, cfg.query_embed_tokens, chat_budget(ctx))
+    budget = chat_budget(ctx)
+    query = embedded_query(ctx.request.query, cfg.query_embed_tokens, budget)
     script = script_of(query)
     cosines = _vector_cosines(cands, ctx)
     for rowid, witnessed in _witnessed_cosines(cands, ctx, query).items():
@@ -94,7 +95,10 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     latent = found or {}
     weights = query_weights(ctx)  # and ctx.understood.unseen, the share of it the store never saw
     chat = bool(message_weights(ctx))
-    floors = Floors(ctx.request.config.search, with_latent=found is not None, chat=chat)
+    # only the chat of people the store knows (embedded by its chat budget) is held to the
+    # chat's floor: a strangers' chat is read as a question, and judged as one
+    own_chat = chat and not strangers_chat(ctx, budget)
+    floors = Floors(ctx.request.config.search, with_latent=found is not None, chat=own_chat)
     min_share = worded_share(ctx, script)
     for c in cands:
         assert c.record is not None
@@ -151,6 +155,20 @@ def chat_budget(ctx: StageContext) -> int:
     return chat_embed_budget(
         ctx.request.query, ctx.request.config.search, r.store, r.tokenizer, ctx.understood.named
     )
+
+
+def strangers_chat(ctx: StageContext, budget: int) -> bool:
+    """Whether a chat's labels name only people the store has never heard of (it was then
+    embedded by a question's budget, ``chat_budget.py``)."""
+    cfg = ctx.request.config.search
+    if budget != cfg.chat_embed_tokens:
+        return True
+    if cfg.chat_embed_tokens != cfg.query_embed_tokens:
+        return False
+    r = ctx.readers
+    if r.store is None or r.tokenizer is None:
+        return False
+    return strangers_only(ctx.request.query, r.store, r.tokenizer, ctx.understood.named)
 
 
 def _cleared_by_words(

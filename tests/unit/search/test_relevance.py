@@ -660,9 +660,10 @@ def test_the_chat_so_far_may_cap_the_floors_of_the_lines_holding_its_words():
     # a line holding none of its words keeps the wordless floor
     assert chat.of("dense", crossing=False, worded=False)[1] == 0.9
     assert Floors(search, with_latent=True).of("latent", crossing=False)[1] == 0.6
-    # by default (1.0) a chat's floors are a question's
-    assert (
-        Floors(Config().search, with_latent=True, chat=True).of("latent", crossing=False)[1] == 0.6
+    # by default (0.05, decision 0025) a chat's worded lines are held to 0.05, not 0.6
+    assert Floors(Config().search, with_latent=True, chat=True).of("latent", crossing=False) == (
+        "search.dialogue_relevance_floor",
+        0.05,
     )
 
 
@@ -717,3 +718,35 @@ def test_a_line_in_the_other_script_holding_the_questions_translations_may_clear
     # a line holding less than the share does not clear, nor does one in the question's script
     assert relevance(_cands([("湖边很冷", 1.0)]), ctx(0.7)) == []
     assert relevance(_cands([("the weather was cold 湖 小屋", 1.0)]), ctx(0.2)) == []
+
+
+class KnowsTom(Stats):
+    """...where Tom has said or been named in 5 records: a chat labelled "Tom:" is his."""
+
+    def term_stats(self, tokens):
+        table = {"the": 90, "hut": 2, "tom": 5}
+        return 100, {t: table[t] for t in tokens if t in table}
+
+
+def test_only_a_chat_by_someone_the_store_knows_is_held_to_the_chats_floor():
+    # search.dialogue_relevance_floor (decision 0025) caps the floors of a chat by people the
+    # store knows; a strangers' chat is embedded as a question and keeps a question's floors
+    def ctx(store: Stats) -> StageContext:
+        config = Config.load(
+            env={},
+            overrides={
+                "search.relevance_floor": 0.95,
+                "search.dialogue_relevance_floor": 0.05,
+                "search.answerability_threshold": 0,  # the floors alone, as the others here
+            },
+        )
+        return stage_context(
+            query=CHAT, now=0.0, k=10, config=config, store=store, tokenizer=Tokenizer()
+        )
+
+    line = [("booked the hut by the lake", 1.0)]
+    kept = relevance(_cands(line), ctx(KnowsTom()))
+    assert len(kept) == 1 and kept[0].floor == 0.05
+    assert relevance(_cands(line), ctx(Stats())) == []  # Tom is a stranger to this store
+    # a line holding none of the chat's words keeps its floor either way
+    assert relevance(_cands([("zebras graze", 1.0)]), ctx(KnowsTom())) == []

@@ -1,0 +1,131 @@
+"""Why the keyword channel trails plain BM25 on changed_facts (issue 46): FTS5's BM25 formula
+(``remem.store.memory.lexical_index.row_score``) over each store's indexed terms, the record's
+own column and its context column (the turn before it, ``text.context_turns``), for the
+query's phrase tokens, recall@10 under variants of how the context column counts:
+
+- ``bm25``: the own column only (FTS5's idf; what ``keyword_reference.PlainBM25`` compares);
+- ``context 0.2`` / ``context 0``: the context column at search.context_weight 0.2 (default) / 0;
+- ``names out of context``: the store's speaker names do not count in the context column (its
+  speaker label says who spoke the turn before, not what this line is about);
+- ``own-column idf``: document frequency from the own column only, the context still scored;
+- ``lucene idf``: plain BM25's idf (always positive) with the context column at 0.2.
+
+No pruning, translation or word forms (the channel's own ranking adds those; in these small
+stores they change nothing measurable). One line per dataset:
+
+    PYTHONPATH=src:benchmarks python benchmarks/scripts/context_column.py \
+        --datasets changed_facts,dialogue_notes
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from suite_cli import add_suite_options, chosen_datasets
+
+from remem.config import Config
+from remem.store.memory.lexical_index import idf, row_score, terms
+from remem_bench.benchmark import Variant, score_query
+from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
+
+Rows = dict[int, tuple[list[str], list[str]]]  # rowid -> (own terms, context terms)
+
+
+def occurs(tokens: list[str], phrase: list[str]) -> int:
+    n = len(phrase)
+    return sum(1 for i in range(len(tokens) - n + 1) if tokens[i : i + n] == phrase)
+
+
+def lucene_idf(n: int, df: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def variants(names: set[str]) -> dict[str, dict[str, Any]]:
+    """How each variant counts: context weight, which columns give a phrase's df, the idf
+    formula, and which context terms are dropped."""
+    return {
+        "bm25": {"weight": 0.0, "both": False},
+        "context 0.2": {"weight": 0.2, "both": True},
+        "context 0": {"weight": 0.0, "both": True},
+        "names out of context": {"weight": 0.2, "both": True, "drop": names},
+        "own-column idf": {"weight": 0.2, "both": False},
+        "lucene idf": {"weight": 0.2, "both": True, "idf": lucene_idf},
+    }
+
+
+def ranked(rows: Rows, phrases: list[list[str]], how: dict[str, Any]) -> list[int]:
+    drop: set[str] = how.get("drop", set())
+    docs = {r: (own, [t for t in ctx if t not in drop]) for r, (own, ctx) in rows.items()}
+    n = len(docs)
+    own_only = how["weight"] == 0.0 and not how["both"]
+    avgdl = sum(len(o) + (0 if own_only else len(c)) for o, c in docs.values()) / n
+    formula: Callable[[int, int], float] = how.get("idf", idf)
+    idfs = [
+        formula(
+            n,
+            sum(1 for o, c in docs.values() if occurs(o, p) or (how["both"] and occurs(c, p))),
+        )
+        for p in phrases
+    ]
+    scores = {
+        r: row_score(o, [] if own_only else c, phrases, idfs, avgdl, how["weight"])
+        for r, (o, c) in docs.items()
+    }
+    return [r for r, s in sorted(scores.items(), key=lambda x: (-x[1], x[0])) if s > 0][:10]
+
+
+def run_dataset(run: SuiteRun, dataset: Any) -> dict[str, Any]:
+    from remem.engine import Memory
+
+    totals: dict[str, float] = {}
+    asked = 0
+    for ci, (_conv, turns, questions) in enumerate(conversations(dataset.path, [], None)):
+        with Memory(run.db_path(dataset, ci), run.config, embedder=run.embedder) as mem:
+            ingest(mem, turns)
+            rowids = mem.store.rowids_for_ids([t["id"] for t in turns])
+            # the backend's own and context terms (what lexical_rescore scores)
+            with mem.store._rescore_source() as source:  # type: ignore[attr-defined]
+                rows: Rows = {r: (o, c) for r, o, c in source.row_terms(rowids)}
+            records = mem.store.get_by_rowids(list(rows))
+            names = {
+                t
+                for s in {t.get("speaker") or "" for t in turns}
+                for t in mem.tokenizer.phrase_tokens(s)
+            }
+            for q in questions:
+                if is_unanswerable(q):
+                    continue
+                asked += 1
+                tokens = dict.fromkeys(mem.tokenizer.phrase_tokens(q["query"]))
+                phrases = [p for p in (terms(t) for t in tokens) if p]
+                for name, how in variants(names).items():
+                    ids = [records[r].id for r in ranked(rows, phrases, how) if r in records]
+                    found = score_query(ids, [""] * len(ids), q["gold"], [])["recall@10"]
+                    totals[name] = totals.get(name, 0.0) + found
+    return {"n": asked, **{k: round(v / asked, 4) for k, v in totals.items()}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_suite_options(ap, datasets="changed_facts,dialogue_notes")
+    ap.add_argument("--out", help="merge the figures into this JSON file")
+    args = ap.parse_args()
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    run = SuiteRun([Variant("hybrid")], config, Path(args.cache_dir))
+    for dataset in chosen_datasets(args):
+        found = run_dataset(run, dataset)
+        print(f"{dataset.name:22} {json.dumps(found)}", flush=True)
+        if args.out:
+            out = Path(args.out)
+            report = json.loads(out.read_text()) if out.is_file() else {}
+            report.setdefault("context_column_variants", {})[dataset.name] = found
+            out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
