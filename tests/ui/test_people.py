@@ -34,6 +34,9 @@ def tom_conversation(mem, scope: str = "global") -> list[str]:
         ids.append(mem.ingest({**line, "scope": scope}).id)
         if len(ids) == 1:  # someone else in the group
             mem.ingest({"text": "nice!", "speaker": "Mia", "session": "group", "timestamp": when})
+    # facts are read after the acknowledgement (ingest/facts_fill.py) and the people pages
+    # do not wait for them: the pages are checked on what the store has read
+    mem.wait_indexed()
     return ids
 
 
@@ -199,6 +202,7 @@ def test_long_lists_are_cut_and_say_so(hash_memory, monkeypatch):
 
     tom_conversation(hash_memory)
     hash_memory.ingest({"text": "I live in Oslo now", "speaker": "Bob", "session": "dm"})
+    hash_memory.wait_indexed()  # Bob's fact, read after the acknowledgement
     monkeypatch.setattr(pages_people, "PEOPLE_SHOWN", 1)
     monkeypatch.setattr(pages_people, "HISTORY_SHOWN", 1)
     local = client(hash_memory)
@@ -218,6 +222,7 @@ def test_the_chinese_conversation_on_a_chinese_page(hash_memory):
     ]
     for text, when in lines:
         hash_memory.ingest({"text": text, "speaker": "汤姆", "session": "g", "timestamp": when})
+    hash_memory.wait_indexed()  # the facts, read after the acknowledgement
     page = client(hash_memory).get("/ui/people/" + quote("汤姆"), params={"lang": "zh"}).text
     assert "现在成立的事实" in page and "历史：已不再成立的值" in page and "手动更正" in page
     assert [r.split(" ")[:2] for r in rows(page, "fact")] == [["lives_in", "上海"]]
