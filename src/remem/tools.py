@@ -334,14 +334,12 @@ class MemoryTools:
         found = visible_facts(
             self.parts.store,
             self.parts.config,
+            self.guard,
             args.subject,
             at=args.at,
             attribute=args.attribute,
             history=args.history,
             scope=args.scope,
-            agent=self.access.agent,
-            session=self.access.session,
-            user=self.access.user,
         )
         zone = self.parts.config.calendar.zone()
         return {"facts": [fact_view(f, zone) for f in found]}
