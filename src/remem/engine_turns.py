@@ -59,9 +59,13 @@ class TurnMethods:
             injections=self.injections,
         )
         self.capture = CaptureParts(self.config, self.store, self.memories)
-        # every part has its own type, so mypy checks the order, as for CaptureParts above
         self.tool_parts = ToolParts(
-            self.config, self.store, self.memories, self.fact_service, self.memory_recall, self.chat
+            config=self.config,
+            store=self.store,
+            memories=self.memories,
+            fact_service=self.fact_service,
+            memory_recall=self.memory_recall,
+            chat=self.chat,
         )
 
     def scope_access(
