@@ -33,7 +33,7 @@ from remem.memories import CuratedMemories
 from remem.recall.injections import InjectionLog
 from remem.schemas import RecordIn, check_encodable, make_filters, validate_record
 from remem.search.access_counts import AccessRecorder
-from remem.search.checked import CheckedSearch
+from remem.search.checked import CheckedSearch, SearchRequest
 from remem.search.pipeline import Searcher
 from remem.store.base import Store
 from remem.store.open import open_store
@@ -435,17 +435,19 @@ class Memory(FactMethods, TurnMethods):
         (IANA) reads time words and offset-less times on its calendar, not the configured one.
         """
         return self.checked_search.search(
-            query,
-            k,
-            filters,
-            now,
-            asker=asker,
-            same_user_boost=same_user_boost,
-            explicit=explicit,
-            disable=disable,
-            channels=channels,
-            query_vector=query_vector,
-            timezone=timezone,
+            SearchRequest(
+                query=query,
+                k=k,
+                filters=filters,
+                now=now,
+                asker=asker,
+                same_user_boost=same_user_boost,
+                explicit=explicit,
+                disable=disable,
+                channels=channels,
+                query_vector=query_vector,
+                timezone=timezone,
+            )
         )
 
     def stats(self) -> MemoryStats:

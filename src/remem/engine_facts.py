@@ -86,17 +86,16 @@ class FactMethods:
         search; ``scope`` narrows further. The facts of records written a moment ago (or
         left unread by a killed process) are read first."""
         self._facts_read()
+        guard = fact_guard(self.config, agent, session, user)
         return visible_facts(
             self.store,
             self.config,
+            guard,
             subject,
             at=at,
             attribute=attribute,
             history=history,
             scope=scope,
-            agent=agent,
-            session=session,
-            user=user,
         )
 
     def _facts_read(self) -> None:

@@ -21,7 +21,7 @@ from remem.embed.reads import interactive
 from remem.facts.service import FactService
 from remem.ingest.indexing import Indexer
 from remem.memories import CuratedMemories, StoreOutcome
-from remem.recall.conversation import ConversationRecall, conversation_recall
+from remem.recall.conversation import ConversationRecall, Narrowing, conversation_recall
 from remem.recall.injections import InjectionLog
 from remem.recall.memories import AutoRecall, MemoryRecallParts, NeutralVectors, recall_memories
 from remem.recall.messages import ChatArchive, TurnRecall, recall_for_turn
@@ -141,13 +141,8 @@ class TurnMethods:
         """Search the archived chat ``turn``'s session may recall for ``query``; ``scope``,
         ``context_window``, ``limit`` and ``cross_session`` only narrow (see
         ``remem.recall.conversation``)."""
-        return conversation_recall(
-            self.chat,
-            turn,
-            query,
-            guard=ScopeGuard.limited_to(turn.scopes),
-            scope=scope,
-            context_window=context_window,
-            limit=limit,
-            cross_session=cross_session,
+        narrowing = Narrowing(
+            scope=scope, context_window=context_window, limit=limit, cross_session=cross_session
         )
+        guard = ScopeGuard.limited_to(turn.scopes)
+        return conversation_recall(self.chat, turn, query, guard=guard, narrowing=narrowing)

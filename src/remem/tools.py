@@ -30,7 +30,7 @@ from remem.facts.service import FactService
 from remem.facts.visible import visible_facts
 from remem.memories import CuratedMemories
 from remem.memories.subjects import user_scope
-from remem.recall.conversation import conversation_recall, message_view
+from remem.recall.conversation import Narrowing, conversation_recall, message_view
 from remem.recall.memories import MemoryRecallParts, relevant_memories
 from remem.recall.messages import ChatArchive, session_context
 from remem.schemas import check_encodable, unstorable
@@ -334,14 +334,12 @@ class MemoryTools:
         found = visible_facts(
             self.parts.store,
             self.parts.config,
+            self.guard,
             args.subject,
             at=args.at,
             attribute=args.attribute,
             history=args.history,
             scope=args.scope,
-            agent=self.access.agent,
-            session=self.access.session,
-            user=self.access.user,
         )
         zone = self.parts.config.calendar.zone()
         return {"facts": [fact_view(f, zone) for f in found]}
@@ -478,15 +476,14 @@ class MemoryTools:
             user_id=self.access.user,
             **session_context(self.parts.store, session),
         )
-        out = conversation_recall(
-            self.parts.chat,
-            turn,
-            args.query,
-            guard=self.guard,
+        narrowing = Narrowing(
             scope=args.scope,
             context_window=args.context_window,
             limit=args.limit,
             cross_session=args.cross_session,
+        )
+        out = conversation_recall(
+            self.parts.chat, turn, args.query, guard=self.guard, narrowing=narrowing
         )
         matches = [message_view(h.record) | {"score": round(h.score, 4)} for h in out.hits]
         return {**out.shown(), "matches": matches}

@@ -194,7 +194,7 @@ def import_(
     import with nothing written (unless --skip-invalid); records whose text is already stored
     are skipped, so a rerun after an interruption adds only what is missing."""
     from remem.schemas import validate_scope
-    from remem.transfer import check_import, write_import
+    from remem.transfer import ImportOptions, check_import, write_import
 
     if scope is not None:
         validate_scope(scope, "--scope")
@@ -207,16 +207,13 @@ def import_(
         if skip_invalid or not report.invalid_count:
             label = "counting" if dry_run else "importing"
             with counting(label, report.records, quiet=as_json, eta=True, rate=True) as progress:
-                write_import(
-                    mem,
-                    source,
-                    report,
+                options = ImportOptions(
                     scope=scope,
                     dry_run=dry_run,
                     unlabelled_vectors=unlabelled_vectors,
-                    progress=progress,
                     fast_first=fast,
                 )
+                write_import(mem, source, report, options, progress=progress)
         indexed = _index_after_import(mem, report, quiet=as_json)
     if as_json:
         emit_json(

@@ -31,21 +31,20 @@ def fact_guard(
 def visible_facts(
     store: Store,
     config: Config,
+    guard: ScopeGuard,
     subject: str | None = None,
     *,
     at: datetime | float | str | None = None,
     attribute: str | None = None,
     history: bool = False,
     scope: str | None = None,
-    agent: str | None = None,
-    session: str | None = None,
-    user: str | None = None,
 ) -> list[Fact]:
-    """See ``Memory.facts``."""
+    """See ``Memory.facts``: the facts ``guard`` lets its caller read (``fact_guard`` for
+    ``Memory.facts``' agent, session and user; the tools' own guard for ``memory_facts``)."""
     arguments.flag("history", history)
     if attribute is not None:
         corrections.check_attribute(attribute)
-    scopes = fact_guard(config, agent, session, user).read_scopes(scope)
+    scopes = guard.read_scopes(scope)
     when = moment(at, config.calendar.zone())
     subjects = None
     if subject is not None:  # by the facts' own subject names: no scan of the speakers

@@ -40,6 +40,18 @@ SCOPE_MODES: dict[str, str] = {
 MODE_SCOPES = {mode: scope for scope, mode in SCOPE_MODES.items()}
 
 
+@dataclass(frozen=True, kw_only=True)
+class Narrowing:
+    """What a conversation recall asks for, each of which can only narrow (the module
+    docstring): a ``scope`` of ``SCOPE_MODES``, a ``context_window`` of fewer messages, a
+    ``limit`` on the hits, ``cross_session=False`` for the current session only."""
+
+    scope: str | None = None
+    context_window: int | None = None
+    limit: int | None = None
+    cross_session: bool | None = None
+
+
 @dataclass
 class ConversationRecall:
     query: str
@@ -62,18 +74,17 @@ def conversation_recall(
     query: str,
     *,
     guard: ScopeGuard,
-    scope: str | None = None,
-    context_window: int | None = None,
-    limit: int | None = None,
-    cross_session: bool | None = None,
+    narrowing: Narrowing,
 ) -> ConversationRecall:
     """Search the archived messages ``turn`` may recall for ``query``.
 
     ``turn`` names the current session (and whatever else picks its cross-session mode:
-    platform, group, per-session settings); ``guard`` what the caller may read; ``scope`` and
-    ``context_window`` narrow. Messages already in the prompt (``turn.current_ids``) are
-    neither hits nor context."""
+    platform, group, per-session settings); ``guard`` what the caller may read;
+    ``narrowing`` what it asked to narrow to. Messages already in the prompt
+    (``turn.current_ids``) are neither hits nor context."""
     cfg = chat.config.conversation
+    scope, context_window = narrowing.scope, narrowing.context_window
+    cross_session = narrowing.cross_session
     if not isinstance(turn.session, str) or not turn.session:
         raise ValidationError(
             "session", turn.session, "conversation recall needs the current session"
@@ -91,7 +102,9 @@ def conversation_recall(
     if scope == "user" and mode != "isolated":
         filters.sessions = users_sessions(chat, turn)
     window = cfg.window if context_window is None else min(context_window, cfg.window)
-    result = search_as_asker(chat, turn, query, k=limit or cfg.recall_k, filters=filters, mode=mode)
+    result = search_as_asker(
+        chat, turn, query, k=narrowing.limit or cfg.recall_k, filters=filters, mode=mode
+    )
     out = ConversationRecall(
         query=query,
         scope=MODE_SCOPES[mode],

@@ -35,7 +35,7 @@ from remem.recall.render import render_memories
 from remem.recall.subjects import for_asker
 from remem.schemas import check_encodable
 from remem.search.access_counts import AccessRecorder
-from remem.search.checked import CheckedSearch
+from remem.search.checked import CheckedSearch, SearchRequest
 from remem.text.bilingual import ties
 from remem.text.clean import strip_wrappers
 from remem.text.noise import is_noise
@@ -182,13 +182,15 @@ def relevant_memories(
     cfg = parts.config.autorecall
     relevant = Relevance(parts, query, cfg.min_margin, cfg.keyword_match)
     result = parts.search.search(
-        query,
-        k=k,
-        now=now,
-        timezone=timezone,
-        query_vector=relevant.query_vector,
-        filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=include_superseded),
-        disable=("relevance",),  # auto-recall has its own gate (Relevance, tuned on its eval)
+        SearchRequest(
+            query=query,
+            k=k,
+            now=now,
+            timezone=timezone,
+            query_vector=relevant.query_vector,
+            filters=Filters(kinds=["memory"], scopes=scopes, include_superseded=include_superseded),
+            disable=("relevance",),  # auto-recall has its own gate (Relevance, tuned on its eval)
+        )
     )
     relevant.translated = result.translated_tokens
     hits = [h for h in for_asker(result.hits, query, asker) if relevant(h)]

@@ -24,7 +24,7 @@ from remem.ingest.modes import narrow, resolve_mode
 from remem.recall.render import render_block
 from remem.schemas import check_encodable
 from remem.search.answerability import deciding
-from remem.search.checked import CheckedSearch
+from remem.search.checked import CheckedSearch, SearchRequest
 from remem.store.base import Store
 from remem.store.queries import RecordPage, SessionWindow
 from remem.types import Filters, Hit, Record, SearchResult, Turn
@@ -151,13 +151,15 @@ def search_as_asker(
     """The archive searched for ``query`` as ``turn``'s asker, at the turn's time and zone;
     the same-user boost only where the effective cross-session mode is user."""
     return chat.search.search(
-        query,
-        k=k,
-        filters=filters,
-        now=turn.now,
-        timezone=turn.timezone,
-        asker=turn.user_id,
-        same_user_boost=mode == "user",
+        SearchRequest(
+            query=query,
+            k=k,
+            filters=filters,
+            now=turn.now,
+            timezone=turn.timezone,
+            asker=turn.user_id,
+            same_user_boost=mode == "user",
+        )
     )
 
 

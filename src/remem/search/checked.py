@@ -8,6 +8,7 @@ never calls back into ``Memory``. The pipeline itself is ``Searcher`` (``search/
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,24 @@ from remem.types import Filters, SearchResult
 CHANNELS = ("vector", "lexical")
 
 
+@dataclass(frozen=True, kw_only=True)
+class SearchRequest:
+    """One search as ``Memory.search`` takes it (each field is documented there), built once
+    by the caller and checked by ``CheckedSearch.search``."""
+
+    query: str
+    k: int = 10
+    filters: Filters | dict[str, Any] | None = None
+    now: float | str | None = None
+    asker: str | None = None
+    same_user_boost: bool = False
+    explicit: bool = False
+    disable: tuple[str, ...] | frozenset[str] = ()
+    channels: tuple[str, ...] = CHANNELS
+    query_vector: np.ndarray | None = None
+    timezone: str | None = None
+
+
 class CheckedSearch:
     """Checks a search's arguments against the configuration, runs the pipeline and
     reinforces what a deliberate recall returned."""
@@ -33,47 +52,34 @@ class CheckedSearch:
         self.searcher = searcher
         self.access_counts = access_counts
 
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        filters: Filters | dict[str, Any] | None = None,
-        now: float | str | None = None,
-        *,
-        asker: str | None = None,
-        same_user_boost: bool = False,
-        explicit: bool = False,
-        disable: tuple[str, ...] | frozenset[str] = (),
-        channels: tuple[str, ...] = CHANNELS,
-        query_vector: np.ndarray | None = None,
-        timezone: str | None = None,
-    ) -> SearchResult:
+    def search(self, request: SearchRequest) -> SearchResult:
         """See ``Memory.search``."""
-        self._check_query(query)
+        r = request
+        self._check_query(r.query)
         max_k = self.config.search.max_k
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= max_k:
-            raise ValidationError("k", k, f"use a whole number from 1 to {max_k}")
-        arguments.choices("disable", disable, STAGE_NAMES)
-        if not arguments.choices("channels", channels, CHANNELS):
-            raise ValidationError("channels", channels, "use 'vector' and/or 'lexical'")
-        arguments.name("asker", asker, optional=True)
-        arguments.flag("same_user_boost", same_user_boost)
-        arguments.flag("explicit", explicit)
-        zone = arguments.zone("timezone", timezone) or self.config.calendar.zone()
-        when = time.time() if now is None else arguments.moment("now", now, zone)
+        if isinstance(r.k, bool) or not isinstance(r.k, int) or not 1 <= r.k <= max_k:
+            raise ValidationError("k", r.k, f"use a whole number from 1 to {max_k}")
+        arguments.choices("disable", r.disable, STAGE_NAMES)
+        if not arguments.choices("channels", r.channels, CHANNELS):
+            raise ValidationError("channels", r.channels, "use 'vector' and/or 'lexical'")
+        arguments.name("asker", r.asker, optional=True)
+        arguments.flag("same_user_boost", r.same_user_boost)
+        arguments.flag("explicit", r.explicit)
+        zone = arguments.zone("timezone", r.timezone) or self.config.calendar.zone()
+        when = time.time() if r.now is None else arguments.moment("now", r.now, zone)
         result = self.searcher.search(
-            query,
-            k,
-            make_filters(filters, zone),
+            r.query,
+            r.k,
+            make_filters(r.filters, zone),
             when,
-            query_vector=query_vector,
-            channels=tuple(channels),
-            asker=asker,
-            same_user_boost=same_user_boost,
-            disable=frozenset(disable),
+            query_vector=r.query_vector,
+            channels=tuple(r.channels),
+            asker=r.asker,
+            same_user_boost=r.same_user_boost,
+            disable=frozenset(r.disable),
             zone=zone,
         )
-        if explicit and result.hits:
+        if r.explicit and result.hits:
             # Explicit recalls reinforce (debounced); automatic ones never do.
             self.access_counts.touch([h.record for h in result.hits], when)
         return result

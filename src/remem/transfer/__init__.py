@@ -4,6 +4,7 @@
 from remem.transfer.copy import CopyReport, copy_store, open_location, store_name
 from remem.transfer.export import export_file, export_lines, export_records
 from remem.transfer.importing import (
+    ImportOptions,
     ImportReport,
     ImportSource,
     check_import,
@@ -14,6 +15,7 @@ from remem.transfer.jsonl import iter_file_lines, jsonl_lines, parse_lines
 
 __all__ = [
     "CopyReport",
+    "ImportOptions",
     "ImportReport",
     "ImportSource",
     "check_import",

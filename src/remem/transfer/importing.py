@@ -140,17 +140,28 @@ def import_records(
         report = check_import(source, scope=scope, zone=zone, progress=checked)
         if report.invalid_count and not skip_invalid:
             return report
-        return write_import(
-            mem,
-            source,
-            report,
+        options = ImportOptions(
             scope=scope,
             dry_run=dry_run,
             unlabelled_vectors=unlabelled_vectors,
             batch_size=batch_size,
-            progress=progress,
             fast_first=fast_first,
         )
+        return write_import(mem, source, report, options, progress=progress)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImportOptions:
+    """How the write pass imports (see ``import_records``): into ``scope`` (None: each
+    line's own), only counting (``dry_run``), keeping vectors that name no model
+    (``unlabelled_vectors``), ``batch_size`` lines per transaction, the fast model's vectors
+    first (``fast_first``)."""
+
+    scope: str | None = None
+    dry_run: bool = False
+    unlabelled_vectors: bool = False
+    batch_size: int = BATCH
+    fast_first: bool = False
 
 
 @dataclass
@@ -258,29 +269,16 @@ def write_import(
     mem: MemoryPort,
     source: ImportSource,
     report: ImportReport,
+    options: ImportOptions,
     *,
-    scope: str | None = None,
-    dry_run: bool = False,
-    unlabelled_vectors: bool = False,
-    batch_size: int = BATCH,
     progress: Progress | None = None,
-    fast_first: bool = False,
 ) -> ImportReport:
-    """The second pass: write batch by batch (with ``dry_run``, only count what would be
-    added). Fills in and returns ``report`` from ``check_import``."""
+    """The second pass: write batch by batch (with ``options.dry_run``, only count what
+    would be added). Fills in and returns ``report`` from ``check_import``."""
+    dry_run = options.dry_run
     embedder = None if dry_run else mem.get_embedder()
-    with _fast_pass(mem, embedder) if fast_first and not dry_run else nullcontext() as fast:
-        scopes = _write_batches(
-            mem,
-            source,
-            report,
-            (embedder, fast),
-            scope,
-            dry_run,
-            unlabelled_vectors,
-            batch_size,
-            progress,
-        )
+    with _fast_pass(mem, embedder) if options.fast_first and not dry_run else nullcontext() as fast:
+        scopes = _write_batches(mem, source, report, (embedder, fast), options, progress)
         if fast is not None:
             report.fast_vectors += fast.finish()
             fast.build_index()
@@ -297,17 +295,15 @@ def _write_batches(
     source: ImportSource,
     report: ImportReport,
     models: tuple[Embedder | None, FastPass | None],
-    scope: str | None,
-    dry_run: bool,
-    unlabelled_vectors: bool,
-    batch_size: int,
+    options: ImportOptions,
     progress: Progress | None,
 ) -> set[str]:
     """``write_import``'s loop; the scopes the import added records to."""
     seen: set[bytes] = set()  # dry run only: nothing is written, so the store cannot tell
     scopes: set[str] = set()  # of the records added: their facts are derived at the end
-    for batch in _batches(source, scope, max(1, batch_size), mem.config.calendar.zone()):
-        if dry_run:
+    size = max(1, options.batch_size)
+    for batch in _batches(source, options.scope, size, mem.config.calendar.zone()):
+        if options.dry_run:
             digests = [bytes.fromhex(content_hash(line.record.text)) for line in batch]
             known = mem.store.existing_hashes([d.hex() for d in digests])
             for digest in digests:
@@ -318,7 +314,7 @@ def _write_batches(
                     report.added += 1
         else:
             added = report.added
-            _write_batch(mem, batch, report, models, unlabelled_vectors)
+            _write_batch(mem, batch, report, models, options.unlabelled_vectors)
             if report.added > added:
                 scopes.update(line.record.scope for line in batch)
         if progress:
