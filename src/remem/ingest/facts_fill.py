@@ -117,6 +117,13 @@ class FactsFill:
         with self._cond:
             return self._outstanding()
 
+    def read_owed(self, timeout: float | None = None) -> bool:
+        """Read every fact owed, now, and wait for them: the records this process wrote and
+        what a killed process left in the backlog (``recover``); False when ``timeout`` ran
+        out first. What ``Memory.wait_facts`` and every surface showing facts wait on."""
+        self.recover()
+        return self.settle(timeout)
+
     def settle(self, timeout: float | None = None) -> bool:
         """Extract what is owed now and wait for it; False when ``timeout`` ran out first."""
         deadline = None if timeout is None else time.monotonic() + timeout
