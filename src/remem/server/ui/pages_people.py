@@ -51,6 +51,7 @@ def person_view(ui: UI, c: Caller, subject: str, at: str = "") -> PersonView:
     """The facts of ``subject`` (a key or a name) the caller may read; NotFoundError when
     there are none, as for a record the caller may not read."""
     mem = ui.mem
+    mem.wait_facts()  # read after the write's acknowledgement: what was just said is shown
     scopes = c.scopes(mem)
     keys = subject_keys(mem.store, subject, scopes)
     history = read_facts(
@@ -106,6 +107,7 @@ def routes(ui: UI) -> APIRouter:
 
     @router.get("/people", response_class=HTMLResponse)
     def people(request: Request, c: Caller = ui.who):
+        mem.wait_facts()  # the facts owed, read before the subjects are counted
         everyone = queries.people(mem, c.scopes(mem))
         return page(request, "people.html", c, people=everyone[:PEOPLE_SHOWN], total=len(everyone))
 

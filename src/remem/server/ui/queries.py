@@ -322,6 +322,7 @@ def people(mem: Memory, scopes: list[str] | None) -> list[Person]:
     ``fact_subjects``, a whole-scope read: kept like the other aggregates)."""
 
     def compute() -> list[Person]:
+        mem.wait_facts()  # also at start-up (warm_up): not counted before the facts owed
         return [Person(*row) for row in mem.store.fact_subjects(scopes)]
 
     return AGGREGATES.get(mem, ("people", _key(scopes)), compute)
