@@ -58,3 +58,13 @@ def test_rest_facts_shows_what_was_just_said(tmp_path):
         assert answer.status_code == 200, answer.text
         assert [f["value"] for f in answer.json()["facts"]] == ["Shenzhen"]
 
+
+def test_a_write_without_embedding_owes_its_facts_like_any_write(tmp_path):
+    with Memory(tmp_path / "m.db", config(**{"facts.quiet_ms": 0})) as mem:
+        say(mem, "I work at Globex")  # the process's first write: the backlog walk is done
+        mem.ingest_many(
+            [{"text": "I live in Lisbon now", "speaker": "Tom", "timestamp": DEC_2}], embed=False
+        )
+        assert mem.indexer.facts is not None and mem.indexer.facts.settle(60)
+        assert sorted(f.value for f in mem.store.facts()) == ["Globex", "Lisbon"]
+        assert mem.store.count_awaiting_facts() == 0
