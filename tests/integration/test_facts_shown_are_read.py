@@ -7,9 +7,11 @@ any write. In these tests the fill never reads on its own (``NEVER``): only a wa
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from remem import Config, Memory
+from remem.errors import ValidationError
 from remem.server.rest import create_app
 
 NOV_2 = "2026-11-02T10:00:00+00:00"
@@ -34,6 +36,14 @@ def test_wait_facts_reads_what_is_owed(tmp_path):
         assert mem.wait_facts(timeout=60) is True
         assert mem.store.count_awaiting_facts() == 0
         assert [f.value for f in mem.store.facts()] == ["Shenzhen"]
+
+
+def test_wait_facts_names_a_bad_timeout(tmp_path):
+    with (
+        Memory(tmp_path / "m.db", config(**NEVER)) as mem,
+        pytest.raises(ValidationError, match="timeout"),
+    ):
+        mem.wait_facts(timeout=-1)
 
 
 def test_wait_facts_is_true_at_once_when_facts_are_not_kept(tmp_path):
