@@ -107,7 +107,9 @@ def routes(ui: UI) -> APIRouter:
 
     @router.get("/people", response_class=HTMLResponse)
     def people(request: Request, c: Caller = ui.who):
-        mem.wait_facts()  # the facts owed, read before the subjects are counted
+        if not mem.wait_facts(0):  # facts owed: read them, and count the subjects afresh
+            mem.wait_facts()
+            queries.AGGREGATES.forget(mem, "people")
         everyone = queries.people(mem, c.scopes(mem))
         return page(request, "people.html", c, people=everyone[:PEOPLE_SHOWN], total=len(everyone))
 

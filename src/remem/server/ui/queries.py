@@ -78,6 +78,14 @@ class StaleWhileRevalidate:
         self._store(store, key, token, value)
         return value
 
+    def forget(self, mem: Memory, name: str) -> None:
+        """Drop this store's results of the query ``name`` (every argument): the next page
+        computes it in line (the people list after facts owed were read)."""
+        with self._lock:
+            items = self._stores.get(mem.store, OrderedDict())
+            for key in [k for k in items if k[0] == name]:
+                del items[key]
+
     def forget_all(self, mem: Memory) -> None:
         """Drop every result of this store: after a change made here, the next page counts
         it in line instead of showing the count from before (one whole-store read each)."""
@@ -322,7 +330,6 @@ def people(mem: Memory, scopes: list[str] | None) -> list[Person]:
     ``fact_subjects``, a whole-scope read: kept like the other aggregates)."""
 
     def compute() -> list[Person]:
-        mem.wait_facts()  # also at start-up (warm_up): not counted before the facts owed
         return [Person(*row) for row in mem.store.fact_subjects(scopes)]
 
     return AGGREGATES.get(mem, ("people", _key(scopes)), compute)
