@@ -191,6 +191,7 @@ class SuiteRun:
     k: int = 10
     progress: Progress | None = None
     limit_conversations: int | None = None
+    note: Note | None = None  # told each slow step of a store's build (``ingest``)
     scores: dict[str, dict[str, VariantScores]] = field(default_factory=dict)
     # what every search is narrowed to (scripts/shared_store.py: one conversation's sessions)
     filters: Filters | None = None
@@ -211,7 +212,7 @@ class SuiteRun:
         for ci, (_conv, turns, questions) in enumerate(convs):
             db = self.db_path(dataset, ci)  # loads the embedder first: the cache is keyed by it
             with Memory(db, self.config, embedder=self.embedder) as mem:
-                ingest(mem, turns)
+                ingest(mem, turns, self.noting(dataset, ci))
                 done = self.ask_all(mem, dataset.name, turns, questions, probes, (done, total))
 
     def run_hosted(self, dataset: SuiteDataset) -> None:
@@ -227,8 +228,15 @@ class SuiteRun:
         for host, ci, turns, asked in rows:
             db = self.db_path(host, ci)
             with Memory(db, self.config, embedder=self.embedder) as mem:
-                ingest(mem, turns)
+                ingest(mem, turns, self.noting(host, ci))
                 done = self.ask_all(mem, dataset.name, turns, asked, [], (done, total))
+
+    def noting(self, dataset: SuiteDataset, ci: int) -> Note | None:
+        """``note``, each line naming the store (the dataset and conversation) it is about."""
+        note = self.note
+        if note is None:
+            return None
+        return lambda text: note(f"{dataset.name} conversation {ci}: {text}")
 
     def ask_all(
         self,
@@ -301,14 +309,20 @@ class SuiteRun:
                 scores.add_answerable(row, q.get("category", "all"))
 
 
-def ingest(mem: Any, turns: list[dict]) -> None:
+Note = Callable[[str], None]  # says what a store's build is doing (minutes under load)
+
+
+def ingest(mem: Any, turns: list[dict], note: Note | None = None) -> None:
     """A conversation's turns into its store, unless a complete cached copy is there.
 
     The store's facts are those today's extractor derives, as in a user's store: a cached
     store built before the fact layer, or by other rules, has its facts rebuilt
     (``Memory.rebuild_facts``, what ``remem facts rebuild`` runs) and the rules' digest is
-    written beside its file (``<db>.facts``), so a later run skips the rebuild."""
+    written beside its file (``<db>.facts``), so a later run skips the rebuild. ``note`` is
+    told each slow step taken (writing and embedding, latent terms, facts)."""
+    say = note or (lambda _text: None)
     if mem.count() != len(turns):  # else cached from an earlier run
+        say(f"building the store: writing and embedding {len(turns)} turns")
         mem.ingest_many(turn_fields(turns), on_conflict="skip", wait=True)
     # Also for a cached store: a run cut off after the writes but before every vector would
     # otherwise leave it searched with vectors missing. Nothing missing costs one count. The
@@ -316,7 +330,7 @@ def ingest(mem: Any, turns: list[dict]) -> None:
     mem.embed_pending()
     store_latent_terms(mem)
     if mem.path is not None:  # an in-memory store derived its facts as it was written
-        derive_facts(mem, mem.path)
+        derive_facts(mem, mem.path, say)
 
 
 def facts_digest() -> str:
@@ -332,12 +346,16 @@ def facts_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-def derive_facts(mem: Any, db: Path) -> None:
-    """The store's facts derived by today's rules (see ``ingest``), unless its stamp says so."""
+def derive_facts(mem: Any, db: Path, note: Note | None = None) -> None:
+    """The store's facts derived by today's rules (see ``ingest``), unless its stamp says so.
+    A change to any file of ``remem.facts`` or ``remem.text`` derives every cached store's
+    facts again (a LoCoMo conversation: about 5 s on a loaded machine)."""
     stamp = db.with_name(db.name + ".facts")
     digest = facts_digest()
     if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
         return
+    if note is not None:
+        note("deriving its facts again (the fact rules changed since it was cached)")
     mem.rebuild_facts()
     stamp.write_text(digest + "\n", encoding="utf-8")
 

@@ -97,10 +97,10 @@ def dump(args: argparse.Namespace, out: Path) -> None:
     """Search every question of the chosen datasets; one JSON line per question."""
     config = Config.load(env={}, overrides={"calendar.timezone": "UTC"})
     config.search.answerability_threshold = 1e-9  # the floors only read
-    run = SuiteRun([], config, Path(args.cache_dir))
+    progress = progress_every(30)
+    run = SuiteRun([], config, Path(args.cache_dir), note=progress.note)
     run.embedder = make_embedder(config.embed)
     no_answer = load_no_answer(DATA / "no_answer" / "queries.jsonl")
-    progress = progress_every(30)
     held = set(HELD_OUT.split(","))
     with out.open("w") as fh, Recorder() as rec:
         for dataset in chosen_datasets(args):
@@ -108,7 +108,7 @@ def dump(args: argparse.Namespace, out: Path) -> None:
             total, done = sum(len(asked) for *_, asked in todo), 0
             for store_of, ci, turns, asked in todo:
                 with run_memory(run, store_of, ci) as mem:
-                    ingest(mem, turns)
+                    ingest(mem, turns, run.noting(store_of, ci))
                     for q, probe in asked:
                         row = ask(mem, rec, q, probe)
                         row.update(

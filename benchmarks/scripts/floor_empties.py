@@ -39,11 +39,17 @@ def run_dataset(run: SuiteRun, dataset: Any) -> dict[str, Any]:
 
     rows: list[dict[str, float]] = []
     emptied: Counter[str] = Counter()
-    for ci, (_conv, turns, questions) in enumerate(conversations(dataset.path, [], None)):
+    convs = conversations(dataset.path, [], run.limit_conversations)
+    total = sum(len(qs) for *_, qs in convs)
+    done = 0
+    for ci, (_conv, turns, questions) in enumerate(convs):
         session_of = {t["id"]: t["session"] for t in turns}
         with Memory(run.db_path(dataset, ci), run.config, embedder=run.embedder) as mem:
-            ingest(mem, turns)
+            ingest(mem, turns, run.noting(dataset, ci))
             for q in questions:
+                done += 1
+                if run.progress:
+                    run.progress(dataset.name, done, total)
                 if is_unanswerable(q):
                     continue
                 result = mem.search(q["query"], k=10, now=q.get("timestamp"))
@@ -68,12 +74,14 @@ def main() -> None:
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     apply_overrides(config, overrides)
+    progress = progress_every(30)
     run = SuiteRun(
         [Variant("hybrid")],
         config,
         Path(args.cache_dir),
-        progress=progress_every(30),
+        progress=progress,
         limit_conversations=args.limit_conversations,
+        note=progress.note,
     )
     for dataset in chosen_datasets(args):
         found = run_dataset(run, dataset)

@@ -7,12 +7,23 @@ Imported as a sibling script (``python benchmarks/scripts/x.py`` puts scripts/ f
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from remem.config import Config
 from remem_bench.benchmark import Variant
@@ -38,16 +49,49 @@ def chosen_datasets(args: argparse.Namespace) -> list[SuiteDataset]:
     return [d for d in found if d.name in names]
 
 
-def progress_every(seconds: float) -> Callable[[str, int, int], None]:
-    """A progress callback that prints at most one line per ``seconds``."""
-    started, last = time.time(), [0.0]
+class SuiteProgress:
+    """A script's progress on stderr (rich): on a terminal a bar per dataset (questions asked
+    of all, elapsed, time left), else at most one line per ``seconds`` (a log); ``note`` prints
+    a line at once (a store being built, its facts derived: minutes under load, which a
+    question count alone never showed)."""
 
-    def progress(name: str, done: int, total: int) -> None:
-        if time.time() - last[0] > seconds:
-            last[0] = time.time()
-            print(f"  {name} {done}/{total}, {time.time() - started:.0f}s", file=sys.stderr)
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.console = Console(stderr=True)
+        self.live = self.console.is_terminal
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+            disable=not self.live,
+        )
+        self.tasks: dict[str, TaskID] = {}
+        self.started = time.time()
+        self.last = 0.0
+        if self.live:
+            self.bar.start()
+            atexit.register(self.bar.stop)
 
-    return progress
+    def __call__(self, name: str, done: int, total: int) -> None:
+        if name not in self.tasks:
+            self.tasks[name] = self.bar.add_task(name, total=total)
+            self.note(f"{name}: {total} questions to ask")
+        self.bar.update(self.tasks[name], completed=done, total=total)
+        if not self.live and (time.time() - self.last > self.seconds or done == total):
+            self.last = time.time()
+            self.note(f"  {name} {done}/{total}")
+
+    def note(self, text: str) -> None:
+        self.console.print(f"[{time.time() - self.started:5.0f}s] {text}", markup=False)
+
+
+def progress_every(seconds: float) -> SuiteProgress:
+    """The scripts' progress (``SuiteProgress``): pass it as a ``SuiteRun``'s ``progress`` and
+    its ``note`` as the run's ``note``."""
+    return SuiteProgress(seconds)
 
 
 def read_rows(paths: list[str]) -> list[dict]:
@@ -87,13 +131,15 @@ def dump_rows(run_class: type[SuiteRun], args: argparse.Namespace, seconds: floa
     """Every chosen dataset's questions asked once with the defaults by ``run_class`` (a
     SuiteRun taking an ``out`` file it writes JSON lines to), into ``args.out``."""
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    progress = progress_every(seconds)
     with open(args.out, "w") as out:
         run: Any = run_class(
             [Variant("default")],
             config,
             Path(args.cache_dir),
-            progress=progress_every(seconds),
+            progress=progress,
             limit_conversations=args.limit_conversations,
+            note=progress.note,
             out=out,
         )
         for dataset in chosen_datasets(args):

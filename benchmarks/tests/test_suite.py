@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from bench_helpers import HashEmbedder
+from bench_helpers import HashEmbedder, load_bench_script
 
 from remem import Config
 from remem_bench.benchmark import Variant
 from remem_bench.suite import (
     SuiteDataset,
+    SuiteRun,
     VariantScores,
     cache_key,
     is_unanswerable,
@@ -327,3 +328,51 @@ def test_a_cached_store_without_facts_gets_them_derived_before_it_is_searched(tm
     run_suite([dataset], **kwargs)
     with Memory(db, config, embedder=HashEmbedder()) as mem:
         assert sorted((f.subject, f.attribute, f.value) for f in mem.store.facts()) == derived
+
+
+def test_a_hosts_store_build_is_noted_step_by_step_and_only_once(tiny_dataset, tmp_path):
+    """A near-miss run builds its hosts' stores (minutes each under load): ``note`` is told
+    each slow step, naming the store; a second run finds them cached and notes nothing."""
+    near = tmp_path / "near_miss"
+    near.mkdir()
+    asked = {"timestamp": 1_700_001_000, "gold": [], "gold_sessions": [], "target": "zh_groupchat"}
+    _write(
+        near / "queries.jsonl",
+        [{**asked, "qid": "n1", "conversation": "c2", "query": "staging", "category": "x"}],
+    )
+    near_miss = SuiteDataset("near_miss", near, hosts=(tiny_dataset,))
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+    for run_number in (1, 2):
+        notes: list[str] = []
+        run = SuiteRun(
+            [Variant("lexical", ("lexical",))],
+            config,
+            tmp_path / "cache",
+            embedder=HashEmbedder(),
+            note=notes.append,
+        )
+        run.run(near_miss, [])
+        if run_number == 1:
+            assert notes[0] == (
+                "zh_groupchat conversation 1: building the store: writing and embedding 2 turns"
+            )
+        else:
+            assert notes == []
+
+
+def test_floor_empties_asks_only_the_first_conversations_it_is_limited_to(tiny_dataset, tmp_path):
+    floor_empties = load_bench_script("floor_empties")
+    config = Config.load(env={}, overrides={"indexing.mode": "sync"})
+
+    def answered(limit: int | None) -> int:
+        run = SuiteRun(
+            [Variant("hybrid")],
+            config,
+            tmp_path / "cache",
+            embedder=HashEmbedder(),
+            limit_conversations=limit,
+        )
+        return floor_empties.run_dataset(run, tiny_dataset)["n"]
+
+    assert answered(None) == 2  # one answerable question in each conversation
+    assert answered(1) == 1

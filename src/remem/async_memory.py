@@ -116,6 +116,7 @@ class AsyncMemory:
     # searching, facts and access
     search = _in_thread(Memory.search)
     facts = _in_thread(Memory.facts)
+    wait_facts = _in_thread(Memory.wait_facts)
     rebuild_facts = _in_thread(Memory.rebuild_facts)
     correct_fact = _in_thread(Memory.correct_fact)
     scope_access = _in_thread(Memory.scope_access)

@@ -183,7 +183,8 @@ class Memory(FactMethods, TurnMethods):
         queue and returns at once (the record is ``pending`` and lexically searchable until
         its vector lands); ``sync`` or ``wait=True`` embeds before returning. ``embed=False``
         leaves it pending: for ``embed_pending`` / ``remem embed``, or for the background
-        backfill if this process's indexing queue runs.
+        backfill if this process's indexing queue runs. Its facts are read after the
+        acknowledgement either way (``wait_facts``).
         """
         self._check_write_flags(embed, wait)
         return self.writer.store_all([message], embed=embed, wait=wait, numbered=False)[0]

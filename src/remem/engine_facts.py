@@ -85,7 +85,7 @@ class FactMethods:
         ``agent`` (and ``session``, ``user``) only the scopes that agent may read, like a
         search; ``scope`` narrows further. The facts of records written a moment ago (or
         left unread by a killed process) are read first."""
-        self._facts_read()
+        self.wait_facts()
         guard = fact_guard(self.config, agent, session, user)
         return visible_facts(
             self.store,
@@ -98,12 +98,16 @@ class FactMethods:
             scope=scope,
         )
 
-    def _facts_read(self) -> None:
-        """Wait for the facts this store still owes (``ingest/facts_fill.py``)."""
+    def wait_facts(self, timeout: float | None = None) -> bool:
+        """Block until the facts of every record written so far are read: those this process
+        wrote (facts are read after the write's acknowledgement, ``ingest/facts_fill.py``)
+        and those a killed process left unread. Every surface that shows facts waits on it
+        (``facts``, ``correct_fact``, the agent tool ``memory_facts``, the web UI's people
+        pages); call it before reading the store's facts yourself. False when ``timeout``
+        (seconds) ran out first; True at once when facts are not kept."""
         fill = self.indexer.facts
-        if fill is not None:
-            fill.recover()
-            fill.settle()
+        seconds = arguments.seconds("timeout", timeout, optional=True)
+        return True if fill is None else fill.read_owed(seconds)
 
     def rebuild_facts(
         self, scopes: Sequence[str] | None = None, *, progress: Progress | None = None
@@ -141,7 +145,7 @@ class FactMethods:
         corrections.check_attribute(attribute)
         guard = fact_guard(self.config, agent, session, user)
         readable = guard.read_scopes(scope)
-        self._facts_read()  # the correction closes the newest value, read first
+        self.wait_facts()  # the correction closes the newest value, read first
         key, shown, where = self._correction_target(subject, attribute, readable)
         target = scope or where or guard.write_target(None) or "global"
         guard.check_write(target)

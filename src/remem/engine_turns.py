@@ -66,7 +66,13 @@ class TurnMethods:
             fact_service=self.fact_service,
             memory_recall=self.memory_recall,
             chat=self.chat,
+            wait_facts=self._read_owed_facts,
         )
+
+    def _read_owed_facts(self) -> bool:
+        """``Memory.wait_facts`` for the features, which never see ``Memory``."""
+        fill = self.indexer.facts
+        return True if fill is None else fill.read_owed()
 
     def scope_access(
         self, agent: str, *, session: str | None = None, user: str | None = None

@@ -15,6 +15,7 @@ and ``conversation.window``. With ``scopes.management_tools = false`` the manage
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -274,6 +275,9 @@ class ToolParts:
     fact_service: FactService
     memory_recall: MemoryRecallParts
     chat: ChatArchive
+    # waits for the facts owed (``Memory.wait_facts``): facts are read after a write's
+    # acknowledgement, and a tool that shows them must not show them stale
+    wait_facts: Callable[[], object]
 
 
 class MemoryTools:
@@ -331,6 +335,7 @@ class MemoryTools:
         return {"memories": [{**_brief(h.record), "score": round(h.score, 4)} for h in hits]}
 
     def memory_facts(self, args: FactsArgs) -> dict[str, Any]:
+        self.parts.wait_facts()
         found = visible_facts(
             self.parts.store,
             self.parts.config,

@@ -70,8 +70,12 @@ def test_stats_and_the_overview_show_the_backlog_while_a_burst_is_indexed(tmp_pa
 
 def test_remem_stats_reports_the_backlog(tmp_path):
     db = tmp_path / "s.db"
-    with Memory(db, async_config(), embedder=HashEmbedder()) as mem:
+    config = async_config()
+    config.facts.quiet_ms, config.facts.max_wait_s = 3_600_000, 3_600
+    with Memory(db, config, embedder=HashEmbedder()) as mem:
         mem.ingest_many([{"text": f"kept for later {i}"} for i in range(3)], embed=False)
+        assert mem.indexer.facts is not None  # owed: left unread, as by a killed process
+        mem.indexer.facts.stop(finish=False)
     env = {**os.environ, "REMEM_EMBED__PROVIDER": "none"}
 
     def stats(*extra: str) -> str:

@@ -14,7 +14,7 @@ from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ValidationError
 from remem.store.base import Store
-from remem.store.queries import RecordPage, TextUpdate, VectorWrite
+from remem.store.queries import FactBacklog, RecordPage, TextUpdate, VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.transfer import copy_store
 
@@ -167,3 +167,29 @@ def test_verification_finds_differences(tmp_path):
     assert "kind:message: 11 in the source, 10 in the destination" in report.mismatches
     assert any("'m3': text is 'tampered'" in m for m in report.mismatches)
     assert any("'m4': missing" in m for m in report.mismatches)
+
+
+@pytest.mark.parametrize(("src_kind", "dst_kind"), PAIRS)
+def test_records_owing_their_facts_owe_them_in_the_copy(tmp_path, src_kind, dst_kind):
+    """The source's facts backlog comes across: a record the source has not read the facts of
+    yet (marked as waiting) waits for them in the copy, where the first reader reads them;
+    records whose facts were read are not marked again (their facts came with the copy)."""
+    src, dst = make(src_kind, tmp_path, "src"), make(dst_kind, tmp_path, "dst")
+    mem = Memory(config=CONFIG, store=src, embedder=HashEmbedder())  # not closed: see fill
+    said = {"speaker": "Tom", "session": "chat"}
+    mem.ingest({**said, "id": "read", "text": "I work at Globex", "timestamp": 1_700_000_000})
+    assert mem.indexer.facts is not None and mem.indexer.facts.settle(60)
+    mem.indexer.facts.stop(finish=False)  # as if killed before the next one's facts were read
+    mem.ingest({**said, "id": "owed", "text": "I live in Lisbon now", "timestamp": 1_700_000_100})
+    owed = [r.id for r in src.records_awaiting_facts(FactBacklog())]
+    assert owed == ["owed"] and [f.value for f in src.facts()] == ["Globex"]
+    report = copy_store(
+        src, dst, tokenizer=TOKENIZER, context_turns=2, source_name="src", batch_size=1
+    )
+    assert report.verified, report.mismatches
+    assert [r.id for r in dst.records_awaiting_facts(FactBacklog())] == owed
+    copy = Memory(config=CONFIG, store=dst, embedder=HashEmbedder())
+    assert sorted(f.value for f in copy.facts("Tom")) == ["Globex", "Lisbon"]
+    assert dst.count_awaiting_facts() == 0
+    src.close()
+    dst.close()

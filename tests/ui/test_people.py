@@ -15,6 +15,7 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
+from remem import Config
 from remem.server.rest import create_app
 
 HERE = "http://127.0.0.1:8765"
@@ -27,6 +28,14 @@ TOM = [
 TOM_PAGE = "/ui/people/" + quote("name:tom", safe="")
 
 
+@pytest.fixture
+def config() -> Config:
+    """The fill never reads on its own here (its pause is an hour long): what the pages show
+    was read because they wait for the facts owed (``Memory.wait_facts``)."""
+    never = {"facts.quiet_ms": 3_600_000, "facts.max_wait_s": 3_600}
+    return Config.load(env={}, overrides={"indexing.mode": "sync", **never})
+
+
 def tom_conversation(mem, scope: str = "global") -> list[str]:
     ids = []
     for text, when in TOM:
@@ -34,9 +43,8 @@ def tom_conversation(mem, scope: str = "global") -> list[str]:
         ids.append(mem.ingest({**line, "scope": scope}).id)
         if len(ids) == 1:  # someone else in the group
             mem.ingest({"text": "nice!", "speaker": "Mia", "session": "group", "timestamp": when})
-    # facts are read after the acknowledgement (ingest/facts_fill.py) and the people pages
-    # do not wait for them: the pages are checked on what the store has read
-    mem.wait_indexed()
+    # no wait here: facts are read after the acknowledgement (ingest/facts_fill.py), and the
+    # people pages wait for the facts owed (Memory.wait_facts) before they show any
     return ids
 
 

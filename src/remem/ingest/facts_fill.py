@@ -46,7 +46,6 @@ class FactsFill:
         if not isinstance(store, FactStore):
             raise TypeError(f"{type(store).__name__} keeps no facts: it has no facts backlog")
         self.store: FactStore = store
-        self._records = store
         self.extract = extract
         self.quiet_s = quiet_s
         self.max_wait_s = max_wait_s
@@ -116,6 +115,13 @@ class FactsFill:
         """Whether anything is owed, walked or being extracted now."""
         with self._cond:
             return self._outstanding()
+
+    def read_owed(self, timeout: float | None = None) -> bool:
+        """Read every fact owed, now, and wait for them: the records this process wrote and
+        what a killed process left in the backlog (``recover``); False when ``timeout`` ran
+        out first. What ``Memory.wait_facts`` and every surface showing facts wait on."""
+        self.recover()
+        return self.settle(timeout)
 
     def settle(self, timeout: float | None = None) -> bool:
         """Extract what is owed now and wait for it; False when ``timeout`` ran out first."""
@@ -209,9 +215,11 @@ class FactsFill:
             if not records:
                 return
         else:
-            # deleted meanwhile: simply not there (their mark went with them)
-            found = self._records.get_by_rowids(work)
-            records = [found[r] for r in work if r in found]
+            # those still marked: one deleted meanwhile took its mark with it, one a rebuild
+            # read meanwhile (an import's) was unmarked by it, and neither is read again
+            owed = set(work)
+            span = FactBacklog(max(work) - min(work) + 1, min(work) - 1, max(work))
+            records = [r for r in self.store.records_awaiting_facts(span) if r.rowid in owed]
         # one record at a time, in the order written, as when each was read in its write: a
         # record's reading may use the facts of those before it (a bare answer after a dated
         # move starts at the move); a batch read at once costs no less (the rules are the cost)

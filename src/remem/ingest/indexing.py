@@ -322,10 +322,8 @@ class Indexer:
         killed process left), the queue, the backfill and the latent fill (which owes the
         terms of every record lacking them). False when ``timeout`` ran out first."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        if self.facts is not None:
-            self.facts.recover()
-            if not self.facts.settle(timeout):
-                return False
+        if self.facts is not None and not self.facts.read_owed(timeout):
+            return False
         if self._queue is None:
             return True
         left = None if deadline is None else max(0.0, deadline - time.monotonic())

@@ -202,7 +202,7 @@ class RecordWriter:
             wait = self.config.indexing.mode == "sync"
         skipped = [r for r in records if r.index_status == "skipped"]
         records = [r for r in records if r.index_status != "skipped"]
-        if embed and self.indexer.facts is not None:  # without embed: left for a rebuild
+        if self.indexer.facts is not None:  # embedded or not: every write owes its facts
             self.indexer.facts.owe([r.rowid for r in records if r.rowid is not None])
         if embed and records and wait:
             done, failed = self.indexer.embed_records(records, progress=progress)

@@ -2,8 +2,9 @@
 
 Records (with their ids, times, index status and access counts), the sessions they name,
 every model's vectors (legacy ones too), the latent terms of the bundled model (derived data,
-but an hour of model time at 100k records) and the store's model markers go across, a batch of
-records at a time in source rowid order: memory is flat in the store's size.
+but an hour of model time at 100k records), the facts and the facts backlog (a record whose facts
+the source has not read yet waits for them in the copy) and the store's model markers go across,
+a batch of records at a time in source rowid order: memory is flat in the store's size.
 
 Resumable: after each batch the destination's meta table notes the source and the last
 source rowid copied (``copy/after``). A second run continues after it; a batch cut short by a
@@ -37,7 +38,7 @@ from remem.ingest.indexing import ACTIVE_MODEL
 from remem.ingest.write_path import lexical_text
 from remem.store.base import RecordRow, Store
 from remem.store.open import open_store
-from remem.store.queries import VectorWrite
+from remem.store.queries import FactBacklog, VectorWrite
 from remem.text.tokenize import Tokenizer
 from remem.types import KINDS, Filters, Record, SessionInfo
 
@@ -175,7 +176,7 @@ class _BatchCopier:
             for s in dict.fromkeys(r.session for r in batch if r.session)
         }
         rows = [self._row(rec, sessions.get(rec.session or "")) for rec in batch]
-        rowids = self.dst.insert_records(rows, on_conflict="skip")
+        rowids = self._insert(batch, rows)
         dst_rowid = self._map_rowids(batch, rowids)
         written = 0
         vectors = self.src.vectors_of([r.rowid for r in batch if r.rowid is not None])
@@ -194,6 +195,24 @@ class _BatchCopier:
         self._copy_latent_terms(batch, dst_rowid)
         self._top_up_access(batch, dst_rowid)
         return written
+
+    def _insert(self, batch: Sequence[Record], rows: list[RecordRow]) -> list[int | None]:
+        """Insert the batch's rows in one transaction, in source order. A record the source
+        still owes the facts of (its facts backlog) is marked so in the copy too: its facts
+        were not among those copied, and the copy's first reader of facts reads them, as the
+        source's would have (a copy stays a store-to-store move: no extractor runs here)."""
+        first, last = batch[0].rowid or 0, batch[-1].rowid or 0
+        owed = {
+            r.rowid
+            for r in self.src.records_awaiting_facts(FactBacklog(len(batch), first - 1, last))
+        }
+        runs = itertools.groupby(zip(batch, rows, strict=True), key=lambda p: p[0].rowid in owed)
+        rowids: list[int | None] = []
+        with self.dst.transaction():
+            for awaiting, run in runs:
+                part = [row for _, row in run]
+                rowids += self.dst.insert_records(part, on_conflict="skip", awaiting_facts=awaiting)
+        return rowids
 
     def _copy_latent_terms(self, batch: Sequence[Record], dst_rowid: dict[int, int]) -> None:
         """The batch's stored latent terms, under the same content hash (the text is the

@@ -51,6 +51,7 @@ def person_view(ui: UI, c: Caller, subject: str, at: str = "") -> PersonView:
     """The facts of ``subject`` (a key or a name) the caller may read; NotFoundError when
     there are none, as for a record the caller may not read."""
     mem = ui.mem
+    mem.wait_facts()  # read after the write's acknowledgement: what was just said is shown
     scopes = c.scopes(mem)
     keys = subject_keys(mem.store, subject, scopes)
     history = read_facts(
@@ -106,6 +107,9 @@ def routes(ui: UI) -> APIRouter:
 
     @router.get("/people", response_class=HTMLResponse)
     def people(request: Request, c: Caller = ui.who):
+        if not mem.wait_facts(0):  # facts owed: read them, and count the subjects afresh
+            mem.wait_facts()
+            queries.AGGREGATES.forget(mem, "people")
         everyone = queries.people(mem, c.scopes(mem))
         return page(request, "people.html", c, people=everyone[:PEOPLE_SHOWN], total=len(everyone))
 

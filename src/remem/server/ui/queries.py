@@ -78,6 +78,14 @@ class StaleWhileRevalidate:
         self._store(store, key, token, value)
         return value
 
+    def forget(self, mem: Memory, name: str) -> None:
+        """Drop this store's results of the query ``name`` (every argument): the next page
+        computes it in line (the people list after facts owed were read)."""
+        with self._lock:
+            items = self._stores.get(mem.store, OrderedDict())
+            for key in [k for k in items if k[0] == name]:
+                del items[key]
+
     def forget_all(self, mem: Memory) -> None:
         """Drop every result of this store: after a change made here, the next page counts
         it in line instead of showing the count from before (one whole-store read each)."""
