@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Request
@@ -24,6 +24,9 @@ from remem.server.rest_context import Caller
 from remem.server.ui import queries
 from remem.server.ui.context import PREFIX, UI, _when
 from remem.types import Fact, Filters, Record
+
+if TYPE_CHECKING:
+    from remem.engine import Memory
 
 PEOPLE_SHOWN = 500  # subjects listed (most facts first): a page, never a whole chat's crowd
 HISTORY_SHOWN = 200  # ended values shown (the newest): one talkative speaker's can run long
@@ -79,6 +82,15 @@ def person_view(ui: UI, c: Caller, subject: str, at: str = "") -> PersonView:
     )
 
 
+def _people_read(mem: Memory, scopes: list[str] | None) -> list[queries.Person]:
+    """The people list after the facts owed are read: when any were owed, the cached count
+    is dropped and the subjects are counted afresh (the cache may predate them)."""
+    if not mem.wait_facts(0):
+        mem.wait_facts()
+        queries.AGGREGATES.forget(mem, "people")
+    return queries.people(mem, scopes)
+
+
 def routes(ui: UI) -> APIRouter:
     router = ui.router()
     mem = ui.mem
@@ -107,10 +119,7 @@ def routes(ui: UI) -> APIRouter:
 
     @router.get("/people", response_class=HTMLResponse)
     def people(request: Request, c: Caller = ui.who):
-        if not mem.wait_facts(0):  # facts owed: read them, and count the subjects afresh
-            mem.wait_facts()
-            queries.AGGREGATES.forget(mem, "people")
-        everyone = queries.people(mem, c.scopes(mem))
+        everyone = _people_read(mem, c.scopes(mem))
         return page(request, "people.html", c, people=everyone[:PEOPLE_SHOWN], total=len(everyone))
 
     @router.get("/people/{subject:path}", response_class=HTMLResponse)
