@@ -29,9 +29,11 @@ import datetime as dt
 import json
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from keyword_vs_bm25 import said_by
 from suite_cli import DATA, REPO, add_suite_options, chosen_datasets, progress_every, read_rows
 
 from remem import query_vector
@@ -50,12 +52,18 @@ from remem_bench.suite import (
     ingest,
     is_unanswerable,
     load_no_answer,
+    suite_datasets,
 )
 
 MODEL_FILE = REPO / "src" / "remem" / "data" / "answerability.json"
 DEV_DATASETS = "locomo,zh_groupchat,changed_facts,mixed_script,dialogue_notes,near_miss"
 _HAN = re.compile(r"[\u3400-\u9fff]")
-HELD_OUT = "zh_validation,changed_facts_heldout,near_miss_heldout"
+HELD_OUT = "zh_validation,changed_facts_heldout,near_miss_heldout,dialogue_notes_heldout"
+# A known person's unrelated chat (issue 45, decision 0025): each chat set's chats asked of
+# the stores about other people, every person's label replaced by the store's main speaker
+# (its English chats of LoCoMo's stores, its Chinese ones of zh_groupchat's): unanswerable
+# rows named "<chat set>:own_speaker", dumped when the chat set is chosen
+CHAT_PROBE_HOSTS = {"locomo": "en", "zh_groupchat": "zh"}
 
 
 class Recorder:
@@ -121,6 +129,34 @@ def dump(args: argparse.Namespace, out: Path) -> None:
                         fh.write(json.dumps(row, ensure_ascii=False) + "\n")
                         done += 1
                         progress(dataset.name, done, total)
+            if dataset.name.startswith("dialogue_notes") and args.chat_probes:
+                chat_probes(args, run, rec, dataset, fh, dataset.name in held)
+
+
+def chat_probes(
+    args: argparse.Namespace, run: SuiteRun, rec: Recorder, chats: SuiteDataset, fh: Any, held: bool
+) -> None:
+    """``--chat-probes`` of the chat set's chats per host store, said by its main speaker."""
+    hosts = {d.name: d for d in suite_datasets(Path(args.shared_dir), DATA, quick=False)}
+    asked = [q for _c, _t, qs in conversations(chats.path, [], None) for q in qs]
+    name = f"{chats.name}:own_speaker"
+    for host_name, lang in CHAT_PROBE_HOSTS.items():
+        host = hosts.get(host_name)
+        if host is None:
+            continue
+        mine = [q for q in asked if q["conversation"] == lang][: args.chat_probes]
+        for ci, (_conv, turns, _qs) in enumerate(conversations(host.path, [])):
+            cap = args.locomo_conversations if host_name == "locomo" else None
+            if cap and ci >= cap:
+                break
+            main_speaker = Counter(t.get("speaker") for t in turns).most_common(1)[0][0]
+            with run_memory(run, host, ci) as mem:
+                ingest(mem, turns)
+                for q in mine:
+                    probe = dict(q, query=said_by(q["query"], main_speaker))
+                    row = ask(mem, rec, probe, True)
+                    row.update(dataset=name, held_out=held, conv=ci, host=host_name, lang=lang)
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def stores_to_ask(
@@ -193,6 +229,13 @@ def main() -> None:
         type=int,
         default=3,
         help="LoCoMo's first N conversations (and their near misses); 0 = all",
+    )
+    ap.add_argument(
+        "--chat-probes",
+        type=int,
+        default=20,
+        help="chats of each chat set asked of each LoCoMo / zh_groupchat store, said by its "
+        "main speaker (unanswerable: a known person's unrelated chat); 0 = none",
     )
     ap.add_argument("--fresh", action="store_true", help="dump again even if --rows exists")
     ap.add_argument("--l2", type=float, default=1.0)

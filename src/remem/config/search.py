@@ -220,6 +220,14 @@ class SearchConfig(_Section):
         "every surface shows) is at least this, so an answer just under a floor is not lost; "
         "0 = the floors alone decide",
     )
+    # CHAT_THRESHOLD_WHY
+    chat_answerability_threshold: Share = setting(
+        0.0,
+        'for a query that is the chat so far (two or more "Name: text" lines) by people the '
+        "store knows, which search.dialogue_relevance_floor lets any line of its speakers "
+        "clear: the search answers only when its best hit's answerability is at least this "
+        "(0 = the floors alone decide)",
+    )
     latent_cross_script: bool = setting(
         False,
         "also read the latent terms of candidates in another script than the "
