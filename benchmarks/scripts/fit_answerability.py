@@ -255,6 +255,18 @@ def main() -> None:
         help="calibrate the score on each question's best hit (an answer among its hits) "
         "instead of on every hit: measured and left out (decision 0014)",
     )
+    ap.add_argument(
+        "--leave-out",
+        default="",
+        help="comma-separated inputs the fit does not read (hit or question inputs: "
+        "chat_words,q_chat_words was measured and left out, decision 0014)",
+    )
+    ap.add_argument(
+        "--not-fitted",
+        default="",
+        help="comma-separated datasets of the rows measured but not fitted on (as the held-out "
+        "ones): dialogue_notes:own_speaker, the chat probes, decision 0014",
+    )
     ap.add_argument("--write", action="store_true", help=f"write {MODEL_FILE}")
     ap.add_argument("--note", default="", help="what the data file should say about this fit")
     args = ap.parse_args()
@@ -262,13 +274,20 @@ def main() -> None:
     if args.fresh or not rows_file.is_file():
         dump(args, rows_file)
     rows = read_rows([str(rows_file)])
-    train = [r for r in rows if not r["held_out"]]
-    features = list(score_module.FEATURES)
+    unfitted = set(filter(None, args.not_fitted.split(",")))
+    train = [r for r in rows if not r["held_out"] and r["dataset"] not in unfitted]
+    left_out = set(filter(None, args.leave_out.split(",")))
+    features = [f for f in score_module.FEATURES if f not in left_out]
     if args.one_part:
         fitted = fit(train, features, l2=args.l2, monotone=args.monotone)
     else:
         fitted = fit_two_part(
-            train, features, l2=args.l2, monotone=args.monotone, per_question=args.per_question
+            train,
+            features,
+            l2=args.l2,
+            monotone=args.monotone,
+            per_question=args.per_question,
+            question_inputs=[q for q in score_module.QUESTION_INPUTS if q not in left_out],
         )
     inputs = [*fitted["coefficients"], *fitted.get("question", {}).get("coefficients", {})]
     questions = score_module.QUESTION_FEATURES
@@ -278,9 +297,12 @@ def main() -> None:
         "(remem/search/answerability.py); refit with benchmarks/scripts/fit_answerability.py",
         "date": dt.date.today().isoformat(),
         "inputs": inputs,
-        "left_out": [f for f in score_module.FEATURES if f not in read],
+        "left_out": [
+            f for f in (*score_module.FEATURES, *score_module.QUESTION_INPUTS) if f not in read
+        ],
         "datasets": [*sorted({r["dataset"] for r in train}), "no_answer (on locomo, zh_groupchat)"],
         "held_out": sorted({r["dataset"] for r in rows if r["held_out"]}),
+        "measured_not_fitted": sorted(unfitted),
         "questions": len(train),
         "note": args.note,
         "fit": fitted,
