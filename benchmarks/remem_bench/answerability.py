@@ -234,6 +234,22 @@ def reliability(pairs: Sequence[tuple[float, bool]], bins: int = BINS) -> list[d
     return out
 
 
+OWN_SPEAKER = ":own_speaker"  # a chat set's chats asked of other stores by their main speaker
+
+
+def is_chat(row: Row) -> bool:
+    """The question is a chat by people the store knows (its hits read ``chat_words``)."""
+    return any(h["features"].get("chat_words") is not None for h in row["hits"])
+
+
+def searched(row: Row, best: float, search_t: float, chat_t: float) -> bool:
+    """remem's search gate: a candidate over its relevance floor, or the best hit at
+    ``search_t``; a known person's chat also needs its best hit at ``chat_t``."""
+    if is_chat(row) and best < chat_t:
+        return False
+    return row["best_margin"] >= 0 or best >= search_t
+
+
 def recall10(row: Row, emptied: bool) -> float:
     gold = set(row["gold"])
     if emptied or not gold:
@@ -242,8 +258,10 @@ def recall10(row: Row, emptied: bool) -> float:
 
 
 def groups(rows: Sequence[Row]) -> dict[str, list[Row]]:
-    """The row sets figures are given for: each dataset's own rows, and for each near-miss set
-    (rows asked of another dataset's store: ``host`` is not ``dataset``)
+    """The row sets figures are given for: each dataset's own rows; for each chat set's
+    own-speaker probes ("<chat set>:own_speaker", fit_answerability.py) "<chat set> +
+    own_speaker <lang>", its chats in that language against the probes; and for each near-miss
+    set (rows asked of another dataset's store: ``host`` is not ``dataset``)
 
     - "<set> <lang>": its questions in that language against the answerable questions in that
       language of the conversations it asks about (the English near-miss set, the Chinese one);
@@ -253,7 +271,17 @@ def groups(rows: Sequence[Row]) -> dict[str, list[Row]]:
     out: dict[str, list[Row]] = {}
     for name in sorted({r["dataset"] for r in rows}):
         out[name] = [r for r in rows if r["dataset"] == name]
-    near = [r for r in rows if r.get("host", r["dataset"]) != r["dataset"]]
+    near = [
+        r
+        for r in rows
+        if r.get("host", r["dataset"]) != r["dataset"] and OWN_SPEAKER not in r["dataset"]
+    ]
+    for name in sorted({r["dataset"] for r in rows if OWN_SPEAKER in r["dataset"]}):
+        chats = name.removesuffix(OWN_SPEAKER)  # the chat set the probes were taken from
+        for lang in sorted({r["lang"] for r in rows if r["dataset"] == name}):
+            out[f"{chats} + {name.removeprefix(chats + ':')} {lang}"] = [
+                r for r in rows if r["dataset"] in (name, chats) and r.get("lang") == lang
+            ]
     for name in sorted({r["dataset"] for r in near}):
         mine = [r for r in near if r["dataset"] == name]
         for lang in sorted({r["lang"] for r in mine}):
@@ -276,7 +304,11 @@ def groups(rows: Sequence[Row]) -> dict[str, list[Row]]:
 
 
 def evaluate(
-    rows: Sequence[Row], fitted: dict[str, Any], search_t: float, recall_t: float
+    rows: Sequence[Row],
+    fitted: dict[str, Any],
+    search_t: float,
+    recall_t: float,
+    chat_t: float = 0.0,
 ) -> dict[str, Any]:
     """Per group of rows (``groups``): AUC of the best hit's score (unanswerable and probes against answerable),
     near misses below 0.5, answers at 0.5 or more, what search answers (a candidate over its
@@ -284,19 +316,19 @@ def evaluate(
     (of that, hits at ``recall_t`` or more), recall@10 with the search gate, and the
     reliability of every returned hit's score."""
     return {
-        name: _dataset_figures(sub, fitted, search_t, recall_t)
+        name: _dataset_figures(sub, fitted, search_t, recall_t, chat_t)
         for name, sub in groups(rows).items()
     }
 
 
 def _dataset_figures(
-    rows: Sequence[Row], fitted: dict[str, Any], search_t: float, recall_t: float
+    rows: Sequence[Row], fitted: dict[str, Any], search_t: float, recall_t: float, chat_t: float
 ) -> dict[str, Any]:
     scored = [row_scores(fitted, r) for r in rows]
     best = [max(s, default=0.0) for s in scored]
     # remem's gate: a search answers when a candidate cleared its relevance floor or its best
     # hit reaches the search threshold; auto-recall injects its hits that reach its own
-    answers = [r["best_margin"] >= 0 or b >= search_t for r, b in zip(rows, best, strict=True)]
+    answers = [searched(r, b, search_t, chat_t) for r, b in zip(rows, best, strict=True)]
     injects = [a and b >= recall_t for a, b in zip(answers, best, strict=True)]
     ans = [i for i, r in enumerate(rows) if r["kind"] == "ans"]
     unans = [i for i, r in enumerate(rows) if r["kind"] == "unans"]

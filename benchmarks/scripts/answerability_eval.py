@@ -23,7 +23,7 @@ from suite_cli import read_rows
 
 from remem.config import Config
 from remem.search.answerability import MODEL_FILE
-from remem_bench.answerability import auc, evaluate, groups, recall10
+from remem_bench.answerability import OWN_SPEAKER, auc, evaluate, groups, recall10
 
 
 def floors_before(rows: list[dict]) -> dict[str, dict]:
@@ -92,6 +92,29 @@ def recall_sweep(rows: list[dict], fitted: dict, search_t: float) -> dict[str, d
     return out
 
 
+CHAT_SWEEP = (0.0, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2)
+
+
+def chat_sweep(rows: list[dict], fitted: dict, search_t: float, recall_t: float) -> dict:
+    """For each chat threshold (``search.chat_answerability_threshold``): per chat group (a
+    chat set's chats and its own-speaker probes, ``groups``), recall@10 of the chats, the
+    probes search answers and auto-recall injects."""
+    out: dict[str, dict] = {}
+    for t in CHAT_SWEEP:
+        figs = evaluate(rows, fitted, search_t, recall_t, t)
+        out[f"{t:.2f}"] = {
+            name: {
+                "recall@10": f["recall@10_gated"],
+                "probes answered": f["search_answers_probes"],
+                "probes injected": f["recall_injects_probes"],
+                "chats emptied": f["search_empties_answerable"],
+            }
+            for name, f in figs.items()
+            if OWN_SPEAKER.strip(":") in name
+        }
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rows", nargs="+")
@@ -108,6 +131,7 @@ def main() -> None:
     cfg = Config.load(env={})
     search_t = cfg.search.answerability_threshold
     recall_t = cfg.recall.answerability_threshold
+    chat_t = cfg.search.chat_answerability_threshold
     report = {
         "what": "remem's answerability score measured per dataset (benchmarks/scripts/"
         "answerability_eval.py on rows of fit_answerability.py): the score's fit of "
@@ -115,12 +139,13 @@ def main() -> None:
         "thresholds": {
             "search.answerability_threshold": search_t,
             "recall.answerability_threshold": recall_t,
+            "search.chat_answerability_threshold": chat_t,
         },
         "fitted_on": model["datasets"],
         "inputs": model["inputs"]
         + (["monotone calibration"] if "calibration" in model["fit"] else []),
         "held_out": model["held_out"],
-        "after": evaluate(rows, model["fit"], search_t, recall_t),
+        "after": evaluate(rows, model["fit"], search_t, recall_t, chat_t),
         "before": floors_before(rows),
     }
     for name, fig in report["after"].items():
@@ -140,6 +165,9 @@ def main() -> None:
         swept = sweep(rows, model["fit"], [i / 100 for i in range(5, 70, 5)])
         report["sweep"] = swept
         report["recall_sweep"] = recall_sweep(rows, model["fit"], search_t)
+        report["chat_sweep"] = chat_sweep(rows, model["fit"], search_t, recall_t)
+        for t, per in report["chat_sweep"].items():
+            print("chat", t, json.dumps(per))
         for t, per in swept.items():
             print(t, json.dumps(per))
     if args.out:

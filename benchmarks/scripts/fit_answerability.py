@@ -29,9 +29,11 @@ import datetime as dt
 import json
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from keyword_vs_bm25 import said_by
 from suite_cli import DATA, REPO, add_suite_options, chosen_datasets, progress_every, read_rows
 
 from remem import query_vector
@@ -50,12 +52,18 @@ from remem_bench.suite import (
     ingest,
     is_unanswerable,
     load_no_answer,
+    suite_datasets,
 )
 
 MODEL_FILE = REPO / "src" / "remem" / "data" / "answerability.json"
 DEV_DATASETS = "locomo,zh_groupchat,changed_facts,mixed_script,dialogue_notes,near_miss"
 _HAN = re.compile(r"[\u3400-\u9fff]")
-HELD_OUT = "zh_validation,changed_facts_heldout,near_miss_heldout"
+HELD_OUT = "zh_validation,changed_facts_heldout,near_miss_heldout,dialogue_notes_heldout"
+# A known person's unrelated chat (issue 45, decision 0025): each chat set's chats asked of
+# the stores about other people, every person's label replaced by the store's main speaker
+# (its English chats of LoCoMo's stores, its Chinese ones of zh_groupchat's): unanswerable
+# rows named "<chat set>:own_speaker", dumped when the chat set is chosen
+CHAT_PROBE_HOSTS = {"locomo": "en", "zh_groupchat": "zh"}
 
 
 class Recorder:
@@ -121,6 +129,34 @@ def dump(args: argparse.Namespace, out: Path) -> None:
                         fh.write(json.dumps(row, ensure_ascii=False) + "\n")
                         done += 1
                         progress(dataset.name, done, total)
+            if dataset.name.startswith("dialogue_notes") and args.chat_probes:
+                chat_probes(args, run, rec, dataset, fh, dataset.name in held)
+
+
+def chat_probes(
+    args: argparse.Namespace, run: SuiteRun, rec: Recorder, chats: SuiteDataset, fh: Any, held: bool
+) -> None:
+    """``--chat-probes`` of the chat set's chats per host store, said by its main speaker."""
+    hosts = {d.name: d for d in suite_datasets(Path(args.shared_dir), DATA, quick=False)}
+    asked = [q for _c, _t, qs in conversations(chats.path, [], None) for q in qs]
+    name = f"{chats.name}:own_speaker"
+    for host_name, lang in CHAT_PROBE_HOSTS.items():
+        host = hosts.get(host_name)
+        if host is None:
+            continue
+        mine = [q for q in asked if q["conversation"] == lang][: args.chat_probes]
+        for ci, (_conv, turns, _qs) in enumerate(conversations(host.path, [])):
+            cap = args.locomo_conversations if host_name == "locomo" else None
+            if cap and ci >= cap:
+                break
+            main_speaker = Counter(t.get("speaker") for t in turns).most_common(1)[0][0]
+            with run_memory(run, host, ci) as mem:
+                ingest(mem, turns)
+                for q in mine:
+                    probe = dict(q, query=said_by(q["query"], main_speaker))
+                    row = ask(mem, rec, probe, True)
+                    row.update(dataset=name, held_out=held, conv=ci, host=host_name, lang=lang)
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def stores_to_ask(
@@ -194,6 +230,13 @@ def main() -> None:
         default=3,
         help="LoCoMo's first N conversations (and their near misses); 0 = all",
     )
+    ap.add_argument(
+        "--chat-probes",
+        type=int,
+        default=20,
+        help="chats of each chat set asked of each LoCoMo / zh_groupchat store, said by its "
+        "main speaker (unanswerable: a known person's unrelated chat); 0 = none",
+    )
     ap.add_argument("--fresh", action="store_true", help="dump again even if --rows exists")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument(
@@ -212,6 +255,18 @@ def main() -> None:
         help="calibrate the score on each question's best hit (an answer among its hits) "
         "instead of on every hit: measured and left out (decision 0014)",
     )
+    ap.add_argument(
+        "--leave-out",
+        default="",
+        help="comma-separated inputs the fit does not read (hit or question inputs: "
+        "chat_words,q_chat_words was measured and left out, decision 0014)",
+    )
+    ap.add_argument(
+        "--not-fitted",
+        default="",
+        help="comma-separated datasets of the rows measured but not fitted on (as the held-out "
+        "ones): dialogue_notes:own_speaker, the chat probes, decision 0014",
+    )
     ap.add_argument("--write", action="store_true", help=f"write {MODEL_FILE}")
     ap.add_argument("--note", default="", help="what the data file should say about this fit")
     args = ap.parse_args()
@@ -219,13 +274,20 @@ def main() -> None:
     if args.fresh or not rows_file.is_file():
         dump(args, rows_file)
     rows = read_rows([str(rows_file)])
-    train = [r for r in rows if not r["held_out"]]
-    features = list(score_module.FEATURES)
+    unfitted = set(filter(None, args.not_fitted.split(",")))
+    train = [r for r in rows if not r["held_out"] and r["dataset"] not in unfitted]
+    left_out = set(filter(None, args.leave_out.split(",")))
+    features = [f for f in score_module.FEATURES if f not in left_out]
     if args.one_part:
         fitted = fit(train, features, l2=args.l2, monotone=args.monotone)
     else:
         fitted = fit_two_part(
-            train, features, l2=args.l2, monotone=args.monotone, per_question=args.per_question
+            train,
+            features,
+            l2=args.l2,
+            monotone=args.monotone,
+            per_question=args.per_question,
+            question_inputs=[q for q in score_module.QUESTION_INPUTS if q not in left_out],
         )
     inputs = [*fitted["coefficients"], *fitted.get("question", {}).get("coefficients", {})]
     questions = score_module.QUESTION_FEATURES
@@ -235,9 +297,12 @@ def main() -> None:
         "(remem/search/answerability.py); refit with benchmarks/scripts/fit_answerability.py",
         "date": dt.date.today().isoformat(),
         "inputs": inputs,
-        "left_out": [f for f in score_module.FEATURES if f not in read],
+        "left_out": [
+            f for f in (*score_module.FEATURES, *score_module.QUESTION_INPUTS) if f not in read
+        ],
         "datasets": [*sorted({r["dataset"] for r in train}), "no_answer (on locomo, zh_groupchat)"],
         "held_out": sorted({r["dataset"] for r in rows if r["held_out"]}),
+        "measured_not_fitted": sorted(unfitted),
         "questions": len(train),
         "note": args.note,
         "fit": fitted,

@@ -136,3 +136,37 @@ def test_the_best_cut_does_not_move_under_a_monotone_recalibration():
     again = best_cut(data, recalibrated)
     assert again["closeness"] == cut["closeness"]
     assert again["answers at or above"] == cut["answers at or above"]
+
+
+def test_a_chat_sets_own_speaker_probes_are_reported_against_its_chats():
+    # fit_answerability.py's chat rows: a chat set's chats (answerable) and the same chats
+    # said by another store's main speaker ("<set>:own_speaker", probes asked of that store)
+    chats = [
+        {**r, "dataset": "talk", "host": "talk", "conv": 0, "lang": "en", "kind": "ans"}
+        for r in rows(8)
+        if r["kind"] == "ans"
+    ]
+    probes = [
+        {**r, "dataset": "talk:own_speaker", "host": "story", "conv": 0, "lang": "en"}
+        | {"kind": "probe", "gold": []}
+        for r in rows(4)
+    ]
+    found = groups(chats + probes)
+    # not read as a near-miss set of the store it was asked of
+    assert set(found) == {"talk", "talk:own_speaker", "talk + own_speaker en"}
+    assert found["talk + own_speaker en"] == chats + probes
+
+
+def test_a_chat_is_held_to_the_chat_threshold_and_a_question_is_not():
+    data = rows(40)
+    fitted = fit(data, ["signal"])
+    for r in data:
+        r["best_margin"] = 0.5  # every search clears its floors, as a known person's chat does
+    chats = [
+        {**r, "hits": [{**h, "features": {**h["features"], "chat_words": 0.0}} for h in r["hits"]]}
+        for r in data
+    ]
+    assert evaluate(data, fitted, 0.3, 0.0, chat_t=1.0)["made"]["search_empties_answerable"] == 0
+    held = evaluate(chats, fitted, 0.3, 0.0, chat_t=1.0)["made"]
+    assert held["search_empties_answerable"] == 1.0  # no score reaches 1
+    assert evaluate(chats, fitted, 0.3, 0.0)["made"]["search_empties_answerable"] == 0  # off

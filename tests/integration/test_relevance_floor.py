@@ -351,3 +351,37 @@ def test_a_strangers_chat_keeps_the_floors_of_a_question(db_path, config, e5):
         for chat in INFERRED:
             stranger = chat.replace("Lily:", "Marcus:")
             assert memory.search(stranger, k=10, now=1_784_505_600).hits == []
+
+
+# A chat by Lily about something her notes never mention: it holds none of their words but
+# her name, so only her name links it to the store
+UNRELATED_CHAT = (
+    "Lily: my laptop keeps freezing when I open too many tabs\n"
+    "Assistant: That sounds frustrating. Is it an old one?\n"
+    "Lily: about four years old. Should I buy a new one or upgrade the memory?"
+)
+
+
+def test_a_known_persons_chat_can_be_held_to_an_answerability_threshold(db_path, e5):
+    # search.dialogue_relevance_floor lets any of Lily's notes answer a chat of hers (decision
+    # 0025); search.chat_answerability_threshold holds such a chat to its best hit's score
+    # (off by default: the score tells such chats apart too weakly, decision 0014)
+    assert Config().search.chat_answerability_threshold == 0.0
+    strict = {"indexing.mode": "sync", "search.chat_answerability_threshold": 0.9}
+    with Memory(db_path, Config.load(env={}, overrides=strict), embedder=e5) as memory:
+        _store_lily(memory)
+        result = memory.search(UNRELATED_CHAT, k=10, now=1_784_505_600)
+        assert result.hits == []
+        note = next(n for n in result.notes if n.startswith("answerability gate"))
+        assert "a chat by people the store knows" in note
+        assert "search.chat_answerability_threshold 0.9" in note
+        # a question is not a chat: the threshold does not hold it
+        question = memory.search("What does Lily drink?", k=10, now=1_784_505_600)
+        assert question.hits and question.hits[0].record.text.startswith("Lily drinks")
+    with Memory(db_path.with_name("d.db"), config_default(), embedder=e5) as memory:
+        _store_lily(memory)
+        assert memory.search(UNRELATED_CHAT, k=10, now=1_784_505_600).hits  # the floors alone
+
+
+def config_default() -> Config:
+    return Config.load(env={}, overrides={"indexing.mode": "sync"})

@@ -220,6 +220,17 @@ class SearchConfig(_Section):
         "every surface shows) is at least this, so an answer just under a floor is not lost; "
         "0 = the floors alone decide",
     )
+    # 0 (decision 0014, "the chat input"): a known person's unrelated chat is answered by
+    # search every time, and the score tells it from a related one at AUC 0.64-0.76 only: at
+    # 0.03 it still answers 97-100% of them (recall@10 kept), at 0.05 93-98% while the held-out
+    # Chinese chats lose 0.03 recall@10, at 0.1 75-79% for -0.04 to -0.08 on dialogue_notes
+    chat_answerability_threshold: Share = setting(
+        0.0,
+        'for a query that is the chat so far (two or more "Name: text" lines) by people the '
+        "store knows, which search.dialogue_relevance_floor lets any line of its speakers "
+        "clear: the search answers only when its best hit's answerability is at least this "
+        "(0 = the floors alone decide)",
+    )
     latent_cross_script: bool = setting(
         False,
         "also read the latent terms of candidates in another script than the "

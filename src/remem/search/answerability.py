@@ -43,7 +43,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from remem.search import fact_evidence
+from remem.search import chat_evidence, fact_evidence
+from remem.search.answerability_labels import FEATURE_LABELS as FEATURE_LABELS
+from remem.search.answerability_labels import deciding
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.search.query_terms import query_weights, term_coverage
@@ -82,6 +84,7 @@ class HitEvidence:
     near_ids: dict[int, list[str]] = field(default_factory=dict)  # rowid -> neighbours' ids
     facts_read: bool = False  # the fact layer's reading of the question, once read:
     asked_facts: fact_evidence.AskedFacts | None = None
+    chat_labels: frozenset[str] | None = None  # a chat's speaker labels' tokens, once read
 
 
 def _relevance(c: Candidate, ev: HitEvidence) -> float | None:
@@ -217,30 +220,9 @@ FEATURES: dict[str, Feature] = {
     "attribute": _attribute,
     "fact_whose": fact_evidence.fact_whose,
     "speaker_whose": fact_evidence.speaker_feature,
+    "chat_words": chat_evidence.chat_words,
 }
 
-# what the explain trace calls each input when it says which decided
-FEATURE_LABELS = {
-    "relevance": "relevance",
-    "margin": "relevance over its floor",
-    "search_margin": "the search's best relevance over its floor",
-    "rank": "rank",
-    "relevance_gap": "relevance below the best hit's",
-    "subject_own": "subject match (the hit's words)",
-    "subject_near": "subject match (the hit and its neighbours)",
-    "named_speaker": "the question names its speaker",
-    "both_channels": "channel agreement",
-    "vector_rank": "vector rank",
-    "lexical_rank": "keyword rank",
-    "fused_rank": "fused rank",
-    "fused": "fused score",
-    "latent": "latent terms",
-    "cross_script": "written in the other script",
-    "answer_type": "answer-type evidence",
-    "attribute": "the asked attribute stated",
-    "fact_whose": "whose value of the asked attribute its facts state",
-    "speaker_whose": "a first-person line by the asked person",
-}
 
 # The question's inputs: each the best value of one hit input over the search's best
 # NEIGHBOUR_TOP hits. "Is this question answered here at all" is a property of the search, not
@@ -255,17 +237,7 @@ QUESTION_FEATURES: dict[str, str] = {
     "q_margin": "search_margin",
     "q_latent": "latent",
     "q_fact_whose": "fact_whose",
-}
-FEATURE_LABELS |= {
-    "q_answer_type": "answer-type evidence of the best hits",
-    "q_attribute": "the asked attribute stated by the best hits",
-    "q_subject": "subject match of the best hits (with neighbours)",
-    "q_subject_own": "subject match of the best hits",
-    "q_relevance": "the best hit's relevance",
-    "q_margin": "the search's best relevance over its floor",
-    "q_latent": "the best latent terms",
-    "q_fact_whose": "the asked subject's fact stated by the best hits",
-    "q_split": "split evidence: the subject matched, the asked attribute stated by no best hit",
+    "q_chat_words": "chat_words",
 }
 # per-search constants: read by the question's part only
 QUESTION_ONLY = frozenset({"search_margin"})
@@ -437,6 +409,25 @@ def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
         ev.near_ids[c.rowid] = [r.id for r in others]
 
 
+def _chat_gate(
+    cands: list[Candidate], ctx: StageContext, score: float, said: str
+) -> list[Candidate]:
+    """A chat by people the store knows clears its low floor with any line its speaker said
+    (decision 0025): it answers only when its best hit scores at least
+    ``search.chat_answerability_threshold`` (chat_evidence.py reads what its messages say)."""
+    threshold = ctx.request.config.search.chat_answerability_threshold
+    if threshold <= 0 or score >= threshold:
+        return cands
+    reason = (
+        f"a chat by people the store knows, and best answerability {score:.3f} < "
+        f"search.chat_answerability_threshold {threshold}; {said}"
+    )
+    ctx.report.notes.append(f"answerability gate: {reason}")
+    for c in cands:
+        ctx.report.drop(c, "answerability", reason)
+    return []
+
+
 def feature_rows(
     cands: list[Candidate],
     ctx: StageContext,
@@ -471,6 +462,8 @@ def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     threshold = ctx.request.config.search.answerability_threshold
     best = max(cands, key=lambda c: (c.answerability or 0.0, -c.rowid))  # of the scored
     score = best.answerability or 0.0
+    if ctx.verdict.own_chat and ctx.verdict.floor_miss is None:
+        return _chat_gate(cands, ctx, score, deciding(best.evidence or {}))
     if threshold <= 0 or ctx.verdict.floor_miss is None:
         return cands  # a candidate cleared its relevance floor (or the gate is off)
     said = deciding(best.evidence or {})
@@ -488,12 +481,3 @@ def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     for c in cands:
         ctx.report.drop(c, "answerability", reason)
     return []
-
-
-def deciding(evidence: dict[str, float]) -> str:
-    """Which inputs weighed most against (and for) a hit, for the explain trace."""
-    against = sorted((v, k) for k, v in evidence.items() if v < 0)[:2]
-    helped = sorted(((v, k) for k, v in evidence.items() if v > 0), reverse=True)[:1]
-    parts = [f"against: {FEATURE_LABELS[k]} ({v:+.2f})" for v, k in against]
-    parts += [f"for: {FEATURE_LABELS[k]} ({v:+.2f})" for v, k in helped]
-    return ", ".join(parts) or "no evidence either way"

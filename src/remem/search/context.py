@@ -129,6 +129,8 @@ class RelevanceVerdict:
     calibrated: bool = False
     # the best candidate's relevance over its floor: the floors' own gate, now an input
     best_margin: float | None = None
+    # the query is the chat so far by people the store knows (held to the chat's floor)
+    own_chat: bool = False
 
 
 @dataclass(slots=True)

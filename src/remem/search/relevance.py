@@ -98,6 +98,7 @@ def relevance(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     # only the chat of people the store knows (embedded by its chat budget) is held to the
     # chat's floor: a strangers' chat is read as a question, and judged as one
     own_chat = chat and not strangers_chat(ctx, budget)
+    ctx.verdict.own_chat = own_chat
     floors = Floors(ctx.request.config.search, with_latent=found is not None, chat=own_chat)
     min_share = worded_share(ctx, script)
     for c in cands:
