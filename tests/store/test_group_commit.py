@@ -26,9 +26,13 @@ def _row(i: int) -> tuple[dict, str]:
     return (fields(i), "")
 
 
-def _committed(path: Path) -> int:
+def _counter(path: Path, name: str) -> int:
     with sqlite3.connect(path) as c:
-        return int(c.execute("SELECT value FROM counters WHERE name = 'commits'").fetchone()[0])
+        return int(c.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()[0])
+
+
+def _committed(path: Path) -> int:
+    return _counter(path, "commits")
 
 
 def _synced(path: Path) -> int:
@@ -179,3 +183,28 @@ def test_the_sync_file_sits_beside_the_database(tmp_path):
     path = tmp_path / "s.db"
     SQLiteStore(path).close()
     assert Path(f"{path}-sync").exists()
+
+
+def test_one_write_bumps_its_revision_and_its_ticket_in_one_statement(tmp_path):
+    """The counters a write bumps (its revision, its commit's ticket) cost one statement,
+    not two: CPU per write is what limits many writers on two cores (issue 47)."""
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    try:
+        store.insert_records([_row(0)])
+        statements: list[str] = []
+        store._conn.set_trace_callback(statements.append)
+        rev_before = _counter(path, "rev")
+        ticket_before = _committed(path)
+        store.insert_records([_row(1)])
+        store._conn.set_trace_callback(None)
+        counters = [s for s in statements if s.lstrip().upper().startswith("UPDATE COUNTERS")]
+        assert len(counters) == 1, statements
+        assert _committed(path) == ticket_before + 1  # the ticket was still taken
+        assert _synced(path) >= ticket_before + 1  # and the write waited for its fsync
+        assert _counter(path, "rev") == rev_before + 1
+        with sqlite3.connect(path) as c:
+            revs = [r[0] for r in c.execute("SELECT rev FROM records ORDER BY rowid")]
+        assert revs == [rev_before, rev_before + 1]
+    finally:
+        store.close()

@@ -367,8 +367,6 @@ def statements_of(record: Record, context: ExtractionContext | None = None) -> l
     text = record.shown_text
     if not text.strip() or _said_by_assistant(record):
         return []
-    if len(text) <= 4 * MAX_SENTENCE and not_a_statement(text) in _WHOLE_ONLY:
-        return []  # "... /s", "比如 ...": the whole message (a long one is judged by sentence)
     # no speaker (a curated memory added without one): third-person statements still count
     # ("Bob lives in Oslo."), first-person ones and "my sister" have nobody to belong to
     speaker = subject_of_speaker(record) or (_NOBODY, "")
@@ -383,12 +381,18 @@ def statements_of(record: Record, context: ExtractionContext | None = None) -> l
         valid_from=record.event_time or record.created_at,
     )
     out: list[Statement] = []
+    # The rules first, whether the sentence asserts anything only when one matched: most
+    # chat states no fact, and the assertion checks cost a writer's CPU as much as the
+    # rules (issue 47). Both are pure, so the order changes no reading.
     for sentence in rules_en.named_next(sentences(text)):
-        if not_a_statement(sentence) is not None:
+        found = _found_in(sentence, speaker, context)
+        if not found or not_a_statement(sentence) is not None:
             continue
-        for found in _found_in(sentence, speaker, context):
-            out += _statements(found, sentence, record, base)
+        for finding in found:
+            out += _statements(finding, sentence, record, base)
     out = [s for s in out if not s.subject.startswith(_NOBODY)]
+    if out and len(text) <= 4 * MAX_SENTENCE and not_a_statement(text) in _WHOLE_ONLY:
+        return []  # "... /s", "比如 ...": the whole message (a long one is judged by sentence)
     return _superseded_negations(_unique(out))
 
 

@@ -490,7 +490,8 @@ def named_next(sentences: list[str]) -> list[str]:
     for i, sentence in enumerate(sentences):
         out.append(sentence)
         # only when the first asserts it ("If I adopted a cat. Her name is ..." does not)
-        got = _GOT_ANIMAL.search(sentence) if not_a_statement(sentence) is None else None
+        got = _GOT_ANIMAL.search(sentence)  # the cheap test first: the check is costlier
+        got = got if got and not_a_statement(sentence) is None else None
         named = _ITS_NAME.match(sentences[i + 1]) if got and i + 1 < len(sentences) else None
         if got and named:
             out.append(f"I have a {got.group('animal')} called {named.group('name')}")

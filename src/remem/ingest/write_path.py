@@ -11,6 +11,7 @@ Curated memories are always indexed.
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 from collections.abc import Iterable
@@ -27,6 +28,7 @@ from remem.text.tokenize import Tokenizer
 from remem.types import Record
 
 NOT_INDEXED_KINDS = frozenset({"media", "control", "directive"})
+RECENT_TOKENS = 64  # texts whose tokens a writer keeps (RecordWriter.tokens_of)
 
 # What a write does with an id that is already stored: "error" refuses it, "skip" keeps the
 # stored record, "idempotent" (the API's default) answers the same record sent again with the
@@ -66,6 +68,22 @@ class RecordWriter:
         self.tokenizer = tokenizer
         self.config = config
         self.indexer = indexer
+        # the lexical tokens of the last texts this writer tokenized: a message's context
+        # (``with_context``, one turn by default) is usually the turn it wrote just before,
+        # whose tokens it made then; tokenized once, used for the row and its successor's context
+        self._recent_tokens: dict[str, str] = {}
+        self._recent_lock = threading.Lock()  # a REST server's threads share one writer
+
+    def tokens_of(self, text: str) -> str:
+        """``Tokenizer.index_string`` of ``text``, kept for the next few writes."""
+        tokens = self._recent_tokens.get(text)
+        if tokens is None:
+            tokens = self.tokenizer.index_string(text)
+            with self._recent_lock:
+                if len(self._recent_tokens) >= RECENT_TOKENS:
+                    self._recent_tokens.pop(next(iter(self._recent_tokens)))  # the oldest
+                self._recent_tokens[text] = tokens
+        return tokens
 
     def prepare(self, item: RecordIn) -> tuple[dict[str, Any], str]:
         """The stored fields and lexical tokens of one validated record."""
@@ -90,7 +108,7 @@ class RecordWriter:
             return fields, ""
         fields["index_status"] = "pending"
         text = lexical_text(item.kind, item.speaker_label, item.visible_text or item.text)
-        return fields, self.tokenizer.index_string(text)
+        return fields, self.tokens_of(text)
 
     def store_all(
         self,
@@ -273,7 +291,8 @@ class RecordWriter:
                 for r in self.store.previous_texts(session, items[0]["created_at"], n)
             ]
             for fields in items:
-                context[id(fields)] = self.tokenizer.index_string(" ".join(earlier[-n:]))
+                joined = " ".join(earlier[-n:])
+                context[id(fields)] = self.tokens_of(joined) if joined else ""
                 shown = fields.get("visible_text") or fields["text"]
                 earlier.append(lexical_text("message", fields.get("speaker_label"), shown))
         return [(f, t, context.get(id(f), "")) for f, t in prepared]

@@ -23,6 +23,7 @@ INSERT_FIELDS: tuple[str, ...] = tuple(
     name for name in STORED_FIELDS if name not in ("access_count", "last_access")
 )
 JSON_FIELDS: dict[str, type] = {"mentions": list, "source_ids": list, "metadata": dict}
+_EMPTY_JSON = {name: json.dumps(empty()) for name, empty in JSON_FIELDS.items()}
 # The columns an in-memory vector index keeps to apply filters without asking the store.
 INDEX_META_FIELDS: tuple[str, ...] = (
     "rowid",
@@ -108,8 +109,9 @@ def column_value(fields: dict[str, Any], column: str) -> Any:
     defaults for the status columns)."""
     value = fields.get(column)
     if column in JSON_FIELDS:
-        empty = JSON_FIELDS[column]
-        return json.dumps(empty(value or empty()), ensure_ascii=False)
+        if not value:  # most records: no mentions, sources or metadata (no encoder call)
+            return _EMPTY_JSON[column]
+        return json.dumps(JSON_FIELDS[column](value), ensure_ascii=False)
     if column == "index_status":
         return value or "pending"
     if column == "message_kind":

@@ -60,6 +60,20 @@ def bump_counter(c: sqlite3.Connection, name: str) -> int:
     return int(row[0])
 
 
+def bump_rev_and_ticket(c: sqlite3.Connection) -> tuple[int, int]:
+    """Inside a write transaction: the next revision and this commit's ticket, bumped in one
+    statement (both are bumped by every write that changes a record)."""
+    if not RETURNING:
+        return bump_counter(c, "rev"), take_ticket(c)
+    rows = dict(
+        c.execute(
+            "UPDATE counters SET value = value + 1 WHERE name IN ('rev', 'commits') "
+            "RETURNING name, value"
+        ).fetchall()
+    )
+    return int(rows["rev"]), int(rows["commits"])
+
+
 def take_ticket(c: sqlite3.Connection) -> int:
     """Inside a write transaction: this commit's ticket (committed with it)."""
     return bump_counter(c, "commits")
