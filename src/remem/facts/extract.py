@@ -9,7 +9,9 @@ How a record is read:
 
 - It is cut into sentences (. ! ? ; and 。！？；). A sentence counts only when it asserts
   something (``remem.text.assertion.not_a_statement``: no question, uncertainty,
-  hypothetical, quote, sarcasm or example); a record that is sarcasm or an example as a whole
+  hypothetical, quote, sarcasm or example), judged clause by clause when only a hedge or a
+  condition stops it (``asserted_part``: "If you need me, my mobile is ..." states the
+  number, "我可能晚点到，我已经搬到上海了" the move); a record that is sarcasm or an example as a whole
   ("... /s", "比如 ...") states nothing at all. An assistant's words state nothing about anyone.
 - Each rule of the sentence's language finds (subject, family, value). "I" / "我" is the
   speaker (``subject_of_speaker``; a memory captured for a user has that user as speaker);
@@ -48,7 +50,7 @@ from remem.facts.model import (
 from remem.facts.rule import Rule
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
 from remem.facts.when import moment_of
-from remem.text.assertion import not_a_statement
+from remem.text.assertion import asserted_part, not_a_statement
 from remem.text.normalize import to_simplified
 from remem.types import Record
 
@@ -383,8 +385,9 @@ def statements_of(record: Record, context: ExtractionContext | None = None) -> l
         valid_from=record.event_time or record.created_at,
     )
     out: list[Statement] = []
-    for sentence in rules_en.named_next(sentences(text)):
-        if not_a_statement(sentence) is not None:
+    for said in rules_en.named_next(sentences(text)):
+        sentence = asserted_part(said)  # "If you need me, my mobile is ...": the number
+        if sentence is None:
             continue
         for found in _found_in(sentence, speaker, context):
             out += _statements(found, sentence, record, base)
