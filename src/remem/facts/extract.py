@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from remem.facts import rules_en, rules_owned, rules_things, rules_zh, values_en
+from remem.facts import rules_en, rules_homes, rules_owned, rules_things, rules_zh, values_en
 from remem.facts.answers import MOVED, after_moves, answer_statements
 from remem.facts.findings import Found, distinct, holder, holders_of_roles, joined_places, thing_of
 from remem.facts.model import (
@@ -229,7 +229,7 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
             (rules_things.RULES_ZH, folded, False),
         ]
         if zh
-        else [(rules_en.RULES, sentence, True), (rules_owned.RULES_EN, sentence, True)]
+        else [(rules_en.RULES + rules_owned.RULES_EN + rules_homes.RULES_EN, sentence, True)]
     )
     if zh and _ENGLISH.search(sentence):  # "I moved to 上海 last month": English around a value
         passes.append((rules_en.RULES, sentence, True))
