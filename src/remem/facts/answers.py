@@ -14,6 +14,13 @@ can read it alone, the question before it says which family it is. Read only whe
   that are not a reply word ("Yes", "Sure", "Not sure"); in Chinese two to eight characters
   ending the way the family's values end (a district, a company) or a city.
 
+An elliptical answer is read the same way: "What's your Instagram?" - "Mine is @nora_k" /
+"It's @nora_k" / "是 @nora_k"; "Where are you living these days?" - "Still in Leeds" / "还在
+成都". The opener ("mine is", "it's", "still in", "是", "还在") is taken off and what follows
+must be a bare value of the family asked for; a contact handle takes its shape (a number,
+an @handle, an address). A request counts as the question ("Adding everyone to the Telegram
+channel, handles please", "发一下微信号"), and both lines are of one chat session.
+
 The statement is the answerer's, weaker than a rule's (``CONFIDENCE``): the family comes from
 another line.
 """
@@ -34,7 +41,30 @@ from remem.types import Fact, Record
 
 CONFIDENCE = 0.75
 # the families a bare value can answer; the first one the question asks for is taken
-ANSWERED = ("lives_in", "located_in", "works_at", "studies_at")
+ANSWERED = ("lives_in", "located_in", "works_at", "studies_at", "contact")
+# an elliptical answer's opener: "Mine is @nora_k", "It's 07700 900 123", "Still in Leeds",
+# "是 @nora_k", "还在成都"; the value follows it
+_ELLIPSIS = re.compile(
+    r"^(?:(?:mine|it|that|my\s+\w+)(?:'s|’s|\s+is)|still(?:\s+(?:in|at))?|now(?:\s+(?:in|at))?)\s+"
+    r"|^(?:我的)?是\s*|^还在\s*|^還在\s*",
+    re.I,
+)
+# what asks for a value without a question mark: "handles please", "发一下微信号"
+_REQUEST = re.compile(
+    r"\b(?:please|pls|plz)\s*[.!]*$|^(?:send|drop|share|post|give)\s+(?:me\s+|us\s+)?(?:your|yr)\b"
+    r"|^(?:请)?(?:发|报|留)(?:一下|个)?|(?:发|报|留)一下",
+    re.I,
+)
+# a contact value, by shape: a number, an @handle, an address, a handle word
+_CONTACT_VALUE = re.compile(
+    r"^(?:\+?\d[\d -]{6,}\d|@[\w.]+\w|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?=[\w.-]*[\d_.])[A-Za-z][\w.-]{2,30})$"
+)
+# an app's name says which handle is asked for, not whose ("What's your Instagram?")
+_APP_NAMES = re.compile(
+    r"\b(?:telegram|wechat|instagram|twitter|whatsapp|signal|discord|"
+    r"linkedin|github|skype|slack|line|snapchat|tiktok|facebook)\b",
+    re.I,
+)
 _WHERE = re.compile(r"\bwhere\b|哪里|哪儿|哪边|哪个区|哪一区|什么地方", re.I)
 _SOMEONE_ELSE_EN = re.compile(r"\b(?:he|she|his|her|they|their|i|my|we|our|him|them)\b", re.I)
 _SOMEONE_ELSE_ZH = re.compile(r"[他她我]")
@@ -99,21 +129,23 @@ _ZH_ENDINGS["located_in"] = _ZH_ENDINGS["lives_in"]
 
 def asked_of_answerer(question: str) -> str | None:
     """The family a question asks the one who answers it for, or None (see the module)."""
-    if not is_question(question.strip()):
+    if not is_question(question.strip()) and not _REQUEST.search(question.strip()):
         return None
     zh = re.search(r"[\u4e00-\u9fff]", question) is not None
     folded = rules_zh.fold(to_simplified(question)) if zh else question
     if zh:
         if _SOMEONE_ELSE_ZH.search(folded):
             return None
-    # a name asks about that person ("Where is Tom?")
-    elif _SOMEONE_ELSE_EN.search(folded) or _NAMED.search(_PLACE_NAMED.sub("", folded)):
+    # a name asks about that person ("Where is Tom?"), an app's name does not
+    elif _SOMEONE_ELSE_EN.search(folded) or _NAMED.search(
+        _APP_NAMES.sub("", _PLACE_NAMED.sub("", folded))
+    ):
         return None
     # "Where in Shanghai?", "成都哪个区？": the answer is a part of a place already said, and
     # the fold would hold the part and the whole as two homes, one closing the other
     if _PLACE_NAMED.search(folded) or any(city in folded for city in CITIES):
         return None
-    families = [f for f in asked_attributes(question) if f in ANSWERED]
+    families = [f for f in asked_attributes(question) if f.partition(".")[0] in ANSWERED]
     if families:
         return families[0]
     # a bare "where" asks where the answerer is only when put to them ("Where are you now?",
@@ -123,6 +155,10 @@ def asked_of_answerer(question: str) -> str | None:
 
 def _value(reply: str, family: str) -> str | None:
     """The bare value a reply opens with, or None when it opens with anything else."""
+    reply = _ELLIPSIS.sub("", reply.strip(), count=1)
+    if family.startswith("contact."):
+        first = re.split(r"[,，;；!！。]|\.(?:\s|$)", reply.strip(), maxsplit=1)[0].strip()
+        return first if _CONTACT_VALUE.match(first) else None
     first = _FIRST_CLAUSE.split(reply.strip(), maxsplit=1)[0].strip()
     if re.search(r"[\u4e00-\u9fff]", first):
         folded = to_simplified(first)
@@ -138,7 +174,8 @@ def _value(reply: str, family: str) -> str | None:
 
 def opens_with_value(reply: str) -> bool:
     """Whether a reply could be a bare answer at all (checked before the question is read)."""
-    return any(_value(reply, family) for family in ("lives_in", "works_at", "studies_at"))
+    families = ("lives_in", "works_at", "studies_at", "contact.phone")
+    return any(_value(reply, family) for family in families)
 
 
 def answer_statements(
@@ -156,6 +193,8 @@ def answer_statements(
     asker = question.speaker_label or question.speaker_id
     if not asker or asker == (reply.speaker_label or reply.speaker_id):
         return []
+    if question.session != reply.session:
+        return []  # another chat's question
     if not_a_statement(reply.shown_text) is not None:
         return []
     family = asked_of_answerer(question.shown_text)

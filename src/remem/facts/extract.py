@@ -9,7 +9,9 @@ How a record is read:
 
 - It is cut into sentences (. ! ? ; and 。！？；). A sentence counts only when it asserts
   something (``remem.text.assertion.not_a_statement``: no question, uncertainty,
-  hypothetical, quote, sarcasm or example); a record that is sarcasm or an example as a whole
+  hypothetical, quote, sarcasm or example), judged clause by clause when only a hedge or a
+  condition stops it (``asserted_part``: "If you need me, my mobile is ..." states the
+  number, "我可能晚点到，我已经搬到上海了" the move); a record that is sarcasm or an example as a whole
   ("... /s", "比如 ...") states nothing at all. An assistant's words state nothing about anyone.
 - Each rule of the sentence's language finds (subject, family, value). "I" / "我" is the
   speaker (``subject_of_speaker``; a memory captured for a user has that user as speaker);
@@ -34,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from remem.facts import rules_en, rules_things, rules_zh, values_en
+from remem.facts import rules_en, rules_homes, rules_owned, rules_things, rules_zh, values_en
 from remem.facts.answers import MOVED, after_moves, answer_statements
 from remem.facts.findings import Found, distinct, holder, holders_of_roles, joined_places, thing_of
 from remem.facts.model import (
@@ -48,7 +50,7 @@ from remem.facts.model import (
 from remem.facts.rule import Rule
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
 from remem.facts.when import moment_of
-from remem.text.assertion import not_a_statement
+from remem.text.assertion import asserted_part, not_a_statement
 from remem.text.normalize import to_simplified
 from remem.types import Record
 
@@ -221,9 +223,13 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
     if lead is not None and lead[0] == speaker[0]:
         lead = None
     passes = (
-        [(rules_zh.RULES, folded, False), (rules_things.RULES_ZH, folded, False)]
+        [
+            (rules_zh.RULES, folded, False),
+            (rules_owned.RULES_ZH, folded, False),
+            (rules_things.RULES_ZH, folded, False),
+        ]
         if zh
-        else [(rules_en.RULES, sentence, True)]
+        else [(rules_en.RULES + rules_owned.RULES_EN + rules_homes.RULES_EN, sentence, True)]
     )
     if zh and _ENGLISH.search(sentence):  # "I moved to 上海 last month": English around a value
         passes.append((rules_en.RULES, sentence, True))
@@ -383,11 +389,17 @@ def statements_of(record: Record, context: ExtractionContext | None = None) -> l
     out: list[Statement] = []
     # The rules first, whether the sentence asserts anything only when one matched: most
     # chat states no fact, and the assertion checks cost a writer's CPU as much as the
-    # rules (issue 47). Both are pure, so the order changes no reading.
-    for sentence in rules_en.named_next(sentences(text)):
-        found = _found_in(sentence, speaker, context)
-        if not found or not_a_statement(sentence) is not None:
+    # rules (issue 47). A clause reads nothing its whole sentence does not, so a sentence
+    # the rules find nothing in is passed over before its clauses are judged.
+    for said in rules_en.named_next(sentences(text)):
+        found = _found_in(said, speaker, context)
+        if not found:
             continue
+        sentence = asserted_part(said)  # "If you need me, my mobile is ...": the number
+        if sentence is None:
+            continue
+        if sentence != said.strip():
+            found = _found_in(sentence, speaker, context)
         for finding in found:
             out += _statements(finding, sentence, record, base)
     out = [s for s in out if not s.subject.startswith(_NOBODY)]

@@ -39,8 +39,10 @@ _JOB = ("role", "works_at")
 _HOME = ("lives_in", "located_in")
 # (words, the families they ask for, most likely first); every matching row counts, in order
 _EN: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
-    (re.compile(r"\btelegram\b", _I), ("contact.telegram",)),
-    (re.compile(r"\bwechat\b", _I), ("contact.wechat",)),
+    *[
+        (re.compile(rf"\b{app}\b", _I), (f"contact.{app}",))
+        for app in ("telegram", "wechat", "instagram", "twitter", "discord", "whatsapp", "slack")
+    ],
     (re.compile(r"\be-?mail\b", _I), ("contact.email",)),
     (re.compile(r"\b(?:phone|mobile|number|call|ring)\b", _I), ("contact.phone",)),
     (re.compile(r"\ballerg", _I), ("allergic_to",)),

@@ -100,3 +100,103 @@ def not_a_statement(text: str) -> str | None:
 def asserts(text: str) -> bool:
     """True when the sentence states something a memory may hold or replace."""
     return not_a_statement(text) is None
+
+
+# ---------------------------------------------------------------- clause by clause
+# A hedge or a condition in one clause governs that clause, not the whole sentence: "If you
+# need me, my mobile is 07700 900 123" states the number; "我可能晚点到，我已经搬到上海了"
+# states the move. ``asserted_part`` keeps the clauses that still state something.
+_CLAUSE_CUT = re.compile(r"\s*[,，、:：]\s*")
+# a consequent that depends on its condition: "..., I'd live in Montmartre", "..., 我就住静安"
+_EN_CONSEQUENCE = re.compile(r"\b(would|will|could|might|should|shall|then)\b|'d\b|'ll\b", re.I)
+_ZH_CONSEQUENCE = re.compile(r"[就会便将]|那么")
+# a condition about the speaker ("If I move to Paris, ...") makes the rest a supposition; one
+# about someone else ("If you need me", "如果你需要", "if he can't get in") leaves it a fact
+_EN_SPEAKER = re.compile(r"\b(i|i'm|i've|i'd|my|we|we're|our)\b", re.I)  # not "if you need me"
+_ZH_SPEAKER = re.compile(r"我")
+# an alternative in a clause of its own: "I live in Madrid, or Lisbon", "我住北京，或者上海"
+_ALTERNATIVE = re.compile(r"^(or|either|或者|还是|或是)\b|^(或者|还是|或是)", re.I)
+# what is left of a hedge clause that says nothing else ("I think", "at least I think so")
+_EN_FILLER = frozenset(
+    [
+        "i",
+        "i'm",
+        "so",
+        "but",
+        "and",
+        "not",
+        "just",
+        "well",
+        "oh",
+        "um",
+        "at",
+        "least",
+        "yet",
+        "or",
+        "it",
+        "is",
+        "that's",
+        "was",
+        "sure",
+    ]
+)
+_ZH_FILLER = re.compile(r"[吧啊呢呀哦嗯我的了也还是吗哈]")
+
+
+def _hedge_only(clause: str) -> bool:
+    """Whether an uncertain clause is nothing but its hedge ("maybe", "I think", "可能吧"):
+    then it governs the whole sentence ("I live in Paris, I think")."""
+    zh = _zh(clause)
+    if re.search(r"[\u4e00-\u9fff]", zh):
+        rest = _ZH_FILLER.sub("", _ZH_UNCERTAIN.sub("", zh))
+        return len(re.findall(r"[\u4e00-\u9fffA-Za-z0-9]", rest)) < 2
+    rest = _EN_UNCERTAIN.sub(" ", clause)
+    words = [w for w in re.findall(r"[A-Za-z']+", rest) if w.casefold() not in _EN_FILLER]
+    return len(words) < 2
+
+
+def _condition_about_others(clause: str) -> bool:
+    return not (_EN_SPEAKER.search(clause) or _ZH_SPEAKER.search(_zh(clause)))
+
+
+def asserted_part(sentence: str) -> str | None:
+    """The part of a sentence that asserts: the whole sentence when it asserts as a whole;
+    when only a hedge or a condition stops it, the clauses (cut at commas) that state
+    something on their own, joined; None when nothing in it asserts.
+
+    - A question, a quote, sarcasm or an example anywhere stops the whole sentence, as does a
+      clause that is only a hedge ("I live in Paris, I think", "..., 可能吧") or an
+      alternative ("..., or Lisbon").
+    - An uncertain clause with content of its own ("我可能晚点到") stops only itself.
+    - A condition ("If you need me", "如果你需要") stops itself, and the other clauses when it
+      is about the speaker ("If I move to Paris, ...") or they depend on it ("..., I'll",
+      "..., 我就").
+    """
+    whole = not_a_statement(sentence)
+    if whole is None:
+        return sentence.strip()
+    if whole not in ("a hypothetical", "uncertain (a guess, a hedge or not knowing)"):
+        return None
+    clauses = [c for c in _CLAUSE_CUT.split(sentence.strip()) if c]
+    conditions = [c for c in clauses if is_hypothetical(c)]
+    if any(not _condition_about_others(c) for c in conditions):
+        return None
+    kept = []
+    for clause in clauses:
+        if clause in conditions:
+            continue
+        if _ALTERNATIVE.match(clause):
+            return None
+        why = not_a_statement(clause)
+        if why is not None and why.startswith("uncertain") and not _hedge_only(clause):
+            continue
+        if why is not None:
+            return None
+        consequence = _EN_CONSEQUENCE.search(clause) or _ZH_CONSEQUENCE.search(_zh(clause))
+        if conditions and consequence:
+            return None
+        kept.append(clause)
+    if not kept or is_hypothetical(kept[0]):
+        return None
+    joiner = "，" if re.search(r"[\u4e00-\u9fff]", sentence) else ", "
+    return joiner.join(kept)

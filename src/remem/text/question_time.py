@@ -54,9 +54,21 @@ _ZH_PAST = re.compile(
 )
 
 
+def _asks_both(zh: str) -> bool:
+    """Two questions in one: a past clause and a present clause, cut by a comma ("小明之前住
+    哪里，现在住哪里？", "Where did she live before, and where now?"): both values are asked."""
+    clauses = [c for c in re.split(r"[,，;；]", zh) if c.strip()]
+    past = [i for i, c in enumerate(clauses) if _EN_PAST.search(c) or _ZH_PAST.search(c)]
+    now = [i for i, c in enumerate(clauses) if _EN_PRESENT.search(c) or _ZH_PRESENT.search(c)]
+    return bool(past and now and set(past).isdisjoint(now))
+
+
 def question_time(question: str) -> QuestionTime | None:
-    """ "present", "past", or None when the question names no time of its own."""
+    """ "present", "past", or None when the question names no time of its own (or asks
+    about both, in two clauses)."""
     zh = to_simplified(question)
+    if _asks_both(zh):
+        return None
     if _EN_PAST.search(question) or _ZH_PAST.search(zh):
         return "past"
     if _EN_PRESENT.search(question) or _ZH_PRESENT.search(zh):

@@ -125,3 +125,44 @@ def test_an_answer_during_a_dated_move_starts_with_the_move(make_memory: MakeMem
     jingan = next(s for s in walked if s.value == "Jing'an")
     shanghai = next(s for s in walked if s.value == "Shanghai" and s.attribute == "lives_in")
     assert jingan.valid_from == shanghai.valid_from
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "attribute", "value"),
+    [
+        ("What's your Instagram?", "Mine is @nora_k", "contact.instagram", "@nora_k"),
+        ("What's your Instagram?", "It's @nora_k", "contact.instagram", "@nora_k"),
+        (
+            "Adding everyone to the Telegram channel, handles please",
+            "Mine is @nora_k",
+            "contact.telegram",
+            "@nora_k",
+        ),
+        ("What's your number?", "It's 07700 900 123", "contact.phone", "07700 900 123"),
+        ("你的微信号是多少？", "是 nora_k88", "contact.wechat", "nora_k88"),
+        ("你現在住哪？", "還在成都", "lives_in", "成都"),
+        ("你现在住哪边？", "是朝阳区", "lives_in", "朝阳区"),
+    ],
+)
+def test_an_elliptical_answer_states_the_answerers_fact(question, reply, attribute, value):
+    assert (name_subject("Bo"), attribute, value) in answered(question, reply)
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("What's your Instagram?", "It's private"),  # not a handle
+        ("What's Tom's Instagram?", "It's @tom_x"),  # Tom's, not the answerer's
+        ("What's your number?", "Mine is broken, sorry"),
+    ],
+)
+def test_an_elliptical_reply_that_is_no_value_of_the_answerer_states_nothing(question, reply):
+    assert not {f for f in answered(question, reply) if f[1].startswith("contact")}
+
+
+def test_an_answer_in_another_session_answers_nothing():
+    lines = [
+        record("Where do you live these days?", "Ann", at=SAID, id="q", session="s1"),
+        record("Camden, right by the canal", "Bo", at=SAID + 60, id="a", session="s2"),
+    ]
+    assert [s for s in statements_of_conversation(lines) if s.record_id == "a"] == []

@@ -102,3 +102,15 @@ def test_none(question: str) -> None:
 
 def test_enough_cases() -> None:
     assert len(PRESENT) + len(PAST) + len(NONE) >= 40
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "小明之前住哪里，现在住哪里？",  # two questions in one: both values are asked
+        "Where did Ann work before, and where does she work now?",
+        "What company is Rachel, an old colleague from my previous company, currently working at?",
+    ],
+)
+def test_a_past_clause_and_a_present_clause_ask_both(question: str) -> None:
+    assert question_time(question) is None
