@@ -140,9 +140,35 @@ def _is_slow(item: pytest.Item) -> bool:
     return callspec is not None and bool(SERVER_BACKENDS & set(callspec.id.split("-")))
 
 
+# The longest tests of a full run (20-90 s each on an idle machine, 2026-12-06), started first
+# in this order; then the other slow tests, then the fast ones. `make test`'s `--dist
+# worksteal` hands each worker a contiguous half of the collection and lets an idle worker
+# take the end of the other's queue: a long test late in the collection (the LoCoMo floor
+# was the last file collected) ran in the final minute while the other worker sat idle.
+START_FIRST = (
+    "benchmarks/tests/test_quality_floor.py::test_locomo_first_conversation_floor",
+    "tests/integration/test_doctor_reembed.py::test_online_reembed_while_another_process_searches",
+    "tests/docs/test_readme.py::test_section_runs_as_written",
+    "tests/fuzz/test_fuzz_rest.py::test_rest_answers_no_5xx_and_clean_4xx",
+    "tests/fuzz/test_fuzz_cli.py::test_cli_never_prints_a_traceback",
+    "tests/fuzz/test_fuzz_api.py::test_python_api_fails_only_with_remem_errors",
+)
+
+
+def _start_rank(item: pytest.Item) -> int:
+    """Where a test starts: the START_FIRST tests in their order, then the other slow tests,
+    then the fast ones (collection order within each; the sort is stable)."""
+    name = item.nodeid.split("[", 1)[0]
+    if name in START_FIRST:
+        return START_FIRST.index(name)
+    return len(START_FIRST) + (0 if item.get_closest_marker("slow") else 1)
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark slow tests ``slow``: ``make check`` (``pytest -m "not slow"``) is the edit loop,
-    ``make test`` runs everything. docs/development.md says what counts as slow."""
+    ``make test`` runs everything. docs/development.md says what counts as slow. Then the
+    longest tests go first (START_FIRST)."""
     for item in items:
         if _is_slow(item):
             item.add_marker(pytest.mark.slow)
+    items.sort(key=_start_rank)

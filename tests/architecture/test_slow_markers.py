@@ -7,6 +7,7 @@ suite's subprocess tests kept running in the edit loop (issue 43: `make check` a
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,10 +44,21 @@ def test_every_slow_path_exists():
 def test_every_slow_test_exists():
     slow_tests = _literal("SLOW_TESTS")
     assert isinstance(slow_tests, set)
+    _assert_tests_exist("SLOW_TESTS", sorted(slow_tests))
+
+
+def test_every_test_started_first_exists():
+    # a renamed long test would quietly go back to its collection place, maybe the last minute
+    start_first = _literal("START_FIRST")
+    assert isinstance(start_first, tuple)
+    _assert_tests_exist("START_FIRST", start_first)
+
+
+def _assert_tests_exist(listed_in: str, node_ids: Iterable[str]) -> None:
     missing = []
-    for node_id in sorted(slow_tests):
+    for node_id in node_ids:
         path, _, name = node_id.partition("::")
         file = REPO / path
         if not file.is_file() or name not in _defined_tests(file):
             missing.append(node_id)
-    assert not missing, f"SLOW_TESTS in tests/conftest.py names tests that do not exist: {missing}"
+    assert not missing, f"{listed_in} in tests/conftest.py names tests that do not exist: {missing}"

@@ -5,32 +5,16 @@ prints a traceback and the exit code is 0, 1 or 2."""
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
-import click
 import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cli_inproc import ConsoleScript
 from fuzz.inputs import FUZZ, hostile_text, json_values
 from remem import Config, Memory
-
-
-class ConsoleScript(click.Command):
-    """``remem.cli.main`` (the console script: library errors become one line and an exit
-    code) as a command CliRunner can invoke."""
-
-    def __init__(self) -> None:
-        super().__init__("remem")
-
-    def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:
-        from remem.cli import main
-
-        sys.argv = ["remem", *(args or ())]
-        main()
-        return sys.exit(0)
 
 
 def argv_safe(text: str) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_inproc import remem
 from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ConflictError
@@ -109,12 +110,10 @@ def test_rest_memories_answer_200_with_the_duplicate(tmp_path):
 
 
 def test_the_cli_says_when_a_memory_was_already_stored(tmp_path):
-    env = {**os.environ, "REMEM_DB": str(tmp_path / "cli.db"), "REMEM_EMBED__PROVIDER": "none"}
-    env["PYTHONPATH"] = str(ROOT / "src")
+    env = {"REMEM_DB": str(tmp_path / "cli.db"), "REMEM_EMBED__PROVIDER": "none"}
 
     def add(text: str) -> str:
-        command = [sys.executable, "-m", "remem.cli", "add", text, "--scope", "user:ann"]
-        proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        proc = remem(["add", text, "--scope", "user:ann"], env=env)  # in this process
         assert proc.returncode == 0, proc.stderr
         return proc.stdout.strip()
 

@@ -5,13 +5,11 @@ runs now."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 
 from fastapi.testclient import TestClient
 
+from cli_inproc import remem
 from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.server.rest import create_app
@@ -76,16 +74,10 @@ def test_remem_stats_reports_the_backlog(tmp_path):
         mem.ingest_many([{"text": f"kept for later {i}"} for i in range(3)], embed=False)
         assert mem.indexer.facts is not None  # owed: left unread, as by a killed process
         mem.indexer.facts.stop(finish=False)
-    env = {**os.environ, "REMEM_EMBED__PROVIDER": "none"}
+    env = {"REMEM_EMBED__PROVIDER": "none"}
 
     def stats(*extra: str) -> str:
-        proc = subprocess.run(
-            [sys.executable, "-m", "remem.cli", "--db", str(db), "stats", *extra],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=300,
-        )
+        proc = remem(["--db", str(db), "stats", *extra], env=env)  # in this process
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 

@@ -1,16 +1,15 @@
-"""The `remem` command in real subprocesses: happy paths, --json, and bad input on every
-command (one clear line, non-zero exit, nothing changed)."""
+"""The `remem` command through its console script's entry point, in the test process
+(tests/cli_inproc.py; test_cli_entry.py runs it as a real process): happy paths, --json, and
+bad input on every command (one clear line, non-zero exit, nothing changed)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_inproc import remem
 from remem.store import SQLiteStore
 
 REPO = Path(__file__).resolve().parents[2]
@@ -18,21 +17,13 @@ ZH = REPO / "tests" / "data" / "zh_chat"
 
 
 def run(args, db=None, env_extra=None, stdin=None, lexical=False):
-    env = dict(os.environ)
+    env = {}
     if db is not None:
         env["REMEM_DB"] = str(db)
     if lexical:
         env["REMEM_EMBED__PROVIDER"] = "none"
     env.update(env_extra or {})
-    proc = subprocess.run(
-        [sys.executable, "-m", "remem.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        input=stdin,
-        timeout=300,
-    )
-    return proc
+    return remem(args, env=env, stdin=stdin)
 
 
 def one_error_line(proc, code=2):

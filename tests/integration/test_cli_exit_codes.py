@@ -1,6 +1,7 @@
 """Issue 44 item 15: one exit-code table for the whole command line (``remem.cli.exits``,
-shown in the README's "Command line" section), checked against every command in real
-subprocesses for the four failures a script must tell apart: a usage error, bad input, a
+shown in the README's "Command line" section), checked against every command through the
+console script's entry point (in the test process, tests/cli_inproc.py; test_cli_entry.py
+checks a real process exits with the same codes) for the four failures a script must tell apart: a usage error, bad input, a
 thing not found, a store error. A command added without a row here fails the test."""
 
 from __future__ import annotations

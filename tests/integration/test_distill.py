@@ -1,6 +1,8 @@
-"""`remem distill`: coding-agent session logs archived incrementally, each line once, from
-real subprocesses on a real SQLite file (a growing log, a kill mid-file, malformed lines,
-truncated and rotated files, --watch stopped by Ctrl-C)."""
+"""`remem distill`: coding-agent session logs archived incrementally, each line once, on a
+real SQLite file (a growing log, a kill mid-file, malformed lines, truncated and rotated
+files, --watch stopped by Ctrl-C). The kill and Ctrl-C are sent to real subprocesses; the
+other runs go through the console script's entry point in the test process
+(tests/cli_inproc.py)."""
 
 from __future__ import annotations
 
@@ -13,21 +15,15 @@ import sys
 import time
 from pathlib import Path
 
+from cli_inproc import remem
 from remem import Config, Memory
 from remem.transfer.distill import Cursor, distill_file, load_cursor, save_cursor
 
 LEXICAL = {"REMEM_EMBED__PROVIDER": "none"}
 
 
-def cli(db: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, **LEXICAL, "REMEM_DB": str(db)}
-    return subprocess.run(
-        [sys.executable, "-m", "remem.cli", "distill", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
+def cli(db: Path, *args: str) -> subprocess.CompletedProcess:
+    return remem(["distill", *args], env={**LEXICAL, "REMEM_DB": str(db)})
 
 
 def claude_line(role: str, text: str, session: str = "cc-session-1", **extra) -> str:

@@ -5,9 +5,7 @@ the Python API, the REST route, the MCP tool and the CLI, which must all say the
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from datetime import UTC, datetime
 
 import anyio
@@ -15,6 +13,7 @@ import httpx
 import pytest
 from mcp.client.session import ClientSession
 
+from cli_inproc import remem
 from remem import Config, Memory
 from remem.store.memory import InMemoryStore
 from serving import Served
@@ -164,11 +163,10 @@ def test_rest_and_the_mcp_tool_say_what_the_api_says(tmp_path, e5):
 @pytest.mark.slow
 def test_the_cli_says_what_the_api_says(tmp_path):
     db = tmp_path / "cli.db"
-    env = {**os.environ, "REMEM_DB": str(db), "REMEM_EMBED__PROVIDER": "none"}
+    env = {"REMEM_DB": str(db), "REMEM_EMBED__PROVIDER": "none"}
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "remem.cli", *args]
-        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+        return remem(args, env=env)  # the console script, in this process
 
     source = tmp_path / "tom.jsonl"
     rows = [{"text": t, "speaker": "Tom", "session": "g", "timestamp": w} for t, w in TOM_EN]

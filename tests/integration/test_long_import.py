@@ -6,12 +6,11 @@ backlog's progress and the time left, also after an interrupted run."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
 
+from cli_inproc import remem as run_remem
 from remem import Config, Memory
 from remem.cli.ops import backlog_line
 from remem.embed.fast_model import FAST_MODEL_ID
@@ -132,14 +131,7 @@ def test_a_fast_import_without_the_lane_writes_nothing_and_says_why(tmp_path):
 
 
 def remem(*args: str, db: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "REMEM_DB": db}
-    return subprocess.run(
-        [sys.executable, "-m", "remem.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    return run_remem(args, env={"REMEM_DB": db})  # the console script, in this process
 
 
 def test_the_cli_imports_fast_and_says_what_follows(tmp_path):

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
 
+from cli_inproc import remem as run_remem
 from helpers import HashEmbedder
 from remem import Config, Memory
 from remem.errors import ConfigError
@@ -18,19 +17,13 @@ DEFINITIONS = {"project:apollo": "the Apollo launch team", "user:ann": "what Ann
 
 
 def remem(*args: str, db, config_file) -> subprocess.CompletedProcess:
+    """The console script in this process (tests/cli_inproc.py)."""
     env = {
-        **os.environ,
         "REMEM_DB": str(db),
         "REMEM_CONFIG": str(config_file),
         "REMEM_EMBED__PROVIDER": "none",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "remem.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    return run_remem(args, env=env)
 
 
 def test_definitions_are_validated_naming_the_scope():
