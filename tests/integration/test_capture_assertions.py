@@ -60,6 +60,31 @@ def test_a_plain_statement_without_a_named_trigger_is_captured_and_replaces(db_p
         assert out.superseded == [old.id]
 
 
+SOMEONE_ELSES = [
+    ("I moved to Lisbon last month.", "Tom lives in Shanghai now."),
+    ("I moved to Lisbon last month.", "My sister lives in Paris."),
+    ("我住在杭州。", "汤姆现在住在上海。"),
+]
+
+
+@pytest.mark.parametrize(("mine", "theirs"), SOMEONE_ELSES)
+def test_someone_elses_fact_never_closes_the_speakers_own(db_path, mine, theirs):
+    with make(db_path) as mem:
+        (own,) = cap(mem, mine, T).stored
+        out = cap(mem, theirs, T + 10)
+        assert [r.text for r in out.stored] == [theirs] and out.superseded == [], out.to_dict()
+        assert mem.get(own.id).valid_to is None  # the speaker's own fact is still current
+
+
+def test_a_later_fact_about_the_same_person_replaces_the_earlier(db_path):
+    with make(db_path) as mem:
+        (old,) = cap(mem, "Tom lives in Shenzhen.", T).stored
+        (own,) = cap(mem, "I moved to Lisbon last month.", T + 5).stored
+        out = cap(mem, "Tom lives in Shanghai now.", T + 10)
+        assert out.superseded == [old.id]
+        assert mem.get(own.id).valid_to is None
+
+
 def test_a_named_subject_never_closes_a_memory_on_a_non_statement(db_path):
     # an LLM extractor (or a caller) names the subject: the text still has to assert it
     with make(db_path) as mem:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from remem.facts.extract import statements_of
-from remem.facts.model import Statement, spec_of, value_key
+from remem.facts.model import Statement, speaker_subject, spec_of, value_key
 from remem.text.triggers import subject_key
 from remem.types import Record
 
@@ -48,9 +48,15 @@ def read(text: str, *, role: str | None, speaker_id: str | None, scope: str, now
     if not found:
         return Said(subject_key(text))
     first: Statement = found[0]
-    # the key memories stored before the fact rules carry, when capture's trigger gives one
-    # ("favourite:水果"), so a new value still closes an old memory of the same subject
-    key = subject_key(text) or LEGACY_KEYS.get(first.attribute, first.attribute)
+    if first.subject == speaker_subject(record.speaker_id or ""):
+        # the key memories stored before the fact rules carry, when capture's trigger gives
+        # one ("favourite:水果"), so a new value still closes an old memory of the same subject
+        key = subject_key(text) or LEGACY_KEYS.get(first.attribute, first.attribute)
+    else:
+        # someone else's fact ("Tom lives in Shanghai now", "my sister lives in Paris"):
+        # keyed by whose it is, so it replaces only what was said of them, never the
+        # speaker's own "I moved to Lisbon"
+        key = f"{first.attribute}@{first.subject}"
     if first.polarity == "negate":
         return Said(key, first.value, negation=True)
     if not spec_of(first.attribute).single:
