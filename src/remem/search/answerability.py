@@ -418,10 +418,16 @@ def _chat_gate(
     threshold = ctx.request.config.search.chat_answerability_threshold
     if threshold <= 0 or score >= threshold:
         return cands
-    reason = (
+    return _held_back(
+        cands,
+        ctx,
         f"a chat by people the store knows, and best answerability {score:.3f} < "
-        f"search.chat_answerability_threshold {threshold}; {said}"
+        f"search.chat_answerability_threshold {threshold}; {said}",
     )
+
+
+def _held_back(cands: list[Candidate], ctx: StageContext, reason: str) -> list[Candidate]:
+    """Nothing answers: every candidate is dropped with the gate's reason, noted once."""
     ctx.report.notes.append(f"answerability gate: {reason}")
     for c in cands:
         ctx.report.drop(c, "answerability", reason)
@@ -473,11 +479,9 @@ def answerability(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
             f"{score:.3f} >= search.answerability_threshold {threshold}; {said}"
         )
         return cands
-    reason = (
+    return _held_back(
+        cands,
+        ctx,
         f"{ctx.verdict.floor_miss}, and best answerability {score:.3f} < "
-        f"search.answerability_threshold {threshold}; {said}"
+        f"search.answerability_threshold {threshold}; {said}",
     )
-    ctx.report.notes.append(f"answerability gate: {reason}")
-    for c in cands:
-        ctx.report.drop(c, "answerability", reason)
-    return []
