@@ -243,43 +243,37 @@ def has_memory_cue(text: str) -> bool:
 # moved the meeting to Friday" is not; "我住在上海" is, "我住院了" is not; "I joined Google" is an
 # employer, "I joined a gym" is not; "Call me Ann" is a name, "call me tomorrow" is not. A past
 # state ("I lived in Paris", "我住过北京") replaces nothing current.
-_SUBJECTS: list[tuple[str, re.Pattern]] = [
-    (
-        "location",
-        re.compile(
-            r"\b(i|we)( now)? (live|am living|'m living|relocated|am based|'m based)\b|"
-            r"\b(i|we)('ve| have)? (just |recently |finally |now )?moved (back )?(to|into|abroad|"
-            r"house|home|out|away|here|there|in with|over to)\b",
-            re.I,
-        ),
+def _subject(english: str, *others: str) -> tuple[re.Pattern, ...]:
+    """One subject's patterns: the English one (any case), then Chinese, Japanese, Korean."""
+    return (re.compile(english, re.I), *(re.compile(p) for p in others))
+
+
+_SUBJECTS: dict[str, tuple[re.Pattern, ...]] = {
+    "location": _subject(
+        r"\b(i|we)( now)? (live|am living|'m living|relocated|am based|'m based)\b|"
+        r"\b(i|we)('ve| have)? (just |recently |finally |now )?moved (back )?(to|into|abroad|"
+        r"house|home|out|away|here|there|in with|over to)\b",
+        r"我(现在|目前|已经)?(住在|住(?![院手口了过])|搬到|搬去|搬家到|定居)",
+        r"(に住んで|に引っ越し|에\s?살아|(으)?로\s?이사)",
     ),
-    ("location", re.compile(r"我(现在|目前|已经)?(住在|住(?![院手口了过])|搬到|搬去|搬家到|定居)")),
-    ("location", re.compile(r"(に住んで|に引っ越し|에\s?살아|(으)?로\s?이사)")),
-    (
-        "employer",
-        re.compile(
-            r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi (just |recently )?"
-            r"(joined|started at|switched jobs to|moved to a job at) (?-i:[A-Z])|\bmy "
-            r"(employer|company) is\b",
-            re.I,
-        ),
+    "employer": _subject(
+        r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi (just |recently )?"
+        r"(joined|started at|switched jobs to|moved to a job at) (?-i:[A-Z])|\bmy "
+        r"(employer|company) is\b",
+        r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到)",
+        r"(で働いて|에서\s?일해)",
     ),
-    ("employer", re.compile(r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到)")),
-    ("employer", re.compile(r"(で働いて|에서\s?일해)")),
-    ("name", re.compile(r"\b(my name is|i go by)\b|\bcall me (?-i:[A-Z])", re.I)),
-    ("name", re.compile(r"^(请)?叫我|我叫(?![了过他她你它车醒])|我的名字是")),
-    ("age", re.compile(r"\bi am \d+\b|\bi'?m \d+ (years|yrs)\b", re.I)),
-    ("age", re.compile(r"我今年\d+岁")),
-    (
-        "diet",
-        re.compile(
-            r"\bi('?m| am) (now )?(vegetarian|vegan|pescatarian|on a diet)\b|\bi "
-            r"(stopped|started) eating\b",
-            re.I,
-        ),
+    "name": _subject(
+        r"\b(my name is|i go by)\b|\bcall me (?-i:[A-Z])",
+        r"^(请)?叫我|我叫(?![了过他她你它车醒])|我的名字是",
     ),
-    ("diet", re.compile(r"我(现在|开始)?(吃素|不吃肉|戒了)")),
-]
+    "age": _subject(r"\bi am \d+\b|\bi'?m \d+ (years|yrs)\b", r"我今年\d+岁"),
+    "diet": _subject(
+        r"\bi('?m| am) (now )?(vegetarian|vegan|pescatarian|on a diet)\b|\bi "
+        r"(stopped|started) eating\b",
+        r"我(现在|开始)?(吃素|不吃肉|戒了)",
+    ),
+}
 _FAVOURITE = re.compile(r"\bmy (favou?rite|preferred) ([a-z]+( [a-z]+)?) (is|are)\b", re.I)
 _FAVOURITE_ZH = re.compile(r"我最(喜欢|爱)的(.{1,6}?)是")
 
@@ -297,7 +291,7 @@ def subject_key(text: str) -> str | None:
     m = _FAVOURITE_ZH.search(zh)
     if m:
         return f"favourite:{m.group(2)}"
-    for key, pattern in _SUBJECTS:
-        if pattern.search(text) or pattern.search(zh):
+    for key, patterns in _SUBJECTS.items():
+        if any(pattern.search(text) or pattern.search(zh) for pattern in patterns):
             return key
     return None
