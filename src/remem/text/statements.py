@@ -16,6 +16,7 @@ now is Lisbon", "什么都可以", "私はいつも…").
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from remem.text.normalize import to_simplified
 from remem.text.phrases import phrases
@@ -82,17 +83,38 @@ _ZH_EMBEDDED = re.compile(
 # statement ("我还在上班呢").
 _ZH_NE_TOPIC = re.compile(r"^(你|您|那|那么|还有|你们)[^，,。]{0,6}呢$")
 
+
 # ---------------------------------------------------------------- Japanese and Korean
-# か / かな / っけ, not とか ("猫とか"), しか, or adjectives in -か (静か, 確か, 豊か ...)
-_JA_FINAL = re.compile(r"((?<![とし静確豊僅愚暖柔細])か|かな|かしら|っけ)$")
-_JA_WH = re.compile(
-    r"(どこ|何|なに|なん|誰|だれ|いつ(?!も)|なぜ|どうして|どう|どれ|どの|どちら|"
-    r"いくつ|いくら)"
+@dataclass(frozen=True)
+class _Asking:
+    """How a language asks without a question mark: a sentence-final particle, or a wh-word in
+    a sentence that ends the way its questions end."""
+
+    script: re.Pattern[str]  # the language's own letters: the sentence is in it
+    final: re.Pattern[str]
+    wh: re.Pattern[str]
+    wh_end: re.Pattern[str]
+
+
+_ASKING = (
+    _Asking(
+        re.compile(r"[\u3040-\u30ff]"),
+        # か / かな / っけ, not とか ("猫とか"), しか, or adjectives in -か (静か, 確か, 豊か ...)
+        re.compile(r"((?<![とし静確豊僅愚暖柔細])か|かな|かしら|っけ)$"),
+        re.compile(
+            r"(どこ|何|なに|なん|誰|だれ|いつ(?!も)|なぜ|どうして|どう|どれ|どの|どちら|"
+            r"いくつ|いくら)"
+        ),
+        re.compile(r"の$"),
+    ),
+    _Asking(
+        re.compile(r"[\uac00-\ud7af]"),
+        # -까요/-(습)니까/-나요/-냐, -니 after a verb ending (not 어머니)
+        re.compile(r"(까요|니까|나요|냐|을까|ㄹ까|는지요|(었|았|했|하|겠|는|거|이)니)$"),
+        re.compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|어느)"),
+        re.compile(r"(요|니|야)\Z"),
+    ),
 )
-_JA_NO = re.compile(r"の$")
-# -까요/-(습)니까/-나요/-냐, -니 after a verb ending (not 어머니)
-_KO_FINAL = re.compile(r"(까요|니까|나요|냐|을까|ㄹ까|는지요|(었|았|했|하|겠|는|거|이)니)$")
-_KO_WH = re.compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|어느)")
 
 # ---------------------------------------------------------------- hypotheticals
 _HYPOTHETICAL = phrases(
@@ -166,13 +188,10 @@ def is_question(text: str) -> bool:
     if re.search(r"[\u4e00-\u9fff]", stripped) and _zh_question(to_simplified(stripped)):
         return True
     tail = _tail(stripped)
-    if re.search(r"[\u3040-\u30ff]", stripped) and (
-        _JA_FINAL.search(tail) or (_JA_NO.search(tail) and _JA_WH.search(tail))
-    ):
-        return True
-    return bool(
-        re.search(r"[\uac00-\ud7af]", stripped)
-        and (_KO_FINAL.search(tail) or (_KO_WH.search(tail) and tail.endswith(("요", "니", "야"))))
+    return any(
+        lang.script.search(stripped)
+        and (lang.final.search(tail) or (lang.wh_end.search(tail) and lang.wh.search(tail)))
+        for lang in _ASKING
     )
 
 
