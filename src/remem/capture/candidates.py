@@ -38,19 +38,35 @@ _ABBREVIATION = re.compile(
     r"\bapprox|\bca|\bcf|\bjr|\bsr)\.$",
     re.I,
 )
-_LEAD = re.compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I)
-_LEAD_ZH = re.compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*")
+
+
+@dataclass(frozen=True)
+class _Opener:
+    """Words a sentence may open with that a memory does not keep, in English (any case) and
+    in Chinese; both are cut, the English first."""
+
+    english: re.Pattern[str]
+    chinese: re.Pattern[str]
+
+    def cut(self, text: str) -> str:
+        return self.chinese.sub("", self.english.sub("", text))
+
+
+_LEAD = _Opener(
+    re.compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I),
+    re.compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*"),
+)
 # "Please remember that ..." / "记住：..." : the request is not part of the memory.
-_REMEMBER = re.compile(
-    r"^((can|could|would|will) you )?(please |pls )?(remember|note|don'?t forget|"
-    r"keep in mind)( that| this)?\s*[:,]?\s*",
-    re.I,
+_REMEMBER = _Opener(
+    re.compile(
+        r"^((can|could|would|will) you )?(please |pls )?(remember|note|don'?t forget|"
+        r"keep in mind)( that| this)?\s*[:,]?\s*",
+        re.I,
+    ),
+    re.compile(r"^(请|帮我)?(记住|记一下|记下来|别忘了|不要忘了|请记得|要记得)[：:，,\s]*"),
 )
 # "Could you remember that I'm vegan?": the request's question mark is not the memory's
 _REQUEST = re.compile(r"^(can|could|would|will) you ", re.I)
-_REMEMBER_ZH = re.compile(
-    r"^(请|帮我)?(记住|记一下|记下来|别忘了|不要忘了|请记得|要记得)[：:，,\s]*"
-)
 
 
 @dataclass
@@ -85,7 +101,7 @@ def sentences(text: str) -> list[str]:
     out = []
     for part in parts:
         for p in _split_lower(part.strip()):
-            p = _LEAD_ZH.sub("", _LEAD.sub("", p.strip())).strip()
+            p = _LEAD.cut(p.strip()).strip()
             if p:
                 out.append(p)
     return out
@@ -150,7 +166,7 @@ def candidates_from(
             if admission is None:
                 rejected.append(Rejected(sentence, why or "rejected"))
                 continue
-            text = _REMEMBER_ZH.sub("", _REMEMBER.sub("", sentence)).strip() or sentence
+            text = _REMEMBER.cut(sentence).strip() or sentence
             if _REQUEST.match(sentence) and text != sentence:
                 text = text.rstrip("?？ ")
             found.append(

@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from remem.config import Config
 from remem.embed import latent
@@ -199,22 +200,16 @@ class LatentFill(StoppableLoop):
             self._owed = resume_after if self._owed is None else min(self._owed, resume_after)
 
 
+@dataclass(eq=False)
 class LatentTerms:
     """An indexer's latent terms: the id they are stored under, computing and storing them
     now (a synchronous embedding, ``remem embed``) and the background fill of its queue."""
 
-    def __init__(
-        self,
-        store: Store,
-        config: Config,
-        main_model_id: Callable[[], str | None],
-        get_embedder: Callable[[], Embedder | None],
-    ) -> None:
-        self.store = store
-        self.config = config
-        self._main_model_id = main_model_id
-        self._get_embedder = get_embedder
-        self.fill: LatentFill | None = None
+    store: Store
+    config: Config
+    main_model_id: Callable[[], str | None]
+    get_embedder: Callable[[], Embedder | None]
+    fill: LatentFill | None = field(default=None, init=False)
 
     def model_id(self) -> str | None:
         """The id this store keeps latent terms under, when the relevance stage reads them
@@ -222,12 +217,12 @@ class LatentTerms:
         Known without loading the model."""
         if self.config.search.latent_top <= 0:
             return None
-        return latent.model_id_for(self._main_model_id())
+        return latent.model_id_for(self.main_model_id())
 
     def compute(self, texts: Sequence[str]) -> list[bytes]:
-        terms = getattr(self._get_embedder(), "latent_terms", None)
+        terms = getattr(self.get_embedder(), "latent_terms", None)
         if terms is None:
-            raise RememError(f"{self._main_model_id()} reads no latent terms")
+            raise RememError(f"{self.main_model_id()} reads no latent terms")
         return terms(texts)
 
     def store_now(self, records: Sequence[Record]) -> None:
@@ -269,7 +264,7 @@ class LatentTerms:
 
     def _compute_behind_searches(self, texts: Sequence[str]) -> list[bytes]:
         """``compute`` for the background fill: the model's slices below the chats' priority."""
-        lower_background(self._get_embedder(), self.config.indexing.background_nice)
+        lower_background(self.get_embedder(), self.config.indexing.background_nice)
         return self.compute(texts)
 
     def wake(self, rowids: Sequence[int]) -> None:

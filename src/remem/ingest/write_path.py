@@ -15,6 +15,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from remem.config import Config
@@ -57,22 +58,21 @@ def lexical_text(kind: str, speaker: str | None, text: str) -> str:
     return f"{speaker} {text}" if kind == "message" and speaker else text
 
 
+@dataclass(eq=False)
 class RecordWriter:
     """The write path: validate, prepare, commit (text and lexical index in one
     transaction), then hand the records to the indexer."""
 
-    def __init__(
-        self, store: Store, tokenizer: Tokenizer, config: Config, indexer: Indexer
-    ) -> None:
-        self.store = store
-        self.tokenizer = tokenizer
-        self.config = config
-        self.indexer = indexer
-        # the lexical tokens of the last texts this writer tokenized: a message's context
-        # (``with_context``, one turn by default) is usually the turn it wrote just before,
-        # whose tokens it made then; tokenized once, used for the row and its successor's context
-        self._recent_tokens: dict[str, str] = {}
-        self._recent_lock = threading.Lock()  # a REST server's threads share one writer
+    store: Store
+    tokenizer: Tokenizer
+    config: Config
+    indexer: Indexer
+    # the lexical tokens of the last texts this writer tokenized: a message's context
+    # (``with_context``, one turn by default) is usually the turn it wrote just before,
+    # whose tokens it made then; tokenized once, used for the row and its successor's context
+    _recent_tokens: dict[str, str] = field(default_factory=dict, init=False)
+    # a REST server's threads share one writer
+    _recent_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def tokens_of(self, text: str) -> str:
         """``Tokenizer.index_string`` of ``text``, kept for the next few writes."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -34,19 +35,18 @@ EmbedQuery = Callable[[Embedder, str], np.ndarray]
 Anchors = Callable[[Embedder], np.ndarray]  # a model's vectors of the NEUTRAL sentences
 
 
+@dataclass(eq=False)
 class FastHits:
     """Per searcher: the fast model's index and which of its rows still wait."""
 
-    def __init__(
-        self, store: Store, config: Config, embed_query: EmbedQuery, anchors: Anchors
-    ) -> None:
-        self.store = store
-        self.config = config
-        self._embed_query = embed_query
-        self._anchors = anchors
-        self._index: FilteredVectorIndex | None = None
-        self._waiting: tuple[Hashable, np.ndarray] | None = None
-        self._off: str | None = None  # why the fast model could not be used (said once)
+    store: Store
+    config: Config
+    embed_query: EmbedQuery
+    anchors: Anchors
+    _index: FilteredVectorIndex | None = field(default=None, init=False)
+    _waiting: tuple[Hashable, np.ndarray] | None = field(default=None, init=False)
+    # why the fast model could not be used (said once)
+    _off: str | None = field(default=None, init=False)
 
     def disable(self, why: str) -> None:
         """The fast model failed: search without the lane from now on (logged once)."""
@@ -80,8 +80,8 @@ class FastHits:
         if base is None:
             return []
         embedder = fast_embedder(self.config.embed.threads)
-        vector = self._embed_query(embedder, query)
-        fast_base = float(np.max(self._anchors(embedder) @ vector))
+        vector = self.embed_query(embedder, query)
+        fast_base = float(np.max(self.anchors(embedder) @ vector))
         assert self._index is not None
         found = self._index.search(vector, pool, filters, now, only=waiting)
         return [(r, to_main_scale(main_model_id, cos, fast_base, base)) for r, cos in found]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -145,10 +145,10 @@ def create_app(mem: Memory, host: str | None = None) -> FastAPI:
         return {"ok": True, "version": __version__}
 
     requests = Requests(mem)
-    app.include_router(write_routes(requests))
-    app.include_router(read_routes(requests))
-    app.include_router(chat_routes(requests))
-    app.include_router(fact_routes(requests))
+    api = APIRouter()  # every REST module adds its routes to it, in this order
+    for add_routes in (write_routes, read_routes, chat_routes, fact_routes):
+        add_routes(requests, api)
+    app.include_router(api)
 
     from remem.server.ui import mount_ui  # the web UI at /ui: same identities and scopes
 

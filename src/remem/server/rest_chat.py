@@ -34,8 +34,7 @@ def _messages(out: TurnRecall | ConversationRecall) -> dict[str, Any]:
     }
 
 
-def chat_routes(r: Requests) -> APIRouter:
-    api = APIRouter()
+def chat_routes(r: Requests, api: APIRouter) -> None:
     mem = r.mem
 
     @api.post("/v1/recall-for-turn", tags=["chat"])
@@ -99,13 +98,11 @@ def chat_routes(r: Requests) -> APIRouter:
                 raise ScopeError(f"session {session!r} holds messages this agent may not read")
         return reset_answer(mem, session, mem.session_reset(session, agent=c.agent, user=user))
 
-    api.include_router(tool_routes(r))
-    return api
+    tool_routes(r, api)
 
 
-def tool_routes(r: Requests) -> APIRouter:
+def tool_routes(r: Requests, api: APIRouter) -> None:
     """The agent tools, and conversation_recall for hosts that call it with a session."""
-    api = APIRouter()
     mem = r.mem
 
     @api.post("/v1/conversation/recall", tags=["chat"])
@@ -141,5 +138,3 @@ def tool_routes(r: Requests) -> APIRouter:
         user = c.user(body.user)
         c.access(mem, body.session, user)
         return mem.tools(c.agent, session=body.session, user=user).call(name, body.arguments)
-
-    return api

@@ -60,8 +60,7 @@ class CorrectionOut(BaseModel):
     facts: list[FactOut] = Field(description="the subject's facts of that attribute, history too")
 
 
-def fact_routes(r: Requests) -> APIRouter:
-    api = APIRouter()
+def fact_routes(r: Requests, api: APIRouter) -> None:
     mem = r.mem
 
     def identity(c: Caller, session: str | None, user: str | None) -> dict[str, Any]:
@@ -114,8 +113,6 @@ def fact_routes(r: Requests) -> APIRouter:
             **identity(c, body.session, body.user),
         )
         return out.view(mem.config.calendar.zone())
-
-    return api
 
 
 def _number(text: str) -> bool:

@@ -16,9 +16,8 @@ from remem.transfer import export_lines
 from remem.types import Filters
 
 
-def write_routes(r: Requests) -> APIRouter:
+def write_routes(r: Requests, api: APIRouter) -> None:
     """Ingest, store and delete, each checked against where the caller may write."""
-    api = APIRouter()
     mem = r.mem
 
     @api.post("/v1/ingest", tags=["write"], status_code=201)
@@ -67,12 +66,9 @@ def write_routes(r: Requests) -> APIRouter:
         c.check_write(mem, rec.scope)
         return {"deleted": mem.delete(rec.id)}
 
-    return api
 
-
-def read_routes(r: Requests) -> APIRouter:
+def read_routes(r: Requests, api: APIRouter) -> None:
     """Search, get, list, stats and export, each limited to what the caller may read."""
-    api = APIRouter()
     mem = r.mem
 
     @api.post("/v1/search", tags=["read"])
@@ -141,5 +137,3 @@ def read_routes(r: Requests) -> APIRouter:
                 yield "".join(page)
 
         return StreamingResponse(lines(), media_type="application/x-ndjson")
-
-    return api

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from remem.schemas import ID_MAX_CHARS
@@ -24,28 +25,30 @@ from remem.store.sessions_sql import SQLSessions, upsert_session
 from remem.types import Filters, Record
 
 
+@dataclass(frozen=True)
+class InsertBatch:
+    """One ``insert_records`` call as a backend writes it: the rows, the time they are
+    stamped with, whether a taken id is skipped (None in the result) rather than refused, and
+    whether the records not 'skipped' go into the facts backlog too."""
+
+    rows: Sequence[RecordRow]
+    now: float
+    skip: bool
+    awaiting_facts: bool
+
+
 class SQLRecords(SQLSessions):
     """The record methods both SQL backends answer with the same statements."""
 
     # What each backend does its own way: its full-text rows (FTS5 / tsvector) when a record
     # comes, goes or its text changes, and how it fetches the windows of ``neighbours``.
-    def _insert_rows(
-        self,
-        c: Any,
-        rows: Sequence[RecordRow],
-        rev: int,
-        now: float,
-        skip: bool,
-        awaiting_facts: bool = False,
-    ) -> list[int | None]:
-        """Insert the records and their lexical rows (inside the caller's write); an
-        existing id is None with ``skip``, else an error that rolls the write back. With
-        ``awaiting_facts`` the records not 'skipped' go into the facts backlog too."""
+    def _insert_rows(self, c: Any, batch: InsertBatch, rev: int) -> list[int | None]:
+        """Insert the records and their lexical rows (inside the caller's write, at revision
+        ``rev``); an existing id is None with ``batch.skip``, else an error that rolls the
+        write back."""
         raise NotImplementedError
 
-    def _insert_one(
-        self, rows: Sequence[RecordRow], now: float, skip: bool, awaiting_facts: bool
-    ) -> list[int | None] | None:
+    def _insert_one(self, batch: InsertBatch) -> list[int | None] | None:
         """A backend's shorter way to write one record (PostgreSQL: one statement), or None:
         the general one."""
         return None
@@ -82,13 +85,12 @@ class SQLRecords(SQLSessions):
             return []
         for row in rows:  # before the transaction: a bad record costs no write lock
             check_enums(row[0])
-        now = time.time()
-        one = self._insert_one(rows, now, on_conflict == "skip", awaiting_facts)
+        batch = InsertBatch(rows, time.time(), on_conflict == "skip", awaiting_facts)
+        one = self._insert_one(batch)
         if one is not None:
             return one
         with self.write() as c:
-            rev = self._bump_rev(c)
-            out = self._insert_rows(c, rows, rev, now, on_conflict == "skip", awaiting_facts)
+            out = self._insert_rows(c, batch, self._bump_rev(c))
             for rowid, row in zip(out, rows, strict=True):
                 fields = row[0]
                 origin, parent = fields.get("origin_platform"), fields.get("parent_session")

@@ -16,10 +16,11 @@ from __future__ import annotations
 import re
 
 from remem.text.normalize import to_simplified
+from remem.text.phrases import phrases
 from remem.text.statements import is_hypothetical, is_question, is_quote
 
 # ---------------------------------------------------------------- questions the forms miss
-_EN_QUESTION_MORE = re.compile(
+_QUESTION_MORE = phrases(
     # a tag question: "I live in Porto, don't I" (not "Do I? No." — that is a mark anyway)
     r",\s*(do|does|did|am|is|are|was|were|have|has|can|will|would)(n'?t)?\s+"
     r"(i|we|you|it|he|she|they)(\s+not)?\s*[?.!]*\s*$"
@@ -29,13 +30,13 @@ _EN_QUESTION_MORE = re.compile(
     r"(\s+(again|now|exactly|then))?\s*[?.!]*\s*$"
     r"|\b(what|where|who|which|when|how)\s+again\b"
     r"|^(guess|remind me|tell me|show me|let me know)\b",
-    re.I,
+    # 来着 ("what was it again"), 哪 / 啥 after a verb ("我住哪"), 吗 / 呢 with a wh-word
+    # (statements.py)
+    r"来着|提醒我|告诉我(一下)?我的",
 )
-# 来着 ("what was it again"), 哪 / 啥 after a verb ("我住哪"), 吗 / 呢 with a wh-word (statements.py)
-_ZH_QUESTION_MORE = re.compile(r"来着|提醒我|告诉我(一下)?我的")
 
 # ---------------------------------------------------------------- uncertainty
-_EN_UNCERTAIN = re.compile(
+_UNCERTAIN = phrases(
     r"\b(forgot|forget|forgotten|can'?t remember|cannot remember|don'?t remember|"
     r"can'?t recall|don'?t recall|not sure|unsure|not certain|uncertain|no idea|no clue|"
     r"(don'?t|do not|doesn'?t) know|who knows|not decided|undecided|haven'?t decided|"
@@ -45,33 +46,33 @@ _EN_UNCERTAIN = re.compile(
     r"|(?-i:\bmay\b)"
     # named alternatives: "Madrid or Lisbon", "Globex or Initech" (not "tea or coffee is fine")
     r"|\b(?-i:[A-Z][\w'-]+)\s+or\s+(?-i:[A-Z][\w'-]+)\b|\beither\b.+\bor\b|\bor not\b",
-    re.I,
-)
-# 吧 at the end is a hedge ("我住在北京吧"); 不知道 / 不确定 / 记不清 / 可能 / 也许 / 好像 / 大概 /
-# 说不定 / 未定 (not "可能性" as a noun in "我研究可能性理论" — rare enough to accept).
-_ZH_UNCERTAIN = re.compile(
+    # 吧 at the end is a hedge ("我住在北京吧"); 不知道 / 不确定 / 记不清 / 可能 / 也许 / 好像 /
+    # 大概 / 说不定 / 未定 (not "可能性" as a noun in "我研究可能性理论" — rare enough to accept).
     r"(不知道|不清楚|不确定|不一定|记不清|记不得|想不起|忘了|忘记了|可能|也许|或许|大概|好像|似乎|"
     r"说不定|估计|应该会|应该是|还没定|没定|未决定|未定|没想好|考虑|犹豫|或者)"
-    r"|吧[。.!！~～]*$"
+    r"|吧[。.!！~～]*$",
 )
 
 # ---------------------------------------------------------------- sarcasm
-_EN_SARCASM = re.compile(
+_SARCASM = phrases(
     r"(^|\s)/s\b|\byeah,? right\b|\bobviously\b|^(sure|oh sure|oh totally|totally|as if)\b,?"
     r"\s*(and\b|i\b|i'm\b)|\bas if\b|\byea+h+,? sure\b",
-    re.I,
-)
-_ZH_SARCASM = re.compile(
-    r"/s\b|呵呵|行了吧|^对对对|^是是是|^是啊.*呢|[，,]\s*(哈哈+|呵呵+)[。!！]*$"
+    r"/s\b|呵呵|行了吧|^对对对|^是是是|^是啊.*呢|[，,]\s*(哈哈+|呵呵+)[。!！]*$",
 )
 
 # ---------------------------------------------------------------- examples and play
-_EN_EXAMPLE = re.compile(
+_EXAMPLE = phrases(
     r"\b(for example|for instance|e\.g\.|example(?!\.\w)|sample sentence|something like|"
     r"pretend|let'?s say|role-?play|to test it|as a test)\b|\b(say|type|write)\s+[\"“']",
-    re.I,
+    r"(比如|例如|举个例子|举例|例句|示例|假装|测试一下|试试看|试一下)",
 )
-_ZH_EXAMPLE = re.compile(r"(比如|例如|举个例子|举例|例句|示例|假装|测试一下|试试看|试一下)")
+# what the sentence is, when it is one of these; tried in this order, after the question,
+# hypothetical and quote detectors
+_NOT_ASSERTING = (
+    ("sarcasm", _SARCASM),
+    ("an example", _EXAMPLE),
+    ("uncertain (a guess, a hedge or not knowing)", _UNCERTAIN),
+)
 
 
 def _zh(text: str) -> str:
@@ -82,19 +83,13 @@ def not_a_statement(text: str) -> str | None:
     """Why the sentence asserts nothing about anyone (None when it asserts something)."""
     stripped = text.strip()
     zh = _zh(stripped)
-    if is_question(stripped) or _EN_QUESTION_MORE.search(stripped) or _ZH_QUESTION_MORE.search(zh):
+    if is_question(stripped) or _QUESTION_MORE.search(stripped, zh):
         return "a question"
     if is_hypothetical(stripped):
         return "a hypothetical"
     if is_quote(stripped):
         return "a quote or someone else's words"
-    if _EN_SARCASM.search(stripped) or _ZH_SARCASM.search(zh):
-        return "sarcasm"
-    if _EN_EXAMPLE.search(stripped) or _ZH_EXAMPLE.search(zh):
-        return "an example"
-    if _EN_UNCERTAIN.search(stripped) or _ZH_UNCERTAIN.search(zh):
-        return "uncertain (a guess, a hedge or not knowing)"
-    return None
+    return next((why for why, kind in _NOT_ASSERTING if kind.search(stripped, zh)), None)
 
 
 def asserts(text: str) -> bool:
@@ -108,12 +103,12 @@ def asserts(text: str) -> bool:
 # states the move. ``asserted_part`` keeps the clauses that still state something.
 _CLAUSE_CUT = re.compile(r"\s*[,，、:：]\s*")
 # a consequent that depends on its condition: "..., I'd live in Montmartre", "..., 我就住静安"
-_EN_CONSEQUENCE = re.compile(r"\b(would|will|could|might|should|shall|then)\b|'d\b|'ll\b", re.I)
-_ZH_CONSEQUENCE = re.compile(r"[就会便将]|那么")
+_CONSEQUENCE = phrases(
+    r"\b(would|will|could|might|should|shall|then)\b|'d\b|'ll\b", r"[就会便将]|那么"
+)
 # a condition about the speaker ("If I move to Paris, ...") makes the rest a supposition; one
 # about someone else ("If you need me", "如果你需要", "if he can't get in") leaves it a fact
-_EN_SPEAKER = re.compile(r"\b(i|i'm|i've|i'd|my|we|we're|our)\b", re.I)  # not "if you need me"
-_ZH_SPEAKER = re.compile(r"我")
+_SPEAKER = phrases(r"\b(i|i'm|i've|i'd|my|we|we're|our)\b", r"我")  # not "if you need me"
 # an alternative in a clause of its own: "I live in Madrid, or Lisbon", "我住北京，或者上海"
 _ALTERNATIVE = re.compile(r"^(or|either|或者|还是|或是)\b|^(或者|还是|或是)", re.I)
 # what is left of a hedge clause that says nothing else ("I think", "at least I think so")
@@ -148,15 +143,15 @@ def _hedge_only(clause: str) -> bool:
     then it governs the whole sentence ("I live in Paris, I think")."""
     zh = _zh(clause)
     if re.search(r"[\u4e00-\u9fff]", zh):
-        rest = _ZH_FILLER.sub("", _ZH_UNCERTAIN.sub("", zh))
+        rest = _ZH_FILLER.sub("", _UNCERTAIN.chinese.sub("", zh))
         return len(re.findall(r"[\u4e00-\u9fffA-Za-z0-9]", rest)) < 2
-    rest = _EN_UNCERTAIN.sub(" ", clause)
+    rest = _UNCERTAIN.english.sub(" ", clause)
     words = [w for w in re.findall(r"[A-Za-z']+", rest) if w.casefold() not in _EN_FILLER]
     return len(words) < 2
 
 
 def _condition_about_others(clause: str) -> bool:
-    return not (_EN_SPEAKER.search(clause) or _ZH_SPEAKER.search(_zh(clause)))
+    return not _SPEAKER.search(clause)
 
 
 def asserted_part(sentence: str) -> str | None:
@@ -192,7 +187,7 @@ def asserted_part(sentence: str) -> str | None:
             continue
         if why is not None:
             return None
-        consequence = _EN_CONSEQUENCE.search(clause) or _ZH_CONSEQUENCE.search(_zh(clause))
+        consequence = _CONSEQUENCE.search(clause)
         if conditions and consequence:
             return None
         kept.append(clause)

@@ -16,8 +16,10 @@ now is Lisbon", "什么都可以", "私はいつも…").
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from remem.text.normalize import to_simplified
+from remem.text.phrases import phrases
 
 # Closing punctuation, quotes, brackets and emoji after the last word: "… now?)" ends in "?".
 _TRAILING = re.compile(r"[\s\"'”’」』)\]）】~～…。.!！\U0001f300-\U0001faff\u2600-\u27bf]+$")
@@ -81,34 +83,52 @@ _ZH_EMBEDDED = re.compile(
 # statement ("我还在上班呢").
 _ZH_NE_TOPIC = re.compile(r"^(你|您|那|那么|还有|你们)[^，,。]{0,6}呢$")
 
+
 # ---------------------------------------------------------------- Japanese and Korean
-# か / かな / っけ, not とか ("猫とか"), しか, or adjectives in -か (静か, 確か, 豊か ...)
-_JA_FINAL = re.compile(r"((?<![とし静確豊僅愚暖柔細])か|かな|かしら|っけ)$")
-_JA_WH = re.compile(
-    r"(どこ|何|なに|なん|誰|だれ|いつ(?!も)|なぜ|どうして|どう|どれ|どの|どちら|"
-    r"いくつ|いくら)"
+@dataclass(frozen=True)
+class _Asking:
+    """How a language asks without a question mark: a sentence-final particle, or a wh-word in
+    a sentence that ends the way its questions end."""
+
+    script: re.Pattern[str]  # the language's own letters: the sentence is in it
+    final: re.Pattern[str]
+    wh: re.Pattern[str]
+    wh_end: re.Pattern[str]
+
+
+_ASKING = (
+    _Asking(
+        re.compile(r"[\u3040-\u30ff]"),
+        # か / かな / っけ, not とか ("猫とか"), しか, or adjectives in -か (静か, 確か, 豊か ...)
+        re.compile(r"((?<![とし静確豊僅愚暖柔細])か|かな|かしら|っけ)$"),
+        re.compile(
+            r"(どこ|何|なに|なん|誰|だれ|いつ(?!も)|なぜ|どうして|どう|どれ|どの|どちら|"
+            r"いくつ|いくら)"
+        ),
+        re.compile(r"の$"),
+    ),
+    _Asking(
+        re.compile(r"[\uac00-\ud7af]"),
+        # -까요/-(습)니까/-나요/-냐, -니 after a verb ending (not 어머니)
+        re.compile(r"(까요|니까|나요|냐|을까|ㄹ까|는지요|(었|았|했|하|겠|는|거|이)니)$"),
+        re.compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|어느)"),
+        re.compile(r"(요|니|야)\Z"),
+    ),
 )
-_JA_NO = re.compile(r"の$")
-# -까요/-(습)니까/-나요/-냐, -니 after a verb ending (not 어머니)
-_KO_FINAL = re.compile(r"(까요|니까|나요|냐|을까|ㄹ까|는지요|(었|았|했|하|겠|는|거|이)니)$")
-_KO_WH = re.compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|어느)")
 
 # ---------------------------------------------------------------- hypotheticals
-_EN_HYPOTHETICAL = re.compile(
+_HYPOTHETICAL = phrases(
     r"^(if|suppose|supposing|imagine|assuming|assume|in case|what if|let'?s say|"
     r"hypothetically|pretend|were i|had i|even if|unless)\b"
     r"|\b(i|we) wish\b|\bif only\b|\b(i'?d|i would|we'?d|we would)\b(?! rather).*\bif\b",
-    re.I,
-)
-_ZH_HYPOTHETICAL = re.compile(
     r"^(如果|假如|要是|假设|假使|倘若|万一|若是|若|哪怕|即使|就算|如若|设想|想象一下|假若)"
-    r"|(?<!说)的话|(要是|如果).{0,20}就好了|^(我)?(真)?希望(我)?能"
+    r"|(?<!说)的话|(要是|如果).{0,20}就好了|^(我)?(真)?希望(我)?能",
+    r"^(もし|もしも|仮に)|(たら|れば)、",
+    r"^(만약|만일)",
 )
-_JA_HYPOTHETICAL = re.compile(r"^(もし|もしも|仮に)|(たら|れば)、")
-_KO_HYPOTHETICAL = re.compile(r"^(만약|만일)")
 
 # ---------------------------------------------------------------- quotes / reported speech
-_EN_REPORTED = re.compile(
+_REPORTED = phrases(
     r"(\b(?i:he|she|they|my(\s+\w+){1,2}|someone|somebody|people|everyone)|\b[A-Z][a-z]+)\s+"
     r"(?i:said|says|told me|tells me|asked|asks|claims?|claimed|thinks|thought|believes|"
     r"mentioned|wrote|texted me)\b"
@@ -116,17 +136,16 @@ _EN_REPORTED = re.compile(
     # "The doctor asked whether I'm vegan", "The song goes ...", "My mum keeps saying ..."
     r"|(?i:\b(asked|asks|asking|wondered)( me)? (whether|if)\b|\bthe(\s+\w+){1,2}\s+(said|says|"
     r"asked|asks|wrote|goes|claims)\b|\b(keeps|kept) (saying|telling)\b)",
-)
-_ZH_REPORTED = re.compile(
     # not "我跟他说…" (the speaker told someone)
     r"(?<![跟和对给向])(他|她|他们|她们|别人|有人|朋友|老板|妈妈|爸爸|老妈|老爸|老师|同事|"
     r"大家|人家|网上)(说|讲|告诉我|跟我说|觉得|认为|以为)|听说|据说|听人说|传说"
     # anyone else's words: "我妈说…", "销售说…", "阿嘉說…", "小雅跟我说…" (not the speaker's own
     # "我说", nor 小说 / 说明 / 说服 / 说不定 / 说法 / 说话)
     r"|(?<![我小听据传])(?<!跟他)(?<!跟她)(?<!对他)(?<!对她)(?<!和他)(?<!和她)(?<!跟你)(?<!对你)"
-    r"(说|讲)(?!明|服|不定|法|话|一下|一声|个事|个大事|件事|个消息)|跟我说|告诉我|问我"
+    r"(说|讲)(?!明|服|不定|法|话|一下|一声|个事|个大事|件事|个消息)|跟我说|告诉我|问我",
+    r"(と言って|って言って|と言った|って言った|によると)",
+    en_flags=0,
 )
-_JA_REPORTED = re.compile(r"(と言って|って言って|と言った|って言った|によると)")
 # A quoted clause in the speaker's mouth: “I live in Paris”, 「我住在巴黎」 (a quoted word or a
 # title, "the 'dark' theme", is not a quote of someone's statement).
 _QUOTED = re.compile(r"[\"“「『]([^\"”」』]{4,})[\"”」』]")
@@ -169,33 +188,22 @@ def is_question(text: str) -> bool:
     if re.search(r"[\u4e00-\u9fff]", stripped) and _zh_question(to_simplified(stripped)):
         return True
     tail = _tail(stripped)
-    if re.search(r"[\u3040-\u30ff]", stripped) and (
-        _JA_FINAL.search(tail) or (_JA_NO.search(tail) and _JA_WH.search(tail))
-    ):
-        return True
-    return bool(
-        re.search(r"[\uac00-\ud7af]", stripped)
-        and (_KO_FINAL.search(tail) or (_KO_WH.search(tail) and tail.endswith(("요", "니", "야"))))
+    return any(
+        lang.script.search(stripped)
+        and (lang.final.search(tail) or (lang.wh_end.search(tail) and lang.wh.search(tail)))
+        for lang in _ASKING
     )
 
 
 def is_hypothetical(text: str) -> bool:
     """A supposition, not a fact: "If I moved to Berlin …", "如果我住在上海 …", "もし…"."""
-    stripped = text.strip()
-    return bool(
-        _EN_HYPOTHETICAL.search(stripped)
-        or _ZH_HYPOTHETICAL.search(to_simplified(stripped))
-        or _JA_HYPOTHETICAL.search(stripped)
-        or _KO_HYPOTHETICAL.search(stripped)
-    )
+    return _HYPOTHETICAL.search(text.strip())
 
 
 def is_quote(text: str) -> bool:
     """Someone else's words: "My mum says I should …", "他说他住在北京", a quoted clause."""
     stripped = text.strip()
-    if _EN_REPORTED.search(stripped) or _ZH_REPORTED.search(to_simplified(stripped)):
-        return True
-    if _JA_REPORTED.search(stripped):
+    if _REPORTED.search(stripped):
         return True
     return any(
         _FIRST_PERSON.search(quoted) and not _TITLE.match(quoted)

@@ -13,101 +13,86 @@ from dataclasses import dataclass
 
 from remem.text.assertion import not_a_statement
 from remem.text.normalize import to_simplified
+from remem.text.phrases import Phrases, phrases
 
 CATEGORIES = ("preference", "fact", "decision", "entity", "other")
 # below the named rules: a plain statement is kept, but a named preference or decision first
 PLAIN_IMPORTANCE = 0.6
 
-# (category, importance, English, Chinese, Japanese/Korean pattern); the first match decides.
-_RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
+# (category, importance, its phrases in English, Chinese, Japanese / Korean); the first match
+# decides.
+_RULES: list[tuple[str, float, Phrases]] = [
     (
         "other",  # an explicit request to remember: its category comes from the rest
         0.9,
-        re.compile(
+        phrases(
             r"\b(remember (that|this|:)|please remember|don'?t forget (that|:)|note (that|"
             r"this)|keep in mind|for (the|your) record|make a note)\b",
-            re.I,
+            r"(记住|记一下|记下来|帮我记|别忘了|不要忘了|请记得|要记得)",
+            r"(覚えておいて|覚えといて|忘れないで|기억해\s?줘|기억해\s?주세요|잊지\s?마)",
         ),
-        re.compile(r"(记住|记一下|记下来|帮我记|别忘了|不要忘了|请记得|要记得)"),
-        re.compile(r"(覚えておいて|覚えといて|忘れないで|기억해\s?줘|기억해\s?주세요|잊지\s?마)"),
     ),
     (
         "decision",
         0.8,
-        re.compile(
+        phrases(
             r"\b(i|we) (have )?(decided|chose|picked|settled on|agreed|will use|are going "
             r"to use|'ll use|'ll go with|will go with|switched to|plan to|am going to|are "
             r"going to)\b|\bfrom now on\b|\bgoing forward\b|\blet'?s (use|go with)\b",
-            re.I,
-        ),
-        re.compile(
             r"(我们?|咱们)(决定|选择了|选了|定了|打算|计划|准备|改用|换成|以后用|以后都用|"
-            r"就用|同意)|从现在(开始|起)|以后(都)?(用|按)"
+            r"就用|同意)|从现在(开始|起)|以后(都)?(用|按)",
+            r"(することにした|に決めた|にしました|로\s?했어요|기로\s?했)",
         ),
-        re.compile(r"(することにした|に決めた|にしました|로\s?했어요|기로\s?했)"),
     ),
     (
         "preference",
         0.7,
-        re.compile(
+        phrases(
             r"\bi (really |really don'?t |don'?t |do not |absolutely )?(like|love|prefer|"
             r"enjoy|hate|dislike|can'?t stand|adore|am into|'m into|am allergic|'m allergic|"
             r"am vegetarian|'m vegetarian|am vegan|'m vegan)\b|\bmy (favou?rite|preferred)\b|"
             r"\bi'?d rather\b|\bi'?m (allergic|vegetarian|vegan|into)\b|\b(please )?(always|never) (use|reply|answer|call me|write)\b",
-            re.I,
-        ),
-        re.compile(
             r"我(很|真的|特别|最|不|不太|超|比较|挺|还挺|蛮|更|一直)?(喜欢|爱|讨厌|不喜欢|偏好|"
             r"更喜欢|习惯|受不了|过敏|吃素|不吃|不喝)|我最(爱|喜欢)的|(请|以后)?(总是|始终|一律|"
             r"别|不要)(用|叫我|回复|回答)|我的(偏好|习惯|喜好|口味|爱好)是"
             # habits: "我一般早上跑步", "我平时都坐地铁" (not "我一般般")
             r"|我(平时|一般|通常|平常|每天|经常)(?!般)(都|会|是|用|喝|吃|在|去|穿|坐|开|听|看|"
-            r"不|早上|晚上|周末|\w{1,4}(喝|吃|用|坐|去|跑|看|听|穿|做))"
-        ),
-        re.compile(
+            r"不|早上|晚上|周末|\w{1,4}(喝|吃|用|坐|去|跑|看|听|穿|做))",
             r"(私|僕|俺)(は|って).{1,20}(が|も)(好き|大好き|嫌い|大嫌い|苦手)|"
             r"(私|僕|俺)の(好きな|趣味|好み)|(제|내)\s?(취향|취미)은|"
-            r"(저|나)는\s?.{1,20}(을|를)\s?(좋아|싫어)"
+            r"(저|나)는\s?.{1,20}(을|를)\s?(좋아|싫어)",
         ),
     ),
     (
         "entity",
         0.6,
-        re.compile(
+        phrases(
             r"(?i:\bmy (wife|husband|partner|son|daughter|kid|child|mother|mom|mum|father|dad|"
             r"brother|sister|boss|manager|colleague|friend|dog|cat|pet|team|company|"
             r"doctor)('s name)? (is|was|'s) \w)|\b[A-Z][a-z]+ is my (wife|husband|partner|"
-            r"son|daughter|boss|manager|colleague|friend|dog|cat|brother|sister)\b"
-        ),
-        re.compile(
+            r"son|daughter|boss|manager|colleague|friend|dog|cat|brother|sister)\b",
             r"我(的)?(老婆|老公|妻子|丈夫|对象|儿子|女儿|孩子|妈妈|爸爸|母亲|父亲|哥哥|"
             r"姐姐|弟弟|妹妹|老板|领导|经理|同事|朋友|狗|猫|宠物|医生)(叫|是|名叫)|"
-            r"是我(的)?(老婆|老公|同事|朋友|老板|领导|儿子|女儿)"
-        ),
-        re.compile(
+            r"是我(的)?(老婆|老公|同事|朋友|老板|领导|儿子|女儿)",
             r"(私|僕|俺)の(妻|夫|息子|娘|母|父|兄|姉|弟|妹|上司|犬|猫)(は|の名前は)|"
-            r"제\s?(아내|남편|아들|딸|엄마|아빠|상사|강아지|고양이)\s?(이름은|는|은)"
+            r"제\s?(아내|남편|아들|딸|엄마|아빠|상사|강아지|고양이)\s?(이름은|는|은)",
+            en_flags=0,
         ),
     ),
     (
         "fact",
         0.7,
-        re.compile(
+        phrases(
             r"\b(i|we) (live|lived|moved|work|worked|study|studied|was born|grew up|am "
             r"from|'m from|just moved|recently moved|have|own|bought|got|started|joined|"
             r"graduated|am a|'m a|am an|'m an|am married|'m married|speak)\b|\bmy name is\b|"
             r"\bcall me\b|\bi am \d+\b|\bi'?m \d+ (years|yrs)\b|\bmy (birthday|address|"
             r"email|phone|job|role|title|age) is\b",
-            re.I,
-        ),
-        re.compile(
             r"我(住在|住|搬到|搬去|搬家|在.{1,20}(工作|上班|上学|读书)|是(一名|一个|个)?|"
             r"叫|名字是|今年|生日|老家|来自|出生|毕业|入职|加入了|买了|有(一|两|三|个)|"
-            r"养了|会说|学过|结婚)"
-        ),
-        re.compile(
+            r"养了|会说|学过|结婚)",
             r"(私|僕|俺)(は|の).{0,20}(に住んで|に引っ越し|で働いて|出身|の名前は)|"
-            r"(저|나)는\s?.{0,20}(에\s?살아|에서\s?일해|출신|(으)?로\s?이사)"
+            r"(저|나)는\s?.{0,20}(에\s?살아|에서\s?일해|출신|(으)?로\s?이사)",
         ),
     ),
 ]
@@ -155,7 +140,7 @@ def plain_statement(text: str) -> bool:
     return bool(_PLAIN_ZH.search(zh) and not _PLAIN_ZH_NOT.search(zh) and len(zh) >= 5)
 
 
-_MEMORY_INSTRUCTION_EN = re.compile(
+_MEMORY_INSTRUCTION = phrases(
     r"\b(forget (that|this|it|what i said|everything|about)|delete (that|this|the|my|your|all)"
     r"[^.?!]{0,30}\b(memory|memories|note|notes)|(clear|wipe|erase|reset|purge|clean up) (your |"
     r"my |the |all )*(memory|memories|notes)|don'?t remember (that|this)|stop remembering|"
@@ -163,33 +148,24 @@ _MEMORY_INSTRUCTION_EN = re.compile(
     # skip directives: "don't save this", "I don't want you to remember that …"
     r"(don'?t|do not|never|no need to) (save|store|record|keep|note|write down) (that|this|it)|"
     r"(don'?t|do not) (want|need) you to (remember|save|store|keep|note))\b",
-    re.I,
-)
-_MEMORY_INSTRUCTION_ZH = re.compile(
     r"(忘(掉|记掉|了)(这|那|它|吧|我说的)|删(除|掉)?(这条|那条|我的|你的|所有)?(的)?记忆|清(理|空|除)"
     r"(一下)?(你的|我的|所有)?(的)?记忆|别记(住)?(这|那|了)|不要记(住)?(这|那)|从记忆(里|中)删|"
-    r"不用记|别(保存|存)(这|那)|不要(保存|存)(这|那))"
-)
-_MEMORY_INSTRUCTION_JA_KO = re.compile(
+    r"不用记|别(保存|存)(这|那)|不要(保存|存)(这|那))",
     r"(忘れて(ください|くれ)?|覚えないで|記憶を(消して|削除)|잊어\s?(줘|주세요|버려)|"
-    r"기억하지\s?마|기억을\s?(지워|삭제))"
+    r"기억하지\s?마|기억을\s?(지워|삭제))",
 )
-_FRUSTRATION = re.compile(
+_FRUSTRATION = phrases(
     r"\b(you (always|keep|never)|why (do|did|can'?t|don'?t) you|you (forgot|forget|don'?t "
     r"remember)|useless|stupid|annoying|what the (hell|heck)|wtf)\b",
-    re.I,
-)
-_FRUSTRATION_ZH = re.compile(
-    r"(你怎么(又|老是|总是)|你(又|总是|老是)(忘|错)|烦死了|气死|没用|废物)"
+    r"(你怎么(又|老是|总是)|你(又|总是|老是)(忘|错)|烦死了|气死|没用|废物)",
 )
 
 # "remember", "last time", "之前", "上次", "记得": a short query with a cue still recalls.
-_CUE = re.compile(
+_CUE = phrases(
     r"\b(remember|recall|last time|previously|before|earlier|again|you said|i (said|told you|"
     r"mentioned))\b",
-    re.I,
+    r"(之前|以前|上次|上回|记得|记不记得|说过|提过|忘了)",
 )
-_CUE_ZH = re.compile(r"(之前|以前|上次|上回|记得|记不记得|说过|提过|忘了)")
 
 
 @dataclass(frozen=True)
@@ -207,8 +183,8 @@ def admit(text: str) -> Admission | None:
     """The category and importance of a sentence worth remembering, or None."""
     zh = _zh(text)
     explicit = False
-    for category, importance, en, cn, ja_ko in _RULES:
-        if en.search(text) or cn.search(zh) or ja_ko.search(text):
+    for category, importance, said in _RULES:
+        if said.search(text, zh):
             if category == "other" and not explicit:
                 explicit = True  # keep looking for the real category
                 continue
@@ -222,19 +198,15 @@ def admit(text: str) -> Admission | None:
 
 def is_memory_instruction(text: str) -> bool:
     """ "Forget that", "删除记忆", "清理记忆": about memory itself, never a memory."""
-    return bool(
-        _MEMORY_INSTRUCTION_EN.search(text)
-        or _MEMORY_INSTRUCTION_ZH.search(_zh(text))
-        or _MEMORY_INSTRUCTION_JA_KO.search(text)
-    )
+    return _MEMORY_INSTRUCTION.search(text)
 
 
 def is_frustration(text: str) -> bool:
-    return bool(_FRUSTRATION.search(text) or _FRUSTRATION_ZH.search(_zh(text)))
+    return _FRUSTRATION.search(text)
 
 
 def has_memory_cue(text: str) -> bool:
-    return bool(_CUE.search(text) or _CUE_ZH.search(_zh(text)))
+    return _CUE.search(text)
 
 
 # The subject of a statement that a newer statement replaces (where the person lives, works,
@@ -243,43 +215,37 @@ def has_memory_cue(text: str) -> bool:
 # moved the meeting to Friday" is not; "我住在上海" is, "我住院了" is not; "I joined Google" is an
 # employer, "I joined a gym" is not; "Call me Ann" is a name, "call me tomorrow" is not. A past
 # state ("I lived in Paris", "我住过北京") replaces nothing current.
-_SUBJECTS: list[tuple[str, re.Pattern]] = [
-    (
-        "location",
-        re.compile(
-            r"\b(i|we)( now)? (live|am living|'m living|relocated|am based|'m based)\b|"
-            r"\b(i|we)('ve| have)? (just |recently |finally |now )?moved (back )?(to|into|abroad|"
-            r"house|home|out|away|here|there|in with|over to)\b",
-            re.I,
-        ),
+def _subject(english: str, *others: str) -> tuple[re.Pattern, ...]:
+    """One subject's patterns: the English one (any case), then Chinese, Japanese, Korean."""
+    return (re.compile(english, re.I), *(re.compile(p) for p in others))
+
+
+_SUBJECTS: dict[str, tuple[re.Pattern, ...]] = {
+    "location": _subject(
+        r"\b(i|we)( now)? (live|am living|'m living|relocated|am based|'m based)\b|"
+        r"\b(i|we)('ve| have)? (just |recently |finally |now )?moved (back )?(to|into|abroad|"
+        r"house|home|out|away|here|there|in with|over to)\b",
+        r"我(现在|目前|已经)?(住在|住(?![院手口了过])|搬到|搬去|搬家到|定居)",
+        r"(に住んで|に引っ越し|에\s?살아|(으)?로\s?이사)",
     ),
-    ("location", re.compile(r"我(现在|目前|已经)?(住在|住(?![院手口了过])|搬到|搬去|搬家到|定居)")),
-    ("location", re.compile(r"(に住んで|に引っ越し|에\s?살아|(으)?로\s?이사)")),
-    (
-        "employer",
-        re.compile(
-            r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi (just |recently )?"
-            r"(joined|started at|switched jobs to|moved to a job at) (?-i:[A-Z])|\bmy "
-            r"(employer|company) is\b",
-            re.I,
-        ),
+    "employer": _subject(
+        r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi (just |recently )?"
+        r"(joined|started at|switched jobs to|moved to a job at) (?-i:[A-Z])|\bmy "
+        r"(employer|company) is\b",
+        r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到)",
+        r"(で働いて|에서\s?일해)",
     ),
-    ("employer", re.compile(r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到)")),
-    ("employer", re.compile(r"(で働いて|에서\s?일해)")),
-    ("name", re.compile(r"\b(my name is|i go by)\b|\bcall me (?-i:[A-Z])", re.I)),
-    ("name", re.compile(r"^(请)?叫我|我叫(?![了过他她你它车醒])|我的名字是")),
-    ("age", re.compile(r"\bi am \d+\b|\bi'?m \d+ (years|yrs)\b", re.I)),
-    ("age", re.compile(r"我今年\d+岁")),
-    (
-        "diet",
-        re.compile(
-            r"\bi('?m| am) (now )?(vegetarian|vegan|pescatarian|on a diet)\b|\bi "
-            r"(stopped|started) eating\b",
-            re.I,
-        ),
+    "name": _subject(
+        r"\b(my name is|i go by)\b|\bcall me (?-i:[A-Z])",
+        r"^(请)?叫我|我叫(?![了过他她你它车醒])|我的名字是",
     ),
-    ("diet", re.compile(r"我(现在|开始)?(吃素|不吃肉|戒了)")),
-]
+    "age": _subject(r"\bi am \d+\b|\bi'?m \d+ (years|yrs)\b", r"我今年\d+岁"),
+    "diet": _subject(
+        r"\bi('?m| am) (now )?(vegetarian|vegan|pescatarian|on a diet)\b|\bi "
+        r"(stopped|started) eating\b",
+        r"我(现在|开始)?(吃素|不吃肉|戒了)",
+    ),
+}
 _FAVOURITE = re.compile(r"\bmy (favou?rite|preferred) ([a-z]+( [a-z]+)?) (is|are)\b", re.I)
 _FAVOURITE_ZH = re.compile(r"我最(喜欢|爱)的(.{1,6}?)是")
 
@@ -297,7 +263,7 @@ def subject_key(text: str) -> str | None:
     m = _FAVOURITE_ZH.search(zh)
     if m:
         return f"favourite:{m.group(2)}"
-    for key, pattern in _SUBJECTS:
-        if pattern.search(text) or pattern.search(zh):
+    for key, patterns in _SUBJECTS.items():
+        if any(pattern.search(text) or pattern.search(zh) for pattern in patterns):
             return key
     return None

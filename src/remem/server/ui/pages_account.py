@@ -15,24 +15,21 @@ from remem.server.ui.context import (
 )
 
 
-def routes(ui: UI) -> APIRouter:
-    router = ui.router()
-    config = ui.config
-    page, back = ui.page, ui.back
-    check_origin = ui.check_origin
-    audit = ui.audit
+def routes(ui: UI, router: APIRouter) -> None:
 
     # ------------------------------------------------------------------ sign in
     @router.get("/login", response_class=HTMLResponse)
     def login_form(request: Request, next: str = PREFIX):
-        return page(request, "login.html", None, next=next if next.startswith(PREFIX) else PREFIX)
+        return ui.page(
+            request, "login.html", None, next=next if next.startswith(PREFIX) else PREFIX
+        )
 
     @router.post("/login")
     def login(request: Request, token: str = Form(""), next: str = Form(PREFIX)):
-        check_origin(request)
-        if not config.server.tokens or token_agent(config, token) is None:
-            return page(request, "login.html", None, status=401, error=True, next=next)
-        response = back(next if next.startswith(PREFIX) else PREFIX)
+        ui.check_origin(request)
+        if not ui.config.server.tokens or token_agent(ui.config, token) is None:
+            return ui.page(request, "login.html", None, status=401, error=True, next=next)
+        response = ui.back(next if next.startswith(PREFIX) else PREFIX)
         response.set_cookie(
             TOKEN_COOKIE, token.strip(), httponly=True, samesite="strict", path=PREFIX
         )
@@ -40,8 +37,8 @@ def routes(ui: UI) -> APIRouter:
 
     @router.post("/logout")
     def logout(request: Request):
-        check_origin(request)
-        response = back(f"{PREFIX}/login")
+        ui.check_origin(request)
+        response = ui.back(f"{PREFIX}/login")
         response.delete_cookie(TOKEN_COOKIE, path=PREFIX)
         return response
 
@@ -49,19 +46,17 @@ def routes(ui: UI) -> APIRouter:
     @router.get("/settings", response_class=HTMLResponse)
     def settings(request: Request, c: Caller = ui.who):
         sections: dict[str, list[tuple[str, str | None, str]]] = {}
-        for key, value, source in config.effective():
+        for key, value, source in ui.config.effective():
             shown: str | None = json.dumps(value, default=str, ensure_ascii=False)
             if c.restricted and key in ("server.tokens", "scopes.agents"):
                 shown = None  # other agents and their access lists: not this agent's business
             sections.setdefault(key.split(".")[0], []).append((key, shown, source))
-        entries = audit.recent(c.acting_agent)
-        return page(
+        entries = ui.audit.recent(c.acting_agent)
+        return ui.page(
             request,
             "settings.html",
             c,
             sections=sections,
             audit=entries,
-            audit_file=None if audit.path is None else str(audit.path),
+            audit_file=None if ui.audit.path is None else str(ui.audit.path),
         )
-
-    return router

@@ -19,18 +19,15 @@ from remem.server.ui.context import (
 )
 
 
-def routes(ui: UI) -> APIRouter:
-    router = ui.router()
+def routes(ui: UI, router: APIRouter) -> None:
     _reading(ui, router)
     _changing(ui, router)
     _bulk(ui, router)
-    return router
 
 
 def _reading(ui: UI, router: APIRouter) -> None:
     """The memory listing and one memory with its history."""
     mem = ui.mem
-    page = ui.page
 
     @router.get("/memories", response_class=HTMLResponse)
     def memories(
@@ -47,7 +44,7 @@ def _reading(ui: UI, router: APIRouter) -> None:
         found = queries.memory_page(
             mem, scopes, category=category or None, state=state, offset=offset, limit=PAGE
         )
-        return page(
+        return ui.page(
             request,
             "memories.html",
             c,
@@ -68,7 +65,7 @@ def _reading(ui: UI, router: APIRouter) -> None:
         rec = actions.visible_memory(mem, c, memory_id)
         chain = actions.history(mem, c, memory_id)
         sources = c.guard(mem).filter(mem.get(i) for i in rec.source_ids)
-        return page(
+        return ui.page(
             request,
             "memory.html",
             c,
@@ -82,8 +79,6 @@ def _reading(ui: UI, router: APIRouter) -> None:
 def _changing(ui: UI, router: APIRouter) -> None:
     """Edit as a new version, undo, delete with confirmation, bulk delete with a dry run."""
     mem = ui.mem
-    page, back = ui.page, ui.back
-    changed, check_origin = ui.changed, ui.check_origin
 
     @router.post("/edit/{memory_id:path}")
     def edit(
@@ -95,7 +90,7 @@ def _changing(ui: UI, router: APIRouter) -> None:
         category: str = Form(""),
         c: Caller = ui.who,
     ):
-        check_origin(request)
+        ui.check_origin(request)
         try:
             new = actions.edit(
                 mem,
@@ -108,7 +103,7 @@ def _changing(ui: UI, router: APIRouter) -> None:
             )
         except (ValidationError, ScopeError) as exc:
             rec = actions.visible_memory(mem, c, memory_id)
-            return page(
+            return ui.page(
                 request,
                 "memory.html",
                 c,
@@ -120,39 +115,37 @@ def _changing(ui: UI, router: APIRouter) -> None:
                 error=str(exc),
                 form={"text": text, "scope": scope, "importance": importance, "category": category},
             )
-        changed(c, "edit", [memory_id, new.id])
-        return back(f"{PREFIX}/memory/{quote(new.id, safe='')}", done="mem.edited")
+        ui.changed(c, "edit", [memory_id, new.id])
+        return ui.back(f"{PREFIX}/memory/{quote(new.id, safe='')}", done="mem.edited")
 
     @router.post("/undo/{memory_id:path}")
     def undo(request: Request, memory_id: str, c: Caller = ui.who):
-        check_origin(request)
+        ui.check_origin(request)
         restored = actions.undo(mem, c, memory_id)
-        changed(c, "undo", [memory_id, *[r.id for r in restored]])
+        ui.changed(c, "undo", [memory_id, *[r.id for r in restored]])
         target = restored[0].id if restored else memory_id
-        return back(f"{PREFIX}/memory/{quote(target, safe='')}", done="mem.undo_done")
+        return ui.back(f"{PREFIX}/memory/{quote(target, safe='')}", done="mem.undo_done")
 
     @router.get("/delete/{record_id:path}", response_class=HTMLResponse)
     def confirm_delete(request: Request, record_id: str, c: Caller = ui.who):
         rec = actions.visible(mem, c, record_id)
-        return page(request, "confirm_delete.html", c, rec=rec)
+        return ui.page(request, "confirm_delete.html", c, rec=rec)
 
     @router.post("/delete/{record_id:path}")
     def delete(request: Request, record_id: str, confirm: str = Form(""), c: Caller = ui.who):
-        check_origin(request)
+        ui.check_origin(request)
         if confirm != "yes":
-            return back(f"{PREFIX}/delete/{quote(record_id, safe='')}")
+            return ui.back(f"{PREFIX}/delete/{quote(record_id, safe='')}")
         rec = actions.delete(mem, c, record_id)
-        changed(c, "delete", [rec.id], kind=rec.kind, scope=rec.scope)
+        ui.changed(c, "delete", [rec.id], kind=rec.kind, scope=rec.scope)
         if rec.kind == "message" and rec.session:
-            return back(f"{PREFIX}/session", s=rec.session, done="mem.deleted")
-        return back(f"{PREFIX}/memories", done="mem.deleted")
+            return ui.back(f"{PREFIX}/session", s=rec.session, done="mem.deleted")
+        return ui.back(f"{PREFIX}/memories", done="mem.deleted")
 
 
 def _bulk(ui: UI, router: APIRouter) -> None:
     """Bulk delete: a dry run lists what would go, then a confirmed run deletes it."""
     mem = ui.mem
-    page, back = ui.page, ui.back
-    changed, check_origin = ui.changed, ui.check_origin
 
     @router.post("/bulk-delete", response_class=HTMLResponse)
     def bulk_delete(
@@ -165,7 +158,7 @@ def _bulk(ui: UI, router: APIRouter) -> None:
         c: Caller = ui.who,
     ):
         """First a dry run (what would go), then the delete; refused if the set changed."""
-        check_origin(request)
+        ui.check_origin(request)
         if state not in queries.MEMORY_STATES:
             raise ValidationError("state", state, "use current, superseded or all")
         scopes = c.scopes(mem, scope or None)
@@ -173,12 +166,12 @@ def _bulk(ui: UI, router: APIRouter) -> None:
         ids = queries.memory_ids(mem, filters, state)
         if confirm == "yes" and expected == len(ids):
             n = actions.delete_many(mem, c, ids)
-            changed(
+            ui.changed(
                 c, "bulk-delete", ids, scope=scope or None, category=category or None, state=state
             )
-            return back(f"{PREFIX}/memories", done="confirm.deleted_many", n=n)
+            return ui.back(f"{PREFIX}/memories", done="confirm.deleted_many", n=n)
         sample = [r for r in (mem.get(i) for i in ids[:10]) if r is not None]
-        return page(
+        return ui.page(
             request,
             "confirm_bulk.html",
             c,

@@ -18,12 +18,8 @@ from remem.server.ui.context import (
 )
 
 
-def routes(ui: UI) -> APIRouter:
-    router = ui.router()
+def routes(ui: UI, router: APIRouter) -> None:
     mem = ui.mem
-    page, back = ui.page, ui.back
-    check_origin = ui.check_origin
-    audit, backfill = ui.audit, ui.backfill
 
     # ------------------------------------------------------------------ overview
     @router.get("", response_class=HTMLResponse)
@@ -32,7 +28,7 @@ def routes(ui: UI) -> APIRouter:
         data = queries.overview(mem, scopes)
         live = mem.indexer.queue_stats()  # the store-wide stats() would scan the whole store
         dropped = int(mem.store.meta_get("indexing", "dropped") or 0)
-        return page(
+        return ui.page(
             request,
             "overview.html",
             c,
@@ -41,22 +37,22 @@ def routes(ui: UI) -> APIRouter:
             size=queries.store_size(mem),
             dropped=dropped,
             queue=live,
-            backfill=backfill,
+            backfill=ui.backfill,
             backlog=queries.background_backlog(mem, data.index_status.get("pending", 0)),
         )
 
     @router.post("/backfill")
     def run_backfill(request: Request, c: Caller = ui.who):
-        check_origin(request)
-        if backfill.start(mem):
-            audit.record(c.agent, "backfill")
-        return back(PREFIX, done="overview.backfill_started")
+        ui.check_origin(request)
+        if ui.backfill.start(mem):
+            ui.audit.record(c.agent, "backfill")
+        return ui.back(PREFIX, done="overview.backfill_started")
 
     # ------------------------------------------------------------------ conversations
     @router.get("/conversations", response_class=HTMLResponse)
     def conversations(request: Request, c: Caller = ui.who):
         groups = queries.session_groups(mem, c.scopes(mem))
-        return page(request, "conversations.html", c, groups=groups)
+        return ui.page(request, "conversations.html", c, groups=groups)
 
     @router.get("/session", response_class=HTMLResponse)
     def session(
@@ -70,7 +66,7 @@ def routes(ui: UI) -> APIRouter:
         records, total = queries.session_page(mem, scopes, s, offset=offset, limit=PAGE)
         if total == 0:
             raise NotFoundError(f"no session {s!r}")  # the same for one the caller cannot read
-        return page(
+        return ui.page(
             request,
             "session.html",
             c,
@@ -87,9 +83,7 @@ def routes(ui: UI) -> APIRouter:
         """Any hit's place: a message in its conversation, a memory on its own page."""
         rec = actions.visible(mem, c, record_id)
         if rec.kind == "memory" or not rec.session:
-            return back(f"{PREFIX}/memory/{quote(rec.id, safe='')}")
+            return ui.back(f"{PREFIX}/memory/{quote(rec.id, safe='')}")
         offset = queries.offset_of(mem, c.scopes(mem), rec, PAGE)
         url = f"{PREFIX}/session?" + urlencode({"s": rec.session, "offset": offset, "at": rec.id})
         return RedirectResponse(f"{url}#r-{quote(rec.id, safe='')}", status_code=303)
-
-    return router

@@ -91,10 +91,8 @@ def _people_read(mem: Memory, scopes: list[str] | None) -> list[queries.Person]:
     return queries.people(mem, scopes)
 
 
-def routes(ui: UI) -> APIRouter:
-    router = ui.router()
+def routes(ui: UI, router: APIRouter) -> None:
     mem = ui.mem
-    page, back = ui.page, ui.back
     zone = mem.config.calendar.zone()
 
     def day(ts: float | None) -> str:
@@ -106,7 +104,7 @@ def routes(ui: UI) -> APIRouter:
         return shown if "T" not in shown else _when(ts, zone)
 
     def show(request: Request, c: Caller, view: PersonView, status: int = 200, **extra: Any):
-        return page(
+        return ui.page(
             request,
             "person.html",
             c,
@@ -120,7 +118,9 @@ def routes(ui: UI) -> APIRouter:
     @router.get("/people", response_class=HTMLResponse)
     def people(request: Request, c: Caller = ui.who):
         everyone = _people_read(mem, c.scopes(mem))
-        return page(request, "people.html", c, people=everyone[:PEOPLE_SHOWN], total=len(everyone))
+        return ui.page(
+            request, "people.html", c, people=everyone[:PEOPLE_SHOWN], total=len(everyone)
+        )
 
     @router.get("/people/{subject:path}", response_class=HTMLResponse)
     def person(request: Request, subject: str, at: str = "", c: Caller = ui.who):
@@ -162,10 +162,8 @@ def routes(ui: UI) -> APIRouter:
             return show(request, c, view, status=status, error=str(exc), form=form)
         here = f"{PREFIX}/people/{quote(view.key, safe='')}"
         if out.memory is None:  # the same correction is already current
-            return back(here, done="people.unchanged")
+            return ui.back(here, done="people.unchanged")
         ui.changed(
             c, "fact-correction", [out.memory.id], subject=view.key, attribute=attribute.strip()
         )
-        return back(here, done="people.corrected")
-
-    return router
+        return ui.back(here, done="people.corrected")

@@ -25,10 +25,8 @@ from remem.server.ui.explain import (
 )
 
 
-def routes(ui: UI) -> APIRouter:
-    router = ui.router()
-    mem, config = ui.mem, ui.config
-    page = ui.page
+def routes(ui: UI, router: APIRouter) -> None:
+    mem = ui.mem
 
     # ------------------------------------------------------------------ search
     def search_form(request: Request) -> SearchForm:
@@ -53,11 +51,11 @@ def routes(ui: UI) -> APIRouter:
         result = error = None
         if form.q.strip():
             try:
-                result = run_search(mem, c, form, config.server.max_k)
+                result = run_search(mem, c, form, ui.config.server.max_k)
             except (ValidationError, FormError, ScopeError) as exc:
                 error = str(exc)
         inject_query = urlencode({"q": form.q, "turn": form.turn, "session": form.session})
-        return page(
+        return ui.page(
             request,
             "search.html",
             c,
@@ -74,7 +72,7 @@ def routes(ui: UI) -> APIRouter:
         Two more retrievals, so the search page does not wait for them."""
         form = search_form(request)
         fragment = request.headers.get("hx-request") == "true"
-        return page(
+        return ui.page(
             request,
             "_injections.html" if fragment else "injections.html",
             c,
@@ -97,5 +95,3 @@ def routes(ui: UI) -> APIRouter:
             except RememError as exc:
                 out.append(Injection("memory", skipped_reason=str(exc)))
         return out
-
-    return router

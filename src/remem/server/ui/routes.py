@@ -91,8 +91,11 @@ def mount_ui(app: FastAPI, mem: Memory) -> None:
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(HTTPException, http_error)
 
+    # every page module adds its routes to one router: under the prefix, out of the schema
+    router = ui.router()
     for pages in (pages_account, pages_overview, pages_memories, pages_people, pages_search):
-        app.include_router(pages.routes(ui))
+        pages.routes(ui, router)
+    app.include_router(router)
 
     def warm_up() -> None:
         callers = [

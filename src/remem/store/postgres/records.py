@@ -9,12 +9,11 @@ import psycopg
 
 from remem.errors import ValidationError
 from remem.store import facts_sql
-from remem.store.base import RecordRow
 from remem.store.memory.lexical_index import terms
 from remem.store.postgres.connection import PostgresConnection
 from remem.store.postgres.filters import RECORD_COLUMNS
 from remem.store.postgres.lexical import ADD_TERMS, TERM_ROWS, LexicalWriter, tsvector_text
-from remem.store.records_sql import SQLRecords
+from remem.store.records_sql import InsertBatch, SQLRecords
 from remem.store.rows import INSERT_FIELDS, column_value
 from remem.store.sql_dialect import POSTGRES
 from remem.types import Record
@@ -64,12 +63,11 @@ def _taken(record_id: str) -> ValidationError:
 class RecordsMixin(SQLRecords, PostgresConnection):
     """Insert, read, update and delete records."""
 
-    def _insert_one(
-        self, rows: Sequence[RecordRow], now: float, skip: bool, awaiting_facts: bool
-    ) -> list[int | None] | None:
+    def _insert_one(self, batch: InsertBatch) -> list[int | None] | None:
         """One record outside an open transaction, without a session's origin or parent to
         record: ``_INSERT_ONE``. Its result is read once the COMMIT has returned; a taken id
         (refused without ``skip``) has then changed nothing but the revision counter."""
+        rows = batch.rows
         fields = rows[0][0] if len(rows) == 1 else {}
         if (
             len(rows) != 1
@@ -83,8 +81,8 @@ class RecordsMixin(SQLRecords, PostgresConnection):
         stats.add(0, own, ctx)
         by_term = stats.term_deltas()
         params = [column_value(fields, col) for col in INSERT_FIELDS] + [
-            now,
-            awaiting_facts and fields.get("index_status") != "skipped",
+            batch.now,
+            batch.awaiting_facts and fields.get("index_status") != "skipped",
             " ".join(own),
             " ".join(ctx),
             tsvector_text(own, ctx),
@@ -98,23 +96,18 @@ class RecordsMixin(SQLRecords, PostgresConnection):
         with self.write() as c:
             cur = c.execute(_INSERT_ONE, params)
         got = cur.fetchone()  # the pipeline has synced at the COMMIT
-        if got is None and not skip:
+        if got is None and not batch.skip:
             raise _taken(fields["id"])
         return [None if got is None else int(got[0])]
 
     def _insert_rows(
-        self,
-        c: psycopg.Connection[Any],
-        rows: Sequence[RecordRow],
-        rev: int,
-        now: float,
-        skip: bool,
-        awaiting_facts: bool = False,
+        self, c: psycopg.Connection[Any], batch: InsertBatch, rev: int
     ) -> list[int | None]:
+        rows, now, skip = batch.rows, batch.now, batch.skip
         out: list[int | None] = []
         params = [[column_value(row[0], col) for col in INSERT_FIELDS] + [rev, now] for row in rows]
         sql = _INSERT
-        if awaiting_facts:
+        if batch.awaiting_facts:
             sql = _INSERT_AWAITING_FACTS
             for values, row in zip(params, rows, strict=True):
                 values.append(row[0].get("index_status") != "skipped")

@@ -8,8 +8,7 @@ from typing import Any
 
 from remem.errors import ConflictError
 from remem.store import facts_sql
-from remem.store.base import RecordRow
-from remem.store.records_sql import SQLRecords
+from remem.store.records_sql import InsertBatch, SQLRecords
 from remem.store.rows import INSERT_FIELDS, column_value
 from remem.store.sql_dialect import SQLITE
 from remem.store.sqlite.connection import SQLiteConnection
@@ -20,29 +19,21 @@ from remem.types import Filters, Record
 class RecordsMixin(SQLRecords, SQLiteConnection):
     """Insert, read, update and delete records."""
 
-    def _insert_rows(
-        self,
-        c: sqlite3.Connection,
-        rows: Sequence[RecordRow],
-        rev: int,
-        now: float,
-        skip: bool,
-        awaiting_facts: bool = False,
-    ) -> list[int | None]:
+    def _insert_rows(self, c: sqlite3.Connection, batch: InsertBatch, rev: int) -> list[int | None]:
         out: list[int | None] = []
         sql = (
             f"INSERT INTO records ({','.join(INSERT_FIELDS)}, rev, updated_at) "
             f"VALUES ({in_marks((*INSERT_FIELDS, 'rev', 'updated_at'))})"
         )
-        for row in rows:
+        for row in batch.rows:
             fields, tokens = row[0], row[1]
             context = row[2] if len(row) > 2 else ""
             values = [column_value(fields, col) for col in INSERT_FIELDS]
             try:
-                cur = c.execute(sql, [*values, rev, now])
+                cur = c.execute(sql, [*values, rev, batch.now])
             except sqlite3.IntegrityError as exc:
                 if "UNIQUE" in str(exc) and "records.id" in str(exc):
-                    if skip:
+                    if batch.skip:
                         out.append(None)
                         continue
                     raise ConflictError(
@@ -56,7 +47,7 @@ class RecordsMixin(SQLRecords, SQLiteConnection):
                 "INSERT INTO records_fts (rowid, tokens, context) VALUES (?, ?, ?)",
                 (cur.lastrowid, tokens, context),
             )
-            if awaiting_facts and fields.get("index_status") != "skipped":
+            if batch.awaiting_facts and fields.get("index_status") != "skipped":
                 c.execute("INSERT INTO facts_backlog (record_rowid) VALUES (?)", (cur.lastrowid,))
             out.append(cur.lastrowid)
         return out

@@ -118,13 +118,25 @@ _REASON = re.compile(
 )
 _PHONE = re.compile(r"(?<![\w.])\+?\d[\d\- ()]{5,}\d(?![\w.])")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
-_IP = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b")
-_CODE_TOKEN = re.compile(
-    r"(?<![\w@])(?=[\w@#!$%^&*\-]*\d)(?=[\w@#!$%^&*\-]*[A-Za-z])[\w@#!$%^&*\-]{4,}"
-)
-_CODE_AFTER = re.compile(
-    r"(?:password|passcode|pin|pw|code|密码|密碼|口令|验证码)\s*(?:is|:|：|是|为)\s*(\S+)",
-    re.IGNORECASE,
+# (pattern, the group that is the span, how strongly a match answers), read in this order
+Reader = tuple[re.Pattern[str], int, float]
+_CODE_READERS: tuple[Reader, ...] = (
+    # what follows "password is", "密码是"
+    (
+        re.compile(
+            r"(?:password|passcode|pin|pw|code|密码|密碼|口令|验证码)\s*(?:is|:|：|是|为)\s*(\S+)",
+            re.IGNORECASE,
+        ),
+        1,
+        STRONG,
+    ),
+    (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"), 0, STRONG),  # an IP address
+    # a token of letters and digits
+    (
+        re.compile(r"(?<![\w@])(?=[\w@#!$%^&*\-]*\d)(?=[\w@#!$%^&*\-]*[A-Za-z])[\w@#!$%^&*\-]{4,}"),
+        0,
+        WEAK,
+    ),
 )
 _QUOTED = re.compile(r"[\"“「『《]([^\"”」』》]{1,60})[\"”」』》]")
 _TITLE_AFTER = re.compile(
@@ -238,9 +250,17 @@ def _time(text: str) -> Scored:
     return found
 
 
+def _read(text: str, readers: Iterable[Reader]) -> Scored:
+    """Every reader's matches in ``text``, reader by reader: (its span, its strength)."""
+    return [
+        (m.group(group), strength)
+        for pattern, group, strength in readers
+        for m in pattern.finditer(text)
+    ]
+
+
 def _duration(text: str) -> Scored:
-    found: Scored = [(m.group(), STRONG) for m in _DURATION_EN.finditer(text)]
-    return found + [(m.group(), STRONG) for m in _DURATION_ZH.finditer(text)]
+    return _read(text, ((_DURATION_EN, 0, STRONG), (_DURATION_ZH, 0, STRONG)))
 
 
 def _number(text: str) -> Scored:
@@ -255,15 +275,14 @@ def _number(text: str) -> Scored:
 
 
 def _amount(text: str) -> Scored:
-    found: Scored = [(m.group(), STRONG) for m in _AMOUNT_EN.finditer(text)]
-    found += [(m.group(), STRONG) for m in _AMOUNT_ZH.finditer(text)]
+    found = _read(text, ((_AMOUNT_EN, 0, STRONG), (_AMOUNT_ZH, 0, STRONG)))
     if not found:  # a bare number may be the price: "it was 300"
         found = [(m.group(), WEAK) for m in re.finditer(r"\d[\d,.]*", text)]
     return found
 
 
 def _reason(text: str) -> Scored:
-    return [(m.group(), STRONG) for m in _REASON.finditer(text)]
+    return _read(text, ((_REASON, 0, STRONG),))
 
 
 def _contact(text: str) -> Scored:
@@ -276,10 +295,7 @@ def _contact(text: str) -> Scored:
 
 
 def _code(text: str) -> Scored:
-    found: Scored = [(m.group(1), STRONG) for m in _CODE_AFTER.finditer(text)]
-    found += [(m.group(), STRONG) for m in _IP.finditer(text)]
-    found += [(m.group(), WEAK) for m in _CODE_TOKEN.finditer(text)]
-    return found
+    return _read(text, _CODE_READERS)
 
 
 def _name(text: str) -> Scored:
