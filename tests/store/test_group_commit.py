@@ -248,3 +248,41 @@ def test_group_commit_off_keeps_sqlites_own_checkpoints(tmp_path):
         assert store._checkpointer is None
     finally:
         store.close()
+
+
+def test_writers_covered_by_one_fsync_read_so_together(tmp_path):
+    """The writers queued behind one syncer's fsync read the synced ticket under a shared
+    lock, so all of them return at once when it ends, instead of taking the exclusive lock
+    one after another (each hand-over waited for the next process to be scheduled)."""
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    try:
+        store.insert_records([_row(0)])
+        base = _committed(path)
+        blocker = os.open(f"{path}-sync", os.O_RDWR)
+        fcntl.flock(blocker, fcntl.LOCK_EX)  # a syncer in the middle of its fsync
+        done: list[int] = []
+        threads = [
+            threading.Thread(target=lambda i=i: done.append(store.insert_records([_row(i)])[0]))
+            for i in range(1, 5)
+        ]
+        for t in threads:
+            t.start()
+        try:
+            _wait_for(lambda: _committed(path) == base + 4)
+            wal = os.open(f"{path}-wal", os.O_RDONLY)
+            os.fsync(wal)  # the syncer's fsync, covering them
+            os.close(wal)
+            os.pwrite(blocker, struct.pack("<q", base + 4), 0)
+            # it is done, and someone still reads the ticket (a shared lock): covered
+            # writers return now; none needs the exclusive lock
+            fcntl.flock(blocker, fcntl.LOCK_SH)
+            _wait_for(lambda: len(done) == 4, timeout=30)
+            assert store._sync.fsyncs == 1  # the first write's own, before the blocker
+        finally:
+            fcntl.flock(blocker, fcntl.LOCK_UN)
+            os.close(blocker)
+        for t in threads:
+            t.join(60)
+    finally:
+        store.close()
