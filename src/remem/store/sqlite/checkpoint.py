@@ -19,7 +19,10 @@ starts again from its top only when a checkpoint has copied all of it, which wri
 appending all the while may never let a PASSIVE one do; so once more than
 ``RESTART_FRAMES`` are left, a RESTART checkpoint follows (it waits for the writer of the
 moment, copies the few frames the PASSIVE one left, and lets the next writer start the WAL
-again): the WAL stays bounded under a burst that never pauses.
+again): the WAL stays bounded under a burst that never pauses. The checkpoint's connection
+never waits for a lock (no busy timeout): a RESTART pending holds new writers back while it
+waits for readers, so when a writer or a reader is in the way it gives up at once (SQLite
+then copies what it can, as PASSIVE) and the next one tries again.
 """
 
 from __future__ import annotations
@@ -39,9 +42,8 @@ IDLE_CHECKPOINT_S = 5.0  # a process that wrote but saw no multiple checkpoints 
 class Checkpointer:
     """One process's checkpoint thread for one database (started on the first commit)."""
 
-    def __init__(self, db_path: Path, busy_timeout_s: float) -> None:
+    def __init__(self, db_path: Path) -> None:
         self._db = db_path
-        self._busy_timeout_s = busy_timeout_s
         self._cond = threading.Condition()
         self._due = False  # a ticket multiple was committed here: checkpoint now
         self._wrote = False  # this process committed since its last checkpoint
@@ -86,9 +88,8 @@ class Checkpointer:
                         continue
                     self._due = self._wrote = False
                 if conn is None:
-                    conn = sqlite3.connect(
-                        str(self._db), timeout=self._busy_timeout_s, isolation_level=None
-                    )
+                    # timeout 0: never wait for a lock, never hold writers back (docstring)
+                    conn = sqlite3.connect(str(self._db), timeout=0, isolation_level=None)
                 self._checkpoint(conn)
         finally:
             if conn is not None:

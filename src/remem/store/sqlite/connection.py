@@ -88,7 +88,7 @@ class SQLiteConnection(SQLConnection):
             if grouped:
                 self._sync = GroupSync(self._path, self._committed_ticket, group_commit_window_ms)
                 # checkpoints on a thread, not in a writer's COMMIT (checkpoint.py)
-                self._checkpointer = Checkpointer(self._path, self._busy_timeout_s)
+                self._checkpointer = Checkpointer(self._path)
                 self._conn.execute("PRAGMA wal_autocheckpoint = 0")
         except sqlite3.DatabaseError as exc:
             self._conn.close()
