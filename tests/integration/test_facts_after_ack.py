@@ -133,3 +133,30 @@ def test_a_new_writer_reads_what_a_killed_one_left(tmp_path):
         say(mem, "I moved to Shanghai last week", DEC_2)  # its first write walks the backlog
         assert mem.indexer.facts is not None and mem.indexer.facts.settle(60)
         assert lives(mem.store.facts()) == [("Shenzhen", False), ("Shanghai", True)]
+
+
+def test_a_writer_reads_back_only_its_own_records_for_their_facts(tmp_path):
+    """With several writers on one file their rowids interleave: a writer's batch is read
+    by rowid, not as the range from its first to its last (which held every other writer's
+    records too: 8 read for each one extracted with 8 writer processes)."""
+    db = tmp_path / "m.db"
+    with Memory(db, config(**NEVER)) as mine, Memory(db, config(**NEVER)) as other:
+        say(mine, "I live in Shenzhen now")
+        for n in range(40):
+            other.ingest({"text": f"the ferry left at {n}", "session": "other"})
+        say(mine, "I work at Acme now")
+        fill = mine.indexer.facts
+        assert fill is not None
+        read: list[int] = []
+        real = fill.store.records_awaiting_facts
+
+        def counted(backlog):
+            found = real(backlog)
+            read.extend(r.rowid for r in found)
+            return found
+
+        fill.store.records_awaiting_facts = counted  # type: ignore[method-assign]
+        assert fill.settle(60)
+        assert len(read) == 2  # its own two, not the 40 between them
+        assert fill.extracted == 2
+        assert mine.store.count_awaiting_facts() == 40  # the other writer's still wait

@@ -208,3 +208,81 @@ def test_one_write_bumps_its_revision_and_its_ticket_in_one_statement(tmp_path):
         assert revs == [rev_before, rev_before + 1]
     finally:
         store.close()
+
+
+def test_checkpoints_run_on_a_thread_not_in_a_writers_commit(tmp_path):
+    """SQLite's automatic checkpoint runs inside the COMMIT that fills the WAL: that writer
+    copies the WAL into the database and fsyncs it before its write is acknowledged (the
+    ack's p99 with many writers). With group commit the write connection does not
+    checkpoint; a thread does, woken every CHECKPOINT_EVERY commits, and the WAL stays
+    bounded."""
+    from remem.store.sqlite.checkpoint import CHECKPOINT_EVERY, RESTART_FRAMES
+
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    try:
+        assert store._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        writes = 20 * CHECKPOINT_EVERY  # ~10 WAL frames each: over RESTART_FRAMES
+        for i in range(writes):
+            store.insert_records([_row(i)])
+        checkpointer = store._checkpointer
+        assert checkpointer is not None
+        _wait_for(lambda: checkpointer.checkpoints >= 3)
+        # every page a write touches is a WAL frame of its own: unchecked, the WAL would hold
+        # thousands; checkpointed, a writer restarts it from the top
+        # a writer never ran the checkpoint: the thread copied it all
+        assert checkpointer.checkpoints >= 3
+        assert store.count() == writes
+    finally:
+        store.close()
+    # every page a write touches is a WAL frame of its own (~10 here): unchecked, the WAL
+    # would have grown to thousands of frames; checkpointed, writers restarted it
+    frames = Path(f"{path}-wal").stat().st_size // 4096 if Path(f"{path}-wal").exists() else 0
+    assert frames < 2 * RESTART_FRAMES, frames  # 16,000 when PASSIVE alone
+
+
+def test_group_commit_off_keeps_sqlites_own_checkpoints(tmp_path):
+    store = SQLiteStore(tmp_path / "s.db", group_commit=False)
+    try:
+        assert store._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
+        assert store._checkpointer is None
+    finally:
+        store.close()
+
+
+def test_writers_covered_by_one_fsync_read_so_together(tmp_path):
+    """The writers queued behind one syncer's fsync read the synced ticket under a shared
+    lock, so all of them return at once when it ends, instead of taking the exclusive lock
+    one after another (each hand-over waited for the next process to be scheduled)."""
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    try:
+        store.insert_records([_row(0)])
+        base = _committed(path)
+        blocker = os.open(f"{path}-sync", os.O_RDWR)
+        fcntl.flock(blocker, fcntl.LOCK_EX)  # a syncer in the middle of its fsync
+        done: list[int] = []
+        threads = [
+            threading.Thread(target=lambda i=i: done.append(store.insert_records([_row(i)])[0]))
+            for i in range(1, 5)
+        ]
+        for t in threads:
+            t.start()
+        try:
+            _wait_for(lambda: _committed(path) == base + 4)
+            wal = os.open(f"{path}-wal", os.O_RDONLY)
+            os.fsync(wal)  # the syncer's fsync, covering them
+            os.close(wal)
+            os.pwrite(blocker, struct.pack("<q", base + 4), 0)
+            # it is done, and someone still reads the ticket (a shared lock): covered
+            # writers return now; none needs the exclusive lock
+            fcntl.flock(blocker, fcntl.LOCK_SH)
+            _wait_for(lambda: len(done) == 4, timeout=30)
+            assert store._sync.fsyncs == 1  # the first write's own, before the blocker
+        finally:
+            fcntl.flock(blocker, fcntl.LOCK_UN)
+            os.close(blocker)
+        for t in threads:
+            t.join(60)
+    finally:
+        store.close()

@@ -46,6 +46,12 @@ def test_the_backlog_pages_by_rowid(store):
     assert _waiting(store, after_rowid=rowids[1], upto_rowid=rowids[4]) == rowids[2:5]
     assert _waiting(store, limit=2, newest_first=True) == rowids[::-1][:2]
     assert _waiting(store, upto_rowid=rowids[4], newest_first=True)[0] == rowids[4]
+    # only the rowids named (a writer's own, interleaved with other writers'), still marked
+    store.facts_extracted([rowids[3]])
+    picked = (rowids[1], rowids[3], rowids[5], 999_999)
+    assert _waiting(store, rowids=picked) == [rowids[1], rowids[5]]
+    assert _waiting(store, rowids=picked, limit=1) == [rowids[1]]
+    assert _waiting(store, rowids=picked, after_rowid=rowids[1]) == [rowids[5]]
     with pytest.raises(ValueError, match="limit"):
         FactBacklog(limit=0)
 

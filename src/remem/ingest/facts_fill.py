@@ -217,9 +217,10 @@ class FactsFill:
         else:
             # those still marked: one deleted meanwhile took its mark with it, one a rebuild
             # read meanwhile (an import's) was unmarked by it, and neither is read again
-            owed = set(work)
-            span = FactBacklog(max(work) - min(work) + 1, min(work) - 1, max(work))
-            records = [r for r in self.store.records_awaiting_facts(span) if r.rowid in owed]
+            # by rowid, not by range: other writer processes' records lie between this one's
+            # (with 8 writers a range read 8 records for each one extracted)
+            mine = FactBacklog(len(work), min(work) - 1, max(work), rowids=tuple(work))
+            records = self.store.records_awaiting_facts(mine)
         # one record at a time, in the order written, as when each was read in its write: a
         # record's reading may use the facts of those before it (a bare answer after a dated
         # move starts at the move); a batch read at once costs no less (the rules are the cost)

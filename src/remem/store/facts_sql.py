@@ -234,6 +234,10 @@ class SQLFacts(SQLConnection):
         params: list[Any] = [backlog.after_rowid]
         if backlog.upto_rowid is not None:
             params.append(backlog.upto_rowid)
+        if backlog.rowids is not None:  # a few hundred at most (FactsFill's batch)
+            member, bound = self._sql.member("r.rowid", backlog.rowids, array="bigint")
+            upto += f" AND {member}"
+            params += bound
         params.append(backlog.limit)
         return self._records(
             f"JOIN facts_backlog b ON b.record_rowid = r.rowid WHERE r.rowid > ?{upto} "

@@ -216,12 +216,15 @@ class FactBacklog:
     """Which records waiting for their facts ``records_awaiting_facts`` returns: up to
     ``limit`` in rowid order (``newest_first``: the highest rowids first), above
     ``after_rowid`` and, when ``upto_rowid`` is set, not above it (a walk of what waited when
-    it began, not of what arrives meanwhile)."""
+    it began, not of what arrives meanwhile); when ``rowids`` is set, only those (a writer's
+    own records: with several writer processes they are interleaved with the others', and a
+    rowid range alone would read every process's records for each one's batch)."""
 
     limit: int = 1000
     after_rowid: int = 0
     upto_rowid: int | None = None
     newest_first: bool = False
+    rowids: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.limit < 1:

@@ -82,7 +82,9 @@ class FactsMixin(MemoryState):
                 (
                     r
                     for r in self._awaiting_facts
-                    if r > backlog.after_rowid and (upto is None or r <= upto)
+                    if r > backlog.after_rowid
+                    and (upto is None or r <= upto)
+                    and (backlog.rowids is None or r in backlog.rowids)
                 ),
                 reverse=backlog.newest_first,
             )

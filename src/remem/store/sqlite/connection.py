@@ -24,6 +24,7 @@ from remem.store.migrations import LATEST_VERSION, MIGRATIONS
 from remem.store.paths import index_dir, prepare_db_path
 from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import SQLITE
+from remem.store.sqlite.checkpoint import Checkpointer
 from remem.store.sqlite.durability import (
     GROUP_COMMIT_AVAILABLE,
     GroupSync,
@@ -54,6 +55,7 @@ class SQLiteConnection(SQLConnection):
     ) -> None:
         self._path = prepare_db_path(path)
         self._sync: GroupSync | None = None
+        self._checkpointer: Checkpointer | None = None
         grouped = group_commit and GROUP_COMMIT_AVAILABLE
         self._lock = threading.RLock()
         try:
@@ -85,6 +87,9 @@ class SQLiteConnection(SQLConnection):
             )
             if grouped:
                 self._sync = GroupSync(self._path, self._committed_ticket, group_commit_window_ms)
+                # checkpoints on a thread, not in a writer's COMMIT (checkpoint.py)
+                self._checkpointer = Checkpointer(self._path)
+                self._conn.execute("PRAGMA wal_autocheckpoint = 0")
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             if is_busy(exc):
@@ -149,6 +154,8 @@ class SQLiteConnection(SQLConnection):
             return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         with self._lock, suppress(sqlite3.Error):
             self._conn.close()
         if self._sync is not None:
@@ -218,6 +225,8 @@ class SQLiteConnection(SQLConnection):
                 self._ticket = None
             self.local_writes += 1
         if ticket is not None and self._sync is not None:
+            if self._checkpointer is not None:
+                self._checkpointer.committed(ticket)
             self._wait_durable(ticket)
 
     def _wait_durable(self, ticket: int) -> None:
