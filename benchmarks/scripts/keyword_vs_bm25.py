@@ -34,6 +34,7 @@ from remem.config import Config
 from remem.search.chat_budget import ROLE_LABELS
 from remem.text.dialogue import speaker_labels
 from remem_bench.benchmark import Variant, apply_overrides, score_query
+from remem_bench.context_gap import install, remember_store
 from remem_bench.keyword_reference import PlainBM25, query_shapes
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
 
@@ -95,6 +96,13 @@ def run_dataset(
             ingest(mem, turns)
             rowids = mem.store.rowids_for_ids([t["id"] for t in turns])
             bm25 = PlainBM25(mem.store.lexical_tokens(rowids))
+            if run.context_gap:  # type: ignore[attr-defined]
+                names = {
+                    n
+                    for s in {t.get("speaker") or "" for t in turns}
+                    for n in mem.tokenizer.phrase_tokens(s)
+                }
+                remember_store(mem.store, rowids, names if run.context_gap[2] else set())  # type: ignore[attr-defined]
             session_of = {t["id"]: t["session"] for t in turns}
             for q in questions[:limit] if limit else questions:
                 done += 1
@@ -176,6 +184,12 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="questions per conversation")
     ap.add_argument("--set", action="append", default=[], help="section.key=JSON value")
     ap.add_argument(
+        "--context-gap",
+        help="WEIGHT/ALONE[/names]: rank the keyword channel's pool with remem_bench.context_gap "
+        "(the context counts only for the words a line lacks; 'names': the store's speaker "
+        "names left out of the context); results under 'context_gap' in --out",
+    )
+    ap.add_argument(
         "--probes", type=int, default=0, help="dialogue probes per store (0: none, no scoring)"
     )
     ap.add_argument(
@@ -193,8 +207,13 @@ def main() -> None:
         progress=progress_every(30),
         limit_conversations=args.limit_conversations,
     )
+    gap = args.context_gap.split("/") if args.context_gap else None
+    run.context_gap = (float(gap[0]), float(gap[1]), "names" in gap[2:]) if gap else None  # type: ignore[attr-defined]
     out = Path(args.out)
     report = json.loads(out.read_text()) if out.is_file() else {"datasets": {}}
+    section = report["datasets"]
+    if gap:
+        section = report.setdefault("context_gap", {}).setdefault(args.context_gap, {})
     if args.probes:
         apply_overrides(config, overrides)
         found = dialogue_probes(run, chosen_datasets(args), args.probes, args.own_speaker)
@@ -204,8 +223,12 @@ def main() -> None:
         return
     for dataset in chosen_datasets(args):
         start = time.perf_counter()
-        shapes = run_dataset(run, dataset, overrides, args.limit)
-        report["datasets"][dataset.name] = {
+        if gap:
+            with install(run.context_gap[0], run.context_gap[1]):  # type: ignore[attr-defined]
+                shapes = run_dataset(run, dataset, overrides, args.limit)
+        else:
+            shapes = run_dataset(run, dataset, overrides, args.limit)
+        section[dataset.name] = {
             "held_out": dataset.held_out,
             "limit_conversations": args.limit_conversations,
             "limit_questions": args.limit,
