@@ -109,8 +109,12 @@ def gap_rescore(
 
 
 @contextmanager
-def install(weight: float, alone: float) -> Iterator[None]:
-    """The search pipeline's keyword channel ranked by ``gap_rescore`` while inside."""
+def install(weight: float, alone: float, keep_scores: bool = False) -> Iterator[None]:
+    """The search pipeline's keyword channel ranked by ``gap_rescore`` while inside. With
+    ``keep_scores`` the rows keep FTS5's score values, handed out in the new order (the
+    pool's best score to the new first row, and so on): fusion and the gates see the score
+    distribution they were fitted on, only the order changes; translated words are then
+    weighed as the product weighs them."""
     original_candidates = pipeline.lexical_candidates
     original_weigh = pipeline.weigh_translated
 
@@ -119,7 +123,11 @@ def install(weight: float, alone: float) -> Iterator[None]:
     ) -> list[tuple[int, float]]:
         pool = original_candidates(store, tokens, filters, FIRST_PASS_FACTOR * limit, now, **kw)
         scores = gap_rescore(store, [r for r, _ in pool], tokens, weight, alone)
-        return sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
+        ranked = sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
+        if keep_scores:
+            values = sorted((s for _, s in pool), reverse=True)
+            return [(r, values[i]) for i, (r, _) in enumerate(ranked)]
+        return ranked
 
     def weigh(
         store: Any, found: list, translated: list, tw: float, cw: float, scoped: Any = None
@@ -131,7 +139,8 @@ def install(weight: float, alone: float) -> Iterator[None]:
         return sorted(scores, key=lambda hit: (-hit[1], hit[0]))
 
     pipeline.lexical_candidates = candidates
-    pipeline.weigh_translated = weigh  # type: ignore[assignment]
+    if not keep_scores:
+        pipeline.weigh_translated = weigh  # type: ignore[assignment]
     try:
         yield
     finally:

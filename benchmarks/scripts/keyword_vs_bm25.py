@@ -25,7 +25,7 @@ import statistics
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from suite_cli import add_suite_options, chosen_datasets, progress_every, watch_fusion
 
@@ -81,8 +81,26 @@ def ask(mem: Any, bm25: PlainBM25, q: dict, overrides: dict[str, Any]) -> dict[s
     return out
 
 
+class Gap(NamedTuple):
+    """``--context-gap``: the prototype's weights and options (``remem_bench.context_gap``)."""
+
+    weight: float
+    alone: float
+    names_out: bool
+    keep_scores: bool
+
+    @classmethod
+    def parse(cls, text: str) -> Gap:
+        weight, alone, *options = text.split("/")
+        return cls(float(weight), float(alone), "names" in options, "keep-scores" in options)
+
+
 def run_dataset(
-    run: SuiteRun, dataset: Any, overrides: dict[str, Any], limit: int | None
+    run: SuiteRun,
+    dataset: Any,
+    overrides: dict[str, Any],
+    limit: int | None,
+    gap: Gap | None = None,
 ) -> dict[str, Any]:
     """Every answerable question of the dataset through every system, summed by shape."""
     from remem.engine import Memory
@@ -96,13 +114,13 @@ def run_dataset(
             ingest(mem, turns)
             rowids = mem.store.rowids_for_ids([t["id"] for t in turns])
             bm25 = PlainBM25(mem.store.lexical_tokens(rowids))
-            if run.context_gap:  # type: ignore[attr-defined]
+            if gap is not None:  # the prototype's column means and names for this store
                 names = {
                     n
                     for s in {t.get("speaker") or "" for t in turns}
                     for n in mem.tokenizer.phrase_tokens(s)
                 }
-                remember_store(mem.store, rowids, names if run.context_gap[2] else set())  # type: ignore[attr-defined]
+                remember_store(mem.store, rowids, names if gap.names_out else set())
             session_of = {t["id"]: t["session"] for t in turns}
             for q in questions[:limit] if limit else questions:
                 done += 1
@@ -185,9 +203,10 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], help="section.key=JSON value")
     ap.add_argument(
         "--context-gap",
-        help="WEIGHT/ALONE[/names]: rank the keyword channel's pool with remem_bench.context_gap "
-        "(the context counts only for the words a line lacks; 'names': the store's speaker "
-        "names left out of the context); results under 'context_gap' in --out",
+        help="WEIGHT/ALONE[/names][/keep-scores]: rank the keyword channel's pool with "
+        "remem_bench.context_gap (the context counts only for the words a line lacks; "
+        "'names': the store's speaker names left out of the context; 'keep-scores': FTS5's "
+        "score values handed out in the new order); results under 'context_gap' in --out",
     )
     ap.add_argument(
         "--probes", type=int, default=0, help="dialogue probes per store (0: none, no scoring)"
@@ -207,8 +226,7 @@ def main() -> None:
         progress=progress_every(30),
         limit_conversations=args.limit_conversations,
     )
-    gap = args.context_gap.split("/") if args.context_gap else None
-    run.context_gap = (float(gap[0]), float(gap[1]), "names" in gap[2:]) if gap else None  # type: ignore[attr-defined]
+    gap = Gap.parse(args.context_gap) if args.context_gap else None
     out = Path(args.out)
     report = json.loads(out.read_text()) if out.is_file() else {"datasets": {}}
     section = report["datasets"]
@@ -223,9 +241,9 @@ def main() -> None:
         return
     for dataset in chosen_datasets(args):
         start = time.perf_counter()
-        if gap:
-            with install(run.context_gap[0], run.context_gap[1]):  # type: ignore[attr-defined]
-                shapes = run_dataset(run, dataset, overrides, args.limit)
+        if gap is not None:
+            with install(gap.weight, gap.alone, gap.keep_scores):
+                shapes = run_dataset(run, dataset, overrides, args.limit, gap)
         else:
             shapes = run_dataset(run, dataset, overrides, args.limit)
         section[dataset.name] = {
