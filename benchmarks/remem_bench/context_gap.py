@@ -109,12 +109,15 @@ def gap_rescore(
 
 
 @contextmanager
-def install(weight: float, alone: float, keep_scores: bool = False) -> Iterator[None]:
+def install(
+    weight: float, alone: float, keep_scores: bool = False, head: int = 0
+) -> Iterator[None]:
     """The search pipeline's keyword channel ranked by ``gap_rescore`` while inside. With
     ``keep_scores`` the rows keep FTS5's score values, handed out in the new order (the
     pool's best score to the new first row, and so on): fusion and the gates see the score
     distribution they were fitted on, only the order changes; translated words are then
-    weighed as the product weighs them."""
+    weighed as the product weighs them. With ``head`` > 0 only the first ``head`` rows are
+    the gap rule's; the rest of the list stays in FTS5's order (fusion reads the whole list)."""
     original_candidates = pipeline.lexical_candidates
     original_weigh = pipeline.weigh_translated
 
@@ -124,6 +127,10 @@ def install(weight: float, alone: float, keep_scores: bool = False) -> Iterator[
         pool = original_candidates(store, tokens, filters, FIRST_PASS_FACTOR * limit, now, **kw)
         scores = gap_rescore(store, [r for r, _ in pool], tokens, weight, alone)
         ranked = sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
+        if head:
+            first = {r for r, _ in ranked[:head]}
+            ranked = ranked[:head] + [(r, 0.0) for r, _ in pool if r not in first]
+            ranked = ranked[:limit]
         if keep_scores:
             values = sorted((s for _, s in pool), reverse=True)
             return [(r, values[i]) for i, (r, _) in enumerate(ranked)]

@@ -88,11 +88,19 @@ class Gap(NamedTuple):
     alone: float
     names_out: bool
     keep_scores: bool
+    head: int
 
     @classmethod
     def parse(cls, text: str) -> Gap:
         weight, alone, *options = text.split("/")
-        return cls(float(weight), float(alone), "names" in options, "keep-scores" in options)
+        heads = [int(o[4:]) for o in options if o.startswith("head")]
+        return cls(
+            float(weight),
+            float(alone),
+            "names" in options,
+            "keep-scores" in options,
+            heads[0] if heads else 0,
+        )
 
 
 def run_dataset(
@@ -206,7 +214,8 @@ def main() -> None:
         help="WEIGHT/ALONE[/names][/keep-scores]: rank the keyword channel's pool with "
         "remem_bench.context_gap (the context counts only for the words a line lacks; "
         "'names': the store's speaker names left out of the context; 'keep-scores': FTS5's "
-        "score values handed out in the new order); results under 'context_gap' in --out",
+        "score values handed out in the new order; 'headN': only the first N rows reordered); "
+        "results under 'context_gap' in --out",
     )
     ap.add_argument(
         "--probes", type=int, default=0, help="dialogue probes per store (0: none, no scoring)"
@@ -242,7 +251,7 @@ def main() -> None:
     for dataset in chosen_datasets(args):
         start = time.perf_counter()
         if gap is not None:
-            with install(gap.weight, gap.alone, gap.keep_scores):
+            with install(gap.weight, gap.alone, gap.keep_scores, gap.head):
                 shapes = run_dataset(run, dataset, overrides, args.limit, gap)
         else:
             shapes = run_dataset(run, dataset, overrides, args.limit)
