@@ -25,7 +25,7 @@ import statistics
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from suite_cli import add_suite_options, chosen_datasets, progress_every, watch_fusion
 
@@ -34,6 +34,7 @@ from remem.config import Config
 from remem.search.chat_budget import ROLE_LABELS
 from remem.text.dialogue import speaker_labels
 from remem_bench.benchmark import Variant, apply_overrides, score_query
+from remem_bench.context_gap import install, remember_store
 from remem_bench.keyword_reference import PlainBM25, query_shapes
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
 
@@ -80,8 +81,34 @@ def ask(mem: Any, bm25: PlainBM25, q: dict, overrides: dict[str, Any]) -> dict[s
     return out
 
 
+class Gap(NamedTuple):
+    """``--context-gap``: the prototype's weights and options (``remem_bench.context_gap``)."""
+
+    weight: float
+    alone: float
+    names_out: bool
+    keep_scores: bool
+    head: int
+
+    @classmethod
+    def parse(cls, text: str) -> Gap:
+        weight, alone, *options = text.split("/")
+        heads = [int(o[4:]) for o in options if o.startswith("head")]
+        return cls(
+            float(weight),
+            float(alone),
+            "names" in options,
+            "keep-scores" in options,
+            heads[0] if heads else 0,
+        )
+
+
 def run_dataset(
-    run: SuiteRun, dataset: Any, overrides: dict[str, Any], limit: int | None
+    run: SuiteRun,
+    dataset: Any,
+    overrides: dict[str, Any],
+    limit: int | None,
+    gap: Gap | None = None,
 ) -> dict[str, Any]:
     """Every answerable question of the dataset through every system, summed by shape."""
     from remem.engine import Memory
@@ -95,6 +122,13 @@ def run_dataset(
             ingest(mem, turns)
             rowids = mem.store.rowids_for_ids([t["id"] for t in turns])
             bm25 = PlainBM25(mem.store.lexical_tokens(rowids))
+            if gap is not None:  # the prototype's column means and names for this store
+                names = {
+                    n
+                    for s in {t.get("speaker") or "" for t in turns}
+                    for n in mem.tokenizer.phrase_tokens(s)
+                }
+                remember_store(mem.store, rowids, names if gap.names_out else set())
             session_of = {t["id"]: t["session"] for t in turns}
             for q in questions[:limit] if limit else questions:
                 done += 1
@@ -176,6 +210,14 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="questions per conversation")
     ap.add_argument("--set", action="append", default=[], help="section.key=JSON value")
     ap.add_argument(
+        "--context-gap",
+        help="WEIGHT/ALONE[/names][/keep-scores]: rank the keyword channel's pool with "
+        "remem_bench.context_gap (the context counts only for the words a line lacks; "
+        "'names': the store's speaker names left out of the context; 'keep-scores': FTS5's "
+        "score values handed out in the new order; 'headN': only the first N rows reordered); "
+        "results under 'context_gap' in --out",
+    )
+    ap.add_argument(
         "--probes", type=int, default=0, help="dialogue probes per store (0: none, no scoring)"
     )
     ap.add_argument(
@@ -193,8 +235,12 @@ def main() -> None:
         progress=progress_every(30),
         limit_conversations=args.limit_conversations,
     )
+    gap = Gap.parse(args.context_gap) if args.context_gap else None
     out = Path(args.out)
     report = json.loads(out.read_text()) if out.is_file() else {"datasets": {}}
+    section = report["datasets"]
+    if gap:
+        section = report.setdefault("context_gap", {}).setdefault(args.context_gap, {})
     if args.probes:
         apply_overrides(config, overrides)
         found = dialogue_probes(run, chosen_datasets(args), args.probes, args.own_speaker)
@@ -204,8 +250,12 @@ def main() -> None:
         return
     for dataset in chosen_datasets(args):
         start = time.perf_counter()
-        shapes = run_dataset(run, dataset, overrides, args.limit)
-        report["datasets"][dataset.name] = {
+        if gap is not None:
+            with install(gap.weight, gap.alone, gap.keep_scores, gap.head):
+                shapes = run_dataset(run, dataset, overrides, args.limit, gap)
+        else:
+            shapes = run_dataset(run, dataset, overrides, args.limit)
+        section[dataset.name] = {
             "held_out": dataset.held_out,
             "limit_conversations": args.limit_conversations,
             "limit_questions": args.limit,

@@ -36,3 +36,40 @@ def test_a_long_turn_before_a_line_does_not_lower_its_own_words() -> None:
         *long_ctx, [["globex"]], [1.0], avgdl, 0.2
     )
     assert not math.isnan(scores[3]) and scores[3] == 0.0
+
+
+def test_the_context_fills_only_the_words_a_line_lacks() -> None:
+    # issue 46's gap rule: a query word the line holds counts in the line alone; one it lacks
+    # counts through the turn before at ``weight`` (``alone`` when the line holds no query word)
+    means = (2.0, 2.0)
+    both = context_column.gap_score(
+        ["ann", "globex"], ["ann", "globex"], [["globex"]], [1.0], means, 0.5, 0.2
+    )
+    own = context_column.gap_score(["ann", "globex"], [], [["globex"]], [1.0], means, 0.5, 0.2)
+    assert both == pytest.approx(own)  # the context never doubles a word the line has
+    supported = context_column.gap_score(
+        ["ann", "x"], ["globex", "y"], [["ann"], ["globex"]], [1.0, 1.0], means, 0.5, 0.2
+    )
+    sat = 1 * 2.2 / (1 + 1.2)  # one hit, lengths at the mean
+    assert supported == pytest.approx(sat + 0.5 * sat)
+    echo = context_column.gap_score(
+        ["jo", "x"], ["globex", "y"], [["globex"]], [1.0], means, 0.5, 0.2
+    )
+    assert echo == pytest.approx(0.2 * sat)  # a reply found through the line it answers
+
+
+def test_a_name_in_every_context_no_longer_hides_the_line_that_says_it() -> None:
+    # a 20-line chat of Ann (odd rows) and Jo; each row's context is the line before it, its
+    # speaker label included, so "ann" is in every row and FTS5's idf gives it nothing: Jo's
+    # reply to Ann's car line outranks every line of Ann's that holds only her name
+    own = {r: ["ann", f"a{r}"] if r % 2 else ["jo", f"j{r}"] for r in range(1, 21)}
+    own[5] = ["ann", "car", "red"]
+    rows = {r: (words, own.get(r - 1, [])) for r, words in own.items()}
+    phrases = [["ann"], ["car"]]
+    names = {"ann", "jo"}
+    fts = context_column.ranked(rows, phrases, context_column.variants(names)["context 0.2"])
+    assert fts[:2] == [5, 6]  # the reply "jo j6" second, through its context alone
+    gap = context_column.variants(names)["gap 0.5/0.2 both-column df names out"]
+    top = context_column.ranked(rows, phrases, gap)
+    assert top[0] == 5
+    assert all(r % 2 for r in top)  # Ann's lines first: the name counts where it is said

@@ -1,0 +1,155 @@
+"""A prototype of the keyword channel whose context column counts only for what it adds
+(issue 46), put in place of the channel's ranking for a benchmark run (``install``).
+
+The channel's own search (FTS5's BM25 over a record's own column and, at
+``search.context_weight``, its context column: the turn before it) finds the pool,
+``FIRST_PASS_FACTOR`` x the rows asked for; each pooled row is then scored by BM25F with a gap
+rule (``gap_score``): every query phrase its own column holds counts there (its own length over
+the own column's mean, Lucene's idf), and a phrase the own column lacks counts through the
+context at ``weight`` (``alone`` for a row whose own column holds no query phrase at all),
+its length over the context column's mean. The context fills a gap; it never doubles a word
+the line already has, and always counts below the same word in the line itself. The store's
+speaker names can be left out of the context (``names``): the context's label says who spoke
+the turn before, not what this line is about.
+
+Measured by ``benchmarks/scripts/keyword_vs_bm25.py --context-gap`` (the real channel: word
+forms, translation, time windows) and ``context_column.py`` (BM25 alone, every row scored).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import remem.search.pipeline as pipeline
+from remem.search.lexical import FIRST_PASS_FACTOR
+from remem.store.memory.lexical_index import terms
+
+K1 = 1.2
+B = 0.75
+
+# per store (by id): the speaker names left out of its context column, and its column means
+STORE_FACTS: dict[int, tuple[set[str], float, float]] = {}
+
+
+def lucene_idf(rows: int, hits: int) -> float:
+    return math.log(1 + (rows - hits + 0.5) / (hits + 0.5))
+
+
+def occurs(tokens: list[str], phrase: list[str]) -> int:
+    if len(phrase) == 1:
+        return tokens.count(phrase[0])
+    n = len(phrase)
+    return sum(1 for i in range(len(tokens) - n + 1) if tokens[i : i + n] == phrase)
+
+
+def gap_score(
+    own: list[str],
+    context: list[str],
+    phrases: Sequence[list[str]],
+    idfs: Sequence[float],
+    means: tuple[float, float],
+    weight: float,
+    alone: float,
+) -> float:
+    """BM25F of one row where the context fills only the phrases the own column lacks."""
+    own_norm = K1 * (1 - B + B * len(own) / (means[0] or 1.0))
+    ctx_norm = K1 * (1 - B + B * len(context) / (means[1] or 1.0))
+    own_tf = [occurs(own, p) for p in phrases]
+    share = weight if any(own_tf) else alone
+    score = 0.0
+    for phrase, idf, tf in zip(phrases, idfs, own_tf, strict=True):
+        if tf:
+            score += idf * tf * (K1 + 1) / (tf + own_norm)
+        elif share and context:
+            tc = occurs(context, phrase)
+            if tc:
+                score += share * idf * tc * (K1 + 1) / (tc + ctx_norm)
+    return score
+
+
+def remember_store(store: Any, rowids: Sequence[int], names: set[str]) -> None:
+    """The store's speaker names and its column means over these (all its) rows, read once
+    before its questions."""
+    with store._rescore_source() as source:
+        rows = list(source.row_terms(list(rowids)))
+    n = len(rows) or 1
+    own_mean = sum(len(o) for _, o, _ in rows) / n
+    ctx_mean = sum(len(c) for _, _, c in rows) / n
+    STORE_FACTS[id(store)] = (names, own_mean, ctx_mean)
+
+
+def gap_rescore(
+    store: Any, rowids: Sequence[int], tokens: Sequence[str], weight: float, alone: float
+) -> dict[int, float]:
+    """Each row's gap score for these tokens (rows scoring nothing left out)."""
+    names, own_mean, ctx_mean = STORE_FACTS.get(id(store), (set(), 0.0, 0.0))
+    phrases = [p for p in (terms(t) for t in dict.fromkeys(tokens) if t) if p]
+    if not phrases or not rowids:
+        return {}
+    with store._rescore_source() as source:
+        records, _ = source.totals()
+        # a speaker's name is not in any context: its rows are those saying or naming it
+        both = source.phrase_rows(phrases, True)
+        own = source.phrase_rows(phrases, False) if names else both
+        idfs = [
+            lucene_idf(records, o if len(p) == 1 and p[0] in names else b)
+            for p, o, b in zip(phrases, own, both, strict=True)
+        ]
+        found = list(source.row_terms(list(dict.fromkeys(rowids))))
+    out = {}
+    for rowid, own, context in found:
+        ctx = [t for t in context if t not in names] if names else context
+        score = gap_score(own, ctx, phrases, idfs, (own_mean, ctx_mean), weight, alone)
+        if score > 0:
+            out[rowid] = score
+    return out
+
+
+@contextmanager
+def install(
+    weight: float, alone: float, keep_scores: bool = False, head: int = 0
+) -> Iterator[None]:
+    """The search pipeline's keyword channel ranked by ``gap_rescore`` while inside. With
+    ``keep_scores`` the rows keep FTS5's score values, handed out in the new order (the
+    pool's best score to the new first row, and so on): fusion and the gates see the score
+    distribution they were fitted on, only the order changes; translated words are then
+    weighed as the product weighs them. With ``head`` > 0 only the first ``head`` rows are
+    the gap rule's; the rest of the list stays in FTS5's order (fusion reads the whole list)."""
+    original_candidates = pipeline.lexical_candidates
+    original_weigh = pipeline.weigh_translated
+
+    def candidates(
+        store: Any, tokens: Sequence[str], filters: Any, limit: int, now: Any, **kw: Any
+    ) -> list[tuple[int, float]]:
+        pool = original_candidates(store, tokens, filters, FIRST_PASS_FACTOR * limit, now, **kw)
+        scores = gap_rescore(store, [r for r, _ in pool], tokens, weight, alone)
+        ranked = sorted(scores.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
+        if head:
+            first = {r for r, _ in ranked[:head]}
+            ranked = ranked[:head] + [(r, 0.0) for r, _ in pool if r not in first]
+            ranked = ranked[:limit]
+        if keep_scores:
+            values = sorted((s for _, s in pool), reverse=True)
+            return [(r, values[i]) for i, (r, _) in enumerate(ranked)]
+        return ranked
+
+    def weigh(
+        store: Any, found: list, translated: list, tw: float, cw: float, scoped: Any = None
+    ) -> list[tuple[int, float]]:
+        if tw >= 1 or not translated or not found:
+            return found
+        share = gap_rescore(store, [r for r, _ in found], translated, weight, alone)
+        scores = [(r, s - (1 - tw) * share.get(r, 0.0)) for r, s in found]
+        return sorted(scores, key=lambda hit: (-hit[1], hit[0]))
+
+    pipeline.lexical_candidates = candidates
+    if not keep_scores:
+        pipeline.weigh_translated = weigh  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        pipeline.lexical_candidates = original_candidates
+        pipeline.weigh_translated = original_weigh
