@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 from remem.text.statements import is_hypothetical, is_question, is_quote
 
 # ---------------------------------------------------------------- questions the forms miss
-_EN_QUESTION_MORE = re.compile(
+_EN_QUESTION_MORE = lazy_compile(
     # a tag question: "I live in Porto, don't I" (not "Do I? No." — that is a mark anyway)
     r",\s*(do|does|did|am|is|are|was|were|have|has|can|will|would)(n'?t)?\s+"
     r"(i|we|you|it|he|she|they)(\s+not)?\s*[?.!]*\s*$"
@@ -32,10 +33,10 @@ _EN_QUESTION_MORE = re.compile(
     re.I,
 )
 # 来着 ("what was it again"), 哪 / 啥 after a verb ("我住哪"), 吗 / 呢 with a wh-word (statements.py)
-_ZH_QUESTION_MORE = re.compile(r"来着|提醒我|告诉我(一下)?我的")
+_ZH_QUESTION_MORE = lazy_compile(r"来着|提醒我|告诉我(一下)?我的")
 
 # ---------------------------------------------------------------- uncertainty
-_EN_UNCERTAIN = re.compile(
+_EN_UNCERTAIN = lazy_compile(
     r"\b(forgot|forget|forgotten|can'?t remember|cannot remember|don'?t remember|"
     r"can'?t recall|don'?t recall|not sure|unsure|not certain|uncertain|no idea|no clue|"
     r"(don'?t|do not|doesn'?t) know|who knows|not decided|undecided|haven'?t decided|"
@@ -49,29 +50,29 @@ _EN_UNCERTAIN = re.compile(
 )
 # 吧 at the end is a hedge ("我住在北京吧"); 不知道 / 不确定 / 记不清 / 可能 / 也许 / 好像 / 大概 /
 # 说不定 / 未定 (not "可能性" as a noun in "我研究可能性理论" — rare enough to accept).
-_ZH_UNCERTAIN = re.compile(
+_ZH_UNCERTAIN = lazy_compile(
     r"(不知道|不清楚|不确定|不一定|记不清|记不得|想不起|忘了|忘记了|可能|也许|或许|大概|好像|似乎|"
     r"说不定|估计|应该会|应该是|还没定|没定|未决定|未定|没想好|考虑|犹豫|或者)"
     r"|吧[。.!！~～]*$"
 )
 
 # ---------------------------------------------------------------- sarcasm
-_EN_SARCASM = re.compile(
+_EN_SARCASM = lazy_compile(
     r"(^|\s)/s\b|\byeah,? right\b|\bobviously\b|^(sure|oh sure|oh totally|totally|as if)\b,?"
     r"\s*(and\b|i\b|i'm\b)|\bas if\b|\byea+h+,? sure\b",
     re.I,
 )
-_ZH_SARCASM = re.compile(
+_ZH_SARCASM = lazy_compile(
     r"/s\b|呵呵|行了吧|^对对对|^是是是|^是啊.*呢|[，,]\s*(哈哈+|呵呵+)[。!！]*$"
 )
 
 # ---------------------------------------------------------------- examples and play
-_EN_EXAMPLE = re.compile(
+_EN_EXAMPLE = lazy_compile(
     r"\b(for example|for instance|e\.g\.|example(?!\.\w)|sample sentence|something like|"
     r"pretend|let'?s say|role-?play|to test it|as a test)\b|\b(say|type|write)\s+[\"“']",
     re.I,
 )
-_ZH_EXAMPLE = re.compile(r"(比如|例如|举个例子|举例|例句|示例|假装|测试一下|试试看|试一下)")
+_ZH_EXAMPLE = lazy_compile(r"(比如|例如|举个例子|举例|例句|示例|假装|测试一下|试试看|试一下)")
 
 
 def _zh(text: str) -> str:
@@ -106,16 +107,16 @@ def asserts(text: str) -> bool:
 # A hedge or a condition in one clause governs that clause, not the whole sentence: "If you
 # need me, my mobile is 07700 900 123" states the number; "我可能晚点到，我已经搬到上海了"
 # states the move. ``asserted_part`` keeps the clauses that still state something.
-_CLAUSE_CUT = re.compile(r"\s*[,，、:：]\s*")
+_CLAUSE_CUT = lazy_compile(r"\s*[,，、:：]\s*")
 # a consequent that depends on its condition: "..., I'd live in Montmartre", "..., 我就住静安"
-_EN_CONSEQUENCE = re.compile(r"\b(would|will|could|might|should|shall|then)\b|'d\b|'ll\b", re.I)
-_ZH_CONSEQUENCE = re.compile(r"[就会便将]|那么")
+_EN_CONSEQUENCE = lazy_compile(r"\b(would|will|could|might|should|shall|then)\b|'d\b|'ll\b", re.I)
+_ZH_CONSEQUENCE = lazy_compile(r"[就会便将]|那么")
 # a condition about the speaker ("If I move to Paris, ...") makes the rest a supposition; one
 # about someone else ("If you need me", "如果你需要", "if he can't get in") leaves it a fact
-_EN_SPEAKER = re.compile(r"\b(i|i'm|i've|i'd|my|we|we're|our)\b", re.I)  # not "if you need me"
-_ZH_SPEAKER = re.compile(r"我")
+_EN_SPEAKER = lazy_compile(r"\b(i|i'm|i've|i'd|my|we|we're|our)\b", re.I)  # not "if you need me"
+_ZH_SPEAKER = lazy_compile(r"我")
 # an alternative in a clause of its own: "I live in Madrid, or Lisbon", "我住北京，或者上海"
-_ALTERNATIVE = re.compile(r"^(or|either|或者|还是|或是)\b|^(或者|还是|或是)", re.I)
+_ALTERNATIVE = lazy_compile(r"^(or|either|或者|还是|或是)\b|^(或者|还是|或是)", re.I)
 # what is left of a hedge clause that says nothing else ("I think", "at least I think so")
 _EN_FILLER = frozenset(
     [
@@ -140,7 +141,7 @@ _EN_FILLER = frozenset(
         "sure",
     ]
 )
-_ZH_FILLER = re.compile(r"[吧啊呢呀哦嗯我的了也还是吗哈]")
+_ZH_FILLER = lazy_compile(r"[吧啊呢呀哦嗯我的了也还是吗哈]")
 
 
 def _hedge_only(clause: str) -> bool:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from remem.text.assertion import not_a_statement
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 
 CATEGORIES = ("preference", "fact", "decision", "entity", "other")
@@ -23,40 +24,40 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
     (
         "other",  # an explicit request to remember: its category comes from the rest
         0.9,
-        re.compile(
+        lazy_compile(
             r"\b(remember (that|this|:)|please remember|don'?t forget (that|:)|note (that|"
             r"this)|keep in mind|for (the|your) record|make a note)\b",
             re.I,
         ),
-        re.compile(r"(记住|记一下|记下来|帮我记|别忘了|不要忘了|请记得|要记得)"),
-        re.compile(r"(覚えておいて|覚えといて|忘れないで|기억해\s?줘|기억해\s?주세요|잊지\s?마)"),
+        lazy_compile(r"(记住|记一下|记下来|帮我记|别忘了|不要忘了|请记得|要记得)"),
+        lazy_compile(r"(覚えておいて|覚えといて|忘れないで|기억해\s?줘|기억해\s?주세요|잊지\s?마)"),
     ),
     (
         "decision",
         0.8,
-        re.compile(
+        lazy_compile(
             r"\b(i|we) (have )?(decided|chose|picked|settled on|agreed|will use|are going "
             r"to use|'ll use|'ll go with|will go with|switched to|plan to|am going to|are "
             r"going to)\b|\bfrom now on\b|\bgoing forward\b|\blet'?s (use|go with)\b",
             re.I,
         ),
-        re.compile(
+        lazy_compile(
             r"(我们?|咱们)(决定|选择了|选了|定了|打算|计划|准备|改用|换成|以后用|以后都用|"
             r"就用|同意)|从现在(开始|起)|以后(都)?(用|按)"
         ),
-        re.compile(r"(することにした|に決めた|にしました|로\s?했어요|기로\s?했)"),
+        lazy_compile(r"(することにした|に決めた|にしました|로\s?했어요|기로\s?했)"),
     ),
     (
         "preference",
         0.7,
-        re.compile(
+        lazy_compile(
             r"\bi (really |really don'?t |don'?t |do not |absolutely )?(like|love|prefer|"
             r"enjoy|hate|dislike|can'?t stand|adore|am into|'m into|am allergic|'m allergic|"
             r"am vegetarian|'m vegetarian|am vegan|'m vegan)\b|\bmy (favou?rite|preferred)\b|"
             r"\bi'?d rather\b|\bi'?m (allergic|vegetarian|vegan|into)\b|\b(please )?(always|never) (use|reply|answer|call me|write)\b",
             re.I,
         ),
-        re.compile(
+        lazy_compile(
             r"我(很|真的|特别|最|不|不太|超|比较|挺|还挺|蛮|更|一直)?(喜欢|爱|讨厌|不喜欢|偏好|"
             r"更喜欢|习惯|受不了|过敏|吃素|不吃|不喝)|我最(爱|喜欢)的|(请|以后)?(总是|始终|一律|"
             r"别|不要)(用|叫我|回复|回答)|我的(偏好|习惯|喜好|口味|爱好)是"
@@ -64,7 +65,7 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
             r"|我(平时|一般|通常|平常|每天|经常)(?!般)(都|会|是|用|喝|吃|在|去|穿|坐|开|听|看|"
             r"不|早上|晚上|周末|\w{1,4}(喝|吃|用|坐|去|跑|看|听|穿|做))"
         ),
-        re.compile(
+        lazy_compile(
             r"(私|僕|俺)(は|って).{1,20}(が|も)(好き|大好き|嫌い|大嫌い|苦手)|"
             r"(私|僕|俺)の(好きな|趣味|好み)|(제|내)\s?(취향|취미)은|"
             r"(저|나)는\s?.{1,20}(을|를)\s?(좋아|싫어)"
@@ -73,18 +74,18 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
     (
         "entity",
         0.6,
-        re.compile(
+        lazy_compile(
             r"(?i:\bmy (wife|husband|partner|son|daughter|kid|child|mother|mom|mum|father|dad|"
             r"brother|sister|boss|manager|colleague|friend|dog|cat|pet|team|company|"
             r"doctor)('s name)? (is|was|'s) \w)|\b[A-Z][a-z]+ is my (wife|husband|partner|"
             r"son|daughter|boss|manager|colleague|friend|dog|cat|brother|sister)\b"
         ),
-        re.compile(
+        lazy_compile(
             r"我(的)?(老婆|老公|妻子|丈夫|对象|儿子|女儿|孩子|妈妈|爸爸|母亲|父亲|哥哥|"
             r"姐姐|弟弟|妹妹|老板|领导|经理|同事|朋友|狗|猫|宠物|医生)(叫|是|名叫)|"
             r"是我(的)?(老婆|老公|同事|朋友|老板|领导|儿子|女儿)"
         ),
-        re.compile(
+        lazy_compile(
             r"(私|僕|俺)の(妻|夫|息子|娘|母|父|兄|姉|弟|妹|上司|犬|猫)(は|の名前は)|"
             r"제\s?(아내|남편|아들|딸|엄마|아빠|상사|강아지|고양이)\s?(이름은|는|은)"
         ),
@@ -92,7 +93,7 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
     (
         "fact",
         0.7,
-        re.compile(
+        lazy_compile(
             r"\b(i|we) (live|lived|moved|work|worked|study|studied|was born|grew up|am "
             r"from|'m from|just moved|recently moved|have|own|bought|got|started|joined|"
             r"graduated|am a|'m a|am an|'m an|am married|'m married|speak)\b|\bmy name is\b|"
@@ -100,12 +101,12 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
             r"email|phone|job|role|title|age) is\b",
             re.I,
         ),
-        re.compile(
+        lazy_compile(
             r"我(住在|住|搬到|搬去|搬家|在.{1,20}(工作|上班|上学|读书)|是(一名|一个|个)?|"
             r"叫|名字是|今年|生日|老家|来自|出生|毕业|入职|加入了|买了|有(一|两|三|个)|"
             r"养了|会说|学过|结婚)"
         ),
-        re.compile(
+        lazy_compile(
             r"(私|僕|俺)(は|の).{0,20}(に住んで|に引っ越し|で働いて|出身|の名前は)|"
             r"(저|나)는\s?.{0,20}(에\s?살아|에서\s?일해|출신|(으)?로\s?이사)"
         ),
@@ -116,7 +117,7 @@ _RULES: list[tuple[str, float, re.Pattern, re.Pattern, re.Pattern]] = [
 # names: "I'm based in Shanghai", "I now work at Globex", "Sam is my boyfriend", "Moved to Cork
 # last weekend!", "我在复旦读研", "林琳是我女朋友", "奶奶出院回家了". Only asked after the
 # assertion judge has ruled out questions, hedges, hypotheticals, quotes, sarcasm and examples.
-_PLAIN_EN = re.compile(
+_PLAIN_EN = lazy_compile(
     r"^(ok(ay)?,? |so,? |fyi,? |btw,? )*("
     # first person with a verb of state or change (not "I think", "I feel", "I see")
     r"(i|we)('m|'re|'ve|'d| am| are| have| had| now| just| recently| finally| no longer|"
@@ -134,8 +135,8 @@ _PLAIN_EN = re.compile(
     re.I,
 )
 # "I feel tired", "I think so", "I see": first person without a fact.
-_PLAIN_EN_NOT = re.compile(r"^(i|we) (feel|felt|see|mean|know|agree|understand|hope)\b", re.I)
-_PLAIN_ZH = re.compile(
+_PLAIN_EN_NOT = lazy_compile(r"^(i|we) (feel|felt|see|mean|know|agree|understand|hope)\b", re.I)
+_PLAIN_ZH = lazy_compile(
     r"^(刚|刚刚|已经|现在)?(我|我家|我的|我们)"
     r"|^[\u4e00-\u9fff]{1,4}(是我|的)(女朋友|男朋友|老婆|老公|妻子|丈夫|婚礼|猫|狗|车)"
     r"|^[\u4e00-\u9fff]{2,4}(现在|已经|刚|上个月|去年)?(住在|住|搬到|搬去|在|升任|升|辞职|"
@@ -143,7 +144,7 @@ _PLAIN_ZH = re.compile(
     r"|^(刚|刚刚)?在.{1,12}(租|买|办|找)了"
     r"|(卖了|搬了|辞职了|分手了|不用了|毕业了|退休了)[。!！]*$"
 )
-_PLAIN_ZH_NOT = re.compile(r"^我(觉得|想|认为|感觉|看|希望|猜|们走)")
+_PLAIN_ZH_NOT = lazy_compile(r"^我(觉得|想|认为|感觉|看|希望|猜|们走)")
 
 
 def plain_statement(text: str) -> bool:
@@ -155,7 +156,7 @@ def plain_statement(text: str) -> bool:
     return bool(_PLAIN_ZH.search(zh) and not _PLAIN_ZH_NOT.search(zh) and len(zh) >= 5)
 
 
-_MEMORY_INSTRUCTION_EN = re.compile(
+_MEMORY_INSTRUCTION_EN = lazy_compile(
     r"\b(forget (that|this|it|what i said|everything|about)|delete (that|this|the|my|your|all)"
     r"[^.?!]{0,30}\b(memory|memories|note|notes)|(clear|wipe|erase|reset|purge|clean up) (your |"
     r"my |the |all )*(memory|memories|notes)|don'?t remember (that|this)|stop remembering|"
@@ -165,31 +166,31 @@ _MEMORY_INSTRUCTION_EN = re.compile(
     r"(don'?t|do not) (want|need) you to (remember|save|store|keep|note))\b",
     re.I,
 )
-_MEMORY_INSTRUCTION_ZH = re.compile(
+_MEMORY_INSTRUCTION_ZH = lazy_compile(
     r"(忘(掉|记掉|了)(这|那|它|吧|我说的)|删(除|掉)?(这条|那条|我的|你的|所有)?(的)?记忆|清(理|空|除)"
     r"(一下)?(你的|我的|所有)?(的)?记忆|别记(住)?(这|那|了)|不要记(住)?(这|那)|从记忆(里|中)删|"
     r"不用记|别(保存|存)(这|那)|不要(保存|存)(这|那))"
 )
-_MEMORY_INSTRUCTION_JA_KO = re.compile(
+_MEMORY_INSTRUCTION_JA_KO = lazy_compile(
     r"(忘れて(ください|くれ)?|覚えないで|記憶を(消して|削除)|잊어\s?(줘|주세요|버려)|"
     r"기억하지\s?마|기억을\s?(지워|삭제))"
 )
-_FRUSTRATION = re.compile(
+_FRUSTRATION = lazy_compile(
     r"\b(you (always|keep|never)|why (do|did|can'?t|don'?t) you|you (forgot|forget|don'?t "
     r"remember)|useless|stupid|annoying|what the (hell|heck)|wtf)\b",
     re.I,
 )
-_FRUSTRATION_ZH = re.compile(
+_FRUSTRATION_ZH = lazy_compile(
     r"(你怎么(又|老是|总是)|你(又|总是|老是)(忘|错)|烦死了|气死|没用|废物)"
 )
 
 # "remember", "last time", "之前", "上次", "记得": a short query with a cue still recalls.
-_CUE = re.compile(
+_CUE = lazy_compile(
     r"\b(remember|recall|last time|previously|before|earlier|again|you said|i (said|told you|"
     r"mentioned))\b",
     re.I,
 )
-_CUE_ZH = re.compile(r"(之前|以前|上次|上回|记得|记不记得|说过|提过|忘了)")
+_CUE_ZH = lazy_compile(r"(之前|以前|上次|上回|记得|记不记得|说过|提过|忘了)")
 
 
 @dataclass(frozen=True)
@@ -246,42 +247,45 @@ def has_memory_cue(text: str) -> bool:
 _SUBJECTS: list[tuple[str, re.Pattern]] = [
     (
         "location",
-        re.compile(
+        lazy_compile(
             r"\b(i|we)( now)? (live|am living|'m living|relocated|am based|'m based)\b|"
             r"\b(i|we)('ve| have)? (just |recently |finally |now )?moved (back )?(to|into|abroad|"
             r"house|home|out|away|here|there|in with|over to)\b",
             re.I,
         ),
     ),
-    ("location", re.compile(r"我(现在|目前|已经)?(住在|住(?![院手口了过])|搬到|搬去|搬家到|定居)")),
-    ("location", re.compile(r"(に住んで|に引っ越し|에\s?살아|(으)?로\s?이사)")),
+    (
+        "location",
+        lazy_compile(r"我(现在|目前|已经)?(住在|住(?![院手口了过])|搬到|搬去|搬家到|定居)"),
+    ),
+    ("location", lazy_compile(r"(に住んで|に引っ越し|에\s?살아|(으)?로\s?이사)")),
     (
         "employer",
-        re.compile(
+        lazy_compile(
             r"\b(i|we) (now )?(work|am working|'m working) (at|for)\b|\bi (just |recently )?"
             r"(joined|started at|switched jobs to|moved to a job at) (?-i:[A-Z])|\bmy "
             r"(employer|company) is\b",
             re.I,
         ),
     ),
-    ("employer", re.compile(r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到)")),
-    ("employer", re.compile(r"(で働いて|에서\s?일해)")),
-    ("name", re.compile(r"\b(my name is|i go by)\b|\bcall me (?-i:[A-Z])", re.I)),
-    ("name", re.compile(r"^(请)?叫我|我叫(?![了过他她你它车醒])|我的名字是")),
-    ("age", re.compile(r"\bi am \d+\b|\bi'?m \d+ (years|yrs)\b", re.I)),
-    ("age", re.compile(r"我今年\d+岁")),
+    ("employer", lazy_compile(r"我(现在|目前)?(在.{1,20}(工作|上班)|入职|跳槽到)")),
+    ("employer", lazy_compile(r"(で働いて|에서\s?일해)")),
+    ("name", lazy_compile(r"\b(my name is|i go by)\b|\bcall me (?-i:[A-Z])", re.I)),
+    ("name", lazy_compile(r"^(请)?叫我|我叫(?![了过他她你它车醒])|我的名字是")),
+    ("age", lazy_compile(r"\bi am \d+\b|\bi'?m \d+ (years|yrs)\b", re.I)),
+    ("age", lazy_compile(r"我今年\d+岁")),
     (
         "diet",
-        re.compile(
+        lazy_compile(
             r"\bi('?m| am) (now )?(vegetarian|vegan|pescatarian|on a diet)\b|\bi "
             r"(stopped|started) eating\b",
             re.I,
         ),
     ),
-    ("diet", re.compile(r"我(现在|开始)?(吃素|不吃肉|戒了)")),
+    ("diet", lazy_compile(r"我(现在|开始)?(吃素|不吃肉|戒了)")),
 ]
-_FAVOURITE = re.compile(r"\bmy (favou?rite|preferred) ([a-z]+( [a-z]+)?) (is|are)\b", re.I)
-_FAVOURITE_ZH = re.compile(r"我最(喜欢|爱)的(.{1,6}?)是")
+_FAVOURITE = lazy_compile(r"\bmy (favou?rite|preferred) ([a-z]+( [a-z]+)?) (is|are)\b", re.I)
+_FAVOURITE_ZH = lazy_compile(r"我最(喜欢|爱)的(.{1,6}?)是")
 
 
 def subject_key(text: str) -> str | None:
