@@ -164,3 +164,11 @@ def test_a_command_that_reads_text_still_compiles_the_rules(small_db):
     """Laziness only moves the compiling: adding a memory reads its facts with the rules."""
     _rules, compiled, _ = rule_patterns_compiled_by(["--db", small_db, "add", "I work at Acme"])
     assert compiled > 0  # a memory's facts are read with the rules: they were compiled
+
+
+def test_stats_loads_no_blas_thread_control(small_db):
+    """threadpoolctl (~30 ms to import) limits BLAS threads around a search's matrix product
+    and a bulk embedding; a command doing neither leaves it unloaded."""
+    loaded = modules_loaded_by(["--db", small_db, "stats"])
+    assert "remem.engine" in loaded  # the command did open the store
+    assert heavy_in(loaded, ("threadpoolctl", "httpx", "faiss")) == []
