@@ -46,6 +46,14 @@ from remem_bench.benchmark import (
     score_query,
     turn_fields,
 )
+from remem_bench.store_cache import (
+    Note,
+    building_path,
+    derive_facts,
+    discard,
+    entry_lock,
+    publish,
+)
 
 UNANSWERABLE_CATEGORIES = frozenset({"unanswerable", "abstention"})
 NO_ANSWER_TARGETS = {"locomo": ("both", "locomo"), "zh_groupchat": ("both", "zh_groupchat")}
@@ -199,8 +207,6 @@ class SuiteRun:
     def run(self, dataset: SuiteDataset, probes: list[dict[str, Any]]) -> None:
         """Every conversation of the dataset: ingest (or reuse), ask its questions, then
         the no-answer probes aimed at it."""
-        from remem.engine import Memory
-
         if dataset.hosts:
             self.run_hosted(dataset)
             return
@@ -211,15 +217,14 @@ class SuiteRun:
             self.progress(dataset.name, 0, total)  # the ingest ahead may take minutes
         for ci, (_conv, turns, questions) in enumerate(convs):
             db = self.db_path(dataset, ci)  # loads the embedder first: the cache is keyed by it
-            with Memory(db, self.config, embedder=self.embedder) as mem:
+            build_missing(db, turns, self.open_store, self.noting(dataset, ci))
+            with self.open_store(db) as mem:
                 ingest(mem, turns, self.noting(dataset, ci))
                 done = self.ask_all(mem, dataset.name, turns, questions, probes, (done, total))
 
     def run_hosted(self, dataset: SuiteDataset) -> None:
         """A set asked of its hosts' stores: each question of the one conversation it is
         about, in that conversation's cached store (built as the host's run builds it)."""
-        from remem.engine import Memory
-
         rows = hosted_conversations(dataset, self.limit_conversations)
         self.scores.setdefault(dataset.name, {v.name: VariantScores() for v in self.variants})
         total, done = sum(len(asked) for *_, asked in rows), 0
@@ -227,9 +232,16 @@ class SuiteRun:
             self.progress(dataset.name, 0, total)
         for host, ci, turns, asked in rows:
             db = self.db_path(host, ci)
-            with Memory(db, self.config, embedder=self.embedder) as mem:
+            build_missing(db, turns, self.open_store, self.noting(host, ci))
+            with self.open_store(db) as mem:
                 ingest(mem, turns, self.noting(host, ci))
                 done = self.ask_all(mem, dataset.name, turns, asked, [], (done, total))
+
+    def open_store(self, db: Path) -> Any:
+        """A ``Memory`` on ``db`` with this run's config and embedder."""
+        from remem.engine import Memory
+
+        return Memory(db, self.config, embedder=self.embedder)
 
     def noting(self, dataset: SuiteDataset, ci: int) -> Note | None:
         """``note``, each line naming the store (the dataset and conversation) it is about."""
@@ -309,17 +321,21 @@ class SuiteRun:
                 scores.add_answerable(row, q.get("category", "all"))
 
 
-Note = Callable[[str], None]  # says what a store's build is doing (minutes under load)
-
-
 def ingest(mem: Any, turns: list[dict], note: Note | None = None) -> None:
     """A conversation's turns into its store, unless a complete cached copy is there.
 
-    The store's facts are those today's extractor derives, as in a user's store: a cached
-    store built before the fact layer, or by other rules, has its facts rebuilt
-    (``Memory.rebuild_facts``, what ``remem facts rebuild`` runs) and the rules' digest is
-    written beside its file (``<db>.facts``), so a later run skips the rebuild. ``note`` is
-    told each slow step taken (writing and embedding, latent terms, facts)."""
+    The store's facts are those today's extractor derives, as in a user's store (see
+    ``store_cache.derive_facts``). ``note`` is told each slow step taken (writing and
+    embedding, latent terms, facts). A cached store is checked and topped up under its lock
+    (``store_cache.entry_lock``): a process sharing the cache waits, then finds it whole."""
+    if mem.path is None:  # an in-memory store: nobody else can see it
+        _fill(mem, turns, note)
+        return
+    with entry_lock(mem.path):
+        _fill(mem, turns, note)
+
+
+def _fill(mem: Any, turns: list[dict], note: Note | None) -> None:
     say = note or (lambda _text: None)
     if mem.count() != len(turns):  # else cached from an earlier run
         say(f"building the store: writing and embedding {len(turns)} turns")
@@ -333,31 +349,25 @@ def ingest(mem: Any, turns: list[dict], note: Note | None = None) -> None:
         derive_facts(mem, mem.path, say)
 
 
-def facts_digest() -> str:
-    """A digest of the code facts are derived by (``remem.facts`` and the statement test in
-    ``remem.text``): a change to a rule changes it, so cached stores' facts are derived again."""
-    import remem.facts
-    import remem.text
-
-    digest = hashlib.sha256()
-    for package in (remem.facts, remem.text):
-        for path in sorted(Path(next(iter(package.__path__))).glob("*.py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def derive_facts(mem: Any, db: Path, note: Note | None = None) -> None:
-    """The store's facts derived by today's rules (see ``ingest``), unless its stamp says so.
-    A change to any file of ``remem.facts`` or ``remem.text`` derives every cached store's
-    facts again (a LoCoMo conversation: about 5 s on a loaded machine)."""
-    stamp = db.with_name(db.name + ".facts")
-    digest = facts_digest()
-    if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
-        return
-    if note is not None:
-        note("deriving its facts again (the fact rules changed since it was cached)")
-    mem.rebuild_facts()
-    stamp.write_text(digest + "\n", encoding="utf-8")
+def build_missing(
+    db: Path, turns: list[dict], open_store: Callable[[Path], Any], note: Note | None = None
+) -> None:
+    """A missing cached store built: under a temporary name, renamed to ``db`` once complete,
+    so no process opens it half-written (one that wants it meanwhile waits on its lock). A
+    store already there is left to ``ingest`` to check. ``open_store`` opens a ``Memory``."""
+    with entry_lock(db):
+        if db.exists():
+            return
+        for stale in db.parent.glob(f".{db.name}.*.building"):  # from runs cut off
+            discard(stale)
+        built = building_path(db)
+        try:
+            with open_store(built) as mem:
+                _fill(mem, turns, note)
+            publish(built, db)
+        except BaseException:
+            discard(built)
+            raise
 
 
 def suite_candidates(shared_dir: Path, data_dir: Path, *, quick: bool) -> list[SuiteDataset]:

@@ -90,3 +90,85 @@ def test_a_small_search_loads_no_client_or_index_builder(tmp_path):
     loaded = modules_loaded_by(["--db", str(db), "search", "where do I live"])
     assert "remem.engine" in loaded  # it did search
     assert heavy_in(loaded, ("httpx", "faiss", "filelock")) == []
+
+
+# Every re.compile the command makes is recorded before remem is imported; the fact rules'
+# patterns (a few hundred, ~1.3 s of compiling on an idle machine) must not be among them
+# for a command that reads no text.
+COMPILES_PROBE = """
+import json, re, sys
+compiled = set()
+by_remem = []  # the patterns remem's own modules compiled
+_compile = re.compile
+def recording(pattern, flags=0):
+    compiled.add(pattern)
+    if sys._getframe(1).f_globals.get("__name__", "").startswith("remem."):
+        by_remem.append(pattern)
+    return _compile(pattern, flags)
+re.compile = recording
+sys.argv = ["remem", *json.loads(sys.argv[1])]
+import remem.cli
+try:
+    remem.cli.main()
+except SystemExit:
+    pass
+re.compile = _compile
+from remem.facts import rules_en, rules_homes, rules_owned, rules_things, rules_zh
+tables = (rules_en.RULES, rules_homes.RULES_EN, rules_owned.RULES_EN, rules_owned.RULES_ZH,
+          rules_things.RULES_EN, rules_things.RULES_ZH, rules_zh.RULES)
+sources = {getattr(r, "source", None) or r.pattern.pattern for t in tables for r in t}
+print(json.dumps([len(sources), len(sources & compiled), len(by_remem)]), file=sys.stderr)
+"""
+
+
+def rule_patterns_compiled_by(args: list[str]) -> tuple[int, int, int]:
+    """(how many fact-rule patterns there are, how many of them ``remem <args>`` compiled,
+    how many patterns remem's modules compiled in all)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", COMPILES_PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    rules, compiled, in_all = json.loads(proc.stderr.strip().splitlines()[-1])
+    return rules, compiled, in_all
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory) -> str:
+    db = tmp_path_factory.mktemp("startup") / "small.db"
+    subprocess.run(
+        [sys.executable, "-m", "remem.cli", "--db", str(db), "add", "I moved to Lisbon"],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return str(db)
+
+
+@pytest.mark.parametrize(
+    "args", [["stats"], ["list"], ["export"], ["config", "show"], ["doctor"], ["mcp", "--help"]]
+)
+def test_a_command_that_reads_no_text_compiles_no_fact_rule(small_db, args):
+    """The rule tables are compiled when first matched (``remem.facts.rule.Rule.pattern``),
+    not when the engine imports them: `remem stats` used to spend ~1.3 of its 2.6 s there.
+    The other pattern tables (``remem.text.lazy_re``) too: remem compiled ~570 patterns for
+    `remem stats`, now a few dozen at most (those built inside functions run at import)."""
+    rules, compiled, in_all = rule_patterns_compiled_by(["--db", small_db, *args])
+    assert rules > 100  # the probe found the tables
+    assert compiled == 0, f"`remem {' '.join(args)}` compiled {compiled} of {rules} fact rules"
+    assert in_all <= 40, f"`remem {' '.join(args)}` compiled {in_all} patterns"
+
+
+def test_a_command_that_reads_text_still_compiles_the_rules(small_db):
+    """Laziness only moves the compiling: adding a memory reads its facts with the rules."""
+    _rules, compiled, _ = rule_patterns_compiled_by(["--db", small_db, "add", "I work at Acme"])
+    assert compiled > 0  # a memory's facts are read with the rules: they were compiled
+
+
+def test_stats_loads_no_blas_thread_control(small_db):
+    """threadpoolctl (~30 ms to import) limits BLAS threads around a search's matrix product
+    and a bulk embedding; a command doing neither leaves it unloaded."""
+    loaded = modules_loaded_by(["--db", small_db, "stats"])
+    assert "remem.engine" in loaded  # the command did open the store
+    assert heavy_in(loaded, ("threadpoolctl", "httpx", "faiss")) == []

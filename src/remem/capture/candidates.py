@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from remem.config import CaptureConfig
 from remem.text.assertion import not_a_statement
 from remem.text.clean import strip_wrappers
+from remem.text.lazy_re import lazy_compile
 from remem.text.noise import is_noise
 from remem.text.secrets import contains_secret
 from remem.text.statements import is_question
@@ -24,7 +25,7 @@ from remem.text.triggers import (
 )
 
 # Sentence ends: English punctuation followed by a space, CJK punctuation, line breaks.
-_SPLIT = re.compile(
+_SPLIT = lazy_compile(
     r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[!?])\s*(?=[a-z\u3400-\u9fff])|"
     r"(?<=[。！？；])|\n+|"
     # a trailing "…，你呢？" / ", and you?" is a question of its own: "我最喜欢芒果，你呢？"
@@ -32,8 +33,8 @@ _SPLIT = re.compile(
 )
 # "… last month. any tips …": a period before a lower-case word ends a sentence too, unless it
 # closes an abbreviation ("e.g. mangoes", "Dr. who") or sits inside a number or a name ("3.5").
-_LOWER_START = re.compile(r"(?<=\.)\s+(?=[a-z])")
-_ABBREVIATION = re.compile(
+_LOWER_START = lazy_compile(r"(?<=\.)\s+(?=[a-z])")
+_ABBREVIATION = lazy_compile(
     r"(\b[a-z]|\be\.g|\bi\.e|\betc|\bvs|\bmr|\bmrs|\bms|\bdr|\bst|\bno|"
     r"\bapprox|\bca|\bcf|\bjr|\bsr)\.$",
     re.I,
@@ -53,20 +54,20 @@ class _Opener:
 
 
 _LEAD = _Opener(
-    re.compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I),
-    re.compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*"),
+    lazy_compile(r"^(and|also|oh|btw|by the way|so|but|well|ok|okay|and also)[,\s]+", re.I),
+    lazy_compile(r"^(还有|另外|对了|顺便说一下|而且|然后)[，,\s]*"),
 )
 # "Please remember that ..." / "记住：..." : the request is not part of the memory.
 _REMEMBER = _Opener(
-    re.compile(
+    lazy_compile(
         r"^((can|could|would|will) you )?(please |pls )?(remember|note|don'?t forget|"
         r"keep in mind)( that| this)?\s*[:,]?\s*",
         re.I,
     ),
-    re.compile(r"^(请|帮我)?(记住|记一下|记下来|别忘了|不要忘了|请记得|要记得)[：:，,\s]*"),
+    lazy_compile(r"^(请|帮我)?(记住|记一下|记下来|别忘了|不要忘了|请记得|要记得)[：:，,\s]*"),
 )
 # "Could you remember that I'm vegan?": the request's question mark is not the memory's
-_REQUEST = re.compile(r"^(can|could|would|will) you ", re.I)
+_REQUEST = lazy_compile(r"^(can|could|would|will) you ", re.I)
 
 
 @dataclass

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from remem.embed.base import Embedder
 
@@ -62,6 +61,8 @@ class SideBySide:
         # BLAS's thread count is one setting for the whole process: held at one here, each
         # handle's own limit of one (set and restored around its calls) cannot hand another
         # handle's call in flight the default back
+        from threadpoolctl import threadpool_limits  # only a bulk call needs it
+
         with threadpool_limits(1, user_api="blas"):
             done = [
                 self._pool.submit(model.embed_passages, part)

@@ -36,6 +36,7 @@ from remem.facts.cities_zh import CITIES
 from remem.facts.model import Statement
 from remem.facts.question import asked_attributes
 from remem.text.assertion import is_question, not_a_statement
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 from remem.types import Fact, Record
 
@@ -44,35 +45,35 @@ CONFIDENCE = 0.75
 ANSWERED = ("lives_in", "located_in", "works_at", "studies_at", "contact")
 # an elliptical answer's opener: "Mine is @nora_k", "It's 07700 900 123", "Still in Leeds",
 # "是 @nora_k", "还在成都"; the value follows it
-_ELLIPSIS = re.compile(
+_ELLIPSIS = lazy_compile(
     r"^(?:(?:mine|it|that|my\s+\w+)(?:'s|’s|\s+is)|still(?:\s+(?:in|at))?|now(?:\s+(?:in|at))?)\s+"
     r"|^(?:我的)?是\s*|^还在\s*|^還在\s*",
     re.I,
 )
 # what asks for a value without a question mark: "handles please", "发一下微信号"
-_REQUEST = re.compile(
+_REQUEST = lazy_compile(
     r"\b(?:please|pls|plz)\s*[.!]*$|^(?:send|drop|share|post|give)\s+(?:me\s+|us\s+)?(?:your|yr)\b"
     r"|^(?:请)?(?:发|报|留)(?:一下|个)?|(?:发|报|留)一下",
     re.I,
 )
 # a contact value, by shape: a number, an @handle, an address, a handle word
-_CONTACT_VALUE = re.compile(
+_CONTACT_VALUE = lazy_compile(
     r"^(?:\+?\d[\d -]{6,}\d|@[\w.]+\w|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?=[\w.-]*[\d_.])[A-Za-z][\w.-]{2,30})$"
 )
 # an app's name says which handle is asked for, not whose ("What's your Instagram?")
-_APP_NAMES = re.compile(
+_APP_NAMES = lazy_compile(
     r"\b(?:telegram|wechat|instagram|twitter|whatsapp|signal|discord|"
     r"linkedin|github|skype|slack|line|snapchat|tiktok|facebook)\b",
     re.I,
 )
-_WHERE = re.compile(r"\bwhere\b|哪里|哪儿|哪边|哪个区|哪一区|什么地方", re.I)
-_SOMEONE_ELSE_EN = re.compile(r"\b(?:he|she|his|her|they|their|i|my|we|our|him|them)\b", re.I)
-_SOMEONE_ELSE_ZH = re.compile(r"[他她我]")
-_TO_YOU = re.compile(r"\byou\b|^\s*where\s+(?:in|at|about|exactly)\b|你|您", re.I)
-_NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+\b")  # a name after the first word: "Where is Tom?"
-_PLACE_NAMED = re.compile(r"\b(?:in|at|near|around|from)\s+(?:[A-Z][\w'’-]*\s*)+")
-_FIRST_CLAUSE = re.compile(r"[,，.。!！;；:：、]")
-_EN_VALUE = re.compile(r"^(?:[A-Z][\w'’&.-]*)(?:\s+[A-Z][\w'’&.-]*){0,3}$")
+_WHERE = lazy_compile(r"\bwhere\b|哪里|哪儿|哪边|哪个区|哪一区|什么地方", re.I)
+_SOMEONE_ELSE_EN = lazy_compile(r"\b(?:he|she|his|her|they|their|i|my|we|our|him|them)\b", re.I)
+_SOMEONE_ELSE_ZH = lazy_compile(r"[他她我]")
+_TO_YOU = lazy_compile(r"\byou\b|^\s*where\s+(?:in|at|about|exactly)\b|你|您", re.I)
+_NAMED = lazy_compile(r"(?<!^)\b[A-Z][a-z]+\b")  # a name after the first word: "Where is Tom?"
+_PLACE_NAMED = lazy_compile(r"\b(?:in|at|near|around|from)\s+(?:[A-Z][\w'’-]*\s*)+")
+_FIRST_CLAUSE = lazy_compile(r"[,，.。!！;；:：、]")
+_EN_VALUE = lazy_compile(r"^(?:[A-Z][\w'’&.-]*)(?:\s+[A-Z][\w'’&.-]*){0,3}$")
 _EN_REPLY_WORDS = frozenset(
     [
         "yes",
@@ -115,14 +116,14 @@ _EN_REPLY_WORDS = frozenset(
     ]
 )
 # a value, not a clause: it does not open with a verb or preposition ("在飞书知识库里")
-_ZH_VALUE = re.compile(r"^(?![在从到去我你他她是就还也都])[\u4e00-\u9fffA-Za-z]{2,8}$")
+_ZH_VALUE = lazy_compile(r"^(?![在从到去我你他她是就还也都])[\u4e00-\u9fffA-Za-z]{2,8}$")
 _ZH_ENDINGS = {
-    "lives_in": re.compile(r"(?:区|市|县|镇|乡|村|省|州|路|街|道|岛|湾|城|坊|苑|园|港|新村)$"),
-    "works_at": re.compile(
+    "lives_in": lazy_compile(r"(?:区|市|县|镇|乡|村|省|州|路|街|道|岛|湾|城|坊|苑|园|港|新村)$"),
+    "works_at": lazy_compile(
         r"(?:公司|科技|网络|集团|银行|医院|工作室|事务所|研究所|研究院|中心|学校|大学|"
         r"传媒|设计|咨询|资本|证券|律所|酒店|餐厅|书店|超市|工厂)$"
     ),
-    "studies_at": re.compile(r"(?:大学|学院|中学|小学|学校|研究生院)$"),
+    "studies_at": lazy_compile(r"(?:大学|学院|中学|小学|学校|研究生院)$"),
 }
 _ZH_ENDINGS["located_in"] = _ZH_ENDINGS["lives_in"]
 

@@ -51,6 +51,7 @@ from remem.facts.rule import Rule
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
 from remem.facts.when import moment_of
 from remem.text.assertion import asserted_part, not_a_statement
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 from remem.types import Record
 
@@ -66,16 +67,16 @@ class ExtractionContext:
     antecedent: tuple[str, str] | None = None
 
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；!?…])|\n+")
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_PLACE_SUFFIX = re.compile(r"(?:那边|這邊|这边|附近|一带|那兒|那儿|這裡|这里|那裡|那里)$")
-_ENGLISH = re.compile(r"\b(?:I|I'm|my|we|We|My)\s+[a-z]{2,}")
+_SENTENCE = lazy_compile(r"(?<=[.!?;])\s+|(?<=[。！？；!?…])|\n+")
+_HAN = lazy_compile(r"[\u4e00-\u9fff]")
+_PLACE_SUFFIX = lazy_compile(r"(?:那边|這邊|这边|附近|一带|那兒|那儿|這裡|这里|那裡|那里)$")
+_ENGLISH = lazy_compile(r"\b(?:I|I'm|my|we|We|My)\s+[a-z]{2,}")
 _WHOLE_ONLY = ("sarcasm", "an example")
 _PRONOUNS = {"he", "she", "他", "她"}
 _NOBODY = "\x00nobody"  # the speaker of a record that names none (its "I" is nobody's)
 _SPEAKER_WORDS = {"", "i", "we", "my", "our", "me", "我", "我们", "我的"}
-_DATE_SUFFIX = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
-_DEMONSTRATIVE = re.compile(
+_DATE_SUFFIX = lazy_compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
+_DEMONSTRATIVE = lazy_compile(
     r"^(?:那家公司|那家|那里|那儿|这家公司|那个公司|there|that place)$", re.I
 )
 
@@ -100,7 +101,7 @@ def _said_by_assistant(record: Record) -> bool:
 # longer is skipped, and only the first MAX_SENTENCES sentences of a record are read.
 MAX_SENTENCE = 300
 MAX_SENTENCES = 64
-_CLAUSE = re.compile(r"(?<=[,，、])\s*")
+_CLAUSE = lazy_compile(r"(?<=[,，、])\s*")
 
 
 def sentences(text: str) -> list[str]:
@@ -190,10 +191,10 @@ def _when(sentence: str, said_at: float, plan: bool) -> float | None:
     return moment_of(sentence, said_at, plan=plan)
 
 
-_CLAUSE_END = re.compile(r"[,，;；:：]")
+_CLAUSE_END = lazy_compile(r"[,，;；:：]")
 
 
-_MOVE_THEN = re.compile(r"^[^,，;；]{0,12}?(?:搬过去|搬過去|搬过来|move there|moving there)")
+_MOVE_THEN = lazy_compile(r"^[^,，;；]{0,12}?(?:搬过去|搬過去|搬过来|move there|moving there)")
 
 
 def _clause(sentence: str, at: int, plan: bool = False) -> str:

@@ -9,6 +9,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from remem.text.lazy_re import lazy_compile
+
 Polarity = Literal["assert", "negate"]
 
 
@@ -100,12 +102,12 @@ def name_subject(name: str) -> str:
     return f"name:{unicodedata.normalize('NFKC', name).casefold().strip()}"
 
 
-_THING_NOISE = re.compile(
+_THING_NOISE = lazy_compile(
     r"^(?:the|a|an|my|our|your|their|his|her|this|that|new|old|home|家里的?|我们的?|我家的?|"
     r"咱们的?|群里的?|公司的?|新的?|这个|那个|另外|对了|通知|顺便|还有|然后|所以|其实)\s*",
     re.IGNORECASE,
 )
-_THING_TAIL = re.compile(r"(?:'s|的|这块|这边|那边)$")
+_THING_TAIL = lazy_compile(r"(?:'s|的|这块|这边|那边)$")
 
 
 def thing_name(text: str) -> str:
@@ -118,7 +120,7 @@ def thing_name(text: str) -> str:
 
 # a word after a thing's name that only says what kind of name it is: "staging server",
 # "staging 环境" and "staging" are one thing, as are "上线时间" and "上线", "武功山费用" and "武功山"
-_KIND_TAIL = re.compile(
+_KIND_TAIL = lazy_compile(
     r"(?<=\S)\s*(?:server|environment|env|box|服务器|环境|时间|日期|日子|费用|价格|价钱)$",
     re.IGNORECASE,
 )
@@ -141,8 +143,8 @@ def thing_subject(text: str) -> str:
     return "thing:" + thing_key(text)
 
 
-_ARTICLES = re.compile(r"^(?:the|a|an|my|our)\s+", re.IGNORECASE)
-_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
+_ARTICLES = lazy_compile(r"^(?:the|a|an|my|our)\s+", re.IGNORECASE)
+_PUNCT = lazy_compile(r"[\s\W_]+", re.UNICODE)
 
 
 def value_key(value: str) -> str:

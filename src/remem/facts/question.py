@@ -30,6 +30,7 @@ from remem.facts import rules_zh, values_en
 from remem.facts.model import thing_core, value_key
 from remem.facts.query import names_of
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 from remem.types import Fact
 
@@ -40,89 +41,91 @@ _HOME = ("lives_in", "located_in")
 # (words, the families they ask for, most likely first); every matching row counts, in order
 _EN: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     *[
-        (re.compile(rf"\b{app}\b", _I), (f"contact.{app}",))
+        (lazy_compile(rf"\b{app}\b", _I), (f"contact.{app}",))
         for app in ("telegram", "wechat", "instagram", "twitter", "discord", "whatsapp", "slack")
     ],
-    (re.compile(r"\be-?mail\b", _I), ("contact.email",)),
-    (re.compile(r"\b(?:phone|mobile|number|call|ring)\b", _I), ("contact.phone",)),
-    (re.compile(r"\ballerg", _I), ("allergic_to",)),
-    (re.compile(r"\b(?:diet|dietary|vegan|vegetarian|eats?|eating)\b", _I), ("diet",)),
+    (lazy_compile(r"\be-?mail\b", _I), ("contact.email",)),
+    (lazy_compile(r"\b(?:phone|mobile|number|call|ring)\b", _I), ("contact.phone",)),
+    (lazy_compile(r"\ballerg", _I), ("allergic_to",)),
+    (lazy_compile(r"\b(?:diet|dietary|vegan|vegetarian|eats?|eating)\b", _I), ("diet",)),
     (
-        re.compile(
+        lazy_compile(
             r"\b(?:dating|boyfriend|girlfriend|partner|wife|husband|spouse|fianc\w*|"
             r"relationship|married|marry|still with|together)\b",
             _I,
         ),
         ("partner",),
     ),
-    (re.compile(r"\b(?:pets?|dogs?|cats?|hamsters?|pupp(?:y|ies)|kittens?)\b", _I), ("pet",)),
-    (re.compile(r"\b(?:car|cars|drives?|driving|bike)\b", _I), ("owns",)),
+    (lazy_compile(r"\b(?:pets?|dogs?|cats?|hamsters?|pupp(?:y|ies)|kittens?)\b", _I), ("pet",)),
+    (lazy_compile(r"\b(?:car|cars|drives?|driving|bike)\b", _I), ("owns",)),
     (
-        re.compile(r"\b(?:stud(?:y|ies|ying)|university|uni|school|college|degree|student)\b", _I),
+        lazy_compile(
+            r"\b(?:stud(?:y|ies|ying)|university|uni|school|college|degree|student)\b", _I
+        ),
         ("studies_at",),
     ),
     (
-        re.compile(
+        lazy_compile(
             r"\b(?:job|role|title|position|occupation|profession|do for (?:a )?(?:living|work))\b",
             _I,
         ),
         _JOB,
     ),
-    (re.compile(r"\b(?:work|works|working|company|employer|employed|firm)\b", _I), _WORK),
+    (lazy_compile(r"\b(?:work|works|working|company|employer|employed|firm)\b", _I), _WORK),
     (
-        re.compile(
+        lazy_compile(
             r"\b(?:live|lives|living|lived|based|resides?|home|neighbou?rhood|city|town)\b", _I
         ),
         _HOME,
     ),
-    (re.compile(r"\bvisit\b.*\bin\b", _I), _HOME),
-    (re.compile(r"\b(?:sports?|hobby|hobbies)\b", _I), ("likes",)),
-    (re.compile(r"\b(?:when|what date|which day)\b", _I), ("plan",)),
+    (lazy_compile(r"\bvisit\b.*\bin\b", _I), _HOME),
+    (lazy_compile(r"\b(?:sports?|hobby|hobbies)\b", _I), ("likes",)),
+    (lazy_compile(r"\b(?:when|what date|which day)\b", _I), ("plan",)),
     # things, groups and roles (``rules_things``): their subject is the thing named
-    (re.compile(r"\b(?:password|passcode|wi-?fi)\b", _I), ("password",)),
-    (re.compile(r"\b(?:ip|url|address|host|hostname|server)\b", _I), ("address",)),
-    (re.compile(r"\b(?:what time|which time|time)\b", _I), ("time",)),
-    (re.compile(r"\b(?:when|date|day|days)\b", _I), ("date",)),
-    (re.compile(r"\b(?:where|venue|meet|meets|meeting|held)\b", _I), ("place",)),
-    (re.compile(r"\b(?:how much|price|cost|costs|rent|fee|fees)\b", _I), ("price",)),
-    (re.compile(r"\b(?:who|whom|who's)\b", _I), ("held_by",)),
+    (lazy_compile(r"\b(?:password|passcode|wi-?fi)\b", _I), ("password",)),
+    (lazy_compile(r"\b(?:ip|url|address|host|hostname|server)\b", _I), ("address",)),
+    (lazy_compile(r"\b(?:what time|which time|time)\b", _I), ("time",)),
+    (lazy_compile(r"\b(?:when|date|day|days)\b", _I), ("date",)),
+    (lazy_compile(r"\b(?:where|venue|meet|meets|meeting|held)\b", _I), ("place",)),
+    (lazy_compile(r"\b(?:how much|price|cost|costs|rent|fee|fees)\b", _I), ("price",)),
+    (lazy_compile(r"\b(?:who|whom|who's)\b", _I), ("held_by",)),
 ]
 _ZH: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
-    (re.compile(r"微信"), ("contact.wechat",)),
-    (re.compile(r"邮箱|邮件|电邮|email", _I), ("contact.email",)),
-    (re.compile(r"电话|手机|号码|那个号|号吗"), ("contact.phone",)),
-    (re.compile(r"怎么联系|联系方式"), ("contact.phone", "contact.wechat", "contact.email")),
-    (re.compile(r"过敏"), ("allergic_to",)),
-    (re.compile(r"爱吃|最爱吃|喜欢吃"), ("favourite.food", "likes", "diet")),
-    (re.compile(r"饮食|忌口|吃辣|吃素|不吃|能吃|吃什么"), ("diet", "likes")),
+    (lazy_compile(r"微信"), ("contact.wechat",)),
+    (lazy_compile(r"邮箱|邮件|电邮|email", _I), ("contact.email",)),
+    (lazy_compile(r"电话|手机|号码|那个号|号吗"), ("contact.phone",)),
+    (lazy_compile(r"怎么联系|联系方式"), ("contact.phone", "contact.wechat", "contact.email")),
+    (lazy_compile(r"过敏"), ("allergic_to",)),
+    (lazy_compile(r"爱吃|最爱吃|喜欢吃"), ("favourite.food", "likes", "diet")),
+    (lazy_compile(r"饮食|忌口|吃辣|吃素|不吃|能吃|吃什么"), ("diet", "likes")),
     (
-        re.compile(r"女朋友|男朋友|对象|老婆|老公|谈恋爱|恋爱|在一起|交往|结婚对象"),
+        lazy_compile(r"女朋友|男朋友|对象|老婆|老公|谈恋爱|恋爱|在一起|交往|结婚对象"),
         ("partner",),
     ),
-    (re.compile(r"宠物|养的|养了|狗|猫"), ("pet",)),
-    (re.compile(r"车"), ("owns",)),
-    (re.compile(r"读书|学校|大学|上学|读研|读博|念书|专业|学什么"), ("studies_at",)),
-    (re.compile(r"职位|职务|岗位|头衔|职业|什么工作|工作是什么|做什么的|干什么的"), _JOB),
-    (re.compile(r"公司|上班|单位|工作"), _WORK),
-    (re.compile(r"住|城市|家在|哪个区|哪一区"), _HOME),
-    (re.compile(r"什么运动|什么球|打球|爱好"), ("likes",)),
-    (re.compile(r"在哪[里儿]?[？?吗]*$|还在[^？?]{1,8}[吗么]"), ("located_in", "lives_in")),
-    (re.compile(r"哪天|什么时候|几号|几月|日期"), ("plan",)),
-    (re.compile(r"密码|wi-?fi", _I), ("password",)),
-    (re.compile(r"\bip\b|地址|网址|域名|服务器", _I), ("address",)),
-    (re.compile(r"几点|什么时间|时间"), ("time",)),
-    (re.compile(r"哪天|哪几天|什么时候|几号|几月|日期|时间"), ("date",)),
-    (re.compile(r"在哪|哪里|哪儿|地点|什么地方"), ("place",)),
-    (re.compile(r"多少钱|价格|价钱|房租|租金|费用|多少|成交价|交多少"), ("price",)),
-    (re.compile(r"谁"), ("held_by",)),
+    (lazy_compile(r"宠物|养的|养了|狗|猫"), ("pet",)),
+    (lazy_compile(r"车"), ("owns",)),
+    (lazy_compile(r"读书|学校|大学|上学|读研|读博|念书|专业|学什么"), ("studies_at",)),
+    (lazy_compile(r"职位|职务|岗位|头衔|职业|什么工作|工作是什么|做什么的|干什么的"), _JOB),
+    (lazy_compile(r"公司|上班|单位|工作"), _WORK),
+    (lazy_compile(r"住|城市|家在|哪个区|哪一区"), _HOME),
+    (lazy_compile(r"什么运动|什么球|打球|爱好"), ("likes",)),
+    (lazy_compile(r"在哪[里儿]?[？?吗]*$|还在[^？?]{1,8}[吗么]"), ("located_in", "lives_in")),
+    (lazy_compile(r"哪天|什么时候|几号|几月|日期"), ("plan",)),
+    (lazy_compile(r"密码|wi-?fi", _I), ("password",)),
+    (lazy_compile(r"\bip\b|地址|网址|域名|服务器", _I), ("address",)),
+    (lazy_compile(r"几点|什么时间|时间"), ("time",)),
+    (lazy_compile(r"哪天|哪几天|什么时候|几号|几月|日期|时间"), ("date",)),
+    (lazy_compile(r"在哪|哪里|哪儿|地点|什么地方"), ("place",)),
+    (lazy_compile(r"多少钱|价格|价钱|房租|租金|费用|多少|成交价|交多少"), ("price",)),
+    (lazy_compile(r"谁"), ("held_by",)),
 ]
-_FAVOURITE_EN = re.compile(r"\bfavou?rite\s+(\w+)", _I)
-_FAVOURITE_ZH = re.compile(r"最喜欢的?(\S{1,2}?)(?:是|叫|$)")
-_HAN = re.compile(r"[\u4e00-\u9fff]")
+_FAVOURITE_EN = lazy_compile(r"\bfavou?rite\s+(\w+)", _I)
+_FAVOURITE_ZH = lazy_compile(r"最喜欢的?(\S{1,2}?)(?:是|叫|$)")
+_HAN = lazy_compile(r"[\u4e00-\u9fff]")
 
 
 # the value a subject had at the start ("What was Lucy's job when she joined?", 刚来的时候)
-_AT_START = re.compile(
+_AT_START = lazy_compile(
     r"\bwhen (?:he|she|they|i|you|we|\w+) (?:first )?(?:joined|started|arrived|came|began)\b|"
     r"\b(?:at first|at the start|in the beginning|first job|first role)\b|"
     r"刚来的时候|刚开始的时候|刚入职|刚加入|一开始|最开始|起初|最初",
@@ -130,13 +133,13 @@ _AT_START = re.compile(
 )
 # how a value ended: what the question asks is the line that ended it ("Who did Ben sell his
 # old car to?" -> "Sold the Civic to ...", "What happened to Kenji's hamster?", 卖了多少钱)
-_ENDING = re.compile(
+_ENDING = lazy_compile(
     r"\b(?:sell|sold|selling|died|die|dies|pass(?:ed)? away|happened to|break up|broke up|"
     r"split up|give away|gave away|get rid of|got rid of)\b|卖|分手|去世|死了|送人|送走|怎么了",
     _I,
 )
 # "What did Ben drive before he sold the Civic?" asks for the value, not how it ended
-_BEFORE = re.compile(r"\bbefore\b|之前|以前", _I)
+_BEFORE = lazy_compile(r"\bbefore\b|之前|以前", _I)
 
 
 def asks_first(question: str) -> bool:
@@ -184,9 +187,9 @@ def _forms_of(shown: str) -> frozenset[str]:
     return frozenset(names_of(shown) | names_of(to_simplified(shown)))
 
 
-_WORD = re.compile(r"[^\W_]+")  # "Mia's" is Mia and s; "O'Brien" is o brien on both sides
+_WORD = lazy_compile(r"[^\W_]+")  # "Mia's" is Mia and s; "O'Brien" is o brien on both sides
 # a question's Latin-script words, also between Chinese characters ("以前Kai打什么球")
-_LATIN_WORD = re.compile(r"[^\W_\u3400-\u9fff]+")
+_LATIN_WORD = lazy_compile(r"[^\W_\u3400-\u9fff]+")
 
 
 def _phrases(lowered: str) -> dict[str, int]:
@@ -202,7 +205,7 @@ def _phrases(lowered: str) -> dict[str, int]:
 
 # "we" / 我们 / 大家 name the chat's own group in every question: read by family, not by name
 GROUP_THINGS = frozenset({"thing:we", "thing:us", "thing:我们", "thing:咱们", "thing:大家"})
-_STEM = re.compile(r"(?<=\w)(?:es|s)$")
+_STEM = lazy_compile(r"(?<=\w)(?:es|s)$")
 
 
 def thing_named_at(lowered: str, key: str, shown: str) -> int | None:
@@ -296,8 +299,8 @@ def attribute_of_value(question: str, facts: Sequence[Fact]) -> str | None:
     return named.attribute if named else None
 
 
-_WORD_EN = re.compile(r"[a-z]{3,}")
-_DATE = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
+_WORD_EN = lazy_compile(r"[a-z]{3,}")
+_DATE = lazy_compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
 _STOPWORDS = frozenset({"the", "and", "for", "now", "when", "what", "does", "did", "was", "our"})
 
 

@@ -17,6 +17,7 @@ back from "he" / "她".
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -25,12 +26,18 @@ from remem.facts.model import Polarity
 
 Tense = Literal["now", "past", "plan"]
 
+# Guards the first compile of a rule's pattern, so two threads extracting at once compile it
+# once. The rule tables hold a few hundred large patterns (~1.3 s to compile together), which
+# every process importing the facts package paid at start, text or not: a rule is compiled
+# when it is first matched instead.
+_COMPILING = threading.Lock()
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One way a language says a family's fact (see the module docstring for the groups)."""
 
-    pattern: re.Pattern[str]
+    source: str  # the pattern's text, compiled on first use (``pattern``)
     attribute: str  # a family, or "family." / "favourite." / "contact." awaiting the kind
     confidence: float = 0.9
     polarity: Polarity = "assert"
@@ -41,6 +48,20 @@ class Rule:
     # the value names what another reading of the same sentence only describes ("一家游戏公司，
     # 星辰科技", "a startup, Acme Labs"): that reading gives way (``extract._distinct``)
     names: bool = False
+    flags: int = 0  # the pattern's re flags
+    _compiled: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled pattern: compiled once per process, by the first thread to match it."""
+        compiled = self._compiled
+        if compiled is None:
+            with _COMPILING:
+                compiled = self._compiled
+                if compiled is None:
+                    compiled = re.compile(self.source, self.flags)
+                    object.__setattr__(self, "_compiled", compiled)  # frozen: set once, here
+        return compiled
 
     def attribute_of(self, match: re.Match[str]) -> str | None:
         """The attribute with its kind filled in; None when the kind is not one it knows."""
@@ -64,9 +85,9 @@ def rule(
     flags: int = 0,
     names: bool = False,
 ) -> Rule:
-    """A rule from its pattern's text."""
+    """A rule from its pattern's text (compiled when the rule is first matched)."""
     return Rule(
-        re.compile(pattern, flags),
+        pattern,
         attribute,
         confidence,
         polarity,
@@ -75,4 +96,5 @@ def rule(
         shape,
         plan_verb,
         names,
+        flags,
     )

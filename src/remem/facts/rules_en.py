@@ -14,6 +14,7 @@ from remem.facts.rule import Rule, rule
 from remem.facts.subjects import PARTNER_EN, RELATIONS_EN
 from remem.facts.values_en import KINDS, clip, no, preference
 from remem.text.assertion import not_a_statement
+from remem.text.lazy_re import lazy_compile
 
 _REL = "|".join(sorted(RELATIONS_EN, key=len, reverse=True))
 _PARTNER = "|".join(sorted(PARTNER_EN, key=len, reverse=True))
@@ -473,11 +474,11 @@ RULES: list[Rule] = [
 
 
 # "I adopted a cat from the shelter! Her name is Miso": the name comes in the next sentence
-_GOT_ANIMAL = re.compile(
+_GOT_ANIMAL = lazy_compile(
     rf"\b(?:I|[Ww]e)(?:'ve|\s+have)?\s+(?:just\s+)?(?:adopted|rescued|got|bought)\s+"
     rf"(?:an?|our|my)\s+(?:[\w-]+\s+){{0,2}}?(?P<animal>{_ANIMAL})\b"
 )
-_ITS_NAME = re.compile(
+_ITS_NAME = lazy_compile(
     r"^(?:(?:Her|His|Its|Their)\s+name(?:'s|\s+is)|(?:She|He|It)(?:'s|\s+is)\s+called)\s+"
     r"(?P<name>[A-Z][a-z]+)\b"
 )

@@ -15,6 +15,7 @@ import re
 from remem.facts.cities_zh import CITIES
 from remem.facts.rule import Rule, rule
 from remem.facts.subjects import PARTNER_ZH, RELATIONS_ZH
+from remem.text.lazy_re import lazy_compile
 from remem.text.names import surname_characters
 
 _CANTONESE = str.maketrans(
@@ -92,20 +93,20 @@ _KINDS = {
 }
 _KIND = "|".join(sorted(_KINDS, key=len, reverse=True))
 _PLACE_OF_WORK = r"(?=上班|工作|做|当|实习|打工|任职|干活|负责)"
-_SPORT = re.compile(r"^(?:打|玩|踢|练|去|上)")
+_SPORT = lazy_compile(r"^(?:打|玩|踢|练|去|上)")
 _CITY = "|".join(sorted((c for c in CITIES if len(c) >= 2), key=len, reverse=True))
 
 
-_JOB_END = re.compile(rf"(?:{_JOB})$")
-_INSTITUTION = re.compile(r"(?:大学|学院|银行|医院|公司|集团|中心|局|所|馆|店|厂|台|报)$")
-_PLACE_WORD = re.compile(r"(?:那边|这边|附近|一带|那儿|这儿|那里|这里)$")
-_TIMELIKE = re.compile(
+_JOB_END = lazy_compile(rf"(?:{_JOB})$")
+_INSTITUTION = lazy_compile(r"(?:大学|学院|银行|医院|公司|集团|中心|局|所|馆|店|厂|台|报)$")
+_PLACE_WORD = lazy_compile(r"(?:那边|这边|附近|一带|那儿|这儿|那里|这里)$")
+_TIMELIKE = lazy_compile(
     r"^(?:第|到|[0-9一二三四五六七八九十两几]+\s*(?:天|号|號|日|月|年|点|個|个|周|次))"
 )
-_STAY = re.compile(
+_STAY = lazy_compile(
     r"(?:民宿|酒店|帐篷|宾馆|旅馆|客栈|营地|青旅|这套|那套|就够)|^(?:我家|你家|他家|她家)$"
 )
-_BOUGHT_TO_USE = re.compile(
+_BOUGHT_TO_USE = lazy_compile(
     r"^(?:[0-9一二三四五六七八九十两几]+\s*(?:瓶|盒|包|袋|杯|斤|份|张|箱|罐|支))|^\d+\s*(?:块|元)?的?$"
 )
 
@@ -147,7 +148,7 @@ def no_eating(value: str) -> str:
 
 # Who a sentence is about when it opens with someone other than the speaker ("奶奶摔了一跤，
 # 现在住在湘雅医院"): the clauses after it that leave their subject out are about them too.
-LEAD = re.compile(
+LEAD = lazy_compile(
     rf"^(?:对了|另外|其实)?[，,]?\s*(?P<subj>我(?:的)?(?:{_REL})|(?:{_REL})|{NAME})"
     rf"(?={_ADV}(?:摔|出院|住|搬|在|辞|升|是|不|又|也|刚|去|回|生病|离职))"
 )

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from remem.text.lazy_re import lazy_compile
+
 KINDS = {
     "food": "food",
     "dish": "food",
@@ -30,7 +32,7 @@ KINDS = {
     "singer": "singer",
     "restaurant": "restaurant",
 }
-_STOP = re.compile(
+_STOP = lazy_compile(
     r"\s+(?:now|these days|nowadays|any ?more|again|already|too|since|for|from|last|next|this|"
     r"on|at the moment|lol|haha|and|but|so|because|with|until|till|today|tonight|yesterday|"
     r"tomorrow|then|though|instead|by|as|which|who|where|near|after|before|when|while|"
@@ -55,7 +57,7 @@ _PRONOUN_VALUES = {
 # What someone likes is a lasting preference ("I love trail running"), not a remark on what
 # is in front of them ("I love your turtles", "I love the color", "I love how ..."), at most
 # a few words, and more than a light verb ("I love going" is cut from "going on road trips").
-_REMARK = re.compile(
+_REMARK = lazy_compile(
     r"^(?:your|the|this|that|these|those|how|what|when|where|why|it|them|you|his|her|their|"
     r"our|its|seeing|hearing|reading about)\b|^(?:going|doing|being|making|having|getting|"
     r"trying|taking|throwing|curling up|coming)$",

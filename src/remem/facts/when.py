@@ -14,16 +14,17 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from remem.text.calendar_words import MONTHS, WEEKDAYS, day_start, month_start
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 from remem.text.timeexpr import find_time_window
 
-_EN_NEXT = re.compile(
+_EN_NEXT = lazy_compile(
     r"\b(?:next\s+(?P<unit>week|month|year|(?P<weekday>monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday))|(?P<tomorrow>tomorrow)|(?:from|this\s+coming|on|this)\s+"
     r"(?P<coming>monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
     re.I,
 )
-_ZH_NEXT = re.compile(
+_ZH_NEXT = lazy_compile(
     r"(?P<unit>下(?:个)?月|下(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天])|明年)|(?P<tomorrow>明天|明早|明晚)"
 )
 
@@ -59,7 +60,7 @@ def _next(text: str, said: datetime) -> datetime | None:
     return week + timedelta(weeks=1)
 
 
-_MONTH_DAY = re.compile(
+_MONTH_DAY = lazy_compile(
     r"\b(?P<month>january|february|march|april|may|june|july|august|september|october|"
     r"november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?\s+(?P<day>\d{1,2})"
     r"(?:st|nd|rd|th)?\b|\b(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>january|"

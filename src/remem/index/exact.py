@@ -15,13 +15,16 @@ from memory-mapped snapshot files and an HNSW graph instead of a matrix read fro
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from remem.index.columns import FilterColumns
 from remem.store.base import Store
 from remem.types import Filters
+
+if TYPE_CHECKING:
+    from threadpoolctl import ThreadpoolController
 
 # Scanning the loaded BLAS libraries costs ~1 ms; do it once, not per search.
 _controller: ThreadpoolController | None = None
@@ -33,6 +36,9 @@ def blas_one_thread():
     if _controller is None:
         with _controller_lock:
             if _controller is None:
+                # imported here: a command that never searches (stats, list) skips it
+                from threadpoolctl import ThreadpoolController
+
                 _controller = ThreadpoolController()
     return _controller.limit(limits=1, user_api="blas")
 

@@ -33,6 +33,7 @@ from remem.facts.question import asked_fact
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.store.base import FactStore
+from remem.text.lazy_re import lazy_compile
 from remem.types import Fact
 
 # the values of ``fact_whose``
@@ -42,8 +43,8 @@ UNSAID = 0.5
 ANOTHERS = 0.0
 
 # a line in the first person: its speaker's own value ("我们" is the group's, not the speaker's)
-_FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I've|I'd|my|mine|me)\b", re.IGNORECASE)
-_FIRST_PERSON_ZH = re.compile(r"我(?!们)")
+_FIRST_PERSON_EN = lazy_compile(r"\b(?:I|I'm|I've|I'd|my|mine|me)\b", re.IGNORECASE)
+_FIRST_PERSON_ZH = lazy_compile(r"我(?!们)")
 
 
 @dataclass

@@ -19,19 +19,22 @@ import re
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.store.queries import SessionWindow
+from remem.text.lazy_re import lazy_compile
 from remem.text.timeexpr import DAY, find_time_window
 
 BELOW = 1e-9  # how far under its reply the question goes, relative to the reply's score
 REPLY_WITHIN = DAY  # a turn a day later is no reply to the question
 
 _ASKS = ("?", "？")
-_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll|ya)\b", re.I)
-_FIRST_PERSON = re.compile(
+_SECOND_PERSON = lazy_compile(
+    r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll|ya)\b", re.I
+)
+_FIRST_PERSON = lazy_compile(
     r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b", re.I
 )
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_SENTENCE_END = re.compile(r"[.!。！?？;；]")
-_ASKED_ABOUT = re.compile(r"\bask|\bquestion|问")
+_HAN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_SENTENCE_END = lazy_compile(r"[.!。！?？;；]")
+_ASKED_ABOUT = lazy_compile(r"\bask|\bquestion|问")
 
 
 def asks_the_other(text: str) -> bool:

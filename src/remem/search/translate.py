@@ -31,6 +31,7 @@ from remem.search.scoped_terms import held_tokens, narrows
 from remem.search.sense_agreement import Question, Sense, agreeing
 from remem.store.base import Store
 from remem.text.bilingual import ENGLISH_STOPWORDS, Bilingual, dictionary, english_keys
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 from remem.text.spelt_names import drop_possessives, spelt_names
 from remem.text.tokenize import Tokenizer
@@ -49,11 +50,11 @@ PER_WORD = 2  # translations kept per question word (those the store holds, most
 MAX_ADDED = 12  # words added to one query at most
 CANDIDATES = 24  # Chinese words looked up in the store per English word (earliest senses first)
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_CAPITALISED = re.compile(r"(?<![A-Za-z'-])[A-Z][a-z]+(?![A-Za-z'-])")
+_HAN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = lazy_compile(r"[A-Za-z][A-Za-z'-]*")
+_CAPITALISED = lazy_compile(r"(?<![A-Za-z'-])[A-Z][a-z]+(?![A-Za-z'-])")
 # a capitalised word that does not open a sentence (after a letter, a comma, a space...)
-_INSIDE_SENTENCE = re.compile(r"(?<=[^.!?。！？\s])\s+([A-Z][a-z]+)(?![A-Za-z'-])")
+_INSIDE_SENTENCE = lazy_compile(r"(?<=[^.!?。！？\s])\s+([A-Z][a-z]+)(?![A-Za-z'-])")
 # The most frequent Chinese characters: a store that holds Chinese holds some of them
 # (Chinese documents are also indexed by single characters). Looking up a term the index lacks
 # is one b-tree seek, so an English store's probe stays cheap.

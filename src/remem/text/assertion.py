@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 from remem.text.phrases import phrases
 from remem.text.statements import is_hypothetical, is_question, is_quote
@@ -101,7 +102,7 @@ def asserts(text: str) -> bool:
 # A hedge or a condition in one clause governs that clause, not the whole sentence: "If you
 # need me, my mobile is 07700 900 123" states the number; "我可能晚点到，我已经搬到上海了"
 # states the move. ``asserted_part`` keeps the clauses that still state something.
-_CLAUSE_CUT = re.compile(r"\s*[,，、:：]\s*")
+_CLAUSE_CUT = lazy_compile(r"\s*[,，、:：]\s*")
 # a consequent that depends on its condition: "..., I'd live in Montmartre", "..., 我就住静安"
 _CONSEQUENCE = phrases(
     r"\b(would|will|could|might|should|shall|then)\b|'d\b|'ll\b", r"[就会便将]|那么"
@@ -110,7 +111,7 @@ _CONSEQUENCE = phrases(
 # about someone else ("If you need me", "如果你需要", "if he can't get in") leaves it a fact
 _SPEAKER = phrases(r"\b(i|i'm|i've|i'd|my|we|we're|our)\b", r"我")  # not "if you need me"
 # an alternative in a clause of its own: "I live in Madrid, or Lisbon", "我住北京，或者上海"
-_ALTERNATIVE = re.compile(r"^(or|either|或者|还是|或是)\b|^(或者|还是|或是)", re.I)
+_ALTERNATIVE = lazy_compile(r"^(or|either|或者|还是|或是)\b|^(或者|还是|或是)", re.I)
 # what is left of a hedge clause that says nothing else ("I think", "at least I think so")
 _EN_FILLER = frozenset(
     [
@@ -135,7 +136,7 @@ _EN_FILLER = frozenset(
         "sure",
     ]
 )
-_ZH_FILLER = re.compile(r"[吧啊呢呀哦嗯我的了也还是吗哈]")
+_ZH_FILLER = lazy_compile(r"[吧啊呢呀哦嗯我的了也还是吗哈]")
 
 
 def _hedge_only(clause: str) -> bool:

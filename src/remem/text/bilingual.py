@@ -25,7 +25,6 @@ import itertools
 import json
 import logging
 import os
-import re
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -35,6 +34,7 @@ from pathlib import Path
 
 import platformdirs
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.tokenize import segment
 
 log = logging.getLogger("remem.search")
@@ -44,8 +44,8 @@ MAX_WORD = 6  # the longest dictionary word tried when cutting a Chinese run
 MAX_SENSES = 8  # senses read per word (the store then keeps the ones it holds)
 MAX_SENSE_WORDS = 3  # a longer sense is a definition, not a translation
 
-_PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]|（[^）]*）")
-_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_PAREN = lazy_compile(r"\([^)]*\)|\[[^\]]*\]|（[^）]*）")
+_HAN_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _SKIP = (
     "surname",
     "variant of",
@@ -257,7 +257,7 @@ def read_cedict() -> tuple[dict[str, str], dict[str, list[str]]]:
     return out, romanised
 
 
-_TONE_MARKS = re.compile(r"[^a-z]")
+_TONE_MARKS = lazy_compile(r"[^a-z]")
 
 
 def toneless(reading: str) -> str:

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 
-_EN = re.compile(
+_EN = lazy_compile(
     r"\b(how many|how much (more|less|longer|shorter|older|younger|further|farther|money|time)|"
     r"how much (did|have|had) (I|we|you) (spen[dt]|pa(y|id)|earn(ed)?|raise[d]?|save[d]?)|total|in total|altogether|combined|sum of|"
     r"(the )?difference (in|between)|compared (to|with)|(more|less|fewer|longer|shorter|"
@@ -31,7 +32,7 @@ _EN = re.compile(
     r"(which|who) [^?]{0,60}\b(first|most recently|last)\b[^?]*\bor\b)\b",
     re.I,
 )
-_ZH = re.compile(
+_ZH = lazy_compile(
     r"(多少次|多少个|多少天|几次|几个|几天|几本|几家|几场|几位|几种|几年|一共|总共|总计|合计|"
     r"加起来|分别|"
     r"平均|比较|相比|差多少|多了|少了|哪几|都有哪些|有哪些|所有的|每次|两次|三次|两个|三个|"
@@ -42,7 +43,7 @@ _ZH = re.compile(
 # "How many days ago did I ...", "几天前": when one thing happened, not a count of occasions. In
 # a haystack the spread moved the answer's session below other chats (LongMemEval's "How many
 # months ago did I attend the photography workshop?": rank 1 alone, out of the top 10 there).
-_AGO = re.compile(
+_AGO = lazy_compile(
     r"(?i:\bhow many (seconds|minutes|hours|days|weeks|months|years) ago\b)"
     r"|(几|多少|[一两二三四五六七八九十半\d]+)(秒|分钟|个?小时|天|周|个?星期|个?月|年)(以|之)?前"
 )
@@ -58,11 +59,13 @@ def is_aggregate(query: str) -> bool:
 # "I" (a capital letter on its own: not "World War I" or "Type I"; a lower-case "i" only as
 # a word before a space or an apostrophe, as typed in chat, not "i.e."), "me", "my",
 # "myself"; 我 but not 我们 or 我国 ("we", "our country" take in others)
-_FIRST = re.compile(r"(?<!War )(?<!Type )\bI\b|\bi(?=[\s'’])|(?i:\b(me|my|myself)\b)|我(?![们国])")
+_FIRST = lazy_compile(
+    r"(?<!War )(?<!Type )\bI\b|\bi(?=[\s'’])|(?i:\b(me|my|myself)\b)|我(?![们国])"
+)
 # "you" and its forms, 你 / 您 (你们 too): a question put to someone is not only about oneself;
 # nor one of "we" ("our previous chat" takes in the assistant; "US" is a country, "us" not),
 # nor one about the assistant's own words ("what did the assistant recommend for my trip?")
-_OTHERS = re.compile(
+_OTHERS = lazy_compile(
     r"(?i:\b(you|your|yours|yourself|yourselves|u|we|our|ours|ourselves|assistant|bot)\b)"
     r"|\bus\b|你|您|我们|助手|机器人"
 )

@@ -17,6 +17,7 @@ from remem.text.calendar_words import (
     window,
     zh_number,
 )
+from remem.text.lazy_re import lazy_compile
 
 _MONTH_NAMES = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -51,27 +52,27 @@ DAY_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # one named day, before any month or year pattern claims part of it: "October 13, 2023",
     # "on 1 February, 2023", "Oct 13th", "2023-10-13", "2023年8月3日", "4 月 8 号"
     (
-        re.compile(
+        lazy_compile(
             rf"(?:{_FROM_DAY})?\b(?P<month>{_MONTH_NAMES})\.?\s+(?P<day>\d{{1,2}}){_ORDINAL}\b"
             rf"(?:,?\s*(?P<year>{_YEAR})\b)?"
         ),
         "day",
     ),
     (
-        re.compile(
+        lazy_compile(
             rf"(?:{_FROM_DAY})?\b(?P<day>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?"
             rf"(?P<month>{_MONTH_NAMES})\b\.?(?:,?\s*(?P<year>{_YEAR})\b)?"
         ),
         "day",
     ),
     (
-        re.compile(
+        lazy_compile(
             rf"(?:{_FROM_DAY})?\b(?P<year>{_YEAR})[-/](?P<month>\d{{1,2}})[-/](?P<day>\d{{1,2}})\b"
         ),
         "day",
     ),
     (
-        re.compile(
+        lazy_compile(
             rf"(?:(?P<year>{_YEAR})\s*年\s*)?(?<![0-9])(?P<month>[0-9]{{1,2}}|[一二三四五六七八九十]{{1,3}})"
             r"\s*月\s*(?P<day>[0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*[日号號]"
         ),
@@ -148,9 +149,9 @@ def _calendar_day(year: str | None, month: str, day: str, now: datetime) -> date
     return found
 
 
-_OPEN_ENDED = re.compile(r"\b(?:before|after|by|until|till|since|prior to)\s*(?:the\s+)?$")
-_ZH_OPEN_BEFORE = re.compile(r"(?:截至|截止|直到|自从|从)\s*$")
-_ZH_OPEN_AFTER = re.compile(r"\s*(?:之前|以前|之后|以后|以来|前|后|起)")
+_OPEN_ENDED = lazy_compile(r"\b(?:before|after|by|until|till|since|prior to)\s*(?:the\s+)?$")
+_ZH_OPEN_BEFORE = lazy_compile(r"(?:截至|截止|直到|自从|从)\s*$")
+_ZH_OPEN_AFTER = lazy_compile(r"\s*(?:之前|以前|之后|以后|以来|前|后|起)")
 # Month names that are also words or names ("you may", "we march", "April" the person) and
 # the abbreviations ("dec places", "Jun 8 点"): without a year they name a day only where a
 # date is plainly meant ("on May 2", "the 2nd of May", "May 2nd")
@@ -158,8 +159,10 @@ _AMBIGUOUS_MONTHS = frozenset(
     ["may", "march", "april", "june", "august"]
     + [name for name in _MONTH_NAMES.split("|") if len(name) <= 4 and name != "june"]
 )
-_DATE_CONTEXT = re.compile(r"\b(?:on|of|the|by|since|until|till|before|after|between|and|from)\s*$")
-_HAN_NEXT = re.compile(r"\s*[\u3400-\u9fff]")
+_DATE_CONTEXT = lazy_compile(
+    r"\b(?:on|of|the|by|since|until|till|before|after|between|and|from)\s*$"
+)
+_HAN_NEXT = lazy_compile(r"\s*[\u3400-\u9fff]")
 
 
 def _is_a_day(m: re.Match[str], before: str, after: str) -> bool:

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from remem.text.lazy_re import lazy_compile
+
 # The most common single surnames (they make up most of China's population) and the compound
 # ones: a label is taken apart into surname + given name only when it starts with one.
 _SURNAMES = set(
@@ -54,9 +56,9 @@ def surname_characters() -> frozenset[str]:
     return frozenset(_SURNAMES)
 
 
-_HAN_ANY = re.compile(r"[\u4e00-\u9fff]")
-_HAN = re.compile(r"^[\u4e00-\u9fff]+$")
-_LATIN = re.compile(r"^[A-Za-z][A-Za-z .'\-]*$")
+_HAN_ANY = lazy_compile(r"[\u4e00-\u9fff]")
+_HAN = lazy_compile(r"^[\u4e00-\u9fff]+$")
+_LATIN = lazy_compile(r"^[A-Za-z][A-Za-z .'\-]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,10 +147,10 @@ _EN_TRIGGERS = (
     *(f"{my} name{is_}" for my in ("my", "My") for is_ in (" is", "'s", "’s")),
 )
 _INTRODUCTIONS = (
-    re.compile(rf"(?:我是(?:群主|新人|新来的|管理员|群管|老师)?|我係)\s*({_NAME}){_ENDS}"),
-    re.compile(rf"(?:叫我|我叫)\s*({_NAME}){_CALLED_ENDS}"),
-    re.compile(rf"英文名(?:字)?(?:是|叫)?\s*({_NAME}){_GOES_ON}"),
-    re.compile(
+    lazy_compile(rf"(?:我是(?:群主|新人|新来的|管理员|群管|老师)?|我係)\s*({_NAME}){_ENDS}"),
+    lazy_compile(rf"(?:叫我|我叫)\s*({_NAME}){_CALLED_ENDS}"),
+    lazy_compile(rf"英文名(?:字)?(?:是|叫)?\s*({_NAME}){_GOES_ON}"),
+    lazy_compile(
         r"(?<![*\"“])\b(?:" + "|".join(map(re.escape, _EN_TRIGGERS)) + rf") ({_NAME}){_ENDS}"
     ),
 )
@@ -243,8 +245,8 @@ class NameIndex:
         self.longest = max((len(t) for t in self.han), default=0)
 
 
-_WORD = re.compile(r"[A-Za-z]+")
-_JOINER = re.compile(r"[\s\-]*")
+_WORD = lazy_compile(r"[A-Za-z]+")
+_JOINER = lazy_compile(r"[\s\-]*")
 
 
 def _latin_spans(query: str, index: NameIndex) -> Iterable[tuple[int, int, Alias]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 
 MAX_NOISE_CHARS = 80
@@ -46,38 +47,38 @@ _ZH_NAME = (
 
 _PATTERNS = [
     # greetings and acknowledgements, optionally with a name and punctuation/emoji
-    re.compile(rf"^((({_EN_GREETING}){_EN_NAME}|{_EN_ACK}){_P})+$", re.I),
-    re.compile(rf"^((({_ZH_GREETING}){_ZH_NAME}|{_ZH_ACK}){_P})+$", re.I),
+    lazy_compile(rf"^((({_EN_GREETING}){_EN_NAME}|{_EN_ACK}){_P})+$", re.I),
+    lazy_compile(rf"^((({_ZH_GREETING}){_ZH_NAME}|{_ZH_ACK}){_P})+$", re.I),
     # heartbeats and pings
-    re.compile(
+    lazy_compile(
         r"^\s*(\[?heartbeat\]?|heartbeat_ok|ping|pong|\[ping\]|心跳|HEARTBEAT)\s*[.!]?\s*$", re.I
     ),
     # refusals
-    re.compile(
+    lazy_compile(
         r"^(i'?m sorry|sorry|i apologi[sz]e)?[,. ]*(but )?i (can(no|')t|am unable to|won'?t be able to)"
         r" (help|assist|do|comply|answer)( with)?( that| this)?[^a-z]*$",
         re.I,
     ),
-    re.compile(
+    lazy_compile(
         r"^(抱歉|对不起|不好意思)?[，,]?\s*我(无法|不能|没法)(帮助|帮你|回答|提供|完成)[^，,。]*[。.!！]?$"
     ),
     # meta-talk about memory
-    re.compile(
+    lazy_compile(
         r"^(do|did|can|don'?t) you (still )?(remember|recall)( me| that| this| what i said)?\??$",
         re.I,
     ),
-    re.compile(r"^(you )?(forgot|forget) (again|everything|it)\??!*$", re.I),
-    re.compile(
+    lazy_compile(r"^(you )?(forgot|forget) (again|everything|it)\??!*$", re.I),
+    lazy_compile(
         r"^i (don'?t|do not) (have|recall|remember)( any)? (memory|memories|that)[^a-z]*$", re.I
     ),
-    re.compile(r"^(你)?(还)?记得(我|吗|我吗|我说的)[吗么嘛]?[？?]*$"),
-    re.compile(r"^你(怎么)?(又|总是|老是)?忘(了|记)(了)?[吗么]?[？?！!。]*$"),
-    re.compile(r"^(我)?不记得(了)?[。.!！]*$"),
+    lazy_compile(r"^(你)?(还)?记得(我|吗|我吗|我说的)[吗么嘛]?[？?]*$"),
+    lazy_compile(r"^你(怎么)?(又|总是|老是)?忘(了|记)(了)?[吗么]?[？?！!。]*$"),
+    lazy_compile(r"^(我)?不记得(了)?[。.!！]*$"),
 ]
 
 
 # An assistant that has nothing to say: the first sentence, after an optional apology.
-_DENIAL_EN = re.compile(
+_DENIAL_EN = lazy_compile(
     r"^((i'?m |i am )?(so |very )?sorry|unfortunately|i apologi[sz]e|hmm+|well|oh)?[,.!\s]*"
     r"(but )?("
     r"i (don'?t|do not) have (any |enough )?(information|info|data|memory|memories|records?|"
@@ -91,7 +92,7 @@ _DENIAL_EN = re.compile(
     r"|no (relevant )?(memories|memory|information|records?) (were )?(found|available)\b)",
     re.I,
 )
-_DENIAL_ZH = re.compile(
+_DENIAL_ZH = lazy_compile(
     r"^(很抱歉|抱歉|对不起|不好意思|嗯)?[，,\s]*(但是?)?[，,\s]*("
     r"我(并|暂时|目前)?没有(相关|关于.{0,12}的|任何|这方面的)?(的)?(记忆|信息|记录|资料)"
     r"|我(并)?不记得(你|您)(说过|提过|告诉过|讲过|提到)"
@@ -99,12 +100,15 @@ _DENIAL_ZH = re.compile(
     r"|我(找不到|没找到|没有找到|查不到)(相关|任何)"
     r"|没有(找到)?相关(的)?(记忆|信息|记录))"
 )
-_FIRST_SENTENCE = re.compile(r"^(.*?[.!?。！？])(\s+|$)(.*)$", re.S)
-_CONTRAST = re.compile(r"\b(but|however)\b|但是|不过|可是", re.I)
+_FIRST_SENTENCE = lazy_compile(r"^(.*?[.!?。！？])(\s+|$)(.*)$", re.S)
+_CONTRAST = lazy_compile(r"\b(but|however)\b|但是|不过|可是", re.I)
 # The patterns as one alternation: one match call per candidate instead of eleven (this runs on
 # every search candidate; 6 -> 2 us a text). Each keeps its own case rule.
-_ANY_PATTERN = re.compile(
-    "|".join(f"(?i:{p.pattern})" if p.flags & re.I else f"(?:{p.pattern})" for p in _PATTERNS)
+# Built when first matched: reading the patterns' flags compiles them.
+_ANY_PATTERN = lazy_compile(
+    lambda: "|".join(
+        f"(?i:{p.pattern})" if p.flags & re.I else f"(?:{p.pattern})" for p in _PATTERNS
+    )
 )
 MAX_DENIAL_CHARS = 200
 MAX_DENIAL_FOLLOW_UP = 80  # chars after the denial: "Could you tell me where you live?"

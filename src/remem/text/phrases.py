@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 
 
@@ -36,4 +37,6 @@ class Phrases:
 def phrases(en: str, zh: str, *others: str, en_flags: int = re.I) -> Phrases:
     """A kind of phrase from its English pattern (``en_flags``: any case unless told
     otherwise), its Chinese one and any others searched as written (Japanese, Korean)."""
-    return Phrases(re.compile(en, en_flags), re.compile(zh), tuple(re.compile(p) for p in others))
+    return Phrases(
+        lazy_compile(en, en_flags), lazy_compile(zh), tuple(lazy_compile(p) for p in others)
+    )

@@ -14,16 +14,17 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 
 QuestionTime = Literal["present", "past"]
 
-_EN_PRESENT = re.compile(
+_EN_PRESENT = lazy_compile(
     r"\b(now|right now|nowadays|currently|current|presently|at present|these days|"
     r"at the moment|still|any ?more|as of (now|today)|lately|recently)\b",
     re.I,
 )
-_EN_PAST = re.compile(
+_EN_PAST = lazy_compile(
     r"\b(used to|use to|previously|formerly|former|previous|earlier|originally|"
     r"back then|in the past|once lived|before (he|she|they|i|you|we|it)\b|"
     r"before (the|his|her|their|my|your|our) (move|moving|relocation|change|switch)|"
@@ -42,11 +43,11 @@ _EN_PAST = re.compile(
 # "how old is Tom": "old" is age, not "his old flat" (only "<possessive> old" counts above)
 
 # 还…吗 / 还在 / 还住: "still"; not 还是 ("or": 他住在北京还是上海)
-_ZH_PRESENT = re.compile(
+_ZH_PRESENT = lazy_compile(
     r"现在|目前|如今|眼下|当前|最近|近来|这些天|这阵子|这段时间|此刻|至今|"
     r"还(?!是)[^。？?！!]{0,12}[吗么嘛][？?]?\s*$|还(?:在|住|待|呆|做|当|干|养|喜欢|有)"
 )
-_ZH_PAST = re.compile(
+_ZH_PAST = lazy_compile(
     r"以前|之前|原来|原先|原定|原本|原计划|从前|先前|早先|当初|曾经|以往|此前|旧|当时|"
     r"刚来的时候|刚开始的时候|刚入职|"
     # 过去 as "in the past", not the verb "go over" (过去找他)

@@ -4,11 +4,11 @@ matches a question in one against a line in the other poorly)."""
 
 from __future__ import annotations
 
-import re
+from remem.text.lazy_re import lazy_compile
 
 # Han, kana and hangul
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+CJK = lazy_compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_LATIN_WORD = lazy_compile(r"[A-Za-z]{2,}")
 # A text's first characters decide its script: a long turn is not read whole.
 SCRIPT_CHARS = 400
 

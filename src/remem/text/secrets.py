@@ -11,32 +11,33 @@ from __future__ import annotations
 
 import re
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 
 _SHAPES = [
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
-    re.compile(r"\bsk-(proj-|ant-|live-|test-)?[A-Za-z0-9_\-]{16,}"),  # OpenAI, Anthropic, Stripe
-    re.compile(r"\b(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"),  # GitHub
-    re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),  # AWS access key id
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),  # Google API key
-    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),  # Slack
-    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # JWT
-    re.compile(r"\b(glpat|hf|npm|pypi)[-_][A-Za-z0-9_\-]{20,}"),  # GitLab, HF, npm, PyPI
+    lazy_compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
+    lazy_compile(r"\bsk-(proj-|ant-|live-|test-)?[A-Za-z0-9_\-]{16,}"),  # OpenAI, Anthropic, Stripe
+    lazy_compile(r"\b(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"),  # GitHub
+    lazy_compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),  # AWS access key id
+    lazy_compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),  # Google API key
+    lazy_compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),  # Slack
+    lazy_compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # JWT
+    lazy_compile(r"\b(glpat|hf|npm|pypi)[-_][A-Za-z0-9_\-]{20,}"),  # GitLab, HF, npm, PyPI
 ]
 _WORD = (
     r"(password|passwd|passphrase|pass ?code|pin( code)?|api[ _-]?key|secret( key)?|access[ _-]?"
     r"token|auth[ _-]?token|bearer token|token|private key|seed phrase|recovery (phrase|code)|"
     r"2fa code|otp|cvv|credit card( number)?)"
 )
-_GIVEN = re.compile(rf"\b{_WORD}\b\s*(is|was|=|:)\s*\S+", re.I)
-_MY_WORD = re.compile(rf"\b(my|our|the)\s+{_WORD}\b[^.?!]*\b(is|was)\b", re.I)
-_ZH = re.compile(
+_GIVEN = lazy_compile(rf"\b{_WORD}\b\s*(is|was|=|:)\s*\S+", re.I)
+_MY_WORD = lazy_compile(rf"\b(my|our|the)\s+{_WORD}\b[^.?!]*\b(is|was)\b", re.I)
+_ZH = lazy_compile(
     r"(密码|口令|密钥|秘钥|私钥|令牌|验证码|支付码|助记词|银行卡号|信用卡号|api ?key|token)"
     r"\s*(是|为|:|：|=)\s*\S+",
     re.I,
 )
 # A long random-looking string right after a secret word ("key abc123...").
-_NEAR = re.compile(rf"\b{_WORD}\b\W{{0,3}}[A-Za-z0-9+/_\-]{{20,}}", re.I)
+_NEAR = lazy_compile(rf"\b{_WORD}\b\W{{0,3}}[A-Za-z0-9+/_\-]{{20,}}", re.I)
 
 
 def contains_secret(text: str) -> bool:

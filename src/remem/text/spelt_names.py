@@ -11,10 +11,10 @@ So no dictionary of names is needed, and a spelling nobody in the store wears fi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import cache, lru_cache
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.names import surname_characters
 
 MAX_GIVEN_SYLLABLES = 2  # Chinese given names have one or two characters
@@ -24,8 +24,8 @@ MAX_PREFIXES = 3  # partial names grown a further character (those the store hol
 
 # Two capitalised words: a surname, then a given name ("Chen Mo", "Xu Jingyi"). In a lookahead,
 # so "Did Chen Mo ..." tries "Chen Mo" after "Did Chen"; a possessive 's is dropped first.
-_SURNAME_GIVEN = re.compile(r"(?<![A-Za-z'-])(?=([A-Z][a-z]+) ([A-Z][a-z]+)(?![A-Za-z'-]))")
-_POSSESSIVE = re.compile(r"(?<=[A-Za-z])['’]s\b")
+_SURNAME_GIVEN = lazy_compile(r"(?<![A-Za-z'-])(?=([A-Z][a-z]+) ([A-Z][a-z]+)(?![A-Za-z'-]))")
+_POSSESSIVE = lazy_compile(r"(?<=[A-Za-z])['’]s\b")
 
 
 def drop_possessives(text: str) -> str:

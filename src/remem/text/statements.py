@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 from remem.text.phrases import phrases
 
 # Closing punctuation, quotes, brackets and emoji after the last word: "… now?)" ends in "?".
-_TRAILING = re.compile(r"[\s\"'”’」』)\]）】~～…。.!！\U0001f300-\U0001faff\u2600-\u27bf]+$")
+_TRAILING = lazy_compile(r"[\s\"'”’」』)\]）】~～…。.!！\U0001f300-\U0001faff\u2600-\u27bf]+$")
 
 # ---------------------------------------------------------------- English questions
 _AUX = (
@@ -36,7 +37,7 @@ _SUBJECT = (
 # after "what/which … <aux>": "What time is it", not "What happened is that …"
 _AFTER_AUX = r"(i|you|we|he|she|they|it|my|your|our|his|her|their|the|this|these|those)"
 _WH = r"(where|what|who|whom|whose|when|why|how|which)"
-_EN_QUESTION = re.compile(
+_EN_QUESTION = lazy_compile(
     # "Where do I live", "What's my name", "Why can't I …" (not "Where I live now is …")
     rf"^{_WH}('s|'re|'d|'ll|\s+{_AUX}\b)"
     # "Which city do I live in", "What time is it" (not "What I like most is tea")
@@ -54,9 +55,9 @@ _EN_QUESTION = re.compile(
     re.I,
 )
 # idioms that open like a question: "What can I say, I love turtles", "Guess what - I got …"
-_EN_IDIOM = re.compile(r"^(what can i say|guess what)\b(?![^?]*\?\s*$)", re.I)
+_EN_IDIOM = lazy_compile(r"^(what can i say|guess what)\b(?![^?]*\?\s*$)", re.I)
 # "Could you remember that I'm vegan?" asks for a memory to be kept: a request, not a question.
-_EN_REQUEST = re.compile(
+_EN_REQUEST = lazy_compile(
     r"^(can|could|would|will)\s+you\s+(please\s+)?(remember|note|keep in mind|make a note|"
     r"save|store|write down)\b",
     re.I,
@@ -64,10 +65,10 @@ _EN_REQUEST = re.compile(
 
 # ---------------------------------------------------------------- Chinese questions
 # sentence-final particles: 吗 always; 么 unless part of 什么/怎么/那么/这么/多么
-_ZH_FINAL = re.compile(r"(吗|(?<![什怎那这多要])么|(是|对|没错|不是|好不好|行不行)吧|干嘛)$")
+_ZH_FINAL = lazy_compile(r"(吗|(?<![什怎那这多要])么|(是|对|没错|不是|好不好|行不行)吧|干嘛)$")
 # wh-words, minus their other uses: "什么都可以" (anything), "没什么" / "不是什么大事" (nothing
 # much), "猫狗什么的" (and so on), "不怎么喝" (hardly), "多少会一点" (somewhat), "哪怕" (even if)
-_ZH_WH = re.compile(
+_ZH_WH = lazy_compile(
     r"(哪(?!怕|(里|儿|个|些)?[都也])|(?<![没不])(?<!不是|没有)什么(?![的都也])|啥(?![都也])|谁(?![都也])|"
     r"(?<!不)怎么(?![都也])|怎样|为什么|为啥|多少(?![有会还也都])|几点|几岁|几号|星期几|"
     r"周几|礼拜几|几月|是否|是不是|有没有|能不能|会不会|要不要|可不可以|"
@@ -75,13 +76,13 @@ _ZH_WH = re.compile(
 )
 # ... unless the wh-clause is what the speaker does not know or does not mind: "我不知道他住
 # 哪里", "不管去不去", "这就是为什么我搬家" (but "你知道我住哪里" asks)
-_ZH_EMBEDDED = re.compile(
+_ZH_EMBEDDED = lazy_compile(
     r"(?<![你您])(不知道|知道|不清楚|清楚|不记得|记得|不确定|不管|无论|不论|忘了|记不清|"
     r"想不起|随便)|就是为什么|这是为什么"
 )
 # 呢 asks with a wh-word ("我住哪里呢") or after a bare topic ("你呢", "那北京呢"), not after a
 # statement ("我还在上班呢").
-_ZH_NE_TOPIC = re.compile(r"^(你|您|那|那么|还有|你们)[^，,。]{0,6}呢$")
+_ZH_NE_TOPIC = lazy_compile(r"^(你|您|那|那么|还有|你们)[^，,。]{0,6}呢$")
 
 
 # ---------------------------------------------------------------- Japanese and Korean
@@ -98,21 +99,21 @@ class _Asking:
 
 _ASKING = (
     _Asking(
-        re.compile(r"[\u3040-\u30ff]"),
+        lazy_compile(r"[\u3040-\u30ff]"),
         # か / かな / っけ, not とか ("猫とか"), しか, or adjectives in -か (静か, 確か, 豊か ...)
-        re.compile(r"((?<![とし静確豊僅愚暖柔細])か|かな|かしら|っけ)$"),
-        re.compile(
+        lazy_compile(r"((?<![とし静確豊僅愚暖柔細])か|かな|かしら|っけ)$"),
+        lazy_compile(
             r"(どこ|何|なに|なん|誰|だれ|いつ(?!も)|なぜ|どうして|どう|どれ|どの|どちら|"
             r"いくつ|いくら)"
         ),
-        re.compile(r"の$"),
+        lazy_compile(r"の$"),
     ),
     _Asking(
-        re.compile(r"[\uac00-\ud7af]"),
+        lazy_compile(r"[\uac00-\ud7af]"),
         # -까요/-(습)니까/-나요/-냐, -니 after a verb ending (not 어머니)
-        re.compile(r"(까요|니까|나요|냐|을까|ㄹ까|는지요|(었|았|했|하|겠|는|거|이)니)$"),
-        re.compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|어느)"),
-        re.compile(r"(요|니|야)\Z"),
+        lazy_compile(r"(까요|니까|나요|냐|을까|ㄹ까|는지요|(었|았|했|하|겠|는|거|이)니)$"),
+        lazy_compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|어느)"),
+        lazy_compile(r"(요|니|야)\Z"),
     ),
 )
 
@@ -148,11 +149,11 @@ _REPORTED = phrases(
 )
 # A quoted clause in the speaker's mouth: “I live in Paris”, 「我住在巴黎」 (a quoted word or a
 # title, "the 'dark' theme", is not a quote of someone's statement).
-_QUOTED = re.compile(r"[\"“「『]([^\"”」』]{4,})[\"”」』]")
+_QUOTED = lazy_compile(r"[\"“「『]([^\"”」』]{4,})[\"”」』]")
 # a quoted title ("My Favorite Murder", "I Like to Move It") is not a quoted statement
 _TITLE_WORD = r"([A-Z0-9][\w'’-]*|a|an|the|of|to|and|in|on|for|with|at|by|or)[,:;]?"
-_TITLE = re.compile(rf"^{_TITLE_WORD}(\s+{_TITLE_WORD})*[.!?]?$")
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|my|we)\b|我|私|僕|俺|저는|나는", re.I)
+_TITLE = lazy_compile(rf"^{_TITLE_WORD}(\s+{_TITLE_WORD})*[.!?]?$")
+_FIRST_PERSON = lazy_compile(r"\b(i|i'm|i've|my|we)\b|我|私|僕|俺|저는|나는", re.I)
 
 
 def _tail(text: str) -> str:

@@ -40,6 +40,7 @@ from remem.text.calendar_words import (
     window,
     zh_number,
 )
+from remem.text.lazy_re import lazy_compile
 from remem.text.named_days import DAY_PATTERNS, day_range, named_day
 
 __all__ = ["DAY", "TimeWindow", "find_time_window", "zh_number"]
@@ -94,52 +95,52 @@ def _month_window(now: datetime, month: int, year: int | None, expr: str) -> Tim
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     *DAY_PATTERNS,
-    (re.compile(r"\bday before yesterday\b"), "day_before_yesterday"),
-    (re.compile(r"\byesterday\b"), "yesterday"),
-    (re.compile(r"\btoday\b|\btonight\b|\bthis morning\b"), "today"),
-    (re.compile(rf"\b{NUM_EN}\s+(day|week|month|year)s?\s+ago\b"), "ago"),
-    (re.compile(r"\b(last|past|this|previous)\s+(week|month|year|weekend)\b"), "relative_unit"),
-    (re.compile(r"\b(last|this|past)\s+(spring|summer|autumn|fall|winter)\b"), "relative_season"),
+    (lazy_compile(r"\bday before yesterday\b"), "day_before_yesterday"),
+    (lazy_compile(r"\byesterday\b"), "yesterday"),
+    (lazy_compile(r"\btoday\b|\btonight\b|\bthis morning\b"), "today"),
+    (lazy_compile(rf"\b{NUM_EN}\s+(day|week|month|year)s?\s+ago\b"), "ago"),
+    (lazy_compile(r"\b(last|past|this|previous)\s+(week|month|year|weekend)\b"), "relative_unit"),
+    (lazy_compile(r"\b(last|this|past)\s+(spring|summer|autumn|fall|winter)\b"), "relative_season"),
     (
-        re.compile(
+        lazy_compile(
             r"\b(last|this|past|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
         ),
         "weekday",
     ),
     (
-        re.compile(r"\b(spring|summer|autumn|fall|winter)\s+(?:of\s+)?((?:19|20)\d\d)\b"),
+        lazy_compile(r"\b(spring|summer|autumn|fall|winter)\s+(?:of\s+)?((?:19|20)\d\d)\b"),
         "season_year",
     ),
     (
-        re.compile(
+        lazy_compile(
             r"\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s*(?:of\s+)?,?\s*((?:19|20)\d\d)\b"
         ),
         "month_year",
     ),
     (
-        re.compile(
+        lazy_compile(
             r"\bin\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b"
         ),
         "month",
     ),
-    (re.compile(r"\bin\s+((?:19|20)\d\d)\b"), "year"),
+    (lazy_compile(r"\bin\s+((?:19|20)\d\d)\b"), "year"),
     # Chinese
-    (re.compile(r"大前天"), "zh_3days"),
-    (re.compile(r"前天"), "day_before_yesterday"),
-    (re.compile(r"昨天|昨晚|昨日"), "yesterday"),
-    (re.compile(r"今天|今晚|今早|今日"), "today"),
-    (re.compile(rf"{ZH_NUM}\s*(天|日|周|星期|个?礼拜|个?月|年)(?:以)?前"), "zh_ago"),
-    (re.compile(r"(上上|上|这|本|下)(?:个)?(周|星期|礼拜)([一二三四五六日天])"), "zh_weekday"),
-    (re.compile(r"(上上|上|这|本)(?:个)?(周|星期|礼拜|月)"), "zh_relative"),
-    (re.compile(r"(去年|今年|前年)(?:的)?([春夏秋冬])(?:天|季)"), "zh_year_season"),
-    (re.compile(r"(去年|今年|前年)"), "zh_year"),
+    (lazy_compile(r"大前天"), "zh_3days"),
+    (lazy_compile(r"前天"), "day_before_yesterday"),
+    (lazy_compile(r"昨天|昨晚|昨日"), "yesterday"),
+    (lazy_compile(r"今天|今晚|今早|今日"), "today"),
+    (lazy_compile(rf"{ZH_NUM}\s*(天|日|周|星期|个?礼拜|个?月|年)(?:以)?前"), "zh_ago"),
+    (lazy_compile(r"(上上|上|这|本|下)(?:个)?(周|星期|礼拜)([一二三四五六日天])"), "zh_weekday"),
+    (lazy_compile(r"(上上|上|这|本)(?:个)?(周|星期|礼拜|月)"), "zh_relative"),
+    (lazy_compile(r"(去年|今年|前年)(?:的)?([春夏秋冬])(?:天|季)"), "zh_year_season"),
+    (lazy_compile(r"(去年|今年|前年)"), "zh_year"),
     (
-        re.compile(r"((?:19|20)\d\d)\s*年\s*([0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*月"),
+        lazy_compile(r"((?:19|20)\d\d)\s*年\s*([0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*月"),
         "zh_year_month",
     ),
-    (re.compile(r"((?:19|20)\d\d)\s*年"), "year"),
+    (lazy_compile(r"((?:19|20)\d\d)\s*年"), "year"),
     (
-        re.compile(
+        lazy_compile(
             r"(?<![0-9年])([0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*月(?!份?\s*[0-9]+\s*[日号])"
         ),
         "zh_month",

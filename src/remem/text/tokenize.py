@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Literal
 
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import normalize_text
 
 CjkMode = Literal["bigram", "words", "both"]
@@ -31,10 +32,10 @@ CjkMode = Literal["bigram", "words", "both"]
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
 _KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
 _HANGUL = "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
-_TOKEN_RE = re.compile(
+_TOKEN_RE = lazy_compile(
     rf"(?P<cjk>[{_HAN}{_KANA}]+)|(?P<hangul>[{_HANGUL}]+)|(?P<word>[^\W_{_HAN}{_KANA}{_HANGUL}]+)"
 )
-_KANA_RE = re.compile(rf"[{_KANA}]")
+_KANA_RE = lazy_compile(rf"[{_KANA}]")
 
 # Short, conservative list: words that carry no topic in chat. BM25's IDF would discount them
 # anyway; dropping them keeps OR-queries over big stores fast.
@@ -168,7 +169,7 @@ _HOW_WORDS = frozenset(["many", "much"])
 # "who", "how" in the English stop words. A query's Han run is cut at these before its
 # bigrams are made, so "小明什么时候有空" looks for 小明 and 有空, not for 时候 (any "…的时候")
 # or 么时 across the gap. Traditional forms too, for text.traditional_to_simplified = false.
-_ZH_QUESTION_WORDS = re.compile(
+_ZH_QUESTION_WORDS = lazy_compile(
     r"什么时候|什麼時候|什么样|什麼樣|为什么|為什麼|什么|什麼|为啥|為啥|怎么样|怎麼樣|怎么|怎麼|"
     r"怎样|怎樣|哪里|哪裡|哪儿|哪兒|哪个|哪個|哪些|哪位|哪|谁|誰|多少|几(?!乎)|幾(?!乎)|"
     r"是不是|有没有|有沒有|吗|嗎|呢|啥"
@@ -187,12 +188,12 @@ _ZH_FUNCTION_CHARS = frozenset(
 # The same for Japanese (a run with kana: "東京タワーはいつ建てられましたか" looks for 东京タワー
 # and 建てられました, not いつ) and Korean (a word that starts with one: 언제, 어디에서, 몇시).
 # Not their indefinite uses: いつも (always), 何か (something), どこでも, 誰も, どうぞ.
-_JA_QUESTION_WORDS = re.compile(
+_JA_QUESTION_WORDS = lazy_compile(
     r"何時|(?:何|なに|なん)(?!か|も|でも|と)|いつ(?!も|か|でも)|どこ(?!か|も|でも)|"
     r"(?:誰|谁|だれ)(?!か|も|でも)|なぜ|どうして|どう(?!ぞ|も|か)|どれ(?!か|も)|どの|"
     r"どちら(?!か|も)|どんな|いくら(?!か|でも)|いくつ(?!か)"
 )
-_KO_QUESTION_WORD = re.compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|어느|무슨)")
+_KO_QUESTION_WORD = lazy_compile(r"(어디|뭐|무엇|누구|언제|왜|어떻게|몇|얼마|어느|무슨)")
 
 
 class _Segmenter:

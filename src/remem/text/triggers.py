@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from remem.text.assertion import not_a_statement
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 from remem.text.phrases import Phrases, phrases
 
@@ -101,7 +102,7 @@ _RULES: list[tuple[str, float, Phrases]] = [
 # names: "I'm based in Shanghai", "I now work at Globex", "Sam is my boyfriend", "Moved to Cork
 # last weekend!", "我在复旦读研", "林琳是我女朋友", "奶奶出院回家了". Only asked after the
 # assertion judge has ruled out questions, hedges, hypotheticals, quotes, sarcasm and examples.
-_PLAIN_EN = re.compile(
+_PLAIN_EN = lazy_compile(
     r"^(ok(ay)?,? |so,? |fyi,? |btw,? )*("
     # first person with a verb of state or change (not "I think", "I feel", "I see")
     r"(i|we)('m|'re|'ve|'d| am| are| have| had| now| just| recently| finally| no longer|"
@@ -119,8 +120,8 @@ _PLAIN_EN = re.compile(
     re.I,
 )
 # "I feel tired", "I think so", "I see": first person without a fact.
-_PLAIN_EN_NOT = re.compile(r"^(i|we) (feel|felt|see|mean|know|agree|understand|hope)\b", re.I)
-_PLAIN_ZH = re.compile(
+_PLAIN_EN_NOT = lazy_compile(r"^(i|we) (feel|felt|see|mean|know|agree|understand|hope)\b", re.I)
+_PLAIN_ZH = lazy_compile(
     r"^(刚|刚刚|已经|现在)?(我|我家|我的|我们)"
     r"|^[\u4e00-\u9fff]{1,4}(是我|的)(女朋友|男朋友|老婆|老公|妻子|丈夫|婚礼|猫|狗|车)"
     r"|^[\u4e00-\u9fff]{2,4}(现在|已经|刚|上个月|去年)?(住在|住|搬到|搬去|在|升任|升|辞职|"
@@ -128,7 +129,7 @@ _PLAIN_ZH = re.compile(
     r"|^(刚|刚刚)?在.{1,12}(租|买|办|找)了"
     r"|(卖了|搬了|辞职了|分手了|不用了|毕业了|退休了)[。!！]*$"
 )
-_PLAIN_ZH_NOT = re.compile(r"^我(觉得|想|认为|感觉|看|希望|猜|们走)")
+_PLAIN_ZH_NOT = lazy_compile(r"^我(觉得|想|认为|感觉|看|希望|猜|们走)")
 
 
 def plain_statement(text: str) -> bool:
@@ -217,7 +218,7 @@ def has_memory_cue(text: str) -> bool:
 # state ("I lived in Paris", "我住过北京") replaces nothing current.
 def _subject(english: str, *others: str) -> tuple[re.Pattern, ...]:
     """One subject's patterns: the English one (any case), then Chinese, Japanese, Korean."""
-    return (re.compile(english, re.I), *(re.compile(p) for p in others))
+    return (lazy_compile(english, re.I), *(lazy_compile(p) for p in others))
 
 
 _SUBJECTS: dict[str, tuple[re.Pattern, ...]] = {
@@ -246,8 +247,8 @@ _SUBJECTS: dict[str, tuple[re.Pattern, ...]] = {
         r"我(现在|开始)?(吃素|不吃肉|戒了)",
     ),
 }
-_FAVOURITE = re.compile(r"\bmy (favou?rite|preferred) ([a-z]+( [a-z]+)?) (is|are)\b", re.I)
-_FAVOURITE_ZH = re.compile(r"我最(喜欢|爱)的(.{1,6}?)是")
+_FAVOURITE = lazy_compile(r"\bmy (favou?rite|preferred) ([a-z]+( [a-z]+)?) (is|are)\b", re.I)
+_FAVOURITE_ZH = lazy_compile(r"我最(喜欢|爱)的(.{1,6}?)是")
 
 
 def subject_key(text: str) -> str | None:

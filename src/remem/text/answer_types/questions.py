@@ -13,6 +13,7 @@ import re
 import unicodedata
 
 from remem.text.answer_types.lexicon import KINDS
+from remem.text.lazy_re import lazy_compile
 from remem.text.normalize import to_simplified
 
 _KIND_CLASSES = {
@@ -262,8 +263,8 @@ def _compiled(rules: list[tuple[str, str]]) -> list[tuple[str, re.Pattern[str]]]
 _EN = _compiled(_EN_RULES)
 _ZH = _compiled(_ZH_RULES)
 _JA_KO = _compiled(_JA_KO_RULES)
-_HAN = re.compile(r"[\u3400-\u9fff]")
-_KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7af]")
+_HAN = lazy_compile(r"[\u3400-\u9fff]")
+_KANA_HANGUL = lazy_compile(r"[\u3040-\u30ff\uac00-\ud7af]")
 
 
 def asked_type(question: str) -> str | None:

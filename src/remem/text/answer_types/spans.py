@@ -31,6 +31,7 @@ from remem.text.answer_types.lexicon import (
     words,
 )
 from remem.text.calendar_words import MONTHS, WEEKDAYS
+from remem.text.lazy_re import lazy_compile
 from remem.text.named_days import DAY_PATTERNS
 from remem.text.normalize import to_simplified
 
@@ -45,7 +46,7 @@ _EN_NUM = (
     r"a dozen|dozens|half an?|an?"
 )
 _CAPS = r"[A-Z][\w'’&.\-]*(?:\s+(?:of|the|de|del|la|and|&|on)?\s*[A-Z][\w'’&.\-]*)*"
-_CAPS_RE = re.compile(_CAPS)
+_CAPS_RE = lazy_compile(_CAPS)
 # capitalised words that are no names: sentence openers, pronouns, calendar words
 _NOT_NAMES = words(
     "I I'm I've I'll I'd Im A An The This That These Those It It's Its We We're You You're He "
@@ -58,7 +59,7 @@ _NOT_NAMES = words(
 
 _MONTH_RE = "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))
 _WEEKDAY_RE = "|".join(WEEKDAYS)
-_TIME_EN = re.compile(
+_TIME_EN = lazy_compile(
     rf"\b(?:(?:{_MONTH_RE})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+(?:19|20)\d\d)?|"
     rf"(?:last|next|this|on|every)?\s*(?:{_WEEKDAY_RE})s?|(?:19|20)\d\d|"
     r"\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)|\d{1,2}:\d\d|"
@@ -69,35 +70,35 @@ _TIME_EN = re.compile(
     r"noon|midnight|christmas|thanksgiving|new year'?s?(?: eve)?|halloween|easter)\b",
     re.IGNORECASE,
 )
-_TIME_ZH = re.compile(
+_TIME_ZH = lazy_compile(
     rf"(?:(?:{_ZH_NUM})\s*[年月日号號点點]|[上下这這本]?(?:周|星期|礼拜|禮拜)[一二三四五六日天末]|"
     r"[上下这這本]个?(?:月|周|星期|礼拜)|[昨今明前后後大]天|[去今明前]年|早上|上午|中午|下午|"
     r"晚上|傍晚|凌晨|半夜|春节|国庆|中秋|端午|元旦|清明|五一|十一|寒假|暑假|圣诞|除夕|"
     r"(?:{_ZH_NUM})\s*(?:天|周|个月|年)前|最近|刚才|之前|以前|后来)"
 )
-_DURATION_EN = re.compile(
+_DURATION_EN = lazy_compile(
     rf"\b(?:{_EN_NUM})\s*(?:-\s*)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|"
     r"months?|years?|decades?)\b|\b(?:all day|all night|overnight|a while|ages|forever|"
     r"since (?:\d{4}|last \w+|childhood|college|high school))\b",
     re.IGNORECASE,
 )
-_DURATION_ZH = re.compile(
+_DURATION_ZH = lazy_compile(
     rf"(?:{_ZH_NUM})\s*(?:个|個)?(?:半)?\s*(?:秒|分钟|分鐘|小时|小時|钟头|天|晚|周|星期|礼拜|个月|月|年)(?:多|左右|半)?|"
     r"半(?:小时|天|年|个月)|一整天|一辈子|好久|很久|一阵子"
 )
-_NUMBER_EN = re.compile(
+_NUMBER_EN = lazy_compile(
     rf"\b(?:{_EN_NUM}|once|twice|thrice|dozen|hundreds|thousands|first|second|third)\b",
     re.IGNORECASE,
 )
 # a Chinese numeral counts only with a measure word after it: "一起", "一定", "一下" are no
 # numbers, "三个", "十二岁", "两万步" are
-_NUMBER_ZH = re.compile(
+_NUMBER_ZH = lazy_compile(
     r"(?:[0-9０-９.]+|[零〇一二两三四五六七八九十百千万亿半]+)\s*(?:多|来)?\s*"
     r"(?:个|個|只|位|次|岁|歲|人|件|本|张|張|条|條|台|辆|輛|套|双|斤|公斤|公里|千米|米|元|块|步|"
     r"节点|层|楼|栋|号|天|年|周|月|小时|分钟|分|名|家|所|门|场|趟|遍|倍|成|折|%)"
 )
 _CURRENCY = r"[$€£¥￥]"
-_AMOUNT_EN = re.compile(
+_AMOUNT_EN = lazy_compile(
     rf"{_CURRENCY}\s?\d[\d,.]*\s*(?:k|m|million|thousand|hundred|grand)?|"
     rf"\b\d[\d,.]*\s*(?:k\b)?\s*(?:dollars?|bucks|usd|euros?|eur|pounds?|quid|gbp|yuan|rmb|cny|"
     r"yen|grand|cents?)\b|\b(?:a|one|two|three|five|ten|twenty|fifty|a hundred|a few|"
@@ -105,46 +106,48 @@ _AMOUNT_EN = re.compile(
     r"\b(?:free|for nothing)\b",
     re.IGNORECASE,
 )
-_AMOUNT_ZH = re.compile(
+_AMOUNT_ZH = lazy_compile(
     rf"{_CURRENCY}\s?\d[\d,.]*|(?:{_ZH_NUM})\s*(?:多|来)?\s*(?:万|千|百)?\s*(?:元|块钱|块|塊|毛|"
     r"美元|美金|欧元|英镑|日元|刀|港币|人民币|rmb|RMB)|免费|白送"
 )
-_REASON = re.compile(
+_REASON = lazy_compile(
     r"\b(?:because|cause|'cause|since|so that|due to|thanks to|in order to|as a result|"
     r"that's why|the reason|which is why|so I|so we|to help|to get|to be|wanted to|"
     r"helps? (?:me|her|him|them)|inspired|motivated)\b|因为|因為|由于|由於|为了|為了|所以|"
     r"因此|原因|是怕|怕|想要|为的是|不然|否则|导致|结果",
     re.IGNORECASE,
 )
-_PHONE = re.compile(r"(?<![\w.])\+?\d[\d\- ()]{5,}\d(?![\w.])")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
+_PHONE = lazy_compile(r"(?<![\w.])\+?\d[\d\- ()]{5,}\d(?![\w.])")
+_EMAIL = lazy_compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 # (pattern, the group that is the span, how strongly a match answers), read in this order
 Reader = tuple[re.Pattern[str], int, float]
 _CODE_READERS: tuple[Reader, ...] = (
     # what follows "password is", "密码是"
     (
-        re.compile(
+        lazy_compile(
             r"(?:password|passcode|pin|pw|code|密码|密碼|口令|验证码)\s*(?:is|:|：|是|为)\s*(\S+)",
             re.IGNORECASE,
         ),
         1,
         STRONG,
     ),
-    (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"), 0, STRONG),  # an IP address
+    (lazy_compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"), 0, STRONG),  # an IP address
     # a token of letters and digits
     (
-        re.compile(r"(?<![\w@])(?=[\w@#!$%^&*\-]*\d)(?=[\w@#!$%^&*\-]*[A-Za-z])[\w@#!$%^&*\-]{4,}"),
+        lazy_compile(
+            r"(?<![\w@])(?=[\w@#!$%^&*\-]*\d)(?=[\w@#!$%^&*\-]*[A-Za-z])[\w@#!$%^&*\-]{4,}"
+        ),
         0,
         WEAK,
     ),
 )
-_QUOTED = re.compile(r"[\"“「『《]([^\"”」』》]{1,60})[\"”」』》]")
-_TITLE_AFTER = re.compile(
+_QUOTED = lazy_compile(r"[\"“「『《]([^\"”」』》]{1,60})[\"”」』》]")
+_TITLE_AFTER = lazy_compile(
     rf"\b(?:watch(?:ed|ing)?|saw|seen|see|read(?:ing)?|play(?:ed|ing)?|listen(?:ed|ing)? to|"
     rf"finished|loved?|recommend(?:ed)?) (?:the )?(?:movie |film |book |game |song |show )?({_CAPS})"
 )
-_NAMED_ZH = re.compile(rf"(?:叫|名叫|名字是|取名|起名)\s*([{_HAN}A-Za-z]{{1,6}})")
-_NAMED_EN = re.compile(rf"\b(?:named|called|name is|name's)\s+({_CAPS})")
+_NAMED_ZH = lazy_compile(rf"(?:叫|名叫|名字是|取名|起名)\s*([{_HAN}A-Za-z]{{1,6}})")
+_NAMED_EN = lazy_compile(rf"\b(?:named|called|name is|name's)\s+({_CAPS})")
 
 
 def _tags(text: str) -> list[tuple[str, str]]:
@@ -203,7 +206,7 @@ def _place(text: str) -> Scored:
     return found
 
 
-_SPEAKER_LABEL = re.compile(r"^\s*([^:：\n]{1,24})[:：]\s")
+_SPEAKER_LABEL = lazy_compile(r"^\s*([^:：\n]{1,24})[:：]\s")
 
 
 def _person(text: str) -> Scored:

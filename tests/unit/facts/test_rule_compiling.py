@@ -1,0 +1,59 @@
+"""A fact rule's pattern is compiled on first use, once, whichever thread gets there first
+(the tables were compiled at import: ~1.3 s of every command's start)."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+
+from remem.facts import rules_en, rules_homes, rules_owned, rules_things, rules_zh
+from remem.facts.rule import rule
+
+TABLES = {
+    "rules_en.RULES": rules_en.RULES,
+    "rules_homes.RULES_EN": rules_homes.RULES_EN,
+    "rules_owned.RULES_EN": rules_owned.RULES_EN,
+    "rules_owned.RULES_ZH": rules_owned.RULES_ZH,
+    "rules_things.RULES_EN": rules_things.RULES_EN,
+    "rules_things.RULES_ZH": rules_things.RULES_ZH,
+    "rules_zh.RULES": rules_zh.RULES,
+}
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_every_rule_of_the_tables_compiles(table):
+    """A bad pattern no longer fails the import: it must fail here instead."""
+    for r in TABLES[table]:
+        assert r.pattern.pattern == r.source
+        assert r.pattern.flags & r.flags == r.flags
+
+
+def test_a_rule_is_compiled_on_first_use_once_across_threads(monkeypatch):
+    calls: list[str] = []
+    real = re.compile
+    start = threading.Barrier(8)
+
+    def counting(pattern, flags=0):
+        calls.append(pattern)
+        return real(pattern, flags)
+
+    monkeypatch.setattr(re, "compile", counting)
+    r = rule(r"I live in (?P<value>\w+)", "lives_in", flags=re.I)
+    assert calls == []  # not at construction
+    seen: list[re.Pattern[str]] = []
+
+    def first_use() -> None:
+        start.wait()
+        seen.append(r.pattern)
+
+    threads = [threading.Thread(target=first_use) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [r"I live in (?P<value>\w+)"]
+    assert len({id(p) for p in seen}) == 1
+    match = r.pattern.search("i live in Porto")
+    assert match is not None and match["value"] == "Porto"
