@@ -11,9 +11,16 @@ from remem.errors import ValidationError
 from remem.store import facts_sql
 from remem.store.base import RecordRow
 from remem.store.memory.lexical_index import terms
-from remem.store.postgres.connection import PostgresConnection
+from remem.store.postgres.connection import REV, PostgresConnection
 from remem.store.postgres.filters import RECORD_COLUMNS
-from remem.store.postgres.lexical import ADD_TERMS, TERM_ROWS, LexicalWriter, tsvector_text
+from remem.store.postgres.lexical import (
+    ADD_TERMS,
+    ADD_TOTALS,
+    ADD_TOTALS_END,
+    TERM_ROWS,
+    LexicalWriter,
+    tsvector_text,
+)
 from remem.store.records_sql import SQLRecords
 from remem.store.rows import INSERT_FIELDS, column_value
 from remem.store.sql_dialect import POSTGRES
@@ -33,22 +40,22 @@ _INSERT_AWAITING_FACTS = (
 )
 
 
-# One record written by one statement (``_insert_one``): the revision bump, the record, its
-# mark in the facts backlog, its lexical row and the statistics BM25 keeps, each of the last
-# three only when the record was written (an id taken: nothing but the revision). With BEGIN
-# and COMMIT in one pipeline, the write waits for the server once.
+# One record written by one statement (``_insert_one``): the record stamped with its
+# transaction's revision, its mark in the facts backlog, its lexical row and the statistics
+# BM25 keeps (in this transaction's shard), each of the last three only when the record was
+# written (an id taken: nothing). With BEGIN and COMMIT in one pipeline, the write waits for
+# the server once, and for no other writer's row lock (schema version 11).
 _INSERT_ONE = (
-    "WITH v AS (UPDATE counters SET value = value + 1 WHERE name = 'rev' RETURNING value), "
+    f"WITH v AS (SELECT {REV} AS value), "
     f"r AS (INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
     f"VALUES ({', '.join(['%s'] * len(INSERT_FIELDS))}, (SELECT value FROM v), %s) "
     "ON CONFLICT (id) DO NOTHING RETURNING rowid), "
     "b AS (INSERT INTO facts_backlog (record_rowid) SELECT rowid FROM r WHERE %s), "
     "l AS (INSERT INTO lexical (rowid, tok, ctx, doc, len) SELECT rowid, "
     "string_to_array(%s, ' '), string_to_array(%s, ' '), %s::tsvector, %s FROM r), "
-    f"t AS (INSERT INTO lexical_terms (term, df_tok, df_any) {TERM_ROWS} "
+    f"t AS (INSERT INTO lexical_terms (term, shard, df_tok, df_any) {TERM_ROWS} "
     f"WHERE EXISTS (SELECT 1 FROM r) {ADD_TERMS}), "
-    "c AS (UPDATE counters SET value = value + CASE name WHEN 'lex_rows' THEN %s ELSE %s END "
-    "WHERE name IN ('lex_rows', 'lex_terms') AND EXISTS (SELECT 1 FROM r)) "
+    f"c AS ({ADD_TOTALS} WHERE EXISTS (SELECT 1 FROM r) {ADD_TOTALS_END}) "
     "SELECT rowid FROM r"
 )
 
