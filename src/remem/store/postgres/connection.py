@@ -63,10 +63,7 @@ _REVISION_LOCK = 0x726F64  # "rod"
 REV = "pg_current_xact_id()::text::bigint + (SELECT value FROM counters WHERE name = 'rev_base')"
 # Every write adds one to the write counter of its shard (``write_shard()``; the change token
 # is their sum): concurrent writers never wait for each other's row here.
-COUNT_WRITE = (
-    "INSERT INTO counters (name, shard, value) VALUES ('writes', write_shard(), 1) "
-    "ON CONFLICT (name, shard) DO UPDATE SET value = counters.value + 1"
-)
+COUNT_WRITE = "UPDATE write_counts SET writes = writes + 1 WHERE shard = (SELECT write_shard())"
 # What the store's tables and indexes (with their TOAST data) take on the server.
 SCHEMA_BYTES_SQL = (
     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
@@ -206,9 +203,10 @@ class PostgresConnection(SQLConnection):
         return getattr(self._open_tx, "conn", None)
 
     @contextmanager
-    def write(self) -> Iterator[psycopg.Connection[Any]]:
+    def write(self, *, counted: bool = False) -> Iterator[psycopg.Connection[Any]]:
         """One transaction; rolled back entirely if the body raises. Counts the write in
-        its shard's row (``COUNT_WRITE``: no other running writer's). In pipeline mode (see
+        its shard's row (``COUNT_WRITE``: no other running writer's; ``counted``: the body
+        does, in a statement it sends anyway). In pipeline mode (see
         the module's docstring): a statement's error may surface at a later statement's
         result or at the commit, and rolls everything back all the same. Inside this thread's
         open ``transaction()``: a savepoint of it instead (an error undoes this write alone,
@@ -221,12 +219,14 @@ class PostgresConnection(SQLConnection):
                     yield conn
                 return
             with self._pool.connection() as conn:
-                yield from self._pipelined_write(conn)
+                yield from self._pipelined_write(conn, counted)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
 
     @staticmethod
-    def _pipelined_write(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
+    def _pipelined_write(
+        conn: psycopg.Connection[Any], counted: bool
+    ) -> Iterator[psycopg.Connection[Any]]:
         """BEGIN, the body, the change token and COMMIT in one pipeline, synced once at the
         end. (psycopg's ``conn.transaction()`` syncs after BEGIN and before COMMIT in
         pipeline mode: two more round trips.) Anything short of a returned COMMIT rolls
@@ -236,7 +236,8 @@ class PostgresConnection(SQLConnection):
             with conn.pipeline():
                 conn.execute("BEGIN")
                 yield conn
-                conn.execute(COUNT_WRITE)
+                if not counted:
+                    conn.execute(COUNT_WRITE)
                 conn.execute("COMMIT")
             committed = True  # the pipeline has synced: the COMMIT has returned
         finally:
@@ -345,9 +346,8 @@ class PostgresConnection(SQLConnection):
     def change_token(self) -> tuple[int, int]:
         """Changes whenever any process commits a write to this store."""
         row = self.query_one(
-            "SELECT coalesce(sum(value) FILTER (WHERE name = 'writes'), 0), "
-            "coalesce(sum(value) FILTER (WHERE name = 'deletes'), 0) FROM counters "
-            "WHERE name IN ('writes', 'deletes')"
+            "SELECT (SELECT sum(writes) FROM write_counts), "
+            "(SELECT value FROM counters WHERE name = 'deletes')"
         )
         return int(row[0]), int(row[1])
 

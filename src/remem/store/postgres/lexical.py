@@ -7,7 +7,7 @@ arrays (for exact term frequencies and phrases) plus a ``tsvector`` built from t
 whose GIN index finds the rows a query matches: own terms carry weight A, context terms B.
 
 Scoring is FTS5's formula (see ``lexical_index``), computed in SQL over the matching rows:
-N and the total term count come from ``counters``, document frequencies from
+N and the total term count come from ``write_counts``, document frequencies from
 ``lexical_terms``, both kept in step by every write in the same transaction, each as the
 sum of per-writer shards (a write adds to its own shard's rows: concurrent writers never
 wait for each other on a common term's row; see schema version 11). PostgreSQL's
@@ -105,12 +105,11 @@ ADD_TERMS = (
     "ON CONFLICT (term, shard) DO UPDATE SET df_tok = lexical_terms.df_tok + excluded.df_tok, "
     "df_any = lexical_terms.df_any + excluded.df_any"
 )
-# the same for the BM25 totals: (rows, terms) added to this transaction's shard of counters
+# the same for the BM25 totals: (rows, terms) added to this transaction's shard
 ADD_TOTALS = (
-    "INSERT INTO counters (name, shard, value) SELECT n, (SELECT write_shard()), v "
-    "FROM (VALUES ('lex_rows', %s::bigint), ('lex_terms', %s::bigint)) AS x(n, v) "
+    "UPDATE write_counts SET lex_rows = lex_rows + %s, lex_terms = lex_terms + %s "
+    "WHERE shard = (SELECT write_shard())"
 )
-ADD_TOTALS_END = "ON CONFLICT (name, shard) DO UPDATE SET value = counters.value + excluded.value"
 # a term's document frequencies: its shards' rows added up
 TERM_SUMS = (
     "SELECT term, sum(df_tok) AS df_tok, sum(df_any) AS df_any FROM lexical_terms "
@@ -198,7 +197,7 @@ class LexicalWriter:
                     (gone,),
                 )
         if self._rows or self._terms:
-            c.execute(ADD_TOTALS + ADD_TOTALS_END, (self._rows, self._terms))
+            c.execute(ADD_TOTALS, (self._rows, self._terms))
         self._df.clear()
         self._rows = self._terms = 0
 
@@ -308,12 +307,8 @@ class LexicalMixin(LexicalRescoreMixin, PostgresConnection):
 
 
 def lexical_totals(c: psycopg.Connection[Any]) -> tuple[int, int]:
-    """(rows in the lexical index, their terms in both columns) from ``counters``."""
-    row = c.execute(
-        "SELECT coalesce(sum(value) FILTER (WHERE name = 'lex_rows'), 0), "
-        "coalesce(sum(value) FILTER (WHERE name = 'lex_terms'), 0) FROM counters "
-        "WHERE name IN ('lex_rows', 'lex_terms')"
-    ).fetchone()
+    """(rows in the lexical index, their terms in both columns): ``write_counts`` summed."""
+    row = c.execute("SELECT sum(lex_rows), sum(lex_terms) FROM write_counts").fetchone()
     return int(row[0]), int(row[1])  # type: ignore[index]
 
 

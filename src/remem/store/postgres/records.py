@@ -15,8 +15,6 @@ from remem.store.postgres.connection import REV, PostgresConnection
 from remem.store.postgres.filters import RECORD_COLUMNS
 from remem.store.postgres.lexical import (
     ADD_TERMS,
-    ADD_TOTALS,
-    ADD_TOTALS_END,
     TERM_ROWS,
     LexicalWriter,
     tsvector_text,
@@ -42,9 +40,10 @@ _INSERT_AWAITING_FACTS = (
 
 # One record written by one statement (``_insert_one``): the record stamped with its
 # transaction's revision, its mark in the facts backlog, its lexical row and the statistics
-# BM25 keeps (in this transaction's shard), each of the last three only when the record was
-# written (an id taken: nothing). With BEGIN and COMMIT in one pipeline, the write waits for
-# the server once, and for no other writer's row lock (schema version 11).
+# BM25 keeps, each of the last three only when the record was written (an id taken: nothing),
+# and the write counted (``write(counted=True)``): the statistics and the count in this
+# transaction's shard. With BEGIN and COMMIT in one pipeline, the write waits for the server
+# once, and for no other writer's row lock (schema version 11).
 _INSERT_ONE = (
     f"WITH v AS (SELECT {REV} AS value), "
     f"r AS (INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
@@ -55,7 +54,10 @@ _INSERT_ONE = (
     "string_to_array(%s, ' '), string_to_array(%s, ' '), %s::tsvector, %s FROM r), "
     f"t AS (INSERT INTO lexical_terms (term, shard, df_tok, df_any) {TERM_ROWS} "
     f"WHERE EXISTS (SELECT 1 FROM r) {ADD_TERMS}), "
-    f"c AS ({ADD_TOTALS} WHERE EXISTS (SELECT 1 FROM r) {ADD_TOTALS_END}) "
+    "c AS (UPDATE write_counts SET writes = writes + 1, "
+    "lex_rows = lex_rows + CASE WHEN EXISTS (SELECT 1 FROM r) THEN %s ELSE 0 END, "
+    "lex_terms = lex_terms + CASE WHEN EXISTS (SELECT 1 FROM r) THEN %s ELSE 0 END "
+    "WHERE shard = (SELECT write_shard())) "
     "SELECT rowid FROM r"
 )
 
@@ -102,7 +104,7 @@ class RecordsMixin(SQLRecords, PostgresConnection):
             1,
             len(own) + len(ctx),
         ]
-        with self.write() as c:
+        with self.write(counted=True) as c:
             cur = c.execute(_INSERT_ONE, params)
         got = cur.fetchone()  # the pipeline has synced at the COMMIT
         if got is None and not skip:

@@ -38,19 +38,33 @@ from remem.store.schema_ddl import (
 # term): concurrent writers queued on those row locks, one commit and one disk flush at a
 # time. Now each transaction adds to the rows of a shard no other running transaction holds
 # (``write_shard()``: the first shard whose advisory lock it gets, kept until its end), and
-# readers add the shards up. The revision stamped on records is the writer's transaction id
-# plus ``rev_base`` (so it continues past the old counter's values); a reader's current
-# revision is one below the oldest transaction its snapshot still sees running, so every
-# record stamped later than that commits after the reader looked (see ``connection.py``).
+# readers add the shards up: ``write_counts`` (the write counter and the BM25 totals, one
+# row per shard, spread thin over its pages so that updates stay in place) and
+# ``lexical_terms`` (a row per term and shard). The revision stamped on records is the
+# writer's transaction id plus ``rev_base`` (so it continues past the old counter's values);
+# a reader's current revision is one below the oldest transaction its snapshot still sees
+# running, so every record stamped later than that commits after the reader looked (see
+# ``connection.py``).
 WRITE_SHARDS = """
-ALTER TABLE counters ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE counters DROP CONSTRAINT counters_pkey;
-ALTER TABLE counters ADD PRIMARY KEY (name, shard);
+CREATE TABLE write_counts (
+    shard     INTEGER PRIMARY KEY,
+    writes    BIGINT NOT NULL DEFAULT 0,
+    lex_rows  BIGINT NOT NULL DEFAULT 0,
+    lex_terms BIGINT NOT NULL DEFAULT 0
+) WITH (fillfactor = 10);
+INSERT INTO write_counts (shard) SELECT generate_series(0, 63);
+UPDATE write_counts SET
+    writes = (SELECT value FROM counters WHERE name = 'writes'),
+    lex_rows = (SELECT value FROM counters WHERE name = 'lex_rows'),
+    lex_terms = (SELECT value FROM counters WHERE name = 'lex_terms')
+WHERE shard = 0;
+DELETE FROM counters WHERE name IN ('writes', 'lex_rows', 'lex_terms');
 ALTER TABLE lexical_terms ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE lexical_terms DROP CONSTRAINT lexical_terms_pkey;
 ALTER TABLE lexical_terms ADD PRIMARY KEY (term, shard);
-INSERT INTO counters (name, shard, value)
-    SELECT 'rev_base', 0, value + 1 - pg_current_xact_id()::text::bigint
+ALTER TABLE lexical_terms SET (fillfactor = 70);
+INSERT INTO counters (name, value)
+    SELECT 'rev_base', value + 1 - pg_current_xact_id()::text::bigint
     FROM counters WHERE name = 'rev';
 DELETE FROM counters WHERE name = 'rev';
 -- This transaction's shard: the first of 64 whose advisory lock (second key: the schema)
