@@ -137,6 +137,11 @@ def test_many_writers_at_once_keep_every_record_and_the_bm25_statistics(stores):
     assert errors == [] and first.count() == 120
     assert first.term_stats(["ferry", "w3"]) == (120, {"ferry": 120, "w3": 15})
     assert first.integrity_problems() == []
+    # shards are taken from the first free one: a term has no more rows than writers at once
+    (most,) = first.query_one(
+        "SELECT max(n) FROM (SELECT count(*) AS n FROM lexical_terms GROUP BY term) t"
+    )
+    assert 1 <= most <= 8
     first.delete([f"r{300 + i}" for i in range(15)])  # worker 3's
     assert second.term_stats(["ferry", "w3"]) == (105, {"ferry": 105})
     assert second.integrity_problems() == []

@@ -68,8 +68,9 @@ INSERT INTO counters (name, value)
     FROM counters WHERE name = 'rev';
 DELETE FROM counters WHERE name = 'rev';
 -- This transaction's shard: the first of 64 whose advisory lock (second key: the schema)
--- is free, starting from the backend's own; with all 64 held, the backend's own without the
--- lock (its writers then take turns at the row locks, as every writer did before).
+-- is free, counting from 0, so a term's rows number no more than the writers that ever ran
+-- at once; with all 64 held, one by the backend's id without the lock (its writers then take
+-- turns at the row locks, as every writer did before).
 CREATE FUNCTION write_shard() RETURNS INTEGER LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     s INTEGER := nullif(current_setting('remem.write_shard', true), '')::INTEGER;
@@ -78,7 +79,7 @@ BEGIN
         RETURN s;
     END IF;
     FOR i IN 0 .. 63 LOOP
-        s := (pg_backend_pid() + i) % 64;
+        s := i;
         IF pg_try_advisory_xact_lock(7563264 + s, hashtext(current_schema())) THEN
             PERFORM set_config('remem.write_shard', s::TEXT, true);
             RETURN s;
