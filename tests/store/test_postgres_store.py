@@ -215,8 +215,16 @@ def test_a_version_8_schema_gets_the_fact_tables(monkeypatch):
     monkeypatch.setattr("remem.store.postgres.connection.MIGRATIONS", up_to_8)
     monkeypatch.setattr("remem.store.postgres.connection.LATEST_VERSION", 8)
     old = PostgresStore(pg_url(), schema=name, pool_size=1)
-    old.insert_records([(fields(i), "t") for i in range(3)])
     old.close()
+    # records as version 8's code wrote them (today's code writes what version 11 has)
+    with psycopg.connect(pg_url(), autocommit=True) as c:
+        for i in range(3):
+            c.execute(
+                f"INSERT INTO {name}.records (id, kind, text, created_at, content_hash, "
+                "rev, updated_at) VALUES (%s, 'message', 't', %s, %s, %s, %s)",
+                (f"r{i}", T + i, f"h{i}", i + 1, T),
+            )
+        c.execute(f"UPDATE {name}.counters SET value = 3 WHERE name = 'rev'")
     monkeypatch.undo()
     store = PostgresStore(pg_url(), schema=name, pool_size=1)
     try:

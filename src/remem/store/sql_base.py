@@ -66,6 +66,12 @@ class SQLConnection:
         """The next revision number (inside the caller's write)."""
         raise NotImplementedError
 
+    @staticmethod
+    def _current_rev(c: Any) -> int:
+        """The revision a reader has seen everything up to (read in its snapshot ``c``):
+        every write that commits later stamps a higher one."""
+        return counter(c, "rev")
+
     def _stats_storage(self, c: Any) -> StorageStats:
         """``file_bytes`` and ``path`` for ``stats`` (read in its snapshot ``c``)."""
         raise NotImplementedError

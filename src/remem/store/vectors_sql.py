@@ -184,17 +184,13 @@ class SQLVectors(SQLConnection):
         vectors, the filter columns of records changed since ``after_rev``, the current rev
         and the delete counter (a changed counter means: reload from scratch)."""
         with self.read() as c:
-            counters = dict(
-                c.execute(
-                    "SELECT name, value FROM counters WHERE name IN ('rev', 'deletes')"
-                ).fetchall()
-            )
+            rev, deletes = self._current_rev(c), counter(c, "deletes")
             vectors = self._vector_rows(c, model_id, dim, after_seq)
             meta = c.execute(
                 f"SELECT {', '.join(INDEX_META_FIELDS)} FROM records WHERE rev > {self._sql.mark}",
                 (after_rev,),
             ).fetchall()
-        return vectors, meta, int(counters["rev"]), int(counters["deletes"])
+        return vectors, meta, rev, deletes
 
     def adopt_legacy_vectors(
         self, model_id: str, provider: str, model: str, dim: int | None = None
@@ -248,7 +244,7 @@ class SQLVectors(SQLConnection):
 
     def filter_rows(self, after_rev: int) -> tuple[list[IndexMetaRow], int]:
         with self.read() as c:
-            rev = counter(c, "rev")
+            rev = self._current_rev(c)
             rows = c.execute(
                 f"SELECT {', '.join(INDEX_META_FIELDS)} FROM records "
                 f"WHERE rev > {self._sql.mark} ORDER BY rev, rowid",

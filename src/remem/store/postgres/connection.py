@@ -54,6 +54,16 @@ _MIGRATION_LOCK = 0x72656D656D  # "remem"
 # alone would let two of them read the same "current" row and both replace it). Stores in
 # other schemas do not wait. (Two-key advisory locks never collide with one-key ones.)
 _TRANSACTION_LOCK = 0x72656D  # "rem"
+# Taken by the writes that stamp a revision through ``_bump_rev`` (with the schema's hash as
+# the second key): they take turns, the rest of the writers do not wait for them.
+_REVISION_LOCK = 0x726F64  # "rod"
+# A record's revision: its transaction's id, past the values of the counter that schema
+# version 11 replaced (``rev_base``). Ids are handed out in start order, not commit order:
+# readers take ``_current_rev`` as theirs, below every id still running.
+REV = "pg_current_xact_id()::text::bigint + (SELECT value FROM counters WHERE name = 'rev_base')"
+# Every write adds one to the write counter of its shard (``write_shard()``; the change token
+# is their sum): concurrent writers never wait for each other's row here.
+COUNT_WRITE = "UPDATE write_counts SET writes = writes + 1 WHERE shard = (SELECT write_shard())"
 # What the store's tables and indexes (with their TOAST data) take on the server.
 SCHEMA_BYTES_SQL = (
     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
@@ -193,9 +203,10 @@ class PostgresConnection(SQLConnection):
         return getattr(self._open_tx, "conn", None)
 
     @contextmanager
-    def write(self) -> Iterator[psycopg.Connection[Any]]:
-        """One transaction; rolled back entirely if the body raises. Bumps the change
-        token last, so its row lock is held only while committing. In pipeline mode (see
+    def write(self, *, counted: bool = False) -> Iterator[psycopg.Connection[Any]]:
+        """One transaction; rolled back entirely if the body raises. Counts the write in
+        its shard's row (``COUNT_WRITE``: no other running writer's; ``counted``: the body
+        does, in a statement it sends anyway). In pipeline mode (see
         the module's docstring): a statement's error may surface at a later statement's
         result or at the commit, and rolls everything back all the same. Inside this thread's
         open ``transaction()``: a savepoint of it instead (an error undoes this write alone,
@@ -208,12 +219,14 @@ class PostgresConnection(SQLConnection):
                     yield conn
                 return
             with self._pool.connection() as conn:
-                yield from self._pipelined_write(conn)
+                yield from self._pipelined_write(conn, counted)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
 
     @staticmethod
-    def _pipelined_write(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
+    def _pipelined_write(
+        conn: psycopg.Connection[Any], counted: bool
+    ) -> Iterator[psycopg.Connection[Any]]:
         """BEGIN, the body, the change token and COMMIT in one pipeline, synced once at the
         end. (psycopg's ``conn.transaction()`` syncs after BEGIN and before COMMIT in
         pipeline mode: two more round trips.) Anything short of a returned COMMIT rolls
@@ -223,7 +236,8 @@ class PostgresConnection(SQLConnection):
             with conn.pipeline():
                 conn.execute("BEGIN")
                 yield conn
-                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
+                if not counted:
+                    conn.execute(COUNT_WRITE)
                 conn.execute("COMMIT")
             committed = True  # the pipeline has synced: the COMMIT has returned
         finally:
@@ -252,7 +266,7 @@ class PostgresConnection(SQLConnection):
                     yield self
                 finally:
                     self._open_tx.conn = None
-                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'writes'")
+                conn.execute(COUNT_WRITE)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
 
@@ -290,9 +304,22 @@ class PostgresConnection(SQLConnection):
 
     @staticmethod
     def _bump_rev(conn: psycopg.Connection[Any]) -> int:
-        """The next revision; its row lock orders record and vector writes by commit."""
+        """This transaction's revision (``REV``), after the lock that makes the writes which
+        ask for one (updates, vectors: not a new record's ``_insert_one``) take turns, so
+        vectors' ``seq`` values commit in order (``index_delta`` reads them by seq)."""
         row = conn.execute(
-            "UPDATE counters SET value = value + 1 WHERE name = 'rev' RETURNING value"
+            "SELECT pg_advisory_xact_lock(%s, hashtext(current_schema())), " + REV,
+            (_REVISION_LOCK,),
+        ).fetchone()
+        return int(row[1])  # type: ignore[index]
+
+    @staticmethod
+    def _current_rev(c: psycopg.Connection[Any]) -> int:
+        """The revision every later-committing write is stamped above: one below the oldest
+        transaction this snapshot sees running (``REV``'s ids then all commit after it)."""
+        row = c.execute(
+            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1 + value "
+            "FROM counters WHERE name = 'rev_base'"
         ).fetchone()
         return int(row[0])  # type: ignore[index]
 
@@ -318,8 +345,11 @@ class PostgresConnection(SQLConnection):
 
     def change_token(self) -> tuple[int, int]:
         """Changes whenever any process commits a write to this store."""
-        rows = dict(self.query("SELECT name, value FROM counters WHERE name IN ('writes', 'rev')"))
-        return int(rows["writes"]), int(rows["rev"])
+        row = self.query_one(
+            "SELECT (SELECT sum(writes) FROM write_counts), "
+            "(SELECT value FROM counters WHERE name = 'deletes')"
+        )
+        return int(row[0]), int(row[1])
 
     def close(self) -> None:
         with self._lock:

@@ -7,8 +7,10 @@ arrays (for exact term frequencies and phrases) plus a ``tsvector`` built from t
 whose GIN index finds the rows a query matches: own terms carry weight A, context terms B.
 
 Scoring is FTS5's formula (see ``lexical_index``), computed in SQL over the matching rows:
-N and the total term count come from ``counters``, document frequencies from
-``lexical_terms``, both kept in step by every write in the same transaction. PostgreSQL's
+N and the total term count come from ``write_counts``, document frequencies from
+``lexical_terms``, both kept in step by every write in the same transaction, each as the
+sum of per-writer shards (a write adds to its own shard's rows: concurrent writers never
+wait for each other on a common term's row; see schema version 11). PostgreSQL's
 ``ts_rank`` is not BM25 and is not used.
 """
 
@@ -93,11 +95,25 @@ def _hits(column: str) -> str:
     )
 
 
-# the term statistics' changes as rows, and how they are added to the stored ones
-TERM_ROWS = "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[])"
+# the term statistics' changes as rows of this transaction's shard (schema version 11: a
+# term's frequencies are the sums over its shards' rows), and how they are added to them
+TERM_ROWS = (
+    "SELECT u.t, (SELECT write_shard()), u.a, u.b "
+    "FROM unnest(%s::text[], %s::bigint[], %s::bigint[]) AS u(t, a, b)"
+)
 ADD_TERMS = (
-    "ON CONFLICT (term) DO UPDATE SET df_tok = lexical_terms.df_tok + excluded.df_tok, "
+    "ON CONFLICT (term, shard) DO UPDATE SET df_tok = lexical_terms.df_tok + excluded.df_tok, "
     "df_any = lexical_terms.df_any + excluded.df_any"
+)
+# the same for the BM25 totals: (rows, terms) added to this transaction's shard
+ADD_TOTALS = (
+    "UPDATE write_counts SET lex_rows = lex_rows + %s, lex_terms = lex_terms + %s "
+    "WHERE shard = (SELECT write_shard())"
+)
+# a term's document frequencies: its shards' rows added up
+TERM_SUMS = (
+    "SELECT term, sum(df_tok) AS df_tok, sum(df_any) AS df_any FROM lexical_terms "
+    "WHERE term = ANY(%s::text[]) GROUP BY term"
 )
 
 
@@ -168,21 +184,20 @@ class LexicalWriter:
         if by_term:
             names = list(by_term)
             c.execute(
-                f"INSERT INTO lexical_terms (term, df_tok, df_any) {TERM_ROWS} {ADD_TERMS}",
+                f"INSERT INTO lexical_terms (term, shard, df_tok, df_any) {TERM_ROWS} {ADD_TERMS}",
                 (names, [by_term[t][0] for t in names], [by_term[t][1] for t in names]),
             )
             gone = [t for t in names if by_term[t][1] < 0]  # only a removal can empty a term
             if gone:
+                # this shard's rows that came to nothing (another shard's may be negative:
+                # a record counted in one shard and taken out in another)
                 c.execute(
-                    "DELETE FROM lexical_terms WHERE term = ANY(%s::text[]) AND df_any <= 0",
+                    "DELETE FROM lexical_terms WHERE term = ANY(%s::text[]) "
+                    "AND shard = write_shard() AND df_any = 0 AND df_tok = 0",
                     (gone,),
                 )
         if self._rows or self._terms:
-            c.execute(
-                "UPDATE counters SET value = value + CASE name WHEN 'lex_rows' THEN %s "
-                "ELSE %s END WHERE name IN ('lex_rows', 'lex_terms')",
-                (self._rows, self._terms),
-            )
+            c.execute(ADD_TOTALS, (self._rows, self._terms))
         self._df.clear()
         self._rows = self._terms = 0
 
@@ -286,21 +301,15 @@ class LexicalMixin(LexicalRescoreMixin, PostgresConnection):
         with self.read() as c:
             n, _ = lexical_totals(c)  # every record has its lexical row: N is the record count
             found = c.execute(
-                "SELECT term, df_any FROM lexical_terms WHERE term = ANY(%s::text[]) "
-                "AND df_any > 0",
-                (list(tokens),),
+                f"SELECT term, df_any FROM ({TERM_SUMS}) t WHERE df_any > 0", (list(tokens),)
             ).fetchall()
         return int(n), {t: int(df) for t, df in found}
 
 
 def lexical_totals(c: psycopg.Connection[Any]) -> tuple[int, int]:
-    """(rows in the lexical index, their terms in both columns) from ``counters``."""
-    values = dict(
-        c.execute(
-            "SELECT name, value FROM counters WHERE name IN ('lex_rows', 'lex_terms')"
-        ).fetchall()
-    )
-    return int(values["lex_rows"]), int(values["lex_terms"])
+    """(rows in the lexical index, their terms in both columns): ``write_counts`` summed."""
+    row = c.execute("SELECT sum(lex_rows), sum(lex_terms) FROM write_counts").fetchone()
+    return int(row[0]), int(row[1])  # type: ignore[index]
 
 
 def _phrase_rows(c: psycopg.Connection[Any], phrases: list[list[str]], both: bool) -> list[int]:
@@ -311,7 +320,7 @@ def _phrase_rows(c: psycopg.Connection[Any], phrases: list[list[str]], both: boo
     singles = [p[0] for p in phrases if len(p) == 1]
     found = dict(
         c.execute(
-            f"SELECT term, {column} FROM lexical_terms WHERE term = ANY(%s::text[])",
+            f"SELECT term, {column} FROM ({TERM_SUMS}) t",
             (singles,),
         ).fetchall()
     )

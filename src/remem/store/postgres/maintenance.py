@@ -20,7 +20,8 @@ class MaintenanceMixin(VectorsMixin):
             rows, total = lexical_totals(c)
             real = c.execute("SELECT count(*), coalesce(sum(len), 0) FROM lexical").fetchone()
             drift = c.execute(
-                "SELECT count(*) FROM lexical_terms t FULL JOIN (SELECT term, "
+                "SELECT count(*) FROM (SELECT term, sum(df_tok) AS df_tok, sum(df_any) AS df_any "
+                "FROM lexical_terms GROUP BY term) t FULL JOIN (SELECT term, "
                 "count(DISTINCT rowid) AS n, count(DISTINCT rowid) FILTER (WHERE own) AS n_own "
                 "FROM (SELECT rowid, term, true AS own FROM lexical, unnest(tok) AS term "
                 "UNION ALL SELECT rowid, term, false FROM lexical, unnest(ctx) AS term) u "

@@ -10,7 +10,7 @@ import psycopg
 from remem.errors import ValidationError
 from remem.store import facts_sql
 from remem.store.memory.lexical_index import terms
-from remem.store.postgres.connection import PostgresConnection
+from remem.store.postgres.connection import REV, PostgresConnection
 from remem.store.postgres.filters import RECORD_COLUMNS
 from remem.store.postgres.lexical import ADD_TERMS, TERM_ROWS, LexicalWriter, tsvector_text
 from remem.store.records_sql import InsertBatch, SQLRecords
@@ -32,22 +32,26 @@ _INSERT_AWAITING_FACTS = (
 )
 
 
-# One record written by one statement (``_insert_one``): the revision bump, the record, its
-# mark in the facts backlog, its lexical row and the statistics BM25 keeps, each of the last
-# three only when the record was written (an id taken: nothing but the revision). With BEGIN
-# and COMMIT in one pipeline, the write waits for the server once.
+# One record written by one statement (``_insert_one``): the record stamped with its
+# transaction's revision, its mark in the facts backlog, its lexical row and the statistics
+# BM25 keeps, each of the last three only when the record was written (an id taken: nothing),
+# and the write counted (``write(counted=True)``): the statistics and the count in this
+# transaction's shard. With BEGIN and COMMIT in one pipeline, the write waits for the server
+# once, and for no other writer's row lock (schema version 11).
 _INSERT_ONE = (
-    "WITH v AS (UPDATE counters SET value = value + 1 WHERE name = 'rev' RETURNING value), "
+    f"WITH v AS (SELECT {REV} AS value), "
     f"r AS (INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
     f"VALUES ({', '.join(['%s'] * len(INSERT_FIELDS))}, (SELECT value FROM v), %s) "
     "ON CONFLICT (id) DO NOTHING RETURNING rowid), "
     "b AS (INSERT INTO facts_backlog (record_rowid) SELECT rowid FROM r WHERE %s), "
     "l AS (INSERT INTO lexical (rowid, tok, ctx, doc, len) SELECT rowid, "
     "string_to_array(%s, ' '), string_to_array(%s, ' '), %s::tsvector, %s FROM r), "
-    f"t AS (INSERT INTO lexical_terms (term, df_tok, df_any) {TERM_ROWS} "
+    f"t AS (INSERT INTO lexical_terms (term, shard, df_tok, df_any) {TERM_ROWS} "
     f"WHERE EXISTS (SELECT 1 FROM r) {ADD_TERMS}), "
-    "c AS (UPDATE counters SET value = value + CASE name WHEN 'lex_rows' THEN %s ELSE %s END "
-    "WHERE name IN ('lex_rows', 'lex_terms') AND EXISTS (SELECT 1 FROM r)) "
+    "c AS (UPDATE write_counts SET writes = writes + 1, "
+    "lex_rows = lex_rows + CASE WHEN EXISTS (SELECT 1 FROM r) THEN %s ELSE 0 END, "
+    "lex_terms = lex_terms + CASE WHEN EXISTS (SELECT 1 FROM r) THEN %s ELSE 0 END "
+    "WHERE shard = (SELECT write_shard())) "
     "SELECT rowid FROM r"
 )
 
@@ -93,7 +97,7 @@ class RecordsMixin(SQLRecords, PostgresConnection):
             1,
             len(own) + len(ctx),
         ]
-        with self.write() as c:
+        with self.write(counted=True) as c:
             cur = c.execute(_INSERT_ONE, params)
         got = cur.fetchone()  # the pipeline has synced at the COMMIT
         if got is None and not batch.skip:

@@ -33,6 +33,63 @@ from remem.store.schema_ddl import (
     sessions_table,
 )
 
+# Version 11. Every write used to update the same rows (the revision counter first, held to
+# its commit; the write counter; the BM25 totals; the document frequency of every common
+# term): concurrent writers queued on those row locks, one commit and one disk flush at a
+# time. Now each transaction adds to the rows of a shard no other running transaction holds
+# (``write_shard()``: the first shard whose advisory lock it gets, kept until its end), and
+# readers add the shards up: ``write_counts`` (the write counter and the BM25 totals, one
+# row per shard, spread thin over its pages so that updates stay in place) and
+# ``lexical_terms`` (a row per term and shard). The revision stamped on records is the
+# writer's transaction id plus ``rev_base`` (so it continues past the old counter's values);
+# a reader's current revision is one below the oldest transaction its snapshot still sees
+# running, so every record stamped later than that commits after the reader looked (see
+# ``connection.py``).
+WRITE_SHARDS = """
+CREATE TABLE write_counts (
+    shard     INTEGER PRIMARY KEY,
+    writes    BIGINT NOT NULL DEFAULT 0,
+    lex_rows  BIGINT NOT NULL DEFAULT 0,
+    lex_terms BIGINT NOT NULL DEFAULT 0
+) WITH (fillfactor = 10);
+INSERT INTO write_counts (shard) SELECT generate_series(0, 63);
+UPDATE write_counts SET
+    writes = (SELECT value FROM counters WHERE name = 'writes'),
+    lex_rows = (SELECT value FROM counters WHERE name = 'lex_rows'),
+    lex_terms = (SELECT value FROM counters WHERE name = 'lex_terms')
+WHERE shard = 0;
+DELETE FROM counters WHERE name IN ('writes', 'lex_rows', 'lex_terms');
+ALTER TABLE lexical_terms ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE lexical_terms DROP CONSTRAINT lexical_terms_pkey;
+ALTER TABLE lexical_terms ADD PRIMARY KEY (term, shard);
+ALTER TABLE lexical_terms SET (fillfactor = 70);
+INSERT INTO counters (name, value)
+    SELECT 'rev_base', value + 1 - pg_current_xact_id()::text::bigint
+    FROM counters WHERE name = 'rev';
+DELETE FROM counters WHERE name = 'rev';
+-- This transaction's shard: the first of 64 whose advisory lock (second key: the schema)
+-- is free, counting from 0, so a term's rows number no more than the writers that ever ran
+-- at once; with all 64 held, one by the backend's id without the lock (its writers then take
+-- turns at the row locks, as every writer did before).
+CREATE FUNCTION write_shard() RETURNS INTEGER LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    s INTEGER := nullif(current_setting('remem.write_shard', true), '')::INTEGER;
+BEGIN
+    IF s IS NOT NULL THEN
+        RETURN s;
+    END IF;
+    FOR i IN 0 .. 63 LOOP
+        s := i;
+        IF pg_try_advisory_xact_lock(7563264 + s, hashtext(current_schema())) THEN
+            PERFORM set_config('remem.write_shard', s::TEXT, true);
+            RETURN s;
+        END IF;
+    END LOOP;
+    RETURN pg_backend_pid() % 64;
+END
+$$
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (
         6,
@@ -162,6 +219,15 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "the write that stores them, so fact extraction runs after the acknowledgement and a "
         "crash before it loses nothing",
         facts_backlog_table(POSTGRES_TYPES),
+    ),
+    (
+        11,
+        "concurrent writers never wait for each other's row locks (issue 47): the write "
+        "counters and the term statistics are kept per shard (a writer adds to its own shard's "
+        "rows, readers sum the shards), and a record's rev is its transaction id offset past "
+        "the old counter (readers take as current rev the oldest transaction still running, "
+        "so none commits below it)",
+        WRITE_SHARDS,
     ),
 ]
 
