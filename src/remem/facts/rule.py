@@ -17,20 +17,18 @@ back from "he" / "她".
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from remem.facts.model import Polarity
+from remem.text.lazy_re import LazyPattern
 
 Tense = Literal["now", "past", "plan"]
 
-# Guards the first compile of a rule's pattern, so two threads extracting at once compile it
-# once. The rule tables hold a few hundred large patterns (~1.3 s to compile together), which
-# every process importing the facts package paid at start, text or not: a rule is compiled
-# when it is first matched instead.
-_COMPILING = threading.Lock()
+# The rule tables hold a few hundred large patterns (~1.3 s to compile together), which every
+# process importing the facts package paid at start, text or not: a rule's pattern is compiled
+# when it is first matched instead (``LazyPattern``: once per process, whichever thread is first).
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,19 +47,15 @@ class Rule:
     # 星辰科技", "a startup, Acme Labs"): that reading gives way (``extract._distinct``)
     names: bool = False
     flags: int = 0  # the pattern's re flags
-    _compiled: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _lazy: LazyPattern = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_lazy", LazyPattern(self.source, self.flags))  # frozen: once
 
     @property
     def pattern(self) -> re.Pattern[str]:
         """The compiled pattern: compiled once per process, by the first thread to match it."""
-        compiled = self._compiled
-        if compiled is None:
-            with _COMPILING:
-                compiled = self._compiled
-                if compiled is None:
-                    compiled = re.compile(self.source, self.flags)
-                    object.__setattr__(self, "_compiled", compiled)  # frozen: set once, here
-        return compiled
+        return self._lazy.compiled()
 
     def attribute_of(self, match: re.Match[str]) -> str | None:
         """The attribute with its kind filled in; None when the kind is not one it knows."""
