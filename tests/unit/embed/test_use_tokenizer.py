@@ -50,7 +50,7 @@ def _words() -> list[str]:
     return words
 
 
-def test_ids_and_surprise_are_the_packages(model_path, package_tokenizer):
+def test_ids_and_surprise_are_the_packages(tmp_path, model_path, package_tokenizer):
     ours = compact.CompactUseTokenizer(*compact.parse_model(model_path.read_bytes()))
     assert ours._pieces == package_tokenizer._pieces
     assert ours._scores == package_tokenizer._scores
@@ -61,6 +61,11 @@ def test_ids_and_surprise_are_the_packages(model_path, package_tokenizer):
         assert ours.encode(word, add_bos=False, add_eos=False) == expected, word
         assert _surprise(ours, word) == _surprise(package_tokenizer, word), word
     assert ours.encode(words) == package_tokenizer.encode(words)  # batch, with <s> and </s>
+    compact.write_cache(tmp_path / "c.bin", *compact.parse_model(model_path.read_bytes()),
+                        compact.longest_by_first(ours._pieces))  # fmt: skip
+    cached = compact.read_cache(tmp_path / "c.bin")
+    assert cached is not None
+    assert compact.CompactUseTokenizer(*cached).encode(words) == ours.encode(words)
     assert ours.encode(words[:40], out_type=str) == package_tokenizer.encode(
         words[:40], out_type=str
     )
@@ -75,6 +80,7 @@ def test_a_broken_cache_is_ignored_and_rebuilt(tmp_path, monkeypatch, model_path
         cache.write_bytes(broken)
         again = compact.load(model_path, SHA)
         assert again._pieces == first._pieces and again._scores == first._scores
+        assert again._longest == first._longest
         assert cache.read_bytes() == whole  # written again, whole
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
 
