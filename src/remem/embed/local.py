@@ -183,7 +183,7 @@ class E5Embedder:
 @lru_cache(maxsize=1)
 def use_tokenizer() -> Any:
     """The bundled USE model's sentencepiece tokenizer, one per process: the model itself and
-    the word rarity of small stores (``word_rarity.py``) read the same ~50 MB of pieces."""
+    the word rarity of small stores (``word_rarity.py``) read the same ~34 MB of pieces."""
     root = verify_weights("use-multilingual-v3")
     from remem.embed import use_tokenizer as compact
 
