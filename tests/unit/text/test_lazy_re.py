@@ -66,3 +66,15 @@ def test_a_pattern_built_from_others_is_built_on_first_use():
     assert either.fullmatch("DOG") and not either.fullmatch("CAT")
     assert either.fullmatch("cat") and built == [1]
     assert "not compiled yet" in repr(LazyPattern("x")) and "compiled" in repr(either)
+
+
+def test_compile_all_compiles_every_pattern_not_compiled_yet():
+    from remem.text.lazy_re import compile_all
+
+    waiting = [lazy_compile(r"warm\d+"), lazy_compile(r"up\w*", re.I)]
+    used = lazy_compile("used")
+    used.search("used")
+    assert compile_all() >= 2  # (and whatever other tables this process imported)
+    assert all(vars(p)["_compiled"] is not None for p in waiting)
+    assert compile_all() == 0  # nothing left
+    assert waiting[1].fullmatch("UPWARD")

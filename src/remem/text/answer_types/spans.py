@@ -14,8 +14,6 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-import rjieba
-
 from remem.text.answer_types.lexicon import (
     JOB_SUFFIXES_ZH,
     KIND_CUES,
@@ -151,7 +149,13 @@ _NAMED_EN = lazy_compile(rf"\b(?:named|called|name is|name's)\s+({_CAPS})")
 
 
 def _tags(text: str) -> list[tuple[str, str]]:
-    return rjieba.tag(to_simplified(text)) if re.search(f"[{_HAN}]", text) else []
+    if not re.search(f"[{_HAN}]", text):
+        return []
+    # imported on the first Chinese text: loading its dictionary costs ~0.2 CPU-s, which an
+    # English-only process's first search would otherwise pay (issue 47)
+    import rjieba
+
+    return rjieba.tag(to_simplified(text))
 
 
 def _caps_phrases(text: str) -> Iterable[tuple[str, int]]:
