@@ -180,10 +180,19 @@ class E5Embedder:
         return [code for part in self._turns.in_slices(on(self._engine), texts) for code in part]
 
 
-@lru_cache(maxsize=1)
+_USE_TOKENIZER_LOCK = threading.Lock()
+
+
 def use_tokenizer() -> Any:
     """The bundled USE model's sentencepiece tokenizer, one per process: the model itself and
-    the word rarity of small stores (``word_rarity.py``) read the same ~34 MB of pieces."""
+    the word rarity of small stores (``word_rarity.py``) read the same ~34 MB of pieces. Built
+    under a lock: a server's warm-up thread and its first request may ask at the same moment."""
+    with _USE_TOKENIZER_LOCK:
+        return _build_use_tokenizer()
+
+
+@lru_cache(maxsize=1)
+def _build_use_tokenizer() -> Any:
     root = verify_weights("use-multilingual-v3")
     from remem.embed import use_tokenizer as compact
 
