@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import re
-import threading
 
 import pytest
 
+from first_use import at_once, record_compiles
 from remem.facts import rules_en, rules_homes, rules_owned, rules_things, rules_zh
 from remem.facts.rule import rule
 
@@ -31,28 +31,11 @@ def test_every_rule_of_the_tables_compiles(table):
 
 
 def test_a_rule_is_compiled_on_first_use_once_across_threads(monkeypatch):
-    calls: list[str] = []
-    real = re.compile
-    start = threading.Barrier(8)
-
-    def counting(pattern, flags=0):
-        calls.append(pattern)
-        return real(pattern, flags)
-
-    monkeypatch.setattr(re, "compile", counting)
+    calls = record_compiles(monkeypatch)
     r = rule(r"I live in (?P<value>\w+)", "lives_in", flags=re.I)
     assert calls == []  # not at construction
     seen: list[re.Pattern[str]] = []
-
-    def first_use() -> None:
-        start.wait()
-        seen.append(r.pattern)
-
-    threads = [threading.Thread(target=first_use) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    at_once(lambda: seen.append(r.pattern))
     assert calls == [r"I live in (?P<value>\w+)"]
     assert len({id(p) for p in seen}) == 1
     match = r.pattern.search("i live in Porto")

@@ -4,35 +4,22 @@ speed of the compiled pattern (its methods kept as the stand-in's own attributes
 from __future__ import annotations
 
 import re
-import threading
 
+from first_use import at_once, record_compiles
 from remem.text.lazy_re import LazyPattern, lazy_compile
 
 
 def test_it_compiles_on_first_use_once_across_threads(monkeypatch):
-    calls: list[str] = []
-    real = re.compile
-    start = threading.Barrier(8)
-
-    def counting(pattern, flags=0):
-        calls.append(pattern)
-        return real(pattern, flags)
-
-    monkeypatch.setattr(re, "compile", counting)
+    calls = record_compiles(monkeypatch)
     pattern = lazy_compile(r"(?P<city>[A-Z]\w+)", re.I)
     assert calls == []
     found: list[str] = []
 
     def first_use() -> None:
-        start.wait()
         m = pattern.search("i live in porto")
         found.append(m["city"] if m else "")
 
-    threads = [threading.Thread(target=first_use) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    at_once(first_use)
     assert calls == [r"(?P<city>[A-Z]\w+)"]
     assert found == ["live"] * 8  # re.I: as the compiled pattern answers
     assert pattern.flags == re.compile(r"x", re.I).flags
