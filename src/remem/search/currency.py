@@ -339,11 +339,17 @@ def _carriers(facts: list[Fact], by_id: dict[str, Candidate]) -> list[Candidate]
 
 
 def _only_closed(chain: list[Fact], by_id: dict[str, Candidate]) -> list[Candidate]:
-    """Candidates carrying a closed value of the chain and not its current one."""
+    """Candidates carrying a closed value of the chain and not its current one. The line that
+    closed a value is not one of them even when it is the value's only source ("I moved out of
+    Berlin" both names Berlin and ends it): what it says is true now."""
     current_ids = {rid for f in _current(chain) for rid in f.source_ids}
-    return [
-        c for c in _carriers(_closed(chain), by_id) if c.record and c.record.id not in current_ids
-    ]
+    stale = {
+        rid: by_id[rid]
+        for f in _closed(chain)
+        for rid in f.source_ids
+        if rid in by_id and rid != f.closed_by and rid not in current_ids
+    }
+    return sorted(stale.values(), key=lambda c: -c.score)
 
 
 def _prefer_current(
@@ -414,7 +420,8 @@ def _mark_earlier(chain: list[Fact], by_id: dict[str, Candidate], ctx: StageCont
     """Mark each candidate carrying only closed values with what replaced the latest."""
     for cand in _only_closed(chain, by_id):
         assert cand.record is not None
-        mine = [f for f in _closed(chain) if cand.record.id in f.source_ids]
+        rid = cand.record.id
+        mine = [f for f in _closed(chain) if rid in f.source_ids and rid != f.closed_by]
         ended = mine[0]
         # the value that replaced it: the fact its closer states (none for a negation)
         closer = ended.closed_by

@@ -275,3 +275,31 @@ def test_a_plan_said_again_with_another_date_answers_with_the_last_said() -> Non
     assert ranked(store, rowids, scores, "When is Dad's knee surgery now?")[0] == "r1"
     assert ranked(store, rowids, scores, "When is Dad's surgery?")[0] == "r1"
     assert ranked(store, rowids, scores, "When was Dad's surgery originally booked?")[0] == "r0"
+
+
+def test_the_line_that_ended_a_value_is_not_marked_as_no_longer_true() -> None:
+    # "I moved out of Berlin" is the only source of the Berlin fact it closes: it states what
+    # is true now, so it is neither demoted nor labelled "earlier; no longer true" (make demo's
+    # Alice showed it so); a line that said "I live in Berlin" before it still is
+    lines = ("I live in Berlin", "Also I moved out of Berlin.", "Berlin has great bakeries")
+    for said in (lines[1:], lines):
+        store, rowids = memory_store_with(*said)
+        records = [
+            dataclasses.replace(store.get(f"r{i}"), speaker_id="alice", speaker_label="Alice")
+            for i in range(len(said))
+        ]
+        records = [dataclasses.replace(r, created_at=float(i)) for i, r in enumerate(records)]
+        store.put_facts(fold(s for r in records for s in statements_of(r)))
+        cands = [
+            Candidate(rowid=rowids[i], record=store.get(f"r{i}"), score=0.9)
+            for i in range(len(said))
+        ]
+        ctx = stage_context(
+            query="Where does Alice live now?", now=100.0, k=10, config=Config(), store=store
+        )
+        currency(cands, ctx)
+        marked = {c.record.id: c.earlier for c in cands}
+        moved_out = "r0" if len(said) == 2 else "r1"
+        assert marked[moved_out] is None, said
+        if len(said) == 3:
+            assert marked["r0"] is not None  # "I live in Berlin" is no longer true
