@@ -70,6 +70,11 @@ def test_ingest_search_get_list_delete_stats(tmp_path, jsonl):
 
     proc = run(["search", "开会", "-k", "1"], db)
     assert proc.returncode == 0 and "预算" in proc.stdout
+    # --limit, as `remem list` spells it, is the same option
+    limited = json.loads(
+        run(["search", "what dog did Dana adopt", "--limit", "1", "--json"], db).stdout
+    )
+    assert len(limited["hits"]) == 1
 
     proc = run(["search", "开会", "--explain"], db)
     assert "bm25 #1" in proc.stdout

@@ -163,7 +163,10 @@ def ingest(
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="what to look for; - reads it from stdin")],
-    k: Annotated[int, typer.Option("-k", "--k", help="number of hits")] = 10,
+    k: Annotated[
+        int,
+        typer.Option("-k", "--k", "--limit", help="number of hits (--limit as in `remem list`)"),
+    ] = 10,
     kind: KindFilter = None,
     scope: ScopeFilter = None,
     session: SessionFilter = None,
