@@ -38,6 +38,8 @@ VARIANTS = {
     "fixed-weights": Variant("fixed-weights", H, {"search.adaptive_full_coverage": 0.0}),
     # without the latent terms (the default before they were stored): the dense evidence alone
     "no-latent": Variant("no-latent", H, {"search.latent_top": 0}),
+    # the top k ordered by the score every surface shows (search.hit_order)
+    "order-answer": Variant("order-answer", H, {"search.hit_order": "answerability"}),
     # the per-candidate keyword gate across scripts (search.cross_script_words_coverage)
     **{
         f"xscript-{v}": Variant(f"xscript-{v}", H, {"search.cross_script_words_coverage": v})

@@ -251,3 +251,17 @@ def test_a_statement_the_fact_rules_read_supersedes_like_any_other(any_mem: Memo
     assert porto.stored[0].metadata["fact_value"] == "Porto"
     for doubt in ("I'm not sure where I live now", "I live in Madrid or Lisbon"):
         assert not capture(mem, doubt).superseded  # non-statements close nothing
+
+
+@pytest.mark.parametrize("order", ["pipeline", "answerability"])
+def test_the_current_value_leads_in_either_hit_order(mem: Memory, order: str) -> None:
+    mem.config.search.hit_order = order
+    ids = ingest_tom(mem)
+    now = mem.search("Where does Tom live now?", k=5, now=ASKED_AT).hits
+    assert now[0].record.id == ids[SHANGHAI]
+    before = mem.search("Where did Tom live before he moved?", k=10, now=ASKED_AT).hits
+    order_ids = [h.record.id for h in before]
+    assert order_ids.index(ids[SHENZHEN]) < order_ids.index(ids[SHANGHAI])
+    if order == "answerability":  # after the move's line, the scores fall down the list
+        shown = [h.score for h in now[1:]]
+        assert shown == sorted(shown, reverse=True)

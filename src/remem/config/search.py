@@ -231,6 +231,14 @@ class SearchConfig(_Section):
         "clear: the search answers only when its best hit's answerability is at least this "
         "(0 = the floors alone decide)",
     )
+    # pipeline (decision 0014): ordering the top k by answerability raised MRR on every
+    # development set but LoCoMo and changed_facts, whose "now" answers the currency stage lifts
+    hit_order: Literal["pipeline", "answerability"] = setting(
+        "pipeline",
+        "the order of the hits a search returns: pipeline (the scoring stages' own score) or "
+        "answerability (the score every surface shows, so it falls down the list; the hits the "
+        "currency stage leads with, what is true now, stay first); the same k hits either way",
+    )
     latent_cross_script: bool = setting(
         False,
         "also read the latent terms of candidates in another script than the "

@@ -29,6 +29,8 @@ class Candidate:
     notes: list[str] = field(default_factory=list)
     # (since when, the value since) when the record carries a value no longer true (currency)
     earlier: tuple[float, str | None] | None = None
+    # the currency stage put it first: what is true now, or the value asked about before
+    lead: bool = False
 
     def set(self, stage: str, score: float, *, always: bool = False) -> None:
         """Record a stage's effect (only when it changed the score, to keep traces short,
@@ -36,6 +38,18 @@ class Candidate:
         if always or score != self.score or not self.stages:
             self.score = score
             self.stages.append((stage, score))
+
+
+def in_hit_order(hits: list[Candidate], order: str) -> list[Candidate]:
+    """The hits a search returns in ``search.hit_order``: the pipeline's, or by the score every
+    surface shows ("answerability": ties keep the pipeline's order) after those the currency
+    stage leads with. The pipeline's order when a hit was not scored (an uncalibrated model's
+    hits show the pipeline's score)."""
+    if order != "answerability" or any(c.answerability is None for c in hits):
+        return hits
+    led = [c for c in hits if c.lead]
+    rest = sorted((c for c in hits if not c.lead), key=lambda c: -(c.answerability or 0.0))
+    return led + rest
 
 
 def pool_size(k: int, *, floor: int, factor: int, role_factor: int, role_filter: bool) -> int:

@@ -298,6 +298,7 @@ def _above_all(cand: Candidate, cands: list[Candidate]) -> None:
     """Score a candidate just above every other (untouched when it already leads: the trace
     shows only what the stage changed)."""
     others = max((c.score for c in cands if c is not cand), default=0.0)
+    cand.lead = True
     if cand.score <= others:
         cand.set("currency", others + STEP)
 
@@ -367,6 +368,7 @@ def _prefer_current(
     carriers = _carriers(current, by_id)
     if carriers:
         best = carriers[0]
+        best.lead = True
         if best.score <= top:
             best.set("currency", top + STEP)
         return []
@@ -386,6 +388,7 @@ def _prefer_earlier(
     top = max([c.score for c in current_carriers[:1]] + ([lead] if lead is not None else []))
     earlier = _only_closed([*_current(chain), closed[0]], by_id)  # the value just before
     if earlier:
+        earlier[0].lead = True
         if earlier[0].score <= top:
             earlier[0].set("currency", top + STEP)
         return []
@@ -408,7 +411,7 @@ def _bring(
     found = ctx.readers.store.list_records(RecordPage(wanted, limit=1))
     if not found or found[0].rowid is None:
         return []
-    cand = Candidate(rowid=found[0].rowid, record=found[0])
+    cand = Candidate(rowid=found[0].rowid, record=found[0], lead=True)
     cand.set("currency", score, always=True)
     cand.notes.append("currency: brought in as the current value")
     by_id[record_id] = cand

@@ -32,7 +32,7 @@ from remem.index.legacy import LegacyVectors, with_legacy
 from remem.index.select import SearchIndex, open_index
 from remem.search import diversity as diversity_stage
 from remem.search import gates
-from remem.search.candidates import Candidate, pool_size, to_hit
+from remem.search.candidates import Candidate, in_hit_order, pool_size, to_hit
 from remem.search.chat_budget import chat_embed_budget
 from remem.search.context import Readers, Request, StageContext
 from remem.search.fast_hits import FastHits
@@ -211,8 +211,8 @@ class Searcher:
         cands = self._score(cands, ctx, disable)
         t4 = time.perf_counter()
 
-        fusion = self.config.search.fusion
-        result.hits = [to_hit(c, fusion, result.degraded) for c in cands[:k]]
+        top = in_hit_order(cands[:k], self.config.search.hit_order)
+        result.hits = [to_hit(c, self.config.search.fusion, result.degraded) for c in top]
         result.dropped = [d.to_dict() for d in ctx.report.dropped]
         result.notes += ctx.report.notes  # after what the vector channel noted
         result.warnings += [

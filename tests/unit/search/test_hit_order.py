@@ -1,0 +1,48 @@
+"""search.hit_order: the k hits a search returns, in the pipeline's order or by the score every
+surface shows (search/candidates.py ``in_hit_order``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from remem.config import Config
+from remem.errors import ConfigError
+from remem.search.candidates import Candidate, in_hit_order
+
+
+def hits(*answerability: float | None, lead: tuple[int, ...] = ()) -> list[Candidate]:
+    return [
+        Candidate(rowid=i, answerability=a, lead=i in lead) for i, a in enumerate(answerability)
+    ]
+
+
+def rowids(cands: list[Candidate]) -> list[int]:
+    return [c.rowid for c in cands]
+
+
+def test_the_pipeline_order_is_the_default_and_left_as_it_is() -> None:
+    assert Config().search.hit_order == "pipeline"
+    assert rowids(in_hit_order(hits(0.1, 0.9, 0.5), "pipeline")) == [0, 1, 2]
+
+
+def test_by_answerability_the_scores_fall_down_the_list_and_ties_keep_the_pipeline_order() -> None:
+    ordered = in_hit_order(hits(0.1, 0.9, 0.5, 0.9), "answerability")
+    assert rowids(ordered) == [1, 3, 2, 0]
+    shown = [c.answerability for c in ordered]
+    assert shown == sorted(shown, reverse=True)
+
+
+def test_what_the_currency_stage_leads_with_stays_first() -> None:
+    # the current value's line scored below a stale line that names the same place
+    assert rowids(in_hit_order(hits(0.8, 0.3, 0.6, lead=(1,)), "answerability")) == [1, 0, 2]
+
+
+def test_an_unscored_hit_keeps_the_pipeline_order() -> None:
+    assert rowids(in_hit_order(hits(0.1, None, 0.9), "answerability")) == [0, 1, 2]
+
+
+def test_an_unknown_order_is_refused_by_the_configuration() -> None:
+    with pytest.raises(
+        ConfigError, match=r"search\.hit_order='score'.*'pipeline' or 'answerability'"
+    ):
+        Config.load(env={}, overrides={"search.hit_order": "score"})
