@@ -59,11 +59,44 @@ _TRANSACTION_LOCK = 0x72656D  # "rem"
 _REVISION_LOCK = 0x726F64  # "rod"
 # A record's revision: its transaction's id, past the values of the counter that schema
 # version 11 replaced (``rev_base``). Ids are handed out in start order, not commit order:
-# readers take ``_current_rev`` as theirs, below every id still running.
+# readers take ``CURRENT_REV`` as theirs, below every id of this store's writers still running.
 REV = "pg_current_xact_id()::text::bigint + (SELECT value FROM counters WHERE name = 'rev_base')"
 # Every write adds one to the write counter of its shard (``write_shard()``; the change token
-# is their sum): concurrent writers never wait for each other's row here.
+# is their sum): concurrent writers never wait for each other's row here. A write does it
+# first (schema version 12): taking the shard's advisory lock before the transaction has an
+# id marks it as this store's writer for ``CURRENT_REV`` (the lock is taken before the UPDATE
+# changes a row, which is what gives the transaction its id).
 COUNT_WRITE = "UPDATE write_counts SET writes = writes + 1 WHERE shard = (SELECT write_shard())"
+# The revision a reader takes as current (schema version 12): one below the oldest
+# transaction its snapshot sees running that may stamp this store, so every record stamped
+# at or below it is in the snapshot and none can commit there later. A transaction running
+# that holds no shard lock of this store's is another's (another schema, database or
+# application, an idle psql): it never stamps here, since every writer of this store takes
+# its shard before its id (``COUNT_WRITE``), and it holds back nothing (version 11 took the
+# oldest transaction on the whole server, so one left open froze every reader's revision).
+# pg_locks is read after the snapshot was taken: a transaction of the snapshot no longer
+# running then may have been a writer, so it counts as one; with every shard held (more
+# than 64 writers at once, the rest write without a shard lock) the oldest of all counts.
+CURRENT_REV = """
+WITH s AS (SELECT pg_current_snapshot() AS snap),
+held AS (
+    SELECT locktype, virtualtransaction, transactionid::text::bigint AS xid, classid
+    FROM pg_locks WHERE granted AND (locktype = 'transactionid' AND mode = 'ExclusiveLock'
+        OR locktype = 'advisory' AND objsubid = 2 AND classid BETWEEN 7563264 AND 7563327
+        AND objid = hashtext(current_schema())::oid
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))),
+writers AS (SELECT virtualtransaction FROM held WHERE locktype = 'advisory'),
+others AS (
+    SELECT xid FROM held WHERE locktype = 'transactionid'
+    AND virtualtransaction NOT IN (SELECT virtualtransaction FROM writers))
+SELECT CASE WHEN (SELECT count(*) FROM writers) >= 64 THEN pg_snapshot_xmin(snap)
+    ELSE coalesce(
+        (SELECT min(x) FROM pg_snapshot_xip(snap) AS x
+         WHERE x::text::bigint % 4294967296 NOT IN (SELECT xid FROM others)),
+        pg_snapshot_xmax(snap)) END::text::bigint
+    - 1 + (SELECT value FROM counters WHERE name = 'rev_base')
+FROM s
+"""
 # What the store's tables and indexes (with their TOAST data) take on the server.
 SCHEMA_BYTES_SQL = (
     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
@@ -235,9 +268,9 @@ class PostgresConnection(SQLConnection):
         try:
             with conn.pipeline():
                 conn.execute("BEGIN")
-                yield conn
                 if not counted:
-                    conn.execute(COUNT_WRITE)
+                    conn.execute(COUNT_WRITE)  # first: see COUNT_WRITE
+                yield conn
                 conn.execute("COMMIT")
             committed = True  # the pipeline has synced: the COMMIT has returned
         finally:
@@ -261,12 +294,12 @@ class PostgresConnection(SQLConnection):
                     "SELECT pg_advisory_xact_lock(%s, hashtext(current_schema()))",
                     (_TRANSACTION_LOCK,),
                 )
+                conn.execute(COUNT_WRITE)  # before anything else: see COUNT_WRITE
                 self._open_tx.conn = conn
                 try:
                     yield self
                 finally:
                     self._open_tx.conn = None
-                conn.execute(COUNT_WRITE)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
 
@@ -315,12 +348,8 @@ class PostgresConnection(SQLConnection):
 
     @staticmethod
     def _current_rev(c: psycopg.Connection[Any]) -> int:
-        """The revision every later-committing write is stamped above: one below the oldest
-        transaction this snapshot sees running (``REV``'s ids then all commit after it)."""
-        row = c.execute(
-            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1 + value "
-            "FROM counters WHERE name = 'rev_base'"
-        ).fetchone()
+        """The revision every later-committing write is stamped above (``CURRENT_REV``)."""
+        row = c.execute(CURRENT_REV).fetchone()
         return int(row[0])  # type: ignore[index]
 
     def _stats_storage(self, c: psycopg.Connection[Any]) -> StorageStats:

@@ -39,7 +39,10 @@ _INSERT_AWAITING_FACTS = (
 # transaction's shard. With BEGIN and COMMIT in one pipeline, the write waits for the server
 # once, and for no other writer's row lock (schema version 11).
 _INSERT_ONE = (
-    f"WITH v AS (SELECT {REV} AS value), "
+    # the shard (this store's writer mark, see ``COUNT_WRITE``) before the id: the fenced
+    # subquery's row is made before the projection over it asks for the id
+    f"WITH v AS (SELECT w.shard, {REV} AS value "
+    "FROM (SELECT write_shard() AS shard OFFSET 0) w), "
     f"r AS (INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
     f"VALUES ({', '.join(['%s'] * len(INSERT_FIELDS))}, (SELECT value FROM v), %s) "
     "ON CONFLICT (id) DO NOTHING RETURNING rowid), "
@@ -51,7 +54,7 @@ _INSERT_ONE = (
     "c AS (UPDATE write_counts SET writes = writes + 1, "
     "lex_rows = lex_rows + CASE WHEN EXISTS (SELECT 1 FROM r) THEN %s ELSE 0 END, "
     "lex_terms = lex_terms + CASE WHEN EXISTS (SELECT 1 FROM r) THEN %s ELSE 0 END "
-    "WHERE shard = (SELECT write_shard())) "
+    "WHERE shard = (SELECT shard FROM v)) "
     "SELECT rowid FROM r"
 )
 
