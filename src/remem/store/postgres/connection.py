@@ -10,7 +10,9 @@ read it makes until the block ends goes through that connection (a write as a sa
 waiting for each other's results, and the client waits only where it reads a result (a
 ``RETURNING``, a ``SELECT``) and once for the ``COMMIT``. An acknowledged write is still one
 whose ``COMMIT`` returned, at the server's ``synchronous_commit`` (issue 47: a write was ten
-waits for the server, each one a wake-up of both processes on a busy machine; it is three).
+waits for the server, each one a wake-up of both processes on a busy machine; it is one).
+A write that is one statement (one message: ``_one_statement``) goes out in autocommit, a
+transaction of its own that the server commits at the statement's end.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -235,11 +237,23 @@ class PostgresConnection(SQLConnection):
         """The connection of the transaction this thread has open, if any."""
         return getattr(self._open_tx, "conn", None)
 
+    def _one_statement(self, statement: str, params: Sequence[Any]) -> Any:
+        """One statement that is a whole write (it counts itself, ``COUNT_WRITE``'s way) as
+        a transaction of its own: sent in autocommit, so no BEGIN or COMMIT goes out or runs
+        (issue 47: two statements fewer for the client and the server on every message).
+        PostgreSQL commits it when it ends and rolls all of it back on any error, as a
+        transaction would; its first row, or None."""
+        self._check_open()
+        try:
+            with self._pool.connection() as conn:
+                return conn.execute(statement, params).fetchone()
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
+
     @contextmanager
-    def write(self, *, counted: bool = False) -> Iterator[psycopg.Connection[Any]]:
+    def write(self) -> Iterator[psycopg.Connection[Any]]:
         """One transaction; rolled back entirely if the body raises. Counts the write in
-        its shard's row (``COUNT_WRITE``: no other running writer's; ``counted``: the body
-        does, in a statement it sends anyway). In pipeline mode (see
+        its shard's row (``COUNT_WRITE``: no other running writer's). In pipeline mode (see
         the module's docstring): a statement's error may surface at a later statement's
         result or at the commit, and rolls everything back all the same. Inside this thread's
         open ``transaction()``: a savepoint of it instead (an error undoes this write alone,
@@ -252,15 +266,13 @@ class PostgresConnection(SQLConnection):
                     yield conn
                 return
             with self._pool.connection() as conn:
-                yield from self._pipelined_write(conn, counted)
+                yield from self._pipelined_write(conn)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
 
     @staticmethod
-    def _pipelined_write(
-        conn: psycopg.Connection[Any], counted: bool
-    ) -> Iterator[psycopg.Connection[Any]]:
-        """BEGIN, the body, the change token and COMMIT in one pipeline, synced once at the
+    def _pipelined_write(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
+        """BEGIN, the change token, the body and COMMIT in one pipeline, synced once at the
         end. (psycopg's ``conn.transaction()`` syncs after BEGIN and before COMMIT in
         pipeline mode: two more round trips.) Anything short of a returned COMMIT rolls
         back."""
@@ -268,8 +280,7 @@ class PostgresConnection(SQLConnection):
         try:
             with conn.pipeline():
                 conn.execute("BEGIN")
-                if not counted:
-                    conn.execute(COUNT_WRITE)  # first: see COUNT_WRITE
+                conn.execute(COUNT_WRITE)  # first: see COUNT_WRITE
                 yield conn
                 conn.execute("COMMIT")
             committed = True  # the pipeline has synced: the COMMIT has returned
