@@ -141,3 +141,31 @@ def test_a_version_11_store_upgrades_with_its_revisions():
     finally:
         held.close()
         store.close()
+
+
+def test_a_writer_of_this_store_still_holds_back_with_a_foreign_transaction_open():
+    """Beside the foreign transaction, this store's own writer that started first and
+    commits later is still in the next delta (it holds the revision back until it ends),
+    and once it has, nothing comes twice."""
+    from test_postgres_concurrent_writes import Held
+
+    schema = fresh_schema()
+    first = PostgresStore(pg_url(), schema=schema, pool_size=1)
+    second = PostgresStore(pg_url(), schema=schema, pool_size=1)
+    foreign = _hold_transaction(pg_url())
+    try:
+        held = Held(first, lambda: first.insert_records([(fields(1), "slow")]))
+        try:
+            second.insert_records([(fields(2), "quick")])
+            rows, rev = second.filter_rows(0)
+        finally:
+            held.release()
+        quick, slow = (second.rowids_for_ids([i])[0] for i in ("r2", "r1"))
+        assert [r[0] for r in rows] == [quick]
+        later, newer = second.filter_rows(rev)
+        assert slow in [r[0] for r in later] and newer > rev
+        assert second.filter_rows(newer) == ([], newer)
+    finally:
+        foreign.close()
+        first.close()
+        second.close()
