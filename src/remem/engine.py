@@ -125,6 +125,7 @@ class Memory(FactMethods, TurnMethods):
                 self.fact_service.update_quietly,
                 quiet_s=self.config.facts.quiet_ms / 1000,
                 max_wait_s=self.config.facts.max_wait_s,
+                extract_each=self.fact_service.update_each_quietly,
             )
             self.indexer.facts, keep = fill, fill.extract_now
             # a search reads what was just said; bounded, so a search made inside an open

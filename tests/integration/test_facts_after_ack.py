@@ -160,3 +160,24 @@ def test_a_writer_reads_back_only_its_own_records_for_their_facts(tmp_path):
         assert len(read) == 2  # its own two, not the 40 between them
         assert fill.extracted == 2
         assert mine.store.count_awaiting_facts() == 40  # the other writer's still wait
+
+
+def test_a_batch_reads_the_facts_citing_its_records_once(tmp_path):
+    """The fill extracts a batch one record at a time, but asks the store for the facts
+    citing them once for the batch (each ask is a wait for a PostgreSQL server), with the
+    same facts as a first."""
+    with Memory(tmp_path / "m.db", config(**NEVER)) as mem:
+        asked: list[int] = []
+        citing = mem.store.facts_citing
+
+        def counted(ids):  # type: ignore[no-untyped-def]
+            asked.append(len(ids))
+            return citing(ids)
+
+        mem.store.facts_citing = counted  # type: ignore[method-assign]
+        say(mem, "I live in Shenzhen now")
+        say(mem, "I moved to Shanghai last week", DEC_2)
+        say(mem, "The ferry was late again", DEC_2)
+        assert mem.wait_facts(60)
+        assert asked == [3]
+        assert lives(mem.store.facts()) == [("Shenzhen", False), ("Shanghai", True)]

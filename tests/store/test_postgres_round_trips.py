@@ -20,9 +20,9 @@ psycopg = pytest.importorskip("psycopg")
 from remem.store.postgres import PostgresStore  # noqa: E402
 
 
-def _round_trips(store: PostgresStore, trace: Path, write) -> int:  # type: ignore[no-untyped-def]
-    """How often the client waited for the server (its messages followed by the server's)
-    while ``write`` ran on the store's one pooled connection (``pool_size=1``)."""
+def _messages(store: PostgresStore, trace: Path, write) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """(side, message type) of the protocol messages while ``write`` ran on the store's one
+    pooled connection (``pool_size=1``): the client's are F, the server's B."""
     with trace.open("w") as out:
         with store._pool.connection() as conn:
             conn.pgconn.trace(out.fileno())
@@ -31,15 +31,41 @@ def _round_trips(store: PostgresStore, trace: Path, write) -> int:  # type: igno
         finally:
             with store._pool.connection() as conn:
                 conn.pgconn.untrace()
-    sides = [line.split("\t")[1] for line in trace.read_text().splitlines() if "\t" in line]
+    lines = [line.split("\t") for line in trace.read_text().splitlines() if "\t" in line]
+    return [(fields[1], fields[3].split()[0]) for fields in lines if len(fields) > 3]
+
+
+def _round_trips(store: PostgresStore, trace: Path, write) -> int:  # type: ignore[no-untyped-def]
+    """How often the client waited for the server (its messages followed by the server's)."""
+    sides = [side for side, _ in _messages(store, trace, write)]
     return sum(1 for sent, got in itertools.pairwise(sides) if (sent, got) == ("F", "B"))
 
 
+def test_one_message_is_one_statement(tmp_path):
+    """The one statement that writes a message is a transaction of its own (autocommit):
+    no BEGIN or COMMIT goes out beside it (three statements before, in one pipeline)."""
+    store = PostgresStore(pg_url(), schema=fresh_schema(), pool_size=1)
+    try:
+        store.insert_records([(fields(0, session="s"), "warm up", "")])
+        sent = _messages(
+            store,
+            tmp_path / "trace",
+            lambda: store.insert_records([(fields(1, session="s"), "took the ferry", "warm up")]),
+        )
+        executed = [
+            kind for side, kind in sent if (side, kind) in (("F", "Execute"), ("F", "Query"))
+        ]
+        assert executed == ["Execute"]
+        assert store.get("r1") is not None and store.integrity_problems() == []
+    finally:
+        store.close()
+
+
 def test_one_message_is_one_round_trip(tmp_path):
-    """BEGIN, one statement (the revision, the record, its facts mark, its lexical row and
-    the term statistics) and the COMMIT in one pipeline: nine round trips before pipeline
-    mode, three before the one statement (BEGIN with the revision, the record for its rowid,
-    the rest with the COMMIT)."""
+    """One statement (the revision, the record, its facts mark, its lexical row and the
+    term statistics), committed on its own: nine round trips before pipeline mode, three
+    before the one statement (BEGIN with the revision, the record for its rowid, the rest
+    with the COMMIT)."""
     store = PostgresStore(pg_url(), schema=fresh_schema(), pool_size=1)
     try:
         store.insert_records([(fields(0, session="s"), "warm up", "")])

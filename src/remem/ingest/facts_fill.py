@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from remem.errors import RememError
 from remem.store.base import FactStore, Store
@@ -37,16 +38,30 @@ Extract = Callable[[Sequence[Record]], None]
 BATCH = 256  # records per extraction (one update, one unmark)
 
 
+def _one_at_a_time(extract: Extract, records: Sequence[Record]) -> None:
+    for record in records:
+        extract([record])
+
+
 class FactsFill:
     """Extracts the facts of written records off the writer's path (module docstring)."""
 
     def __init__(
-        self, store: Store, extract: Extract, *, quiet_s: float, max_wait_s: float
+        self,
+        store: Store,
+        extract: Extract,
+        *,
+        quiet_s: float,
+        max_wait_s: float,
+        extract_each: Extract | None = None,
     ) -> None:
+        """``extract``: the facts of the records given, together; ``extract_each``: of each
+        record in turn, in order (by default ``extract`` of one record at a time)."""
         if not isinstance(store, FactStore):
             raise TypeError(f"{type(store).__name__} keeps no facts: it has no facts backlog")
         self.store: FactStore = store
         self.extract = extract
+        self.extract_each = extract_each or partial(_one_at_a_time, extract)
         self.quiet_s = quiet_s
         self.max_wait_s = max_wait_s
         self._cond = threading.Condition()
@@ -224,8 +239,7 @@ class FactsFill:
         # one record at a time, in the order written, as when each was read in its write: a
         # record's reading may use the facts of those before it (a bare answer after a dated
         # move starts at the move); a batch read at once costs no less (the rules are the cost)
-        for record in records:
-            self.extract([record])
+        self.extract_each(records)
         self._unmark([r.rowid for r in records if r.rowid is not None])
         self.extracted += len(records)
 

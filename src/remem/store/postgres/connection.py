@@ -10,7 +10,9 @@ read it makes until the block ends goes through that connection (a write as a sa
 waiting for each other's results, and the client waits only where it reads a result (a
 ``RETURNING``, a ``SELECT``) and once for the ``COMMIT``. An acknowledged write is still one
 whose ``COMMIT`` returned, at the server's ``synchronous_commit`` (issue 47: a write was ten
-waits for the server, each one a wake-up of both processes on a busy machine; it is three).
+waits for the server, each one a wake-up of both processes on a busy machine; it is one).
+A write that is one statement (one message: ``_one_statement``) goes out in autocommit, a
+transaction of its own that the server commits at the statement's end.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -59,11 +61,44 @@ _TRANSACTION_LOCK = 0x72656D  # "rem"
 _REVISION_LOCK = 0x726F64  # "rod"
 # A record's revision: its transaction's id, past the values of the counter that schema
 # version 11 replaced (``rev_base``). Ids are handed out in start order, not commit order:
-# readers take ``_current_rev`` as theirs, below every id still running.
+# readers take ``CURRENT_REV`` as theirs, below every id of this store's writers still running.
 REV = "pg_current_xact_id()::text::bigint + (SELECT value FROM counters WHERE name = 'rev_base')"
 # Every write adds one to the write counter of its shard (``write_shard()``; the change token
-# is their sum): concurrent writers never wait for each other's row here.
+# is their sum): concurrent writers never wait for each other's row here. A write does it
+# first (schema version 12): taking the shard's advisory lock before the transaction has an
+# id marks it as this store's writer for ``CURRENT_REV`` (the lock is taken before the UPDATE
+# changes a row, which is what gives the transaction its id).
 COUNT_WRITE = "UPDATE write_counts SET writes = writes + 1 WHERE shard = (SELECT write_shard())"
+# The revision a reader takes as current (schema version 12): one below the oldest
+# transaction its snapshot sees running that may stamp this store, so every record stamped
+# at or below it is in the snapshot and none can commit there later. A transaction running
+# that holds no shard lock of this store's is another's (another schema, database or
+# application, an idle psql): it never stamps here, since every writer of this store takes
+# its shard before its id (``COUNT_WRITE``), and it holds back nothing (version 11 took the
+# oldest transaction on the whole server, so one left open froze every reader's revision).
+# pg_locks is read after the snapshot was taken: a transaction of the snapshot no longer
+# running then may have been a writer, so it counts as one; with every shard held (more
+# than 64 writers at once, the rest write without a shard lock) the oldest of all counts.
+CURRENT_REV = """
+WITH s AS (SELECT pg_current_snapshot() AS snap),
+held AS (
+    SELECT locktype, virtualtransaction, transactionid::text::bigint AS xid, classid
+    FROM pg_locks WHERE granted AND (locktype = 'transactionid' AND mode = 'ExclusiveLock'
+        OR locktype = 'advisory' AND objsubid = 2 AND classid BETWEEN 7563264 AND 7563327
+        AND objid = hashtext(current_schema())::oid
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))),
+writers AS (SELECT virtualtransaction FROM held WHERE locktype = 'advisory'),
+others AS (
+    SELECT xid FROM held WHERE locktype = 'transactionid'
+    AND virtualtransaction NOT IN (SELECT virtualtransaction FROM writers))
+SELECT CASE WHEN (SELECT count(*) FROM writers) >= 64 THEN pg_snapshot_xmin(snap)
+    ELSE coalesce(
+        (SELECT min(x) FROM pg_snapshot_xip(snap) AS x
+         WHERE x::text::bigint % 4294967296 NOT IN (SELECT xid FROM others)),
+        pg_snapshot_xmax(snap)) END::text::bigint
+    - 1 + (SELECT value FROM counters WHERE name = 'rev_base')
+FROM s
+"""
 # What the store's tables and indexes (with their TOAST data) take on the server.
 SCHEMA_BYTES_SQL = (
     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
@@ -202,11 +237,23 @@ class PostgresConnection(SQLConnection):
         """The connection of the transaction this thread has open, if any."""
         return getattr(self._open_tx, "conn", None)
 
+    def _one_statement(self, statement: str, params: Sequence[Any]) -> Any:
+        """One statement that is a whole write (it counts itself, ``COUNT_WRITE``'s way) as
+        a transaction of its own: sent in autocommit, so no BEGIN or COMMIT goes out or runs
+        (issue 47: two statements fewer for the client and the server on every message).
+        PostgreSQL commits it when it ends and rolls all of it back on any error, as a
+        transaction would; its first row, or None."""
+        self._check_open()
+        try:
+            with self._pool.connection() as conn:
+                return conn.execute(statement, params).fetchone()
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
+
     @contextmanager
-    def write(self, *, counted: bool = False) -> Iterator[psycopg.Connection[Any]]:
+    def write(self) -> Iterator[psycopg.Connection[Any]]:
         """One transaction; rolled back entirely if the body raises. Counts the write in
-        its shard's row (``COUNT_WRITE``: no other running writer's; ``counted``: the body
-        does, in a statement it sends anyway). In pipeline mode (see
+        its shard's row (``COUNT_WRITE``: no other running writer's). In pipeline mode (see
         the module's docstring): a statement's error may surface at a later statement's
         result or at the commit, and rolls everything back all the same. Inside this thread's
         open ``transaction()``: a savepoint of it instead (an error undoes this write alone,
@@ -219,15 +266,13 @@ class PostgresConnection(SQLConnection):
                     yield conn
                 return
             with self._pool.connection() as conn:
-                yield from self._pipelined_write(conn, counted)
+                yield from self._pipelined_write(conn)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
 
     @staticmethod
-    def _pipelined_write(
-        conn: psycopg.Connection[Any], counted: bool
-    ) -> Iterator[psycopg.Connection[Any]]:
-        """BEGIN, the body, the change token and COMMIT in one pipeline, synced once at the
+    def _pipelined_write(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
+        """BEGIN, the change token, the body and COMMIT in one pipeline, synced once at the
         end. (psycopg's ``conn.transaction()`` syncs after BEGIN and before COMMIT in
         pipeline mode: two more round trips.) Anything short of a returned COMMIT rolls
         back."""
@@ -235,9 +280,8 @@ class PostgresConnection(SQLConnection):
         try:
             with conn.pipeline():
                 conn.execute("BEGIN")
+                conn.execute(COUNT_WRITE)  # first: see COUNT_WRITE
                 yield conn
-                if not counted:
-                    conn.execute(COUNT_WRITE)
                 conn.execute("COMMIT")
             committed = True  # the pipeline has synced: the COMMIT has returned
         finally:
@@ -261,12 +305,12 @@ class PostgresConnection(SQLConnection):
                     "SELECT pg_advisory_xact_lock(%s, hashtext(current_schema()))",
                     (_TRANSACTION_LOCK,),
                 )
+                conn.execute(COUNT_WRITE)  # before anything else: see COUNT_WRITE
                 self._open_tx.conn = conn
                 try:
                     yield self
                 finally:
                     self._open_tx.conn = None
-                conn.execute(COUNT_WRITE)
         except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
 
@@ -315,12 +359,8 @@ class PostgresConnection(SQLConnection):
 
     @staticmethod
     def _current_rev(c: psycopg.Connection[Any]) -> int:
-        """The revision every later-committing write is stamped above: one below the oldest
-        transaction this snapshot sees running (``REV``'s ids then all commit after it)."""
-        row = c.execute(
-            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1 + value "
-            "FROM counters WHERE name = 'rev_base'"
-        ).fetchone()
+        """The revision every later-committing write is stamped above (``CURRENT_REV``)."""
+        row = c.execute(CURRENT_REV).fetchone()
         return int(row[0])  # type: ignore[index]
 
     def _stats_storage(self, c: psycopg.Connection[Any]) -> StorageStats:

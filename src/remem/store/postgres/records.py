@@ -35,11 +35,14 @@ _INSERT_AWAITING_FACTS = (
 # One record written by one statement (``_insert_one``): the record stamped with its
 # transaction's revision, its mark in the facts backlog, its lexical row and the statistics
 # BM25 keeps, each of the last three only when the record was written (an id taken: nothing),
-# and the write counted (``write(counted=True)``): the statistics and the count in this
-# transaction's shard. With BEGIN and COMMIT in one pipeline, the write waits for the server
-# once, and for no other writer's row lock (schema version 11).
+# and the write counted: the statistics and the count in this transaction's shard. Sent as
+# a transaction of its own (``_one_statement``: no BEGIN or COMMIT), the write waits for the
+# server once, and for no other writer's row lock (schema version 11).
 _INSERT_ONE = (
-    f"WITH v AS (SELECT {REV} AS value), "
+    # the shard (this store's writer mark, see ``COUNT_WRITE``) before the id: the fenced
+    # subquery's row is made before the projection over it asks for the id
+    f"WITH v AS (SELECT w.shard, {REV} AS value "
+    "FROM (SELECT write_shard() AS shard OFFSET 0) w), "
     f"r AS (INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
     f"VALUES ({', '.join(['%s'] * len(INSERT_FIELDS))}, (SELECT value FROM v), %s) "
     "ON CONFLICT (id) DO NOTHING RETURNING rowid), "
@@ -51,7 +54,7 @@ _INSERT_ONE = (
     "c AS (UPDATE write_counts SET writes = writes + 1, "
     "lex_rows = lex_rows + CASE WHEN EXISTS (SELECT 1 FROM r) THEN %s ELSE 0 END, "
     "lex_terms = lex_terms + CASE WHEN EXISTS (SELECT 1 FROM r) THEN %s ELSE 0 END "
-    "WHERE shard = (SELECT write_shard())) "
+    "WHERE shard = (SELECT shard FROM v)) "
     "SELECT rowid FROM r"
 )
 
@@ -69,8 +72,8 @@ class RecordsMixin(SQLRecords, PostgresConnection):
 
     def _insert_one(self, batch: InsertBatch) -> list[int | None] | None:
         """One record outside an open transaction, without a session's origin or parent to
-        record: ``_INSERT_ONE``. Its result is read once the COMMIT has returned; a taken id
-        (refused without ``skip``) has then changed nothing but the revision counter."""
+        record: ``_INSERT_ONE``, committed when it returns; a taken id (refused without
+        ``skip``) has then changed nothing but the write count."""
         rows = batch.rows
         fields = rows[0][0] if len(rows) == 1 else {}
         if (
@@ -97,9 +100,7 @@ class RecordsMixin(SQLRecords, PostgresConnection):
             1,
             len(own) + len(ctx),
         ]
-        with self.write(counted=True) as c:
-            cur = c.execute(_INSERT_ONE, params)
-        got = cur.fetchone()  # the pipeline has synced at the COMMIT
+        got = self._one_statement(_INSERT_ONE, params)
         if got is None and not batch.skip:
             raise _taken(fields["id"])
         return [None if got is None else int(got[0])]

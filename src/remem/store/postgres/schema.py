@@ -229,6 +229,15 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "so none commits below it)",
         WRITE_SHARDS,
     ),
+    (
+        12,
+        "a transaction left open elsewhere on the server holds back no reader (issue 47): "
+        "a reader's current revision is one below the oldest running transaction of this "
+        "store's writers, not of the whole server; every writer now takes its shard before "
+        "its transaction id, which marks it as one (nothing in the tables changes: the "
+        "version keeps remem versions whose writers do not mark themselves off the store)",
+        "SELECT 1",
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
