@@ -48,7 +48,9 @@ from typing import Any
 from writers import Gate, _fresh_sqlite, _open, _percentile, bare_sqlite_writer, measure
 from writers import remem_writer as current_writer
 
-JOURNAL_DDL = "CREATE TABLE IF NOT EXISTS proto_journal (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)"
+JOURNAL_DDL = (
+    "CREATE TABLE IF NOT EXISTS proto_journal (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)"
+)
 
 
 def journal_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
@@ -73,7 +75,9 @@ def journal_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
         while time.monotonic() < stop_at:
             rid = f"w{worker}-{i}-{uuid.uuid4().hex[:6]}"
             t0 = time.perf_counter()
-            append({"id": rid, "text": f"worker {worker} took the ferry {i}", "session": f"s{worker}"})
+            append(
+                {"id": rid, "text": f"worker {worker} took the ferry {i}", "session": f"s{worker}"}
+            )
             lat.append(time.perf_counter() - t0)
             ids.append(rid)
             i += 1
@@ -234,9 +238,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for batch in [int(b) for b in args.batches.split(",")]:
         spec = {"overrides": {}, "seconds": args.seconds, "batch": batch}
         spec["db"] = _fresh_sqlite(work / f"journal-{batch}.db")
-        with _open(spec) as mem:
-            with mem.store.write() as c:
-                c.execute(JOURNAL_DDL)
+        with _open(spec) as mem, mem.store.write() as c:
+            c.execute(JOURNAL_DDL)
         rows[f"journal-batch-{batch}"] = run_journal(spec, args.writers)
         print(batch, json.dumps(rows[f"journal-batch-{batch}"]), flush=True)
     import sqlite3
@@ -246,7 +249,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     c.execute("PRAGMA journal_mode = WAL")
     c.execute("CREATE TABLE bare (id TEXT PRIMARY KEY, text TEXT)")
     c.close()
-    bare = measure(bare_sqlite_writer, {"db": db, "sync": "FULL", "seconds": args.seconds}, args.writers, 0)
+    bare = measure(
+        bare_sqlite_writer, {"db": db, "sync": "FULL", "seconds": args.seconds}, args.writers, 0
+    )
     bare.pop("ids")
     rows["bare-full"] = bare
     report = {

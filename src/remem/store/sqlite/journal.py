@@ -62,7 +62,10 @@ _NEXT_ROWID = (
     "coalesce((SELECT max(rowid) FROM journal), 0)) + 1"
 )
 _DEFAULTS: dict[str, Any] = {"access_count": 0, "last_access": None}
-FOLD_PAUSE_S = 0.005  # the folder thread waits this long after the last append
+# The folder thread folds this long after the first append since its last fold. Not after a
+# pause in this process's appends: with eight writer processes each one pauses whenever the
+# others hold the lock, and folds of a few rows each cost a commit (an FTS5 segment) apiece.
+FOLD_WAIT_S = 0.1
 
 
 def id_taken(c: sqlite3.Connection, record_id: str) -> bool:
@@ -85,9 +88,13 @@ def append(c: sqlite3.Connection, row: Sequence[Any], awaiting_facts: bool, now:
     # ensure_ascii: a lone surrogate stays an escape, as the records table would refuse it
     body = json.dumps([values, tokens, context, facts, now], separators=(",", ":"))
     rowid = int(c.execute(_NEXT_ROWID).fetchone()[0])
+    # a 'skipped' record is never a turn of context (previous_texts): no session to find it by
+    session = (
+        None if values[INSERT_FIELDS.index("index_status")] == "skipped" else fields.get("session")
+    )
     c.execute(
         "INSERT INTO journal (rowid, id, session, created_at, body) VALUES (?, ?, ?, ?, ?)",
-        (rowid, fields["id"], fields.get("session"), fields["created_at"], body),
+        (rowid, fields["id"], session, fields["created_at"], body),
     )
     return rowid
 
@@ -99,11 +106,13 @@ def pending(c: sqlite3.Connection, limit: int | None = None) -> list[tuple[int, 
     return [(int(rowid), json.loads(body)) for rowid, body in rows]
 
 
-def session_records(c: sqlite3.Connection, session: str, before: float) -> list[Record]:
-    """The journal's records of a session created before ``before`` (not yet folded)."""
+def session_records(c: sqlite3.Connection, session: str, before: float, limit: int) -> list[Record]:
+    """The journal's last ``limit`` records of a session created before ``before`` that are
+    not 'skipped' (not yet folded), newest first."""
     rows = c.execute(
-        "SELECT rowid, body FROM journal WHERE session = ? AND created_at < ?",
-        (session, before),
+        "SELECT rowid, body FROM journal WHERE session = ? AND created_at < ? "
+        "ORDER BY created_at DESC, rowid DESC LIMIT ?",
+        (session, before, limit),
     ).fetchall()
     out = []
     for rowid, body in rows:
@@ -114,13 +123,14 @@ def session_records(c: sqlite3.Connection, session: str, before: float) -> list[
 
 
 class Folder:
-    """Folds the journal on a thread of the process that appends, once appends pause for
-    ``FOLD_PAUSE_S``, in batches (``fold_batch``: one transaction each), at a lower OS
+    """Folds the journal on a thread of the process that appends, ``FOLD_WAIT_S`` after the
+    first append since its last fold, in batches (``fold_batch``: one transaction each), at a lower OS
     priority where the platform allows, so acknowledgements come first."""
 
     def __init__(self, fold_batch: Any, name: str = "remem-journal-fold") -> None:
         self._fold_batch = fold_batch  # callable: fold one batch, return how many rows
         self._wake = threading.Event()
+        self._stopping = threading.Event()
         self._stop = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._started = False
@@ -138,6 +148,7 @@ class Folder:
         with self._lock:
             self._stop = True
             started = self._started
+        self._stopping.set()
         self._wake.set()
         if started:
             self._thread.join()
@@ -146,10 +157,9 @@ class Folder:
         with_nice()
         while not self._stop:
             self._wake.wait()
-            # let a burst gather: one fold transaction for many appends
-            while self._wake.is_set() and not self._stop:
-                self._wake.clear()
-                self._wake.wait(FOLD_PAUSE_S)
+            # let the appends gather: one fold transaction for many of them
+            self._wake.clear()
+            self._stopping.wait(FOLD_WAIT_S)
             try:
                 while not self._stop and self._fold_batch():
                     pass

@@ -143,7 +143,7 @@ class RecordsMixin(SQLRecords, SQLiteConnection):
                     (session, before, limit),
                 ).fetchall()
                 found = [row_to_record(r) for r in rows]
-                found += journal.session_records(c, session, before)
+                found += journal.session_records(c, session, before, limit)
             finally:
                 if opened:
                     c.execute("COMMIT")
