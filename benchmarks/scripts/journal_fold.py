@@ -28,9 +28,9 @@ every acknowledged write is in ``records`` exactly once with the journal empty.
     python benchmarks/scripts/journal_fold.py --writers 8 --seconds 15 --batches 1,16,64,256 \\
         --out benchmarks/results/journal-fold-prototype.json --note "idle, load 0.2"
 
-It measured the idea before the store had a journal: ``remem-current`` is whatever the
-source tree's store does (with ``store.journal`` on, the journal itself), so for the figure
-before the journal run it over a checkout from before it.
+``remem-current`` is the store as it is: the journal was built after this measurement,
+measured in the real write path and not adopted (decision 0026; the code is commit d451da5
+of branch h64).
 """
 
 from __future__ import annotations

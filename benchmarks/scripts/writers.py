@@ -85,26 +85,7 @@ def remem_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
             ids.append(rid)
             i += 1
         cpu = time.process_time() - cpu0
-        drain = _drain(mem.store) if worker == 0 else {}
-    out.put({"lat": lat, "ids": ids, "cpu": cpu, **drain})
-
-
-def _drain(store: Any) -> dict[str, Any]:
-    """SQLite's write journal as the clock stops: its rows, and how long the first read
-    (which folds them all) takes. Peeks at the store's connection: a benchmark's probe."""
-    conn, lock = getattr(store, "_conn", None), getattr(store, "_lock", None)
-    if conn is None or lock is None:
-        return {}
-    import sqlite3
-
-    try:
-        with lock:
-            rows = int(conn.execute("SELECT count(*) FROM journal").fetchone()[0])
-    except sqlite3.Error:  # a store without a journal
-        return {}
-    t0 = time.perf_counter()
-    store.count()
-    return {"journal_rows_at_stop": rows, "journal_drain_s": round(time.perf_counter() - t0, 3)}
+    out.put({"lat": lat, "ids": ids, "cpu": cpu})
 
 
 def remem_searcher(spec: dict[str, Any], gate: Any, out: Any) -> None:
@@ -228,12 +209,6 @@ def measure(writer: Any, spec: dict[str, Any], writers: int, searchers: int) -> 
         "cpu_ms_per_write": (
             round(1000 * sum(r.get("cpu", 0.0) for r in results) / len(lat), 3) if lat else None
         ),
-        **{
-            key: r[key]
-            for r in results
-            for key in ("journal_rows_at_stop", "journal_drain_s")
-            if key in r
-        },
         "searches": len(found),
         "search_p50_ms": ms(found, 0.5),
         "search_p95_ms": ms(found, 0.95),

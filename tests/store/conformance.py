@@ -22,11 +22,6 @@ def _sqlite(tmp_path: Path) -> Store:
     return SQLiteStore(tmp_path / "store.db")
 
 
-def _sqlite_journal(tmp_path: Path) -> Store:
-    # the write journal on (store.journal: what Memory opens by default)
-    return SQLiteStore(tmp_path / "store.db", journal=True)
-
-
 def _memory(tmp_path: Path) -> Store:
     return InMemoryStore()
 
@@ -39,7 +34,6 @@ def _postgres(tmp_path: Path) -> Store:
 
 BACKENDS: dict[str, Callable[[Path], Store]] = {
     "sqlite": _sqlite,
-    "sqlite-journal": _sqlite_journal,
     "memory": _memory,
     "postgres": _postgres,
 }

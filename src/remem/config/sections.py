@@ -59,20 +59,6 @@ class StoreConfig(_Section):
         "commits to share it, in ms (0: share only what landed meanwhile). Adds up to this "
         "much to each write's acknowledgement",
     )
-    journal: bool = setting(
-        True,
-        "SQLite: a message written on its own is acknowledged once it alone is on disk (a "
-        "row of the write journal) and folded into the records and their indexes after, "
-        "before any read or other write can miss it. false: every write inserts the record "
-        "itself before its acknowledgement",
-    )
-    fold_batch: int = Field(
-        default=64,
-        ge=1,
-        le=10_000,
-        description="SQLite write journal: at most this many journal rows per background fold "
-        "transaction",
-    )
     cache_mb: int = Field(
         default=64,
         ge=1,

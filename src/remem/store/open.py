@@ -26,6 +26,4 @@ def open_store(config: StoreConfig, target: str | Path | None = None) -> Store:
         cache_mb=config.cache_mb,
         group_commit=config.group_commit,
         group_commit_window_ms=config.group_commit_window_ms,
-        journal=config.journal,
-        fold_batch=config.fold_batch,
     )

@@ -24,7 +24,6 @@ from remem.store.migrations import LATEST_VERSION, MIGRATIONS
 from remem.store.paths import index_dir, prepare_db_path
 from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import SQLITE
-from remem.store.sqlite import journal
 from remem.store.sqlite.checkpoint import Checkpointer
 from remem.store.sqlite.durability import (
     GROUP_COMMIT_AVAILABLE,
@@ -34,7 +33,6 @@ from remem.store.sqlite.durability import (
     ensure_ticket_counter,
     take_ticket,
 )
-from remem.store.sqlite.journal import Folder
 from remem.store.stats import StorageStats
 
 
@@ -54,8 +52,6 @@ class SQLiteConnection(SQLConnection):
         cache_mb: int = 64,
         group_commit: bool = True,
         group_commit_window_ms: float = 0.0,
-        journal: bool = False,
-        fold_batch: int = 64,
     ) -> None:
         self._path = prepare_db_path(path)
         self._sync: GroupSync | None = None
@@ -83,13 +79,6 @@ class SQLiteConnection(SQLConnection):
         # main connection included.
         self._watch: sqlite3.Connection | None = None
         self._watch_lock = threading.Lock()
-        # The write journal (journal.py): whether this process appends to it (every process
-        # folds it, whatever its own setting), and the change token at which it was last
-        # seen empty, so a read asks the file only when something was written since.
-        self._journal = journal
-        self._fold_batch = max(1, int(fold_batch))
-        self._journal_clear_at: tuple[int, int] | None = None
-        self._folder: Folder | None = None
         try:
             self._configure(busy_timeout_ms, cache_mb, grouped)
             self._migrate()
@@ -101,9 +90,6 @@ class SQLiteConnection(SQLConnection):
                 # checkpoints on a thread, not in a writer's COMMIT (checkpoint.py)
                 self._checkpointer = Checkpointer(self._path)
                 self._conn.execute("PRAGMA wal_autocheckpoint = 0")
-            self._fold_now(None)  # what a crash left in the journal
-            if journal:
-                self._folder = Folder(lambda: self._fold_now(self._fold_batch))
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             if is_busy(exc):
@@ -139,7 +125,7 @@ class SQLiteConnection(SQLConnection):
         # foreign_keys can only change outside a transaction; a table rebuild needs it off
         self._conn.execute("PRAGMA foreign_keys = OFF")
         try:
-            with self.write(fold=False) as c:  # the journal may not exist yet
+            with self.write() as c:
                 version = c.execute("PRAGMA user_version").fetchone()[0]
                 if version > LATEST_VERSION:
                     raise StoreError(
@@ -152,8 +138,6 @@ class SQLiteConnection(SQLConnection):
                         c.execute(statement)
                     c.execute(f"PRAGMA user_version = {number}")
                 ensure_ticket_counter(c)
-                for statement in journal.JOURNAL_DDL:
-                    c.execute(statement)
                 # Only after a migration: the check reads every row (1.8 s at 1M records), and
                 # an up-to-date file is checked by `remem doctor` instead.
                 broken = c.execute("PRAGMA foreign_key_check").fetchall() if pending else []
@@ -170,10 +154,6 @@ class SQLiteConnection(SQLConnection):
             return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
-        if self._folder is not None:
-            self._folder.close()
-            with suppress(sqlite3.Error, StoreError):
-                self._fold_now(None)  # leave the journal empty (else the next open folds it)
         if self._checkpointer is not None:
             self._checkpointer.close()
         with self._lock, suppress(sqlite3.Error):
@@ -214,14 +194,12 @@ class SQLiteConnection(SQLConnection):
         return int(row[0]) if row else 0
 
     @contextmanager
-    def write(self, *, fold: bool = True) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction; rolled back entirely if the body raises, and returning
         only once it is durable (the group commit barrier waits outside the connection's
         lock, so other threads commit meanwhile and share the fsync). Inside an open
         ``transaction()`` it is a savepoint of that transaction instead: an error undoes this
-        write alone, and nothing is committed until the outer block ends. With the journal
-        it first folds what is pending (``fold``: all but the journal's own appends), so the
-        write finds every record acknowledged before it."""
+        write alone, and nothing is committed until the outer block ends."""
         ticket = None
         with self._lock:
             c = self._conn
@@ -232,8 +210,6 @@ class SQLiteConnection(SQLConnection):
             self._begin_immediate(c)
             self._depth = 1
             try:
-                if fold:  # whatever this process's setting: another's may journal
-                    self._fold_in(c, None)
                 yield c
                 if self._sync is not None:
                     ticket = self._ticket if self._ticket is not None else take_ticket(c)
@@ -290,7 +266,6 @@ class SQLiteConnection(SQLConnection):
     def side_read(self) -> Iterator[sqlite3.Connection]:
         """A read transaction on a connection of its own, for reads that take seconds (a
         full vector read): the shared connection stays free for other threads."""
-        self._fold_for_read()
         try:
             conn = sqlite3.connect(
                 str(self._path), timeout=self._busy_timeout_s, isolation_level=None
@@ -310,7 +285,6 @@ class SQLiteConnection(SQLConnection):
     def read(self) -> Iterator[sqlite3.Connection]:
         """A consistent snapshot for several SELECTs (inside an open ``transaction()``: that
         transaction, which sees its own writes)."""
-        self._fold_for_read()
         with self._lock:
             c = self._conn
             if self._depth:
@@ -324,7 +298,6 @@ class SQLiteConnection(SQLConnection):
 
     def query(self, sql: str, params: Any = ()) -> list[Any]:
         """All rows of one SELECT."""
-        self._fold_for_read()
         with self._lock:
             try:
                 return self._conn.execute(sql, params).fetchall()
@@ -333,78 +306,9 @@ class SQLiteConnection(SQLConnection):
                     raise self._busy_error() from None
                 raise
 
-    # ---------------------------------------------------------------- the journal
-    def _fold_rows(self, c: sqlite3.Connection, rows: list[tuple[int, list[Any]]]) -> None:
-        """Insert journal rows into the real tables (records.py), inside the caller's write."""
-        raise NotImplementedError
-
-    def _fold_in(self, c: sqlite3.Connection, limit: int | None) -> int:
-        """Fold the first ``limit`` journal rows (None: all) inside the caller's write and
-        delete them; how many."""
-        rows = journal.pending(c, limit)
-        if rows:
-            self._fold_rows(c, rows)
-            c.execute("DELETE FROM journal WHERE rowid <= ?", (rows[-1][0],))
-        return len(rows)
-
-    def _fold_now(self, limit: int | None) -> int:
-        """One fold transaction of its own (no ticket, no barrier: journal.py says why)."""
-        with self._lock:
-            c = self._conn
-            if self._depth or c.in_transaction:
-                return 0  # the open transaction folded when it began
-            self._begin_immediate(c)
-            self._depth = 1
-            try:
-                n = self._fold_in(c, limit)
-                c.execute("COMMIT")
-            except BaseException as exc:
-                if c.in_transaction:
-                    c.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
-                    raise self._busy_error() from None
-                raise
-            finally:
-                self._depth = 0
-                self._ticket = None
-            if n:
-                self.local_writes += 1
-            return n
-
-    def _fold_for_read(self, wait: bool = True) -> None:
-        """Before a read outside a transaction: fold what the journal holds, so no read
-        misses an acknowledged write. Nothing to ask when nothing was committed since the
-        journal was last seen empty (the token is read *before* looking, so a write landing
-        meanwhile changes it again). ``wait=False``: not if another thread holds the
-        connection (a write it holds folded when it began)."""
-        if self._token() == self._journal_clear_at:
-            return
-        if not self._lock.acquire(blocking=wait):
-            return
-        try:
-            for _ in range(3):  # after a fold, look once more to remember "empty"
-                if self._depth or self._conn.in_transaction:
-                    return  # a transaction open on this thread folded when it began
-                token = self._token()
-                if token == self._journal_clear_at:
-                    return
-                found = self._conn.execute("SELECT EXISTS (SELECT 1 FROM journal)").fetchone()
-                if not found[0]:
-                    self._journal_clear_at = token
-                    return
-                self._fold_now(None)
-        finally:
-            self._lock.release()
-
     def change_token(self) -> tuple[int, int]:
         """Changes whenever this or another process commits a write. Read before the data it
-        guards: a commit in between makes the next token differ, so nothing stale is kept.
-        A write's journal row is folded first (when the connection is free), so the reads
-        after it do not change the token again."""
-        self._fold_for_read(wait=False)
-        return self._token()
-
-    def _token(self) -> tuple[int, int]:
+        guards: a commit in between makes the next token differ, so nothing stale is kept."""
         with self._watch_lock:
             watch = self._watch if self._watch is not None else self._conn  # (opening)
             return watch.execute("PRAGMA data_version").fetchone()[0], self.local_writes

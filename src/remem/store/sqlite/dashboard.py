@@ -21,7 +21,6 @@ class DashboardMixin(dashboard_sql.SQLDashboard, SQLiteConnection):
     @contextmanager
     def _dashboard_read(self) -> Iterator[sqlite3.Connection]:
         """One read transaction on a read-only connection of its own."""
-        self._fold_for_read(wait=False)  # a write holding the connection folded as it began
         uri = f"{self._path.resolve().as_uri()}?mode=ro"
         try:
             conn = sqlite3.connect(uri, uri=True, timeout=self._busy_timeout_s)

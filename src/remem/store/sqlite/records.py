@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from remem.errors import ConflictError
 from remem.store import facts_sql
-from remem.store.base import OnConflict, RecordRow
 from remem.store.records_sql import InsertBatch, SQLRecords
-from remem.store.rows import INSERT_FIELDS, check_enums, column_value, row_to_record
+from remem.store.rows import INSERT_FIELDS, column_value
 from remem.store.sql_dialect import SQLITE
-from remem.store.sqlite import journal
 from remem.store.sqlite.connection import SQLiteConnection
-from remem.store.sqlite.durability import bump_counter
 from remem.store.sqlite.filters import RECORD_COLUMNS, filters_sql, in_marks
 from remem.types import Filters, Record
 
@@ -23,64 +19,13 @@ from remem.types import Filters, Record
 class RecordsMixin(SQLRecords, SQLiteConnection):
     """Insert, read, update and delete records."""
 
-    def insert_records(
-        self,
-        rows: Sequence[RecordRow],
-        *,
-        on_conflict: OnConflict = "error",
-        awaiting_facts: bool = False,
-    ) -> list[int | None]:
-        """See ``SQLRecords.insert_records``. With the journal, one record written on its
-        own (the chat path) is acknowledged once its journal row is durable (journal.py);
-        anything else is inserted as before, after folding what is pending."""
-        if not self._journal or len(rows) != 1 or self._depth or not _journals(rows[0][0]):
-            return super().insert_records(
-                rows, on_conflict=on_conflict, awaiting_facts=awaiting_facts
-            )
-        fields = rows[0][0]
-        check_enums(fields)
-        with self.write(fold=False) as c:
-            if journal.id_taken(c, fields["id"]):
-                if on_conflict == "skip":
-                    return [None]
-                raise _taken(fields["id"])
-            rowid = journal.append(c, rows[0], awaiting_facts, time.time())
-        if self._folder is not None:
-            self._folder.kick()
-        return [rowid]
-
     def _insert_rows(self, c: sqlite3.Connection, batch: InsertBatch, rev: int) -> list[int | None]:
-        return self._write_rows(c, [(None, row) for row in batch.rows], batch, rev)
-
-    def _fold_rows(self, c: sqlite3.Connection, rows: list[tuple[int, list[Any]]]) -> None:
-        """Journal rows into records, FTS5 and the facts backlog, each at its own rowid."""
-        rev = bump_counter(c, "rev")  # no ticket: a fold waits for no barrier (journal.py)
-        sql = (
-            f"INSERT INTO records (rowid, {','.join(INSERT_FIELDS)}, rev, updated_at) "
-            f"VALUES ({in_marks(('rowid', *INSERT_FIELDS, 'rev', 'updated_at'))})"
-        )
-        for rowid, (values, tokens, context, facts, now) in rows:
-            c.execute(sql, [rowid, *values, rev, now])
-            c.execute(
-                "INSERT INTO records_fts (rowid, tokens, context) VALUES (?, ?, ?)",
-                (rowid, tokens, context),
-            )
-            if facts:
-                c.execute("INSERT INTO facts_backlog (record_rowid) VALUES (?)", (rowid,))
-
-    def _write_rows(
-        self,
-        c: sqlite3.Connection,
-        rows: Sequence[tuple[int | None, RecordRow]],
-        batch: InsertBatch,
-        rev: int,
-    ) -> list[int | None]:
         out: list[int | None] = []
         sql = (
             f"INSERT INTO records ({','.join(INSERT_FIELDS)}, rev, updated_at) "
             f"VALUES ({in_marks((*INSERT_FIELDS, 'rev', 'updated_at'))})"
         )
-        for _, row in rows:
+        for row in batch.rows:
             fields, tokens = row[0], row[1]
             context = row[2] if len(row) > 2 else ""
             values = [column_value(fields, col) for col in INSERT_FIELDS]
@@ -91,7 +36,12 @@ class RecordsMixin(SQLRecords, SQLiteConnection):
                     if batch.skip:
                         out.append(None)
                         continue
-                    raise _taken(fields["id"]) from None
+                    raise ConflictError(
+                        "id",
+                        fields["id"],
+                        "a record with this id exists; choose another id "
+                        "or delete the old record first",
+                    ) from None
                 raise
             c.execute(
                 "INSERT INTO records_fts (rowid, tokens, context) VALUES (?, ?, ?)",
@@ -123,33 +73,6 @@ class RecordsMixin(SQLRecords, SQLiteConnection):
         if parts:
             for row in self.query(" UNION ALL ".join(parts), args):
                 yield row[0], row[1:]
-
-    def previous_texts(self, session: str, before: float, limit: int) -> list[Record]:
-        """See ``SQLRecords.previous_texts``; with the journal, its rows count too, read in
-        one snapshot with the records and without folding them (this read is on the
-        chat's acknowledgement path: a message's context)."""
-        if not self._journal:
-            return super().previous_texts(session, before, limit)
-        with self._lock:
-            c = self._conn
-            opened = not c.in_transaction
-            if opened:
-                c.execute("BEGIN")
-            try:
-                rows = c.execute(
-                    f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.session = ? "
-                    "AND r.created_at < ? AND r.index_status != 'skipped' "
-                    "ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?",
-                    (session, before, limit),
-                ).fetchall()
-                found = [row_to_record(r) for r in rows]
-                found += journal.session_records(c, session, before, limit)
-            finally:
-                if opened:
-                    c.execute("COMMIT")
-        found = [r for r in found if r.index_status != "skipped"]
-        found.sort(key=lambda r: (r.created_at, r.rowid or 0))
-        return found[-limit:] if limit > 0 else []
 
     def count(self, filters: Filters | None = None, *, up_to: int | None = None) -> int:
         if filters_sql(filters)[0]:
@@ -184,17 +107,3 @@ class RecordsMixin(SQLRecords, SQLiteConnection):
             if deleted:
                 self._bump_deletes(c)
         return deleted
-
-
-def _journals(fields: dict[str, Any]) -> bool:
-    """Whether a record written on its own goes through the journal: not one that names an
-    origin platform or a parent session (its session row is written with it, directly)."""
-    return not (fields.get("origin_platform") or fields.get("parent_session"))
-
-
-def _taken(record_id: str) -> ConflictError:
-    return ConflictError(
-        "id",
-        record_id,
-        "a record with this id exists; choose another id or delete the old record first",
-    )
