@@ -80,6 +80,30 @@ def ask(mem: Any, q: dict, forms: list[GapForm]) -> dict[str, Any]:
     return out
 
 
+def rank(ids: list[str], record: str) -> int | None:
+    return ids.index(record) + 1 if record in ids else None
+
+
+def moved_entry(q: dict, base: dict[str, Any], mine: dict[str, Any]) -> dict[str, Any]:
+    """A question whose hybrid top 10 gained or lost gold: each gold line's hybrid and
+    keyword ranks (today -> form; None: not in the top 10 / the keyword list's 50)."""
+    return {
+        "query": q["query"],
+        "translated": mine["translated"],
+        "gold [id, hybrid today, form, keyword today, form]": [
+            [
+                g,
+                rank(base["hits"], g),
+                rank(mine["hits"], g),
+                rank(base["lex"], g),
+                rank(mine["lex"], g),
+            ]
+            for g in q["gold"]
+        ],
+        "entered": [],  # lost only: [id, [score / best today, form], what it is made of]
+    }
+
+
 def made_of(
     mem: Any, rowid: int, tokens: list[str], form: GapForm, names: set[str], translated: set[str]
 ) -> Counter[tuple[str, str]]:
@@ -148,7 +172,8 @@ def diagnose(run: SuiteRun, dataset: Any, forms: list[GapForm]) -> list[dict[str
                     before, after = recall(base["hits"], gold), recall(mine["hits"], gold)
                     if before == after:
                         continue
-                    moved[i]["lost" if after < before else "gained"].append(q["query"])
+                    entry = moved_entry(q, base, mine)
+                    moved[i]["lost" if after < before else "gained"].append(entry)
                     if after > before:
                         continue
                     tokens = mem.tokenizer.query_tokens(q["query"]) + mine["translated"]
@@ -156,15 +181,21 @@ def diagnose(run: SuiteRun, dataset: Any, forms: list[GapForm]) -> list[dict[str
                         max(base["scores"].values(), default=0) or 1,
                         max(mine["scores"].values(), default=0) or 1,
                     )
-                    for rid in [
-                        h for h in mine["hits"] if h not in base["hits"] and h in mine["rowid"]
-                    ]:
-                        lift[i].append(
-                            (base["scores"].get(rid, 0.0) / best[0], mine["scores"][rid] / best[1])
+                    for rid in [h for h in mine["hits"] if h not in base["hits"]]:
+                        if rid not in mine["rowid"]:  # found by the vector channel alone
+                            entry["entered"].append([rid, "vector only"])
+                            continue
+                        ratio = (
+                            base["scores"].get(rid, 0.0) / best[0],
+                            mine["scores"][rid] / best[1],
                         )
-                        parts[i] += made_of(
+                        lift[i].append(ratio)
+                        made = made_of(
                             mem, mine["rowid"][rid], tokens, form, names, set(mine["translated"])
                         )
+                        parts[i] += made
+                        shown = {f"{c}/{k}": round(v, 2) for (c, k), v in made.most_common()}
+                        entry["entered"].append([rid, [round(x, 3) for x in ratio], shown])
     out = []
     for i, form in enumerate(forms):
         total = sum(parts[i].values()) or 1.0
