@@ -25,7 +25,7 @@ import statistics
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from suite_cli import add_suite_options, chosen_datasets, progress_every, watch_fusion
 
@@ -34,7 +34,7 @@ from remem.config import Config
 from remem.search.chat_budget import ROLE_LABELS
 from remem.text.dialogue import speaker_labels
 from remem_bench.benchmark import Variant, apply_overrides, score_query
-from remem_bench.context_gap import install, remember_store
+from remem_bench.context_gap import GapForm, install, remember_store
 from remem_bench.keyword_reference import PlainBM25, query_shapes
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
 
@@ -81,34 +81,12 @@ def ask(mem: Any, bm25: PlainBM25, q: dict, overrides: dict[str, Any]) -> dict[s
     return out
 
 
-class Gap(NamedTuple):
-    """``--context-gap``: the prototype's weights and options (``remem_bench.context_gap``)."""
-
-    weight: float
-    alone: float
-    names_out: bool
-    keep_scores: bool
-    head: int
-
-    @classmethod
-    def parse(cls, text: str) -> Gap:
-        weight, alone, *options = text.split("/")
-        heads = [int(o[4:]) for o in options if o.startswith("head")]
-        return cls(
-            float(weight),
-            float(alone),
-            "names" in options,
-            "keep-scores" in options,
-            heads[0] if heads else 0,
-        )
-
-
 def run_dataset(
     run: SuiteRun,
     dataset: Any,
     overrides: dict[str, Any],
     limit: int | None,
-    gap: Gap | None = None,
+    gap: GapForm | None = None,
 ) -> dict[str, Any]:
     """Every answerable question of the dataset through every system, summed by shape."""
     from remem.engine import Memory
@@ -211,10 +189,12 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], help="section.key=JSON value")
     ap.add_argument(
         "--context-gap",
-        help="WEIGHT/ALONE[/names][/keep-scores]: rank the keyword channel's pool with "
-        "remem_bench.context_gap (the context counts only for the words a line lacks; "
-        "'names': the store's speaker names left out of the context; 'keep-scores': FTS5's "
-        "score values handed out in the new order; 'headN': only the first N rows reordered); "
+        help="WEIGHT/ALONE[/names][/keep-scores][/headN][/fts][/lidf][/floor][/both]: rank the "
+        "keyword channel's pool with remem_bench.context_gap (the context counts only for the "
+        "words a line lacks; 'names': the store's speaker names left out of the context; "
+        "'keep-scores': FTS5's score values handed out in the new order; 'headN': only the "
+        "first N rows reordered; 'fts': FTS5's formula and idf, 'lidf' with plain BM25's idf, "
+        "'floor' with FTS5's idf floored by it; 'both': a name's rows counted in both columns); "
         "results under 'context_gap' in --out",
     )
     ap.add_argument(
@@ -235,7 +215,7 @@ def main() -> None:
         progress=progress_every(30),
         limit_conversations=args.limit_conversations,
     )
-    gap = Gap.parse(args.context_gap) if args.context_gap else None
+    gap = GapForm.parse(args.context_gap) if args.context_gap else None
     out = Path(args.out)
     report = json.loads(out.read_text()) if out.is_file() else {"datasets": {}}
     section = report["datasets"]
@@ -251,7 +231,7 @@ def main() -> None:
     for dataset in chosen_datasets(args):
         start = time.perf_counter()
         if gap is not None:
-            with install(gap.weight, gap.alone, gap.keep_scores, gap.head):
+            with install(gap):
                 shapes = run_dataset(run, dataset, overrides, args.limit, gap)
         else:
             shapes = run_dataset(run, dataset, overrides, args.limit)
