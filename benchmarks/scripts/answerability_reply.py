@@ -109,17 +109,20 @@ def main() -> None:
     ap.add_argument("--note", default="")
     args = ap.parse_args()
     rows = read_rows(args.rows)
-    models = {}
+    models, paths = {}, []
     for spec in args.fit:
         name, _, path = spec.partition("=")
         models[name] = json.loads(Path(path).read_text())
+        paths.append(path)
     fits = {name: m["fit"] for name, m in models.items()}
     report = {
         "what": "answerability fits compared on the same rows (benchmarks/scripts/"
         "answerability_reply.py): AUC, answers at 0.5 or more, auto-recall at the 3% "
         "point, MRR of the top 10 in the pipeline's order and by each fit's score",
         "note": args.note,
-        "fits": {name: {"date": m["date"], "inputs": m["inputs"]} for name, m in models.items()},
+        "fits": {  # each whole, so a fit measured here can be saved back to a file and read
+            name: {"path": path, **m} for (name, m), path in zip(models.items(), paths, strict=True)
+        },
         "groups": compare(rows, fits),
     }
     for group, entry in report["groups"].items():
