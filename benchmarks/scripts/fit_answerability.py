@@ -18,6 +18,11 @@ an isotonic calibration of the score (``--per-question``: on each question's bes
 of the two parts (the question's: is an answer among the hits at all; the hit's: is it this
 one, ``remem_bench.answerability.fit_two_part``).
 
+``--save PATH`` writes the fit to another file than the shipped one (for
+``answerability_eval.py --model`` and ``answerability_reply.py``). ``--reply`` dumps the reply
+inputs too (``remem_bench.reply_inputs``: the turn before a hit asks what the question asks;
+research for issue 45, nothing ships) and ``--inputs`` names those the fit reads.
+
 This replaces nothing: ``fit_calibration.py`` still fits the relevance stage's calibration,
 one of this score's inputs.
 """
@@ -43,6 +48,7 @@ from remem.search import answerability as score_module
 from remem.search import relevance as relevance_stage
 from remem.search import stages
 from remem_bench.answerability import fit, fit_two_part
+from remem_bench.reply_inputs import REPLY_INPUTS, reply_rows
 from remem_bench.suite import (
     NO_ANSWER_TARGETS,
     SuiteDataset,
@@ -71,9 +77,12 @@ class Recorder:
     nothing, the relevance stage leaves "nothing relevant" to it, and the best margin over
     the relevance floors of each search is kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, reply: bool = False) -> None:
         self.rows: dict[int, dict[str, float | None]] = {}
+        self.leads: set[int] = set()
         self.best_margin = -1.0
+        self.reply = reply  # also record reply_inputs.REPLY_INPUTS (research, issue 45)
+        self._cands: list = []
         self._saved: Any = None
 
     def __enter__(self) -> Recorder:
@@ -82,6 +91,10 @@ class Recorder:
 
         def record(cands: list, ctx: Any) -> list:
             self.rows = score_module.feature_rows(cands, ctx) if cands else {}
+            if self.reply:
+                for rowid, extra in reply_rows(cands, ctx).items():
+                    self.rows.get(rowid, {}).update(extra)
+            self._cands = list(cands)  # read after the search: the currency stage's leads
             return cands
 
         def margin_judge(floors: Any, value: float, floor: tuple[str, float]) -> None:
@@ -100,6 +113,10 @@ class Recorder:
         relevance_stage.Floors.judge = judge  # type: ignore[method-assign]
         relevance_stage.answerability_on = on
 
+    def led(self) -> set[int]:
+        """The rowids the currency stage led with (``search.hit_order`` keeps them first)."""
+        return {c.rowid for c in self._cands if c.lead}
+
 
 def dump(args: argparse.Namespace, out: Path) -> None:
     """Search every question of the chosen datasets; one JSON line per question."""
@@ -110,7 +127,7 @@ def dump(args: argparse.Namespace, out: Path) -> None:
     run.embedder = make_embedder(config.embed)
     no_answer = load_no_answer(DATA / "no_answer" / "queries.jsonl")
     held = set(HELD_OUT.split(","))
-    with out.open("w") as fh, Recorder() as rec:
+    with out.open("w") as fh, Recorder(reply=args.reply) as rec:
         for dataset in chosen_datasets(args):
             todo = stores_to_ask(dataset, no_answer, args)
             total, done = sum(len(asked) for *_, asked in todo), 0
@@ -199,6 +216,7 @@ def ask(mem: Any, rec: Recorder, q: dict[str, Any], probe: bool) -> dict[str, An
     rec.rows, rec.best_margin = {}, -1.0
     qvec = query_vector(mem, q["query"])
     result = mem.search(q["query"], k=10, now=q.get("timestamp"), query_vector=qvec)
+    led = rec.led()
     gold = [] if probe or is_unanswerable(q) else list(q["gold"])
     kind = "probe" if probe else ("unans" if is_unanswerable(q) else "ans")
     hits = [
@@ -206,6 +224,7 @@ def ask(mem: Any, rec: Recorder, q: dict[str, Any], probe: bool) -> dict[str, An
             "id": h.record.id,
             "gold": h.record.id in gold,
             "features": rec.rows.get(h.record.rowid or -1, {}),
+            "lead": h.record.rowid in led,
         }
         for h in result.hits
     ]
@@ -267,6 +286,17 @@ def main() -> None:
         help="comma-separated datasets of the rows measured but not fitted on (as the held-out "
         "ones): dialogue_notes:own_speaker, the chat probes, decision 0014",
     )
+    ap.add_argument(
+        "--reply",
+        action="store_true",
+        help="dump the reply inputs too (remem_bench.reply_inputs, research for issue 45)",
+    )
+    ap.add_argument(
+        "--inputs",
+        default="",
+        help=f"comma-separated hit inputs the fit reads beyond FEATURES (of {','.join(REPLY_INPUTS)})",
+    )
+    ap.add_argument("--save", help="write the fit to this file (the shipped one's shape)")
     ap.add_argument("--write", action="store_true", help=f"write {MODEL_FILE}")
     ap.add_argument("--note", default="", help="what the data file should say about this fit")
     args = ap.parse_args()
@@ -277,7 +307,8 @@ def main() -> None:
     unfitted = set(filter(None, args.not_fitted.split(",")))
     train = [r for r in rows if not r["held_out"] and r["dataset"] not in unfitted]
     left_out = set(filter(None, args.leave_out.split(",")))
-    features = [f for f in score_module.FEATURES if f not in left_out]
+    extra = [f for f in args.inputs.split(",") if f and f not in score_module.FEATURES]
+    features = [f for f in (*score_module.FEATURES, *extra) if f not in left_out]
     if args.one_part:
         fitted = fit(train, features, l2=args.l2, monotone=args.monotone)
     else:
@@ -308,9 +339,9 @@ def main() -> None:
         "fit": fitted,
     }
     print(json.dumps(model["fit"], indent=1))
-    if args.write:
-        MODEL_FILE.write_text(json.dumps(model, ensure_ascii=False, indent=1) + "\n")
-        print(f"wrote {MODEL_FILE}", file=sys.stderr)
+    for path in [MODEL_FILE] * args.write + [Path(args.save)] * bool(args.save):
+        path.write_text(json.dumps(model, ensure_ascii=False, indent=1) + "\n")
+        print(f"wrote {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,66 @@
+"""The reply inputs (remem_bench.reply_inputs) dumped by fit_answerability.py --reply, and the
+score's order of answerability_reply.py (the currency stage's leads first or kept in place)."""
+
+from __future__ import annotations
+
+from bench_helpers import load_bench_script
+
+from remem.engine import Memory
+from remem_bench.reply_inputs import REPLY_INPUTS, asks
+from remem_bench.suite import ingest
+
+TURNS = [
+    ("Marta", "What are we reading for May?"),
+    ("Grace", "The Book of Disquiet, fitting for the trip"),
+    ("Ines", "Pessoa! Perfect"),
+]
+
+
+def test_a_line_asks_by_a_question_mark_or_a_chinese_particle_at_its_end():
+    assert asks("What are we reading for May?")
+    assert asks("你明天来吗")
+    assert asks("周末去哪儿？好的")
+    assert not asks("The Book of Disquiet, fitting for the trip")
+    assert not asks("吗是一个字，不对")
+
+
+def test_a_reply_to_the_question_asked_just_before_it_is_seen(tmp_path, e5, config):
+    fit_script = load_bench_script("fit_answerability")
+    turns = [
+        {"id": f"g:{i}", "session": "s1", "speaker": who, "text": text, "timestamp": 1e9 + i * 60}
+        for i, (who, text) in enumerate(TURNS, 1)
+    ]
+    mem = Memory(tmp_path / "m.db", config, embedder=e5)
+    ingest(mem, turns)
+    q = {"qid": "q", "query": "Which book is the club reading for May?", "gold": ["g:2"]}
+    with fit_script.Recorder(reply=True) as rec:
+        row = fit_script.ask(mem, rec, q, False)
+    hits = {h["id"]: h["features"] for h in row["hits"]}
+    assert {"g:1", "g:2"} <= set(hits)
+    reply, question = hits["g:2"], hits["g:1"]
+    assert reply["prev_asks"] == 1.0  # Marta asked, Grace answers
+    assert reply["reply_lift"] > 0.0 and reply["prev_relevance"] > reply["relevance"]
+    assert question == question | dict.fromkeys(
+        ("prev_asks", "reply_subject", "reply_lift", "prev_relevance", "prev_subject"), 0.0
+    )  # the session's first turn answers nothing
+    assert all(name in hits["g:3"] for name in REPLY_INPUTS)
+    assert hits["g:3"]["prev_asks"] == 0.0  # the turn before it asks nothing
+
+
+def test_a_lead_goes_first_or_keeps_its_place_and_the_rest_follow_the_score():
+    script = load_bench_script("answerability_reply")
+    row = {
+        "kind": "ans",
+        "gold": ["a"],
+        "hits": [
+            {"id": "a", "gold": True},
+            {"id": "b", "gold": False},
+            {"id": "c", "gold": False, "lead": True},
+        ],
+    }
+    scores = [0.5, 0.7, 0.1]
+    assert script.score_order(row, scores, "first") == [2, 1, 0]
+    assert script.score_order(row, scores, "slot") == [1, 0, 2]
+    assert script.reciprocal_rank(row, None) == 1.0
+    assert script.reciprocal_rank(row, scores, "first") == 1 / 3
+    assert script.reciprocal_rank(row, scores, "slot") == 1 / 2
