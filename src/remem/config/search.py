@@ -236,8 +236,9 @@ class SearchConfig(_Section):
     hit_order: Literal["pipeline", "answerability"] = setting(
         "pipeline",
         "the order of the hits a search returns: pipeline (the scoring stages' own score) or "
-        "answerability (the score every surface shows, so it falls down the list; the hits the "
-        "currency stage leads with, what is true now, stay first); the same k hits either way",
+        "answerability (the score every surface shows, so it falls down the list, except "
+        "that a hit the currency stage placed, what is true now, keeps its place); the same k "
+        "hits either way",
     )
     latent_cross_script: bool = setting(
         False,

@@ -41,15 +41,14 @@ class Candidate:
 
 
 def in_hit_order(hits: list[Candidate], order: str) -> list[Candidate]:
-    """The hits a search returns in ``search.hit_order``: the pipeline's, or by the score every
-    surface shows ("answerability": ties keep the pipeline's order) after those the currency
-    stage leads with. The pipeline's order when a hit was not scored (an uncalibrated model's
-    hits show the pipeline's score)."""
+    """The hits a search returns in ``search.hit_order``: the pipeline's, or ("answerability")
+    by the score every surface shows, ties in the pipeline's order, where each hit the currency
+    stage placed (what is true now above its stale value) keeps its place. The pipeline's order
+    when a hit was not scored (an uncalibrated model's hits show the pipeline's score)."""
     if order != "answerability" or any(c.answerability is None for c in hits):
         return hits
-    led = [c for c in hits if c.lead]
-    rest = sorted((c for c in hits if not c.lead), key=lambda c: -(c.answerability or 0.0))
-    return led + rest
+    rest = iter(sorted((c for c in hits if not c.lead), key=lambda c: -(c.answerability or 0.0)))
+    return [c if c.lead else next(rest) for c in hits]
 
 
 def pool_size(k: int, *, floor: int, factor: int, role_factor: int, role_filter: bool) -> int:

@@ -32,9 +32,18 @@ def test_by_answerability_the_scores_fall_down_the_list_and_ties_keep_the_pipeli
     assert shown == sorted(shown, reverse=True)
 
 
-def test_what_the_currency_stage_leads_with_stays_first() -> None:
-    # the current value's line scored below a stale line that names the same place
-    assert rowids(in_hit_order(hits(0.8, 0.3, 0.6, lead=(1,)), "answerability")) == [1, 0, 2]
+def test_what_the_currency_stage_placed_keeps_its_place() -> None:
+    # the current value's line (0.3) scored below a stale line naming the same place: it stays
+    # first; the others follow the score around it, never moving the lead down the list
+    assert rowids(in_hit_order(hits(0.3, 0.8, 0.6, lead=(0,)), "answerability")) == [0, 1, 2]
+    # a lead the pipeline placed third (above its own stale value, below two better answers)
+    # stays third: it does not jump above hits the currency stage did not judge
+    assert rowids(in_hit_order(hits(0.2, 0.9, 0.1, 0.5, lead=(2,)), "answerability")) == [
+        1,
+        3,
+        2,
+        0,
+    ]
 
 
 def test_an_unscored_hit_keeps_the_pipeline_order() -> None:
