@@ -75,7 +75,8 @@ SEARCHER = textwrap.dedent(
         deadline = time.time() + float(sys.argv[2])
         while time.time() < deadline:
             result = mem.search("walking the dog in the park", k=3)
-            assert result.hits and result.hits[0].explain.vector_rank is not None
+            # the vector channel served it (any hit: the score orders them, not a channel)
+            assert any(h.explain.vector_rank is not None for h in result.hits)
             assert not result.degraded
             ok += 1
     print(ok)

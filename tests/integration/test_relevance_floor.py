@@ -182,9 +182,11 @@ CROSS_LINGUAL = pytest.mark.xfail(
 def test_demo_questions_find_their_answer_first_with_scores_in_0_1(demo_defaults, query, answer):
     hits = demo_defaults.search(query, k=5).hits  # as `make demo` asks them
     assert all(0.0 <= h.score <= 1.0 for h in hits)  # each hit's answerability
-    # the hits keep the pipeline's order (its own final score, in the trace)
-    order = [h.explain.stages[-1][1] for h in hits]
-    assert order == sorted(order, reverse=True)
+    # the hits come in the order of the score they show (search.hit_order), unless the
+    # currency stage placed one (what is true now keeps its place)
+    if not any(name == "currency" for h in hits for name, _ in h.explain.stages):
+        shown = [h.score for h in hits]
+        assert shown == sorted(shown, reverse=True)
     assert answer in hits[0].record.text, [h.record.text for h in hits]
 
 

@@ -20,8 +20,9 @@ hit's, P(this hit is it, when there is one):
   attribute stated at all); ``q_split`` (``split_evidence.py``): the subject matched, the
   attribute stated by no best hit.
 
-The score is what every surface shows (``Hit.score``); the pipeline's own final score still
-orders the hits and stays in the explain trace's stages. The gate: the relevance floors
+The score is what every surface shows (``Hit.score``) and, by default, the order of the hits
+(``search.hit_order``, ``candidates.in_hit_order``); the pipeline's own final score stays in
+the explain trace's stages. The gate: the relevance floors
 (``relevance.py``) are read first; a search where no candidate clears its floor still answers
 when its best hit scores at least ``search.answerability_threshold`` (no cliff at a floor's
 edge), else nothing, the trace saying which evidence weighed most (docs/decisions/0014).

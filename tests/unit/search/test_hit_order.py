@@ -20,8 +20,8 @@ def rowids(cands: list[Candidate]) -> list[int]:
     return [c.rowid for c in cands]
 
 
-def test_the_pipeline_order_is_the_default_and_left_as_it_is() -> None:
-    assert Config().search.hit_order == "pipeline"
+def test_the_score_order_is_the_default_and_the_pipeline_order_left_as_it_is() -> None:
+    assert Config().search.hit_order == "answerability"
     assert rowids(in_hit_order(hits(0.1, 0.9, 0.5), "pipeline")) == [0, 1, 2]
 
 
