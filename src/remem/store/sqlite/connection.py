@@ -4,13 +4,16 @@ One file, WAL mode, a busy timeout so several processes can share the file. Ever
 ``BEGIN IMMEDIATE`` transaction: either all of it lands or none of it does, and it returns only
 once it is on disk (it survives a killed process and a power loss): by group commit
 (``durability.py``: writes that land together share one fsync; ``synchronous=NORMAL`` plus a
-barrier) or, with ``store.group_commit = false`` or without ``flock``, ``synchronous=FULL``. ``transaction()`` makes several writes
-one: inside it, each write is a savepoint of the one open transaction, and reads see what the
+barrier) or, with ``store.group_commit = false`` or without ``flock``, ``synchronous=FULL``.
+Writers of the file take turns through a lock of their own first (``writer_queue.py``), so a
+waiter wakes when the lock is let go rather than on SQLite's busy handler's sleeps.
+``transaction()`` makes several writes one: inside it, each write is a savepoint of the one open transaction, and reads see what the
 block wrote so far.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -33,7 +36,22 @@ from remem.store.sqlite.durability import (
     ensure_ticket_counter,
     take_ticket,
 )
+from remem.store.sqlite.writer_queue import WRITER_QUEUE_AVAILABLE, WriterQueue
 from remem.store.stats import StorageStats
+
+log = logging.getLogger("remem")
+
+
+def _writer_queue(path: Path) -> WriterQueue | None:
+    """This file's writer queue, where ``flock`` exists and the lock file can be made (else
+    writers wait in SQLite's busy handler, as before the queue)."""
+    if not WRITER_QUEUE_AVAILABLE:
+        return None
+    try:
+        return WriterQueue(path)
+    except OSError as exc:
+        log.warning("no writer queue for %s (%s): writers wait in SQLite's busy handler", path, exc)
+        return None
 
 
 class SQLiteConnection(SQLConnection):
@@ -79,6 +97,7 @@ class SQLiteConnection(SQLConnection):
         # main connection included.
         self._watch: sqlite3.Connection | None = None
         self._watch_lock = threading.Lock()
+        self._queue = _writer_queue(self._path)
         try:
             self._configure(busy_timeout_ms, cache_mb, grouped)
             self._migrate()
@@ -158,6 +177,9 @@ class SQLiteConnection(SQLConnection):
             self._checkpointer.close()
         with self._lock, suppress(sqlite3.Error):
             self._conn.close()
+        if self._queue is not None:
+            with self._lock:
+                self._queue.close()
         if self._sync is not None:
             self._sync.close()
         with self._watch_lock, suppress(sqlite3.Error):
@@ -185,6 +207,17 @@ class SQLiteConnection(SQLConnection):
                     raise self._busy_error() from None
                 time.sleep(0.02)
 
+    def _begin_write(self, c: sqlite3.Connection) -> None:
+        """The writer queue's lock (writer_queue.py: waiters wake when it is let go, not on
+        SQLite's busy handler's sleeps), unless a stopped process holds it, then SQLite's."""
+        queued = self._queue is not None and self._queue.acquire()
+        try:
+            self._begin_immediate(c)
+        except BaseException:
+            if queued and self._queue is not None:
+                self._queue.release()
+            raise
+
     def _committed_ticket(self) -> int:
         """The highest committed ticket (group commit), read on the watch connection so a
         writer waiting on the barrier never waits for the main connection's lock."""
@@ -207,7 +240,7 @@ class SQLiteConnection(SQLConnection):
                 with self._savepoint(c):
                     yield c
                 return
-            self._begin_immediate(c)
+            self._begin_write(c)
             self._depth = 1
             try:
                 yield c
@@ -223,6 +256,8 @@ class SQLiteConnection(SQLConnection):
             finally:
                 self._depth = 0
                 self._ticket = None
+                if self._queue is not None:
+                    self._queue.release()  # before the barrier: the next writer goes on
             self.local_writes += 1
         if ticket is not None and self._sync is not None:
             if self._checkpointer is not None:
