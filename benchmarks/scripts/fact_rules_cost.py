@@ -166,6 +166,71 @@ def profile(texts: list[str], top: int) -> list[dict[str, Any]]:
     ]
 
 
+_PARTS = {  # what runs per message on the facts path, by the function that does it
+    "rules (extract.statements_of)": "statements_of",
+    "FactService.context": "context",
+    "FactService._learn_people": "_learn_people",
+    "pronoun / bare-answer checks": ("has_pronoun", "opens_with_value"),
+    "store reads (facts citing, previous lines)": ("facts_citing", "previous_texts"),
+    "re-fold and write (transaction)": "transaction",
+}
+
+
+def service(turns: list[tuple[str, str]], batch: int) -> dict[str, Any]:
+    """``FactService.update_each_quietly`` (the facts fill's call) over a real SQLite store
+    holding these (conversation, text) turns, ``batch`` records a call: CPU-µs per record,
+    and each part's share of it (cProfile's cumulative time, so the shares carry its
+    overhead alike)."""
+    import cProfile
+    import pstats
+    import tempfile
+
+    from remem.facts.service import FactService
+    from remem.store.sqlite import SQLiteStore
+
+    with tempfile.TemporaryDirectory() as work:
+        store = SQLiteStore(Path(work) / "facts.db")
+        rows = [
+            (
+                {
+                    "id": f"m{n}",
+                    "kind": "message",
+                    "text": text,
+                    "role": "user",
+                    "scope": "global",
+                    "session": conversation,
+                    "speaker_id": f"u{n % 2}",
+                    "speaker_label": ("Sam", "Kim")[n % 2],
+                    "created_at": 1.7e9 + 60 * n,
+                    "content_hash": f"h{n}",
+                },
+                text,
+                "",
+            )
+            for n, (conversation, text) in enumerate(turns)
+        ]
+        rowids = [r for r in store.insert_records(rows) if r is not None]
+        records = list(store.get_by_rowids(rowids).values())
+        facts = FactService(store)
+        facts.update_each_quietly(records[:batch])  # warm: rules compiled, people read
+        profiler = cProfile.Profile()
+        start = time.thread_time_ns()
+        for at in range(batch, len(records), batch):
+            facts.update_each_quietly(records[at : at + batch])
+        plain_us = (time.thread_time_ns() - start) / 1000 / max(1, len(records) - batch)
+        profiler.enable()
+        facts.update_each_quietly(records[:batch])  # again, profiled (same chains re-folded)
+        profiler.disable()
+        store.close()
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = max(v[3] for k, v in stats.items() if k[2] == "update_each_quietly")
+    shares: dict[str, float] = {}
+    for part, names in _PARTS.items():
+        wanted = (names,) if isinstance(names, str) else names
+        shares[part] = round(sum(v[3] for k, v in stats.items() if k[2] in wanted) / total, 3)
+    return {"records": len(records) - batch, "cpu_us_per_record": round(plain_us, 1), **shares}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -174,6 +239,9 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, help="write every output here (identity check)")
     parser.add_argument("--no-locomo", action="store_true")
     parser.add_argument("--label", default="")
+    parser.add_argument(
+        "--service", type=int, default=0, help="also FactService.update over N corpus turns"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     texts, conversations = texts_of(None if args.no_locomo else LOCOMO)
@@ -187,6 +255,9 @@ def main() -> None:
     }
     if args.profile:
         result["costliest_rules"] = profile(texts, args.top)
+    if args.service:
+        turns = [(c, t) for c, ts in sorted(conversations.items()) for t in ts][: args.service]
+        result["fact_service_update"] = service(turns, 256)
     if args.dump:
         result["output_sha256"] = dump(args.dump, texts, conversations)
     result["load_after"] = os.getloadavg()
