@@ -219,8 +219,9 @@ def _trie_pattern(strings: Iterable[str]) -> str:
 class Selector:
     """Which of a list of patterns can match a text, by one scan of its lowered copy: every
     clause string found (one regex of them all, ``_trie_pattern``), then the patterns whose
-    each kept clause has a string found. ``keep``: clauses tested per pattern (more rule out
-    more, and cost more per scan)."""
+    each kept clause has a string found. ``keep``: clauses tested per pattern, the best first
+    (more rule out more, and cost more per scan: 1, 2, 3, 6 gave 90, 79, 90, 113 CPU-µs per
+    message over ``fact_rules_cost.py``'s texts, one pass each, load ~3)."""
 
     def __init__(self, patterns: Sequence[tuple[str, int]], keep: int = 2) -> None:
         clauses = [required(source, flags)[:keep] for source, flags in patterns]
