@@ -215,14 +215,16 @@ def _day(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
 
 
-# the rule tables as each pass tries them (a table is constant once its module is imported)
-_ZH, _OWNED_ZH, _THINGS_ZH = (
-    RuleSet(rules_zh.RULES),
-    RuleSet(rules_owned.RULES_ZH),
-    RuleSet(rules_things.RULES_ZH),
+# The rule tables as the passes try them, in order. Tables read on the same text are one
+# set: one scan finds the words all of them need (``RuleSet``), and trying them in this
+# order gives what the tables tried one after the other gave. The English things' rules
+# are read in both languages ("staging 的 IP").
+_ZH_ALL = RuleSet(rules_zh.RULES + rules_owned.RULES_ZH + rules_things.RULES_ZH)
+_EN_ALL = RuleSet(
+    rules_en.RULES + rules_owned.RULES_EN + rules_homes.RULES_EN + rules_things.RULES_EN
 )
-_EN_ALL = RuleSet(rules_en.RULES + rules_owned.RULES_EN + rules_homes.RULES_EN)
-_EN, _THINGS_EN = RuleSet(rules_en.RULES), RuleSet(rules_things.RULES_EN)
+_EN_AND_THINGS = RuleSet(rules_en.RULES + rules_things.RULES_EN)
+_THINGS_EN = RuleSet(rules_things.RULES_EN)
 
 
 def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContext) -> list[Found]:
@@ -233,14 +235,12 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
     lead = _resolve(opening, speaker, context, sentence) if opening else None
     if lead is not None and lead[0] == speaker[0]:
         lead = None
-    passes = (
-        [(_ZH, folded, False), (_OWNED_ZH, folded, False), (_THINGS_ZH, folded, False)]
-        if zh
-        else [(_EN_ALL, sentence, True)]
-    )
-    if zh and _ENGLISH.search(sentence):  # "I moved to 上海 last month": English around a value
-        passes.append((_EN, sentence, True))
-    passes.append((_THINGS_EN, sentence, True))  # "staging 的 IP" reads in both
+    if not zh:
+        passes = [(_EN_ALL, sentence, True)]
+    elif _ENGLISH.search(sentence):  # "I moved to 上海 last month": English around a value
+        passes = [(_ZH_ALL, folded, False), (_EN_AND_THINGS, sentence, True)]
+    else:
+        passes = [(_ZH_ALL, folded, False), (_THINGS_EN, sentence, True)]
     out: list[Found] = []
     for rules, text, english in passes:
         out += _matches(rules, text, sentence, speaker, context, lead, english=english)
