@@ -17,6 +17,7 @@ lowercase letters (``_ODD``): then every rule runs.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -184,6 +185,7 @@ def _walk(parsed: Any, flags: int) -> _Info:
     return _sequence([_node(op, arg, flags) for op, arg in parsed])
 
 
+@functools.cache  # a rule is in several rule sets (``extract``): derived once a process
 def required(source: str, flags: int = 0) -> Clauses:
     """Clauses every match of the pattern satisfies (see the module docstring), best first;
     () when none can be proven (the rule always runs)."""
