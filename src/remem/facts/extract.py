@@ -47,7 +47,7 @@ from remem.facts.model import (
     spec_of,
     value_key,
 )
-from remem.facts.rule import Rule
+from remem.facts.rule import Rule, RuleSet
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
 from remem.facts.when import moment_of
 from remem.text.assertion import asserted_part, not_a_statement
@@ -215,6 +215,18 @@ def _day(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
 
 
+# The rule tables as the passes try them, in order. Tables read on the same text are one
+# set: one scan finds the words all of them need (``RuleSet``), and trying them in this
+# order gives what the tables tried one after the other gave. The English things' rules
+# are read in both languages ("staging 的 IP").
+_ZH_ALL = RuleSet(rules_zh.RULES + rules_owned.RULES_ZH + rules_things.RULES_ZH)
+_EN_ALL = RuleSet(
+    rules_en.RULES + rules_owned.RULES_EN + rules_homes.RULES_EN + rules_things.RULES_EN
+)
+_EN_AND_THINGS = RuleSet(rules_en.RULES + rules_things.RULES_EN)
+_THINGS_EN = RuleSet(rules_things.RULES_EN)
+
+
 def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContext) -> list[Found]:
     """Every (subject, attribute, value) the rules read in one asserting sentence."""
     zh = bool(_HAN.search(sentence))
@@ -223,18 +235,12 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
     lead = _resolve(opening, speaker, context, sentence) if opening else None
     if lead is not None and lead[0] == speaker[0]:
         lead = None
-    passes = (
-        [
-            (rules_zh.RULES, folded, False),
-            (rules_owned.RULES_ZH, folded, False),
-            (rules_things.RULES_ZH, folded, False),
-        ]
-        if zh
-        else [(rules_en.RULES + rules_owned.RULES_EN + rules_homes.RULES_EN, sentence, True)]
-    )
-    if zh and _ENGLISH.search(sentence):  # "I moved to 上海 last month": English around a value
-        passes.append((rules_en.RULES, sentence, True))
-    passes.append((rules_things.RULES_EN, sentence, True))  # "staging 的 IP" reads in both
+    if not zh:
+        passes = [(_EN_ALL, sentence, True)]
+    elif _ENGLISH.search(sentence):  # "I moved to 上海 last month": English around a value
+        passes = [(_ZH_ALL, folded, False), (_EN_AND_THINGS, sentence, True)]
+    else:
+        passes = [(_ZH_ALL, folded, False), (_THINGS_EN, sentence, True)]
     out: list[Found] = []
     for rules, text, english in passes:
         out += _matches(rules, text, sentence, speaker, context, lead, english=english)
@@ -244,7 +250,7 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
 
 # a role only one person holds at a time: saying who has it says who holds it ("held_by")
 def _matches(
-    rules: list[Rule],
+    rules: RuleSet,
     text: str,
     sentence: str,
     speaker: tuple[str, str],
@@ -255,7 +261,7 @@ def _matches(
 ) -> list[Found]:
     """What one language's rules read in ``text`` (``sentence`` or its folded copy)."""
     out: list[Found] = []
-    for rule in rules:
+    for rule in rules.to_try(text):  # most need words the sentence lacks: those are not run
         for match in rule.pattern.finditer(text):
             attribute = rule.attribute_of(match)
             who = _resolve(match, speaker, context, sentence, lead)
