@@ -4,12 +4,13 @@ SQLite lets one connection at a time hold a database's write lock. Another that 
 (``BEGIN IMMEDIATE``) is answered SQLITE_BUSY, and its busy handler sleeps before asking
 again, 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms (``sqlite3_busy_timeout``), however
 soon the lock is let go. Eight writer processes whose write transactions last about a
-millisecond left the lock free most of the time while their waiters slept: 876-919
-acknowledged writes/s with an ack p99 of 51-70 ms. Here a write transaction first takes an
-exclusive ``flock`` on ``<db>-writer``: a waiter sleeps in the kernel and wakes as soon as the
-holder lets go, and ``BEGIN IMMEDIATE`` then finds SQLite's lock free (1,655-1,839 writes/s,
-p99 13-27 ms in the same runs; benchmarks/results/writers-sqlite-writer-queue.json). SQLite's
-own handler still covers writers outside the queue (a checkpoint, another program).
+millisecond left the lock free much of the time while their waiters slept: an ack p99 of
+50-57 ms on a quiet machine. Here a write transaction first takes an exclusive ``flock`` on
+``<db>-writer``: a waiter sleeps in the kernel and wakes as soon as the holder lets go, and
+``BEGIN IMMEDIATE`` then finds SQLite's lock free (quiet machine, alternated: 1,422-1,773 ->
+1,608-2,277 acknowledged writes/s, ack p99 50-57 -> 10-13 ms;
+benchmarks/results/writers-sqlite-writer-queue.json). SQLite's own handler still covers
+writers outside the queue (a checkpoint, another program).
 
 The lock is held for the transaction alone and let go before the durability barrier, so the
 next writer commits while this one waits for the fsync they then share (durability.py). A
