@@ -164,7 +164,8 @@ def building_path(db: Path) -> Path:
 
 
 def _leftovers(path: Path) -> list[Path]:
-    return [Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm", "-sync", ".facts")]
+    suffixes = ("", "-wal", "-shm", "-sync", "-writer", ".facts")
+    return [Path(f"{path}{suffix}") for suffix in suffixes]
 
 
 def discard(path: Path) -> None:
@@ -186,4 +187,4 @@ def publish(built: Path, db: Path) -> None:
     if stamp_of(built).is_file():
         os.replace(stamp_of(built), stamp_of(db))
     os.replace(built, db)
-    discard(built)  # what is left of it: the durability ticket, an empty log
+    discard(built)  # what is left of it: the durability ticket, the writer queue, an empty log
