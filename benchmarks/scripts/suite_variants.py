@@ -40,6 +40,7 @@ VARIANTS = {
     "no-latent": Variant("no-latent", H, {"search.latent_top": 0}),
     # the top k ordered by the score every surface shows (search.hit_order)
     "order-answer": Variant("order-answer", H, {"search.hit_order": "answerability"}),
+    "order-pipeline": Variant("order-pipeline", H, {"search.hit_order": "pipeline"}),
     # the per-candidate keyword gate across scripts (search.cross_script_words_coverage)
     **{
         f"xscript-{v}": Variant(f"xscript-{v}", H, {"search.cross_script_words_coverage": v})

@@ -31,6 +31,8 @@ class Candidate:
     earlier: tuple[float, str | None] | None = None
     # the currency stage put it first: what is true now, or the value asked about before
     lead: bool = False
+    # the rowid of the hit it stays below (reply_after_question: a question below its reply)
+    below: int | None = None
 
     def set(self, stage: str, score: float, *, always: bool = False) -> None:
         """Record a stage's effect (only when it changed the score, to keep traces short,
@@ -43,12 +45,19 @@ class Candidate:
 def in_hit_order(hits: list[Candidate], order: str) -> list[Candidate]:
     """The hits a search returns in ``search.hit_order``: the pipeline's, or ("answerability")
     by the score every surface shows, ties in the pipeline's order, where each hit the currency
-    stage placed (what is true now above its stale value) keeps its place. The pipeline's order
+    stage placed (what is true now above its stale value) keeps its place and a question stays
+    below the reply the reply_after_question stage put it under. The pipeline's order
     when a hit was not scored (an uncalibrated model's hits show the pipeline's score)."""
     if order != "answerability" or any(c.answerability is None for c in hits):
         return hits
     rest = iter(sorted((c for c in hits if not c.lead), key=lambda c: -(c.answerability or 0.0)))
-    return [c if c.lead else next(rest) for c in hits]
+    ordered = [c if c.lead else next(rest) for c in hits]
+    for c in [c for c in hits if c.below is not None]:  # lowest first, as the stage placed them
+        at = {h.rowid: i for i, h in enumerate(ordered)}
+        anchor = at.get(c.below) if c.below is not None else None
+        if anchor is not None and at[c.rowid] < anchor:  # a question above its reply
+            ordered.insert(anchor, ordered.pop(at[c.rowid]))
+    return ordered
 
 
 def pool_size(k: int, *, floor: int, factor: int, role_factor: int, role_filter: bool) -> int:

@@ -93,6 +93,7 @@ def reply_after_question(cands: list[Candidate], ctx: StageContext) -> list[Cand
         if reply is not None and _answers(q, reply):
             assert reply.record is not None
             q.set("reply_after_question", reply.score * (1 - BELOW))
+            q.below = reply.rowid  # in the score's order too (candidates.in_hit_order)
             q.notes.append(f"reply_after_question: below its reply {reply.record.id}")
     return cands
 

@@ -10,9 +10,13 @@ from remem.errors import ConfigError
 from remem.search.candidates import Candidate, in_hit_order
 
 
-def hits(*answerability: float | None, lead: tuple[int, ...] = ()) -> list[Candidate]:
+def hits(
+    *answerability: float | None, lead: tuple[int, ...] = (), below: dict[int, int] | None = None
+) -> list[Candidate]:
+    below = below or {}
     return [
-        Candidate(rowid=i, answerability=a, lead=i in lead) for i, a in enumerate(answerability)
+        Candidate(rowid=i, answerability=a, lead=i in lead, below=below.get(i))
+        for i, a in enumerate(answerability)
     ]
 
 
@@ -55,3 +59,9 @@ def test_an_unknown_order_is_refused_by_the_configuration() -> None:
         ConfigError, match=r"search\.hit_order='score'.*'pipeline' or 'answerability'"
     ):
         Config.load(env={}, overrides={"search.hit_order": "score"})
+
+
+def test_a_question_stays_below_the_reply_it_was_put_under() -> None:
+    # the question (0.9) names what was asked, its reply (0.4) holds the answer: the reply
+    # stage put the question under the reply, and the score's order keeps it there
+    assert rowids(in_hit_order(hits(0.4, 0.9, 0.6, below={1: 0}), "answerability")) == [2, 0, 1]
