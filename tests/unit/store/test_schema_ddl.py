@@ -7,6 +7,7 @@ import hashlib
 
 from remem.store.migrations import MIGRATIONS as SQLITE_MIGRATIONS
 from remem.store.postgres.schema import MIGRATIONS as POSTGRES_MIGRATIONS
+from remem.store.postgres.schema import SHARD_LOCK_BASE, SHARDS, WRITE_SHARDS
 from remem.store.schema_ddl import POSTGRES_TYPES, SQLITE_TYPES, facts_tables, record_columns
 
 # sha256 (first 16 hex digits) of each published migration's SQL, as released
@@ -53,3 +54,11 @@ def test_the_backends_differ_only_in_type_names():
     assert facts_tables(SQLITE_TYPES).replace(" WITHOUT ROWID", "").replace(
         "REAL", "DOUBLE PRECISION"
     ) == facts_tables(POSTGRES_TYPES)
+
+
+def test_readers_look_for_the_shard_locks_writers_take():
+    # CURRENT_REV finds this store's writers by the advisory locks write_shard() takes
+    assert f"FOR i IN 0 .. {SHARDS - 1} LOOP" in WRITE_SHARDS
+    assert f"pg_try_advisory_xact_lock({SHARD_LOCK_BASE} + s, hashtext(current_schema()))" in (
+        WRITE_SHARDS
+    )

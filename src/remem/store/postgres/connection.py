@@ -27,7 +27,7 @@ from typing import Any
 
 from remem.errors import StoreError
 from remem.store.migrations import LATEST_VERSION as SQLITE_VERSION
-from remem.store.postgres.schema import LATEST_VERSION, MIGRATIONS
+from remem.store.postgres.schema import LATEST_VERSION, MIGRATIONS, SHARD_LOCK_BASE, SHARDS
 from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import POSTGRES
 from remem.store.stats import StorageStats
@@ -79,19 +79,20 @@ COUNT_WRITE = "UPDATE write_counts SET writes = writes + 1 WHERE shard = (SELECT
 # pg_locks is read after the snapshot was taken: a transaction of the snapshot no longer
 # running then may have been a writer, so it counts as one; with every shard held (more
 # than 64 writers at once, the rest write without a shard lock) the oldest of all counts.
-CURRENT_REV = """
+CURRENT_REV = f"""
 WITH s AS (SELECT pg_current_snapshot() AS snap),
 held AS (
     SELECT locktype, virtualtransaction, transactionid::text::bigint AS xid, classid
     FROM pg_locks WHERE granted AND (locktype = 'transactionid' AND mode = 'ExclusiveLock'
-        OR locktype = 'advisory' AND objsubid = 2 AND classid BETWEEN 7563264 AND 7563327
+        OR locktype = 'advisory' AND objsubid = 2
+        AND classid BETWEEN {SHARD_LOCK_BASE} AND {SHARD_LOCK_BASE + SHARDS - 1}
         AND objid = hashtext(current_schema())::oid
         AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))),
 writers AS (SELECT virtualtransaction FROM held WHERE locktype = 'advisory'),
 others AS (
     SELECT xid FROM held WHERE locktype = 'transactionid'
     AND virtualtransaction NOT IN (SELECT virtualtransaction FROM writers))
-SELECT CASE WHEN (SELECT count(*) FROM writers) >= 64 THEN pg_snapshot_xmin(snap)
+SELECT CASE WHEN (SELECT count(*) FROM writers) >= {SHARDS} THEN pg_snapshot_xmin(snap)
     ELSE coalesce(
         (SELECT min(x) FROM pg_snapshot_xip(snap) AS x
          WHERE x::text::bigint % 4294967296 NOT IN (SELECT xid FROM others)),

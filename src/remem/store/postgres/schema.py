@@ -45,6 +45,12 @@ from remem.store.schema_ddl import (
 # a reader's current revision is one below the oldest transaction its snapshot still sees
 # running, so every record stamped later than that commits after the reader looked (see
 # ``connection.py``).
+# The shards' advisory locks, as ``write_shard()`` below takes them (first key
+# SHARD_LOCK_BASE + shard, second the schema's hash): a reader finds this store's running
+# writers by them (``connection.CURRENT_REV``). The function's text is a published migration
+# and never changes; tests/unit/store/test_schema_ddl.py checks the two agree.
+SHARD_LOCK_BASE = 7563264
+SHARDS = 64
 WRITE_SHARDS = """
 CREATE TABLE write_counts (
     shard     INTEGER PRIMARY KEY,
