@@ -20,6 +20,7 @@ import tempfile
 import threading
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,3 +74,18 @@ def _prepare(url: str) -> None:
 def fresh_schema() -> str:
     """A schema name no other store in this server uses."""
     return f"t_{uuid.uuid4().hex[:16]}"
+
+
+def schema_at_version(conn: Any, schema: str, version: int) -> None:
+    """Inside ``conn``'s open transaction: ``schema`` made as remem's migrations up to
+    ``version`` left it, and the connection's search path set to it (an upgrade test's
+    older store, before it writes rows as that version's code wrote them)."""
+    from remem.store.postgres import schema as pg_schema
+
+    conn.execute(f"CREATE SCHEMA {schema}")
+    conn.execute(f"SET search_path TO {schema}, public")
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for number, _title, script in pg_schema.MIGRATIONS:
+        if number <= version:
+            conn.execute(script)
+    conn.execute("INSERT INTO schema_version VALUES (%s)", (version,))

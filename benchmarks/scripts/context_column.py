@@ -40,11 +40,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from suite_cli import add_suite_options, chosen_datasets
+from suite_cli import add_suite_options, chosen_datasets, hybrid_run
 
 from remem.config import Config
 from remem.store.memory.lexical_index import idf, row_score, terms
-from remem_bench.benchmark import Variant, score_query
+from remem_bench.benchmark import score_query
 from remem_bench.context_gap import gap_score
 from remem_bench.keyword_reference import query_shapes
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
@@ -238,12 +238,7 @@ def main() -> None:
     ap.add_argument("--variants", default="", help="run only these (comma-separated names)")
     args = ap.parse_args()
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
-    run = SuiteRun(
-        [Variant("hybrid")],
-        config,
-        Path(args.cache_dir),
-        limit_conversations=args.limit_conversations,
-    )
+    run = hybrid_run(args, config)
     for dataset in chosen_datasets(args):
         found = run_dataset(run, dataset, {v for v in args.variants.split(",") if v})
         for shape, row in found.items():

@@ -24,12 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from keyword_vs_bm25 import _FUSED
-from suite_cli import add_suite_options, chosen_datasets, progress_every, watch_fusion
+from suite_cli import add_suite_options, chosen_datasets, hybrid_run, progress_every, watch_fusion
 
 from remem import query_vector
 from remem.config import Config
 from remem.store.memory.lexical_index import terms
-from remem_bench.benchmark import Variant
 from remem_bench.context_gap import GapForm, gap_rescore, install, occurs, remember_store
 from remem_bench.keyword_reference import PlainBM25, query_shapes
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
@@ -232,13 +231,7 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/keyword-vs-bm25.json")
     args = ap.parse_args()
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
-    run = SuiteRun(
-        [Variant("hybrid")],
-        config,
-        Path(args.cache_dir),
-        progress=progress_every(30),
-        limit_conversations=args.limit_conversations,
-    )
+    run = hybrid_run(args, config, progress_every(30))
     forms = [GapForm.parse(f) for f in args.forms.split(",")]
     out = Path(args.out)
     report = json.loads(out.read_text()) if out.is_file() else {}

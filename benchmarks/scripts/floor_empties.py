@@ -19,10 +19,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from suite_cli import add_suite_options, chosen_datasets, progress_every
+from suite_cli import add_suite_options, chosen_datasets, hybrid_run, progress_every
 
 from remem.config import Config
-from remem_bench.benchmark import Variant, apply_overrides, score_query
+from remem_bench.benchmark import apply_overrides, score_query
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
 
 FLOORS = ("latent_relevance_floor", "wordless_relevance_floor", "cross_script", "relevance_floor")
@@ -74,15 +74,7 @@ def main() -> None:
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
     apply_overrides(config, overrides)
-    progress = progress_every(30)
-    run = SuiteRun(
-        [Variant("hybrid")],
-        config,
-        Path(args.cache_dir),
-        progress=progress,
-        limit_conversations=args.limit_conversations,
-        note=progress.note,
-    )
+    run = hybrid_run(args, config, progress_every(30))
     for dataset in chosen_datasets(args):
         found = run_dataset(run, dataset)
         print(f"{dataset.name:22} {json.dumps(overrides)} {json.dumps(found)}", flush=True)

@@ -45,7 +45,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from writers import Gate, _fresh_sqlite, _open, _percentile, bare_sqlite_writer, measure
+from writers import (
+    Gate,
+    _fresh_sqlite,
+    _open,
+    _percentile,
+    bare_sqlite_writer,
+    measure,
+    timed_writes,
+)
 from writers import remem_writer as current_writer
 
 JOURNAL_DDL = (
@@ -55,8 +63,6 @@ JOURNAL_DDL = (
 
 def journal_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
     """Acknowledge a message once its journal row is durable (module docstring)."""
-    lat: list[float] = []
-    ids: list[str] = []
     worker = spec["worker"]
     with _open(spec) as mem:
         store, writer = mem.store, mem.writer
@@ -69,20 +75,7 @@ def journal_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
                 c.execute("INSERT INTO proto_journal (body) VALUES (?)", (body,))
 
         append({"id": f"warm-{worker}-{uuid.uuid4().hex[:6]}", "text": "warm up the ferry"})
-        stop_at = gate.start(spec["seconds"])
-        cpu0 = time.process_time()
-        i = 0
-        while time.monotonic() < stop_at:
-            rid = f"w{worker}-{i}-{uuid.uuid4().hex[:6]}"
-            t0 = time.perf_counter()
-            append(
-                {"id": rid, "text": f"worker {worker} took the ferry {i}", "session": f"s{worker}"}
-            )
-            lat.append(time.perf_counter() - t0)
-            ids.append(rid)
-            i += 1
-        cpu = time.process_time() - cpu0
-    out.put({"lat": lat, "ids": ids, "cpu": cpu})
+        out.put(timed_writes(spec, gate, append))
 
 
 def fold_once(mem: Any, batch: int) -> list[int]:

@@ -27,13 +27,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from suite_cli import add_suite_options, chosen_datasets, progress_every, watch_fusion
+from suite_cli import add_suite_options, chosen_datasets, hybrid_run, progress_every, watch_fusion
 
 from remem import query_vector
 from remem.config import Config
 from remem.search.chat_budget import ROLE_LABELS
 from remem.text.dialogue import speaker_labels
-from remem_bench.benchmark import Variant, apply_overrides, score_query
+from remem_bench.benchmark import apply_overrides, score_query
 from remem_bench.context_gap import GapForm, install, remember_store
 from remem_bench.keyword_reference import PlainBM25, query_shapes
 from remem_bench.suite import SuiteRun, conversations, ingest, is_unanswerable
@@ -208,13 +208,7 @@ def main() -> None:
     args = ap.parse_args()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     config = Config.load(env={}, overrides={"indexing.mode": "sync"})
-    run = SuiteRun(
-        [Variant("hybrid")],
-        config,
-        Path(args.cache_dir),
-        progress=progress_every(30),
-        limit_conversations=args.limit_conversations,
-    )
+    run = hybrid_run(args, config, progress_every(30))
     gap = GapForm.parse(args.context_gap) if args.context_gap else None
     out = Path(args.out)
     report = json.loads(out.read_text()) if out.is_file() else {"datasets": {}}

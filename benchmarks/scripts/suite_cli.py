@@ -42,6 +42,21 @@ def add_suite_options(ap: argparse.ArgumentParser, datasets: str = "locomo,zh_gr
     ap.add_argument("--limit-conversations", type=int)
 
 
+def hybrid_run(
+    args: argparse.Namespace, config: Config, progress: SuiteProgress | None = None
+) -> SuiteRun:
+    """A run of the default hybrid search over the suite options' cache and conversations
+    (``add_suite_options``), reporting to ``progress`` when given."""
+    return SuiteRun(
+        [Variant("hybrid")],
+        config,
+        Path(args.cache_dir),
+        progress=progress,
+        limit_conversations=args.limit_conversations,
+        note=progress.note if progress is not None else None,
+    )
+
+
 def chosen_datasets(args: argparse.Namespace) -> list[SuiteDataset]:
     """The suite's datasets that ``--datasets`` names and this machine has, in suite order."""
     names = args.datasets.split(",")

@@ -32,6 +32,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,28 +65,32 @@ def _open(spec: dict[str, Any]) -> Any:
 
 
 def remem_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
-    lat: list[float] = []
-    ids: list[str] = []
     worker = spec["worker"]
     with _open(spec) as mem:
         # one write before the clock: what a process does once (compiling the pattern tables
         # and fact rules on first use, warming its statements) is start-up, not throughput
         mem.ingest({"id": f"warm-{worker}-{uuid.uuid4().hex[:6]}", "text": "warm up the ferry"})
         mem.wait_facts(60)
-        stop_at = gate.start(spec["seconds"])
-        cpu0 = time.process_time()
-        i = 0
-        while time.monotonic() < stop_at:
-            rid = f"w{worker}-{i}-{uuid.uuid4().hex[:6]}"
-            t0 = time.perf_counter()
-            mem.ingest(
-                {"id": rid, "text": f"worker {worker} took the ferry {i}", "session": f"s{worker}"}
-            )
-            lat.append(time.perf_counter() - t0)
-            ids.append(rid)
-            i += 1
-        cpu = time.process_time() - cpu0
-    out.put({"lat": lat, "ids": ids, "cpu": cpu})
+        out.put(timed_writes(spec, gate, mem.ingest))
+
+
+def timed_writes(spec: dict[str, Any], gate: Any, write: Callable[[dict], Any]) -> dict:
+    """One writer's messages, each through ``write``, as fast as it returns until the gate's
+    clock runs out: each ack's latency, the ids acknowledged and the CPU spent."""
+    lat: list[float] = []
+    ids: list[str] = []
+    worker = spec["worker"]
+    stop_at = gate.start(spec["seconds"])
+    cpu0 = time.process_time()
+    i = 0
+    while time.monotonic() < stop_at:
+        rid = f"w{worker}-{i}-{uuid.uuid4().hex[:6]}"
+        t0 = time.perf_counter()
+        write({"id": rid, "text": f"worker {worker} took the ferry {i}", "session": f"s{worker}"})
+        lat.append(time.perf_counter() - t0)
+        ids.append(rid)
+        i += 1
+    return {"lat": lat, "ids": ids, "cpu": time.process_time() - cpu0}
 
 
 def remem_searcher(spec: dict[str, Any], gate: Any, out: Any) -> None:

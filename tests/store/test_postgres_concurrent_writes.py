@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conformance import T, fields
 
-from pg_server import fresh_schema, pg_url
+from pg_server import fresh_schema, pg_url, schema_at_version
 from remem.store.queries import LexicalQuery
 
 psycopg = pytest.importorskip("psycopg")
@@ -152,16 +152,8 @@ def test_many_writers_at_once_keep_every_record_and_the_bm25_statistics(stores):
 def _version_10_store(schema: str) -> None:
     """A schema at version 10 holding two records and their BM25 statistics, written as
     version 10's code wrote them (one counter row each, one row per term)."""
-    from remem.store.postgres import schema as pg_schema
-
     with psycopg.connect(pg_url(), autocommit=True) as c, c.transaction():
-        c.execute(f"CREATE SCHEMA {schema}")
-        c.execute(f"SET LOCAL search_path TO {schema}, public")
-        c.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        for number, _title, script in pg_schema.MIGRATIONS:
-            if number <= 10:
-                c.execute(script)
-        c.execute("INSERT INTO schema_version VALUES (10)")
+        schema_at_version(c, schema, 10)
         for n, words in ((1, ["ferry", "harbour"]), (2, ["ferry"])):
             f = fields(n)
             (rowid,) = c.execute(

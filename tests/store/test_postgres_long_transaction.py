@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from conformance import fields
 
-from pg_server import fresh_schema, pg_url
+from pg_server import fresh_schema, pg_url, schema_at_version
 
 psycopg = pytest.importorskip("psycopg")
 from psycopg import sql  # noqa: E402
@@ -101,17 +101,9 @@ def test_an_ingested_message_is_found_while_a_transaction_is_left_open(tmp_path)
 def _version_11_store(schema: str) -> None:
     """A schema at version 11 holding two records stamped as version 11's writers stamped
     them (their transaction's id past ``rev_base``)."""
-    from remem.store.postgres import schema as pg_schema
-
     with psycopg.connect(pg_url(), autocommit=True) as c:
         with c.transaction():
-            c.execute(f"CREATE SCHEMA {schema}")
-            c.execute(f"SET search_path TO {schema}, public")
-            c.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-            for number, _title, script in pg_schema.MIGRATIONS:
-                if number <= 11:
-                    c.execute(script)
-            c.execute("INSERT INTO schema_version VALUES (11)")
+            schema_at_version(c, schema, 11)
         for n in (1, 2):  # one transaction each, as two writes
             f = fields(n)
             c.execute(
