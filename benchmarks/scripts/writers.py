@@ -12,6 +12,9 @@ PostgreSQL the server's (``ServerCPU``: when the server runs on this machine). C
   the store and the API are measured, not the model);
 - ``remem-no-group`` (SQLite): the same with ``store.group_commit = false`` (every commit
   ``synchronous=FULL``): the figure before group commit, in the same run;
+- ``store-only`` (with ``--store-only``): the store's insert alone, each message's row made
+  by the write path once before the clock: the store's SQL without the write path's Python,
+  so the distance from ``remem`` says which of the two a faster write needs;
 - ``bare-full`` / ``bare-normal`` (SQLite): a plain ``INSERT`` + ``COMMIT`` loop per process on
   a WAL file with ``synchronous=FULL`` / ``NORMAL`` (the second is not durable on power loss:
   the ceiling, not a peer); ``bare`` (PostgreSQL): the same loop with autocommit.
@@ -72,6 +75,28 @@ def remem_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
         mem.ingest({"id": f"warm-{worker}-{uuid.uuid4().hex[:6]}", "text": "warm up the ferry"})
         mem.wait_facts(60)
         out.put(timed_writes(spec, gate, mem.ingest))
+
+
+def store_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
+    """The store's own insert of each message (``Store.insert_records``, marked as waiting
+    for its facts as the write path marks it), its fields, tokens and context made once by
+    the write path before the clock (each write changes the id and time): what the store's
+    SQL costs without the write path's Python (validation, the context read, tokenizing, the
+    facts fill). The ``remem`` row's distance from this one is what the write path adds."""
+    from remem.schemas import validate_record
+
+    worker = spec["worker"]
+    with _open(spec) as mem:
+        mem.ingest({"id": f"warm-{worker}-{uuid.uuid4().hex[:6]}", "text": "warm up the ferry"})
+        message = {"text": f"worker {worker} took the ferry 0", "session": f"s{worker}"}
+        prepared = mem.writer.prepare(validate_record(message))
+        fields, tokens, context = mem.writer.with_context([prepared])[0]
+
+        def write(m: dict[str, Any]) -> Any:
+            row = ({**fields, "id": m["id"], "created_at": time.time()}, tokens, context)
+            return mem.store.insert_records([row], awaiting_facts=True)
+
+        out.put(timed_writes(spec, gate, write))
 
 
 def timed_writes(spec: dict[str, Any], gate: Any, write: Callable[[dict], Any]) -> dict:
@@ -239,7 +264,13 @@ def run_sqlite(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     import sqlite3
 
     report: dict[str, Any] = {}
-    for name, overrides in (("remem", {}), ("remem-no-group", {"store.group_commit": False})):
+    configurations = [
+        ("remem", remem_writer, {}),
+        ("remem-no-group", remem_writer, {"store.group_commit": False}),
+    ]
+    if args.store_only:
+        configurations.append(("store-only", store_writer, {}))
+    for name, writer, overrides in configurations:
         spec = {
             "db": _fresh_sqlite(work / f"{name}.db"),
             "overrides": overrides,
@@ -247,7 +278,7 @@ def run_sqlite(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         }
         with _open(spec):
             pass  # create and migrate before the clock starts
-        row = measure(remem_writer, spec, args.writers, args.searchers)
+        row = measure(writer, spec, args.writers, args.searchers if writer is remem_writer else 0)
         row["check"] = check(spec, row.pop("ids"))
         report[name] = row
     for sync in ("FULL", "NORMAL"):
@@ -343,6 +374,15 @@ def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
     row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
     row["check"] = check(spec, row.pop("ids"))
     report["remem"] = row
+    if args.store_only:
+        store = {**spec, "db": _named(args.db, "remem-store")}
+        with _open(store) as mem:
+            mem.delete_all()
+        with ServerCPU(args.db, "remem-store") as server:
+            row = measure(store_writer, store, args.writers, 0)
+        row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
+        row["check"] = check(store, row.pop("ids"))
+        report["store-only"] = row
     with psycopg.connect(args.db, autocommit=True) as c:
         c.execute("DROP TABLE IF EXISTS bare_writers")
         c.execute("CREATE TABLE bare_writers (id TEXT PRIMARY KEY, text TEXT)")
@@ -365,6 +405,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--searchers", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument(
+        "--store-only",
+        action="store_true",
+        help="also run the store's insert alone, its rows prepared before the clock "
+        "(configuration store-only: what the write path adds to the store's SQL)",
+    )
     parser.add_argument("--note", help="date, machine and its load")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--out", type=Path, help="also write the JSON report here")

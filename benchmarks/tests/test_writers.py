@@ -63,9 +63,12 @@ def test_postgres_beside_a_bare_insert_loop(tmp_path):
         "0",
         "--seconds",
         "1",
+        "--store-only",
         tmp_path=tmp_path,
     )
-    _check_rows(report["results"], {"remem", "bare"})
+    # store-only: the store's insert alone, every acknowledged write there once as well
+    _check_rows(report["results"], {"remem", "store-only", "bare"})
+    assert report["results"]["store-only"]["server_cpu_ms_per_write"] > 0
     # the test server runs on this machine: its backends' CPU is measured too
     assert report["results"]["remem"]["server_cpu_ms_per_write"] > 0
     assert report["results"]["bare"]["server_cpu_ms_per_write"] > 0
