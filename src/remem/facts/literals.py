@@ -21,13 +21,19 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-# the parser's modules (private; "sre_parse" warns since 3.11, and typeshed lists neither)
-from re import _constants as C  # type: ignore[attr-defined]
-from re import _parser as P  # type: ignore[attr-defined]
 from typing import Any
 
 from remem.text.lazy_re import lazy_compile
+
+# The parser's modules are private ("sre_parse" warns since 3.11, and typeshed lists
+# neither). The gate only saves work: on a Python whose parser moved or changed shape,
+# ``required`` proves nothing and every rule runs, as before the gate (tests/unit/facts/
+# test_literals.py fails loudly there, since it expects clauses).
+try:
+    from re import _constants as C  # type: ignore[attr-defined]
+    from re import _parser as P  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - a Python without the modules
+    C = P = None
 
 __all__ = ["Selector", "lowered", "required"]
 
@@ -189,8 +195,13 @@ def _walk(parsed: Any, flags: int) -> _Info:
 def required(source: str, flags: int = 0) -> Clauses:
     """Clauses every match of the pattern satisfies (see the module docstring), best first;
     () when none can be proven (the rule always runs)."""
-    parsed = P.parse(source, flags)
-    info = _walk(parsed, parsed.state.flags)
+    if P is None:
+        return ()
+    try:
+        parsed = P.parse(source, flags)
+        info = _walk(parsed, parsed.state.flags)
+    except (AttributeError, KeyError, TypeError, ValueError):  # the private parser changed
+        return ()
     clauses = set(_clause_of(info.exact)) | set(info.clauses)
     return tuple(sorted(clauses, key=lambda c: (_score(c), sorted(c)), reverse=True))
 

@@ -81,6 +81,30 @@ def test_a_pattern_with_no_clause_always_runs():
     assert selector.runnable("we moved to Oslo") == [0, 1]
 
 
+class _ChangedParser:
+    """A parser whose result is not what the walk reads (no ``.state``)."""
+
+    @staticmethod
+    def parse(source: str, flags: int) -> object:
+        return object()
+
+
+@pytest.mark.parametrize("parser", [None, _ChangedParser], ids=["gone", "changed"])
+def test_without_the_private_regex_parser_every_rule_runs(monkeypatch, parser):
+    """The gate reads patterns with ``re._parser`` (private): on a Python where it is gone
+    or changed shape, nothing is proven and every rule runs instead of extraction failing."""
+    from remem.facts import literals
+
+    monkeypatch.setattr(literals, "P", parser)
+    required.cache_clear()  # derived once a process: what is cached was read with the parser
+    try:
+        assert required(r"lives in", 0) == ()
+        selector = Selector([(r"lives in", 0), (r"moved to", 0)])
+        assert selector.runnable("nothing here") == [0, 1]
+    finally:
+        required.cache_clear()  # what was derived without the parser is not kept
+
+
 def test_a_rule_is_skipped_only_when_its_words_are_missing():
     selector = Selector([(r"lives in", 0), (r"\blive", 0), (r"(?i:SHE) moved", 0)])
     # the scan finds the longest word at a position ("lives in"): "live" there counts too
