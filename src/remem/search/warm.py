@@ -2,8 +2,9 @@
 
 A fresh process's first search loads what later ones reuse: the bundled USE tokenizer (word
 rarity of small stores, ``embed/word_rarity.py``; ~0.1 s from its cache, ~0.5 s without), the
-answer-type tables and rjieba's dictionary (answerability, ~0.35 s), and the pattern tables it
-touches (``text/lazy_re.py``). `remem serve`, `remem mcp` and `remem proxy` call
+answer-type tables and rjieba's dictionary (answerability, ~0.35 s), the pattern tables it
+touches (``text/lazy_re.py``) and the fact rules' gates (a recall waits for the facts of a
+message said a moment ago: ~0.4 s the first time, ``facts/extract.py``). `remem serve`, `remem mcp` and `remem proxy` call
 ``warm_in_background`` after start so that a chat's first recall does not pay for them; the
 one-shot CLI commands do not (they would pay for what they may never use).
 """
@@ -39,6 +40,7 @@ def warm() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
     try:
         from remem.embed.word_rarity import word_rarity
+        from remem.facts.extract import prepare_rule_sets
         from remem.search import answerability  # noqa: F401  # its tables, imported
         from remem.text import answer_types  # noqa: F401  # imported on a first search too
         from remem.text.lazy_re import compile_all
@@ -47,6 +49,7 @@ def warm() -> None:
         with contextlib.suppress(ImportError):
             import rjieba  # noqa: F401  # answer types' Chinese tagger (dictionary load)
         compiled = compile_all()
+        prepare_rule_sets()  # a first recall settles the facts of what was just said
     except Exception:  # a warm-up is an optimisation, never a reason for a server to fail
         log.warning("warming for the first search failed", exc_info=True)
         return
