@@ -74,7 +74,13 @@ def remem_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
         # and fact rules on first use, warming its statements) is start-up, not throughput
         mem.ingest({"id": f"warm-{worker}-{uuid.uuid4().hex[:6]}", "text": "warm up the ferry"})
         mem.wait_facts(60)
-        out.put(timed_writes(spec, gate, mem.ingest))
+        timed = timed_writes(spec, gate, mem.ingest)
+        # the facts of the last writes are read after the clock stops: their CPU is part of
+        # what the writes cost (the acknowledgements did not wait for it)
+        cpu0 = time.process_time()
+        mem.wait_facts(60)
+        timed["cpu"] += time.process_time() - cpu0
+        out.put(timed)
 
 
 def store_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
