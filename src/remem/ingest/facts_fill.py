@@ -11,7 +11,8 @@ thread of its own, in batches:
   fact lags a write by much more than that;
 - at start, the records any process left waiting (a process killed between a write and
   its extraction): the backlog as it stood when the fill started (``recover``), like the
-  missing vectors the backfill finds;
+  missing vectors the backfill finds, walked after this process's own records (when a
+  write started the walk: once its writes pause, as they are);
 - a reader of facts in this process (``settle``: ``Memory.facts``, a search's currency
   stage) hurries it and waits, so a fact said a moment ago is read.
 
@@ -83,35 +84,48 @@ class FactsFill:
         the backlog other processes left is walked too (``recover``)."""
         if not rowids:
             return
-        self.recover(below=min(rowids))  # this process's own wait for their pause
+        # the walk stops below this process's own records: they wait for their pause
+        walk_upto = self._claim_walk(below=min(rowids))
         with self._cond:
             now = time.monotonic()
             self._last_at = now
             was_empty = not self._owed
             self._owed.update(dict.fromkeys(rowids))
-            if was_empty:  # else the thread is timing the pause already: not woken per write
+            # the walk is handed to the thread with the records owed, under one hold of the
+            # condition: handed first, a thread scheduled at once walked the backlog (other
+            # live writers' records too) in the middle of the burst, and only sometimes
+            if walk_upto is not None:
+                self._recover_upto, self._recover_after = walk_upto, 0
+            if was_empty:
                 self._first_at = now
-                self._start()
+            if was_empty or walk_upto is not None:  # else the thread is timing the pause
+                self._start()  # already: not woken per write
                 self._cond.notify_all()
 
     def recover(self, below: int | None = None) -> None:
         """Walk the backlog as it stands now (what a killed process left; ``below``: only
         rowids under it), in the background; once per process (later records are owed by
         the processes writing them)."""
+        walk_upto = self._claim_walk(below)
+        if walk_upto is None:
+            return
+        with self._cond:
+            self._recover_upto, self._recover_after = walk_upto, 0
+            self._start()
+            self._cond.notify_all()
+
+    def _claim_walk(self, below: int | None) -> int | None:
+        """The newest rowid (under ``below``) of the backlog to walk, the first time this
+        process asks; None when it was claimed before or nothing waits."""
         with self._cond:
             if self._recovered:
-                return
+                return None
             self._recovered = True
         upto = None if below is None else below - 1
         newest = self.store.records_awaiting_facts(
             FactBacklog(limit=1, upto_rowid=upto, newest_first=True)
         )
-        if not newest or newest[0].rowid is None:
-            return
-        with self._cond:
-            self._recover_upto, self._recover_after = newest[0].rowid, 0
-            self._start()
-            self._cond.notify_all()
+        return newest[0].rowid if newest else None
 
     def extract_now(self, records: Sequence[Record]) -> None:
         """Extract these records' facts on the caller's thread (a user's action that reads
