@@ -256,6 +256,12 @@ def test_demo_recalls_the_right_turns():
     assert "65 euros" in data["recalls"][4]["hits"][0]["record"]["text"]
     assert "Munich" in data["injected_block"]
     block = data["injected_block"]
+    # the current employer's line first: "Small team, eight people ..." says none
+    # (the described employer was not read as a fact, and currency had nothing to place)
+    excerpts = [line for line in block.splitlines() if line.startswith("[")]
+    assert "robotics startup in Munich" in excerpts[0], excerpts
+    assert "Small team" not in excerpts[0]
+    assert "robotics startup in Munich" in data["recalls"][1]["hits"][0]["record"]["text"]
     assert block.startswith('<remem-memory type="untrusted-data">')
     assert block.rstrip().endswith("</remem-memory>")
     human = run(["demo"]).stdout

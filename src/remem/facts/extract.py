@@ -36,7 +36,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from remem.facts import rules_en, rules_homes, rules_owned, rules_things, rules_zh, values_en
+from remem.facts import (
+    rules_employers,
+    rules_en,
+    rules_homes,
+    rules_owned,
+    rules_things,
+    rules_zh,
+    values_en,
+)
 from remem.facts.answers import MOVED, after_moves, answer_statements
 from remem.facts.findings import Found, distinct, holder, holders_of_roles, joined_places, thing_of
 from remem.facts.model import (
@@ -219,11 +227,17 @@ def _day(ts: float) -> str:
 # set: one scan finds the words all of them need (``RuleSet``), and trying them in this
 # order gives what the tables tried one after the other gave. The English things' rules
 # are read in both languages ("staging 的 IP").
-_ZH_ALL = RuleSet(rules_zh.RULES + rules_owned.RULES_ZH + rules_things.RULES_ZH)
-_EN_ALL = RuleSet(
-    rules_en.RULES + rules_owned.RULES_EN + rules_homes.RULES_EN + rules_things.RULES_EN
+_ZH_ALL = RuleSet(
+    rules_zh.RULES + rules_employers.RULES_ZH + rules_owned.RULES_ZH + rules_things.RULES_ZH
 )
-_EN_AND_THINGS = RuleSet(rules_en.RULES + rules_things.RULES_EN)
+_EN_ALL = RuleSet(
+    rules_en.RULES
+    + rules_employers.RULES_EN
+    + rules_owned.RULES_EN
+    + rules_homes.RULES_EN
+    + rules_things.RULES_EN
+)
+_EN_AND_THINGS = RuleSet(rules_en.RULES + rules_employers.RULES_EN + rules_things.RULES_EN)
 _THINGS_EN = RuleSet(rules_things.RULES_EN)
 _RULE_SETS = (_ZH_ALL, _EN_ALL, _EN_AND_THINGS, _THINGS_EN)
 

@@ -92,13 +92,15 @@ _KINDS = {
     "球队": "team",
 }
 _KIND = "|".join(sorted(_KINDS, key=len, reverse=True))
-_PLACE_OF_WORK = r"(?=上班|工作|做|当|实习|打工|任职|干活|负责)"
+# a verb of working after the place; "在一家公司上班的时候" is a time, not where one works
+_PLACE_OF_WORK = r"(?=(?:上班|工作|做|当|实习|打工|任职|干活|负责)(?!的时候))"
 _SPORT = lazy_compile(r"^(?:打|玩|踢|练|去|上)")
 _CITY = "|".join(sorted((c for c in CITIES if len(c) >= 2), key=len, reverse=True))
 
 
 _JOB_END = lazy_compile(rf"(?:{_JOB})$")
 _INSTITUTION = lazy_compile(r"(?:大学|学院|银行|医院|公司|集团|中心|局|所|馆|店|厂|台|报)$")
+_ONE_OF = lazy_compile(r"(?:一家|一个|一所|一间|某家|这家|那家|家)")
 _PLACE_WORD = lazy_compile(r"(?:那边|这边|附近|一带|那儿|这儿|那里|这里)$")
 _TIMELIKE = lazy_compile(
     r"^(?:第|到|[0-9一二三四五六七八九十两几]+\s*(?:天|号|號|日|月|年|点|個|个|周|次))"
@@ -119,8 +121,8 @@ def clean(attribute: str, value: str) -> str | None:
         return None
     if attribute in ("lives_in", "located_in") and _STAY.search(value):
         return None
-    if attribute == "works_at" and _is_city(value):
-        return None
+    if attribute == "works_at" and (_is_city(value) or _ONE_OF.fullmatch(value)):
+        return None  # a city, or "一家" alone ("在一家做机器人的公司做算法" read too short)
     if attribute == "owns" and _BOUGHT_TO_USE.search(value):
         return None
     if (attribute == "partner" or attribute.startswith("family.")) and _JOB_END.search(value):
@@ -240,9 +242,10 @@ RULES: list[Rule] = [
         "works_at",
         0.75,
     ),
+    # the value holds no 了: "去了小米做" is 小米, "在一家设计院找到了工作" not "一家设计院找到了"
     rule(
-        rf"{S0}{_ADV}(?:在|去)(?:[\u4e00-\u9fff]{{2,3}}的)?(?!家|家里)(?P<value>[\u4e00-\u9fffA-Za-z0-9· ]{{1,12}}?)"
-        rf"\s*{_PLACE_OF_WORK}",
+        rf"{S0}{_ADV}(?:在|去了?)(?:[\u4e00-\u9fff]{{2,3}}的)?(?!家|家里)"
+        rf"(?P<value>(?:(?![了啦])[\u4e00-\u9fffA-Za-z0-9· ]){{1,12}}?)\s*{_PLACE_OF_WORK}",
         "works_at",
         0.85,
     ),

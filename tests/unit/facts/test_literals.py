@@ -13,6 +13,7 @@ import pytest
 from remem.facts import (
     extract,
     literals,
+    rules_employers,
     rules_en,
     rules_homes,
     rules_owned,
@@ -26,8 +27,10 @@ from remem.types import Record
 CAPTURE_SET = Path(__file__).parents[3] / "benchmarks" / "data" / "capture_set"
 TABLES = [
     rules_en.RULES + rules_owned.RULES_EN + rules_homes.RULES_EN,
+    rules_employers.RULES_EN,
     rules_things.RULES_EN,
     rules_zh.RULES,
+    rules_employers.RULES_ZH,
     rules_owned.RULES_ZH,
     rules_things.RULES_ZH,
 ]
@@ -168,7 +171,7 @@ def test_every_rule_that_matches_a_shuffled_text_is_tried_on_it():
     """Texts made of the rules' own words in random order and case (where a skipped rule that
     could match would show): still every matching rule is tried."""
     rng = random.Random(47)
-    rules = RuleSet(TABLES[0] + TABLES[2])
+    rules = RuleSet(TABLES[0] + TABLES[1] + TABLES[3] + TABLES[4])
     words = sorted(
         {s for r in rules.rules for clause in required(r.source, r.flags) for s in clause}
     )
