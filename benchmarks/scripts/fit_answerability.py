@@ -339,7 +339,9 @@ def main() -> None:
         "fit": fitted,
     }
     print(json.dumps(model["fit"], indent=1))
-    for path in [MODEL_FILE] * args.write + [Path(args.save)] * bool(args.save):
+    # Path(None) raises: a run with neither option only prints the fit
+    targets = [MODEL_FILE] * args.write + ([Path(args.save)] if args.save else [])
+    for path in targets:
         path.write_text(json.dumps(model, ensure_ascii=False, indent=1) + "\n")
         print(f"wrote {path}", file=sys.stderr)
 
