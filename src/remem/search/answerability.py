@@ -44,23 +44,27 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from remem.search import chat_evidence, fact_evidence
+from remem.search import chat_evidence, fact_evidence, reply_evidence
 from remem.search.answerability_labels import FEATURE_LABELS as FEATURE_LABELS
 from remem.search.answerability_labels import deciding
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
 from remem.search.query_terms import query_weights, term_coverage
+from remem.search.reply_evidence import NO_RANK as NO_RANK
+from remem.search.reply_evidence import REPLY_FEATURES
 from remem.search.split_evidence import READS as SPLIT_READS
 from remem.search.split_evidence import split_evidence
 from remem.store.queries import SessionWindow
 from remem.text.scripts import crosses, script_of
+from remem.types import Record
 
 MODEL_FILE = Path(__file__).parent.parent / "data" / "answerability.json"
 NEIGHBOUR_TOP = 10  # the best hits whose neighbours are read (one store read per search)
 # the answerability of the best k x this many candidates is computed (diversity and the
 # aggregate spread reorder within them)
 SCORED_PER_K = 3
-NO_RANK = 200  # a channel rank a hit does not have counts as this (the pool is rarely larger)
+# NO_RANK (reply_evidence): a channel rank a hit does not have counts as this (the pool is
+# rarely larger)
 TextReader = Callable[[str, list[str]], float | None]  # (question, texts) -> evidence or None
 
 
@@ -86,6 +90,12 @@ class HitEvidence:
     facts_read: bool = False  # the fact layer's reading of the question, once read:
     asked_facts: fact_evidence.AskedFacts | None = None
     chat_labels: frozenset[str] | None = None  # a chat's speaker labels' tokens, once read
+    # the reply inputs' reading (reply_evidence.py): rowid -> the turns before each scored hit
+    # in its session, nearest first (None: not read), every candidate by record id, and each
+    # hit's inputs once computed
+    earlier: dict[int, list[Record]] | None = None
+    by_id: dict[str, Candidate] = field(default_factory=dict)
+    replies: dict[int, dict[str, float] | None] = field(default_factory=dict)
 
 
 def _relevance(c: Candidate, ev: HitEvidence) -> float | None:
@@ -222,6 +232,8 @@ FEATURES: dict[str, Feature] = {
     "fact_whose": fact_evidence.fact_whose,
     "speaker_whose": fact_evidence.speaker_feature,
     "chat_words": chat_evidence.chat_words,
+    # the turn before the hit asked what the question asks (issue 45)
+    **REPLY_FEATURES,
 }
 
 
@@ -355,8 +367,15 @@ def shipped_model() -> AnswerabilityModel | None:
         return None
 
 
-def evidence_for(cands: list[Candidate], ctx: StageContext) -> HitEvidence:
-    """Everything the features read, for this search's candidates."""
+def evidence_for(
+    cands: list[Candidate],
+    ctx: StageContext,
+    scored: list[Candidate] | None = None,
+    reply: bool = True,
+) -> HitEvidence:
+    """Everything the features read, for this search's candidates: ``scored`` are those whose
+    inputs will be read (all when None); with ``reply`` the turns before each of them too (the
+    reply inputs, ``reply_evidence.py``), in the same store read as the best hits' neighbours."""
     names: set[str] = set()
     if ctx.readers.tokenizer is not None:
         for label, alias in ctx.understood.named.items():
@@ -381,33 +400,51 @@ def evidence_for(cands: list[Candidate], ctx: StageContext) -> HitEvidence:
         attribute=attribute_reader(),
         own_tokens=own,
         top=by_score[:NEIGHBOUR_TOP],
+        by_id={c.record.id: c for c in cands if c.record is not None},
     )
-    _read_neighbours(cands, ev)
+    _read_neighbours(ev, (scored if scored is not None else cands) if reply else [])
     return ev
 
 
-def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
-    """The best hits' neighbours (one line each side in their session), one store read."""
+def _read_neighbours(ev: HitEvidence, replying: list[Candidate]) -> None:
+    """In one store read: the best hits' neighbours (one line each side in their session) and,
+    for each of ``replying``, the ``reply_evidence.LOOK_BACK`` turns before it."""
     ctx = ev.ctx
     if ctx.readers.store is None or ctx.readers.tokenizer is None:
         return
-    best = ev.top
-    records = [c.record for c in best if c.record is not None and c.record.session]
+    anchors = {c.rowid: c for c in [*ev.top, *replying] if c.record is not None}
+    records = [c.record for c in anchors.values() if c.record is not None and c.record.session]
+    earlier_of: dict[int, list[Record]] = {}
+    if replying:
+        ev.earlier = earlier_of  # read: a hit with no turn before it is a session's first
     if not records:
         return
+    before = reply_evidence.LOOK_BACK if replying else 1
     around = ctx.readers.store.neighbours(
-        records, SessionWindow(1, 1, ctx.request.filters, ctx.request.now)
+        records, SessionWindow(before, 1, ctx.request.filters, ctx.request.now)
     )
-    for c in best:
+    for c in replying:
+        if c.record is not None and c.record.session:
+            earlier_of[c.rowid] = _split(c.record, around.get(c.rowid, []))[0]
+    for c in ev.top:
         if c.record is None:
             continue
-        others = around.get(c.rowid, [])
+        earlier, later = _split(c.record, around.get(c.rowid, []))
+        others = earlier[:1] + later[:1]
         tokens = set(ev.own_tokens.get(c.rowid, ()))
         for r in others:
             tokens.update(ctx.readers.tokenizer.index_tokens(r.text))
         ev.near_tokens[c.rowid] = tokens
         ev.near_texts[c.rowid] = [_labelled(c.record), *(_labelled(r) for r in others)]
         ev.near_ids[c.rowid] = [r.id for r in others]
+
+
+def _split(anchor: Record, around: list[Record]) -> tuple[list[Record], list[Record]]:
+    """``around`` (an anchor's neighbours, nearest first on each side) as (the earlier ones,
+    the later ones), by the session order the store reads: created_at, then rowid."""
+    at = (anchor.created_at, anchor.rowid or 0)
+    earlier = [r for r in around if (r.created_at, r.rowid or 0) < at]
+    return earlier, [r for r in around if (r.created_at, r.rowid or 0) > at]
 
 
 def _chat_gate(
@@ -444,9 +481,10 @@ def feature_rows(
     """rowid -> each feature of ``FEATURES`` (only ``names`` when given: those the shipped fit
     reads; None where it cannot be computed), for the best ``top`` candidates by the
     pipeline's score (all when None)."""
-    ev = evidence_for(cands, ctx)
     best = sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]
     wanted = {n: f for n, f in FEATURES.items() if names is None or n in names}
+    # the turns before each hit are read only for a fit that reads the reply inputs
+    ev = evidence_for(cands, ctx, best, reply=any(n in REPLY_FEATURES for n in wanted))
     return {c.rowid: {name: f(c, ev) for name, f in wanted.items()} for c in best}
 
 

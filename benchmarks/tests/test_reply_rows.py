@@ -1,4 +1,4 @@
-"""The reply inputs (remem_bench.reply_inputs) dumped by fit_answerability.py --reply, and the
+"""The reply inputs (remem.search.reply_evidence) in the rows fit_answerability.py dumps, and the
 score's order of answerability_reply.py (the currency stage's leads first or kept in place)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from bench_helpers import load_bench_script
 
 from remem.engine import Memory
-from remem_bench.reply_inputs import REPLY_INPUTS, asks
+from remem.search.reply_evidence import REPLY_INPUTS
 from remem_bench.suite import ingest
 
 TURNS = [
@@ -14,14 +14,6 @@ TURNS = [
     ("Grace", "The Book of Disquiet, fitting for the trip"),
     ("Ines", "Pessoa! Perfect"),
 ]
-
-
-def test_a_line_asks_by_a_question_mark_or_a_chinese_particle_at_its_end():
-    assert asks("What are we reading for May?")
-    assert asks("你明天来吗")
-    assert asks("周末去哪儿？好的")
-    assert not asks("The Book of Disquiet, fitting for the trip")
-    assert not asks("吗是一个字，不对")
 
 
 def test_a_reply_to_the_question_asked_just_before_it_is_seen(tmp_path, e5, config):
@@ -33,7 +25,7 @@ def test_a_reply_to_the_question_asked_just_before_it_is_seen(tmp_path, e5, conf
     mem = Memory(tmp_path / "m.db", config, embedder=e5)
     ingest(mem, turns)
     q = {"qid": "q", "query": "Which book is the club reading for May?", "gold": ["g:2"]}
-    with fit_script.Recorder(reply=True) as rec:
+    with fit_script.Recorder() as rec:
         row = fit_script.ask(mem, rec, q, False)
     hits = {h["id"]: h["features"] for h in row["hits"]}
     assert {"g:1", "g:2"} <= set(hits)
