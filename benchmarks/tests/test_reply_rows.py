@@ -3,9 +3,12 @@ score's order of answerability_reply.py (the currency stage's leads first or kep
 
 from __future__ import annotations
 
+import json
+
 from bench_helpers import load_bench_script
 
 from remem.engine import Memory
+from remem.search.answerability import MODEL_FILE
 from remem.search.reply_evidence import REPLY_INPUTS
 from remem_bench.suite import ingest
 
@@ -56,3 +59,12 @@ def test_a_lead_goes_first_or_keeps_its_place_and_the_rest_follow_the_score():
     assert script.reciprocal_rank(row, None) == 1.0
     assert script.reciprocal_rank(row, scores, "first") == 1 / 3
     assert script.reciprocal_rank(row, scores, "slot") == 1 / 2
+
+
+def test_the_fit_file_records_the_command_that_remakes_it_and_its_defaults_are_the_shipped_fits():
+    script = load_bench_script("fit_answerability")
+    argv = ["--rows", "r.jsonl", "--note", "a note, kept apart", "--write", "--note=x"]
+    assert script.remade_by(argv) == "fit_answerability.py --rows r.jsonl --write"
+    shipped = json.loads(MODEL_FILE.read_text("utf-8"))
+    assert set(script.SHIPPED_LEAVE_OUT.split(",")) == set(shipped["left_out"])
+    assert script.SHIPPED_NOT_FITTED.split(",") == shipped["measured_not_fitted"]
