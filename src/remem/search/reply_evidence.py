@@ -36,7 +36,8 @@ from remem.search.query_terms import term_coverage
 from remem.types import Record
 
 LOOK_BACK = 2  # turns before a hit read: a reply can follow one line after the question
-NO_RANK = 200  # the rank of a line that is not a candidate (as answerability.NO_RANK)
+# the rank of a line that is not a candidate (answerability.py: of any rank a hit lacks)
+NO_RANK = 200
 REPLY_INPUTS = (
     "prev_asks",
     "reply_subject",
