@@ -1,4 +1,5 @@
-"""Fits of the answerability score compared on the same dumped rows (issue 45's reply inputs):
+"""Fits of the answerability score compared on the same dumped rows (issue 45's reply inputs,
+``remem/search/reply_evidence.py``):
 per dataset, the AUC of the best hit's score (unanswerable questions and probes against
 answerable ones), the share of answers in the top 10 scoring 0.5 or more, auto-recall at the
 highest threshold that empties at most 3% of the answerable questions, and the MRR of the top
@@ -7,9 +8,9 @@ highest threshold that empties at most 3% of the answerable questions, and the M
 their place, ``score_order``).
 
     PYTHONPATH=src:benchmarks:benchmarks/scripts python benchmarks/scripts/fit_answerability.py \
-        --fresh --reply --rows ROWS.jsonl --save BASE.json
-    ... fit_answerability.py --reply --rows ROWS.jsonl --inputs prev_asks,reply_subject \
-        --save REPLY.json
+        --fresh --rows ROWS.jsonl --save REPLY.json
+    ... fit_answerability.py --rows ROWS.jsonl --save BASE.json \
+        --leave-out chat_words,q_chat_words,prev_asks,reply_subject,reply_lift,prev_relevance,prev_rank,prev_subject
     ... answerability_reply.py ROWS.jsonl --fit shipped=src/remem/data/answerability.json \
         --fit base=BASE.json --fit reply=REPLY.json --out benchmarks/results/answerability-reply.json
 """

@@ -23,7 +23,7 @@ from suite_cli import DATA, REPO, read_rows
 from remem.config import Config
 from remem.embed.factory import make_embedder
 from remem.engine import Memory
-from remem.search.answerability import _labelled
+from remem.search.hit_evidence import labelled
 from remem.store.queries import SessionWindow
 from remem.text.answer_types import attribute_evidence
 from remem_bench.suite import SuiteRun, suite_datasets
@@ -61,7 +61,7 @@ def main() -> None:
                     around = mem.store.neighbours([record], SessionWindow(1, 1)).get(
                         record.rowid or -1, []
                     )
-                    texts = [_labelled(record), *(_labelled(r) for r in around)]
+                    texts = [labelled(record), *(labelled(r) for r in around)]
                     for name, read in TEXT_FEATURES.items():
                         hit["features"][name] = read(row["query"], texts)
     with open(args.out, "w") as fh:

@@ -18,7 +18,10 @@ hit's, P(this hit is it, when there is one):
 - ``answer_type`` reads ``answer_types.answer_evidence`` (an answer of the asked type in the
   hit or its neighbours), ``attribute`` ``answer_types.attribute_evidence`` (the asked
   attribute stated at all); ``q_split`` (``split_evidence.py``): the subject matched, the
-  attribute stated by no best hit.
+  attribute stated by no best hit. The reply inputs (``reply_evidence.py``): the turn before
+  the hit asked what the question asks, and someone else asked it; the turns before each
+  scored hit come in the same store read as the best hits' neighbours, and only when the fit
+  reads them.
 
 The score is what every surface shows (``Hit.score``) and, by default, the order of the hits
 (``search.hit_order``, ``candidates.in_hit_order``); the pipeline's own final score stays in
@@ -39,7 +42,7 @@ import itertools
 import json
 import math
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -49,43 +52,21 @@ from remem.search.answerability_labels import FEATURE_LABELS as FEATURE_LABELS
 from remem.search.answerability_labels import deciding
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
-from remem.search.query_terms import query_weights, term_coverage
+from remem.search.hit_evidence import NEIGHBOUR_TOP as NEIGHBOUR_TOP
+from remem.search.hit_evidence import HitEvidence, TextReader, evidence_for, labelled
+from remem.search.hit_evidence import answer_type_reader as answer_type_reader
+from remem.search.hit_evidence import attribute_reader as attribute_reader
+from remem.search.query_terms import term_coverage
+from remem.search.reply_evidence import NO_RANK as NO_RANK  # a rank a hit lacks counts as this
+from remem.search.reply_evidence import REPLY_FEATURES
 from remem.search.split_evidence import READS as SPLIT_READS
 from remem.search.split_evidence import split_evidence
-from remem.store.queries import SessionWindow
 from remem.text.scripts import crosses, script_of
 
 MODEL_FILE = Path(__file__).parent.parent / "data" / "answerability.json"
-NEIGHBOUR_TOP = 10  # the best hits whose neighbours are read (one store read per search)
 # the answerability of the best k x this many candidates is computed (diversity and the
 # aggregate spread reorder within them)
 SCORED_PER_K = 3
-NO_RANK = 200  # a channel rank a hit does not have counts as this (the pool is rarely larger)
-TextReader = Callable[[str, list[str]], float | None]  # (question, texts) -> evidence or None
-
-
-@dataclass
-class HitEvidence:
-    """What the features of one search read, computed once for all its hits."""
-
-    ctx: StageContext
-    weights: dict[str, float]  # the question's IDF weights, names of people left out
-    best_relevance: float
-    fused_rank: dict[int, int]  # rowid -> 1-based rank in the fused order
-    rank: dict[int, int]  # rowid -> 1-based rank by the pipeline's score so far
-    near_tokens: dict[int, set[str]]  # rowid -> tokens of the hit and its neighbours
-    near_texts: dict[int, list[str]]  # rowid -> the hit's text and its neighbours'
-    answer_type: TextReader | None = None
-    attribute: TextReader | None = None
-    own_tokens: dict[int, list[str]] = field(default_factory=dict)
-    # rowid -> the answer-type evidence of the best hits (read once: two features use it)
-    answer_types: dict[int, float | None] = field(default_factory=dict)
-    attributes: dict[int, float | None] = field(default_factory=dict)  # the same, attribute
-    top: list[Candidate] = field(default_factory=list)  # the best NEIGHBOUR_TOP by score
-    near_ids: dict[int, list[str]] = field(default_factory=dict)  # rowid -> neighbours' ids
-    facts_read: bool = False  # the fact layer's reading of the question, once read:
-    asked_facts: fact_evidence.AskedFacts | None = None
-    chat_labels: frozenset[str] | None = None  # a chat's speaker labels' tokens, once read
 
 
 def _relevance(c: Candidate, ev: HitEvidence) -> float | None:
@@ -186,16 +167,9 @@ def _read_once(
 ) -> float | None:
     """``judge``'s evidence in the hit's and its neighbours' texts, kept in ``read``."""
     if c.rowid not in read and judge is not None and c.record is not None:
-        texts = ev.near_texts.get(c.rowid, [_labelled(c.record)])
+        texts = ev.near_texts.get(c.rowid, [labelled(c.record)])
         read[c.rowid] = judge(ev.ctx.request.query, texts)
     return read.get(c.rowid)
-
-
-def _labelled(record: Any) -> str:
-    """A record's text as the answer-type spans read it: "speaker: line" (a speaker label
-    is a weak sign of a person, ``answer_types.spans``)."""
-    label = record.speaker_label
-    return f"{label}: {record.text}" if label else record.text
 
 
 Feature = Callable[[Candidate, HitEvidence], float | None]
@@ -222,6 +196,8 @@ FEATURES: dict[str, Feature] = {
     "fact_whose": fact_evidence.fact_whose,
     "speaker_whose": fact_evidence.speaker_feature,
     "chat_words": chat_evidence.chat_words,
+    # the turn before the hit asked what the question asks (issue 45)
+    **REPLY_FEATURES,
 }
 
 
@@ -254,20 +230,6 @@ def question_row(rows: list[dict[str, float | None]]) -> dict[str, float | None]
         out[name] = max(values) if values else None
     out["q_split"] = split_evidence(rows[:NEIGHBOUR_TOP])
     return out
-
-
-def answer_type_reader() -> Callable[[str, list[str]], float | None] | None:
-    """``remem.text.answer_types.answer_evidence``, the answer-type feature's one wiring."""
-    from remem.text.answer_types import answer_evidence
-
-    return answer_evidence
-
-
-def attribute_reader() -> Callable[[str, list[str]], float | None]:
-    """``remem.text.answer_types.attribute_evidence``: the asked attribute's feature."""
-    from remem.text.answer_types import attribute_evidence
-
-    return attribute_evidence
 
 
 @dataclass(frozen=True)
@@ -355,61 +317,6 @@ def shipped_model() -> AnswerabilityModel | None:
         return None
 
 
-def evidence_for(cands: list[Candidate], ctx: StageContext) -> HitEvidence:
-    """Everything the features read, for this search's candidates."""
-    names: set[str] = set()
-    if ctx.readers.tokenizer is not None:
-        for label, alias in ctx.understood.named.items():
-            names.update(ctx.readers.tokenizer.query_tokens(f"{label} {alias}"))
-    weights = {t: w for t, w in query_weights(ctx).items() if t not in names}
-    own = ctx.readers.indexed_tokens([c.rowid for c in cands])
-    if ctx.readers.tokenizer is not None:
-        for c in cands:
-            if c.rowid not in own and c.record is not None:
-                own[c.rowid] = ctx.readers.tokenizer.index_tokens(c.record.text)
-    by_fused = sorted(cands, key=lambda c: (-c.fused, c.rowid))
-    by_score = sorted(cands, key=lambda c: (-c.score, c.rowid))
-    ev = HitEvidence(
-        ctx=ctx,
-        weights=weights,
-        best_relevance=max((c.relevance or 0.0 for c in cands), default=0.0),
-        fused_rank={c.rowid: i + 1 for i, c in enumerate(by_fused)},
-        rank={c.rowid: i + 1 for i, c in enumerate(by_score)},
-        near_tokens={},
-        near_texts={},
-        answer_type=answer_type_reader(),
-        attribute=attribute_reader(),
-        own_tokens=own,
-        top=by_score[:NEIGHBOUR_TOP],
-    )
-    _read_neighbours(cands, ev)
-    return ev
-
-
-def _read_neighbours(cands: list[Candidate], ev: HitEvidence) -> None:
-    """The best hits' neighbours (one line each side in their session), one store read."""
-    ctx = ev.ctx
-    if ctx.readers.store is None or ctx.readers.tokenizer is None:
-        return
-    best = ev.top
-    records = [c.record for c in best if c.record is not None and c.record.session]
-    if not records:
-        return
-    around = ctx.readers.store.neighbours(
-        records, SessionWindow(1, 1, ctx.request.filters, ctx.request.now)
-    )
-    for c in best:
-        if c.record is None:
-            continue
-        others = around.get(c.rowid, [])
-        tokens = set(ev.own_tokens.get(c.rowid, ()))
-        for r in others:
-            tokens.update(ctx.readers.tokenizer.index_tokens(r.text))
-        ev.near_tokens[c.rowid] = tokens
-        ev.near_texts[c.rowid] = [_labelled(c.record), *(_labelled(r) for r in others)]
-        ev.near_ids[c.rowid] = [r.id for r in others]
-
-
 def _chat_gate(
     cands: list[Candidate], ctx: StageContext, score: float, said: str
 ) -> list[Candidate]:
@@ -444,9 +351,10 @@ def feature_rows(
     """rowid -> each feature of ``FEATURES`` (only ``names`` when given: those the shipped fit
     reads; None where it cannot be computed), for the best ``top`` candidates by the
     pipeline's score (all when None)."""
-    ev = evidence_for(cands, ctx)
     best = sorted(cands, key=lambda c: (-c.score, c.rowid))[:top]
     wanted = {n: f for n, f in FEATURES.items() if names is None or n in names}
+    # the turns before each hit are read only for a fit that reads the reply inputs
+    ev = evidence_for(cands, ctx, best, reply=any(n in REPLY_FEATURES for n in wanted))
     return {c.rowid: {name: f(c, ev) for name, f in wanted.items()} for c in best}
 
 

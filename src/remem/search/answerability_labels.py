@@ -26,6 +26,13 @@ FEATURE_LABELS = {
     "fact_whose": "whose value of the asked attribute its facts state",
     "speaker_whose": "a first-person line by the asked person",
     "chat_words": "what one message of the chat says, held (names left out)",
+    # the reply inputs (reply_evidence.py)
+    "prev_asks": "the turn before it asks, by someone else",
+    "reply_subject": "the question's words in the turn it replies to",
+    "reply_lift": "the turn it replies to is more relevant",
+    "prev_relevance": "the turn before it is relevant",
+    "prev_rank": "the turn before it ranks",
+    "prev_subject": "subject match of the turn before it",
 }
 FEATURE_LABELS |= {  # the question's inputs
     "q_answer_type": "answer-type evidence of the best hits",

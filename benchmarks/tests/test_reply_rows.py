@@ -1,12 +1,15 @@
-"""The reply inputs (remem_bench.reply_inputs) dumped by fit_answerability.py --reply, and the
+"""The reply inputs (remem.search.reply_evidence) in the rows fit_answerability.py dumps, and the
 score's order of answerability_reply.py (the currency stage's leads first or kept in place)."""
 
 from __future__ import annotations
 
+import json
+
 from bench_helpers import load_bench_script
 
 from remem.engine import Memory
-from remem_bench.reply_inputs import REPLY_INPUTS, asks
+from remem.search.answerability import MODEL_FILE
+from remem.search.reply_evidence import REPLY_INPUTS
 from remem_bench.suite import ingest
 
 TURNS = [
@@ -14,14 +17,6 @@ TURNS = [
     ("Grace", "The Book of Disquiet, fitting for the trip"),
     ("Ines", "Pessoa! Perfect"),
 ]
-
-
-def test_a_line_asks_by_a_question_mark_or_a_chinese_particle_at_its_end():
-    assert asks("What are we reading for May?")
-    assert asks("你明天来吗")
-    assert asks("周末去哪儿？好的")
-    assert not asks("The Book of Disquiet, fitting for the trip")
-    assert not asks("吗是一个字，不对")
 
 
 def test_a_reply_to_the_question_asked_just_before_it_is_seen(tmp_path, e5, config):
@@ -33,7 +28,7 @@ def test_a_reply_to_the_question_asked_just_before_it_is_seen(tmp_path, e5, conf
     mem = Memory(tmp_path / "m.db", config, embedder=e5)
     ingest(mem, turns)
     q = {"qid": "q", "query": "Which book is the club reading for May?", "gold": ["g:2"]}
-    with fit_script.Recorder(reply=True) as rec:
+    with fit_script.Recorder() as rec:
         row = fit_script.ask(mem, rec, q, False)
     hits = {h["id"]: h["features"] for h in row["hits"]}
     assert {"g:1", "g:2"} <= set(hits)
@@ -64,3 +59,12 @@ def test_a_lead_goes_first_or_keeps_its_place_and_the_rest_follow_the_score():
     assert script.reciprocal_rank(row, None) == 1.0
     assert script.reciprocal_rank(row, scores, "first") == 1 / 3
     assert script.reciprocal_rank(row, scores, "slot") == 1 / 2
+
+
+def test_the_fit_file_records_the_command_that_remakes_it_and_its_defaults_are_the_shipped_fits():
+    script = load_bench_script("fit_answerability")
+    argv = ["--rows", "r.jsonl", "--note", "a note, kept apart", "--write", "--note=x"]
+    assert script.remade_by(argv) == "fit_answerability.py --rows r.jsonl --write"
+    shipped = json.loads(MODEL_FILE.read_text("utf-8"))
+    assert set(script.SHIPPED_LEAVE_OUT.split(",")) == set(shipped["left_out"])
+    assert script.SHIPPED_NOT_FITTED.split(",") == shipped["measured_not_fitted"]
