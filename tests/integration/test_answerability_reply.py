@@ -1,21 +1,36 @@
 """An answer that replies to the question before it (issue 45), with the real bundled model, a
-real SQLite file and the shipped fit: "Circe, I think." names neither the book club nor May,
-the line it answers does. Before the reply inputs (search/reply_evidence.py) the score saw which
-line a reply answers only through the pipeline's rank: with the question just before it or just
-after it, its neighbours' words are the same.
+real SQLite file and the fit that reads the reply inputs (measured, not shipped: decision
+0014, "The reply inputs"; kept in benchmarks/results/answerability-fit-reply6.json): "Circe,
+I think." names neither the book club nor May, the line it answers does. Without the reply
+inputs (search/reply_evidence.py) the score saw which line a reply answers only through the
+pipeline's rank: with the question just before it or just after it, its neighbours' words are
+the same. The answerability stage reads the turns before each hit only for a fit that reads
+these inputs.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from remem import Config, Memory
+from remem.search import answerability
 from remem.search.reply_evidence import REPLY_INPUTS
 from remem.types import Hit
 
 pytestmark = pytest.mark.slow
+REPLY_FIT = Path(__file__).resolve().parents[2] / "benchmarks/results/answerability-fit-reply6.json"
+
+
+@pytest.fixture
+def reply_fit(monkeypatch):
+    """The answerability stage scores with the fit that reads the reply inputs."""
+    model = answerability.AnswerabilityModel.from_dict(json.loads(REPLY_FIT.read_text("utf-8")))
+    assert model.inputs() & set(REPLY_INPUTS)
+    monkeypatch.setattr(answerability, "shipped_model", lambda: model)
+
 
 T = 1_800_000_000.0
 QUESTION = ("Marta", "Which book is the club reading for May?")
@@ -54,7 +69,7 @@ def reply_share(hit: Hit) -> float:
 
 
 def test_a_reply_to_the_question_before_it_scores_higher_than_with_the_question_after_it(
-    tmp_path,
+    tmp_path, reply_fit
 ):
     answering = reply_hit(tmp_path / "answering.db", (QUESTION, REPLY))
     first = reply_hit(tmp_path / "first.db", (REPLY, QUESTION))  # the session's first turn
@@ -62,3 +77,10 @@ def test_a_reply_to_the_question_before_it_scores_higher_than_with_the_question_
     # a reply with nothing asked before it is held below the average
     assert reply_share(answering) > 0 > reply_share(first), answering.explain.evidence
     assert answering.score > first.score
+
+
+def test_the_shipped_fit_reads_no_reply_input(tmp_path):
+    """Measured, not shipped (decision 0014): the shipped score adds nothing for them, and
+    the stage does not read the turns before each hit for it."""
+    assert not answerability.shipped_model().inputs() & set(REPLY_INPUTS)
+    assert reply_share(reply_hit(tmp_path / "answering.db", (QUESTION, REPLY))) == 0

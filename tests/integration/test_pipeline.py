@@ -365,21 +365,12 @@ def test_a_question_put_to_the_other_person_goes_below_its_reply(db_path, e5):
         ("x", "Jon", "That's a great reason. My brother runs a small bakery downtown."),
         ("y", "Gina", "Nice! I should visit it some weekend with my sister."),
     ]
-    # without the stage the pipeline's order keeps the question first; the score's order puts
-    # the reply first either way (the reply inputs read the question before it, reply_evidence.py)
-    for on, order, first in (
-        (False, "pipeline", "q"),
-        (False, "answerability", "a"),
-        (True, "answerability", "a"),
-    ):
-        overrides = {
-            "indexing.mode": "sync",
-            "scoring.reply_after_question": on,
-            "search.hit_order": order,
-        }
-        config = Config.load(env={}, overrides=overrides)
+    for on, first in ((False, "q"), (True, "a")):
+        config = Config.load(
+            env={}, overrides={"indexing.mode": "sync", "scoring.reply_after_question": on}
+        )
         with Memory(db_path, config, embedder=e5) as mem:
-            if not on and order == "pipeline":
+            if not on:
                 mem.ingest_many(
                     [
                         {"id": i, "session": "s", "speaker": sp, "text": t, "timestamp": NOW + n}
