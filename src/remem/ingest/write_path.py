@@ -21,8 +21,9 @@ from typing import Any, Literal
 from remem.config import Config
 from remem.errors import ConflictError, NotFoundError, ValidationError
 from remem.ingest.indexing import Indexer, Progress
+from remem.ingest.last_turns import LastTurns
 from remem.schemas import RecordIn, content_hash, parse_time, validate_record
-from remem.store.base import OnConflict, RecordRow, Store
+from remem.store.base import ContextCheckingStore, ContextMoved, OnConflict, RecordRow, Store
 from remem.store.queries import TextUpdate
 from remem.store.rows import inserted_record
 from remem.text.tokenize import Tokenizer
@@ -58,6 +59,12 @@ def lexical_text(kind: str, speaker: str | None, text: str) -> str:
     return f"{speaker} {text}" if kind == "message" and speaker else text
 
 
+def context_text(fields: dict[str, Any]) -> str:
+    """What a message's successor holds of it as context: its lexical text as a message."""
+    shown = fields.get("visible_text") or fields["text"]
+    return lexical_text("message", fields.get("speaker_label"), shown)
+
+
 @dataclass(eq=False)
 class RecordWriter:
     """The write path: validate, prepare, commit (text and lexical index in one
@@ -73,6 +80,8 @@ class RecordWriter:
     _recent_tokens: dict[str, str] = field(default_factory=dict, init=False)
     # a REST server's threads share one writer
     _recent_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    # the turn it wrote last in each session: the next message's context without a read
+    _last_turns: LastTurns = field(default_factory=LastTurns, init=False)
 
     def tokens_of(self, text: str) -> str:
         """``Tokenizer.index_string`` of ``text``, kept for the next few writes."""
@@ -176,11 +185,15 @@ class RecordWriter:
         what was written, not read back: ``rows.inserted_record``)."""
         # the records' facts are read after the acknowledgement (ingest/facts_fill.py): the
         # write marks them as waiting, durably, in its own transaction
-        rowids = self.store.insert_records(
-            self.with_context(prepared),
-            on_conflict=on_taken,
-            awaiting_facts=self.indexer.facts is not None,
-        )
+        awaiting = self.indexer.facts is not None
+        rowids = self.insert_after_last_turn(prepared, on_taken, awaiting)
+        if rowids is None:
+            rowids = self.store.insert_records(
+                self.with_context(prepared), on_conflict=on_taken, awaiting_facts=awaiting
+            )
+        if isinstance(self.store, ContextCheckingStore):
+            texts = [context_text(fields) for fields, _ in prepared]
+            self._last_turns.written(prepared, rowids, texts)
         records = [
             inserted_record(fields, rowid)
             for (fields, _), rowid in zip(prepared, rowids, strict=True)
@@ -188,6 +201,35 @@ class RecordWriter:
         ]
         records.sort(key=lambda r: r.rowid or 0)
         return records
+
+    def insert_after_last_turn(
+        self, prepared: list[tuple[dict[str, Any], str]], on_taken: OnConflict, awaiting: bool
+    ) -> list[int | None] | None:
+        """One message whose context is the turn this writer wrote last in its session,
+        written without reading that turn first on a store that checks it in the write
+        (``ingest/last_turns.py``); None when it was not written this way (write it as usual)."""
+        store = self.store
+        if len(prepared) != 1 or self.config.text.context_turns != 1:
+            return None
+        if not isinstance(store, ContextCheckingStore):
+            return None
+        fields, tokens = prepared[0]
+        last = self._last_turns.before(fields)
+        if last is None:
+            return None
+        row = (fields, tokens, self.tokens_of(last.lexical_text))
+        try:
+            rowid = store.insert_assuming(row, last.turn, awaiting_facts=awaiting)
+        except ContextMoved:
+            self._last_turns.forget(fields["session"])
+            return None
+        if rowid is None and on_taken == "error":
+            raise ConflictError(
+                "id",
+                fields["id"],
+                "a record with this id exists; choose another id or delete the old record first",
+            )
+        return [rowid]
 
     def commit_one(self, prepared: tuple[dict[str, Any], str]) -> tuple[list[Record], list[Record]]:
         """One record naming its id, written idempotently (``without_repeats``) without
@@ -293,8 +335,7 @@ class RecordWriter:
             for fields in items:
                 joined = " ".join(earlier[-n:])
                 context[id(fields)] = self.tokens_of(joined) if joined else ""
-                shown = fields.get("visible_text") or fields["text"]
-                earlier.append(lexical_text("message", fields.get("speaker_label"), shown))
+                earlier.append(context_text(fields))
         return [(f, t, context.get(id(f), "")) for f, t in prepared]
 
     def rewrite(

@@ -39,6 +39,23 @@ from remem.types import Fact, Filters, Record, SessionInfo
 # (record fields, lexical tokens) or (record fields, lexical tokens, context tokens)
 RecordRow = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, str]
 OnConflict = Literal["error", "skip"]
+
+
+@dataclass(frozen=True, slots=True)
+class PreviousTurn:
+    """The turn a message's context was taken from without reading it: the writer wrote it
+    last in the session (``ContextCheckingStore``)."""
+
+    rowid: int
+    content_hash: str
+
+
+class ContextMoved(Exception):
+    """The turn a message's context was taken from is no longer the turn before it (another
+    process wrote into the session, or it was deleted or rewritten): nothing was written;
+    read the context and write again."""
+
+
 # (rowid, kind, scope, session, role, created_at, platform, category, valid_to)
 IndexMetaRow = tuple[Any, ...]
 # (model_id, provider, model, float32 bytes)
@@ -456,3 +473,20 @@ class Store(
     def schema_version(self) -> int: ...
     def stats(self) -> StoreStats: ...
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ContextCheckingStore(Protocol):
+    """A store that can write a message whose context the writer took from the turn it wrote
+    last in the session, checking in the same statement that that turn is still the one
+    before it. For a store whose reads are round trips to a server (PostgreSQL): the read of
+    the turn before each message was a fifth of a write's cost there."""
+
+    def insert_assuming(
+        self, row: RecordRow, previous: PreviousTurn, *, awaiting_facts: bool = False
+    ) -> int | None:
+        """Insert one (fields, tokens, context) row as ``insert_records`` does with
+        ``on_conflict="skip"`` (None: the id was taken), if the session's latest turn before
+        it (by created_at, then rowid; not a 'skipped' record) is ``previous`` with that
+        content; else write nothing and raise ``ContextMoved``."""
+        ...
