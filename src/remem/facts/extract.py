@@ -240,6 +240,22 @@ _EN_ALL = RuleSet(
 _EN_AND_THINGS = RuleSet(rules_en.RULES + rules_employers.RULES_EN + rules_things.RULES_EN)
 _THINGS_EN = RuleSet(rules_things.RULES_EN)
 _RULE_SETS = (_ZH_ALL, _EN_ALL, _EN_AND_THINGS, _THINGS_EN)
+# every rule table the passes read, by name: what the tests compile and check, so a new table
+# is added here once
+RULE_TABLES: dict[str, list[Rule]] = {
+    "rules_employers.RULES_EN": rules_employers.RULES_EN,
+    "rules_employers.RULES_ZH": rules_employers.RULES_ZH,
+    "rules_en.RULES": rules_en.RULES,
+    "rules_homes.RULES_EN": rules_homes.RULES_EN,
+    "rules_owned.RULES_EN": rules_owned.RULES_EN,
+    "rules_owned.RULES_ZH": rules_owned.RULES_ZH,
+    "rules_things.RULES_EN": rules_things.RULES_EN,
+    "rules_things.RULES_ZH": rules_things.RULES_ZH,
+    "rules_zh.RULES": rules_zh.RULES,
+}
+assert {id(r) for rs in _RULE_SETS for r in rs.rules} == {
+    id(r) for table in RULE_TABLES.values() for r in table
+}, "a rule set reads a table RULE_TABLES does not name"
 
 
 def prepare_rule_sets() -> int:

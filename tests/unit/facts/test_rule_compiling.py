@@ -8,27 +8,8 @@ import re
 import pytest
 
 from first_use import at_once, record_compiles
-from remem.facts import (
-    rules_employers,
-    rules_en,
-    rules_homes,
-    rules_owned,
-    rules_things,
-    rules_zh,
-)
+from remem.facts.extract import RULE_TABLES as TABLES
 from remem.facts.rule import rule
-
-TABLES = {
-    "rules_employers.RULES_EN": rules_employers.RULES_EN,
-    "rules_employers.RULES_ZH": rules_employers.RULES_ZH,
-    "rules_en.RULES": rules_en.RULES,
-    "rules_homes.RULES_EN": rules_homes.RULES_EN,
-    "rules_owned.RULES_EN": rules_owned.RULES_EN,
-    "rules_owned.RULES_ZH": rules_owned.RULES_ZH,
-    "rules_things.RULES_EN": rules_things.RULES_EN,
-    "rules_things.RULES_ZH": rules_things.RULES_ZH,
-    "rules_zh.RULES": rules_zh.RULES,
-}
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))
