@@ -37,11 +37,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from remem.facts import (
-    rules_employers,
     rules_en,
-    rules_homes,
-    rules_owned,
-    rules_things,
     rules_zh,
     values_en,
 )
@@ -56,6 +52,7 @@ from remem.facts.model import (
     value_key,
 )
 from remem.facts.rule import Rule, RuleSet
+from remem.facts.rule_sets import EN_ALL, EN_AND_THINGS, THINGS_EN, ZH_ALL
 from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
 from remem.facts.when import moment_of
 from remem.text.assertion import asserted_part, not_a_statement
@@ -223,50 +220,6 @@ def _day(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
 
 
-# The rule tables as the passes try them, in order. Tables read on the same text are one
-# set: one scan finds the words all of them need (``RuleSet``), and trying them in this
-# order gives what the tables tried one after the other gave. The English things' rules
-# are read in both languages ("staging 的 IP").
-_ZH_ALL = RuleSet(
-    rules_zh.RULES + rules_employers.RULES_ZH + rules_owned.RULES_ZH + rules_things.RULES_ZH
-)
-_EN_ALL = RuleSet(
-    rules_en.RULES
-    + rules_employers.RULES_EN
-    + rules_owned.RULES_EN
-    + rules_homes.RULES_EN
-    + rules_things.RULES_EN
-)
-_EN_AND_THINGS = RuleSet(rules_en.RULES + rules_employers.RULES_EN + rules_things.RULES_EN)
-_THINGS_EN = RuleSet(rules_things.RULES_EN)
-_RULE_SETS = (_ZH_ALL, _EN_ALL, _EN_AND_THINGS, _THINGS_EN)
-# every rule table the passes read, by name: what the tests compile and check, so a new table
-# is added here once
-RULE_TABLES: dict[str, list[Rule]] = {
-    "rules_employers.RULES_EN": rules_employers.RULES_EN,
-    "rules_employers.RULES_ZH": rules_employers.RULES_ZH,
-    "rules_en.RULES": rules_en.RULES,
-    "rules_homes.RULES_EN": rules_homes.RULES_EN,
-    "rules_owned.RULES_EN": rules_owned.RULES_EN,
-    "rules_owned.RULES_ZH": rules_owned.RULES_ZH,
-    "rules_things.RULES_EN": rules_things.RULES_EN,
-    "rules_things.RULES_ZH": rules_things.RULES_ZH,
-    "rules_zh.RULES": rules_zh.RULES,
-}
-assert {id(r) for rs in _RULE_SETS for r in rs.rules} == {
-    id(r) for table in RULE_TABLES.values() for r in table
-}, "a rule set reads a table RULE_TABLES does not name"
-
-
-def prepare_rule_sets() -> int:
-    """Derive every rule set's gate now instead of on the first message read for facts
-    (~0.4 CPU-s: a server's warm-up, so a first recall that waits for a message's facts
-    does not wait for this); the number of rules."""
-    for rule_set in _RULE_SETS:
-        rule_set.to_try("")
-    return sum(len(rule_set.rules) for rule_set in _RULE_SETS)
-
-
 def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContext) -> list[Found]:
     """Every (subject, attribute, value) the rules read in one asserting sentence."""
     zh = bool(_HAN.search(sentence))
@@ -276,11 +229,11 @@ def _found_in(sentence: str, speaker: tuple[str, str], context: ExtractionContex
     if lead is not None and lead[0] == speaker[0]:
         lead = None
     if not zh:
-        passes = [(_EN_ALL, sentence, True)]
+        passes = [(EN_ALL, sentence, True)]
     elif _ENGLISH.search(sentence):  # "I moved to 上海 last month": English around a value
-        passes = [(_ZH_ALL, folded, False), (_EN_AND_THINGS, sentence, True)]
+        passes = [(ZH_ALL, folded, False), (EN_AND_THINGS, sentence, True)]
     else:
-        passes = [(_ZH_ALL, folded, False), (_THINGS_EN, sentence, True)]
+        passes = [(ZH_ALL, folded, False), (THINGS_EN, sentence, True)]
     out: list[Found] = []
     for rules, text, english in passes:
         out += _matches(rules, text, sentence, speaker, context, lead, english=english)

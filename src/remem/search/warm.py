@@ -40,7 +40,7 @@ def warm() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
     try:
         from remem.embed.word_rarity import word_rarity
-        from remem.facts.extract import prepare_rule_sets
+        from remem.facts.rule_sets import prepare_rule_sets
         from remem.search import answerability  # noqa: F401  # its tables, imported
         from remem.text import answer_types  # noqa: F401  # imported on a first search too
         from remem.text.lazy_re import compile_all

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from remem.facts import extract, literals, rules_zh
+from remem.facts import extract, literals, rule_sets, rules_zh
 from remem.facts.literals import Selector, lowered, required
 from remem.facts.rule import RuleSet, rule
 from remem.types import Record
 
 CAPTURE_SET = Path(__file__).parents[3] / "benchmarks" / "data" / "capture_set"
 # the rule sets the extractor reads (each with a gate of its own)
-RULE_SETS = extract._RULE_SETS
+RULE_SETS = rule_sets.RULE_SETS
 
 
 def _sets(clauses: tuple[frozenset[str], ...]) -> list[set[str]]:

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from first_use import at_once, record_compiles
-from remem.facts.extract import RULE_TABLES as TABLES
 from remem.facts.rule import rule
+from remem.facts.rule_sets import RULE_TABLES as TABLES
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))
