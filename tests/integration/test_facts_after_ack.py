@@ -127,7 +127,10 @@ def test_a_new_writer_reads_what_a_killed_one_left(tmp_path):
     db = tmp_path / "m.db"
     with Memory(db, config(**NEVER)) as mem:
         say(mem, "I live in Shenzhen now")
-        mem.indexer.facts = None  # as if killed: nothing is read on close
+        fill = mem.indexer.facts
+        assert fill is not None
+        fill.stop(finish=False)  # as if killed: nothing is read, and its thread ends
+        mem.indexer.facts = None  # nor on close
     with Memory(db, config(**{"facts.quiet_ms": 0})) as mem:
         assert mem.store.count_awaiting_facts() == 1
         say(mem, "I moved to Shanghai last week", DEC_2)  # its first write walks the backlog
