@@ -129,3 +129,22 @@ def test_two_writers_in_one_session_index_each_message_with_the_turn_before_it()
         "m4": tokens("Grace Circe, I think.").split(),
         "m5": tokens("Marta Circe it is then").split(),
     }
+
+
+def test_a_taken_id_is_refused_or_skipped_as_without_the_last_turn():
+    """ingest_many(on_conflict="error") refuses a taken id and writes nothing; "skip" keeps
+    what is stored; a message written after either still takes the right turn before it."""
+    from remem.errors import ConflictError
+
+    with Memory(None, _config(fresh_schema())) as mem:
+        _say(mem, 1, "Marta", "Which book is the club reading for May?")
+        _say(mem, 2, "Grace", "Circe, I think.")
+        taken = {"id": "m2", "session": "club", "speaker": "Ines", "text": "Not that one"}
+        with pytest.raises(ConflictError, match="exists"):
+            mem.ingest_many([{**taken, "timestamp": 1.8e9 + 3}], on_conflict="error")
+        assert mem.ingest_many([{**taken, "timestamp": 1.8e9 + 3}], on_conflict="skip") == []
+        assert mem.store.get("m2").text == "Circe, I think."  # type: ignore[union-attr]
+        _say(mem, 4, "Marta", "Circe it is then")
+        assert mem.store.count() == 3
+        tokens = mem.tokenizer.index_string
+        assert _context(mem.store, "m4") == tokens("Grace Circe, I think.").split()
