@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from importlib.resources import files
 from typing import Any
 
@@ -16,9 +17,12 @@ def sample_conversation() -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def memory_store_with(*texts: str, indexed: bool = False) -> tuple[Any, list[int]]:
+def memory_store_with(
+    *texts: str, indexed: bool = False, extra: Sequence[dict[str, Any]] = ()
+) -> tuple[Any, list[int]]:
     """An in-memory store holding one message per text (ids r0, r1 ...), and their rowids;
-    ``indexed``: each text is also its own lexical tokens."""
+    ``indexed``: each text is also its own lexical tokens; ``extra``: more fields for each
+    message, in order (a session, a speaker ...)."""
     from remem.schemas import content_hash
     from remem.store.memory import InMemoryStore
 
@@ -33,6 +37,7 @@ def memory_store_with(*texts: str, indexed: bool = False) -> tuple[Any, list[int
                 "created_at": 1.0 + i,
                 "content_hash": content_hash(t),
                 "importance": 0.5,
+                **(extra[i] if i < len(extra) else {}),
             },
             t if indexed else "",
         )

@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from remem.config import Config
 from remem.errors import ConflictError, NotFoundError, ValidationError
@@ -82,6 +82,11 @@ class RecordWriter:
     _recent_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     # the turn it wrote last in each session: the next message's context without a read
     _last_turns: LastTurns = field(default_factory=LastTurns, init=False)
+    # the store checks such a turn in its write (asked once: a Protocol check costs ~7 us)
+    _checks_turn: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        self._checks_turn = isinstance(self.store, ContextCheckingStore)
 
     def tokens_of(self, text: str) -> str:
         """``Tokenizer.index_string`` of ``text``, kept for the next few writes."""
@@ -191,7 +196,7 @@ class RecordWriter:
             rowids = self.store.insert_records(
                 self.with_context(prepared), on_conflict=on_taken, awaiting_facts=awaiting
             )
-        if isinstance(self.store, ContextCheckingStore):
+        if self._checks_turn:
             texts = [context_text(fields) for fields, _ in prepared]
             self._last_turns.written(prepared, rowids, texts)
         records = [
@@ -208,11 +213,9 @@ class RecordWriter:
         """One message whose context is the turn this writer wrote last in its session,
         written without reading that turn first on a store that checks it in the write
         (``ingest/last_turns.py``); None when it was not written this way (write it as usual)."""
-        store = self.store
-        if len(prepared) != 1 or self.config.text.context_turns != 1:
+        if not self._checks_turn or len(prepared) != 1 or self.config.text.context_turns != 1:
             return None
-        if not isinstance(store, ContextCheckingStore):
-            return None
+        store = cast(ContextCheckingStore, self.store)  # _checks_turn says so
         fields, tokens = prepared[0]
         last = self._last_turns.before(fields)
         if last is None:

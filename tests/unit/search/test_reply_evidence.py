@@ -7,12 +7,11 @@ from typing import Any
 
 import pytest
 
+from helpers import memory_store_with
 from remem.config import Config
-from remem.schemas import content_hash
 from remem.search.answerability import FEATURES, evidence_for, feature_rows
 from remem.search.candidates import Candidate
 from remem.search.reply_evidence import REPLY_INPUTS, asks
-from remem.store.memory import InMemoryStore
 from remem.text.tokenize import Tokenizer
 from unit.search.contexts import stage_context
 
@@ -28,25 +27,11 @@ CHAT = (  # (speaker, text, session): one session of the book club, then a line 
 
 
 def store_with(lines: tuple[tuple[str, str, str | None], ...]) -> tuple[Any, list[int]]:
-    store = InMemoryStore()
-    rows = [
-        (
-            {
-                "id": f"r{i}",
-                "kind": "message",
-                "text": text,
-                "scope": "global",
-                "session": session,
-                "speaker_label": speaker,
-                "created_at": 1.0 + i,
-                "content_hash": content_hash(f"{i} {text}"),
-                "importance": 0.5,
-            },
-            text,
-        )
-        for i, (speaker, text, session) in enumerate(lines)
-    ]
-    return store, [r for r in store.insert_records(rows) if r is not None]
+    return memory_store_with(
+        *(text for _, text, _ in lines),
+        indexed=True,
+        extra=[{"session": session, "speaker_label": speaker} for speaker, _, session in lines],
+    )
 
 
 def rows_for(
