@@ -12,7 +12,8 @@ thread of its own, in batches:
 - at start, the records any process left waiting (a process killed between a write and
   its extraction): the backlog as it stood when the fill started (``recover``), like the
   missing vectors the backfill finds, walked after this process's own records (when a
-  write started the walk: once its writes pause, as they are);
+  write started the walk: once its writes pause, as they are; writes that never pause still
+  let it go on, a page after each batch of their own taken before they paused);
 - a reader of facts in this process (``settle``: ``Memory.facts``, a search's currency
   stage) hurries it and waits, so a fact said a moment ago is read.
 
@@ -72,6 +73,7 @@ class FactsFill:
         self._recover_upto: int | None = None  # the backlog at start, still to walk
         self._recover_after = 0
         self._recovered = False  # the walk was started (once per process)
+        self._walk_due = False  # a batch was due before a pause: the walk's page comes next
         self._hurry = 0  # readers waiting: extract now
         self._busy = False  # a batch is being extracted
         self._stopped = False
@@ -215,12 +217,18 @@ class FactsFill:
         """The next batch (owed rowids, or a page of the backlog walk); None: stopped. Holds
         the condition; waits for work and, unless hurried, for the writes to pause."""
         while not self._stopped:
+            if self._walk_due and self._recover_upto is not None:
+                # writes that never pause would hold the walk back for as long as they go on
+                self._walk_due = False
+                return FactBacklog(BATCH, self._recover_after, self._recover_upto)
             if self._owed:
                 now = time.monotonic()
-                left = min(self._last_at + self.quiet_s, self._first_at + self.max_wait_s) - now
+                paused_at = self._last_at + self.quiet_s
+                left = min(paused_at, self._first_at + self.max_wait_s) - now
                 if left > 0 and not self._hurry:
                     self._cond.wait(left)
                     continue
+                self._walk_due = paused_at > now  # taken before the writes paused
                 batch = list(self._owed)[:BATCH]
                 for rowid in batch:
                     del self._owed[rowid]

@@ -4,6 +4,7 @@ and both wait for its writes to pause, however the fill's thread is scheduled.""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from remem.ingest.facts_fill import FactsFill
@@ -55,5 +56,35 @@ def test_the_backlog_a_first_write_finds_waits_for_the_writes_to_pause():
     assert read == []  # the writes have not paused: nothing is read yet
     assert fill.settle(60)
     assert sorted(read) == [left, mine]
+    assert store.count_awaiting_facts() == 0
+    fill.stop()
+
+
+def test_writes_that_never_pause_do_not_hold_the_backlog_walk_back():
+    """Before, the walk waited for a moment with nothing owed: a writer whose next message
+    always arrived while the last batch was being read (a busy bot) left another process's
+    records unread for as long as it wrote. Now each batch taken before the writes paused
+    (made due by ``max_wait_s``) is followed by a page of the walk."""
+    store = InMemoryStore()
+    left = write(store, "I live in Shenzhen now")  # another process's, still waiting
+    read: list[int] = []
+    writes = 40
+    fill: FactsFill
+
+    def extract(records: Sequence[Record]) -> None:
+        nonlocal writes
+        read.extend(r.rowid for r in records if r.rowid is not None)
+        if writes and left not in read:  # the next message arrives while this batch is read
+            writes -= 1
+            fill.owe([write(store, f"message {writes}")])
+
+    fill = FactsFill(store, extract, quiet_s=HOUR, max_wait_s=0.01)
+    fill.owe([write(store, "I work at Acme now")])
+    deadline = time.monotonic() + 60
+    while writes and left not in read and time.monotonic() < deadline:
+        time.sleep(0.01)  # not settle(): a reader waiting hurries the fill
+    assert fill.settle(60)
+    assert left in read
+    assert writes > 30, f"the walk waited for {40 - writes} batches of a burst"
     assert store.count_awaiting_facts() == 0
     fill.stop()
