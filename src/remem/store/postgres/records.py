@@ -14,7 +14,13 @@ from remem.store.base import ContextMoved, PreviousTurn, RecordRow
 from remem.store.memory.lexical_index import terms
 from remem.store.postgres.connection import REV, PostgresConnection
 from remem.store.postgres.filters import RECORD_COLUMNS
-from remem.store.postgres.lexical import ADD_TERMS, TERM_ROWS, LexicalWriter, tsvector_text
+from remem.store.postgres.lexical import (
+    ADD_TERMS,
+    TERM_ROWS,
+    LexicalWriter,
+    term_rows,
+    tsvector_text,
+)
 from remem.store.records_sql import InsertBatch, SQLRecords
 from remem.store.rows import INSERT_FIELDS, check_enums, column_value
 from remem.store.sql_dialect import POSTGRES
@@ -161,9 +167,7 @@ class RecordsMixin(SQLRecords, PostgresConnection):
             " ".join(ctx),
             tsvector_text(own, ctx),
             len(own) + len(ctx),
-            list(by_term),
-            [d[0] for d in by_term.values()],
-            [d[1] for d in by_term.values()],
+            *term_rows(by_term),
             1,  # lex_rows: one lexical row
             len(own) + len(ctx),
         ]
