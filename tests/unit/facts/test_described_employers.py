@@ -141,6 +141,23 @@ def test_a_named_employer_closes_the_described_one_before_it():
     assert [f.value for f in jobs if not f.holds_at(now)] == ["housing charity in Govan"]
 
 
+@pytest.mark.parametrize(
+    "text", ["I got hired by Sarah, she needed help at the market", "I joined Sarah in Leeds"]
+)
+def test_a_person_the_store_knows_is_no_employer(text):
+    """Hired by, or joined, someone who speaks in the chat: a person, not a workplace, and
+    an employer read there would close the real one."""
+    chat = [("Sarah", "Hi all, Sarah here"), ("Theo", text)]
+    records = [
+        Record(
+            id=f"r{i}", kind="message", text=said, speaker_label=who, created_at=day("2026-05-27")
+        )
+        for i, (who, said) in enumerate(chat)
+    ]
+    found = statements_of_conversation(records, ExtractionContext(people=people_of(records)))
+    assert not [f for f in found if f.attribute == "works_at"]
+
+
 def test_he_or_she_is_the_person_just_named():
     kate = (name_subject("Kate"), "Kate")
     found = read(
