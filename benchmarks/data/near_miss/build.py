@@ -112,6 +112,10 @@ HELD_OUT = frozenset(
         "zhengkai",
     }
 )
+# chats added to a host after these sets were written (changed_facts' described employers):
+# a template's turn follows a chat's place in its host (``start``), so asking them would
+# rewrite the questions of every later chat, the held-out part's too
+NOT_ASKED = frozenset(("changed_facts", c) for c in ("maxiao", "nadia", "theo", "xuqing"))
 PER_PERSON = {"locomo": 3, "zh_groupchat": 2, "changed_facts": 2}
 MIN_LINES = {"locomo": 50, "zh_groupchat": 20, "changed_facts": 4}
 # speaker labels that are roles or bots, not a person one would ask about by that name
@@ -470,7 +474,8 @@ def build(shared_dir: Path) -> tuple[list[dict], list[dict]]:
         existing = {q["query"] for q in read_jsonl(host_dir(host, shared_dir) / "queries.jsonl")}
         by_conv: dict[str, list[dict]] = {}
         for turn in corpus:
-            by_conv.setdefault(turn["conversation"], []).append(turn)
+            if (host, turn["conversation"]) not in NOT_ASKED:
+                by_conv.setdefault(turn["conversation"], []).append(turn)
         for c, (conv, turns) in enumerate(by_conv.items()):
             found = hand_written_for(host, conv, turns) + questions_for(
                 host, conv, turns, start=3 * c + n

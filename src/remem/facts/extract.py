@@ -53,7 +53,13 @@ from remem.facts.model import (
 )
 from remem.facts.rule import Rule, RuleSet
 from remem.facts.rule_sets import EN_ALL, EN_AND_THINGS, THINGS_EN, ZH_ALL
-from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
+from remem.facts.subjects import (
+    RELATIONS_EN,
+    RELATIONS_ZH,
+    names_a_person,
+    relative_subject,
+    resolve_name,
+)
 from remem.facts.when import moment_of
 from remem.text.assertion import asserted_part, not_a_statement
 from remem.text.lazy_re import lazy_compile
@@ -78,6 +84,7 @@ _PLACE_SUFFIX = lazy_compile(r"(?:那边|這邊|这边|附近|一带|那兒|那�
 _ENGLISH = lazy_compile(r"\b(?:I|I'm|my|we|We|My)\s+[a-z]{2,}")
 _WHOLE_ONLY = ("sarcasm", "an example")
 _PRONOUNS = {"he", "she", "他", "她"}
+_ORGANISATIONS = ("works_at", "studies_at")
 _NOBODY = "\x00nobody"  # the speaker of a record that names none (its "I" is nobody's)
 _SPEAKER_WORDS = {"", "i", "we", "my", "our", "me", "我", "我们", "我的"}
 _DATE_SUFFIX = lazy_compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
@@ -272,6 +279,8 @@ def _matches(
                 continue
             if value is not None and len(value) > 60:
                 continue  # a run-on clause, not a value
+            if value and attribute in _ORGANISATIONS and names_a_person(value, context.people):
+                continue  # "I got hired by Sarah", "I joined Tom": a person, not an employer
             out.append(
                 Found(
                     who[0],

@@ -2,7 +2,8 @@
 startup in Munich", "joined a small fintech company", "我在一家慕尼黑的机器人创业公司上班了",
 "我换工作了，现在在一家做机器人的初创公司". The rules beside ``rules_en`` / ``rules_zh``, whose
 joining rules take a named employer only ("I joined Acme", a capitalised value) and whose
-Chinese values stop at twelve characters.
+Chinese values stop at twelve characters; and a named employer after the verbs of taking a job
+that ``rules_en`` does not take ("I got hired by Corran Software", ``NAMED_EN``).
 
 The value is the noun phrase as said ("robotics startup in Munich" once ``values_en.clip``
 has taken the article off; "一家慕尼黑的机器人创业公司", 一家 kept as the named-in-Chinese values
@@ -56,6 +57,18 @@ _TOOK_JOB = (
     r"(?:at|with)|(?:was\s+|been\s+|got\s+)hired\s+(?:at|by))"
 )
 _TAKER = rf"{S0_EN}(?:'ve|\s+have|\s+has)?{ADV_EN}\s*{_TOOK_JOB}\s+"
+# the same verbs before a name, those rules_en's named joining rule (joined, started at, got a
+# job at) does not take: "I got hired by Corran Software", "took a job with Halden Foods". Read
+# only when described, an employer named after one closed nothing, and the described one before
+# it stayed the current employer (changed_facts theo). Not "joined" or "started working with":
+# rules_en reads the one, and the other is as often said of a person
+_TOOK_NAMED = (
+    r"(?i:started\s+(?:a\s+)?(?:new\s+)?job\s+(?:at|with)|"
+    r"(?:got|took|landed|accepted|found)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+"
+    r"(?:at|with)|(?:was\s+|been\s+|got\s+)hired\s+(?:at|by))"
+)
+_TAKER_NAMED = rf"{S0_EN}(?:'ve|\s+have|\s+has)?{ADV_EN}\s*{_TOOK_NAMED}\s+"
+NAMED_EN = rule(rf"{_TAKER_NAMED}{_NOT_NAME}{CAP}", "works_at", 0.8)  # "got hired by Acme"
 
 RULES_EN: list[Rule] = [
     # described, then named: "I joined a startup called Nimbus", "... a small agency, Hatch"
@@ -67,6 +80,7 @@ RULES_EN: list[Rule] = [
         names=True,
     ),
     rule(rf"{_TAKER}{_DESCRIBED}", "works_at", 0.8),
+    NAMED_EN,
 ]
 
 # ------------------------------------------------------------------ Chinese

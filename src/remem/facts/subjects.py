@@ -160,6 +160,12 @@ def people_of(records: Iterable[Record]) -> dict[str, str]:
     return {form: next(iter(keys)) for form, keys in owners.items() if len(keys) == 1}
 
 
+def names_a_person(value: str, people: Mapping[str, str]) -> bool:
+    """Whether ``value`` is a name or alias one of the store's people goes by."""
+    value = value.strip()
+    return value.casefold() in people or to_simplified(value).casefold() in people
+
+
 def resolve_name(name: str, people: Mapping[str, str] | None) -> str:
     """The subject key of a person named in a statement."""
     folded = to_simplified(name.strip()).casefold()

@@ -8,9 +8,12 @@ from __future__ import annotations
 import pytest
 
 from remem.facts import rules_employers
-from remem.facts.extract import ExtractionContext
+from remem.facts.extract import ExtractionContext, statements_of_conversation
+from remem.facts.fold import fold
 from remem.facts.literals import required
 from remem.facts.model import name_subject
+from remem.facts.subjects import people_of
+from remem.types import Record
 from unit.facts.reading import day, facts, read
 
 POSITIVES = [
@@ -74,6 +77,29 @@ NEGATIVES = [
 ]
 
 
+# named after the verbs the described rules take and rules_en's named joining rule does not:
+# each read no employer before (changed_facts theo: Corran Software never closed the charity)
+NAMED = [
+    (
+        "Big one: I got hired by Corran Software, start on June 15th as a junior developer",
+        "Corran Software",
+    ),
+    ("I took a job with Halden Foods.", "Halden Foods"),
+    ("Landed a job at Brightwell last week!", "Brightwell"),
+    ("I was hired by Globex in March.", "Globex"),
+    ("I've accepted a position at Initech.", "Initech"),
+    ("I started a job with Umbrella Health on Monday.", "Umbrella Health"),
+]
+
+NAMED_NEGATIVES = [
+    "If I got hired by Globex, I'd move to London.",
+    "Did you get hired by Globex?",
+    "I almost took a job with Globex.",
+    "I didn't get the job at Globex.",
+    "I started working with Priya on the redesign.",  # a person, not an employer
+]
+
+
 @pytest.mark.parametrize(("text", "speaker", "who", "value"), POSITIVES)
 def test_a_described_employer_is_read(text, speaker, who, value):
     found = facts(text, speaker=speaker)
@@ -84,6 +110,52 @@ def test_a_described_employer_is_read(text, speaker, who, value):
 @pytest.mark.parametrize("text", NEGATIVES)
 def test_no_employer_is_read_where_none_is_taken(text):
     assert not [f for f in facts(text) if f[1] == "works_at"]
+
+
+@pytest.mark.parametrize(("text", "value"), NAMED)
+def test_a_named_employer_after_the_same_verbs_is_read(text, value):
+    found = facts(text, speaker="Theo")
+    assert [f for f in found if f[1] == "works_at"] == [("Theo", "works_at", value, "assert")]
+
+
+@pytest.mark.parametrize("text", NAMED_NEGATIVES)
+def test_no_named_employer_is_read_where_none_is_taken(text):
+    assert not [f for f in facts(text, speaker="Theo") if f[1] == "works_at"]
+
+
+def test_a_named_employer_closes_the_described_one_before_it():
+    """changed_facts theo: the charity he joined, then Corran Software; the current employer
+    was the charity, the only one read."""
+    chat = [
+        ("2026-01-22", "In. I joined a housing charity in Govan last spring, so I finish at five"),
+        ("2026-05-27", "Big one: I got hired by Corran Software, start on June 15th"),
+    ]
+    records = [
+        Record(id=f"r{i}", kind="message", text=text, speaker_label="Theo", created_at=day(when))
+        for i, (when, text) in enumerate(chat)
+    ]
+    found = statements_of_conversation(records, ExtractionContext(people=people_of(records)))
+    jobs = [f for f in fold(found) if f.attribute == "works_at"]
+    now = day("2026-09-02")
+    assert [f.value for f in jobs if f.holds_at(now)] == ["Corran Software"]
+    assert [f.value for f in jobs if not f.holds_at(now)] == ["housing charity in Govan"]
+
+
+@pytest.mark.parametrize(
+    "text", ["I got hired by Sarah, she needed help at the market", "I joined Sarah in Leeds"]
+)
+def test_a_person_the_store_knows_is_no_employer(text):
+    """Hired by, or joined, someone who speaks in the chat: a person, not a workplace, and
+    an employer read there would close the real one."""
+    chat = [("Sarah", "Hi all, Sarah here"), ("Theo", text)]
+    records = [
+        Record(
+            id=f"r{i}", kind="message", text=said, speaker_label=who, created_at=day("2026-05-27")
+        )
+        for i, (who, said) in enumerate(chat)
+    ]
+    found = statements_of_conversation(records, ExtractionContext(people=people_of(records)))
+    assert not [f for f in found if f.attribute == "works_at"]
 
 
 def test_he_or_she_is_the_person_just_named():
@@ -103,7 +175,9 @@ def test_the_time_said_starts_the_new_job():
 @pytest.mark.parametrize("rule", rules_employers.RULES_EN + rules_employers.RULES_ZH)
 def test_every_rule_needs_a_word_of_its_own(rule):
     """A rule with no word it provably needs would run on every sentence (issue 47): each
-    needs a verb of taking a job (or 在 / 换工作) and a word for a workplace."""
+    needs a verb of taking a job (or 在 / 换工作) and, unless it reads a name, a word for a
+    workplace."""
     clauses = required(rule.source, rule.flags)
-    assert len(clauses) >= 2  # the verb (or 在) and the workplace, at least
+    # the verb (or 在) and the workplace, at least; a name has no word of its own
+    assert len(clauses) >= (1 if rule is rules_employers.NAMED_EN else 2)
     assert any(min(map(len, clause)) >= 2 for clause in clauses)  # one not a single letter
