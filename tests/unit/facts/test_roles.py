@@ -34,6 +34,8 @@ POSITIVES = [
         {("Ann", "role", "senior engineer"), ("Ann", "works_at", "Google")},
     ),
     ("Now working for Globex.", "Ann", {("Ann", "works_at", "Globex")}),
+    # a student's place is a school: the role only, no employer
+    ("Still a PhD student at UCL", "Ann", {("Ann", "role", "PhD student")}),
     (
         "I run the finance side, it's just me and a spreadsheet for now, fourteen people in total",
         "Nadia",
