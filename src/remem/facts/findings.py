@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from remem.facts.model import thing_name, thing_subject, value_key
+from remem.facts.model import thing_key, thing_name, thing_subject, value_key
 from remem.facts.rule import Rule
 
 
@@ -92,6 +92,7 @@ def distinct(found: list[Found]) -> list[Found]:
         seen.setdefault(key, f)
     named = {(f.subject, f.attribute) for f in seen.values() if f.rule.names}
     kept = [f for f in seen.values() if f.rule.names or (f.subject, f.attribute) not in named]
+    kept = _jobs_not_held(kept)
     return [
         f
         for f in kept
@@ -106,4 +107,22 @@ def distinct(found: list[Found]) -> list[Found]:
             and value_key(g.value).startswith(value_key(f.value))
             for g in kept
         )
+    ]
+
+
+def _jobs_not_held(found: list[Found]) -> list[Found]:
+    """ "我负责亚马逊店铺的运营" is read as the speaker's role (``rules_roles``) and as who holds
+    运营 (``rules_things``, for "我负责这次小程序的后端"): the role is what it says, and
+    ``held_by`` is for a role only one person holds (a lead, ``holders_of_roles``), so the
+    second reading gives way unless the role is one of those."""
+    jobs = {
+        (f.name, thing_key(f.value))
+        for f in found
+        if f.attribute == "role"
+        and f.rule.polarity == "assert"
+        and f.value
+        and not _ONE_HOLDER.search(f.value.strip())
+    }
+    return [
+        f for f in found if not (f.attribute == "held_by" and (f.value, thing_key(f.name)) in jobs)
     ]

@@ -66,7 +66,10 @@ _EN: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     ),
     (
         lazy_compile(
-            r"\b(?:job|role|title|position|occupation|profession|do for (?:a )?(?:living|work))\b",
+            r"\b(?:job|role|title|position|occupation|profession|do for (?:a )?(?:living|work))\b|"
+            # "What does Nadia do at her company?": the job, not the company
+            r"\bdo (?:at|in) (?:(?:her|his|their|the|your|my) )?(?:new )?(?:company|job|work|"
+            r"startup|firm|office|business)\b",
             _I,
         ),
         _JOB,
@@ -105,7 +108,11 @@ _ZH: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (lazy_compile(r"宠物|养的|养了|狗|猫"), ("pet",)),
     (lazy_compile(r"车"), ("owns",)),
     (lazy_compile(r"读书|学校|大学|上学|读研|读博|念书|专业|学什么"), ("studies_at",)),
-    (lazy_compile(r"职位|职务|岗位|头衔|职业|什么工作|工作是什么|做什么的|干什么的"), _JOB),
+    # "在公司负责什么": what one does there, not where ("谁负责" asks who holds a task: held_by)
+    (
+        lazy_compile(r"职位|职务|岗位|头衔|职业|什么工作|工作是什么|做什么的|干什么的|负责什么"),
+        _JOB,
+    ),
     (lazy_compile(r"公司|上班|单位|工作"), _WORK),
     (lazy_compile(r"住|城市|家在|哪个区|哪一区"), _HOME),
     (lazy_compile(r"什么运动|什么球|打球|爱好"), ("likes",)),

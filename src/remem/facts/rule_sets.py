@@ -12,22 +12,30 @@ from remem.facts import (
     rules_en,
     rules_homes,
     rules_owned,
+    rules_roles,
     rules_things,
     rules_zh,
 )
 from remem.facts.rule import Rule, RuleSet
 
 ZH_ALL = RuleSet(
-    rules_zh.RULES + rules_employers.RULES_ZH + rules_owned.RULES_ZH + rules_things.RULES_ZH
+    rules_zh.RULES
+    + rules_employers.RULES_ZH
+    + rules_owned.RULES_ZH
+    + rules_roles.RULES_ZH
+    + rules_things.RULES_ZH
 )
 EN_ALL = RuleSet(
     rules_en.RULES
     + rules_employers.RULES_EN
     + rules_owned.RULES_EN
     + rules_homes.RULES_EN
+    + rules_roles.RULES_EN
     + rules_things.RULES_EN
 )
-EN_AND_THINGS = RuleSet(rules_en.RULES + rules_employers.RULES_EN + rules_things.RULES_EN)
+EN_AND_THINGS = RuleSet(
+    rules_en.RULES + rules_employers.RULES_EN + rules_roles.RULES_EN + rules_things.RULES_EN
+)
 THINGS_EN = RuleSet(rules_things.RULES_EN)
 RULE_SETS = (ZH_ALL, EN_ALL, EN_AND_THINGS, THINGS_EN)
 
@@ -40,6 +48,8 @@ RULE_TABLES: dict[str, list[Rule]] = {
     "rules_homes.RULES_EN": rules_homes.RULES_EN,
     "rules_owned.RULES_EN": rules_owned.RULES_EN,
     "rules_owned.RULES_ZH": rules_owned.RULES_ZH,
+    "rules_roles.RULES_EN": rules_roles.RULES_EN,
+    "rules_roles.RULES_ZH": rules_roles.RULES_ZH,
     "rules_things.RULES_EN": rules_things.RULES_EN,
     "rules_things.RULES_ZH": rules_things.RULES_ZH,
     "rules_zh.RULES": rules_zh.RULES,

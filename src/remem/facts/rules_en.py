@@ -47,7 +47,7 @@ _ADV = r"(?:\s+(?:now|still|currently|also|just|recently|finally|already|actuall
 V = r"(?P<value>[^,.;!?()\"“”]+)"
 CAP = r"(?P<value>[A-Z0-9][\w'&-]*(?:\s+(?:&\s+)?[A-Z0-9][\w'&-]*)*)"
 _JOB_WORD = (
-    r"(?:engineer|designer|developer|teacher|analyst|lead|manager|librarian|"
+    r"(?:engineer|designer|developer|teacher|analyst|lead|manager|librarian|auditor|"
     r"nurse|doctor|writer|editor|director|founder|ceo|cto|student|chef|lawyer|accountant|"
     r"architect|scientist|researcher|consultant|intern|therapist|physiotherapist|pharmacist|"
     r"officer|assistant|programmer|artist|photographer|journalist|producer|pilot|driver|"

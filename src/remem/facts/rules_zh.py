@@ -244,7 +244,7 @@ RULES: list[Rule] = [
     ),
     # the value holds no 了: "去了小米做" is 小米, "在一家设计院找到了工作" not "一家设计院找到了"
     rule(
-        rf"{S0}{_ADV}(?:在|去了?)(?:[\u4e00-\u9fff]{{2,3}}的)?(?!家|家里)"
+        rf"{S0}{_ADV}(?:在|去(?!年)了?)(?:[\u4e00-\u9fff]{{2,3}}的)?(?!家|家里)"
         rf"(?P<value>(?:(?![了啦])[\u4e00-\u9fffA-Za-z0-9· ]){{1,12}}?)\s*{_PLACE_OF_WORK}",
         "works_at",
         0.85,

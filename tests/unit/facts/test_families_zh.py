@@ -118,6 +118,7 @@ def test_i_after_a_conjunction_is_the_speaker():
         "我們 2 月 14 號從桃園飛長沙，住到 22 號",
         "入职第三天，甲方的节奏好慢",  # a time, not an employer
         "我在深圳工作两年了",  # a city, not an employer
+        "我去年做财务",  # 去年 is last year: its 年 was read as an employer
         "买了两瓶钙尔奇，寄到家里了",  # bought to use up, not owned
     ],
 )

@@ -63,6 +63,26 @@ def test_words_that_name_no_family_ask_for_no_attribute() -> None:
     assert asked_attributes("汤姆怎么样了") == ()
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does Ann do at her company?",
+        "What does Tom do at the startup?",
+        "汤姆在公司负责什么？",
+    ],
+)
+def test_what_one_does_at_a_company_asks_for_the_job_first(question: str) -> None:
+    """The company named is where the job is, not what is asked (changed_facts nadia, xuqing:
+    the employer's line came first, the job's was below it)."""
+    assert asked_attributes(question)[:2] == ("role", "works_at")
+
+
+def test_doing_at_another_time_or_who_holds_a_task_asks_for_no_job() -> None:
+    assert "role" not in asked_attributes("What does Dad like to do at weekends?")
+    assert "role" not in asked_attributes("What does Ann do in the evenings?")
+    assert asked_attributes("后端现在谁负责？") == ("held_by",)
+
+
 def test_the_first_person_named_is_the_one_asked_about() -> None:
     assert [k for k, _ in asked_subjects("Did Sam meet Mia?", SUBJECTS)] == [
         "name:sam",
