@@ -99,7 +99,8 @@ LONGMEMEVAL_RUN = (
 
 DEMO_TARGET = (
     "`make demo`'s five questions answered at rank 1",
-    '4 of 5: "哪个山间小屋已经订好了？" (an English answer the dictionary does not tie to 订); '
+    '4 of 5: "哪个山间小屋已经订好了？" (its English answer, tied to 订 by "booked", is third, '
+    "below the Chinese line about booking huts ahead); "
     '"Where does Alice work now?" is answered first since the employer it describes ("a '
     'robotics startup in Munich") is read as a fact (facts/rules_employers.py)',
 )

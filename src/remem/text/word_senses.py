@@ -162,6 +162,10 @@ CHINESE_SENSES: dict[str, tuple[str, ...]] = {
     "学": ("learn", "study"),
     "学习": ("learn", "study"),
     "租": ("rent",),
+    # booking: CC-CEDICT's 订 stops at "to order" (to book is not among its senses here)
+    "订": ("book", "reserve", "order"),
+    "预订": ("book", "reserve"),
+    "预定": ("book", "reserve"),
     "付": ("pay",),
     "见面": ("meet",),
     "帮": ("help",),

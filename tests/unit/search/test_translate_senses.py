@@ -72,6 +72,8 @@ CHINESE_RIGHT = {
     "搬": {"move"},
     "工作": {"work", "job"},
     "喜欢": {"like", "love"},
+    # the dictionary's 订 stops at "to order": booking was not among its senses
+    "订": {"book", "reserve", "order"},
 }
 # English words no Chinese word is glossed into (a line holding "still" or "now" is any line)
 ENGLISH_NOTHING = set(ENGLISH_FUNCTION) | set(ENGLISH_VAGUE)
