@@ -69,6 +69,7 @@ _APP_NAMES = lazy_compile(
 _WHERE = lazy_compile(r"\bwhere\b|哪里|哪儿|哪边|哪个区|哪一区|什么地方", re.I)
 _SOMEONE_ELSE_EN = lazy_compile(r"\b(?:he|she|his|her|they|their|i|my|we|our|him|them)\b", re.I)
 _SOMEONE_ELSE_ZH = lazy_compile(r"[他她我]")
+_THIRD_PERSON_EN = lazy_compile(r"\b(?:he|she|his|her|him|they|their|them)\b", re.I)
 _TO_YOU = lazy_compile(r"\byou\b|^\s*where\s+(?:in|at|about|exactly)\b|你|您", re.I)
 _NAMED = lazy_compile(r"(?<!^)\b[A-Z][a-z]+\b")  # a name after the first word: "Where is Tom?"
 _PLACE_NAMED = lazy_compile(r"\b(?:in|at|near|around|from)\s+(?:[A-Z][\w'’-]*\s*)+")
@@ -126,6 +127,19 @@ _ZH_ENDINGS = {
     "studies_at": lazy_compile(r"(?:大学|学院|中学|小学|学校|研究生院)$"),
 }
 _ZH_ENDINGS["located_in"] = _ZH_ENDINGS["lives_in"]
+
+
+def asks_a_third_person(question: str) -> bool:
+    """Whether a question asks about someone other than the one it is put to ("How's Tom
+    doing?", "他搬家了吗？"), not about them ("Where do you live now, Ann?", "你搬家了吗？")."""
+    text = question.strip()
+    if not is_question(text) or _TO_YOU.search(text):
+        return False
+    if re.search(r"[\u4e00-\u9fff]", text):
+        return re.search(r"[他她]", to_simplified(text)) is not None
+    return _THIRD_PERSON_EN.search(text) is not None or (
+        _NAMED.search(_APP_NAMES.sub("", _PLACE_NAMED.sub("", text))) is not None
+    )
 
 
 def asked_of_answerer(question: str) -> str | None:

@@ -36,11 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from remem.facts import (
-    rules_en,
-    rules_zh,
-    values_en,
-)
+from remem.facts import rules_en, rules_zh, subjects, values_en
 from remem.facts.answers import MOVED, after_moves, answer_statements
 from remem.facts.findings import Found, distinct, holder, holders_of_roles, joined_places, thing_of
 from remem.facts.model import (
@@ -53,13 +49,7 @@ from remem.facts.model import (
 )
 from remem.facts.rule import Rule, RuleSet
 from remem.facts.rule_sets import EN_ALL, EN_AND_THINGS, THINGS_EN, ZH_ALL
-from remem.facts.subjects import (
-    RELATIONS_EN,
-    RELATIONS_ZH,
-    names_a_person,
-    relative_subject,
-    resolve_name,
-)
+from remem.facts.subjects import RELATIONS_EN, RELATIONS_ZH, relative_subject, resolve_name
 from remem.facts.when import moment_of
 from remem.text.assertion import asserted_part, not_a_statement
 from remem.text.lazy_re import lazy_compile
@@ -71,11 +61,13 @@ from remem.types import Record
 class ExtractionContext:
     """What the extractor knows beyond the record: the people of the store, by every name
     they go by (casefolded name or alias -> subject key, see ``subjects.people_of``), to
-    resolve "Tom" or "汤姆" to the speaker who is Tom; and ``antecedent``, the (subject key,
-    name) "he" / "她" refers to, or None when nobody or more than one person was just named."""
+    resolve "Tom" or "汤姆" to the speaker who is Tom; ``antecedent``, the (subject key,
+    name) "he" / "她" refers to, or None when nobody or more than one person was just named;
+    ``elided_is_speaker`` False: a left-out subject is nobody's (``service._not_of_another``)."""
 
     people: Mapping[str, str] = field(default_factory=dict)
     antecedent: tuple[str, str] | None = None
+    elided_is_speaker: bool = True
 
 
 _SENTENCE = lazy_compile(r"(?<=[.!?;])\s+|(?<=[。！？；!?…])|\n+")
@@ -149,7 +141,9 @@ def _resolve(
     if raw and len(original) == len(match.string):
         raw = original[match.start("subj") : match.end("subj")].strip()
     if groups.get("implicit") is not None and not raw:
-        return lead if lead is not None else (speaker[0], speaker[1], -0.1)
+        if lead is not None or not context.elided_is_speaker:
+            return lead
+        return speaker[0], speaker[1], -0.1
     text = re.sub(r"'s$", "", raw).strip()
     folded = rules_zh.fold(to_simplified(text)).casefold()
     if folded in _SPEAKER_WORDS:
@@ -279,7 +273,11 @@ def _matches(
                 continue
             if value is not None and len(value) > 60:
                 continue  # a run-on clause, not a value
-            if value and attribute in _ORGANISATIONS and names_a_person(value, context.people):
+            if (
+                value
+                and attribute in _ORGANISATIONS
+                and subjects.names_a_person(value, context.people)
+            ):
                 continue  # "I got hired by Sarah", "I joined Tom": a person, not an employer
             out.append(
                 Found(

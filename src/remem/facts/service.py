@@ -24,11 +24,18 @@ from typing import TypeVar
 
 from remem.config import LLMConfig
 from remem.facts import corrections
-from remem.facts.answers import MOVED, after_moves, answer_statements, opens_with_value
+from remem.facts.answers import (
+    MOVED,
+    after_moves,
+    answer_statements,
+    asks_a_third_person,
+    opens_with_value,
+)
 from remem.facts.extract import (
     ExtractionContext,
     antecedent_after,
     has_pronoun,
+    mentioned,
     statements_of,
     subject_of_speaker,
 )
@@ -38,6 +45,7 @@ from remem.facts.model import Statement
 from remem.facts.subjects import people_of
 from remem.store.base import FactStore, Store
 from remem.store.queries import FactQuery, RecordPage
+from remem.text.assertion import is_question
 from remem.types import Fact, Filters, Record
 
 log = logging.getLogger("remem.facts")
@@ -143,6 +151,8 @@ class FactService:
             before = self.store.previous_texts(record.session, record.created_at, PRONOUN_LOOKBACK)
             context = replace(context, antecedent=antecedent_after(before, context))
         found = statements_of(record, context)
+        if found and record.session:
+            found = self._not_of_another(record, context, found)
         if record.session and opens_with_value(record.shown_text):
             # a bare answer ("高新区，离软件园近"): the session's line before says what it answers
             before = self.store.previous_texts(record.session, record.created_at, 1)
@@ -152,6 +162,37 @@ class FactService:
         if self.reader is not None:
             found += self.reader.statements(record, context, found)
         return found
+
+    def _not_of_another(
+        self, record: Record, context: ExtractionContext, found: list[Statement]
+    ) -> list[Statement]:
+        """``found`` without what a subject left out made the speaker's when the line before,
+        someone else's question, asks about a third person: "How's Tom doing?" - "Moved to
+        Leeds last week" says nothing of the one replying (a wrong home would close theirs).
+        The line before is read only when a left-out subject decided something."""
+        without = statements_of(record, replace(context, elided_is_speaker=False))
+        if len(without) == len(found) or not record.session:
+            return found
+        before = self.store.previous_texts(record.session, record.created_at, 1)
+        if not before or not self._asks_another(before[-1], record, context):
+            return found
+        return without
+
+    @staticmethod
+    def _asks_another(question: Record, reply: Record, context: ExtractionContext) -> bool:
+        """Whether ``question``, someone else's line just before ``reply``, asks about a third
+        person: by pronoun or name ("How's Tom?", "他搬家了吗？") or by naming someone the
+        store knows other than the one replying ("汤姆最近怎么样？")."""
+        asker = question.speaker_label or question.speaker_id
+        if not asker or asker == (reply.speaker_label or reply.speaker_id):
+            return False
+        if asks_a_third_person(question.shown_text):
+            return True
+        replier = subject_of_speaker(reply)
+        named = mentioned(question.shown_text, context.people)
+        return is_question(question.shown_text.strip()) and any(
+            key != (replier[0] if replier else None) for key in named
+        )
 
     def _moves(self, answers: Sequence[Statement]) -> list[Fact]:
         """The stored facts a dated move may have given the answerers (``after_moves``)."""
