@@ -69,6 +69,7 @@ _APP_NAMES = lazy_compile(
 _WHERE = lazy_compile(r"\bwhere\b|哪里|哪儿|哪边|哪个区|哪一区|什么地方", re.I)
 _SOMEONE_ELSE_EN = lazy_compile(r"\b(?:he|she|his|her|they|their|i|my|we|our|him|them)\b", re.I)
 _SOMEONE_ELSE_ZH = lazy_compile(r"[他她我]")
+_SENTENCES = lazy_compile(r"(?<=[.!?。！？])\s*")
 _THIRD_PERSON_EN = lazy_compile(r"\b(?:he|she|his|her|him|they|their|them)\b", re.I)
 _TO_YOU = lazy_compile(r"\byou\b|^\s*where\s+(?:in|at|about|exactly)\b|你|您", re.I)
 _NAMED = lazy_compile(r"(?<!^)\b[A-Z][a-z]+\b")  # a name after the first word: "Where is Tom?"
@@ -132,7 +133,9 @@ _ZH_ENDINGS["located_in"] = _ZH_ENDINGS["lives_in"]
 def asks_a_third_person(question: str) -> bool:
     """Whether a question asks about someone other than the one it is put to ("How's Tom
     doing?", "他搬家了吗？"), not about them ("Where do you live now, Ann?", "你搬家了吗？")."""
-    text = question.strip()
+    # the question itself, its last sentence: "Happy birthday! Still in Berlin?" names no one
+    # (a capital starting a sentence is no name)
+    text = ([s for s in _SENTENCES.split(question.strip()) if s.strip()] or [""])[-1].strip()
     if not is_question(text) or _TO_YOU.search(text):
         return False
     if re.search(r"[\u4e00-\u9fff]", text):

@@ -58,12 +58,18 @@ def test_a_known_person_named_in_chinese_is_someone_else():
 
 
 @pytest.mark.parametrize(
-    "question", ["Where do you live now, Bob?", "What's new with you?", "你现在住哪？"]
+    ("question", "reply", "value"),
+    [
+        ("Where do you live now, Bob?", "Moved to Leeds last week.", "Leeds"),
+        ("What's new with you?", "Moved to Leeds last week.", "Leeds"),
+        ("你现在住哪？", "搬到上海了", "上海"),
+        # the question is its last sentence: a capital opening it names no one (changed_facts
+        # liam lost his Berlin line to "Happy birthday mate! Still in Berlin?")
+        ("Happy birthday mate! Still in Berlin?", "Yeah, still in Berlin, Kreuzberg", "Berlin"),
+    ],
 )
-def test_asked_of_the_one_replying_a_left_out_subject_is_theirs(question):
-    reply = "搬到上海了" if "你" in question else "Moved to Leeds last week."
-    found = facts_after([("Ann", question), ("Bob", reply)])
-    assert ("Bob", "lives_in", "上海" if "你" in question else "Leeds") in found
+def test_asked_of_the_one_replying_a_left_out_subject_is_theirs(question, reply, value):
+    assert ("Bob", "lives_in", value) in facts_after([("Ann", question), ("Bob", reply)])
 
 
 def test_without_a_question_before_it_a_left_out_subject_is_the_speakers():
