@@ -22,11 +22,11 @@ from remem_bench.report_latency import SOURCES as LATENCY_SOURCES
 from remem_bench.report_latency import section as latency_section
 
 # The runs today's figures come from: the quick suite with every channel (2026-12-07, the
-# defaults of its note's commit) and LongMemEval, whose stores take over an hour to build, with
-# the defaults of 2026-12-03 (not rerun since: ``LONGMEMEVAL_RUN`` says so on the page).
+# defaults of its note's commit) and LongMemEval with the defaults alone, whose stores take
+# over an hour to build (``LONGMEMEVAL_RUN`` says when, on the page).
 SOURCES = {
     "quick": "defaults-2026-12-07-quick.json",
-    "longmemeval": "defaults-2026-12-03-late.json",
+    "longmemeval": "defaults-2026-12-07-longmemeval.json",
     "bounds": "target-bounds.json",
     "facts": "fact-extraction.json",
     "keyword": "keyword-vs-bm25.json",
@@ -91,10 +91,9 @@ and `--no-embed` stores thousands per second. PostgreSQL figures and sizing:
 [scaling.md](scaling.md).
 """
 
-# defaults-2026-12-03-late.json says nothing of when it was run: HISTORY.md does
 LONGMEMEVAL_RUN = (
-    "2026-12-03 with the defaults of that day (hits in the pipeline's order); its stores take "
-    "over an hour to build and it was not rerun with today's"
+    "2026-12-07 with the defaults at 3e48d46 (suite_variants.py, default and keyword-only "
+    "variants, stores built the same day)"
 )
 
 DEMO_TARGET = (
