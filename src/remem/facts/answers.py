@@ -130,6 +130,12 @@ _ZH_ENDINGS = {
 _ZH_ENDINGS["located_in"] = _ZH_ENDINGS["lives_in"]
 
 
+def asked_by_another(question: Record, reply: Record) -> bool:
+    """Whether ``question`` was said by someone known, other than the one who ``reply``'s."""
+    asker = question.speaker_label or question.speaker_id
+    return bool(asker) and asker != (reply.speaker_label or reply.speaker_id)
+
+
 def asks_a_third_person(question: str) -> bool:
     """Whether a question asks about someone other than the one it is put to ("How's Tom
     doing?", "他搬家了吗？"), not about them ("Where do you live now, Ann?", "你搬家了吗？")."""
@@ -208,8 +214,7 @@ def answer_statements(
     assistant's reply states nothing about anyone."""
     if speaker is None or reply.role == "assistant" or not opens_with_value(reply.shown_text):
         return []
-    asker = question.speaker_label or question.speaker_id
-    if not asker or asker == (reply.speaker_label or reply.speaker_id):
+    if not asked_by_another(question, reply):
         return []
     if question.session != reply.session:
         return []  # another chat's question

@@ -28,6 +28,7 @@ from remem.facts.answers import (
     MOVED,
     after_moves,
     answer_statements,
+    asked_by_another,
     asks_a_third_person,
     opens_with_value,
 )
@@ -183,8 +184,7 @@ class FactService:
         """Whether ``question``, someone else's line just before ``reply``, asks about a third
         person: by pronoun or name ("How's Tom?", "他搬家了吗？") or by naming someone the
         store knows other than the one replying ("汤姆最近怎么样？")."""
-        asker = question.speaker_label or question.speaker_id
-        if not asker or asker == (reply.speaker_label or reply.speaker_id):
+        if not asked_by_another(question, reply):
             return False
         if asks_a_third_person(question.shown_text):
             return True
