@@ -13,6 +13,7 @@ from remem.search.candidates import Candidate
 from remem.search.context import Request, StageContext
 from remem.search.query_terms import query_weights, term_coverage
 from remem.store.queries import SessionWindow
+from remem.text.dialogue import newest_message
 from remem.text.intent import speaks_of_self
 from remem.text.noise import is_noise
 from remem.types import Record
@@ -141,13 +142,6 @@ def same_user(cands: list[Candidate], request: Request) -> list[Candidate]:
         if c.record.speaker_id == request.asker or request.asker in c.record.mentions:
             c.set("same_user", c.score * boost)
     return cands
-
-
-def newest_message(query: str) -> str:
-    """A chat turn's newest message: the query's last non-empty line (the whole of a
-    one-line question, however long)."""
-    lines = [line for line in query.splitlines() if line.strip()]
-    return lines[-1] if lines else query
 
 
 def self_reference(cands: list[Candidate], request: Request) -> list[Candidate]:

@@ -45,6 +45,14 @@ def dialogue_messages(query: str) -> list[str]:
     return [p[1] if p is not None else line for p, line in zip(parsed, lines, strict=True)]
 
 
+def newest_message(query: str) -> str:
+    """A chat turn's newest message: the query's last non-empty line (the whole of a
+    one-line question, however long). What the turn asks now is there: a question an
+    assistant put in an older line ("How many pets will they look after?") is not the user's."""
+    lines = [line for line in query.splitlines() if line.strip()]
+    return lines[-1] if lines else query
+
+
 def speaker_labels(query: str) -> list[str]:
     """The distinct speaker labels of a query that is the chat so far, in order of first
     appearance; [] for anything else."""

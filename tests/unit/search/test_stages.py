@@ -489,6 +489,26 @@ def test_aggregate_spread_leaves_other_questions_and_can_be_switched_off():
     assert [c.rowid for c in diversity.aggregate_spread(list(cands), off)] == [1, 2, 3, 4]
 
 
+@pytest.mark.parametrize(
+    "query, spread",
+    [
+        # the assistant's count, or the user's count two messages back, is not asked now
+        (
+            "Priya: need a pet sitter\nAssistant: How many pets will they look after?\n"
+            "Priya: you know my lot, write the ad for me",
+            False,
+        ),
+        ("老王：下周要去亲戚家住几天\n助手：东西准备好了吗？\n老王：我每天要吃的药别忘了", False),
+        ("Priya: need a pet sitter\nAssistant: Sure.\nPriya: how many cats do I have?", True),
+    ],
+)
+def test_aggregate_spread_reads_a_chat_turn_by_its_newest_message(query, spread):
+    cands = [cand(1, 0.9, session="a"), cand(2, 0.8, session="a"), cand(3, 0.7, session="a")]
+    cands.append(cand(4, 0.6, session="b"))
+    out = [c.rowid for c in diversity.aggregate_spread(list(cands), ctx(query=query))]
+    assert out == ([1, 2, 4, 3] if spread else [1, 2, 3, 4])
+
+
 def test_a_capped_neighbour_stays_below_its_anchor_after_the_relevance_rescale():
     import math
     import random
