@@ -105,6 +105,26 @@ def store_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
         out.put(timed_writes(spec, gate, write))
 
 
+def message_text(spec: dict[str, Any], worker: int, i: int) -> str:
+    """The ``i``-th message of a writer: a line of ``--texts`` in turn (each writer starting
+    at its own place), else the synthetic "worker 3 took the ferry 12" (which states no
+    fact: the facts fill reads it and finds nothing)."""
+    texts = spec.get("texts")
+    if texts:
+        return texts[(worker * 997 + i) % len(texts)]
+    return f"worker {worker} took the ferry {i}"
+
+
+def load_texts(path: Path | None) -> list[str] | None:
+    """The texts of a corpus.jsonl (its "text" fields) or of a plain file (a line each)."""
+    if path is None:
+        return None
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if path.suffix == ".jsonl":
+        lines = [json.loads(line)["text"] for line in lines]
+    return [line for line in lines if line.strip()]
+
+
 def timed_writes(spec: dict[str, Any], gate: Any, write: Callable[[dict], Any]) -> dict:
     """One writer's messages, each through ``write``, as fast as it returns until the gate's
     clock runs out: each ack's latency, the ids acknowledged and the CPU spent."""
@@ -117,7 +137,7 @@ def timed_writes(spec: dict[str, Any], gate: Any, write: Callable[[dict], Any]) 
     while time.monotonic() < stop_at:
         rid = f"w{worker}-{i}-{uuid.uuid4().hex[:6]}"
         t0 = time.perf_counter()
-        write({"id": rid, "text": f"worker {worker} took the ferry {i}", "session": f"s{worker}"})
+        write({"id": rid, "text": message_text(spec, worker, i), "session": f"s{worker}"})
         lat.append(time.perf_counter() - t0)
         ids.append(rid)
         i += 1
@@ -281,6 +301,7 @@ def run_sqlite(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "db": _fresh_sqlite(work / f"{name}.db"),
             "overrides": overrides,
             "seconds": args.seconds,
+            "texts": load_texts(args.texts),
         }
         with _open(spec):
             pass  # create and migrate before the clock starts
@@ -370,6 +391,7 @@ def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
         "db": _named(args.db, "remem-writers"),
         "overrides": {"store.pg_schema": args.pg_schema},
         "seconds": args.seconds,
+        "texts": load_texts(args.texts),
     }
     with _open(spec) as mem:
         mem.delete_all()
@@ -417,6 +439,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="also run the store's insert alone, its rows prepared before the clock "
         "(configuration store-only: what the write path adds to the store's SQL)",
     )
+    parser.add_argument(
+        "--texts",
+        type=Path,
+        help="write these messages in turn (a corpus.jsonl's texts, or a line each) instead "
+        "of a synthetic line that states no fact: a real chat's share of lines read for facts",
+    )
     parser.add_argument("--note", help="date, machine and its load")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--out", type=Path, help="also write the JSON report here")
@@ -435,6 +463,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "writers": args.writers,
         "searchers": args.searchers,
         "seconds": args.seconds,
+        "texts": str(args.texts) if args.texts else None,
         "started": started,
         "results": rows,
     }

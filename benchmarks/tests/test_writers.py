@@ -48,6 +48,26 @@ def test_sqlite_configurations_in_one_run(tmp_path):
     assert report["results"]["remem"]["searches"] > 0
 
 
+def test_the_writers_can_send_a_real_chats_lines(tmp_path):
+    """--texts: the lines of a corpus, in turn, so the facts fill reads what a chat makes it
+    read; every line written is stored with its text."""
+    import sqlite3
+
+    corpus = tmp_path / "corpus.jsonl"
+    lines = ["I moved to Leeds last month", "haha same", "我搬到上海了"]
+    corpus.write_text("".join(json.dumps({"text": t}) + "\n" for t in lines), encoding="utf-8")
+    work = tmp_path / "w"
+    report = _run(
+        "--db", str(work), "--writers", "1", "--searchers", "0", "--seconds", "1",
+        "--texts", str(corpus), tmp_path=tmp_path,
+    )  # fmt: skip
+    assert report["texts"] == str(corpus)
+    _check_rows(report["results"], {"remem", "remem-no-group", "bare-full", "bare-normal"})
+    with sqlite3.connect(work / "remem.db") as c:
+        written = {t for (t,) in c.execute("SELECT text FROM records WHERE id NOT LIKE 'warm-%'")}
+    assert written == set(lines)
+
+
 def test_postgres_beside_a_bare_insert_loop(tmp_path):
     pytest.importorskip("psycopg")
     from pg_server import fresh_schema, pg_url
