@@ -12,6 +12,8 @@ PostgreSQL the server's (``ServerCPU``: when the server runs on this machine). C
   the store and the API are measured, not the model);
 - ``remem-no-group`` (SQLite): the same with ``store.group_commit = false`` (every commit
   ``synchronous=FULL``): the figure before group commit, in the same run;
+- ``remem-threads`` (with ``--threads``): the same writers as threads of one process sharing
+  one ``Memory`` (PostgreSQL: one pool with a connection per writer), a server's shape;
 - ``store-only`` (with ``--store-only``): the store's insert alone, each message's row made
   by the write path once before the clock: the store's SQL without the write path's Python,
   so the distance from ``remem`` says which of the two a faster write needs;
@@ -128,11 +130,18 @@ def load_texts(path: Path | None) -> list[str] | None:
 def timed_writes(spec: dict[str, Any], gate: Any, write: Callable[[dict], Any]) -> dict:
     """One writer's messages, each through ``write``, as fast as it returns until the gate's
     clock runs out: each ack's latency, the ids acknowledged and the CPU spent."""
-    lat: list[float] = []
-    ids: list[str] = []
-    worker = spec["worker"]
     stop_at = gate.start(spec["seconds"])
     cpu0 = time.process_time()
+    lat, ids = writes_until(stop_at, spec, spec["worker"], write)
+    return {"lat": lat, "ids": ids, "cpu": time.process_time() - cpu0}
+
+
+def writes_until(
+    stop_at: float, spec: dict[str, Any], worker: int, write: Callable[[dict], Any]
+) -> tuple[list[float], list[str]]:
+    """Writer ``worker``'s messages until ``stop_at``: each ack's latency and id."""
+    lat: list[float] = []
+    ids: list[str] = []
     i = 0
     while time.monotonic() < stop_at:
         rid = f"w{worker}-{i}-{uuid.uuid4().hex[:6]}"
@@ -141,7 +150,36 @@ def timed_writes(spec: dict[str, Any], gate: Any, write: Callable[[dict], Any]) 
         lat.append(time.perf_counter() - t0)
         ids.append(rid)
         i += 1
-    return {"lat": lat, "ids": ids, "cpu": time.process_time() - cpu0}
+    return lat, ids
+
+
+def threaded_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
+    """``spec["threads"]`` writers as threads of one process sharing one ``Memory`` (one
+    PostgreSQL pool of ``store.pool_size`` connections, one SQLite writer): a REST server's
+    or a bot's shape, where processes are ``remem_writer``'s."""
+    with _open(spec) as mem:
+        mem.ingest({"id": f"warm-t-{uuid.uuid4().hex[:6]}", "text": "warm up the ferry"})
+        mem.wait_facts(60)
+        stop_at = gate.start(spec["seconds"])
+        cpu0 = time.process_time()
+        done: list[tuple[list[float], list[str]]] = [([], [])] * spec["threads"]
+
+        def run(worker: int) -> None:
+            done[worker] = writes_until(stop_at, spec, worker, mem.ingest)
+
+        threads = [threading.Thread(target=run, args=(w,)) for w in range(spec["threads"])]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        mem.wait_facts(60)  # the facts of the last writes, as remem_writer counts them
+        out.put(
+            {
+                "lat": [x for lat, _ in done for x in lat],
+                "ids": [x for _, ids in done for x in ids],
+                "cpu": time.process_time() - cpu0,
+            }
+        )
 
 
 def remem_searcher(spec: dict[str, Any], gate: Any, out: Any) -> None:
@@ -296,16 +334,20 @@ def run_sqlite(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     ]
     if args.store_only:
         configurations.append(("store-only", store_writer, {}))
+    if args.threads:
+        configurations.append(("remem-threads", threaded_writer, {}))
     for name, writer, overrides in configurations:
         spec = {
             "db": _fresh_sqlite(work / f"{name}.db"),
             "overrides": overrides,
             "seconds": args.seconds,
             "texts": load_texts(args.texts),
+            "threads": args.writers,
         }
         with _open(spec):
             pass  # create and migrate before the clock starts
-        row = measure(writer, spec, args.writers, args.searchers if writer is remem_writer else 0)
+        processes = 1 if writer is threaded_writer else args.writers
+        row = measure(writer, spec, processes, args.searchers if writer is remem_writer else 0)
         row["check"] = check(spec, row.pop("ids"))
         report[name] = row
     for sync in ("FULL", "NORMAL"):
@@ -411,6 +453,17 @@ def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
         row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
         row["check"] = check(store, row.pop("ids"))
         report["store-only"] = row
+    if args.threads:  # one process, its writers threads sharing one pool of as many connections
+        pool = {"store.pool_size": args.writers}
+        threaded = {**spec, "db": _named(args.db, "remem-threads"), "threads": args.writers}
+        threaded["overrides"] = {**spec["overrides"], **pool}
+        with _open(threaded) as mem:
+            mem.delete_all()
+        with ServerCPU(args.db, "remem-threads") as server:
+            row = measure(threaded_writer, threaded, 1, 0)
+        row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
+        row["check"] = check(threaded, row.pop("ids"))
+        report["remem-threads"] = row
     with psycopg.connect(args.db, autocommit=True) as c:
         c.execute("DROP TABLE IF EXISTS bare_writers")
         c.execute("CREATE TABLE bare_writers (id TEXT PRIMARY KEY, text TEXT)")
@@ -438,6 +491,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         action="store_true",
         help="also run the store's insert alone, its rows prepared before the clock "
         "(configuration store-only: what the write path adds to the store's SQL)",
+    )
+    parser.add_argument(
+        "--threads",
+        action="store_true",
+        help="also run the writers as threads of one process sharing one Memory "
+        "(configuration remem-threads: a server's shape; on PostgreSQL a pool of --writers "
+        "connections)",
     )
     parser.add_argument(
         "--texts",

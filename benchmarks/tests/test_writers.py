@@ -48,6 +48,17 @@ def test_sqlite_configurations_in_one_run(tmp_path):
     assert report["results"]["remem"]["searches"] > 0
 
 
+def test_the_writers_as_threads_of_one_process(tmp_path):
+    """--threads: the writers share one Memory in one process; every write is there once."""
+    report = _run(
+        "--db", str(tmp_path / "w"), "--writers", "3", "--searchers", "0", "--seconds", "1",
+        "--threads", tmp_path=tmp_path,
+    )  # fmt: skip
+    rows = report["results"]
+    _check_rows(rows, {"remem", "remem-no-group", "remem-threads", "bare-full", "bare-normal"})
+    assert rows["remem-threads"]["cpu_ms_per_write"] > 0
+
+
 def test_the_writers_can_send_a_real_chats_lines(tmp_path):
     """--texts: the lines of a corpus, in turn, so the facts fill reads what a chat makes it
     read; every line written is stored with its text."""
@@ -84,11 +95,14 @@ def test_postgres_beside_a_bare_insert_loop(tmp_path):
         "--seconds",
         "1",
         "--store-only",
+        "--threads",
         tmp_path=tmp_path,
     )
-    # store-only: the store's insert alone, every acknowledged write there once as well
-    _check_rows(report["results"], {"remem", "store-only", "bare"})
+    # store-only: the store's insert alone, every acknowledged write there once as well;
+    # remem-threads: the writers as threads sharing one pool
+    _check_rows(report["results"], {"remem", "store-only", "remem-threads", "bare"})
     assert report["results"]["store-only"]["server_cpu_ms_per_write"] > 0
+    assert report["results"]["remem-threads"]["server_cpu_ms_per_write"] > 0
     # the test server runs on this machine: its backends' CPU is measured too
     assert report["results"]["remem"]["server_cpu_ms_per_write"] > 0
     assert report["results"]["bare"]["server_cpu_ms_per_write"] > 0
