@@ -336,13 +336,14 @@ def run_sqlite(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         configurations.append(("store-only", store_writer, {}))
     if args.threads:
         configurations.append(("remem-threads", threaded_writer, {}))
+    texts = load_texts(args.texts)  # read once: each configuration writes the same lines
     for name, writer, overrides in configurations:
         spec = {
             "db": _fresh_sqlite(work / f"{name}.db"),
             "overrides": overrides,
             "seconds": args.seconds,
-            "texts": load_texts(args.texts),
-            "threads": args.writers,
+            "texts": texts,
+            "threads": args.writers,  # read by threaded_writer only
         }
         with _open(spec):
             pass  # create and migrate before the clock starts
