@@ -47,9 +47,11 @@ class StoreConfig(_Section):
     busy_timeout_ms: NonNegativeInt = setting(10_000, "wait this long for a lock")
     group_commit: bool = setting(
         True,
-        "SQLite: writes that land together share one fsync (threads and processes "
-        "alike); each is still acknowledged only once it is on disk. false: every commit "
-        "fsyncs on its own (synchronous=FULL). Not on Windows, which keeps FULL",
+        "writes that land together share a commit; each is still acknowledged only once "
+        "it is durable. SQLite: they share one fsync (threads and processes alike); false: "
+        "every commit fsyncs on its own (synchronous=FULL), and Windows keeps FULL. "
+        "PostgreSQL: one process's messages written while store.pg_writes_in_flight others "
+        "run go out together as one statement; false: each is a transaction of its own",
     )
     group_commit_window_ms: float = Field(
         default=0.0,
@@ -79,6 +81,14 @@ class StoreConfig(_Section):
     )
     pool_size: int = Field(
         default=4, ge=1, le=100, description="PostgreSQL connections per process"
+    )
+    pg_writes_in_flight: int = Field(
+        default=2,
+        ge=1,
+        le=100,
+        description="PostgreSQL group commit: how many of one process's message writes run "
+        "at once; the writes that arrive meanwhile wait and share the next transaction "
+        "(one statement and one commit for all of them)",
     )
 
     @field_validator("url")

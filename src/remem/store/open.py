@@ -18,7 +18,13 @@ def open_store(config: StoreConfig, target: str | Path | None = None) -> Store:
     if url is not None:
         from remem.store.postgres import PostgresStore  # needs the [postgres] extra
 
-        return PostgresStore(url, schema=config.pg_schema, pool_size=config.pool_size)
+        return PostgresStore(
+            url,
+            schema=config.pg_schema,
+            pool_size=config.pool_size,
+            group_commit=config.group_commit,
+            writes_in_flight=config.pg_writes_in_flight,
+        )
     path = target if target is not None else config.resolved_path()
     return SQLiteStore(
         path,

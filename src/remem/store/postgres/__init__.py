@@ -2,7 +2,8 @@
 several processes and machines (``pip install 'remem[postgres]'``).
 
 Split by concern like the SQLite store: ``connection`` (pool, migrations under an advisory
-lock, transactions), ``records``, ``lexical`` (BM25 over remem's tokens, as FTS5 scores
+lock, transactions), ``group_commit`` (one process's message writes that arrive together
+share a statement), ``records``, ``lexical`` (BM25 over remem's tokens, as FTS5 scores
 it), ``vectors``, ``latent`` (each record's latent terms), ``nearest`` (store-side vector
 search with HNSW indexes), ``claims`` (the embedding queue across processes),
 ``snapshot_reads`` (the vector reads of an in-process snapshot index), ``dashboard`` (the

@@ -27,6 +27,7 @@ from typing import Any
 
 from remem.errors import StoreError
 from remem.store.migrations import LATEST_VERSION as SQLITE_VERSION
+from remem.store.postgres.group_commit import GroupCommit
 from remem.store.postgres.schema import LATEST_VERSION, MIGRATIONS, SHARD_LOCK_BASE, SHARDS
 from remem.store.sql_base import SQLConnection
 from remem.store.sql_dialect import POSTGRES
@@ -107,6 +108,18 @@ SCHEMA_BYTES_SQL = (
 )
 
 
+def _retryable(exc: BaseException) -> bool:
+    """A grouped transaction's error that left nothing committed and came from what it
+    wrote, not from the connection: each of its writes may run again alone
+    (``group_commit.py``)."""
+    if not isinstance(exc, Exception):
+        return False  # an interrupt: no write of the group is tried again
+    if isinstance(exc, psycopg.errors.TransactionRollback):
+        return True  # a deadlock: two groups inserting the same ids in other orders
+    # the server or the connection: each write alone would fail the same way
+    return not isinstance(exc, StoreError | psycopg.OperationalError)
+
+
 class _Cursor(psycopg.Cursor[Any]):
     """psycopg's cursor, with a ``rowcount`` that is right in pipeline mode too: psycopg
     knows a statement's row count only once the pipeline has synced (until then it says
@@ -138,7 +151,15 @@ class PostgresConnection(SQLConnection):
     _STATS_VECTORS = "SELECT model_id, dim, count(*) FROM vectors GROUP BY model_id, dim"
     _STATS_SCHEMA = "SELECT version FROM schema_version"
 
-    def __init__(self, url: str, *, schema: str = "remem", pool_size: int = 4) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        schema: str = "remem",
+        pool_size: int = 4,
+        group_commit: bool = True,
+        writes_in_flight: int = 2,
+    ) -> None:
         if not _SCHEMA_NAME.match(schema):
             raise StoreError(
                 f"store schema {schema!r} is not a plain lower-case SQL name; use letters, "
@@ -170,6 +191,16 @@ class PostgresConnection(SQLConnection):
             timeout=30,  # waiting for a free connection (or a server that went away)
             open=True,
             name=f"remem-{schema}",
+        )
+        # Group commit (``group_commit.py``): one process's message writes that arrive while
+        # ``writes_in_flight`` others run share the next statement and commit.
+        self._groups = (
+            # a write names what no other write of its group may share (``_OneRecord.keys``)
+            GroupCommit(
+                leaders=writes_in_flight, retryable=_retryable, keys=lambda item: item.keys()
+            )
+            if group_commit
+            else None
         )
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
@@ -237,6 +268,19 @@ class PostgresConnection(SQLConnection):
     def _tx_conn(self) -> psycopg.Connection[Any] | None:
         """The connection of the transaction this thread has open, if any."""
         return getattr(self._open_tx, "conn", None)
+
+    def _statement_rows(self, statement: str, params: Sequence[Any]) -> list[Any]:
+        """``_one_statement`` for a statement that writes several records (a group commit's,
+        ``group_commit.py``): every row it returns. A deadlock is raised as psycopg's error,
+        not as the store being unavailable: the group's writes then run again alone."""
+        self._check_open()
+        try:
+            with self._pool.connection() as conn:
+                return conn.execute(statement, params).fetchall()
+        except psycopg.errors.TransactionRollback:
+            raise
+        except psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from None
 
     def _one_statement(self, statement: str, params: Sequence[Any]) -> Any:
         """One statement that is a whole write (it counts itself, ``COUNT_WRITE``'s way) as

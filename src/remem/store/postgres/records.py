@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -103,6 +104,83 @@ def _insert_one_sql(assuming: bool) -> str:
 _INSERT_ONE = _insert_one_sql(assuming=False)
 _INSERT_ASSUMING = _insert_one_sql(assuming=True)
 
+# Several records' writes as one statement (``_records_together``): the group commit's
+# transaction, in autocommit like ``_INSERT_ONE``, so one wait for the server and one commit
+# for all of them. Every column travels as an array (``i``: a row per write, in arrival
+# order); each write's check (``_INSERT_ASSUMING``'s, none when ``prev`` is NULL) decides
+# whether it is written; the lexical rows, the facts marks and the term statistics are made
+# for the records written (a taken id or a failed check writes nothing), the statistics
+# added up per term in one upsert. A group holds no two writes of one id or one session
+# (``_group_keys``): a write's check would not see the row of another in the same
+# statement. Returns (position, rowid or NULL, check passed) per write.
+_I_COLUMNS = [
+    *((col, "double precision" if col in _REAL else "text") for col in INSERT_FIELDS),
+    ("now", "double precision"),
+    ("awaiting", "boolean"),
+    ("own", "text"),  # the record's tokens, space-joined
+    ("ctx", "text"),  # its context's
+    ("doc", "text"),  # the tsvector literal
+    ("len", "integer"),
+    ("tok_terms", "text"),  # its own distinct terms: df_tok and df_any
+    ("ctx_terms", "text"),  # its context's terms not its own: df_any only
+    ("prev", "bigint"),  # the turn the write assumes is the latest before it, or NULL
+    ("prev_hash", "text"),
+]
+_INSERT_GROUP = (
+    "WITH v AS (SELECT w.shard, " + REV + " AS value "
+    "FROM (SELECT write_shard() AS shard OFFSET 0) w), "
+    "i AS (SELECT * FROM unnest("
+    + ", ".join(f"%s::{kind}[]" for _, kind in _I_COLUMNS)
+    + ") WITH ORDINALITY AS i("
+    + ", ".join(f'"{name}"' for name, _ in _I_COLUMNS)
+    + ", ord)), "
+    "ok AS (SELECT i.ord, i.prev IS NULL OR EXISTS (SELECT 1 FROM ("
+    "SELECT rowid, content_hash FROM records p WHERE p.session = i.session "
+    "AND p.created_at < i.created_at AND p.index_status <> 'skipped' "
+    "ORDER BY p.created_at DESC, p.rowid DESC LIMIT 1) p "
+    "WHERE p.rowid = i.prev AND p.content_hash = i.prev_hash) AS fine FROM i), "
+    f"r AS (INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
+    f"SELECT {', '.join(f'i.{col}' for col in INSERT_FIELDS)}, (SELECT value FROM v), i.now "
+    "FROM i JOIN ok ON ok.ord = i.ord WHERE ok.fine ORDER BY i.ord "
+    "ON CONFLICT (id) DO NOTHING RETURNING rowid, id), "
+    "written AS (SELECT r.rowid, i.* FROM r JOIN i ON i.id = r.id), "
+    "b AS (INSERT INTO facts_backlog (record_rowid) SELECT rowid FROM written WHERE awaiting), "
+    "l AS (INSERT INTO lexical (rowid, tok, ctx, doc, len) SELECT rowid, "
+    "string_to_array(own, ' '), string_to_array(ctx, ' '), doc::tsvector, len FROM written), "
+    "t AS (INSERT INTO lexical_terms (term, shard, df_tok, df_any) "
+    "SELECT u.term, (SELECT shard FROM v), sum(u.tok), count(*) FROM written CROSS JOIN "
+    "LATERAL (SELECT x, 1 FROM unnest(string_to_array(written.tok_terms, ' ')) x UNION ALL "
+    "SELECT x, 0 FROM unnest(string_to_array(written.ctx_terms, ' ')) x) u(term, tok) "
+    f"WHERE u.term <> '' GROUP BY u.term ORDER BY u.term {ADD_TERMS}), "
+    "c AS (UPDATE write_counts SET writes = writes + (SELECT count(*) FROM i), "
+    "lex_rows = lex_rows + (SELECT count(*) FROM written), "
+    "lex_terms = lex_terms + (SELECT coalesce(sum(len), 0) FROM written) "
+    "WHERE shard = (SELECT shard FROM v)) "
+    "SELECT i.ord, r.rowid, ok.fine FROM i JOIN ok ON ok.ord = i.ord "
+    "LEFT JOIN r ON r.id = i.id ORDER BY i.ord"
+)
+
+
+@dataclass(frozen=True)
+class _OneRecord:
+    """One record's write, alone or in a group (``group_commit.py``): the row, the turn it
+    assumes is its session's latest before it (``insert_assuming``; None: none), its time
+    and whether it goes into the facts backlog."""
+
+    row: RecordRow
+    previous: PreviousTurn | None
+    now: float
+    awaiting_facts: bool
+
+    def awaiting(self) -> bool:
+        return self.awaiting_facts and self.row[0].get("index_status") != "skipped"
+
+    def keys(self) -> tuple[Any, ...]:
+        """What no two writes of one group may share (``_INSERT_GROUP``)."""
+        fields = self.row[0]
+        session = fields.get("session")
+        return (("id", fields["id"]),) + ((("session", session),) if session else ())
+
 
 def _taken(record_id: str) -> ValidationError:
     return ValidationError(
@@ -117,15 +195,15 @@ class RecordsMixin(SQLRecords, PostgresConnection):
 
     def _insert_one(self, batch: InsertBatch) -> list[int | None] | None:
         """One record outside an open transaction, without a session's origin or parent to
-        record: ``_INSERT_ONE``, committed when it returns; a taken id (refused without
+        record (``_write_one``), committed when it returns; a taken id (refused without
         ``skip``) has then changed nothing but the write count."""
         rows = batch.rows
         if len(rows) != 1 or not self._alone(rows[0][0]):
             return None
-        got = self._one_statement(_INSERT_ONE, self._one_params(batch))
-        if got is None and not batch.skip:
+        rowid, _ = self._write_one(_OneRecord(rows[0], None, batch.now, batch.awaiting_facts))
+        if rowid is None and not batch.skip:
             raise _taken(rows[0][0]["id"])
-        return [None if got is None else int(got[0])]
+        return [rowid]
 
     def insert_assuming(
         self, row: RecordRow, previous: PreviousTurn, *, awaiting_facts: bool = False
@@ -135,12 +213,61 @@ class RecordsMixin(SQLRecords, PostgresConnection):
         check_enums(fields)
         if not self._alone(fields):
             raise ContextMoved("a message that names its session's origin or parent")
-        batch = InsertBatch([row], time.time(), True, awaiting_facts)
+        rowid, fine = self._write_one(_OneRecord(row, previous, time.time(), awaiting_facts))
+        if not fine:
+            raise ContextMoved(f"the turn before it in session {fields['session']!r} changed")
+        return rowid
+
+    def _write_one(self, item: _OneRecord) -> tuple[int | None, bool]:
+        """(rowid, or None for a taken id; whether the assumed turn was the latest), once
+        committed: alone, or with the writes of other threads that arrive meanwhile
+        (``store.group_commit``: ``group_commit.py``)."""
+        self._check_open()
+        if self._groups is None:
+            return self._record_alone(item)
+        written: tuple[int | None, bool] = self._groups.run(
+            item, self._record_alone, self._records_together
+        )
+        return written
+
+    def _record_alone(self, item: _OneRecord) -> tuple[int | None, bool]:
+        """One statement, a transaction of its own (``_INSERT_ONE`` / ``_INSERT_ASSUMING``)."""
+        batch = InsertBatch([item.row], item.now, True, item.awaiting_facts)
+        if item.previous is None:
+            got = self._one_statement(_INSERT_ONE, self._one_params(batch))
+            return (None if got is None else int(got[0])), True
+        fields, previous = item.row[0], item.previous
         check = [fields["session"], fields["created_at"], previous.rowid, previous.content_hash]
         got = self._one_statement(_INSERT_ASSUMING, check + self._one_params(batch))
         if got is None or not got[1]:
-            raise ContextMoved(f"the turn before it in session {fields['session']!r} changed")
-        return None if got[0] is None else int(got[0])
+            return None, False
+        return (None if got[0] is None else int(got[0])), True
+
+    def _records_together(self, items: Sequence[_OneRecord]) -> list[tuple[int | None, bool]]:
+        """Several records' writes as one statement and one commit (``_INSERT_GROUP``): each
+        one's (rowid, or None for a taken id; whether its check passed)."""
+        columns: list[list[Any]] = [[] for _ in _I_COLUMNS]
+        for item in items:
+            fields, row = item.row[0], item.row
+            own, ctx = terms(row[1]), terms(row[2] if len(row) > 2 else "")
+            own_set = dict.fromkeys(own)
+            previous = item.previous
+            values = [column_value(fields, col) for col in INSERT_FIELDS] + [
+                item.now,
+                item.awaiting(),
+                " ".join(own),
+                " ".join(ctx),
+                tsvector_text(own, ctx),
+                len(own) + len(ctx),
+                " ".join(own_set),
+                " ".join(t for t in dict.fromkeys(ctx) if t not in own_set),
+                None if previous is None else previous.rowid,
+                None if previous is None else previous.content_hash,
+            ]
+            for column, value in zip(columns, values, strict=True):
+                column.append(value)
+        rows = self._statement_rows(_INSERT_GROUP, columns)
+        return [(None if rowid is None else int(rowid), bool(fine)) for _, rowid, fine in rows]
 
     def _alone(self, fields: dict[str, Any]) -> bool:
         """One record this statement can write: no session origin or parent to record, and
