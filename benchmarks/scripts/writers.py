@@ -14,6 +14,8 @@ PostgreSQL the server's (``ServerCPU``: when the server runs on this machine). C
   ``synchronous=FULL``): the figure before group commit, in the same run;
 - ``remem-threads`` (with ``--threads``): the same writers as threads of one process sharing
   one ``Memory`` (PostgreSQL: one pool with a connection per writer), a server's shape;
+  ``remem-threads-no-group`` (PostgreSQL): the same with ``store.group_commit = false``,
+  each message a transaction of its own (the pool's writes not grouped);
 - ``store-only`` (with ``--store-only``): the store's insert alone, each message's row made
   by the write path once before the clock: the store's SQL without the write path's Python,
   so the distance from ``remem`` says which of the two a faster write needs;
@@ -173,11 +175,13 @@ def threaded_writer(spec: dict[str, Any], gate: Any, out: Any) -> None:
         for t in threads:
             t.join()
         mem.wait_facts(60)  # the facts of the last writes, as remem_writer counts them
+        groups = getattr(mem.store, "_groups", None)  # PostgreSQL's group commit, when on
         out.put(
             {
                 "lat": [x for lat, _ in done for x in lat],
                 "ids": [x for _, ids in done for x in ids],
                 "cpu": time.process_time() - cpu0,
+                "grouped": None if groups is None else groups.grouped,
             }
         )
 
@@ -303,6 +307,10 @@ def measure(writer: Any, spec: dict[str, Any], writers: int, searchers: int) -> 
         "cpu_ms_per_write": (
             round(1000 * sum(r.get("cpu", 0.0) for r in results) / len(lat), 3) if lat else None
         ),
+        # PostgreSQL threads: the writes that shared a statement with others (group commit)
+        "grouped_writes": next(
+            (r["grouped"] for r in results if r.get("grouped") is not None), None
+        ),
         "searches": len(found),
         "search_p50_ms": ms(found, 0.5),
         "search_p95_ms": ms(found, 0.95),
@@ -340,7 +348,7 @@ def run_sqlite(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     for name, writer, overrides in configurations:
         spec = {
             "db": _fresh_sqlite(work / f"{name}.db"),
-            "overrides": overrides,
+            "overrides": {**args.overrides, **overrides},
             "seconds": args.seconds,
             "texts": texts,
             "threads": args.writers,  # read by threaded_writer only
@@ -426,49 +434,76 @@ def _named(url: str, name: str) -> str:
     return url + ("&" if "?" in url else "?") + f"application_name={name}"
 
 
-def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
+def _pg_configuration(
+    args: argparse.Namespace,
+    name: str,
+    writer: Any,
+    processes: int,
+    searchers: int,
+    schema: str,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One remem configuration on PostgreSQL in a schema of its own, dropped first: each
+    starts on empty tables (rows deleted by an earlier configuration or run leave dead
+    tuples that slow the next one's writes until a vacuum)."""
     import psycopg
+    from psycopg import sql
 
-    report: dict[str, Any] = {}
+    with psycopg.connect(args.db, autocommit=True) as c:
+        c.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
     spec = {
-        "db": _named(args.db, "remem-writers"),
-        "overrides": {"store.pg_schema": args.pg_schema},
+        "db": _named(args.db, name),
+        "overrides": {**args.overrides, "store.pg_schema": schema, **extra.pop("overrides", {})},
         "seconds": args.seconds,
-        "texts": load_texts(args.texts),
+        "texts": args.loaded_texts,
+        **extra,
     }
-    with _open(spec) as mem:
-        mem.delete_all()
-    with ServerCPU(args.db, "remem-writers") as server:
-        row = measure(remem_writer, spec, args.writers, args.searchers)
+    with _open(spec):
+        pass  # create and migrate before the clock starts
+    with ServerCPU(args.db, name) as server:
+        row = measure(writer, spec, processes, searchers)
     # the server's backends' CPU per write (with the searchers', if any): beside the
     # writers' own, what one acknowledged write costs the machine
     row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
     row["check"] = check(spec, row.pop("ids"))
-    report["remem"] = row
+    return row
+
+
+def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
+    import psycopg
+
+    args.loaded_texts = load_texts(args.texts)
+    schema = args.pg_schema
+    report: dict[str, Any] = {
+        "remem": _pg_configuration(
+            args, "remem-writers", remem_writer, args.writers, args.searchers, schema
+        )
+    }
     if args.store_only:
-        store = {**spec, "db": _named(args.db, "remem-store")}
-        with _open(store) as mem:
-            mem.delete_all()
-        with ServerCPU(args.db, "remem-store") as server:
-            row = measure(store_writer, store, args.writers, 0)
-        row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
-        row["check"] = check(store, row.pop("ids"))
-        report["store-only"] = row
+        report["store-only"] = _pg_configuration(
+            args, "remem-store", store_writer, args.writers, 0, f"{schema}_store"
+        )
     if args.threads:  # one process, its writers threads sharing one pool of as many connections
-        pool = {"store.pool_size": args.writers}
-        threaded = {**spec, "db": _named(args.db, "remem-threads"), "threads": args.writers}
-        threaded["overrides"] = {**spec["overrides"], **pool}
-        with _open(threaded) as mem:
-            mem.delete_all()
-        with ServerCPU(args.db, "remem-threads") as server:
-            row = measure(threaded_writer, threaded, 1, 0)
-        row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
-        row["check"] = check(threaded, row.pop("ids"))
-        report["remem-threads"] = row
+        # and the same without group commit (each message a transaction of its own), in the
+        # same run: what grouping the pool's writes does
+        for name, grouped in (
+            ("remem-threads", {}),
+            ("remem-threads-no-group", {"store.group_commit": False}),
+        ):
+            report[name] = _pg_configuration(
+                args,
+                name,
+                threaded_writer,
+                1,
+                0,
+                f"{schema}_{name.removeprefix('remem-').replace('-', '_')}",
+                threads=args.writers,
+                overrides={"store.pool_size": args.writers, **grouped},
+            )
     with psycopg.connect(args.db, autocommit=True) as c:
         c.execute("DROP TABLE IF EXISTS bare_writers")
         c.execute("CREATE TABLE bare_writers (id TEXT PRIMARY KEY, text TEXT)")
-    bare = {**spec, "db": _named(args.db, "bare-writers")}
+    bare = {"db": _named(args.db, "bare-writers"), "seconds": args.seconds, "overrides": {}}
     with ServerCPU(args.db, "bare-writers") as server:
         row = measure(bare_pg_writer, bare, args.writers, 0)
     row["server_cpu_ms_per_write"] = server.ms_per(row["writes"])
@@ -477,13 +512,32 @@ def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+def _settings(parser: argparse.ArgumentParser, pairs: list[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` pairs as config overrides."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            parser.error(f"--set {pair!r}: write KEY=VALUE, e.g. store.pool_size=8")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--db",
         help="a directory for the SQLite files (default: a temporary one) or a postgresql:// URL",
     )
-    parser.add_argument("--pg-schema", default="remem", help="PostgreSQL: the store's schema")
+    parser.add_argument(
+        "--pg-schema",
+        default="remem",
+        help="PostgreSQL: the store's schema (dropped and made anew, as are <schema>_store, "
+        "<schema>_threads and <schema>_threads_no_group for the other configurations)",
+    )
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--searchers", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=15)
@@ -506,10 +560,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="write these messages in turn (a corpus.jsonl's texts, or a line each) instead "
         "of a synthetic line that states no fact: a real chat's share of lines read for facts",
     )
+    parser.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a remem setting for every remem configuration (repeatable), e.g. "
+        "store.pg_writes_in_flight=4; VALUE is read as JSON when it parses, else as text",
+    )
     parser.add_argument("--note", help="date, machine and its load")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--out", type=Path, help="also write the JSON report here")
     args = parser.parse_args(argv)
+    args.overrides = _settings(parser, args.settings)
     started = time.time()
     if args.db and args.db.startswith("postgres"):
         rows = run_postgres(args)

@@ -96,13 +96,32 @@ def test_postgres_beside_a_bare_insert_loop(tmp_path):
         "1",
         "--store-only",
         "--threads",
+        "--set",
+        "store.pg_writes_in_flight=1",
         tmp_path=tmp_path,
     )
     # store-only: the store's insert alone, every acknowledged write there once as well;
-    # remem-threads: the writers as threads sharing one pool
-    _check_rows(report["results"], {"remem", "store-only", "remem-threads", "bare"})
+    # remem-threads: the writers as threads sharing one pool, with and without group commit
+    results = report["results"]
+    _check_rows(results, {"remem", "store-only", "remem-threads", "remem-threads-no-group", "bare"})
+    # group commit on: the writes that shared a statement are counted (two threads with one
+    # write in flight rarely queue two behind it); off: there is nothing to count
+    assert 0 <= results["remem-threads"]["grouped_writes"] <= results["remem-threads"]["writes"]
+    assert results["remem-threads-no-group"]["grouped_writes"] is None
     assert report["results"]["store-only"]["server_cpu_ms_per_write"] > 0
     assert report["results"]["remem-threads"]["server_cpu_ms_per_write"] > 0
     # the test server runs on this machine: its backends' CPU is measured too
     assert report["results"]["remem"]["server_cpu_ms_per_write"] > 0
     assert report["results"]["bare"]["server_cpu_ms_per_write"] > 0
+
+
+def test_a_setting_without_a_value_is_refused(tmp_path):
+    script = REPO / "benchmarks" / "scripts" / "writers.py"
+    run = subprocess.run(
+        [sys.executable, str(script), "--db", str(tmp_path), "--set", "store.pool_size"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2
+    assert "write KEY=VALUE" in run.stderr
