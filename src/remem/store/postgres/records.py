@@ -111,7 +111,7 @@ _INSERT_ASSUMING = _insert_one_sql(assuming=True)
 # whether it is written; the lexical rows, the facts marks and the term statistics are made
 # for the records written (a taken id or a failed check writes nothing), the statistics
 # added up per term in one upsert. A group holds no two writes of one id or one session
-# (``_group_keys``): a write's check would not see the row of another in the same
+# (``_OneRecord.keys``): a write's check would not see the row of another in the same
 # statement. Returns (position, rowid or NULL, check passed) per write.
 _I_COLUMNS = [
     *((col, "double precision" if col in _REAL else "text") for col in INSERT_FIELDS),
@@ -135,9 +135,9 @@ _INSERT_GROUP = (
     + ", ".join(f'"{name}"' for name, _ in _I_COLUMNS)
     + ", ord)), "
     "ok AS (SELECT i.ord, i.prev IS NULL OR EXISTS (SELECT 1 FROM ("
-    "SELECT rowid, content_hash FROM records p WHERE p.session = i.session "
-    "AND p.created_at < i.created_at AND p.index_status <> 'skipped' "
-    "ORDER BY p.created_at DESC, p.rowid DESC LIMIT 1) p "
+    "SELECT rowid, content_hash FROM records q WHERE q.session = i.session "
+    "AND q.created_at < i.created_at AND q.index_status <> 'skipped' "
+    "ORDER BY q.created_at DESC, q.rowid DESC LIMIT 1) p "
     "WHERE p.rowid = i.prev AND p.content_hash = i.prev_hash) AS fine FROM i), "
     f"r AS (INSERT INTO records ({', '.join(INSERT_FIELDS)}, rev, updated_at) "
     f"SELECT {', '.join(f'i.{col}' for col in INSERT_FIELDS)}, (SELECT value FROM v), i.now "
