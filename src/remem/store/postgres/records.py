@@ -172,8 +172,21 @@ class _OneRecord:
     now: float
     awaiting_facts: bool
 
-    def awaiting(self) -> bool:
-        return self.awaiting_facts and self.row[0].get("index_status") != "skipped"
+    def values(self) -> tuple[list[Any], list[str], list[str]]:
+        """(the record's columns, its time, its facts mark, its tokens and context
+        space-joined, its tsvector and length: the parameters ``_INSERT_ONE`` and
+        ``_INSERT_GROUP`` share; its own and its context's terms)."""
+        fields, row = self.row[0], self.row
+        own, ctx = terms(row[1]), terms(row[2] if len(row) > 2 else "")
+        values = [column_value(fields, col) for col in INSERT_FIELDS] + [
+            self.now,
+            self.awaiting_facts and fields.get("index_status") != "skipped",
+            " ".join(own),
+            " ".join(ctx),
+            tsvector_text(own, ctx),
+            len(own) + len(ctx),
+        ]
+        return values, own, ctx
 
     def keys(self) -> tuple[Any, ...]:
         """What no two writes of one group may share (``_INSERT_GROUP``)."""
@@ -232,13 +245,12 @@ class RecordsMixin(SQLRecords, PostgresConnection):
 
     def _record_alone(self, item: _OneRecord) -> tuple[int | None, bool]:
         """One statement, a transaction of its own (``_INSERT_ONE`` / ``_INSERT_ASSUMING``)."""
-        batch = InsertBatch([item.row], item.now, True, item.awaiting_facts)
         if item.previous is None:
-            got = self._one_statement(_INSERT_ONE, self._one_params(batch))
+            got = self._one_statement(_INSERT_ONE, self._one_params(item))
             return (None if got is None else int(got[0])), True
         fields, previous = item.row[0], item.previous
         check = [fields["session"], fields["created_at"], previous.rowid, previous.content_hash]
-        got = self._one_statement(_INSERT_ASSUMING, check + self._one_params(batch))
+        got = self._one_statement(_INSERT_ASSUMING, check + self._one_params(item))
         if got is None or not got[1]:
             return None, False
         return (None if got[0] is None else int(got[0])), True
@@ -248,17 +260,10 @@ class RecordsMixin(SQLRecords, PostgresConnection):
         one's (rowid, or None for a taken id; whether its check passed)."""
         columns: list[list[Any]] = [[] for _ in _I_COLUMNS]
         for item in items:
-            fields, row = item.row[0], item.row
-            own, ctx = terms(row[1]), terms(row[2] if len(row) > 2 else "")
+            values, own, ctx = item.values()
             own_set = dict.fromkeys(own)
             previous = item.previous
-            values = [column_value(fields, col) for col in INSERT_FIELDS] + [
-                item.now,
-                item.awaiting(),
-                " ".join(own),
-                " ".join(ctx),
-                tsvector_text(own, ctx),
-                len(own) + len(ctx),
+            values += [
                 " ".join(own_set),
                 " ".join(t for t in dict.fromkeys(ctx) if t not in own_set),
                 None if previous is None else previous.rowid,
@@ -279,22 +284,14 @@ class RecordsMixin(SQLRecords, PostgresConnection):
         )
 
     @staticmethod
-    def _one_params(batch: InsertBatch) -> list[Any]:
+    def _one_params(item: _OneRecord) -> list[Any]:
         """The parameters of ``_INSERT_ONE`` (after the check's, for ``_INSERT_ASSUMING``)."""
-        row = batch.rows[0]
-        fields = row[0]
-        own, ctx = terms(row[1]), terms(row[2] if len(row) > 2 else "")
+        values, own, ctx = item.values()
         stats = LexicalWriter()
         stats.add(0, own, ctx)
-        by_term = stats.term_deltas()
-        return [column_value(fields, col) for col in INSERT_FIELDS] + [
-            batch.now,
-            batch.awaiting_facts and fields.get("index_status") != "skipped",
-            " ".join(own),
-            " ".join(ctx),
-            tsvector_text(own, ctx),
-            len(own) + len(ctx),
-            *term_rows(by_term),
+        return [
+            *values,
+            *term_rows(stats.term_deltas()),
             1,  # lex_rows: one lexical row
             len(own) + len(ctx),
         ]
