@@ -498,7 +498,11 @@ def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
                 0,
                 f"{schema}_{name.removeprefix('remem-').replace('-', '_')}",
                 threads=args.writers,
-                overrides={"store.pool_size": args.writers, **grouped},
+                # a connection per writer, unless --set chose the pool's size
+                overrides={
+                    "store.pool_size": args.overrides.get("store.pool_size", args.writers),
+                    **grouped,
+                },
             )
     with psycopg.connect(args.db, autocommit=True) as c:
         c.execute("DROP TABLE IF EXISTS bare_writers")
