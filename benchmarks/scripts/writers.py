@@ -441,7 +441,10 @@ def _pg_configuration(
     processes: int,
     searchers: int,
     schema: str,
-    **extra: Any,
+    texts: list[str] | None,
+    *,
+    overrides: dict[str, Any] | None = None,
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """One remem configuration on PostgreSQL in a schema of its own, dropped first: each
     starts on empty tables (rows deleted by an earlier configuration or run leave dead
@@ -453,10 +456,10 @@ def _pg_configuration(
         c.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
     spec = {
         "db": _named(args.db, name),
-        "overrides": {**args.overrides, "store.pg_schema": schema, **extra.pop("overrides", {})},
+        "overrides": {**args.overrides, "store.pg_schema": schema, **(overrides or {})},
         "seconds": args.seconds,
-        "texts": args.loaded_texts,
-        **extra,
+        "texts": texts,
+        "threads": threads,  # read by threaded_writer only
     }
     with _open(spec):
         pass  # create and migrate before the clock starts
@@ -472,16 +475,16 @@ def _pg_configuration(
 def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
     import psycopg
 
-    args.loaded_texts = load_texts(args.texts)
+    texts = load_texts(args.texts)  # read once: each configuration writes the same lines
     schema = args.pg_schema
     report: dict[str, Any] = {
         "remem": _pg_configuration(
-            args, "remem-writers", remem_writer, args.writers, args.searchers, schema
+            args, "remem-writers", remem_writer, args.writers, args.searchers, schema, texts
         )
     }
     if args.store_only:
         report["store-only"] = _pg_configuration(
-            args, "remem-store", store_writer, args.writers, 0, f"{schema}_store"
+            args, "remem-store", store_writer, args.writers, 0, f"{schema}_store", texts
         )
     if args.threads:  # one process, its writers threads sharing one pool of as many connections
         # and the same without group commit (each message a transaction of its own), in the
@@ -497,6 +500,7 @@ def run_postgres(args: argparse.Namespace) -> dict[str, Any]:
                 1,
                 0,
                 f"{schema}_{name.removeprefix('remem-').replace('-', '_')}",
+                texts,
                 threads=args.writers,
                 # a connection per writer, unless --set chose the pool's size
                 overrides={
