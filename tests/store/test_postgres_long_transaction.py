@@ -19,6 +19,7 @@ from psycopg import sql  # noqa: E402
 from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: E402
 
 from remem.store.postgres import PostgresStore  # noqa: E402
+from remem.store.postgres.schema import LATEST_VERSION  # noqa: E402
 
 
 @pytest.fixture
@@ -122,7 +123,7 @@ def test_a_version_11_store_upgrades_with_its_revisions():
     store = PostgresStore(pg_url(), schema=schema, pool_size=1)
     held = _hold_transaction(pg_url())
     try:
-        assert store.schema_version() == 12
+        assert store.schema_version() == LATEST_VERSION
         rows, rev = store.filter_rows(0)
         assert sorted(r[0] for r in rows) == sorted(store.rowids_for_ids(["r1", "r2"]))
         assert rev >= stamped

@@ -16,6 +16,9 @@ ALL_NEWEST = NewestIds()
 
 # The record columns a breakdown counts by, and those whose values a form offers.
 BREAKDOWN_COLUMNS = ("kind", "scope", "platform", "index_status")
+# How a SQL backend groups them: kind and scope each from an index, the two no index leads
+# with in one scan of the records together
+BREAKDOWN_GROUPS = (("kind",), ("scope",), ("platform", "index_status"))
 DistinctColumn = Literal["scope", "category", "speaker_label"]
 # The parts of a text pattern every backend matches the same way, case-sensitively, over the
 # whole text (``speaker_lines_matching``): "%" stands for any run of characters, "[A-Z]" for one

@@ -21,6 +21,7 @@ from typing import Any
 from remem.store.dashboard import (
     ALL_NEWEST,
     BREAKDOWN_COLUMNS,
+    BREAKDOWN_GROUPS,
     PATTERN_PARTS,
     DistinctColumn,
     RecordBreakdown,
@@ -43,12 +44,18 @@ def _rows(conn: Any, sql: str, params: list[Any]) -> list[Any]:
 def breakdown(conn: Any, d: SQLDialect, filters: Filters | None) -> RecordBreakdown:
     """Every count of a ``RecordBreakdown``; ``conn`` should hold one snapshot."""
     where, params = filters_where(filters, d)
-    by_column: dict[str, dict[str | None, int]] = {}
-    for column in BREAKDOWN_COLUMNS:  # constants, never input
+    by_column: dict[str, dict[str | None, int]] = {c: {} for c in BREAKDOWN_COLUMNS}
+    for columns in BREAKDOWN_GROUPS:  # constants, never input
+        listed = ", ".join(f"r.{column}" for column in columns)
         rows = _rows(
-            conn, f"SELECT r.{column}, count(*) FROM records r WHERE 1=1{where} GROUP BY 1", params
+            conn,
+            f"SELECT {listed}, count(*) FROM records r WHERE 1=1{where} GROUP BY {listed}",
+            params,
         )
-        by_column[column] = {value: int(n) for value, n in rows}
+        for row in rows:
+            for column, value in zip(columns, row, strict=False):
+                counts = by_column[column]
+                counts[value] = counts.get(value, 0) + int(row[-1])
     models = _rows(
         conn,
         "SELECT v.model_id, count(*) FROM vectors v JOIN records r ON r.rowid = v.record_rowid "

@@ -206,6 +206,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "transactions; SQLite's revision counter never saw them",
         "SELECT 1",
     ),
+    (
+        13,
+        "one index fewer to write per record (issue 47): no query looks records up by "
+        "index_status (statistics count it in a scan, as they count role and category), and "
+        "every insert paid for the index: one page more in each commit",
+        "DROP INDEX IF EXISTS records_status",
+    ),
 ]
 # The runner applies migrations with foreign keys off (SQLite's procedure for rebuilding a
 # table that others reference, as 4 does) and checks foreign_key_check before committing.

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from remem.store.rows import row_to_record
 from remem.store.sql_dialect import SQLDialect
-from remem.store.stats import StorageStats, StoreStats, record_groups
+from remem.store.stats import GroupCounts, StorageStats, StoreStats, record_groups, sum_groups
 from remem.types import Record
 
 Counter = Literal["rev", "deletes", "records", "commits"]
@@ -112,12 +112,10 @@ class SQLConnection:
             def one(statement: str) -> Any:
                 return c.execute(statement).fetchone()[0]
 
-            def group(column: str) -> dict[str, int]:
-                rows = c.execute(
-                    f"SELECT {column}, count(*) FROM records GROUP BY {column} "
-                    "ORDER BY count(*) DESC"
-                )
-                return {(k if k is not None else "(none)"): n for k, n in rows}
+            def group(columns: tuple[str, ...]) -> GroupCounts:
+                listed = ", ".join(columns)  # constants of stats.py, never input
+                rows = c.execute(f"SELECT {listed}, count(*) FROM records GROUP BY {listed}")
+                return sum_groups(columns, rows)
 
             dropped = c.execute(
                 "SELECT value FROM meta WHERE namespace = 'indexing' AND key = 'dropped'"

@@ -3,8 +3,9 @@ are written out as JSON by ``remem stats --json`` and ``GET /v1/stats`` in this 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypedDict
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypedDict
 
 
 class VectorCount(TypedDict):
@@ -44,12 +45,33 @@ class StoreStats(RecordGroups, StorageStats):
     schema_version: int
 
 
-def record_groups(count_by: Callable[[str], dict[str, int]]) -> RecordGroups:
-    """The grouped counts, each asked of ``count_by(column)`` (a backend's GROUP BY)."""
+# Counted together in one scan of the records: no index leads with these columns (their
+# values are few and no query looks records up by them), so each GROUP BY of its own would
+# read every record again. kind and scope are read from their indexes, one column at a time.
+SCANNED_TOGETHER = ("role", "category", "index_status")
+
+GroupCounts = dict[str, dict[str, int]]  # column -> value ("(none)" for NULL) -> records
+
+
+def record_groups(count_by: Callable[[tuple[str, ...]], GroupCounts]) -> RecordGroups:
+    """The grouped counts, asked of ``count_by(columns)``: a backend's one GROUP BY over
+    ``columns``, summed per column, each column's values most first."""
+    together = count_by(SCANNED_TOGETHER)
     return {
-        "by_kind": count_by("kind"),
-        "by_scope": count_by("scope"),
-        "by_role": count_by("role"),
-        "by_category": count_by("category"),
-        "index_status": count_by("index_status"),
+        "by_kind": count_by(("kind",))["kind"],
+        "by_scope": count_by(("scope",))["scope"],
+        "by_role": together["role"],
+        "by_category": together["category"],
+        "index_status": together["index_status"],
     }
+
+
+def sum_groups(columns: tuple[str, ...], rows: Iterable[Sequence[Any]]) -> GroupCounts:
+    """Per column, the counts of rows of (value of each column ..., count), most first; a
+    NULL value is counted as "(none)"."""
+    totals: dict[str, Counter[str]] = {column: Counter() for column in columns}
+    for row in rows:
+        n = int(row[-1])
+        for column, value in zip(columns, row, strict=False):
+            totals[column]["(none)" if value is None else value] += n
+    return {column: dict(counts.most_common()) for column, counts in totals.items()}

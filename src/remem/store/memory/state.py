@@ -23,7 +23,7 @@ from remem.store.memory.filters import record_predicate
 from remem.store.memory.lexical_index import Bm25Index
 from remem.store.migrations import LATEST_VERSION
 from remem.store.rows import STORED_FIELDS, row_to_record
-from remem.store.stats import StoreStats, record_groups
+from remem.store.stats import GroupCounts, StoreStats, record_groups, sum_groups
 from remem.types import Fact, Filters, Record
 
 Item = TypeVar("Item")
@@ -282,9 +282,9 @@ class MemoryState:
             dims = Counter((v.model_id, v.dim) for v in self._vectors.values())
             dropped = int(self._meta.get(("indexing", "dropped"), 0))
 
-            def group(column: str) -> dict[str, int]:
-                counts = Counter(v[column] for v in rows)
-                return {("(none)" if k is None else k): n for k, n in counts.most_common()}
+            def group(columns: tuple[str, ...]) -> GroupCounts:
+                counts = Counter(tuple(v[column] for column in columns) for v in rows)
+                return sum_groups(columns, ((*values, n) for values, n in counts.items()))
 
             errors = [v for v in rows if v["index_error"] is not None]
             return {

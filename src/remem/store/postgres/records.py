@@ -9,7 +9,7 @@ from typing import Any
 
 import psycopg
 
-from remem.errors import ValidationError
+from remem.errors import ConflictError
 from remem.store import facts_sql
 from remem.store.base import ContextMoved, PreviousTurn, RecordRow
 from remem.store.memory.lexical_index import terms
@@ -195,8 +195,9 @@ class _OneRecord:
         return (("id", fields["id"]),) + ((("session", session),) if session else ())
 
 
-def _taken(record_id: str) -> ValidationError:
-    return ValidationError(
+def _taken(record_id: str) -> ConflictError:
+    """A taken id: the error SQLite's store raises for it too."""
+    return ConflictError(
         "id",
         record_id,
         "a record with this id exists; choose another id or delete the old record first",

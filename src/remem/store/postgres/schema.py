@@ -244,6 +244,19 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "version keeps remem versions whose writers do not mark themselves off the store)",
         "SELECT 1",
     ),
+    (
+        13,
+        "two indexes fewer to write per record (issue 47): records_status goes (no query "
+        "looks records up by index_status; statistics count it in a scan), and the id's "
+        "unique index and its prefix index become one unique index in text_pattern_ops, "
+        "which serves equality, ON CONFLICT (id) and LIKE prefixes alike",
+        """
+        DROP INDEX IF EXISTS records_status;
+        CREATE UNIQUE INDEX records_id ON records (id text_pattern_ops);
+        ALTER TABLE records DROP CONSTRAINT records_id_key;
+        DROP INDEX IF EXISTS records_id_prefix
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
