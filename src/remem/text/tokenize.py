@@ -170,19 +170,24 @@ _HOW_WORDS = frozenset(["many", "much"])
 # bigrams are made, so "小明什么时候有空" looks for 小明 and 有空, not for 时候 (any "…的时候")
 # or 么时 across the gap. Traditional forms too, for text.traditional_to_simplified = false.
 _ZH_QUESTION_WORDS = lazy_compile(
-    r"什么时候|什麼時候|什么样|什麼樣|为什么|為什麼|什么|什麼|为啥|為啥|怎么样|怎麼樣|怎么|怎麼|"
+    r"几时|幾時|什么时候|什麼時候|什么样|什麼樣|为什么|為什麼|什么|什麼|为啥|為啥|怎么样|怎麼樣|怎么|怎麼|"
     r"怎样|怎樣|哪里|哪裡|哪儿|哪兒|哪个|哪個|哪些|哪位|哪|谁|誰|多少|几(?!乎)|幾(?!乎)|"
-    r"是不是|有没有|有沒有|吗|嗎|呢|啥"
+    r"是不是|有没有|有沒有|吗|嗎|呢|啥|"
+    # Cantonese: what (咩, 乜嘢), where / which / who (边度, 边个 ...), how, why, yes-or-no
+    # (系咪, 有冇), and when (几时, first: before 几); not a lone 边 (Mandarin's 旁边, 这边)
+    r"咩嘢|咩野|乜嘢|乜野|咩|乜|边度|邊度|边个|邊個|边位|邊位|边间|邊間|边种|邊種|边处|邊處|"
+    r"点样|點樣|点解|點解|系咪|係咪|系唔系|係唔係|有冇"
 )
 # Particles and the copula, where the segmenter leaves them as words of their own: the
 # counterpart of "the", "of", "is" in the English stop words. "婷婷的脚是怎么受伤的" looks for
 # 婷婷, 脚 and 受伤, not for 婷的 / 的脚 / 脚是; words that hold one stay (目的, 了解, 但是).
-_ZH_PARTICLES = frozenset("的了吧啊呀嘛是")
+_ZH_PARTICLES = frozenset("的了吧啊呀嘛是嘅咗㗎啦喇嘞囉咋吖喎")  # Cantonese: 嘅 (的), 咗 (了) ...
 # A character left alone between question words ("你住在哪里了" leaves 了) is a grammatical
 # one: it would only match (and read the postings of) nearly every record. A lone content
 # character stays ("一晚多少钱" keeps 钱).
 _ZH_FUNCTION_CHARS = frozenset(
     "了的是在有和与就都也还又要会能我你他她它们这那个次把被给对从到一不没很太最再"
+    "佢哋唔冇系係喺啲嗰咁噉嘅咗"  # Cantonese: he / she, plural, not, is, at, some, that
 )
 
 # The same for Japanese (a run with kana: "東京タワーはいつ建てられましたか" looks for 东京タワー

@@ -82,6 +82,25 @@ def test_a_chinese_question_searches_for_what_it_asks_about_not_how_it_asks():
     assert tok.query_tokens("几乎每天") == ["几乎", "乎每", "每天"]  # 几乎 is "almost"
 
 
+def test_a_cantonese_question_leaves_out_how_it_asks_too():
+    tok = Tokenizer("bigram")
+    # 咩 / 咩嘢 "what", 边度 "where", 几时 "when", 点解 "why", 系咪 / 有冇 "is it / has it",
+    # the particles 嘅 / 㗎 / 啦 and the lone 佢 "he" (Traditional as typed, simplified when read)
+    assert tok.query_tokens("佢喺邊度返工㗎？") == ["佢喺", "返工"]
+    assert tok.query_tokens("你鍾意食咩嘢？") == ["你钟", "钟意", "意食"]
+    assert tok.query_tokens("阿明幾時得閒？") == ["阿明", "得闲"]
+    assert tok.query_tokens("你點解唔去？") == ["唔去"]
+    assert tok.query_tokens("佢係咪住喺沙田？") == ["住喺", "喺沙", "沙田"]
+    assert tok.query_tokens("你有冇養貓？") == ["养猫"]
+    assert tok.query_tokens("佢嘅貓叫咩名？") == ["猫叫", "名"]
+    # Mandarin words holding the same characters stay: 旁边 (beside), 点菜 (to order), 几乎
+    assert tok.query_tokens("我坐喺旁边") == ["我坐", "坐喺", "喺旁", "旁边"]
+    assert tok.query_tokens("点菜啦") == ["点菜"]
+    assert tok.query_tokens("几乎每天") == ["几乎", "乎每", "每天"]
+    # documents keep every word
+    assert "边度" in tok.index_tokens("佢喺邊度返工")
+
+
 def test_particles_and_the_copula_leave_a_chinese_query_where_they_stand_alone():
     tok = Tokenizer("bigram")
     # 的 and 是 as words of their own: "the", "is"; not the 婷的 / 的脚 / 脚是 across them
@@ -143,6 +162,7 @@ def test_a_text_asked_as_a_query_finds_itself_whatever_its_question_words():
     rng = random.Random(17)
     alphabet = (
         "什么时候哪里谁多少几乎吗呢啥的了是在有小明有空いつもどこ何か誰언제어디서울에aZ 0？!🎉"
+        "咩边度几时点解系咪有冇佢嘅啦"
     )
     tok = Tokenizer("bigram")
     for _ in range(3000):
