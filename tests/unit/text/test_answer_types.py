@@ -89,6 +89,22 @@ CLASSIFIED = [
     ("他什麼時候回來？", "time"),
     ("這台相機花了多少錢？", "amount"),
     ("為什麼活動取消了？", "reason"),
+    # Cantonese, as typed in Hong Kong (Traditional)
+    ("佢做咩工？", "job"),
+    ("佢喺邊度返工？", "organisation"),
+    ("何家豪而家住喺邊？", "place"),
+    ("阿明幾時得閒？", "time"),
+    ("呢個幾多錢？", "amount"),
+    ("你等咗幾耐？", "duration"),
+    ("佢有幾多個仔？", "number"),
+    ("你點解唔去？", "reason"),
+    ("邊個同你去？", "person"),
+    ("你隻貓叫咩名？", "name"),
+    ("佢係咪住喺沙田？", "yes_no"),
+    ("你有冇養貓？", "yes_no"),
+    ("我通常叫咩？", None),  # 叫 also orders food: no name asked for
+    ("你去咗邊？", "place"),
+    ("他去边境了吗？", "yes_no"),  # Mandarin's 边境 (border): no Cantonese "where"
     # Japanese and Korean
     ("どこに住んでいますか？", "place"),
     ("いつ来ましたか？", "time"),
