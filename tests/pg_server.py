@@ -89,3 +89,16 @@ def schema_at_version(conn: Any, schema: str, version: int) -> None:
         if number <= version:
             conn.execute(script)
     conn.execute("INSERT INTO schema_version VALUES (%s)", (version,))
+
+
+def insert_as_version_11(conn: Any, records: list[dict[str, Any]]) -> None:
+    """On ``conn`` (search path at a ``schema_at_version`` schema of version 11 or 12): each
+    record written as those versions' writers wrote one, in a transaction of its own, its rev
+    its transaction's id past ``rev_base``."""
+    for f in records:
+        conn.execute(
+            "INSERT INTO records (id, kind, text, created_at, content_hash, rev, updated_at) "
+            "VALUES (%s, 'message', %s, %s, %s, pg_current_xact_id()::text::bigint + "
+            "(SELECT value FROM counters WHERE name = 'rev_base'), %s)",
+            (f["id"], f["text"], f["created_at"], f["content_hash"], f["created_at"]),
+        )

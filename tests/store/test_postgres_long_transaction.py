@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from conformance import fields
 
-from pg_server import fresh_schema, pg_url, schema_at_version
+from pg_server import fresh_schema, insert_as_version_11, pg_url, schema_at_version
 
 psycopg = pytest.importorskip("psycopg")
 from psycopg import sql  # noqa: E402
@@ -105,14 +105,7 @@ def _version_11_store(schema: str) -> None:
     with psycopg.connect(pg_url(), autocommit=True) as c:
         with c.transaction():
             schema_at_version(c, schema, 11)
-        for n in (1, 2):  # one transaction each, as two writes
-            f = fields(n)
-            c.execute(
-                "INSERT INTO records (id, kind, text, created_at, content_hash, rev, updated_at) "
-                "VALUES (%s, 'message', %s, %s, %s, pg_current_xact_id()::text::bigint + "
-                "(SELECT value FROM counters WHERE name = 'rev_base'), %s)",
-                (f["id"], f["text"], f["created_at"], f["content_hash"], f["created_at"]),
-            )
+        insert_as_version_11(c, [fields(1), fields(2)])  # one transaction each, as two writes
 
 
 def test_a_version_11_store_upgrades_with_its_revisions():

@@ -69,7 +69,7 @@ def test_a_version_12_sqlite_file_drops_the_status_index(tmp_path, monkeypatch):
 
 
 psycopg = pytest.importorskip("psycopg")
-from pg_server import fresh_schema, pg_url, schema_at_version  # noqa: E402
+from pg_server import fresh_schema, insert_as_version_11, pg_url, schema_at_version  # noqa: E402
 from remem.store.postgres import PostgresStore  # noqa: E402
 
 
@@ -118,14 +118,7 @@ def test_a_version_12_postgres_schema_gets_one_id_index():
     with psycopg.connect(pg_url(), autocommit=True) as c:
         with c.transaction():
             schema_at_version(c, schema, 12)
-        for n in (1, 2):  # as version 12's writers stamped them
-            f = fields(n)
-            c.execute(
-                "INSERT INTO records (id, kind, text, created_at, content_hash, rev, updated_at) "
-                "VALUES (%s, 'message', %s, %s, %s, pg_current_xact_id()::text::bigint + "
-                "(SELECT value FROM counters WHERE name = 'rev_base'), %s)",
-                (f["id"], f["text"], f["created_at"], f["content_hash"], f["created_at"]),
-            )
+        insert_as_version_11(c, [fields(1), fields(2)])  # version 12 writes them alike
     old = _pg_indexes(schema)
     assert {"records_status", "records_id_key", "records_id_prefix"} <= old
     store = PostgresStore(pg_url(), schema=schema, pool_size=1)
