@@ -127,6 +127,7 @@ VARIANTS = {
     },
     "no-context": Variant("no-context", H, {"search.context_weight": 0.0}),
     "no-nb": Variant("no-nb", H, disable=("neighbour_lift",)),
+    "lexical-no-nb": Variant("lexical-no-nb", ("lexical",), disable=("neighbour_lift",)),
     "nb-cap": Variant("nb-cap", H, {"scoring.neighbour_cap": True}),
     # each stage that is on by default, off (the suite-wide ablation)
     **{

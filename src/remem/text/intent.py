@@ -49,10 +49,16 @@ _AGO = lazy_compile(
 )
 
 
+# "那几天", "这几个", "前几天", "好几次": 几 after a demonstrative or 前/后/好/头 is "those /
+# these / the last / several few", not "how many": "那几天宝宝是不是还有别的安排" asks about the
+# days already named (dialogue_notes' spread moved its one answer below other people's notes)
+_FEW = lazy_compile(r"[那这前后好头]几")
+
+
 def is_aggregate(query: str) -> bool:
     """True when the question counts, sums, compares or lists things across occasions (in
     Traditional Chinese too: the patterns are Simplified)."""
-    asked = _AGO.sub(" ", to_simplified(query))
+    asked = _FEW.sub(" ", _AGO.sub(" ", to_simplified(query)))
     return bool(_EN.search(asked) or _ZH.search(asked))
 
 

@@ -45,6 +45,11 @@ def test_aggregate_questions(query):
         "三个月前我们去的那家店在哪？",
         "几天之前我买的书叫什么？",
         "三個月前我們去的那家店在哪？",  # Traditional
+        # 几 after a demonstrative, 前, 后, 好 or 头: "those / the last / several", not "how many"
+        "那几天宝宝是不是还有别的安排？",
+        "前几天我跟你说的那家餐厅叫什么？",
+        "這幾天天氣怎麼樣？",
+        "我好几天没见到他了，他去哪了？",
     ],
 )
 def test_single_fact_questions(query):
