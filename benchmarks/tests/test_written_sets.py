@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import statistics
 import sys
 from collections import Counter
 from pathlib import Path
@@ -75,11 +76,17 @@ def test_mixed_script_asks_in_english_about_chinese_lines():
 
 
 @pytest.mark.parametrize(
-    ("name", "at_least", "held_out"),
-    [("dialogue_notes", 200, False), ("dialogue_notes_heldout", 60, True)],
+    ("name", "at_least", "held_out", "stores", "median_chars"),
+    [
+        ("dialogue_notes", 200, False, {"en", "zh"}, 0),
+        ("dialogue_notes_heldout", 60, True, {"en", "zh"}, 0),
+        # the maintainers' held-out Chinese chats: 2-8 turns, median ~206 characters
+        ("dialogue_long", 120, False, {"zh"}, 180),
+        ("dialogue_long_heldout", 50, True, {"zh"}, 180),
+    ],
 )
 def test_dialogue_notes_is_built_from_its_sources_and_shaped_like_a_dialogue(
-    name: str, at_least: int, held_out: bool
+    name: str, at_least: int, held_out: bool, stores: set[str], median_chars: int
 ):
     here = DATA / name
     builder = _load(f"{name}_build", here / "build.py")
@@ -89,7 +96,8 @@ def test_dialogue_notes_is_built_from_its_sources_and_shaped_like_a_dialogue(
     report = vd.validate_dataset(here, {"dialogue"}, require_answers=False)
     assert report.errors == []
     assert len(queries) >= at_least
-    assert {q["conversation"] for q in queries} == {"en", "zh"}
+    assert {q["conversation"] for q in queries} == stores
+    assert statistics.median(len(q["query"]) for q in queries) >= median_chars
     suite = {d.name: d.held_out for d in suite_candidates(REPO.parent, DATA, quick=True)}
     assert suite[name] is held_out
     ids = {t["id"] for t in corpus}
