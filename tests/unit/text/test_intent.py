@@ -20,6 +20,7 @@ from remem.text.intent import is_aggregate, speaks_of_self
         "这三本书我读完的先后顺序是什么？",
         "上个月我们总共聚了多少次？",
         "比较一下我去年和今年的跑步成绩",
+        "帮我比较去年和今年的电费",
         "我們一共去了幾次長城？",  # Traditional
         "How many days ago did I visit each of the three museums?",  # "each of" still counts
         "How many days did it take me to finish the two books?",
@@ -50,6 +51,10 @@ def test_aggregate_questions(query):
         "前几天我跟你说的那家餐厅叫什么？",
         "這幾天天氣怎麼樣？",
         "我好几天没见到他了，他去哪了？",
+        # 比较 as an adverb ("better", "rather"), not "compare"
+        "我明天去哪儿找谁看比较合适？",
+        "床上的東西要挑哪種比較好？",
+        "他工作比较特殊，你记得他是做什么的吗",
     ],
 )
 def test_single_fact_questions(query):
