@@ -24,7 +24,7 @@ from remem.config import DiversityConfig
 from remem.index.exact import blas_one_thread
 from remem.search.candidates import Candidate
 from remem.search.context import StageContext
-from remem.text.dialogue import newest_message
+from remem.text.dialogue import newest_turn
 from remem.text.intent import is_aggregate
 from remem.text.normalize import normalize_text
 
@@ -129,11 +129,12 @@ def aggregate_spread(cands: list[Candidate], ctx: StageContext) -> list[Candidat
     """A question that counts, sums, compares or orders things across occasions ("how many
     concerts did I go to?", "我一共去了几次") needs every occasion, and each usually sits in
     its own session; the turns around the best one are not enough. For such questions, hits of
-    one session beyond ``aggregate_max_per_session`` move below the rest. A chat turn of several
-    messages is judged by its newest one: "How many pets will they look after?" from the
-    assistant, or "下周要去亲戚家住几天" two messages back, is not what the user asks now."""
+    one session beyond ``aggregate_max_per_session`` move below the rest. A chat of several
+    messages is judged by its last speaker's newest messages (``newest_turn``): "How many pets
+    will they look after?" from the assistant, or "下周要去亲戚家住几天" two messages back, is
+    not what the user asks now."""
     quota = ctx.request.config.diversity.aggregate_max_per_session
-    if quota <= 0 or len(cands) < 2 or not is_aggregate(newest_message(ctx.request.query)):
+    if quota <= 0 or len(cands) < 2 or not is_aggregate(newest_turn(ctx.request.query)):
         return cands
     ctx.report.notes.append(f"aggregate question: at most {quota} hits per session on top")
     return session_quota(cands, quota)

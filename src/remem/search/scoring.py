@@ -13,7 +13,7 @@ from remem.search.candidates import Candidate
 from remem.search.context import Request, StageContext
 from remem.search.query_terms import query_weights, term_coverage
 from remem.store.queries import SessionWindow
-from remem.text.dialogue import newest_message
+from remem.text.dialogue import newest_turn
 from remem.text.intent import speaks_of_self
 from remem.text.noise import is_noise
 from remem.types import Record
@@ -148,10 +148,11 @@ def self_reference(cands: list[Candidate], request: Request) -> list[Candidate]:
     """x scoring.self_reference for an assistant's records when the question speaks of the
     asker without addressing anyone ("How many fitness classes do I attend?"): the asker's
     own words answer it, and an assistant's long replies on the same topic crowd them out
-    (LongMemEval, remem-bench's self-reference.json). A chat turn of several messages is
-    judged by its newest one, whole ("our previous chat" at its start counts)."""
+    (LongMemEval, remem-bench's self-reference.json). A chat of several messages is judged
+    by its last speaker's newest messages, whole (``newest_turn``; "our previous chat" at
+    its start counts, as does "你帮我…" in the message before a second one in a row)."""
     factor = request.config.scoring.self_reference
-    if factor >= 1 or not speaks_of_self(newest_message(request.query)):
+    if factor >= 1 or not speaks_of_self(newest_turn(request.query)):
         return cands
     for c in cands:
         assert c.record is not None
@@ -164,13 +165,13 @@ def named_speaker(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """x scoring.named_speaker for the chat lines of everyone else when the question names a
     speaker of the store ("What did Caroline research?", "Xiaoming" for 小明): what a person
     did or said is most often in their own lines (remem-bench's named-speaker.json). In a chat
-    turn of several messages the names of its newest one count; a question naming someone
+    of several messages the names in its last speaker's newest messages count; a question naming someone
     who said nothing among the candidates changes nothing, and curated memories (no speaker
     of their own) keep their score."""
     factor = ctx.request.config.scoring.named_speaker
     if factor >= 1 or not ctx.understood.named:
         return cands
-    newest = newest_message(ctx.request.query)
+    newest = newest_turn(ctx.request.query)
     named = set(ctx.understood.named)
     if newest != ctx.request.query:  # the search's names were found in the whole turn
         found = (

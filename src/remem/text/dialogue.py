@@ -45,12 +45,24 @@ def dialogue_messages(query: str) -> list[str]:
     return [p[1] if p is not None else line for p, line in zip(parsed, lines, strict=True)]
 
 
-def newest_message(query: str) -> str:
-    """A chat turn's newest message: the query's last non-empty line (the whole of a
-    one-line question, however long). What the turn asks now is there: a question an
-    assistant put in an older line ("How many pets will they look after?") is not the user's."""
-    lines = [line for line in query.splitlines() if line.strip()]
-    return lines[-1] if lines else query
+def newest_turn(query: str) -> str:
+    """What the chat's last speaker says now: their newest message and the ones right before
+    it, up to another speaker's line (lines without a label belong to the message above
+    them); the query whole when it is not a chat. What the turn asks is there: a question an
+    assistant put in an older line ("How many pets will they look after?") is not the
+    user's, and a user who sends two messages in a row ("你帮我諗下，佢同个女仔离得近唔近？"
+    then "我妈话今年过年前一定要见到个女仔") asks in the first and says more in the second."""
+    lines = [line.strip() for line in query.splitlines() if line.strip()]
+    if not dialogue_messages(query):
+        return lines[-1] if lines else query
+    parsed = [_label_and_text(line) for line in lines]
+    last = next((p[0] for p in reversed(parsed) if p is not None), None)
+    start = len(lines)
+    for i in range(len(lines) - 1, -1, -1):
+        if (found := parsed[i]) is not None and found[0] != last:
+            break
+        start = i
+    return "\n".join(lines[start:])
 
 
 def speaker_labels(query: str) -> list[str]:

@@ -244,6 +244,15 @@ def test_self_reference_reads_a_chat_turn_by_its_newest_message_whole():
 
     assert scored("I told everyone about my plans.\nWhat did Caroline research?") == 0.5
     assert scored("Caroline said hi.\nWhat did I order?") == 0.25
+    # a user's two messages in a row are one turn: "you" in the first addresses the assistant,
+    # "I" in the first speaks of the asker however the second goes on
+    assert (
+        scored("阿坤：冇嘢\n助手：好\n阿坤：你帮我諗下，佢近唔近？\n阿坤：我妈话今年要见佢") == 0.5
+    )
+    assert (
+        scored("Lily: hi\nAssistant: what's up?\nLily: what did I order?\nLily: at the cafe")
+        == 0.25
+    )
     # one long question: "our previous chat" at its start counts, however long it runs
     long = (
         "I was going through our previous chat and I wanted to remind myself, what was the "
@@ -500,6 +509,12 @@ def test_aggregate_spread_leaves_other_questions_and_can_be_switched_off():
         ),
         ("老王：下周要去亲戚家住几天\n助手：东西准备好了吗？\n老王：我每天要吃的药别忘了", False),
         ("Priya: need a pet sitter\nAssistant: Sure.\nPriya: how many cats do I have?", True),
+        # the user's two messages in a row: the count is asked in the first
+        (
+            "Priya: need a pet sitter\nAssistant: Sure.\nPriya: how many cats do I have?\n"
+            "Priya: it's for the booking form",
+            True,
+        ),
     ],
 )
 def test_aggregate_spread_reads_a_chat_turn_by_its_newest_message(query, spread):
