@@ -33,12 +33,14 @@ _EN = lazy_compile(
     re.I,
 )
 # 比较 compares ("比较一下", "比较去年和今年") or is an adverb ("哪个比较好", "找谁看比较合适":
-# "which is better", a single answer); only the first is aggregate
+# "which is better", a single answer); only the first is aggregate. 每次 alone is a habit
+# ("我每次落机点样先恢复得快？", "她每次都做那个"), one answer; "几次…每次多少" counts by 几次
+# (the suite's every aggregate question with 每次 has another word that says so)
 _ZH = lazy_compile(
     r"(多少次|多少个|多少天|几次|几个|几天|几本|几家|几场|几位|几种|几年|一共|总共|总计|合计|"
     r"加起来|分别|"
     r"平均|比较(一下|下|起来)|比较[^，。？！?\s]{1,12}[和跟与同]|相比|差多少|多了|少了|"
-    r"哪几|都有哪些|有哪些|所有的|每次|两次|三次|两个|三个|"
+    r"哪几|都有哪些|有哪些|所有的|两次|三次|两个|三个|"
     r"顺序|先后|哪个先|谁先|按时间)"
 )
 

@@ -21,6 +21,7 @@ from remem.text.intent import is_aggregate, speaks_of_self
         "上个月我们总共聚了多少次？",
         "比较一下我去年和今年的跑步成绩",
         "帮我比较去年和今年的电费",
+        "我正式考了几次雅思？每次总分多少？",
         "我們一共去了幾次長城？",  # Traditional
         "How many days ago did I visit each of the three museums?",  # "each of" still counts
         "How many days did it take me to finish the two books?",
@@ -55,6 +56,9 @@ def test_aggregate_questions(query):
         "我明天去哪儿找谁看比较合适？",
         "床上的東西要挑哪種比較好？",
         "他工作比较特殊，你记得他是做什么的吗",
+        # 每次 alone is a habit, one answer
+        "我每次落機點樣先恢復得快？",
+        "她每次都做那个我最爱吃的，你帮我查查做法",
     ],
 )
 def test_single_fact_questions(query):
