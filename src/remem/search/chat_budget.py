@@ -43,6 +43,12 @@ ROLE_LABELS = frozenset(
 )
 
 
+def chat_people(query: str) -> list[str]:
+    """The speaker labels of a query that is the chat so far that name people, not a role
+    ("Assistant", "用户"); [] for anything else."""
+    return [label for label in speaker_labels(query) if label.casefold() not in ROLE_LABELS]
+
+
 def chat_embed_budget(
     query: str,
     cfg: SearchConfig,
@@ -69,7 +75,7 @@ def strangers_only(
     store (``speakers``, casefolded or not) and none whose name a record holds (each of the
     name's keyword tokens). False for anything but a chat, and for a chat of role labels
     only."""
-    people = [label for label in speaker_labels(query) if label.casefold() not in ROLE_LABELS]
+    people = chat_people(query)
     if not people:
         return False
     known = {s.casefold() for s in speakers}

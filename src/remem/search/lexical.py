@@ -90,6 +90,26 @@ def lexical_candidates(
     return store.lexical_search(LexicalQuery(query, filters, now, context_weight), limit)
 
 
+def weigh_terms(
+    store: LexicalStore,
+    found: list[tuple[int, float]],
+    terms: Sequence[str],
+    weight: float,
+    context_weight: float,
+    scoped: tuple[int, dict[str, int]] | None = None,
+) -> list[tuple[int, float]]:
+    """The keyword channel's hits with these asked words' share of their BM25 score scaled by
+    ``weight``, best first. BM25 is a sum over the asked words, so their share is their BM25
+    over the same rows: subtracted in part (``weight`` < 1: a dictionary translation is
+    weaker evidence than a word the question says) or added again in part (``weight`` > 1:
+    a chat's speaker name says whose notes answer it)."""
+    if weight == 1 or not terms or not found:
+        return found
+    share = store.lexical_rescore([r for r, _ in found], list(terms), context_weight, stats=scoped)
+    scores = [(rowid, score + (weight - 1) * share.get(rowid, 0.0)) for rowid, score in found]
+    return sorted(scores, key=lambda hit: (-hit[1], hit[0]))
+
+
 def rescored(
     store: LexicalStore,
     rowids: list[int],

@@ -33,12 +33,12 @@ from remem.index.select import SearchIndex, open_index
 from remem.search import diversity as diversity_stage
 from remem.search import gates
 from remem.search.candidates import Candidate, in_hit_order, pool_size, to_hit
-from remem.search.chat_budget import chat_embed_budget
+from remem.search.chat_budget import chat_embed_budget, chat_people
 from remem.search.context import Readers, Request, StageContext
 from remem.search.fast_hits import FastHits
 from remem.search.fusion import rrf_fuse, weighted_fuse
 from remem.search.latent_reader import LatentReader
-from remem.search.lexical import lexical_candidates
+from remem.search.lexical import lexical_candidates, weigh_terms
 from remem.search.query_embedding import QueryEmbeddings, VectorFound
 from remem.search.query_names import SpeakerNames
 from remem.search.query_terms import idf_from_stats, weigh_query
@@ -282,6 +282,13 @@ class Searcher:
         tokens = own + list(forms) + more
         if not tokens:
             return []
+        # a chat's people's names say whose notes answer it (search.chat_label_weight)
+        names = [
+            t
+            for label in chat_people(ctx.request.query)
+            for t in self.tokenizer.phrase_tokens(label)
+        ]
+        names = [t for t in dict.fromkeys(names) if t in own]
         stats = self.store.term_stats(tokens)
         # a search narrowed to a part of the store counts that part (scoped_terms.py)
         scoped = search_counts(
@@ -309,7 +316,10 @@ class Searcher:
                 scoped=scoped,
             )
             weight = self.config.translate.weight
-            return weigh_translated(self.store, found, more, weight, cfg.context_weight, scoped)
+            found = weigh_translated(self.store, found, more, weight, cfg.context_weight, scoped)
+            return weigh_terms(
+                self.store, found, names, cfg.chat_label_weight, cfg.context_weight, scoped
+            )
 
         found = best(ctx.request.filters, pool)
         if within is not None:

@@ -26,6 +26,7 @@ import numpy as np
 
 from remem.config import TranslateConfig
 from remem.search.context import StageContext
+from remem.search.lexical import weigh_terms
 from remem.search.query_names import SpeakerNames, embedded_query
 from remem.search.scoped_terms import held_tokens, narrows
 from remem.search.sense_agreement import Question, Sense, agreeing
@@ -410,8 +411,6 @@ def weigh_translated(
     scaled by ``weight`` (``translate.weight``), best first: a dictionary sense is weaker
     evidence than a word the question says. BM25 is a sum over the asked words, so the
     translated words' share is their BM25 over the same rows, subtracted in part."""
-    if weight >= 1 or not translated or not found:
+    if weight >= 1:
         return found
-    share = store.lexical_rescore([r for r, _ in found], translated, context_weight, stats=scoped)
-    scores = [(rowid, score - (1 - weight) * share.get(rowid, 0.0)) for rowid, score in found]
-    return sorted(scores, key=lambda hit: (-hit[1], hit[0]))
+    return weigh_terms(store, found, translated, weight, context_weight, scoped)

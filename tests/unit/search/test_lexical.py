@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from helpers import memory_store_with
-from remem.search.lexical import prune_common
+from remem.search.lexical import prune_common, weigh_terms
 from remem.store.memory import InMemoryStore
 
 
@@ -48,3 +48,20 @@ def test_the_rarest_token_stays_when_none_fits():
     store = _store(DOCS)
     assert prune_common(store, ["common", "often"], 0.05, 10, postings_budget=1) == ["often"]
     assert prune_common(store, ["some", "often"], 1.0, 10, postings_budget=1) == ["some"]
+
+
+def test_weigh_terms_scales_the_share_of_the_words_given():
+    store = _store(["rare some", "rare", "some", "common"])
+    found = [(r, s) for r, s in store.lexical_rescore([1, 2, 3], ["rare", "some"], 0.0).items()]
+    share = store.lexical_rescore([1, 2, 3], ["rare"], 0.0)
+    full = dict(found)
+    for weight in (0.0, 0.5, 1.5):
+        got = dict(weigh_terms(store, found, ["rare"], weight, 0.0))
+        for rowid in (1, 2, 3):
+            expected = full[rowid] + (weight - 1) * share.get(rowid, 0.0)
+            assert abs(got[rowid] - expected) < 1e-9
+    assert weigh_terms(store, found, ["rare"], 1.0, 0.0) is found  # 1: unchanged
+    assert weigh_terms(store, found, [], 2.0, 0.0) is found
+    up = weigh_terms(store, found, ["rare"], 3.0, 0.0)
+    assert {r for r, _ in up[:2]} == {1, 2}  # the lines with the word first
+    assert [s for _, s in up] == sorted((s for _, s in up), reverse=True)
