@@ -49,6 +49,13 @@ def chat_people(query: str) -> list[str]:
     return [label for label in speaker_labels(query) if label.casefold() not in ROLE_LABELS]
 
 
+def chat_name_tokens(query: str, tokenizer: Tokenizer, asked: Collection[str]) -> list[str]:
+    """The keyword tokens of a chat's people's names that its keyword query asks for: they
+    say whose notes answer it (``search.chat_label_weight``); [] for anything but a chat."""
+    names = [t for label in chat_people(query) for t in tokenizer.phrase_tokens(label)]
+    return [t for t in dict.fromkeys(names) if t in asked]
+
+
 def chat_embed_budget(
     query: str,
     cfg: SearchConfig,

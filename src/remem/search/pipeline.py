@@ -24,7 +24,6 @@ import numpy as np
 from remem.config import Config
 from remem.embed.base import Embedder, chunk_limit, embed_with_chunks
 from remem.embed.calibrations import LEXICAL_ONLY, NEUTRAL, calibration_for, shipped_neutral_vectors
-from remem.embed.fast_model import FAST_MODEL_ID
 from remem.errors import RememError
 from remem.index.exact import blas_one_thread
 from remem.index.filtered import FilteredVectorIndex
@@ -33,13 +32,13 @@ from remem.index.select import SearchIndex, open_index
 from remem.search import diversity as diversity_stage
 from remem.search import gates
 from remem.search.candidates import Candidate, in_hit_order, pool_size, to_hit
-from remem.search.chat_budget import chat_embed_budget, chat_people
+from remem.search.chat_budget import chat_embed_budget, chat_name_tokens
 from remem.search.context import Readers, Request, StageContext
 from remem.search.fast_hits import FastHits
 from remem.search.fusion import rrf_fuse, weighted_fuse
 from remem.search.latent_reader import LatentReader
 from remem.search.lexical import lexical_candidates, weigh_terms
-from remem.search.query_embedding import QueryEmbeddings, VectorFound
+from remem.search.query_embedding import QueryEmbeddings, VectorFound, vectors_of_other_models
 from remem.search.query_names import SpeakerNames
 from remem.search.query_terms import idf_from_stats, weigh_query
 from remem.search.rerank import Reranker, make_reranker
@@ -282,13 +281,7 @@ class Searcher:
         tokens = own + list(forms) + more
         if not tokens:
             return []
-        # a chat's people's names say whose notes answer it (search.chat_label_weight)
-        names = [
-            t
-            for label in chat_people(ctx.request.query)
-            for t in self.tokenizer.phrase_tokens(label)
-        ]
-        names = [t for t in dict.fromkeys(names) if t in own]
+        names = chat_name_tokens(ctx.request.query, self.tokenizer, own)
         stats = self.store.term_stats(tokens)
         # a search narrowed to a part of the store counts that part (scoped_terms.py)
         scoped = search_counts(
@@ -315,11 +308,12 @@ class Searcher:
                 stats=stats,
                 scoped=scoped,
             )
-            weight = self.config.translate.weight
-            found = weigh_translated(self.store, found, more, weight, cfg.context_weight, scoped)
-            return weigh_terms(
-                self.store, found, names, cfg.chat_label_weight, cfg.context_weight, scoped
+            # a dictionary sense weighs less than a word asked, a chat's people's names more
+            found = weigh_translated(
+                self.store, found, more, self.config.translate.weight, cfg.context_weight, scoped
             )
+            label_weight = cfg.chat_label_weight
+            return weigh_terms(self.store, found, names, label_weight, cfg.context_weight, scoped)
 
         found = best(ctx.request.filters, pool)
         if within is not None:
@@ -484,19 +478,7 @@ class Searcher:
         if embedder.model_id in self._model_checked:
             return
         self._model_checked.add(embedder.model_id)
-        missing = self.store.count() - index.size
-        others = [
-            (m, n)
-            for m, _d, n in self.store.vector_stats()
-            if m not in (embedder.model_id, FAST_MODEL_ID)  # the lane's: searched above
-        ]
-        if missing > 0 and others:
-            names = ", ".join(f"{m} ({n})" for m, n in others)
-            message = (
-                f"{missing} records have no {embedder.model_id} vector (other models: "
-                f"{names}); they are found by lexical search only until `remem embed` "
-                "(or `remem reembed --model M` to switch models)"
-            )
+        if message := vectors_of_other_models(self.store, embedder.model_id, index.size):
             result.warnings.append(message)
             log.warning(message)
 

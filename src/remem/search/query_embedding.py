@@ -22,8 +22,10 @@ from typing import Any, TypeVar
 import numpy as np
 
 from remem.embed.base import Embedder
+from remem.embed.fast_model import FAST_MODEL_ID
 from remem.errors import ConfigError, ProviderUnavailableError, RememError
 from remem.index.select import SearchIndex
+from remem.store.base import Store
 from remem.types import SearchResult
 
 # Concurrent searches (REST workers, several bot threads) each get a thread; a model that
@@ -125,3 +127,23 @@ class QueryEmbeddings:
 
 def _since(start: float) -> float:
     return (time.perf_counter() - start) * 1000
+
+
+def vectors_of_other_models(store: Store, model_id: str, indexed: int) -> str | None:
+    """What to tell the operator when records have vectors of other models only (never
+    compared with the query's): how many are found by their words alone, and the fix; None
+    when every record has the query model's vector or no other model's."""
+    missing = store.count() - indexed
+    others = [
+        (m, n)
+        for m, _d, n in store.vector_stats()
+        if m not in (model_id, FAST_MODEL_ID)  # the fast lane's: searched beside the main one
+    ]
+    if missing <= 0 or not others:
+        return None
+    names = ", ".join(f"{m} ({n})" for m, n in others)
+    return (
+        f"{missing} records have no {model_id} vector (other models: {names}); they are "
+        "found by lexical search only until `remem embed` (or `remem reembed --model M` to "
+        "switch models)"
+    )

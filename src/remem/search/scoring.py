@@ -165,9 +165,9 @@ def named_speaker(cands: list[Candidate], ctx: StageContext) -> list[Candidate]:
     """x scoring.named_speaker for the chat lines of everyone else when the question names a
     speaker of the store ("What did Caroline research?", "Xiaoming" for 小明): what a person
     did or said is most often in their own lines (remem-bench's named-speaker.json). In a chat
-    of several messages the names in its last speaker's newest messages count; a question naming someone
-    who said nothing among the candidates changes nothing, and curated memories (no speaker
-    of their own) keep their score."""
+    of several messages the names in its last speaker's newest messages count; a question
+    naming someone who said nothing among the candidates changes nothing, and curated
+    memories (no speaker of their own) keep their score."""
     factor = ctx.request.config.scoring.named_speaker
     if factor >= 1 or not ctx.understood.named:
         return cands

@@ -48,10 +48,11 @@ def dialogue_messages(query: str) -> list[str]:
 def newest_turn(query: str) -> str:
     """What the chat's last speaker says now: their newest message and the ones right before
     it, up to another speaker's line (lines without a label belong to the message above
-    them); the query whole when it is not a chat. What the turn asks is there: a question an
-    assistant put in an older line ("How many pets will they look after?") is not the
-    user's, and a user who sends two messages in a row ("你帮我諗下，佢同个女仔离得近唔近？"
-    then "我妈话今年过年前一定要见到个女仔") asks in the first and says more in the second."""
+    them); of anything else, its last line (a one-line question whole). What the turn asks
+    is there: a question an assistant put in an older line ("How many pets will they look
+    after?") is not the user's, and a user who sends two messages in a row ("你帮我諗下，佢同
+    个女仔离得近唔近？" then "我妈话今年过年前一定要见到个女仔") asks in the first and says
+    more in the second."""
     lines = [line.strip() for line in query.splitlines() if line.strip()]
     if not dialogue_messages(query):
         return lines[-1] if lines else query
