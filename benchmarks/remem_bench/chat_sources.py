@@ -1,5 +1,6 @@
-"""The builder of the hand-written chat sets (``data/zh_groupchat/build.py``) for the other
-sets written in its format: each names its conversations and its categories.
+"""The builders of the hand-written sets for the other sets written in their format: the chat
+sets' (``data/zh_groupchat/build.py``; each names its conversations and its categories) and
+the dialogue sets' (``data/dialogue_notes/build.py``).
 
 ``data/`` is a folder of scripts and data, not a package, so the builder is loaded by path.
 """
@@ -14,18 +15,33 @@ from types import ModuleType
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
-def groupchat_builder() -> ModuleType:
-    """zh_groupchat's build.py, loaded once."""
-    if "zh_groupchat_build" in sys.modules:
-        return sys.modules["zh_groupchat_build"]
-    spec = importlib.util.spec_from_file_location(
-        "zh_groupchat_build", DATA / "zh_groupchat" / "build.py"
-    )
+def _builder(dataset: str) -> ModuleType:
+    """``data/<dataset>/build.py``, loaded once."""
+    name = f"{dataset}_build"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, DATA / dataset / "build.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
-    sys.modules["zh_groupchat_build"] = module  # its dataclasses look their module up
+    sys.modules[name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def groupchat_builder() -> ModuleType:
+    """zh_groupchat's build.py, loaded once."""
+    return _builder("zh_groupchat")
+
+
+def build_dialogues(here: Path) -> tuple[list[dict], list[dict]]:
+    """(notes, dialogues) of a set in dialogue_notes' format (``data/dialogue_notes/build.py``)
+    in ``here``: its ``source/`` folder."""
+    return _builder("dialogue_notes").build(here / "source")
+
+
+def write_dialogues(here: Path) -> None:
+    """Rebuild ``corpus.jsonl`` and ``queries.jsonl`` of a set in dialogue_notes' format."""
+    _builder("dialogue_notes").main(here)
 
 
 def to_jsonl(rows: list[dict]) -> str:

@@ -103,8 +103,8 @@ def build(source: Path = HERE / "source") -> tuple[list[dict], list[dict]]:
 
 
 def main(here: Path = HERE) -> None:
-    """Write ``here``'s corpus.jsonl and queries.jsonl from ``here/source`` (the held-out
-    twin, ../dialogue_notes_heldout, builds itself with this)."""
+    """Write ``here``'s corpus.jsonl and queries.jsonl from ``here/source`` (the other sets
+    in this format build themselves with it: remem_bench.chat_sources.write_dialogues)."""
     corpus, queries = build(here / "source")
     for name, rows in (("corpus.jsonl", corpus), ("queries.jsonl", queries)):
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
