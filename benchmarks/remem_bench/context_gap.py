@@ -213,11 +213,12 @@ def install(form: GapForm) -> Iterator[None]:
     """The search pipeline's keyword channel ranked by ``gap_rescore`` while inside. With
     ``keep_scores`` the rows keep FTS5's score values, handed out in the new order (the
     pool's best score to the new first row, and so on): fusion and the gates see the score
-    distribution they were fitted on, only the order changes; translated words are then
-    weighed as the product weighs them. With ``head`` > 0 only the first ``head`` rows are
-    the gap rule's; the rest of the list stays in FTS5's order (fusion reads the whole list)."""
+    distribution they were fitted on, only the order changes; translated words and a chat's
+    names are then weighed as the product weighs them. With ``head`` > 0 only the first
+    ``head`` rows are the gap rule's; the rest of the list stays in FTS5's order (fusion reads
+    the whole list)."""
     original_candidates = pipeline.lexical_candidates
-    original_weigh = pipeline.weigh_translated
+    original_weigh = pipeline.weigh_terms
 
     def candidates(
         store: Any, tokens: Sequence[str], filters: Any, limit: int, now: Any, **kw: Any
@@ -235,19 +236,19 @@ def install(form: GapForm) -> Iterator[None]:
         return ranked
 
     def weigh(
-        store: Any, found: list, translated: list, tw: float, cw: float, scoped: Any = None
+        store: Any, found: list, terms: list, weight: float, cw: float, scoped: Any = None
     ) -> list[tuple[int, float]]:
-        if tw >= 1 or not translated or not found:
+        if weight == 1 or not terms or not found:
             return found
-        share = gap_rescore(store, [r for r, _ in found], translated, form)
-        scores = [(r, s - (1 - tw) * share.get(r, 0.0)) for r, s in found]
+        share = gap_rescore(store, [r for r, _ in found], terms, form)
+        scores = [(r, s + (weight - 1) * share.get(r, 0.0)) for r, s in found]
         return sorted(scores, key=lambda hit: (-hit[1], hit[0]))
 
     pipeline.lexical_candidates = candidates
     if not form.keep_scores:
-        pipeline.weigh_translated = weigh  # type: ignore[assignment]
+        pipeline.weigh_terms = weigh  # type: ignore[assignment]
     try:
         yield
     finally:
         pipeline.lexical_candidates = original_candidates
-        pipeline.weigh_translated = original_weigh
+        pipeline.weigh_terms = original_weigh

@@ -45,7 +45,7 @@ from remem.search.rerank import Reranker, make_reranker
 from remem.search.scoped_terms import search_counts
 from remem.search.stages import SCORE_STAGES
 from remem.search.time_intent import read_time_words, with_window
-from remem.search.translate import QueryTranslator, across_scripts, weigh_translated
+from remem.search.translate import QueryTranslator, across_scripts
 from remem.search.witness import CrossScriptWitness
 from remem.store.base import Store
 from remem.text.budget import embedded_query
@@ -282,6 +282,7 @@ class Searcher:
         if not tokens:
             return []
         names = chat_name_tokens(ctx.request.query, self.tokenizer, own)
+        translated_weight = self.config.translate.weight
         stats = self.store.term_stats(tokens)
         # a search narrowed to a part of the store counts that part (scoped_terms.py)
         scoped = search_counts(
@@ -309,11 +310,9 @@ class Searcher:
                 scoped=scoped,
             )
             # a dictionary sense weighs less than a word asked, a chat's people's names more
-            found = weigh_translated(
-                self.store, found, more, self.config.translate.weight, cfg.context_weight, scoped
-            )
-            label_weight = cfg.chat_label_weight
-            return weigh_terms(self.store, found, names, label_weight, cfg.context_weight, scoped)
+            for terms, weight in ((more, translated_weight), (names, cfg.chat_label_weight)):
+                found = weigh_terms(self.store, found, terms, weight, cfg.context_weight, scoped)
+            return found
 
         found = best(ctx.request.filters, pool)
         if within is not None:

@@ -26,7 +26,6 @@ import numpy as np
 
 from remem.config import TranslateConfig
 from remem.search.context import StageContext
-from remem.search.lexical import weigh_terms
 from remem.search.query_names import SpeakerNames, embedded_query
 from remem.search.scoped_terms import held_tokens, narrows
 from remem.search.sense_agreement import Question, Sense, agreeing
@@ -397,20 +396,3 @@ def across_scripts(
             vector_query, query_vector, translation, config.translate, ctx.report.notes
         )
     return vector_query, query_vector, translation
-
-
-def weigh_translated(
-    store: Store,
-    found: list[tuple[int, float]],
-    translated: list[str],
-    weight: float,
-    context_weight: float,
-    scoped: tuple[int, dict[str, int]] | None = None,
-) -> list[tuple[int, float]]:
-    """The keyword channel's hits with each translated word's share of their BM25 score
-    scaled by ``weight`` (``translate.weight``), best first: a dictionary sense is weaker
-    evidence than a word the question says. BM25 is a sum over the asked words, so the
-    translated words' share is their BM25 over the same rows, subtracted in part."""
-    if weight >= 1:
-        return found
-    return weigh_terms(store, found, translated, weight, context_weight, scoped)
